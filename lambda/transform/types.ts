@@ -1,0 +1,80 @@
+/**
+ * The contract between the pure transform core (decode, parse, shape, serialize) and the two
+ * thin handlers (Kinesis event source mapping, EventBridge Pipes enrichment).
+ *
+ * Nothing in this file does I/O. The document schema is a public contract documented in README.md.
+ */
+
+/** A Kinesis record may carry at most 1 MiB of data plus partition key (PutRecords limit). */
+export const MAX_KINESIS_RECORD_BYTES = 1024 * 1024;
+/** One PutRecords call: at most 500 entries and 5 MiB (data plus partition keys). */
+export const MAX_PUT_RECORDS_ENTRIES = 500;
+export const MAX_PUT_RECORDS_BYTES = 5 * 1024 * 1024;
+
+/** CloudWatch Logs metadata carried on every document under `cloudwatch`. */
+export interface CloudWatchMetadata {
+  /** The event id as a string (real envelopes carry 56-digit strings; moto sends integers). */
+  readonly id: string;
+  readonly logGroup: string;
+  readonly logStream: string;
+  /** The account that owns the log group (`owner` in the envelope). */
+  readonly owner: string;
+  /** From `extractedFields['@aws.account']` when present (cross-account centralization). */
+  readonly account?: string;
+  /** From `extractedFields['@aws.region']` when present. */
+  readonly region?: string;
+}
+
+/** kfek's own bookkeeping on a document. */
+export interface KfekMetadata {
+  /** Set when `message` was cut to fit one Kinesis record. */
+  readonly truncated?: true;
+  /** UTF-8 size of the serialized document before truncation. */
+  readonly originalBytes?: number;
+  /** Present on error documents (Pipes path) only. */
+  readonly error?: {
+    readonly reason: string;
+    /** The raw record data (base64, as received), capped. */
+    readonly data: string;
+    /** True when `data` was cut. */
+    readonly dataTruncated?: true;
+  };
+  /** Where an app field that collided with a reserved top-level key was moved to, if any. */
+  readonly [key: string]: unknown;
+}
+
+/** One OpenSearch document: one CloudWatch log event. App fields sit at the top level. */
+export interface LogDocument {
+  readonly '@timestamp': string;
+  readonly message: string;
+  readonly cloudwatch: CloudWatchMetadata;
+  readonly kfek?: KfekMetadata;
+  readonly [field: string]: unknown;
+}
+
+/** A document ready for PutRecords: serialized once, measured in exact UTF-8 bytes. */
+export interface SerializedDocument {
+  /** The JSON text written as the Kinesis record data. */
+  readonly json: string;
+  /** `Buffer.byteLength(json, 'utf8')`. */
+  readonly bytes: number;
+  /** Derived from log group and log stream (keeps per-stream order), at most 256 characters. */
+  readonly partitionKey: string;
+  /** True when the message was cut to fit `MAX_KINESIS_RECORD_BYTES` with the partition key. */
+  readonly truncated: boolean;
+}
+
+/** What one raw (subscription) Kinesis record turned into. */
+export type RecordOutcome =
+  | { readonly kind: 'data'; readonly documents: readonly SerializedDocument[] }
+  | { readonly kind: 'control' }
+  | { readonly kind: 'poison'; readonly reason: string };
+
+/** Limits the core enforces while decoding. */
+export interface DecodeLimits {
+  /**
+   * Largest decompressed envelope accepted; larger is poison (a gzip bomb must not take the function down).
+   * @default 64 MiB
+   */
+  readonly maxDecompressedBytes?: number;
+}
