@@ -1,0 +1,341 @@
+/**
+ * The one I/O port of the transform: writes serialized documents to the events stream with PutRecords.
+ *
+ * - Packs documents into calls of at most 500 entries and 5 MiB, counting data plus partition key in exact
+ *   UTF-8 bytes (https://docs.aws.amazon.com/kinesis/latest/APIReference/API_PutRecords.html).
+ * - Addresses the stream by ARN: a freshly created stream can answer ResourceNotFound to its name for a moment.
+ * - Retries only what failed: the entries a call reports with an `ErrorCode`, or a whole call that was throttled,
+ *   hit a 5xx or a network error. Backoff is exponential with full jitter
+ *   (https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/), bounded by the caller's budget.
+ * - Never drops anything: when the budget runs out it stops and reports exactly which documents are written, so
+ *   the caller can name the earliest source record to resume from.
+ *
+ * The SDK client should be built with `maxAttempts: 1`: this writer owns the retry policy, and SDK-level
+ * retries would re-send entries that already succeeded and spend time the writer does not see.
+ */
+import { KinesisClient, PutRecordsCommand, type PutRecordsRequestEntry } from '@aws-sdk/client-kinesis';
+import { MAX_KINESIS_RECORD_BYTES, MAX_PUT_RECORDS_BYTES, MAX_PUT_RECORDS_ENTRIES } from './types';
+import type { SerializedDocument } from './types';
+
+/** Base class of every error the Kinesis writer throws. */
+export class KinesisWriterError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'KinesisWriterError';
+  }
+}
+
+/**
+ * PutRecords failed in a way retrying cannot fix (access denied, stream not found, validation). `progress` tells
+ * which documents were written before the failure, so the caller can still report an exact resume point.
+ */
+export class KinesisWriteRejectedError extends KinesisWriterError {
+  constructor(
+    message: string,
+    readonly progress: WriteResult,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'KinesisWriteRejectedError';
+  }
+}
+
+/** A document that can never fit in one Kinesis record was handed to the writer (a bug in the core). */
+export class OversizedDocumentError extends KinesisWriterError {
+  constructor(
+    readonly index: number,
+    readonly recordBytes: number,
+  ) {
+    super(
+      `Document ${index} needs ${recordBytes} bytes with its partition key; a Kinesis record holds at most ` +
+        `${MAX_KINESIS_RECORD_BYTES}. The transform core must truncate documents before they reach the writer.`,
+    );
+    this.name = 'OversizedDocumentError';
+  }
+}
+
+export interface KinesisWriterProps {
+  /** A Kinesis client, ideally with `maxAttempts: 1` (this writer retries) and an HTTP/1.1 keep-alive handler. */
+  readonly client: KinesisClient;
+  /** ARN of the stream to write to (PutRecords `StreamARN`). */
+  readonly streamArn: string;
+  /**
+   * Most entries per PutRecords call.
+   * @default 500 (the API limit)
+   */
+  readonly maxEntriesPerCall?: number;
+  /**
+   * Most bytes (data plus partition keys, UTF-8) per PutRecords call.
+   * @default 5 MiB (the API limit)
+   */
+  readonly maxBytesPerCall?: number;
+  /**
+   * First backoff ceiling; attempt n waits a random time in [0, min(maxDelayMs, baseDelayMs * 2^n)).
+   * @default 50
+   */
+  readonly baseDelayMs?: number;
+  /**
+   * Largest backoff ceiling.
+   * @default 3000
+   */
+  readonly maxDelayMs?: number;
+  /**
+   * A call is not started with less budget than this left: it would be cut off and its outcome unknown.
+   * @default 250
+   */
+  readonly minCallBudgetMs?: number;
+  /**
+   * Waits; injected by tests.
+   * @default setTimeout
+   */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /**
+   * Uniform random number in [0, 1); injected by tests.
+   * @default Math.random
+   */
+  readonly random?: () => number;
+}
+
+export interface WriteOptions {
+  /** Milliseconds the caller can still spend; the writer stops before this reaches zero. */
+  readonly remainingMs: () => number;
+}
+
+export interface WriteResult {
+  /** `written[i]` is true once `documents[i]` is acknowledged by Kinesis. */
+  readonly written: readonly boolean[];
+  /** Number of documents written. */
+  readonly writtenCount: number;
+  /** True when every document was written. */
+  readonly complete: boolean;
+  /** Index of the first document not written, or `documents.length` when complete. */
+  readonly firstUnwritten: number;
+  /** PutRecords calls made (including failed ones). */
+  readonly calls: number;
+  /** Entries sent again after a per-entry failure or a failed whole call. */
+  readonly retriedEntries: number;
+  /** Throttling answers seen: per-entry and whole-call. */
+  readonly throttles: number;
+  /** Why the writer stopped early; absent when complete. */
+  readonly stoppedBecause?: 'budget';
+}
+
+/** Per-entry error codes and whole-call error names that mean "slow down". */
+const THROTTLING = new Set([
+  'ProvisionedThroughputExceededException',
+  'KMSThrottlingException',
+  'LimitExceededException',
+  'ThrottlingException',
+  'TooManyRequestsException',
+  'RequestLimitExceeded',
+  'SlowDown',
+]);
+
+/** Whole-call errors with a 4xx status that are still transient. */
+const TRANSIENT_CLIENT_ERRORS = new Set([
+  'KMSUnavailableException',
+  'RequestTimeout',
+  'RequestTimeoutException',
+]);
+
+/** Network-level failures (no HTTP answer at all): retrying is the right response. */
+const NETWORK_ERROR_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNABORTED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
+type CallFailure = { readonly retryable: false } | { readonly retryable: true; readonly throttled: boolean };
+
+interface SdkLikeError {
+  readonly name?: unknown;
+  readonly code?: unknown;
+  readonly $fault?: unknown;
+  readonly $metadata?: { readonly httpStatusCode?: number };
+}
+
+/** Decides whether a whole PutRecords call that threw is worth retrying. Exported for tests. */
+export function classifyCallError(error: unknown): CallFailure {
+  if (typeof error !== 'object' || error === null) return { retryable: false };
+  const e = error as SdkLikeError;
+  const name = typeof e.name === 'string' ? e.name : '';
+  const code = typeof e.code === 'string' ? e.code : '';
+  if (THROTTLING.has(name)) return { retryable: true, throttled: true };
+  const status = e.$metadata?.httpStatusCode;
+  if (e.$fault === 'server' || (status !== undefined && status >= 500))
+    return { retryable: true, throttled: false };
+  if (TRANSIENT_CLIENT_ERRORS.has(name)) return { retryable: true, throttled: false };
+  if (NETWORK_ERROR_CODES.has(code) || name === 'TimeoutError') return { retryable: true, throttled: false };
+  // The SDK wraps a connection that died mid-response without an HTTP status; a service error always has one.
+  if (status === undefined && e.$fault === undefined) return { retryable: true, throttled: false };
+  return { retryable: false };
+}
+
+const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Writes documents to one Kinesis stream; one instance per container is fine (it keeps no per-call state). */
+export class KinesisWriter {
+  private readonly client: KinesisClient;
+  private readonly streamArn: string;
+  private readonly maxEntries: number;
+  private readonly maxBytes: number;
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+  private readonly minCallBudgetMs: number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly random: () => number;
+
+  constructor(props: KinesisWriterProps) {
+    const maxEntries = props.maxEntriesPerCall ?? MAX_PUT_RECORDS_ENTRIES;
+    const maxBytes = props.maxBytesPerCall ?? MAX_PUT_RECORDS_BYTES;
+    if (!Number.isInteger(maxEntries) || maxEntries < 1 || maxEntries > MAX_PUT_RECORDS_ENTRIES) {
+      throw new KinesisWriterError(`maxEntriesPerCall must be an integer in 1..500, got ${maxEntries}.`);
+    }
+    if (!Number.isInteger(maxBytes) || maxBytes < 1 || maxBytes > MAX_PUT_RECORDS_BYTES) {
+      throw new KinesisWriterError(
+        `maxBytesPerCall must be an integer in 1..${MAX_PUT_RECORDS_BYTES}, got ${maxBytes}.`,
+      );
+    }
+    this.client = props.client;
+    this.streamArn = props.streamArn;
+    this.maxEntries = maxEntries;
+    this.maxBytes = maxBytes;
+    this.baseDelayMs = props.baseDelayMs ?? 50;
+    this.maxDelayMs = props.maxDelayMs ?? 3000;
+    this.minCallBudgetMs = props.minCallBudgetMs ?? 250;
+    this.sleep = props.sleep ?? defaultSleep;
+    this.random = props.random ?? Math.random;
+  }
+
+  /**
+   * Writes `documents` in order. Resolves with what was written (never rejects for throttling, 5xx, network
+   * errors or an exhausted budget); rejects with `KinesisWriteRejectedError` for errors retrying cannot fix.
+   */
+  async write(documents: readonly SerializedDocument[], options: WriteOptions): Promise<WriteResult> {
+    const entryBytes = documents.map((doc, i) => {
+      const bytes = doc.bytes + Buffer.byteLength(doc.partitionKey, 'utf8');
+      if (bytes > MAX_KINESIS_RECORD_BYTES || bytes > this.maxBytes)
+        throw new OversizedDocumentError(i, bytes);
+      return bytes;
+    });
+    const written = new Array<boolean>(documents.length).fill(false);
+    let writtenCount = 0;
+    let calls = 0;
+    let retriedEntries = 0;
+    let throttles = 0;
+    // Indices still to write, in input order. Failed entries go back to the head, so nothing later is ever sent
+    // before an earlier document of the same partition key has had its turn again.
+    let pending: number[] = documents.map((_, i) => i);
+    let attempt = 0;
+
+    const result = (stoppedBecause?: 'budget'): WriteResult => {
+      const firstUnwritten = written.indexOf(false);
+      return {
+        written,
+        writtenCount,
+        complete: writtenCount === documents.length,
+        firstUnwritten: firstUnwritten === -1 ? documents.length : firstUnwritten,
+        calls,
+        retriedEntries,
+        throttles,
+        ...(stoppedBecause && writtenCount < documents.length ? { stoppedBecause } : {}),
+      };
+    };
+
+    /** Waits before the next attempt; false when the budget would not allow another call afterwards. */
+    const backOff = async (): Promise<boolean> => {
+      const ceiling = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** attempt);
+      attempt += 1;
+      const delay = Math.floor(this.random() * ceiling);
+      if (options.remainingMs() - delay < this.minCallBudgetMs) return false;
+      if (delay > 0) await this.sleep(delay);
+      return true;
+    };
+
+    while (pending.length > 0) {
+      const budget = options.remainingMs();
+      if (budget < this.minCallBudgetMs) return result('budget');
+      const batch = this.takeBatch(pending, entryBytes);
+      const entries: PutRecordsRequestEntry[] = batch.map((i) => ({
+        Data: Buffer.from(documents[i].json, 'utf8'),
+        PartitionKey: documents[i].partitionKey,
+      }));
+      calls += 1;
+      // The call may not outlive the budget: an aborted call's entries count as unwritten (they may still have
+      // landed, which at-least-once delivery allows).
+      const abort = new AbortController();
+      const timer = setTimeout(() => abort.abort(), budget);
+      let response;
+      try {
+        response = await this.client.send(
+          new PutRecordsCommand({ StreamARN: this.streamArn, Records: entries }),
+          {
+            abortSignal: abort.signal,
+          },
+        );
+      } catch (error) {
+        if (abort.signal.aborted) return result('budget');
+        const failure = classifyCallError(error);
+        if (!failure.retryable) {
+          throw new KinesisWriteRejectedError(
+            `PutRecords to ${this.streamArn} failed and will not succeed on retry: ${describe(error)}. ` +
+              'Check that the stream exists and the function role may kinesis:PutRecords on it.',
+            result(),
+            { cause: error },
+          );
+        }
+        if (failure.throttled) throttles += 1;
+        retriedEntries += batch.length;
+        if (!(await backOff())) return result('budget');
+        continue;
+      } finally {
+        clearTimeout(timer);
+      }
+
+      const failed: number[] = [];
+      const answers = response.Records ?? [];
+      batch.forEach((docIndex, position) => {
+        const answer = answers[position];
+        // An entry with no answer is treated as failed: only an acknowledged entry counts as written.
+        if (answer === undefined || answer.ErrorCode !== undefined || answer.SequenceNumber === undefined) {
+          failed.push(docIndex);
+          if (answer?.ErrorCode !== undefined && THROTTLING.has(answer.ErrorCode)) throttles += 1;
+        } else {
+          written[docIndex] = true;
+          writtenCount += 1;
+        }
+      });
+      pending = failed.concat(pending.slice(batch.length));
+      if (failed.length === 0) {
+        attempt = 0;
+        continue;
+      }
+      retriedEntries += failed.length;
+      if (!(await backOff())) return result('budget');
+    }
+    return result();
+  }
+
+  /** The longest head of `pending` that fits one call. */
+  private takeBatch(pending: readonly number[], entryBytes: readonly number[]): number[] {
+    const batch: number[] = [];
+    let bytes = 0;
+    for (const index of pending) {
+      if (batch.length === this.maxEntries || bytes + entryBytes[index] > this.maxBytes) break;
+      batch.push(index);
+      bytes += entryBytes[index];
+    }
+    return batch;
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return String(error);
+}
