@@ -1,0 +1,139 @@
+import type { OpenSearchSpec } from './spec';
+
+/**
+ * Security plugin roles and role mappings (fine-grained access control), applied with
+ * `PUT _plugins/_security/api/roles/<name>` and `PUT _plugins/_security/api/rolesmapping/<name>`
+ * (https://docs.opensearch.org/latest/security/access-control/api/).
+ *
+ * The writer role is what Firehose gets instead of `all_access`. Firehose's OpenSearch destination
+ * (https://docs.aws.amazon.com/firehose/latest/dev/controlling-access.html, "Grant Firehose access to a public
+ * OpenSearch Service destination") does two things on the domain:
+ * - `POST _bulk` into `<prefix>-<rotation suffix>`, creating the index of a new day on first write: the cluster-level
+ *   `indices:data/write/bulk` plus, on the log indices, `indices:admin/create`, `indices:data/write/index` and
+ *   `indices:data/write/bulk*` (the per-shard bulk action), and `indices:admin/mapping/put` because dynamic
+ *   templates add fields while documents are indexed;
+ * - GETs of `_cluster/stats`, `_nodes/stats`, `_stats`, `<index>*\/_stats`, `_all/_settings` and `<index>/_mapping`
+ *   (the ESHttpGet paths that page lists) to check the destination: `cluster_monitor` and, on the log indices,
+ *   `indices:monitor/stats`, `indices:monitor/settings/get` and `indices:admin/mappings/get`.
+ * It deliberately lacks `cluster_composite_ops` (that adds alias management and reindex), delete, update and any
+ * access to other indices.
+ */
+
+export interface IndexPermission {
+  readonly index_patterns: readonly string[];
+  readonly allowed_actions: readonly string[];
+}
+
+export interface SecurityRoleBody {
+  readonly description: string;
+  readonly cluster_permissions: readonly string[];
+  readonly index_permissions: readonly IndexPermission[];
+  readonly tenant_permissions: ReadonlyArray<{
+    readonly tenant_patterns: readonly string[];
+    readonly allowed_actions: readonly string[];
+  }>;
+}
+
+export interface RoleMappingBody {
+  readonly backend_roles: readonly string[];
+  readonly hosts: readonly string[];
+  readonly users: readonly string[];
+}
+
+/** A role to create and the mapping to ensure for it. */
+export interface SecurityRoleSpec {
+  readonly name: string;
+  readonly role?: SecurityRoleBody;
+  /** Members to ensure in the mapping; existing members are kept (see {@link mergeRoleMapping}). */
+  readonly mapping?: RoleMappingBody;
+}
+
+export const WRITER_CLUSTER_PERMISSIONS = ['cluster_monitor', 'indices:data/write/bulk'] as const;
+export const WRITER_INDEX_ACTIONS = [
+  'indices:admin/create',
+  'indices:admin/mapping/put',
+  'indices:data/write/index',
+  'indices:data/write/bulk*',
+  'indices:monitor/stats',
+  'indices:monitor/settings/get',
+  'indices:admin/mappings/get',
+] as const;
+
+/**
+ * The built-in role that lets a person use OpenSearch Dashboards at all (its own indices, tenants). Readers are
+ * mapped to it as well as to the kfek reader role.
+ */
+export const DASHBOARDS_USER_ROLE = 'opensearch_dashboards_user';
+
+export function buildWriterRole(spec: OpenSearchSpec): SecurityRoleBody {
+  return {
+    description: `kfek: Firehose delivery into ${spec.indexPattern} (create indices, bulk index; nothing else)`,
+    cluster_permissions: [...WRITER_CLUSTER_PERMISSIONS],
+    index_permissions: [{ index_patterns: [spec.indexPattern], allowed_actions: [...WRITER_INDEX_ACTIONS] }],
+    tenant_permissions: [],
+  };
+}
+
+export function buildReaderRole(spec: OpenSearchSpec): SecurityRoleBody {
+  return {
+    description: `kfek: read-only search of ${spec.indexPattern} and the shared Dashboards objects`,
+    // msearch/mget/scroll and resolve-index (Dashboards index-pattern screens), all read-only.
+    cluster_permissions: ['cluster_composite_ops_ro'],
+    index_permissions: [{ index_patterns: [spec.indexPattern], allowed_actions: ['read'] }],
+    // The provisioner stores the starter dashboards in the Global tenant; readers may view, not change, them.
+    tenant_permissions: [{ tenant_patterns: ['global_tenant'], allowed_actions: ['kibana_all_read'] }],
+  };
+}
+
+/** All roles and mappings, in apply order. */
+export function buildSecurityRoles(spec: OpenSearchSpec): readonly SecurityRoleSpec[] {
+  const readerMembers: RoleMappingBody = {
+    backend_roles: [...spec.access.readerBackendRoles],
+    hosts: [],
+    users: [...spec.access.readerUsers],
+  };
+  const hasReaders = readerMembers.backend_roles.length > 0 || readerMembers.users.length > 0;
+  return [
+    {
+      name: spec.names.writerRole,
+      role: buildWriterRole(spec),
+      ...(spec.access.firehoseRoleArn === undefined
+        ? {}
+        : { mapping: { backend_roles: [spec.access.firehoseRoleArn], hosts: [], users: [] } }),
+    },
+    {
+      name: spec.names.readerRole,
+      role: buildReaderRole(spec),
+      ...(hasReaders ? { mapping: readerMembers } : {}),
+    },
+    ...(hasReaders ? [{ name: DASHBOARDS_USER_ROLE, mapping: readerMembers }] : []),
+  ];
+}
+
+function union(a: readonly string[], b: readonly string[]): string[] {
+  return [...new Set([...a, ...b])].sort();
+}
+
+function stringArray(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+/**
+ * Merges desired members into an existing mapping (`GET _plugins/_security/api/rolesmapping/<name>` value) without
+ * removing anyone: people map colleagues to the reader role in Dashboards, and a redeploy must not undo that.
+ * Returns `undefined` when the existing mapping already contains every desired member (nothing to write).
+ */
+export function mergeRoleMapping(existing: unknown, desired: RoleMappingBody): RoleMappingBody | undefined {
+  const current = (existing ?? {}) as Record<string, unknown>;
+  const merged: RoleMappingBody = {
+    backend_roles: union(stringArray(current.backend_roles), desired.backend_roles),
+    hosts: union(stringArray(current.hosts), desired.hosts),
+    users: union(stringArray(current.users), desired.users),
+  };
+  const unchanged =
+    existing !== undefined &&
+    merged.backend_roles.length === stringArray(current.backend_roles).length &&
+    merged.hosts.length === stringArray(current.hosts).length &&
+    merged.users.length === stringArray(current.users).length;
+  return unchanged ? undefined : merged;
+}
