@@ -1,0 +1,116 @@
+/**
+ * The transform functions' configuration, read once per container from the environment.
+ *
+ * Handlers call these at module scope, so a misconfigured function fails at init with a message naming the
+ * variable, instead of failing every record.
+ */
+
+/** Base class of configuration errors. */
+export class TransformEnvError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'TransformEnvError';
+  }
+}
+
+/** A required variable is unset or empty. */
+export class MissingEnvironmentVariableError extends TransformEnvError {
+  constructor(readonly variable: string) {
+    super(
+      `Environment variable ${variable} is required but not set; set it on the function (the CDK stack does).`,
+    );
+    this.name = 'MissingEnvironmentVariableError';
+  }
+}
+
+/** A variable is set to something unusable. */
+export class InvalidEnvironmentVariableError extends TransformEnvError {
+  constructor(
+    readonly variable: string,
+    value: string,
+    expected: string,
+  ) {
+    super(`Environment variable ${variable} is ${JSON.stringify(value)}; expected ${expected}.`);
+    this.name = 'InvalidEnvironmentVariableError';
+  }
+}
+
+/** Settings both entry points share. */
+export interface CommonEnv {
+  /** CloudWatch metrics namespace (`POWERTOOLS_METRICS_NAMESPACE`), default `kfek`. */
+  readonly metricsNamespace: string;
+  /** Powertools service name (`POWERTOOLS_SERVICE_NAME`), default `transform`. */
+  readonly serviceName: string;
+  /**
+   * True when an endpoint override (`AWS_ENDPOINT_URL_S3` or `AWS_ENDPOINT_URL`) is set: local emulators such as
+   * moto serve S3 only with path-style addressing.
+   */
+  readonly s3ForcePathStyle: boolean;
+}
+
+/** Settings of the Kinesis event source mapping handler. */
+export interface TransformEnv extends CommonEnv {
+  /** ARN of the events stream (`EVENTS_STREAM_ARN`). */
+  readonly eventsStreamArn: string;
+  /** Bucket for dead-letter objects of poison records (`DEAD_LETTER_BUCKET`). */
+  readonly deadLetterBucket: string;
+  /** Key prefix of dead-letter objects, always ending in `/` (`DEAD_LETTER_PREFIX`), default `dead-letter/transform/`. */
+  readonly deadLetterPrefix: string;
+}
+
+export const DEFAULT_DEAD_LETTER_PREFIX = 'dead-letter/transform/';
+export const DEFAULT_METRICS_NAMESPACE = 'kfek';
+export const DEFAULT_SERVICE_NAME = 'transform';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function optional(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function required(env: Env, name: string): string {
+  const value = optional(env, name);
+  if (value === undefined) throw new MissingEnvironmentVariableError(name);
+  return value;
+}
+
+/** Reads the settings both entry points share. */
+export function readCommonEnv(env: Env = process.env): CommonEnv {
+  return {
+    metricsNamespace: optional(env, 'POWERTOOLS_METRICS_NAMESPACE') ?? DEFAULT_METRICS_NAMESPACE,
+    serviceName: optional(env, 'POWERTOOLS_SERVICE_NAME') ?? DEFAULT_SERVICE_NAME,
+    s3ForcePathStyle:
+      optional(env, 'AWS_ENDPOINT_URL_S3') !== undefined || optional(env, 'AWS_ENDPOINT_URL') !== undefined,
+  };
+}
+
+const STREAM_ARN = /^arn:aws[a-z-]*:kinesis:[a-z0-9-]+:\d{12}:stream\/[A-Za-z0-9_.-]{1,128}$/;
+const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+/** Reads and validates the Kinesis handler's settings. */
+export function readTransformEnv(env: Env = process.env): TransformEnv {
+  const eventsStreamArn = required(env, 'EVENTS_STREAM_ARN');
+  if (!STREAM_ARN.test(eventsStreamArn)) {
+    throw new InvalidEnvironmentVariableError(
+      'EVENTS_STREAM_ARN',
+      eventsStreamArn,
+      'a Kinesis stream ARN such as arn:aws:kinesis:eu-west-1:123456789012:stream/kfek-events',
+    );
+  }
+  const deadLetterBucket = required(env, 'DEAD_LETTER_BUCKET');
+  if (!BUCKET_NAME.test(deadLetterBucket)) {
+    throw new InvalidEnvironmentVariableError(
+      'DEAD_LETTER_BUCKET',
+      deadLetterBucket,
+      'an S3 bucket name (not an ARN)',
+    );
+  }
+  const prefix = optional(env, 'DEAD_LETTER_PREFIX') ?? DEFAULT_DEAD_LETTER_PREFIX;
+  return {
+    ...readCommonEnv(env),
+    eventsStreamArn,
+    deadLetterBucket,
+    deadLetterPrefix: prefix.endsWith('/') ? prefix : `${prefix}/`,
+  };
+}
