@@ -1,0 +1,69 @@
+/**
+ * The pure transform core's entry points, shared by the Kinesis and the Pipes handlers:
+ * one raw subscription record in, serialized documents (or a poison reason) out.
+ * No SDK, no environment, no I/O.
+ */
+import { decodeEnvelope, errorMessage } from './decode';
+import { toDocument } from './document';
+import { PoisonRecordError } from './errors';
+import { partitionKeyFor, serializeDocument } from './serialize';
+import { DecodeLimits, LogDocument, RecordOutcome, SerializedDocument } from './types';
+
+/**
+ * Largest raw record data (base64 text) copied into an error document. Kinesis records hold at most
+ * 1 MiB, whose base64 is ~1.4 MB: 256 KiB keeps an error document well inside one Kinesis record
+ * and OpenSearch's default `http.max_content_length` while leaving enough to diagnose the record.
+ */
+export const MAX_ERROR_DATA_CHARS = 256 * 1024;
+
+/**
+ * Turns one raw Kinesis record from a CloudWatch Logs subscription into its outcome:
+ * `data` (one serialized document per log event, in order), `control` (a CONTROL_MESSAGE, nothing
+ * to write) or `poison` (a record that can never be decoded, with the reason). Never throws.
+ *
+ * @param data the record data as base64 text (`kinesis.data`) or already-decoded bytes.
+ */
+export function transformRecord(data: string | Buffer, limits?: DecodeLimits): RecordOutcome {
+  try {
+    const envelope = decodeEnvelope(data, limits);
+    if (envelope.messageType === 'CONTROL_MESSAGE') return { kind: 'control' };
+    const partitionKey = partitionKeyFor(envelope.logGroup, envelope.logStream);
+    const events = envelope.logEvents;
+    const documents: SerializedDocument[] = new Array<SerializedDocument>(events.length);
+    for (let i = 0; i < events.length; i++) {
+      const event = events[i];
+      documents[i] = serializeDocument(toDocument(event, envelope), partitionKey, {
+        originalText: event.message,
+      });
+    }
+    return { kind: 'data', documents };
+  } catch (err) {
+    if (err instanceof PoisonRecordError) return { kind: 'poison', reason: err.message };
+    // Not expected for any input: a bug. Dead-lettering the record keeps its data; retrying it
+    // would block the shard forever.
+    return { kind: 'poison', reason: `internal error: ${errorMessage(err)}` };
+  }
+}
+
+/**
+ * The document the Pipes handler returns for a poison record: it has no log event, so
+ * `cloudwatch` fields are empty strings, `@timestamp` is when the record was received, and the raw
+ * data (base64, as received) is kept under `kfek.error.data`, capped at `MAX_ERROR_DATA_CHARS`.
+ *
+ * @param receivedAt @default now
+ */
+export function toErrorDocument(data: string, reason: string, receivedAt: Date = new Date()): LogDocument {
+  const cut = data.length > MAX_ERROR_DATA_CHARS;
+  return {
+    '@timestamp': receivedAt.toISOString(),
+    message: `kfek could not decode a Kinesis record: ${reason}`,
+    cloudwatch: { id: '', logGroup: '', logStream: '', owner: '' },
+    kfek: {
+      error: {
+        reason,
+        data: cut ? data.slice(0, MAX_ERROR_DATA_CHARS) : data,
+        ...(cut ? { dataTruncated: true as const } : {}),
+      },
+    },
+  };
+}
