@@ -1,0 +1,363 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import type { KinesisClient, _Record } from '@aws-sdk/client-kinesis';
+import { DeliveryError, SearchRequestError } from './errors';
+import type { BulkItemResult, SearchHttp } from './search-http';
+import { listShardIds, ShardReader, sleep } from './shard-reader';
+
+export interface DeliveryLoopProps {
+  readonly kinesis: KinesisClient;
+  /** The events stream (the transform's output; Firehose's source). */
+  readonly streamArn: string;
+  readonly search: SearchHttp;
+  /**
+   * The index a record goes to, from its arrival time. Firehose appends a portion of the UTC *arrival*
+   * timestamp (not the document's `@timestamp`) to the index name:
+   * https://docs.aws.amazon.com/firehose/latest/dev/es-index-rotation.html
+   */
+  readonly indexFor: (arrival: Date) => string;
+  /** Folder standing in for the S3 prefix Firehose writes failed documents to. */
+  readonly failedDocumentsDir: string;
+  /**
+   * Flush a shard's buffer when its oldest record is this old. Firehose buffers 0-900 s (60 s is common); the
+   * local loop flushes after about a second so a run finishes quickly. Latency in AWS is longer by that much.
+   * @default 1000
+   */
+  readonly bufferIntervalInMillis?: number;
+  /**
+   * Flush a shard's buffer when it holds this many bytes (Firehose: 1-100 MB for OpenSearch).
+   * @default 5 MiB
+   */
+  readonly bufferSizeInBytes?: number;
+  /**
+   * How long a document that fails with a retryable status (429, 5xx, no answer) is retried before it is written
+   * to the failed-documents folder (Firehose's `RetryOptions.DurationInSeconds`).
+   * @default 300_000
+   */
+  readonly retryDurationInMillis?: number;
+  /**
+   * First backoff between retries; doubles up to 5 s, with full jitter.
+   * @default 200
+   */
+  readonly retryBaseDelayInMillis?: number;
+  /** @default 200 */
+  readonly pollIntervalInMillis?: number;
+  /** @default - silent */
+  readonly log?: (line: string) => void;
+}
+
+export interface DeliveryStats {
+  /** Records read from the events stream. */
+  readonly recordsRead: number;
+  /** Documents OpenSearch acknowledged (2xx per bulk item). */
+  readonly documentsIndexed: number;
+  /** Documents written to the failed-documents folder. */
+  readonly documentsFailed: number;
+  /** Document attempts that were retried after a retryable answer. */
+  readonly documentRetries: number;
+  readonly bulkRequests: number;
+  /** Every index name the loop wrote to. */
+  readonly indices: readonly string[];
+}
+
+/** The record Firehose writes to S3 for a document it could not deliver to OpenSearch. */
+export interface FailedDocumentRecord {
+  readonly attemptsMade: number;
+  /** Epoch millis the record arrived (here: its approximate arrival in the events stream). */
+  readonly arrivalTimestamp: number;
+  /** The HTTP status of the item (e.g. "400") or a Firehose-style code for a transport failure. */
+  readonly errorCode: string;
+  readonly errorMessage: string;
+  readonly attemptEndingTimestamp: number;
+  /** The record data, base64, exactly as read from the stream. */
+  readonly rawData: string;
+  readonly subsequenceNumber: number;
+  readonly esDocumentId: string;
+  readonly esIndexName: string;
+  readonly esTypeName: string;
+}
+
+/** One buffered record on its way to OpenSearch. */
+interface PendingDocument {
+  readonly id: string;
+  readonly index: string;
+  readonly arrival: Date;
+  readonly raw: Uint8Array;
+  /** The compact JSON source, or undefined when the data is not a JSON object. */
+  readonly source: string | undefined;
+  attempts: number;
+  lastError?: { readonly code: string; readonly message: string };
+}
+
+type MutableStats = { -readonly [K in keyof Omit<DeliveryStats, 'indices'>]: DeliveryStats[K] };
+
+/** Subfolder Firehose appends for the OpenSearch destination's failed documents. */
+export const FAILED_DOCUMENTS_PREFIX = 'AmazonOpenSearchService-failed';
+
+/**
+ * A local stand-in for Amazon Data Firehose (Kinesis source, OpenSearch destination). It is NOT part of what
+ * kfek deploys: in AWS, Firehose does this. It reads every shard of the events stream from TRIM_HORIZON,
+ * buffers, bulk-indexes with Firehose's index naming (arrival time, rotation from config) and a stable document
+ * id per record (as Firehose's default id, so a retried record is not indexed twice), retries retryable item
+ * failures (429, 5xx) with backoff for the retry duration, and writes documents rejected for good to
+ * `<failedDocumentsDir>/AmazonOpenSearchService-failed/YYYY/MM/DD/HH/` in Firehose's failed-document shape.
+ */
+export class DeliveryLoop {
+  private readonly stats: MutableStats = {
+    recordsRead: 0,
+    documentsIndexed: 0,
+    documentsFailed: 0,
+    documentRetries: 0,
+    bulkRequests: 0,
+  };
+  private readonly indices = new Set<string>();
+  private readonly idleShards = new Map<string, boolean>();
+  private readonly abort = new AbortController();
+  private running: Promise<void> | undefined;
+  private failed: Error | undefined;
+  private readonly bufferIntervalInMillis: number;
+  private readonly bufferSizeInBytes: number;
+  private readonly retryDurationInMillis: number;
+  private readonly retryBaseDelayInMillis: number;
+  private readonly pollIntervalInMillis: number;
+  private readonly log: (line: string) => void;
+
+  constructor(private readonly props: DeliveryLoopProps) {
+    this.bufferIntervalInMillis = props.bufferIntervalInMillis ?? 1000;
+    this.bufferSizeInBytes = props.bufferSizeInBytes ?? 5 * 1024 * 1024;
+    this.retryDurationInMillis = props.retryDurationInMillis ?? 300_000;
+    this.retryBaseDelayInMillis = props.retryBaseDelayInMillis ?? 200;
+    this.pollIntervalInMillis = props.pollIntervalInMillis ?? 200;
+    this.log = props.log ?? (() => undefined);
+    if (this.retryDurationInMillis < 0 || this.bufferSizeInBytes < 1) {
+      throw new DeliveryError(
+        `retryDurationInMillis must be >= 0 and bufferSizeInBytes >= 1, got ${this.retryDurationInMillis} and ` +
+          `${this.bufferSizeInBytes}`,
+      );
+    }
+  }
+
+  async start(): Promise<void> {
+    if (this.running !== undefined) throw new DeliveryError('the delivery loop is already running');
+    const shardIds = await listShardIds(this.props.kinesis, this.props.streamArn);
+    if (shardIds.length === 0) throw new DeliveryError(`stream ${this.props.streamArn} has no shards`);
+    const readers = await Promise.all(
+      shardIds.map(async (shardId) => {
+        const reader = new ShardReader(this.props.kinesis, this.props.streamArn, shardId);
+        await reader.seek({ type: 'TRIM_HORIZON' });
+        this.idleShards.set(shardId, false);
+        return reader;
+      }),
+    );
+    // A poller that fails for good stops the loop; the error is kept (never an unhandled rejection) and
+    // surfaces from `failure()` and `stop()`.
+    this.running = Promise.all(readers.map((reader) => this.pollShard(reader))).then(
+      () => undefined,
+      (error: unknown) => {
+        this.failed = error instanceof Error ? error : new DeliveryError(String(error));
+        this.abort.abort();
+      },
+    );
+  }
+
+  /** Stops reading, delivers what is buffered, and waits for the pollers to end; rethrows a poller's failure. */
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await this.running;
+    if (this.failed !== undefined) throw this.failed;
+  }
+
+  /** The error that stopped the loop, if one did. */
+  failure(): Error | undefined {
+    return this.failed;
+  }
+
+  snapshot(): DeliveryStats {
+    return { ...this.stats, indices: [...this.indices].sort() };
+  }
+
+  /** True when every shard's buffer is empty and its last read was empty at the tip of the stream. */
+  isCaughtUp(): boolean {
+    return [...this.idleShards.values()].every(Boolean);
+  }
+
+  private async pollShard(reader: ShardReader): Promise<void> {
+    let buffer: PendingDocument[] = [];
+    let bufferBytes = 0;
+    let oldest = 0;
+    for (;;) {
+      const stopping = this.abort.signal.aborted;
+      let records: readonly _Record[] = [];
+      let caughtUp = false;
+      if (!stopping) {
+        try {
+          const batch = await reader.read(10_000);
+          records = batch.records;
+          caughtUp = batch.records.length === 0 && batch.millisBehindLatest === 0;
+        } catch (error) {
+          if (!this.abort.signal.aborted) {
+            this.log(`delivery: GetRecords on ${reader.shardId} failed, retrying: ${String(error)}`);
+          }
+        }
+      }
+      for (const record of records) {
+        const doc = this.toPending(reader.shardId, record);
+        if (buffer.length === 0) oldest = Date.now();
+        buffer.push(doc);
+        bufferBytes += doc.raw.byteLength;
+      }
+      this.stats.recordsRead += records.length;
+      const due =
+        buffer.length > 0 &&
+        (stopping ||
+          bufferBytes >= this.bufferSizeInBytes ||
+          Date.now() - oldest >= this.bufferIntervalInMillis);
+      if (due) {
+        const batch = buffer;
+        buffer = [];
+        bufferBytes = 0;
+        await this.deliver(batch);
+      }
+      this.idleShards.set(reader.shardId, caughtUp && buffer.length === 0);
+      if (stopping) return;
+      if (records.length === 0) await sleep(this.pollIntervalInMillis, this.abort.signal);
+    }
+  }
+
+  private toPending(shardId: string, record: _Record): PendingDocument {
+    const raw = record.Data ?? new Uint8Array();
+    const arrival = record.ApproximateArrivalTimestamp ?? new Date();
+    let source: string | undefined;
+    try {
+      const parsed: unknown = JSON.parse(Buffer.from(raw).toString('utf8'));
+      // Re-serializing keeps the source on one line, as the NDJSON bulk body requires.
+      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
+        source = JSON.stringify(parsed);
+    } catch {
+      source = undefined;
+    }
+    return {
+      // Stable per record, like Firehose's default document id: a re-sent record overwrites, never duplicates.
+      id: `${shardId.replace(/^shardId-0*/, '')}-${record.SequenceNumber ?? randomUUID()}`,
+      index: this.props.indexFor(arrival),
+      arrival,
+      raw,
+      source,
+      attempts: 0,
+    };
+  }
+
+  /** Delivers one buffer: bulk, retry the retryable items until the retry duration is spent, keep the rest. */
+  private async deliver(batch: readonly PendingDocument[]): Promise<void> {
+    const failed: PendingDocument[] = [];
+    let pending: PendingDocument[] = [];
+    for (const doc of batch) {
+      if (doc.source === undefined) {
+        doc.attempts = 1;
+        doc.lastError = {
+          code: '400',
+          message: JSON.stringify({
+            type: 'mapper_parsing_exception',
+            reason:
+              'the record data is not a JSON object (rejected before indexing by the local delivery loop)',
+          }),
+        };
+        failed.push(doc);
+      } else {
+        pending.push(doc);
+      }
+    }
+    const started = Date.now();
+    let round = 0;
+    while (pending.length > 0) {
+      round += 1;
+      const retry = await this.bulkOnce(pending, failed);
+      pending = retry;
+      if (pending.length === 0) break;
+      if (Date.now() - started >= this.retryDurationInMillis) {
+        failed.push(...pending);
+        break;
+      }
+      this.stats.documentRetries += pending.length;
+      const cap = Math.min(5000, this.retryBaseDelayInMillis * 2 ** (round - 1));
+      // Full jitter (random between 0 and the cap), as the AWS architecture blog recommends for retries.
+      await sleep(Math.random() * cap);
+    }
+    if (failed.length > 0) await this.writeFailed(failed);
+  }
+
+  /** One `_bulk` call; returns the documents to retry and appends the ones rejected for good to `failed`. */
+  private async bulkOnce(
+    docs: readonly PendingDocument[],
+    failed: PendingDocument[],
+  ): Promise<PendingDocument[]> {
+    const lines: string[] = [];
+    for (const doc of docs) {
+      lines.push(JSON.stringify({ index: { _index: doc.index, _id: doc.id } }), doc.source ?? '{}');
+      doc.attempts += 1;
+    }
+    this.stats.bulkRequests += 1;
+    let items: readonly BulkItemResult[];
+    try {
+      items = await this.props.search.bulk(`${lines.join('\n')}\n`);
+    } catch (error) {
+      const status = error instanceof SearchRequestError ? error.statusCode : 0;
+      const code = status === 0 ? 'OS.ConnectionFailed' : String(status);
+      for (const doc of docs) doc.lastError = { code, message: String(error) };
+      // A whole-request failure: retryable if there was no answer, throttling or a server error.
+      if (status === 0 || status === 429 || status >= 500) return [...docs];
+      failed.push(...docs);
+      return [];
+    }
+    if (items.length !== docs.length) {
+      throw new DeliveryError(`_bulk answered ${items.length} items for ${docs.length} documents`);
+    }
+    const retry: PendingDocument[] = [];
+    items.forEach((item, i) => {
+      const doc = docs[i];
+      if (item.status >= 200 && item.status < 300) {
+        this.stats.documentsIndexed += 1;
+        this.indices.add(doc.index);
+        return;
+      }
+      doc.lastError = { code: String(item.status), message: JSON.stringify(item.error ?? null) };
+      if (item.status === 429 || item.status >= 500) retry.push(doc);
+      else failed.push(doc);
+    });
+    return retry;
+  }
+
+  private async writeFailed(docs: readonly PendingDocument[]): Promise<void> {
+    const now = new Date();
+    const hourPath = now.toISOString().slice(0, 13).replace(/[-T]/g, '/');
+    const dir = path.join(this.props.failedDocumentsDir, FAILED_DOCUMENTS_PREFIX, hourPath);
+    const records = docs.map((doc): FailedDocumentRecord => ({
+      attemptsMade: doc.attempts,
+      arrivalTimestamp: doc.arrival.getTime(),
+      errorCode: doc.lastError?.code ?? 'unknown',
+      errorMessage: doc.lastError?.message ?? 'unknown',
+      attemptEndingTimestamp: now.getTime(),
+      rawData: Buffer.from(doc.raw).toString('base64'),
+      subsequenceNumber: 0,
+      esDocumentId: doc.id,
+      esIndexName: doc.index,
+      esTypeName: '',
+    }));
+    try {
+      await mkdir(dir, { recursive: true });
+      const file = path.join(
+        dir,
+        `kfek-local-delivery-${now.toISOString().replace(/[:.]/g, '-')}-${randomUUID()}`,
+      );
+      await writeFile(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+      this.stats.documentsFailed += docs.length;
+      this.log(`delivery: ${docs.length} document(s) rejected for good, kept in ${file}`);
+    } catch (error) {
+      // Firehose blocks delivery when it cannot back up a failed document; locally that is a hard error.
+      throw new DeliveryError(`could not write failed documents to ${dir}: ${String(error)}`, {
+        cause: error,
+      });
+    }
+  }
+}

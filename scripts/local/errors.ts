@@ -1,0 +1,55 @@
+/**
+ * Errors of the local runner (`npm start` and the end-to-end tests). One base class, so callers can tell
+ * "the local stand-in failed" from an error of the code under test.
+ */
+export class LocalRunError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'LocalRunError';
+  }
+}
+
+/** The event-source loop could not read the raw stream or gave up on a batch in a way it cannot record. */
+export class EventSourceError extends LocalRunError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'EventSourceError';
+  }
+}
+
+/** The delivery loop (the local stand-in for Firehose) could not talk to OpenSearch or write a failed document. */
+export class DeliveryError extends LocalRunError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'DeliveryError';
+  }
+}
+
+/** An HTTP call to the local OpenSearch node answered with an error status. */
+export class SearchRequestError extends LocalRunError {
+  constructor(
+    message: string,
+    /** HTTP status code, or 0 when no response arrived (connection refused, reset). */
+    readonly statusCode: number,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'SearchRequestError';
+  }
+}
+
+/** The pipeline did not settle (every written event indexed or accounted for) within the time allowed. */
+export class DrainTimeoutError extends LocalRunError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DrainTimeoutError';
+  }
+}
+
+/** A command-line option is missing, unknown or malformed. */
+export class UsageError extends LocalRunError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}

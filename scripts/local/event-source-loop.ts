@@ -1,0 +1,375 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
+import type { KinesisClient, _Record } from '@aws-sdk/client-kinesis';
+import type {
+  Context,
+  KinesisStreamBatchResponse,
+  KinesisStreamEvent,
+  KinesisStreamRecord,
+} from 'aws-lambda';
+import { EventSourceError } from './errors';
+import { listShardIds, ShardReader, sleep } from './shard-reader';
+
+/** The shape of `lambda/transform/handler.ts`'s `handler`, as the Lambda runtime calls it. */
+export type KinesisBatchHandler = (
+  event: KinesisStreamEvent,
+  context: Context,
+) => Promise<KinesisStreamBatchResponse | void>;
+
+export interface EventSourceLoopProps {
+  readonly kinesis: KinesisClient;
+  /** The raw (subscription) stream the event source mapping reads. */
+  readonly streamArn: string;
+  readonly handler: KinesisBatchHandler;
+  /** Records per invocation at most (the mapping's `BatchSize`). */
+  readonly batchSize: number;
+  /**
+   * Retries of a failing batch (the mapping's `MaximumRetryAttempts`) before it goes to the on-failure destination.
+   * @default 2
+   */
+  readonly retryAttempts?: number;
+  /**
+   * The function timeout: `context.getRemainingTimeInMillis()` counts down from it.
+   * @default 60_000
+   */
+  readonly timeoutInMillis?: number;
+  /** @default 'kfek-local-transform' */
+  readonly functionName?: string;
+  /** @default 512 */
+  readonly memorySizeInMb?: number;
+  readonly region: string;
+  readonly accountId: string;
+  /** Folder standing in for the mapping's on-failure destination (one JSON file per discarded batch). */
+  readonly onFailureDir: string;
+  /**
+   * Pause between GetRecords calls on an empty shard. Lambda polls each shard about once a second; locally
+   * shorter, so the end-to-end latency reflects the pipeline rather than the poll interval.
+   * @default 200
+   */
+  readonly pollIntervalInMillis?: number;
+  /**
+   * Pause before re-reading a failed batch.
+   * @default 100
+   */
+  readonly retryDelayInMillis?: number;
+  /** @default - silent */
+  readonly log?: (line: string) => void;
+}
+
+/** What the loop has done so far; read at any time. */
+export interface EventSourceStats {
+  readonly invocations: number;
+  /** Raw records handed to the function, retries included. */
+  readonly recordsDelivered: number;
+  /** Invocations that answered with a non-empty `batchItemFailures`. */
+  readonly partialBatchResponses: number;
+  /** Invocations that threw or timed out (the whole batch is retried). */
+  readonly functionErrors: number;
+  /** Records re-read because of a partial batch response or a function error. */
+  readonly recordsRetried: number;
+  /** Records given up on after the retries and described in the on-failure folder. */
+  readonly recordsSentToOnFailure: number;
+}
+
+/** Mutable counterpart of {@link EventSourceStats}, kept private to the loop. */
+type MutableStats = { -readonly [K in keyof EventSourceStats]: EventSourceStats[K] };
+
+/** The outcome of one invocation, reduced to what the mapping needs to move on. */
+type InvocationResult =
+  | { readonly kind: 'success' }
+  /** Resume at this record (the lowest failed sequence number, or the first record of the batch). */
+  | {
+      readonly kind: 'retry';
+      readonly fromIndex: number;
+      readonly reason: string;
+      readonly functionError: boolean;
+    };
+
+/**
+ * A local stand-in for Lambda's Kinesis event source mapping: per shard, TRIM_HORIZON, GetRecords in batches,
+ * a real `KinesisStreamEvent` and `Context`, partial batch responses honoured by re-reading from the reported
+ * sequence number (AT_SEQUENCE_NUMBER), bounded retries, then an on-failure record like the one Lambda sends to
+ * an SQS/SNS/S3 destination. Not emulated: bisect-on-error, parallelization factor > 1, tumbling windows, and
+ * killing a timed-out invocation (it is abandoned and its batch retried, the promise keeps running).
+ * See https://docs.aws.amazon.com/lambda/latest/dg/with-kinesis.html.
+ */
+export class EventSourceLoop {
+  private readonly stats: MutableStats = {
+    invocations: 0,
+    recordsDelivered: 0,
+    partialBatchResponses: 0,
+    functionErrors: 0,
+    recordsRetried: 0,
+    recordsSentToOnFailure: 0,
+  };
+  private readonly idleShards = new Map<string, boolean>();
+  private readonly abort = new AbortController();
+  private running: Promise<void> | undefined;
+  private failed: Error | undefined;
+  private readonly retryAttempts: number;
+  private readonly timeoutInMillis: number;
+  private readonly functionName: string;
+  private readonly memorySizeInMb: number;
+  private readonly pollIntervalInMillis: number;
+  private readonly retryDelayInMillis: number;
+  private readonly log: (line: string) => void;
+  /** Invocations run one at a time; see {@link EventSourceLoop.invoke}. */
+  private invocationChain: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly props: EventSourceLoopProps) {
+    if (!Number.isInteger(props.batchSize) || props.batchSize < 1 || props.batchSize > 10_000) {
+      throw new EventSourceError(
+        `batchSize must be an integer from 1 to 10000 (the Kinesis mapping's range), got ${props.batchSize}`,
+      );
+    }
+    this.retryAttempts = props.retryAttempts ?? 2;
+    this.timeoutInMillis = props.timeoutInMillis ?? 60_000;
+    this.functionName = props.functionName ?? 'kfek-local-transform';
+    this.memorySizeInMb = props.memorySizeInMb ?? 512;
+    this.pollIntervalInMillis = props.pollIntervalInMillis ?? 200;
+    this.retryDelayInMillis = props.retryDelayInMillis ?? 100;
+    this.log = props.log ?? (() => undefined);
+  }
+
+  /** Starts one poller per shard; returns once they are positioned at TRIM_HORIZON. */
+  async start(): Promise<void> {
+    if (this.running !== undefined) throw new EventSourceError('the event-source loop is already running');
+    const shardIds = await listShardIds(this.props.kinesis, this.props.streamArn);
+    if (shardIds.length === 0) throw new EventSourceError(`stream ${this.props.streamArn} has no shards`);
+    const readers = await Promise.all(
+      shardIds.map(async (shardId) => {
+        const reader = new ShardReader(this.props.kinesis, this.props.streamArn, shardId);
+        await reader.seek({ type: 'TRIM_HORIZON' });
+        this.idleShards.set(shardId, false);
+        return reader;
+      }),
+    );
+    // A poller that fails for good stops the loop; the error is kept (never an unhandled rejection) and
+    // surfaces from `failure()` and `stop()`.
+    this.running = Promise.all(readers.map((reader) => this.pollShard(reader))).then(
+      () => undefined,
+      (error: unknown) => {
+        this.failed = error instanceof Error ? error : new EventSourceError(String(error));
+        this.abort.abort();
+      },
+    );
+  }
+
+  /** Stops polling, waits for the in-flight invocations to end; rethrows a poller's failure. */
+  async stop(): Promise<void> {
+    this.abort.abort();
+    await this.running;
+    if (this.failed !== undefined) throw this.failed;
+  }
+
+  /** The error that stopped the loop, if one did. */
+  failure(): Error | undefined {
+    return this.failed;
+  }
+
+  /** A copy of the counters. */
+  snapshot(): EventSourceStats {
+    return { ...this.stats };
+  }
+
+  /** True when every shard's last read was empty at the tip of the stream and nothing is in flight. */
+  isCaughtUp(): boolean {
+    return [...this.idleShards.values()].every(Boolean);
+  }
+
+  private async pollShard(reader: ShardReader): Promise<void> {
+    // Retry count for the batch that starts at the current checkpoint; reset when the checkpoint moves on.
+    let attempts = 0;
+    while (!this.abort.signal.aborted) {
+      let batch;
+      try {
+        batch = await reader.read(this.props.batchSize);
+      } catch (error) {
+        if (this.abort.signal.aborted) return;
+        // A poller error (throttling, a dropped connection) is retried by Lambda too; it never skips data.
+        this.log(`event source: GetRecords on ${reader.shardId} failed, retrying: ${String(error)}`);
+        await sleep(this.pollIntervalInMillis, this.abort.signal);
+        continue;
+      }
+      if (batch.records.length === 0) {
+        this.idleShards.set(reader.shardId, batch.millisBehindLatest === 0);
+        if (!batch.open) return;
+        await sleep(this.pollIntervalInMillis, this.abort.signal);
+        continue;
+      }
+      this.idleShards.set(reader.shardId, false);
+      const records = batch.records;
+      const result = await this.invoke(reader.shardId, records);
+      if (result.kind === 'success') {
+        attempts = 0;
+        continue;
+      }
+      attempts += 1;
+      const remaining = records.slice(result.fromIndex);
+      const resumeAt = sequenceNumberOf(records[result.fromIndex]);
+      if (attempts <= this.retryAttempts) {
+        this.stats.recordsRetried += remaining.length;
+        this.log(
+          `event source: ${reader.shardId} retry ${attempts}/${this.retryAttempts} from ${resumeAt}: ${result.reason}`,
+        );
+        await sleep(this.retryDelayInMillis, this.abort.signal);
+        await reader.seek({ type: 'AT_SEQUENCE_NUMBER', sequenceNumber: resumeAt });
+        continue;
+      }
+      // Retries exhausted: Lambda sends a description of the batch (not the data) to the on-failure
+      // destination and moves the checkpoint past it.
+      await this.recordOnFailure(reader.shardId, remaining, attempts, result);
+      this.stats.recordsSentToOnFailure += remaining.length;
+      attempts = 0;
+      await reader.seek({
+        type: 'AFTER_SEQUENCE_NUMBER',
+        sequenceNumber: sequenceNumberOf(records[records.length - 1]),
+      });
+    }
+  }
+
+  /**
+   * Lambda runs one invocation per shard concurrently. Locally they run one at a time: moto numbers the records of
+   * a shard with an unlocked counter, and two concurrent PutRecords calls to the same events-stream shard can get
+   * the same sequence number, the second overwriting the first (a record lost that AWS would keep).
+   */
+  private async invoke(shardId: string, records: readonly _Record[]): Promise<InvocationResult> {
+    const run = this.invocationChain.then(() => this.invokeNow(shardId, records));
+    this.invocationChain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async invokeNow(shardId: string, records: readonly _Record[]): Promise<InvocationResult> {
+    const event: KinesisStreamEvent = { Records: records.map((r) => this.toEventRecord(shardId, r)) };
+    const context = this.newContext();
+    this.stats.invocations += 1;
+    this.stats.recordsDelivered += records.length;
+    let response: KinesisStreamBatchResponse | void;
+    try {
+      response = await withTimeout(this.props.handler(event, context), this.timeoutInMillis);
+    } catch (error) {
+      this.stats.functionErrors += 1;
+      return { kind: 'retry', fromIndex: 0, reason: `function error: ${String(error)}`, functionError: true };
+    }
+    const failures = response?.batchItemFailures ?? [];
+    if (failures.length === 0) return { kind: 'success' };
+    this.stats.partialBatchResponses += 1;
+    // Lambda checkpoints at the lowest reported sequence number; an identifier that is empty or not in the
+    // batch makes it treat the whole batch as failed.
+    const indexBySequence = new Map(records.map((r, i) => [sequenceNumberOf(r), i]));
+    let fromIndex = Number.POSITIVE_INFINITY;
+    for (const failure of failures) {
+      const index = indexBySequence.get(failure.itemIdentifier);
+      fromIndex = Math.min(fromIndex, index ?? 0);
+    }
+    return {
+      kind: 'retry',
+      fromIndex,
+      reason: `partial batch response naming ${failures.length} record(s)`,
+      functionError: false,
+    };
+  }
+
+  private toEventRecord(shardId: string, record: _Record): KinesisStreamRecord {
+    const sequenceNumber = sequenceNumberOf(record);
+    const arrival = record.ApproximateArrivalTimestamp ?? new Date();
+    return {
+      kinesis: {
+        kinesisSchemaVersion: '1.0',
+        partitionKey: record.PartitionKey ?? '',
+        sequenceNumber,
+        data: Buffer.from(record.Data ?? new Uint8Array()).toString('base64'),
+        // Lambda sends seconds since the epoch with a fraction, e.g. 1545084650.987.
+        approximateArrivalTimestamp: arrival.getTime() / 1000,
+      },
+      eventSource: 'aws:kinesis',
+      eventVersion: '1.0',
+      eventID: `${shardId}:${sequenceNumber}`,
+      eventName: 'aws:kinesis:record',
+      invokeIdentityArn: `arn:aws:iam::${this.props.accountId}:role/${this.functionName}-role`,
+      awsRegion: this.props.region,
+      eventSourceARN: this.props.streamArn,
+    };
+  }
+
+  private newContext(): Context {
+    const deadline = Date.now() + this.timeoutInMillis;
+    const requestId = randomUUID();
+    const date = new Date().toISOString().slice(0, 10).replace(/-/g, '/');
+    return {
+      callbackWaitsForEmptyEventLoop: true,
+      functionName: this.functionName,
+      functionVersion: '$LATEST',
+      invokedFunctionArn: `arn:aws:lambda:${this.props.region}:${this.props.accountId}:function:${this.functionName}`,
+      memoryLimitInMB: String(this.memorySizeInMb),
+      awsRequestId: requestId,
+      logGroupName: `/aws/lambda/${this.functionName}`,
+      logStreamName: `${date}/[$LATEST]${requestId.replace(/-/g, '')}`,
+      getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+      done: () => undefined,
+      fail: () => undefined,
+      succeed: () => undefined,
+    };
+  }
+
+  private async recordOnFailure(
+    shardId: string,
+    records: readonly _Record[],
+    attempts: number,
+    result: Extract<InvocationResult, { kind: 'retry' }>,
+  ): Promise<void> {
+    const first = records[0];
+    const last = records[records.length - 1];
+    // The shape of Lambda's invocation record for stream sources (on-failure destination).
+    const invocationRecord = {
+      requestContext: {
+        requestId: randomUUID(),
+        functionArn: `arn:aws:lambda:${this.props.region}:${this.props.accountId}:function:${this.functionName}`,
+        condition: 'RetryAttemptsExhausted',
+        approximateInvokeCount: attempts,
+      },
+      responseContext: {
+        statusCode: 200,
+        executedVersion: '$LATEST',
+        functionError: result.functionError ? 'Unhandled' : undefined,
+      },
+      version: '1.0',
+      timestamp: new Date().toISOString(),
+      KinesisBatchInfo: {
+        shardId,
+        startSequenceNumber: sequenceNumberOf(first),
+        endSequenceNumber: sequenceNumberOf(last),
+        approximateArrivalOfFirstRecord: first?.ApproximateArrivalTimestamp?.toISOString(),
+        approximateArrivalOfLastRecord: last?.ApproximateArrivalTimestamp?.toISOString(),
+        batchSize: records.length,
+        streamArn: this.props.streamArn,
+      },
+      kfekReason: result.reason,
+    };
+    await mkdir(this.props.onFailureDir, { recursive: true });
+    const file = path.join(this.props.onFailureDir, `${shardId}-${sequenceNumberOf(first)}.json`);
+    await writeFile(file, `${JSON.stringify(invocationRecord, null, 2)}\n`);
+    this.log(`event source: gave up on ${records.length} record(s) of ${shardId}, described in ${file}`);
+  }
+}
+
+function sequenceNumberOf(record: _Record | undefined): string {
+  if (record?.SequenceNumber === undefined) {
+    throw new EventSourceError('Kinesis returned a record without a sequence number');
+  }
+  return record.SequenceNumber;
+}
+
+/** Rejects when `promise` has not settled after `ms` (the invocation's timeout). */
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new EventSourceError(`Task timed out after ${ms / 1000} seconds`)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,236 @@
+import { ListObjectsV2Command } from '@aws-sdk/client-s3';
+import * as path from 'node:path';
+import { type LocalAwsClients, LOCAL_CREDENTIALS, localAwsClients } from './aws-clients';
+import { DeliveryLoop } from './delivery-loop';
+import { DrainTimeoutError, LocalRunError } from './errors';
+import { EventSourceLoop, type KinesisBatchHandler } from './event-source-loop';
+import { LatencyProbe } from './latency-probe';
+import { createLocalResources, type LocalResources } from './resources';
+import type { SearchHttp } from './search-http';
+import { type OutgoingLogEvent, type SendOptions, sendLogEvents, type SentLogEvent } from './sender';
+import { sleep } from './shard-reader';
+import type { LocalPipelineSpec } from './spec';
+import { countDocuments, errorsPer15Minutes, type RunSummary } from './summary';
+
+export interface LocalPipelineProps {
+  readonly spec: LocalPipelineSpec;
+  /** moto's endpoint, e.g. `http://127.0.0.1:5123`. */
+  readonly awsEndpoint: string;
+  /**
+   * The Kinesis endpoint the transform writes to (a fault-injecting proxy in the end-to-end tests).
+   * @default - awsEndpoint
+   */
+  readonly transformKinesisEndpoint?: string;
+  readonly search: SearchHttp;
+  /** Folder for the failed-documents and on-failure folders, e.g. `.kfek/`. */
+  readonly workDir: string;
+  /**
+   * The transform handler; tests of the runner itself may pass another.
+   * @default - `handler` of lambda/transform/handler.ts, loaded with the Lambda environment set
+   */
+  readonly handler?: KinesisBatchHandler;
+  /**
+   * Powertools log level inside the transform (its JSON logs go to this process' stdout, as to CloudWatch).
+   * @default 'WARN'
+   */
+  readonly transformLogLevel?: string;
+  /** @default 1000 */
+  readonly deliveryBufferIntervalInMillis?: number;
+  /** @default - silent */
+  readonly log?: (line: string) => void;
+}
+
+/** Where the local stand-ins keep what AWS would keep in S3 / on-failure destinations. */
+export function localFolders(workDir: string): { failedDocuments: string; onFailure: string } {
+  return {
+    failedDocuments: path.join(workDir, 'failed-documents'),
+    onFailure: path.join(workDir, 'event-source-on-failure'),
+  };
+}
+
+/** The transform's Kinesis entry point, the module Lambda loads (`handler.handler`). */
+export const TRANSFORM_HANDLER_MODULE = path.join(__dirname, '..', '..', 'lambda', 'transform', 'handler');
+
+/**
+ * Sets the environment the transform function gets in AWS (its variables from the Pipeline stack, plus the
+ * variables the Lambda runtime sets) and loads `lambda/transform/handler.ts`. The handler reads its
+ * configuration and builds its SDK clients at module scope, so the environment must be in place first.
+ */
+export async function loadTransformHandler(
+  env: Readonly<Record<string, string>>,
+): Promise<KinesisBatchHandler> {
+  Object.assign(process.env, env);
+  const mod = (await import(TRANSFORM_HANDLER_MODULE)) as { handler?: unknown };
+  if (typeof mod.handler !== 'function') {
+    throw new LocalRunError('lambda/transform/handler.ts does not export a `handler` function');
+  }
+  return mod.handler as KinesisBatchHandler;
+}
+
+/**
+ * The whole pipeline on one machine, minus the processes (moto and OpenSearch are started by the caller):
+ * creates the resources from the spec, runs the Lambda event-source loop over the real transform handler and the
+ * Firehose stand-in, writes log events, waits until everything is indexed or accounted for, and summarizes.
+ * `npm start` (scripts/local/main.ts) and the end-to-end tests (test/e2e/) both drive it.
+ */
+export class LocalPipeline {
+  private constructor(
+    readonly props: LocalPipelineProps,
+    readonly clients: LocalAwsClients,
+    readonly resources: LocalResources,
+    readonly eventSource: EventSourceLoop,
+    readonly delivery: DeliveryLoop,
+  ) {}
+
+  static async start(props: LocalPipelineProps): Promise<LocalPipeline> {
+    const { spec } = props;
+    const clients = localAwsClients(props.awsEndpoint, spec.region);
+    try {
+      const resources = await createLocalResources(clients, spec);
+      const handler =
+        props.handler ??
+        (await loadTransformHandler({
+          AWS_REGION: spec.region,
+          AWS_DEFAULT_REGION: spec.region,
+          AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+          AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+          AWS_ENDPOINT_URL: props.awsEndpoint,
+          AWS_ENDPOINT_URL_KINESIS: props.transformKinesisEndpoint ?? props.awsEndpoint,
+          AWS_LAMBDA_FUNCTION_NAME: spec.eventSource.functionName,
+          AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(spec.eventSource.memorySizeInMb),
+          AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+          EVENTS_STREAM_ARN: resources.eventsStreamArn,
+          DEAD_LETTER_BUCKET: resources.deadLetterBucket,
+          ...(spec.deadLetterPrefix === undefined ? {} : { DEAD_LETTER_PREFIX: spec.deadLetterPrefix }),
+          POWERTOOLS_SERVICE_NAME: 'kfek-transform',
+          POWERTOOLS_LOG_LEVEL: props.transformLogLevel ?? 'WARN',
+          // Metrics in embedded metric format are log lines for CloudWatch; locally nobody reads them.
+          POWERTOOLS_METRICS_DISABLED: 'true',
+        }));
+      const folders = localFolders(props.workDir);
+      const eventSource = new EventSourceLoop({
+        kinesis: clients.kinesis,
+        streamArn: resources.rawStreamArn,
+        handler,
+        batchSize: spec.eventSource.batchSize,
+        retryAttempts: spec.eventSource.retryAttempts,
+        timeoutInMillis: spec.eventSource.timeoutInMillis,
+        memorySizeInMb: spec.eventSource.memorySizeInMb,
+        functionName: spec.eventSource.functionName,
+        region: spec.region,
+        accountId: spec.accountId,
+        onFailureDir: folders.onFailure,
+        log: props.log,
+      });
+      const delivery = new DeliveryLoop({
+        kinesis: clients.kinesis,
+        streamArn: resources.eventsStreamArn,
+        search: props.search,
+        indexFor: spec.delivery.indexFor,
+        failedDocumentsDir: folders.failedDocuments,
+        retryDurationInMillis: spec.delivery.retryDurationInMillis,
+        bufferIntervalInMillis: props.deliveryBufferIntervalInMillis,
+        log: props.log,
+      });
+      await eventSource.start();
+      await delivery.start();
+      return new LocalPipeline(props, clients, resources, eventSource, delivery);
+    } catch (error) {
+      clients.destroy();
+      throw error;
+    }
+  }
+
+  /** Writes log events with PutLogEvents (see {@link sendLogEvents}). */
+  async send(events: readonly OutgoingLogEvent[], options: SendOptions = {}): Promise<SentLogEvent[]> {
+    return sendLogEvents(this.clients.logs, events, options);
+  }
+
+  /**
+   * Waits until both loops have been caught up (nothing left to read, nothing buffered) for `quietInMillis`
+   * in a row - longer than either loop's poll interval, so a record still on its way between them is seen.
+   * Throws {@link DrainTimeoutError} after `timeoutInMillis`, or a loop's own error if one stopped.
+   */
+  async waitUntilSettled(timeoutInMillis = 120_000, quietInMillis = 1500): Promise<void> {
+    const deadline = Date.now() + timeoutInMillis;
+    let quietSince: number | undefined;
+    while (Date.now() < deadline) {
+      const failure = this.eventSource.failure() ?? this.delivery.failure();
+      if (failure !== undefined) throw failure;
+      if (this.eventSource.isCaughtUp() && this.delivery.isCaughtUp()) {
+        quietSince ??= Date.now();
+        if (Date.now() - quietSince >= quietInMillis) return;
+      } else {
+        quietSince = undefined;
+      }
+      await sleep(100);
+    }
+    throw new DrainTimeoutError(
+      `the pipeline did not settle within ${timeoutInMillis / 1000} s: event source ` +
+        `${JSON.stringify(this.eventSource.snapshot())}, delivery ${JSON.stringify(this.delivery.snapshot())}`,
+    );
+  }
+
+  /** Objects in the dead-letter bucket (one per poison record). */
+  async deadLetterKeys(): Promise<string[]> {
+    const keys: string[] = [];
+    let token: string | undefined;
+    do {
+      const out = await this.clients.s3.send(
+        new ListObjectsV2Command({ Bucket: this.resources.deadLetterBucket, ContinuationToken: token }),
+      );
+      for (const object of out.Contents ?? []) if (object.Key !== undefined) keys.push(object.Key);
+      token = out.IsTruncated === true ? out.NextContinuationToken : undefined;
+    } while (token !== undefined);
+    return keys;
+  }
+
+  /** Creates a latency probe over this pipeline's indices. */
+  newLatencyProbe(sampleSize?: number): LatencyProbe {
+    return new LatencyProbe({
+      search: this.props.search,
+      indexPattern: this.props.spec.delivery.indexPattern,
+      sampleSize,
+    });
+  }
+
+  /** Queries OpenSearch and the counters for the summary of one run (identified by its log streams). */
+  async summarize(
+    runId: string,
+    sent: readonly SentLogEvent[],
+    probe: LatencyProbe,
+    startedAt: number,
+  ): Promise<RunSummary> {
+    const { indexPattern } = this.props.spec.delivery;
+    const logStreams = [...new Set(sent.map((e) => e.logStreamName))];
+    // Let the probe see the sample before anything forces a refresh (the count below does).
+    await probe.waitUntilComplete(30_000);
+    const [documentsSearchable, errorBins, deadLetterKeys, latency] = await Promise.all([
+      countDocuments(this.props.search, indexPattern, logStreams),
+      errorsPer15Minutes(this.props.search, indexPattern, logStreams),
+      this.deadLetterKeys(),
+      probe.stop(),
+    ]);
+    return {
+      runId,
+      eventsWritten: sent.length,
+      documentsSearchable,
+      eventSource: this.eventSource.snapshot(),
+      delivery: this.delivery.snapshot(),
+      deadLettered: deadLetterKeys.length,
+      errorBins,
+      latency,
+      elapsedInMillis: Date.now() - startedAt,
+    };
+  }
+
+  /** Stops both loops (delivering what is buffered) and closes the clients. */
+  async stop(): Promise<void> {
+    try {
+      await this.eventSource.stop();
+      await this.delivery.stop();
+    } finally {
+      this.clients.destroy();
+    }
+  }
+}

@@ -1,0 +1,95 @@
+import {
+  type CloudWatchLogsClient,
+  CreateLogStreamCommand,
+  PutLogEventsCommand,
+  ResourceAlreadyExistsException,
+} from '@aws-sdk/client-cloudwatch-logs';
+
+/** One log event to write, addressed to its log group and stream. */
+export interface OutgoingLogEvent {
+  readonly logGroupName: string;
+  readonly logStreamName: string;
+  /** Epoch millis (the CloudWatch event time, later `@timestamp`). */
+  readonly timestamp: number;
+  readonly message: string;
+}
+
+/** When one event was handed to PutLogEvents. */
+export interface SentLogEvent extends OutgoingLogEvent {
+  /** `Date.now()` just before the PutLogEvents call that carried it started. */
+  readonly putAt: number;
+}
+
+export interface SendOptions {
+  /**
+   * Events per PutLogEvents call at most. AWS allows 10,000 and 1 MiB; moto turns one call into one Kinesis
+   * record, and a smaller call keeps each subscription record well under Kinesis' 1 MiB.
+   * @default 500
+   */
+  readonly eventsPerCall?: number;
+  /** Called after each call with the number of events written so far. */
+  readonly onProgress?: (written: number, total: number) => void;
+}
+
+/** PutLogEvents: at most 1,048,576 bytes, counting each event's UTF-8 message plus 26 bytes. */
+const MAX_BATCH_BYTES = 1_048_576;
+const EVENT_OVERHEAD_BYTES = 26;
+
+/**
+ * Writes events with PutLogEvents, one log stream at a time, in chronological order per call (CloudWatch rejects
+ * a call whose events are out of order). Creates the log streams first. Returns every event with its put time,
+ * which the latency probe measures from.
+ */
+export async function sendLogEvents(
+  logs: CloudWatchLogsClient,
+  events: readonly OutgoingLogEvent[],
+  options: SendOptions = {},
+): Promise<SentLogEvent[]> {
+  const eventsPerCall = options.eventsPerCall ?? 500;
+  const byStream = new Map<string, OutgoingLogEvent[]>();
+  for (const event of events) {
+    const key = `${event.logGroupName}\u0000${event.logStreamName}`;
+    const list = byStream.get(key) ?? [];
+    list.push(event);
+    byStream.set(key, list);
+  }
+  for (const list of byStream.values()) {
+    try {
+      await logs.send(
+        new CreateLogStreamCommand({
+          logGroupName: list[0].logGroupName,
+          logStreamName: list[0].logStreamName,
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ResourceAlreadyExistsException)) throw error;
+    }
+  }
+  // Interleave the streams call by call, so every log group sees traffic early (as in real life).
+  const queues = [...byStream.values()].map((list) => [...list].sort((a, b) => a.timestamp - b.timestamp));
+  const sent: SentLogEvent[] = [];
+  while (queues.some((q) => q.length > 0)) {
+    for (const queue of queues) {
+      if (queue.length === 0) continue;
+      const batch: OutgoingLogEvent[] = [];
+      let bytes = 0;
+      while (queue.length > 0 && batch.length < eventsPerCall) {
+        const size = Buffer.byteLength(queue[0].message, 'utf8') + EVENT_OVERHEAD_BYTES;
+        if (batch.length > 0 && bytes + size > MAX_BATCH_BYTES) break;
+        bytes += size;
+        batch.push(queue.shift() as OutgoingLogEvent);
+      }
+      const putAt = Date.now();
+      await logs.send(
+        new PutLogEventsCommand({
+          logGroupName: batch[0].logGroupName,
+          logStreamName: batch[0].logStreamName,
+          logEvents: batch.map((e) => ({ timestamp: e.timestamp, message: e.message })),
+        }),
+      );
+      for (const event of batch) sent.push({ ...event, putAt });
+      options.onProgress?.(sent.length, events.length);
+    }
+  }
+  return sent;
+}

@@ -1,0 +1,47 @@
+/**
+ * What the local runner needs to know about the pipeline, derived from the same typed config the CDK app
+ * synthesizes (lib/config.ts `resolveConfig` over cdk.json's context) by {@link localSpecFromConfig}.
+ */
+export interface LocalPipelineSpec {
+  /** Region in the ARNs moto builds; any region works locally. */
+  readonly region: string;
+  /** moto's default account. */
+  readonly accountId: string;
+  /** The log groups to create and subscribe (created locally whether the config creates or imports them). */
+  readonly logGroups: readonly LocalLogGroup[];
+  readonly rawStream: LocalStream;
+  readonly eventsStream: LocalStream;
+  /** The bucket the transform dead-letters poison records to. */
+  readonly deadLetterBucket: string;
+  /** @default - the handler's default prefix */
+  readonly deadLetterPrefix?: string;
+  readonly eventSource: {
+    readonly batchSize: number;
+    readonly retryAttempts: number;
+    readonly timeoutInMillis: number;
+    readonly memorySizeInMb: number;
+    readonly functionName: string;
+  };
+  readonly delivery: {
+    /** The index name for an arrival time (prefix plus rotation suffix, as Firehose names it). */
+    readonly indexFor: (arrival: Date) => string;
+    /** The pattern covering every rotated index, e.g. `logs-*`. */
+    readonly indexPattern: string;
+    readonly retryDurationInMillis: number;
+  };
+}
+
+export interface LocalLogGroup {
+  readonly name: string;
+  /** The subscription filter's pattern (moto ignores it and forwards every event). */
+  readonly filterPattern: string;
+  readonly filterName: string;
+}
+
+export interface LocalStream {
+  readonly name: string;
+  readonly shardCount: number;
+}
+
+/** moto's default account id: its ARNs carry it. */
+export const MOTO_ACCOUNT_ID = '123456789012';

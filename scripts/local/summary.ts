@@ -1,0 +1,119 @@
+import type { DeliveryStats } from './delivery-loop';
+import type { EventSourceStats } from './event-source-loop';
+import type { LatencyReport } from './latency-probe';
+import type { SearchHttp } from './search-http';
+
+/** One 15-minute bin of the error count. */
+export interface ErrorBin {
+  /** Bin start, ISO-8601 UTC. */
+  readonly start: string;
+  readonly count: number;
+}
+
+/** What `npm start` prints at the end, and what the end-to-end tests assert on. */
+export interface RunSummary {
+  readonly runId: string;
+  readonly eventsWritten: number;
+  /** Documents of this run that a search finds (counted after a refresh). */
+  readonly documentsSearchable: number;
+  readonly eventSource: EventSourceStats;
+  readonly delivery: DeliveryStats;
+  /** Poison records the transform wrote to the dead-letter bucket. */
+  readonly deadLettered: number;
+  readonly errorBins: readonly ErrorBin[];
+  readonly latency: LatencyReport;
+  readonly elapsedInMillis: number;
+}
+
+/** Restricts a query to one run's documents: its log streams are named after the run. */
+export function runFilter(logStreams: readonly string[]): Record<string, unknown> {
+  return { terms: { 'cloudwatch.logStream': [...logStreams] } };
+}
+
+/** Counts the run's documents (after a refresh, so the number is final). */
+export async function countDocuments(
+  search: SearchHttp,
+  indexPattern: string,
+  logStreams: readonly string[],
+): Promise<number> {
+  await search.json('POST', `/${indexPattern}/_refresh?ignore_unavailable=true&allow_no_indices=true`);
+  const answer = await search.json<{ count: number }>(
+    'POST',
+    `/${indexPattern}/_count?ignore_unavailable=true&allow_no_indices=true`,
+    { query: { bool: { filter: [runFilter(logStreams)] } } },
+  );
+  return answer.count;
+}
+
+/**
+ * The Logs Insights query `filter level == "ERROR" | stats count() by bin(15m)` answered from OpenSearch: a
+ * `date_histogram` with `fixed_interval: 15m` over the run's documents whose `level` is ERROR. (The index
+ * template normalizes `level` to upper case, so `error` and `Error` count too, as they would in a dashboard.)
+ */
+export async function errorsPer15Minutes(
+  search: SearchHttp,
+  indexPattern: string,
+  logStreams: readonly string[],
+): Promise<ErrorBin[]> {
+  const answer = await search.json<{
+    aggregations?: { bins: { buckets: Array<{ key_as_string: string; doc_count: number }> } };
+  }>('POST', `/${indexPattern}/_search?ignore_unavailable=true&allow_no_indices=true`, {
+    size: 0,
+    query: { bool: { filter: [runFilter(logStreams), { term: { level: 'ERROR' } }] } },
+    aggs: {
+      bins: {
+        date_histogram: {
+          field: '@timestamp',
+          fixed_interval: '15m',
+          min_doc_count: 1,
+          format: 'strict_date_time',
+        },
+      },
+    },
+  });
+  return (answer.aggregations?.bins.buckets ?? []).map((b) => ({
+    start: b.key_as_string,
+    count: b.doc_count,
+  }));
+}
+
+/** The summary as printed by `npm start`. */
+export function formatSummary(summary: RunSummary): string {
+  const ms = (v: number | undefined): string => (v === undefined ? 'n/a' : `${(v / 1000).toFixed(2)} s`);
+  const accounted =
+    summary.documentsSearchable +
+    summary.delivery.documentsFailed +
+    summary.eventSource.recordsSentToOnFailure;
+  const verdict =
+    summary.documentsSearchable === summary.eventsWritten
+      ? 'OK: every event is searchable'
+      : `MISMATCH: ${summary.eventsWritten - summary.documentsSearchable} event(s) not searchable`;
+  const lines = [
+    '',
+    `kfek local run ${summary.runId} (${(summary.elapsedInMillis / 1000).toFixed(1)} s)`,
+    '',
+    `  events written (PutLogEvents)      ${summary.eventsWritten}`,
+    `  documents searchable in OpenSearch ${summary.documentsSearchable}   ${verdict}`,
+    `  failed documents (local "S3")      ${summary.delivery.documentsFailed}`,
+    `  dead-lettered raw records          ${summary.deadLettered}`,
+    `  batches given up (on-failure)      ${summary.eventSource.recordsSentToOnFailure} record(s)`,
+    `  accounted for                      ${accounted} of ${summary.eventsWritten}`,
+    '',
+    `  transform: ${summary.eventSource.invocations} invocations, ${summary.eventSource.recordsDelivered} raw ` +
+      `records, ${summary.eventSource.partialBatchResponses} partial batch responses, ` +
+      `${summary.eventSource.functionErrors} function errors`,
+    `  delivery:  ${summary.delivery.bulkRequests} bulk requests, ${summary.delivery.documentRetries} retried ` +
+      `documents, indices ${summary.delivery.indices.join(', ') || '-'}`,
+    '',
+    '  errors per 15 minutes (filter level == "ERROR" | stats count() by bin(15m)):',
+    ...(summary.errorBins.length === 0
+      ? ['    (none)']
+      : summary.errorBins.map((b) => `    ${b.start}  ${String(b.count).padStart(5)}`)),
+    '',
+    `  end-to-end latency, PutLogEvents to searchable (${summary.latency.found} of ${summary.latency.sampled} ` +
+      `sampled events): p50 ${ms(summary.latency.p50InMillis)}, p95 ${ms(summary.latency.p95InMillis)}, ` +
+      `max ${ms(summary.latency.maxInMillis)}`,
+    '',
+  ];
+  return lines.join('\n');
+}
