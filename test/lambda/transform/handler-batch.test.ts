@@ -4,7 +4,7 @@
  * (there is no AWS here; the integration test runs the same code against moto).
  */
 import { KinesisClient, PutRecordsCommand, type PutRecordsCommandInput } from '@aws-sdk/client-kinesis';
-import { PutObjectCommand, S3Client, type PutObjectCommandInput } from '@aws-sdk/client-s3';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { S3DeadLetterStore, type DeadLetterObject } from '../../../lambda/transform/dead-letter';

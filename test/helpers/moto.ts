@@ -1,0 +1,124 @@
+/**
+ * Starts a real moto server (AWS API emulator, `.venv/bin/moto_server`) on 127.0.0.1 and a random free port,
+ * for integration tests. Call `stop()` in afterAll; it kills the process group even when a test failed.
+ *
+ * The venv comes from `bash scripts/ensure-python-tools.sh` (npm test's pretest runs it).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+export class MotoServerError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MotoServerError';
+  }
+}
+
+export interface MotoServer {
+  /** `http://127.0.0.1:<port>` */
+  readonly endpoint: string;
+  readonly port: number;
+  /** Wipes all emulated resources (moto's reset API). */
+  reset(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface StartMotoOptions {
+  /**
+   * Milliseconds to wait for the server to answer.
+   * @default 20000
+   */
+  readonly startTimeoutMs?: number;
+}
+
+export const MOTO_SERVER_BIN = join(__dirname, '..', '..', '.venv', 'bin', 'moto_server');
+
+/** A free TCP port on 127.0.0.1 (asked from the OS; a tiny race before moto binds it is acceptable in tests). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      if (address === null || typeof address === 'string') {
+        server.close();
+        reject(new MotoServerError('could not read the port of a probe socket'));
+        return;
+      }
+      server.close(() => resolve(address.port));
+    });
+  });
+}
+
+async function waitUntilUp(endpoint: string, child: ChildProcess, timeoutMs: number, log: () => string) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      throw new MotoServerError(`moto_server exited with ${child.exitCode} before answering:\n${log()}`);
+    }
+    try {
+      const response = await fetch(`${endpoint}/moto-api/data.json`);
+      if (response.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new MotoServerError(`moto_server did not answer on ${endpoint} within ${timeoutMs} ms:\n${log()}`);
+}
+
+export async function startMoto(options: StartMotoOptions = {}): Promise<MotoServer> {
+  if (!existsSync(MOTO_SERVER_BIN)) {
+    throw new MotoServerError(
+      `${MOTO_SERVER_BIN} is missing: run \`bash scripts/ensure-python-tools.sh\` first.`,
+    );
+  }
+  const port = await freePort();
+  const endpoint = `http://127.0.0.1:${port}`;
+  // detached: its own process group, so stop() also ends any worker it forks.
+  const child = spawn(MOTO_SERVER_BIN, ['-H', '127.0.0.1', '-p', String(port)], {
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const keep = (chunk: Buffer): void => {
+    output = (output + chunk.toString('utf8')).slice(-4000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      child.kill('SIGTERM');
+    }
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }, 3000);
+    await exited;
+    clearTimeout(timer);
+  };
+  try {
+    await waitUntilUp(endpoint, child, options.startTimeoutMs ?? 20_000, () => output);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return {
+    endpoint,
+    port,
+    reset: async () => {
+      await fetch(`${endpoint}/moto-api/reset`, { method: 'POST' });
+    },
+    stop,
+  };
+}

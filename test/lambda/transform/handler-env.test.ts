@@ -1,0 +1,63 @@
+import {
+  InvalidEnvironmentVariableError,
+  MissingEnvironmentVariableError,
+  readCommonEnv,
+  readTransformEnv,
+} from '../../../lambda/transform/env';
+
+const ARN = 'arn:aws:kinesis:eu-west-1:123456789012:stream/kfek-events';
+
+test('reads the handler settings with their defaults', () => {
+  expect(readTransformEnv({ EVENTS_STREAM_ARN: ARN, DEAD_LETTER_BUCKET: 'kfek-dlq' })).toEqual({
+    eventsStreamArn: ARN,
+    deadLetterBucket: 'kfek-dlq',
+    deadLetterPrefix: 'dead-letter/transform/',
+    metricsNamespace: 'kfek',
+    serviceName: 'transform',
+    s3ForcePathStyle: false,
+  });
+});
+
+test('honours overrides and adds the trailing slash to the prefix', () => {
+  const env = readTransformEnv({
+    EVENTS_STREAM_ARN: ARN,
+    DEAD_LETTER_BUCKET: 'kfek-dlq',
+    DEAD_LETTER_PREFIX: 'poison',
+    POWERTOOLS_METRICS_NAMESPACE: 'acme',
+    AWS_ENDPOINT_URL: 'http://127.0.0.1:5000',
+  });
+  expect(env).toMatchObject({
+    deadLetterPrefix: 'poison/',
+    metricsNamespace: 'acme',
+    s3ForcePathStyle: true,
+  });
+  expect(readCommonEnv({ AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:5000' }).s3ForcePathStyle).toBe(true);
+});
+
+test.each(['EVENTS_STREAM_ARN', 'DEAD_LETTER_BUCKET'])('fails when %s is missing, naming it', (variable) => {
+  const env: Record<string, string> = { EVENTS_STREAM_ARN: ARN, DEAD_LETTER_BUCKET: 'kfek-dlq' };
+  env[variable] = '  ';
+  const read = () => readTransformEnv(env);
+  expect(read).toThrow(MissingEnvironmentVariableError);
+  expect(read).toThrow(new RegExp(`Environment variable ${variable} is required`));
+});
+
+test('fails when EVENTS_STREAM_ARN is a stream name instead of an ARN', () => {
+  expect(() =>
+    readTransformEnv({ EVENTS_STREAM_ARN: 'kfek-events', DEAD_LETTER_BUCKET: 'kfek-dlq' }),
+  ).toThrow(InvalidEnvironmentVariableError);
+});
+
+test('fails at import when the handler is deployed without its configuration', () => {
+  const saved = { ...process.env };
+  delete process.env.EVENTS_STREAM_ARN;
+  try {
+    jest.isolateModules(() => {
+      expect(() => {
+        jest.requireActual<unknown>('../../../lambda/transform/handler');
+      }).toThrow(/EVENTS_STREAM_ARN/);
+    });
+  } finally {
+    process.env = saved;
+  }
+});

@@ -1,0 +1,255 @@
+/**
+ * `handler.ts` end to end with the real transform core: real gzip envelopes in, PutRecords and PutObject out.
+ * Kinesis and S3 are aws-sdk-client-mock doubles here (no AWS account); `test/integration/` runs the same
+ * handler against a real moto server.
+ */
+import { KinesisClient, PutRecordsCommand, type PutRecordsCommandInput } from '@aws-sdk/client-kinesis';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { Context, KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import type { DeadLetterObject } from '../../../lambda/transform/dead-letter';
+import type { LogDocument } from '../../../lambda/transform/types';
+import { encodeEnvelope, makeEnvelope, makeKinesisEvent, makeLogEvents } from '../../helpers/cloudwatch';
+
+type Handler = (event: KinesisStreamEvent, context: Context) => Promise<KinesisStreamBatchResponse>;
+
+const EVENTS_ARN = 'arn:aws:kinesis:eu-west-1:123456789012:stream/kfek-events';
+const kinesis = mockClient(KinesisClient);
+const s3 = mockClient(S3Client);
+const savedEnv = { ...process.env };
+let handler: Handler;
+let consoleLog: jest.SpyInstance;
+
+function context(remainingMs: () => number): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName: 'kfek-transform',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:kfek-transform',
+    memoryLimitInMB: '512',
+    awsRequestId: 'c6af9ac6-7b61-11e6-9a41-93e812345678',
+    logGroupName: '/aws/lambda/kfek-transform',
+    logStreamName: '2026/11/23/[$LATEST]abcdef',
+    getRemainingTimeInMillis: remainingMs,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/** Data of every entry Kinesis was asked to store, parsed, per call. */
+function sentDocuments(): LogDocument[] {
+  return kinesis
+    .commandCalls(PutRecordsCommand)
+    .flatMap((c) =>
+      c.args[0].input.Records!.map((r) => JSON.parse(Buffer.from(r.Data!).toString('utf8')) as LogDocument),
+    );
+}
+
+/** EMF lines Powertools printed, merged into one name -> value map. */
+function emittedMetrics(): Record<string, unknown> {
+  const merged: Record<string, unknown> = {};
+  for (const [line] of consoleLog.mock.calls as Array<[unknown]>) {
+    if (typeof line !== 'string' || !line.includes('"_aws"')) continue;
+    Object.assign(merged, JSON.parse(line));
+  }
+  return merged;
+}
+
+beforeAll(async () => {
+  process.env.EVENTS_STREAM_ARN = EVENTS_ARN;
+  process.env.DEAD_LETTER_BUCKET = 'kfek-dead-letter';
+  process.env.AWS_REGION = 'eu-west-1';
+  // POWERTOOLS_DEV makes Powertools print through the global console (so the test can read the EMF lines);
+  // it also disables metrics unless POWERTOOLS_METRICS_DISABLED says otherwise.
+  process.env.POWERTOOLS_DEV = 'true';
+  process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+  process.env.POWERTOOLS_LOG_LEVEL = 'ERROR';
+  ({ handler } = (await import('../../../lambda/transform/handler')) as { handler: Handler });
+});
+
+afterAll(() => {
+  process.env = savedEnv;
+});
+
+beforeEach(() => {
+  kinesis.reset();
+  s3.reset();
+  s3.on(PutObjectCommand).resolves({});
+  consoleLog = jest.spyOn(console, 'log').mockImplementation(() => undefined);
+  for (const level of ['info', 'warn', 'error', 'debug'] as const) {
+    jest.spyOn(console, level).mockImplementation(() => undefined);
+  }
+});
+
+afterEach(() => {
+  jest.restoreAllMocks();
+});
+
+function acknowledgeAll(refuse: (doc: LogDocument) => boolean = () => false): void {
+  kinesis.on(PutRecordsCommand).callsFake((input: PutRecordsCommandInput) => {
+    const records = input.Records!.map((r) => {
+      const doc = JSON.parse(Buffer.from(r.Data!).toString('utf8')) as LogDocument;
+      return refuse(doc)
+        ? { ErrorCode: 'ProvisionedThroughputExceededException', ErrorMessage: 'Rate exceeded' }
+        : { SequenceNumber: '1', ShardId: 'shardId-000000000000' };
+    });
+    return Promise.resolve({
+      FailedRecordCount: records.filter((r) => 'ErrorCode' in r).length,
+      Records: records,
+    });
+  });
+}
+
+test('writes one document per log event, skips control messages, dead-letters poison, and counts it all', async () => {
+  // GIVEN: two data envelopes (one gzip, one plain JSON), a control message, and two kinds of poison.
+  const appEvents = makeLogEvents(3, (i) =>
+    JSON.stringify({ level: 'INFO', message: `order ${i} shipped`, orderId: i }),
+  );
+  const event = makeKinesisEvent([
+    encodeEnvelope(makeEnvelope({ logEvents: appEvents })),
+    encodeEnvelope(
+      makeEnvelope({
+        messageType: 'CONTROL_MESSAGE',
+        logGroup: '',
+        logStream: '',
+        logEvents: makeLogEvents(1),
+      }),
+    ),
+    Buffer.from('definitely not gzip').toString('base64'),
+    encodeEnvelope(makeEnvelope({ logGroup: '/aws/lambda/other', logEvents: makeLogEvents(2) }), {
+      gzip: false,
+    }),
+    encodeEnvelope('{"messageType":"DATA_MESSAGE","logEvents":"not an array"}'),
+  ]);
+  acknowledgeAll();
+  // WHEN
+  const response = await handler(
+    event,
+    context(() => 60_000),
+  );
+  // THEN
+  expect(response).toEqual({ batchItemFailures: [] });
+  const docs = sentDocuments();
+  expect(docs).toHaveLength(5);
+  expect(docs.map((d) => d.cloudwatch.id)).toEqual([
+    ...appEvents.map((e) => e.id),
+    ...makeLogEvents(2).map((e) => e.id),
+  ]);
+  expect(docs[0]).toMatchObject({
+    message: 'order 0 shipped',
+    orderId: 0,
+    cloudwatch: { owner: '123456789012' },
+  });
+  expect(docs[3].cloudwatch.logGroup).toBe('/aws/lambda/other');
+  const keys = new Set(
+    kinesis
+      .commandCalls(PutRecordsCommand)
+      .flatMap((c) => c.args[0].input.Records!.map((r) => r.PartitionKey)),
+  );
+  expect(keys.size).toBe(2); // one per log group/stream, never a constant
+  expect(kinesis.commandCalls(PutRecordsCommand)[0].args[0].input.StreamARN).toBe(EVENTS_ARN);
+
+  const puts = s3.commandCalls(PutObjectCommand).map((c) => c.args[0].input);
+  expect(puts).toHaveLength(2);
+  const bodies = puts.map((p) => JSON.parse(p.Body as string) as DeadLetterObject);
+  expect(bodies.map((b) => b.source.sequenceNumber).sort()).toEqual(
+    [event.Records[2].kinesis.sequenceNumber, event.Records[4].kinesis.sequenceNumber].sort(),
+  );
+  for (const body of bodies) {
+    const raw = event.Records.find((r) => r.kinesis.sequenceNumber === body.source.sequenceNumber)!;
+    expect(body.data).toBe(raw.kinesis.data);
+    expect(body.reason).not.toBe('');
+    expect(body.source).toMatchObject({
+      eventId: raw.eventID,
+      streamArn: raw.eventSourceARN,
+      shardId: 'shardId-000000000000',
+    });
+  }
+  expect(
+    puts.every((p) => p.Bucket === 'kfek-dead-letter' && p.Key!.startsWith('dead-letter/transform/year=')),
+  ).toBe(true);
+
+  const emf = emittedMetrics();
+  expect(emf).toMatchObject({
+    RecordsIn: 5,
+    EventsOut: 5,
+    ControlMessages: 1,
+    PoisonRecords: 2,
+    DeadLetteredRecords: 2,
+    TruncatedDocuments: 0,
+    RetriedEntries: 0,
+    Throttles: 0,
+    service: 'transform',
+  });
+  expect(JSON.stringify(emf._aws)).toContain('"Namespace":"kfek"');
+});
+
+test('names the earliest record with unwritten events when the budget runs out; earlier records are written', async () => {
+  // GIVEN: four data records; one event of record 2 is throttled forever. 1.6 s left = 0.6 s of budget.
+  const records = [0, 1, 2, 3].map((r) =>
+    makeLogEvents(4).map((e, i) => ({
+      ...e,
+      id: `${r}${i}`.padStart(56, '9'),
+      message: `record ${r} event ${i}`,
+    })),
+  );
+  const event = makeKinesisEvent(records.map((logEvents) => encodeEnvelope(makeEnvelope({ logEvents }))));
+  acknowledgeAll((doc) => doc.message === 'record 2 event 3');
+  const deadline = Date.now() + 1_600;
+  // WHEN
+  const response = await handler(
+    event,
+    context(() => deadline - Date.now()),
+  );
+  // THEN
+  expect(response).toEqual({
+    batchItemFailures: [{ itemIdentifier: event.Records[2].kinesis.sequenceNumber }],
+  });
+  const acknowledged = new Set(
+    sentDocuments()
+      .filter((d) => d.message !== 'record 2 event 3')
+      .map((d) => d.message),
+  );
+  for (const r of [0, 1])
+    for (let i = 0; i < 4; i++) expect(acknowledged).toContain(`record ${r} event ${i}`);
+  expect(Date.now()).toBeLessThanOrEqual(deadline);
+  expect(emittedMetrics()).toMatchObject({ PartialBatchResponses: 1 });
+  expect(Number(emittedMetrics().Throttles)).toBeGreaterThan(0);
+});
+
+test('retries throttled entries and writes the whole batch when there is time', async () => {
+  // GIVEN: every entry is throttled twice before it is accepted.
+  const seen = new Map<string, number>();
+  acknowledgeAll((doc) => {
+    const n = seen.get(doc.cloudwatch.id) ?? 0;
+    seen.set(doc.cloudwatch.id, n + 1);
+    return n < 2;
+  });
+  const event = makeKinesisEvent([encodeEnvelope(makeEnvelope({ logEvents: makeLogEvents(20) }))]);
+  // WHEN
+  const response = await handler(
+    event,
+    context(() => 30_000),
+  );
+  // THEN
+  expect(response.batchItemFailures).toEqual([]);
+  expect(kinesis.commandCalls(PutRecordsCommand)).toHaveLength(3);
+  expect(emittedMetrics()).toMatchObject({ EventsOut: 20, RetriedEntries: 40, Throttles: 40 });
+});
+
+test('an empty or malformed event is answered without throwing', async () => {
+  await expect(
+    handler(
+      { Records: [] },
+      context(() => 10_000),
+    ),
+  ).resolves.toEqual({ batchItemFailures: [] });
+  await expect(
+    handler(
+      {} as KinesisStreamEvent,
+      context(() => 10_000),
+    ),
+  ).resolves.toEqual({ batchItemFailures: [] });
+  expect(kinesis.commandCalls(PutRecordsCommand)).toHaveLength(0);
+});
