@@ -1,0 +1,424 @@
+/**
+ * `npm run bench`: transform throughput against a bare-decode floor, memory, and the handler
+ * bundle's size and load time. The last line printed is exactly
+ * `transform: <N> events/s, floor: <M> events/s, ratio: <M/N>` (target: ratio <= 2.0).
+ *
+ * Memory is measured in child processes (this file run with `--child=<case>`), so that each peak
+ * RSS belongs to one case and not to corpus generation or the throughput rounds.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { transformRecord } from '../lambda/transform/transform';
+import { CorpusGenerator } from './corpus';
+
+const ROOT = resolve(__dirname, '..');
+const ROUNDS = 7;
+const SLICES_PER_ROUND = 20;
+const SMALL_BATCH_EVENTS = 100_000;
+const LARGE_BATCHES = 10;
+const LARGE_BATCH_SIZE = 10_000;
+/** Lambda's synchronous invocation payload limit, which caps one Kinesis event source batch. */
+const EVENT_SOURCE_BATCH_BYTES = 6 * 1024 * 1024;
+/** Kinesis' record size limit: the raw (decoded) data of one record. */
+const KINESIS_RECORD_BYTES = 1024 * 1024;
+/** CloudWatch Logs' PutLogEvents batch limit, which bounds one subscription envelope's events. */
+const CWL_BATCH_BYTES = 1_048_576;
+
+interface Corpus {
+  readonly records: string[];
+  readonly events: number;
+  readonly smallRecords: number;
+  readonly largeRecords: number;
+}
+
+function encode(envelope: object): string {
+  return gzipSync(Buffer.from(JSON.stringify(envelope), 'utf8')).toString('base64');
+}
+
+function buildCorpus(): Corpus {
+  const gen = new CorpusGenerator(42);
+  const records: string[] = [];
+  let events = 0;
+  let smallRecords = 0;
+  while (events < SMALL_BATCH_EVENTS) {
+    const n = gen.between(1, 50);
+    records.push(encode(gen.envelope(n)));
+    events += n;
+    smallRecords++;
+  }
+  for (let i = 0; i < LARGE_BATCHES; i++) {
+    records.push(encode(gen.envelope(LARGE_BATCH_SIZE)));
+    events += LARGE_BATCH_SIZE;
+  }
+  return { records, events, smallRecords, largeRecords: LARGE_BATCHES };
+}
+
+interface FloorEvent {
+  readonly id: string;
+  readonly timestamp: number;
+  readonly message: string;
+}
+
+/** The floor: gunzip, parse the envelope, stringify a minimal document per event. Nothing else. */
+function floorRecord(data: string): number {
+  const envelope = JSON.parse(gunzipSync(Buffer.from(data, 'base64')).toString('utf8')) as {
+    logEvents: FloorEvent[];
+  };
+  let bytes = 0;
+  for (const e of envelope.logEvents) {
+    bytes += JSON.stringify({
+      '@timestamp': new Date(e.timestamp).toISOString(),
+      message: e.message,
+      id: e.id,
+    }).length;
+  }
+  return bytes;
+}
+
+function runTransform(records: readonly string[]): { events: number; ms: number } {
+  const start = process.hrtime.bigint();
+  let events = 0;
+  for (const r of records) {
+    const outcome = transformRecord(r);
+    if (outcome.kind !== 'data') throw new Error(`benchmark record was ${outcome.kind}`);
+    events += outcome.documents.length;
+  }
+  return { events, ms: Number(process.hrtime.bigint() - start) / 1e6 };
+}
+
+function runFloor(records: readonly string[], expectedEvents: number): { events: number; ms: number } {
+  const start = process.hrtime.bigint();
+  let sink = 0;
+  for (const r of records) sink += floorRecord(r);
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  if (sink === 0) throw new Error('floor produced nothing');
+  return { events: expectedEvents, ms };
+}
+
+interface Slice {
+  readonly records: string[];
+  readonly events: number;
+}
+
+/** Cuts the corpus into `count` slices of about equal event counts (a 10,000-event record is one slice's worth). */
+function sliceRecords(records: readonly string[], count: number): Slice[] {
+  const counts = records.map((r) => {
+    const envelope = JSON.parse(gunzipSync(Buffer.from(r, 'base64')).toString('utf8')) as {
+      logEvents: unknown[];
+    };
+    return envelope.logEvents.length;
+  });
+  const total = counts.reduce((a, b) => a + b, 0);
+  const target = total / count;
+  const slices: Slice[] = [];
+  let current: string[] = [];
+  let events = 0;
+  records.forEach((r, i) => {
+    current.push(r);
+    events += counts[i];
+    if (events >= target) {
+      slices.push({ records: current, events });
+      current = [];
+      events = 0;
+    }
+  });
+  if (current.length > 0) slices.push({ records: current, events });
+  return slices;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+function gc(): void {
+  const collect = (globalThis as { gc?: () => void }).gc;
+  if (collect) collect();
+}
+
+const MiB = 1024 * 1024;
+const mb = (bytes: number): string => `${(bytes / MiB).toFixed(1)} MiB`;
+
+// ---------------------------------------------------------------------------------------------
+// Memory cases, each in its own process.
+
+interface MemoryReport {
+  readonly case: string;
+  readonly records: number;
+  readonly recordDataBytes: number;
+  readonly decompressedBytes: number;
+  readonly events: number;
+  readonly outputBytes: number;
+  readonly rssBefore: number;
+  readonly peakRss: number;
+  readonly heapUsedDelta: number;
+  readonly ms: number;
+}
+
+/** Records of realistic events, each at most `maxRecordBytes` compressed and `maxEnvelopeBytes` decompressed. */
+function buildBatch(
+  gen: CorpusGenerator,
+  maxRecordBytes: number,
+  maxEnvelopeBytes: number,
+  totalBase64: number,
+): string[] {
+  const records: string[] = [];
+  let total = 0;
+  for (;;) {
+    // Grow the envelope in chunks until the next chunk would break a limit.
+    const envelope = gen.envelope(0) as { logEvents: unknown[] };
+    let json = JSON.stringify(envelope);
+    let gz = gzipSync(json);
+    for (;;) {
+      const chunk = gen.events(500);
+      const candidate = { ...envelope, logEvents: [...envelope.logEvents, ...chunk] };
+      const candidateJson = JSON.stringify(candidate);
+      if (candidateJson.length > maxEnvelopeBytes) break;
+      const candidateGz = gzipSync(candidateJson);
+      if (candidateGz.length > maxRecordBytes) break;
+      envelope.logEvents = candidate.logEvents;
+      json = candidateJson;
+      gz = candidateGz;
+    }
+    const data = gz.toString('base64');
+    // ~600 bytes of per-record event JSON around the data (ids, ARNs, sequence numbers).
+    if (total + data.length + 600 > totalBase64) break;
+    records.push(data);
+    total += data.length + 600;
+  }
+  return records;
+}
+
+function memoryCase(name: string): MemoryReport {
+  const gen = new CorpusGenerator(7);
+  let records: string[];
+  let hold = true;
+  if (name === 'envelope-10k') {
+    records = [encode(gen.envelope(LARGE_BATCH_SIZE))];
+  } else if (name === 'batch-6mb-cwl') {
+    // What CloudWatch Logs really sends: envelopes of at most 1 MiB of events.
+    records = buildBatch(gen, KINESIS_RECORD_BYTES, CWL_BATCH_BYTES * 1.3, EVENT_SOURCE_BATCH_BYTES);
+  } else if (name === 'batch-6mb-1mb-records') {
+    // Worst case any producer could write: every record a full 1 MiB of gzip.
+    records = buildBatch(gen, KINESIS_RECORD_BYTES, Number.MAX_SAFE_INTEGER, EVENT_SOURCE_BATCH_BYTES);
+  } else if (name === 'batch-6mb-1mb-records-streaming') {
+    records = buildBatch(gen, KINESIS_RECORD_BYTES, Number.MAX_SAFE_INTEGER, EVENT_SOURCE_BATCH_BYTES);
+    hold = false;
+  } else {
+    throw new Error(`unknown memory case ${name}`);
+  }
+  const recordDataBytes = records.reduce((sum, r) => sum + Buffer.byteLength(r, 'base64'), 0);
+  const decompressedBytes = records.reduce((sum, r) => sum + gunzipSync(Buffer.from(r, 'base64')).length, 0);
+  gc();
+  gc();
+  const before = process.memoryUsage();
+  const start = process.hrtime.bigint();
+  const kept: unknown[] = [];
+  let events = 0;
+  let outputBytes = 0;
+  for (const r of records) {
+    const outcome = transformRecord(r);
+    if (outcome.kind !== 'data') throw new Error(`memory record was ${outcome.kind}`);
+    events += outcome.documents.length;
+    for (const d of outcome.documents) outputBytes += d.bytes;
+    // The Kinesis handler keeps every document of the batch until it is written; hold them too.
+    if (hold) kept.push(outcome);
+  }
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  const after = process.memoryUsage();
+  const peakRss = process.resourceUsage().maxRSS * 1024;
+  if (kept.length > records.length) throw new Error('unreachable');
+  return {
+    case: name,
+    records: records.length,
+    recordDataBytes,
+    decompressedBytes,
+    events,
+    outputBytes,
+    rssBefore: before.rss,
+    peakRss,
+    heapUsedDelta: after.heapUsed - before.heapUsed,
+    ms,
+  };
+}
+
+function runMemoryChild(name: string): MemoryReport | string {
+  const child = spawnSync(
+    process.execPath,
+    ['--expose-gc', '-r', 'ts-node/register/transpile-only', __filename, `--child=${name}`],
+    { cwd: ROOT, encoding: 'utf8', maxBuffer: 16 * MiB },
+  );
+  if (child.status !== 0) return `failed: ${child.stderr.trim().split('\n').slice(-3).join(' | ')}`;
+  return JSON.parse(child.stdout.trim().split('\n').pop() ?? '{}') as MemoryReport;
+}
+
+function printMemory(report: MemoryReport | string, label: string): void {
+  if (typeof report === 'string') {
+    console.log(`  ${label}: ${report}`);
+    return;
+  }
+  console.log(
+    `  ${label}: ${report.records} record(s), ${mb(report.recordDataBytes)} record data, ${mb(report.decompressedBytes)} decompressed, ` +
+      `${report.events} events -> ${mb(report.outputBytes)} of documents in ${report.ms.toFixed(0)} ms; ` +
+      `peak RSS ${mb(report.peakRss)} (RSS before ${mb(report.rssBefore)}, +${mb(report.peakRss - report.rssBefore)}), ` +
+      `heapUsed +${mb(report.heapUsedDelta)}`,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bundle size and require time of the Kinesis handler.
+
+interface EsbuildLike {
+  buildSync(options: Record<string, unknown>): unknown;
+}
+
+function bundleReport(): string[] {
+  const entry = join(ROOT, 'lambda/transform/handler.ts');
+  if (!existsSync(entry))
+    return ['  handler bundle: not built (lambda/transform/handler.ts does not exist yet)'];
+  const outDir = join(ROOT, '.kfek/bench');
+  mkdirSync(outDir, { recursive: true });
+  const outfile = join(outDir, 'handler.js');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const esbuild = require('esbuild') as EsbuildLike;
+  try {
+    esbuild.buildSync({
+      entryPoints: [entry],
+      bundle: true,
+      minify: true,
+      platform: 'node',
+      target: 'node22',
+      format: 'cjs',
+      // The Lambda Node.js runtime ships AWS SDK v3; NodejsFunction leaves it out of the bundle too.
+      external: ['@aws-sdk/*'],
+      outfile,
+      logLevel: 'silent',
+    });
+  } catch (err) {
+    return [
+      `  handler bundle: esbuild failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`,
+    ];
+  }
+  const size = statSync(outfile).size;
+  const times: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const probe = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        `const t=process.hrtime.bigint();require(${JSON.stringify(outfile)});process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))`,
+      ],
+      // A Lambda-like environment, so module-scope configuration parsing succeeds.
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          AWS_REGION: 'eu-west-1',
+          EVENTS_STREAM_ARN: 'arn:aws:kinesis:eu-west-1:123456789012:stream/kfek-events',
+          DEAD_LETTER_BUCKET: 'kfek-dead-letters',
+          DEAD_LETTER_BUCKET_NAME: 'kfek-dead-letters',
+          AWS_LAMBDA_FUNCTION_NAME: 'kfek-transform',
+        },
+      },
+    );
+    if (probe.status !== 0) {
+      return [
+        `  handler bundle: ${(size / 1024).toFixed(1)} KiB minified (node22, @aws-sdk/* external)`,
+        `  handler require: failed: ${probe.stderr.trim().split('\n').slice(-2).join(' | ')}`,
+      ];
+    }
+    times.push(Number(probe.stdout));
+  }
+  return [
+    `  handler bundle: ${(size / 1024).toFixed(1)} KiB minified (node22, @aws-sdk/* external)`,
+    `  handler require time: ${median(times).toFixed(1)} ms median of 5 fresh node processes (includes the SDK clients it loads)`,
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+
+function main(): void {
+  const childArg = process.argv.find((a) => a.startsWith('--child='));
+  if (childArg) {
+    console.log(JSON.stringify(memoryCase(childArg.slice('--child='.length))));
+    return;
+  }
+
+  const t0 = Date.now();
+  const corpus = buildCorpus();
+  const base64Bytes = corpus.records.reduce((s, r) => s + r.length, 0);
+  console.log(
+    `corpus: ${corpus.events} events in ${corpus.records.length} records ` +
+      `(${corpus.smallRecords} small batches of 1-50 events, ${corpus.largeRecords} of ${LARGE_BATCH_SIZE}), ` +
+      `${mb(base64Bytes)} base64, built in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+  );
+
+  // Warm-up: let both code paths get optimised before anything is measured.
+  runTransform(corpus.records);
+  runFloor(corpus.records, corpus.events);
+
+  // Interleaved at slice granularity: within a round, each slice of records is run by both sides
+  // back to back (alternating which goes first), so load from other processes on this shared
+  // machine hits both sides alike. The round's rate is events over the summed time of its slices.
+  const slices = sliceRecords(corpus.records, SLICES_PER_ROUND);
+  const transformRates: number[] = [];
+  const floorRates: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    gc();
+    let transformMs = 0;
+    let floorMs = 0;
+    let transformEvents = 0;
+    slices.forEach((slice, i) => {
+      if ((i + round) % 2 === 0) {
+        const t = runTransform(slice.records);
+        const f = runFloor(slice.records, slice.events);
+        transformMs += t.ms;
+        floorMs += f.ms;
+        transformEvents += t.events;
+      } else {
+        const f = runFloor(slice.records, slice.events);
+        const t = runTransform(slice.records);
+        transformMs += t.ms;
+        floorMs += f.ms;
+        transformEvents += t.events;
+      }
+    });
+    if (transformEvents !== corpus.events) {
+      throw new Error(`transform produced ${transformEvents} events, expected ${corpus.events}`);
+    }
+    transformRates.push((corpus.events / transformMs) * 1000);
+    floorRates.push((corpus.events / floorMs) * 1000);
+    console.log(
+      `  round ${round + 1}: transform ${Math.round(transformRates[round])} events/s (${transformMs.toFixed(0)} ms), ` +
+        `floor ${Math.round(floorRates[round])} events/s (${floorMs.toFixed(0)} ms), ratio ${(transformMs / floorMs).toFixed(2)}`,
+    );
+  }
+
+  console.log('memory (each case in a fresh process; peak RSS includes node + ts-node, ~100 MiB):');
+  printMemory(runMemoryChild('envelope-10k'), 'one 10,000-event envelope');
+  printMemory(
+    runMemoryChild('batch-6mb-cwl'),
+    '6 MB event-source batch, CloudWatch-sized envelopes (<= 1 MiB of events)',
+  );
+  printMemory(
+    runMemoryChild('batch-6mb-1mb-records'),
+    '6 MB event-source batch, 1 MiB gzip records, all documents held',
+  );
+  printMemory(
+    runMemoryChild('batch-6mb-1mb-records-streaming'),
+    '6 MB event-source batch, 1 MiB gzip records, one record at a time',
+  );
+  for (const line of bundleReport()) console.log(line);
+
+  const transformRate = median(transformRates);
+  const floorRate = median(floorRates);
+  console.log(
+    `transform: ${Math.round(transformRate)} events/s, floor: ${Math.round(floorRate)} events/s, ratio: ${(floorRate / transformRate).toFixed(2)}`,
+  );
+}
+
+main();
