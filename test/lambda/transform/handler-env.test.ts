@@ -54,7 +54,7 @@ test('fails at import when the handler is deployed without its configuration', (
   try {
     jest.isolateModules(() => {
       expect(() => {
-        jest.requireActual<unknown>('../../../lambda/transform/handler');
+        jest.requireActual<object>('../../../lambda/transform/handler');
       }).toThrow(/EVENTS_STREAM_ARN/);
     });
   } finally {
