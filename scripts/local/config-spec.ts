@@ -1,0 +1,85 @@
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { indexNameFor, indexPatternFor, type PipelineConfig, resolveConfig } from '../../lib/config';
+import { type OpenSearchSpec, resolveOpenSearchSpec } from '../../lib/opensearch/spec';
+import { LocalRunError } from './errors';
+import { type LocalPipelineSpec, MOTO_ACCOUNT_ID } from './spec';
+
+/** The repository root (cdk.json lives there). */
+export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+
+/**
+ * Reads cdk.json's `context` and resolves it with the CDK app's own `resolveConfig`, so `npm start` runs the
+ * log groups, streams, batch size, index naming and template that `cdk deploy` would deploy.
+ */
+export function loadConfig(profile?: string, cdkJsonPath = path.join(REPO_ROOT, 'cdk.json')): PipelineConfig {
+  let context: Record<string, unknown>;
+  try {
+    const cdkJson = JSON.parse(readFileSync(cdkJsonPath, 'utf8')) as { context?: Record<string, unknown> };
+    context = cdkJson.context ?? {};
+  } catch (error) {
+    throw new LocalRunError(`could not read ${cdkJsonPath}: ${String(error)}`, { cause: error });
+  }
+  return resolveConfig(context, profile);
+}
+
+export interface LocalSpecOptions {
+  /**
+   * Suffix for stream and bucket names, so several runs against one moto never share a stream.
+   * @default - none
+   */
+  readonly suffix?: string;
+}
+
+/**
+ * Derives what the local runner creates from the pipeline config. Names follow `<name>-<profile>-...`; in AWS
+ * CloudFormation picks the physical names, which the local run does not need to match. Everything that changes
+ * behaviour (log groups and their filter patterns, shard counts, batch size, retries, timeout, memory,
+ * dead-letter prefix, index prefix and rotation, retry duration) comes from the config unchanged.
+ */
+export function localSpecFromConfig(
+  config: PipelineConfig,
+  options: LocalSpecOptions = {},
+): LocalPipelineSpec {
+  const stem = `${config.name}-${config.profile}${options.suffix === undefined ? '' : `-${options.suffix}`}`;
+  const { indexPrefix, indexRotation } = config.delivery;
+  // An on-demand stream starts with 4 shards in AWS; locally a provisioned stream of that size stands in.
+  const shards = (s: PipelineConfig['streams']['raw']): number => (s.mode === 'ON_DEMAND' ? 4 : s.shardCount);
+  return {
+    region: config.env.region ?? 'us-east-1',
+    accountId: MOTO_ACCOUNT_ID,
+    logGroups: config.sources.logGroups.map((group) => ({
+      name: group.name,
+      filterPattern: group.filterPattern,
+      filterName: `${config.name}-to-raw-stream`,
+    })),
+    rawStream: { name: `${stem}-raw`, shardCount: shards(config.streams.raw) },
+    eventsStream: { name: `${stem}-events`, shardCount: shards(config.streams.events) },
+    deadLetterBucket: `${stem}-dead-letter`.toLowerCase(),
+    deadLetterPrefix: config.transform.deadLetterPrefix,
+    eventSource: {
+      batchSize: config.transform.batchSize,
+      retryAttempts: config.transform.retryAttempts,
+      timeoutInMillis: config.transform.timeoutSeconds * 1000,
+      memorySizeInMb: config.transform.memoryMb,
+      functionName: `${stem}-transform`,
+    },
+    delivery: {
+      indexFor: (arrival) => indexNameFor(indexPrefix, indexRotation, arrival),
+      indexPattern: indexPatternFor(indexPrefix, indexRotation),
+      retryDurationInMillis: config.delivery.retryDurationSeconds * 1000,
+    },
+  };
+}
+
+/**
+ * The provisioning spec the Search stack's custom resource applies, from the same config: template, retention
+ * and names are identical; the local node has no security plugin, so there are no role mappings to make.
+ */
+export function openSearchSpecFromConfig(config: PipelineConfig): OpenSearchSpec {
+  return resolveOpenSearchSpec({
+    indexPrefix: config.delivery.indexPrefix,
+    indexTemplate: config.openSearch.indexTemplate,
+    retention: config.openSearch.retention,
+  });
+}
