@@ -172,8 +172,10 @@ export function classifyCallError(error: unknown): CallFailure {
     return { retryable: true, throttled: false };
   if (TRANSIENT_CLIENT_ERRORS.has(name)) return { retryable: true, throttled: false };
   if (NETWORK_ERROR_CODES.has(code) || name === 'TimeoutError') return { retryable: true, throttled: false };
-  // The SDK wraps a connection that died mid-response without an HTTP status; a service error always has one.
-  if (status === undefined && e.$fault === undefined) return { retryable: true, throttled: false };
+  // A failure the SDK saw without any HTTP answer (it attaches $metadata but no status): the network, not us.
+  if (e.$metadata !== undefined && status === undefined && e.$fault === undefined) {
+    return { retryable: true, throttled: false };
+  }
   return { retryable: false };
 }
 

@@ -69,8 +69,11 @@ export interface FaultProxy {
   throttleCalls(calls: number): void;
   /** Answers the next `calls` PutRecords calls with a 5xx. */
   failCalls(calls: number, status?: number): void;
-  /** Drops every connection for `ms` milliseconds from now. */
-  goDown(ms: number): void;
+  /**
+   * An outage of `ms` milliseconds from now: `reset` destroys every connection at once (clients see ECONNRESET),
+   * `blackhole` accepts requests and never answers (clients hang until they give up).
+   */
+  goDown(ms: number, mode?: 'reset' | 'blackhole'): void;
   /** Removes all faults and zeroes the stats. */
   clear(): void;
   close(): Promise<void>;
@@ -143,6 +146,8 @@ export async function startFaultProxy(targetEndpoint: string): Promise<FaultProx
   let serverErrorsLeft = 0;
   let serverErrorStatus = 500;
   let downUntil = 0;
+  let downMode: 'reset' | 'blackhole' = 'reset';
+  const held = new Set<ServerResponse>();
   const sockets = new Set<Socket>();
 
   const handlePutRecords = async (req: IncomingMessage, res: ServerResponse, raw: Buffer): Promise<void> => {
@@ -213,7 +218,8 @@ export async function startFaultProxy(targetEndpoint: string): Promise<FaultProx
   const server: Server = createServer((req, res) => {
     if (Date.now() < downUntil) {
       stats.droppedConnections += 1;
-      req.socket.destroy();
+      if (downMode === 'reset') req.socket.destroy();
+      else held.add(res); // never answered; destroyed by clear() or close()
       return;
     }
     readBody(req)
@@ -260,8 +266,9 @@ export async function startFaultProxy(targetEndpoint: string): Promise<FaultProx
       serverErrorsLeft += calls;
       serverErrorStatus = status;
     },
-    goDown(ms) {
+    goDown(ms, mode = 'reset') {
       downUntil = Date.now() + ms;
+      downMode = mode;
       // Kill idle keep-alive connections too, as an outage would.
       for (const socket of sockets) socket.destroy();
     },
@@ -270,6 +277,8 @@ export async function startFaultProxy(targetEndpoint: string): Promise<FaultProx
       throttleLeft = 0;
       serverErrorsLeft = 0;
       downUntil = 0;
+      for (const res of held) res.destroy();
+      held.clear();
       for (const key of Object.keys(stats) as Array<keyof FaultProxyStats>) stats[key] = 0;
     },
     close: () =>

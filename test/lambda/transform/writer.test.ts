@@ -324,6 +324,19 @@ describe('whole-call failures', () => {
       retryable: false,
     });
     expect(classifyCallError('not an error')).toEqual({ retryable: false });
+    // What the SDK throws when the connection dies (measured against a socket-destroying server).
+    const hangUp = Object.assign(new Error('socket hang up'), {
+      name: 'TimeoutError',
+      code: 'ECONNRESET',
+      $metadata: { attempts: 1, totalRetryDelay: 0 },
+    });
+    expect(classifyCallError(hangUp)).toEqual({ retryable: true, throttled: false });
+    expect(classifyCallError(Object.assign(new Error('?'), { $metadata: {} }))).toEqual({
+      retryable: true,
+      throttled: false,
+    });
+    // A bug in our own code is not a network problem: retrying it would only burn the budget.
+    expect(classifyCallError(new TypeError('x is not a function'))).toEqual({ retryable: false });
   });
 });
 
