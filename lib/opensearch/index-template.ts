@@ -13,9 +13,11 @@ import { contentHash, type OpenSearchSpec } from './spec';
  *   `message` (analysed `text`); fields whose name says they hold prose (`*message`, `*stack*`, `*description`)
  *   are mapped as `text` too.
  * - `index.mapping.ignore_malformed`: a wrong-typed value in a numeric or date field (`durationMs: "slow"`) is
- *   dropped from the index (and listed in the document's `_ignored`) instead of rejecting the whole log line.
- *   An object where a concrete value is mapped (or the reverse) is still rejected by OpenSearch; Firehose then keeps
- *   the document in the S3 failed-documents prefix.
+ *   dropped from the index (and listed in the document's `_ignored`) instead of rejecting the whole log line. On
+ *   OpenSearch 3.6 (measured) this also covers an object sent to a keyword/number field (`level: {code: 3}`): the
+ *   document is indexed, the value stays in `_source` but is not searchable. The reverse, a plain value where an
+ *   object is mapped (`cloudwatch: "x"`), is still rejected; Firehose then keeps the document in the S3
+ *   failed-documents prefix.
  * - `date_detection` is off: a string that happens to look like a date in the first document must not turn the
  *   field into a `date` for the rest of the day.
  * - `best_compression` (DEFLATE instead of LZ4 for stored fields): logs are written once and read rarely; the

@@ -1,0 +1,145 @@
+/**
+ * CloudFormation custom resource (Provider framework `onEvent`) that applies kfek's OpenSearch provisioning to the
+ * domain: Create and Update run the idempotent applier, Delete leaves everything in place (the log indices and
+ * their template outlive the stack on purpose; deleting a stack must never delete data).
+ *
+ * A thin adapter: it parses the properties, builds the HTTP client (SigV4 as the function's role, or HTTP basic as
+ * the fine-grained access control master user read from Secrets Manager) and calls `provisionOpenSearch`.
+ */
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
+import { OpenSearchSpecError } from '../../lib/opensearch/errors';
+import { createHttpClient, type HttpAuth, type OpenSearchHttpClient } from '../../lib/opensearch/http';
+import {
+  provisionOpenSearch,
+  type ProvisionOptions,
+  type ProvisionReport,
+} from '../../lib/opensearch/provision';
+import { resolveOpenSearchSpec, type OpenSearchSpecInput } from '../../lib/opensearch/spec';
+
+/** The custom resource's properties (CloudFormation passes every value as a string). */
+export interface ProvisionerProperties {
+  /** Domain endpoint host name, without scheme (`search-x.eu-west-1.es.amazonaws.com`). */
+  readonly DomainEndpoint: string;
+  /** JSON of {@link OpenSearchSpecInput}; a JSON string keeps numbers numbers (CloudFormation stringifies them). */
+  readonly Spec: string;
+  /** Hash of the spec; only there so a spec change is an Update. */
+  readonly SpecHash?: string;
+  /** ARN of the master user secret (`{"username","password"}`); absent: sign with SigV4 as the function's role. */
+  readonly MasterUserSecretArn?: string;
+  /** Create saved objects in OpenSearch Dashboards (`https://<endpoint>/_dashboards`). `"false"` skips them. */
+  readonly Dashboards?: string;
+}
+
+export interface ProvisionerResponse {
+  readonly PhysicalResourceId: string;
+  readonly Data?: Record<string, string>;
+}
+
+/** Stable across updates: an id change would make CloudFormation "replace" (and so Delete) the resource. */
+export const PHYSICAL_RESOURCE_ID = 'kfek-opensearch-provisioning';
+
+/** The I/O the handler needs, injectable for tests. */
+export interface ProvisionerDeps {
+  readonly region: string;
+  readonly readSecret: (arn: string) => Promise<string>;
+  readonly createClient: typeof createHttpClient;
+  readonly provision: (
+    client: OpenSearchHttpClient,
+    spec: ReturnType<typeof resolveOpenSearchSpec>,
+    options: ProvisionOptions,
+  ) => Promise<ProvisionReport>;
+  readonly log: (line: string) => void;
+}
+
+function parseProperties(raw: Record<string, unknown>): ProvisionerProperties {
+  const endpoint = raw.DomainEndpoint;
+  const spec = raw.Spec;
+  if (typeof endpoint !== 'string' || endpoint.length === 0 || endpoint.includes('/')) {
+    throw new OpenSearchSpecError(`DomainEndpoint must be a host name, got ${JSON.stringify(endpoint)}.`);
+  }
+  if (typeof spec !== 'string') {
+    throw new OpenSearchSpecError(`Spec must be a JSON string, got ${typeof spec}.`);
+  }
+  const secret = raw.MasterUserSecretArn;
+  const dashboards = raw.Dashboards;
+  return {
+    DomainEndpoint: endpoint,
+    Spec: spec,
+    ...(typeof secret === 'string' && secret.length > 0 ? { MasterUserSecretArn: secret } : {}),
+    ...(typeof dashboards === 'string' ? { Dashboards: dashboards } : {}),
+  };
+}
+
+async function authFor(props: ProvisionerProperties, deps: ProvisionerDeps): Promise<HttpAuth> {
+  if (props.MasterUserSecretArn === undefined) {
+    return { kind: 'sigv4', region: deps.region, service: 'es' };
+  }
+  const parsed = JSON.parse(await deps.readSecret(props.MasterUserSecretArn)) as {
+    username?: unknown;
+    password?: unknown;
+  };
+  if (typeof parsed.username !== 'string' || typeof parsed.password !== 'string') {
+    throw new OpenSearchSpecError(
+      `The master user secret ${props.MasterUserSecretArn} must be JSON with "username" and "password".`,
+    );
+  }
+  return { kind: 'basic', username: parsed.username, password: parsed.password };
+}
+
+/** The handler logic with its I/O injected. */
+export async function handleEvent(
+  event: CloudFormationCustomResourceEvent,
+  deps: ProvisionerDeps,
+): Promise<ProvisionerResponse> {
+  if (event.RequestType === 'Delete') {
+    // Harmless on delete: templates, policies, roles and saved objects stay, and so do the indices they govern.
+    deps.log(`Delete of ${event.PhysicalResourceId}: leaving OpenSearch objects and data in place.`);
+    return { PhysicalResourceId: event.PhysicalResourceId };
+  }
+  const props = parseProperties(event.ResourceProperties);
+  const spec = resolveOpenSearchSpec(JSON.parse(props.Spec) as OpenSearchSpecInput);
+  const auth = await authFor(props, deps);
+  const baseUrl = `https://${props.DomainEndpoint}`;
+  const client = deps.createClient({ baseUrl, auth });
+  const dashboards =
+    props.Dashboards === 'false' ? undefined : deps.createClient({ baseUrl: `${baseUrl}/_dashboards`, auth });
+  const report = await deps.provision(client, spec, {
+    ...(dashboards === undefined ? {} : { dashboards }),
+    // The domain is ours and has these plugins; if a probe says otherwise, fail loudly instead of skipping.
+    features: { ism: true, security: true },
+    log: deps.log,
+  });
+  return {
+    PhysicalResourceId: event.RequestType === 'Update' ? event.PhysicalResourceId : PHYSICAL_RESOURCE_ID,
+    Data: {
+      OpenSearchVersion: report.version,
+      Steps: report.steps
+        .map((s) => `${s.step}: ${s.status}`)
+        .join('; ')
+        .slice(0, 3000),
+    },
+  };
+}
+
+// Created once per execution environment, as the house style asks.
+const secrets = new SecretsManagerClient({});
+
+const defaultDeps: ProvisionerDeps = {
+  region: process.env.AWS_REGION ?? '',
+  readSecret: async (arn) => {
+    const out = await secrets.send(new GetSecretValueCommand({ SecretId: arn }));
+    if (out.SecretString === undefined) {
+      throw new OpenSearchSpecError(`Secret ${arn} has no SecretString.`);
+    }
+    return out.SecretString;
+  },
+  createClient: createHttpClient,
+  provision: provisionOpenSearch,
+  log: (line) => console.log(line),
+};
+
+/** Provider framework onEvent entry point. */
+export async function onEvent(event: CloudFormationCustomResourceEvent): Promise<ProvisionerResponse> {
+  return handleEvent(event, defaultDeps);
+}

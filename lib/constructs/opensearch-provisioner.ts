@@ -1,0 +1,248 @@
+import * as path from 'node:path';
+import { CustomResource, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
+import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as cr from 'aws-cdk-lib/custom-resources';
+import { Construct } from 'constructs';
+import { buildSavedObjects } from '../opensearch/dashboards';
+import { buildIndexTemplate } from '../opensearch/index-template';
+import { buildIsmPolicy } from '../opensearch/ism-policy';
+import { buildSecurityRoles } from '../opensearch/security';
+import {
+  contentHash,
+  resolveOpenSearchSpec,
+  type IndexTemplateSettings,
+  type OpenSearchSpecInput,
+  type RetentionSettings,
+} from '../opensearch/spec';
+
+const ROOT = path.join(__dirname, '..', '..');
+
+function buildPayloads(input: OpenSearchSpecInput): unknown {
+  const spec = resolveOpenSearchSpec({
+    ...input,
+    access: {
+      firehoseRoleArn: 'FIREHOSE_ROLE_ARN',
+      readerBackendRoles: (input.access?.readerBackendRoles ?? []).map((r, i) =>
+        Token.isUnresolved(r) ? `ROLE_${i}` : r,
+      ),
+      readerUsers: input.access?.readerUsers ?? [],
+    },
+  });
+  return {
+    template: buildIndexTemplate(spec),
+    ism: buildIsmPolicy(spec),
+    security: buildSecurityRoles(spec),
+    dashboards: buildSavedObjects(spec),
+  };
+}
+
+export interface OpenSearchProvisionerProps {
+  /** The domain to provision (the Search stack's). */
+  readonly domain: opensearch.IDomain;
+  /** Index name prefix Firehose writes to (config `delivery.indexPrefix`); everything covers `<prefix>-*`. */
+  readonly indexPrefix: string;
+  /** Config `openSearch.indexTemplate`. @default - 1 shard, 1 replica, 1000 fields */
+  readonly indexTemplate?: IndexTemplateSettings;
+  /** Config `openSearch.retention`. @default - delete after 30 days */
+  readonly retention?: RetentionSettings;
+  /** The role Firehose delivers with; mapped to the least-privilege writer role. */
+  readonly firehoseRole: iam.IRole;
+  /** Backend roles (IAM role ARNs, SAML groups) mapped to the read-only role. @default - none */
+  readonly readerBackendRoles?: readonly string[];
+  /** Internal users mapped to the read-only role. @default - none */
+  readonly readerUsers?: readonly string[];
+  /**
+   * How the provisioner authenticates under fine-grained access control; see the class comment.
+   * - `role` given, no secret: SigV4 as this role. Make it the domain's master user
+   *   (`fineGrainedAccessControl.masterUserArn: role.roleArn`, e.g. a role the Search stack creates).
+   * - `masterUserSecret` given: HTTP basic auth as the internal master user read from that secret (the CDK-generated
+   *   `{"username","password"}` secret of `fineGrainedAccessControl.masterUserName`).
+   * @default - a new role, SigV4; it must then be mapped to all_access and security_manager by hand
+   */
+  readonly role?: iam.IRole;
+  /** The internal master user's secret; see {@link role}. @default - SigV4 */
+  readonly masterUserSecret?: secretsmanager.ISecret;
+  /**
+   * Create the starter Dashboards objects (index pattern, saved search, visualizations, dashboard).
+   * @default true
+   */
+  readonly dashboards?: boolean;
+  /** @default logs.RetentionDays.ONE_MONTH */
+  readonly logRetention?: logs.RetentionDays;
+  /** @default RemovalPolicy.DESTROY (the log group only holds provisioning runs) */
+  readonly logRemovalPolicy?: RemovalPolicy;
+}
+
+const DEFAULTS = {
+  dashboards: true,
+  logRetention: logs.RetentionDays.ONE_MONTH,
+  logRemovalPolicy: RemovalPolicy.DESTROY,
+} as const;
+
+/**
+ * Applies kfek's index template, ISM retention policy, security roles and role mappings, and Dashboards objects to
+ * the domain at deploy time, through a custom resource (Provider framework) backed by a small Lambda
+ * (lambda/opensearch-provisioner/handler.ts, the same applier `npm start` uses locally).
+ *
+ * Make the Firehose delivery stream depend on {@link resource}: the template must exist before the first index is
+ * created, and the writer role mapping is what lets Firehose in.
+ *
+ * Fine-grained access control: the security REST API (roles, role mappings) is only open to the master user or to
+ * users mapped to `all_access` plus `security_manager`, and nobody can create that mapping before the first run.
+ * So the provisioner must BE the master user. Two ways, chosen by props:
+ * 1. SigV4 (`role`): the domain's master user is this IAM role (`masterUserArn`). Works with a domain access policy
+ *    that only admits signed requests of the account. People then reach Dashboards through IAM/SAML/Cognito.
+ * 2. Basic auth (`masterUserSecret`): the master user is an internal user whose password CDK generated into Secrets
+ *    Manager. The request is unsigned, so the domain access policy must let it reach fine-grained access control
+ *    (AWS's recommended FGAC setup: a policy open to the account/any principal, with FGAC doing authorization); an
+ *    IP allow-list alone shuts the Lambda out because it has no fixed address.
+ */
+export class OpenSearchProvisioner extends Construct {
+  /** The custom resource; Firehose's delivery stream should depend on it. */
+  public readonly resource: CustomResource;
+  public readonly function: nodejs.NodejsFunction;
+  public readonly role: iam.IRole;
+  public readonly logGroup: logs.LogGroup;
+  /** Hash of the spec, a property of the resource so a config change re-applies. */
+  public readonly specHash: string;
+
+  constructor(scope: Construct, id: string, props: OpenSearchProvisionerProps) {
+    super(scope, id);
+    // Validate: the same checks the applier runs, at synth, with the same messages.
+    const specInput: OpenSearchSpecInput = {
+      indexPrefix: props.indexPrefix,
+      ...(props.indexTemplate === undefined ? {} : { indexTemplate: props.indexTemplate }),
+      ...(props.retention === undefined ? {} : { retention: props.retention }),
+      access: {
+        firehoseRoleArn: props.firehoseRole.roleArn,
+        readerBackendRoles: props.readerBackendRoles ?? [],
+        readerUsers: props.readerUsers ?? [],
+      },
+    };
+    if (!Token.isUnresolved(props.indexPrefix)) {
+      resolveOpenSearchSpec(specInput);
+    }
+    const dashboards = props.dashboards ?? DEFAULTS.dashboards;
+
+    // Build.
+    this.logGroup = new logs.LogGroup(this, 'LogGroup', {
+      retention: props.logRetention ?? DEFAULTS.logRetention,
+      removalPolicy: props.logRemovalPolicy ?? DEFAULTS.logRemovalPolicy,
+    });
+    // An own role (unless one is given) instead of the default one, whose AWSLambdaBasicExecutionRole managed policy
+    // may write to any log group of the account.
+    this.role =
+      props.role ??
+      new iam.Role(this, 'Role', {
+        assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+        description: 'kfek OpenSearch provisioner (index template, ISM, security roles, Dashboards)',
+      });
+    const statements = [
+      new iam.PolicyStatement({
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [this.logGroup.logGroupArn],
+      }),
+      // HTTP calls on this domain only. The `/*` wildcard is the domain's own path space (index templates, _plugins,
+      // _dashboards); OpenSearch authorizes paths per request, IAM cannot name them in advance.
+      new iam.PolicyStatement({
+        actions: ['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPut', 'es:ESHttpPost'],
+        resources: [props.domain.domainArn, `${props.domain.domainArn}/*`],
+      }),
+    ];
+    if (props.masterUserSecret !== undefined) {
+      statements.push(
+        new iam.PolicyStatement({
+          actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
+          resources: [props.masterUserSecret.secretArn],
+        }),
+      );
+      if (props.masterUserSecret.encryptionKey !== undefined) {
+        statements.push(
+          new iam.PolicyStatement({
+            actions: ['kms:Decrypt'],
+            resources: [props.masterUserSecret.encryptionKey.keyArn],
+          }),
+        );
+      }
+    }
+    // A separate Policy in this construct, so it also works for a role imported or created in another stack.
+    const policy = new iam.Policy(this, 'Policy', { statements, roles: [this.role] });
+
+    this.function = new nodejs.NodejsFunction(this, 'Function', {
+      entry: path.join(ROOT, 'lambda', 'opensearch-provisioner', 'handler.ts'),
+      handler: 'onEvent',
+      description: 'kfek: applies the OpenSearch index template, ISM policy, roles and Dashboards objects',
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: 256,
+      // A fresh domain can answer 503 for a minute; the client retries with backoff inside this budget.
+      timeout: Duration.minutes(5),
+      role: this.role,
+      logGroup: this.logGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      environment: { NODE_OPTIONS: '--enable-source-maps' },
+      depsLockFilePath: path.join(ROOT, 'package-lock.json'),
+      projectRoot: ROOT,
+      bundling: {
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        target: 'node24',
+        forceDockerBundling: false,
+        externalModules: [],
+      },
+    });
+    // The policy must be attached before the function runs.
+    this.function.node.addDependency(policy);
+
+    const provider = new cr.Provider(this, 'Provider', {
+      onEventHandler: this.function,
+      logGroup: new logs.LogGroup(this, 'ProviderLogGroup', {
+        retention: props.logRetention ?? DEFAULTS.logRetention,
+        removalPolicy: props.logRemovalPolicy ?? DEFAULTS.logRemovalPolicy,
+      }),
+    });
+
+    // Wire. The spec travels as one JSON string: CloudFormation turns numbers in properties into strings.
+    const stack = Stack.of(this);
+    const specJson = stack.toJsonString(specInput);
+    this.specHash = contentHash({
+      specInput: stack.resolve(specInput) as unknown,
+      dashboards,
+      // The payloads the applier will send, so a change of the builders (a new mapping, a new permission) also
+      // re-applies on the next deploy, not only a change of config. Tokens are replaced by a fixed placeholder.
+      payloads: Token.isUnresolved(props.indexPrefix) ? null : buildPayloads(specInput),
+    });
+    this.resource = new CustomResource(this, 'Resource', {
+      serviceToken: provider.serviceToken,
+      resourceType: 'Custom::KfekOpenSearchProvisioning',
+      properties: {
+        DomainEndpoint: props.domain.domainEndpoint,
+        Spec: specJson,
+        SpecHash: this.specHash,
+        Dashboards: String(dashboards),
+        ...(props.masterUserSecret === undefined
+          ? {}
+          : { MasterUserSecretArn: props.masterUserSecret.secretArn }),
+      },
+    });
+    // The framework function of cr.Provider uses CDK's own role with the AWSLambdaBasicExecutionRole managed policy
+    // and a runtime CDK chooses; both are outside this construct's control.
+    Validations.of(provider).acknowledge(
+      {
+        id: 'AwsSolutions-IAM4',
+        reason: 'The cr.Provider framework function uses AWSLambdaBasicExecutionRole; CDK owns that role.',
+      },
+      {
+        id: 'AwsSolutions-IAM5',
+        reason: 'The cr.Provider framework may invoke any version of the provisioner function (`<arn>:*`).',
+      },
+      { id: 'AwsSolutions-L1', reason: 'CDK picks the cr.Provider framework runtime.' },
+    );
+  }
+}

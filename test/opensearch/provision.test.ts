@@ -1,0 +1,161 @@
+/**
+ * The applier against FakeOpenSearch: the plugin paths (ISM, security, Dashboards) that the real local node lacks.
+ * The index template path is also covered for real in provision.integ.test.ts.
+ */
+import { OpenSearchAccessDeniedError } from '../../lib/opensearch/errors';
+import { provisionOpenSearch } from '../../lib/opensearch/provision';
+import { resolveOpenSearchSpec, type OpenSearchSpecInput } from '../../lib/opensearch/spec';
+import { FakeOpenSearch } from './fake-opensearch';
+
+const input: OpenSearchSpecInput = {
+  indexPrefix: 'logs',
+  retention: { deleteAfterDays: 14 },
+  access: {
+    firehoseRoleArn: 'arn:aws:iam::123456789012:role/firehose',
+    readerBackendRoles: ['arn:aws:iam::123456789012:role/log-readers'],
+  },
+};
+const spec = resolveOpenSearchSpec(input);
+const ALL = { ism: true, security: true, dashboards: true } as const;
+
+describe('provisionOpenSearch on a domain with every plugin', () => {
+  test('creates everything on the first run, in dependency order', async () => {
+    // GIVEN
+    const fake = new FakeOpenSearch({ ...ALL, indices: ['logs-2026-11-21', 'other-1'] });
+
+    // WHEN
+    const report = await provisionOpenSearch(fake.client(), spec, { dashboards: fake.dashboardsClient() });
+
+    // THEN
+    expect(report.features).toEqual(ALL);
+    expect(report.steps.map((s) => `${s.step}: ${s.status}`)).toEqual([
+      'index template kfek-logs: created',
+      'ISM policy kfek-logs-retention: created',
+      'ISM attach existing logs-*: updated',
+      'security role kfek_writer: created',
+      'role mapping kfek_writer: created',
+      'security role kfek_reader: created',
+      'role mapping kfek_reader: created',
+      'role mapping opensearch_dashboards_user: created',
+      'dashboards saved objects: updated',
+    ]);
+    expect(fake.managedIndices).toEqual(new Map([['logs-2026-11-21', 'kfek-logs-retention']]));
+    expect(fake.mappings.get('kfek_writer')).toEqual({
+      backend_roles: ['arn:aws:iam::123456789012:role/firehose'],
+      hosts: [],
+      users: [],
+    });
+    expect(fake.savedObjects.size).toBe(6);
+    const bulk = fake.requests.find((r) => r.target === 'dashboards' && r.request.method === 'POST');
+    expect(bulk?.request.headers).toEqual({ 'osd-xsrf': 'true', securitytenant: 'global' });
+  });
+
+  test('a second run with the same spec changes nothing but the idempotent PUTs', async () => {
+    // GIVEN
+    const fake = new FakeOpenSearch({ ...ALL, indices: ['logs-2026-11-21'] });
+    await provisionOpenSearch(fake.client(), spec, { dashboards: fake.dashboardsClient() });
+    const before = fake.requests.length;
+
+    // WHEN
+    const report = await provisionOpenSearch(fake.client(), spec, { dashboards: fake.dashboardsClient() });
+
+    // THEN
+    expect(report.steps.map((s) => `${s.step}: ${s.status}`)).toEqual([
+      'index template kfek-logs: unchanged',
+      'ISM policy kfek-logs-retention: unchanged',
+      'ISM attach existing logs-*: unchanged',
+      'security role kfek_writer: updated',
+      'role mapping kfek_writer: unchanged',
+      'security role kfek_reader: updated',
+      'role mapping kfek_reader: unchanged',
+      'role mapping opensearch_dashboards_user: unchanged',
+      'dashboards saved objects: updated',
+    ]);
+    const writes = fake.requests
+      .slice(before)
+      .filter((r) => r.request.method === 'PUT')
+      .map((r) => r.request.path);
+    // Only roles are rewritten (PUT replaces them with identical content); no template, policy or mapping write.
+    expect(writes).toEqual([
+      '/_plugins/_security/api/roles/kfek_writer',
+      '/_plugins/_security/api/roles/kfek_reader',
+    ]);
+  });
+
+  test('a changed retention updates the ISM policy with the sequence number ISM demands', async () => {
+    // GIVEN
+    const fake = new FakeOpenSearch(ALL);
+    await provisionOpenSearch(fake.client(), spec);
+    const seqNo = fake.policies.get('kfek-logs-retention')?.seqNo;
+
+    // WHEN
+    const changed = resolveOpenSearchSpec({ ...input, retention: { deleteAfterDays: 30 } });
+    const report = await provisionOpenSearch(fake.client(), changed);
+
+    // THEN
+    expect(report.steps[1]).toMatchObject({ step: 'ISM policy kfek-logs-retention', status: 'updated' });
+    expect(fake.requests.map((r) => r.request.path)).toContain(
+      `/_plugins/_ism/policies/kfek-logs-retention?if_seq_no=${seqNo}&if_primary_term=1`,
+    );
+    expect(JSON.stringify(fake.policies.get('kfek-logs-retention')?.policy.states)).toContain(
+      '"min_index_age":"30d"',
+    );
+  });
+
+  test('keeps members someone mapped by hand when it adds its own', async () => {
+    // GIVEN
+    const fake = new FakeOpenSearch(ALL);
+    fake.mappings.set('kfek_reader', { backend_roles: ['sso-admins'], hosts: [], users: ['alice'] });
+
+    // WHEN
+    await provisionOpenSearch(fake.client(), spec);
+
+    // THEN
+    expect(fake.mappings.get('kfek_reader')).toEqual({
+      backend_roles: ['arn:aws:iam::123456789012:role/log-readers', 'sso-admins'],
+      hosts: [],
+      users: ['alice'],
+    });
+  });
+
+  test('fails with an access-denied error (and what to do) when the security API refuses', async () => {
+    const fake = new FakeOpenSearch({ ...ALL, forbidden: ['/_plugins/_security/api/roles'] });
+    const run = provisionOpenSearch(fake.client(), spec);
+    await expect(run).rejects.toBeInstanceOf(OpenSearchAccessDeniedError);
+    await expect(provisionOpenSearch(fake.client(), spec)).rejects.toThrow(
+      /master user .* all_access and security_manager/,
+    );
+  });
+
+  test('fails when a plugin is listed but its endpoint is refused at probe time', async () => {
+    const fake = new FakeOpenSearch({ ...ALL, forbidden: ['/_plugins/_ism'] });
+    await expect(provisionOpenSearch(fake.client(), spec)).rejects.toBeInstanceOf(
+      OpenSearchAccessDeniedError,
+    );
+  });
+
+  test('skips ISM, security and Dashboards on a node without them and says so', async () => {
+    const fake = new FakeOpenSearch({});
+    const report = await provisionOpenSearch(fake.client(), spec, { dashboards: fake.dashboardsClient() });
+    expect(report.features).toEqual({ ism: false, security: false, dashboards: false });
+    expect(report.steps.filter((s) => s.status === 'skipped').map((s) => s.detail)).toEqual([
+      'no ISM plugin on the target',
+      'no security plugin on the target',
+      'no OpenSearch Dashboards reachable',
+    ]);
+  });
+
+  test('without the security plugin, saved objects go without a tenant header', async () => {
+    const fake = new FakeOpenSearch({ dashboards: true });
+    await provisionOpenSearch(fake.client(), spec, { dashboards: fake.dashboardsClient() });
+    const bulk = fake.requests.find((r) => r.target === 'dashboards' && r.request.method === 'POST');
+    expect(bulk?.request.headers).toEqual({ 'osd-xsrf': 'true' });
+  });
+
+  test('a feature forced off is skipped even when present', async () => {
+    const fake = new FakeOpenSearch(ALL);
+    const report = await provisionOpenSearch(fake.client(), spec, { features: { security: false } });
+    expect(report.features.security).toBe(false);
+    expect(fake.requests.some((r) => r.request.path.startsWith('/_plugins/_security'))).toBe(false);
+  });
+});
