@@ -57,7 +57,11 @@ const GZIP_MAGIC_1 = 0x8b;
  */
 export function decodeEnvelope(data: string | Buffer, limits: DecodeLimits = {}): CloudWatchEnvelope {
   const maxBytes = limits.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES;
-  const bytes = typeof data === 'string' ? decodeBase64(data) : data;
+  let bytes: Buffer;
+  if (typeof data === 'string') bytes = decodeBase64(data);
+  else if (Buffer.isBuffer(data)) bytes = data;
+  // The handlers pass what the event carried; a malformed event may carry anything.
+  else throw new PoisonRecordError(`record data is ${describe(data)}, not base64 text or bytes`);
   if (bytes.length === 0) throw new PoisonRecordError('empty record data');
   const text = decompress(bytes, maxBytes).toString('utf8');
   return validateEnvelope(parseJson(text));
@@ -94,10 +98,14 @@ function decompress(bytes: Buffer, maxBytes: number): Buffer {
   return bytes;
 }
 
+/**
+ * zlib signals the cap with `ERR_BUFFER_TOO_LARGE`. Checked by code, not `instanceof`, because an
+ * error from Node's internals is not an instance of the caller's `RangeError` under a VM context
+ * (jest runs tests in one).
+ */
 function isBufferTooLarge(err: unknown): boolean {
   return (
-    err instanceof RangeError &&
-    ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || /buffer/i.test(err.message))
+    typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'ERR_BUFFER_TOO_LARGE'
   );
 }
 
@@ -178,10 +186,17 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function describe(value: unknown): string {
   if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
   if (Array.isArray(value)) return 'an array';
-  return `a ${typeof value}`;
+  const type = typeof value;
+  return type === 'object' ? 'an object' : `a ${type}`;
 }
 
+/** The message of anything thrown, whichever realm its Error class came from. */
 export function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  if (typeof err === 'object' && err !== null) {
+    const message = (err as { message?: unknown }).message;
+    if (typeof message === 'string') return message;
+  }
+  return String(err);
 }

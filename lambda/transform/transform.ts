@@ -3,9 +3,10 @@
  * one raw subscription record in, serialized documents (or a poison reason) out.
  * No SDK, no environment, no I/O.
  */
-import { decodeEnvelope, errorMessage } from './decode';
-import { toDocument } from './document';
+import { CloudWatchLogEvent, decodeEnvelope, errorMessage } from './decode';
+import { EventSource, toCloudWatchMetadata, toDocument } from './document';
 import { PoisonRecordError } from './errors';
+import { stripOneNewline } from './parsers';
 import { partitionKeyFor, serializeDocument } from './serialize';
 import { DecodeLimits, LogDocument, RecordOutcome, SerializedDocument } from './types';
 
@@ -30,18 +31,36 @@ export function transformRecord(data: string | Buffer, limits?: DecodeLimits): R
     const partitionKey = partitionKeyFor(envelope.logGroup, envelope.logStream);
     const events = envelope.logEvents;
     const documents: SerializedDocument[] = new Array<SerializedDocument>(events.length);
-    for (let i = 0; i < events.length; i++) {
-      const event = events[i];
-      documents[i] = serializeDocument(toDocument(event, envelope), partitionKey, {
-        originalText: event.message,
-      });
-    }
+    for (let i = 0; i < events.length; i++) documents[i] = transformEvent(events[i], envelope, partitionKey);
     return { kind: 'data', documents };
   } catch (err) {
     if (err instanceof PoisonRecordError) return { kind: 'poison', reason: err.message };
     // Not expected for any input: a bug. Dead-lettering the record keeps its data; retrying it
     // would block the shard forever.
     return { kind: 'poison', reason: `internal error: ${errorMessage(err)}` };
+  }
+}
+
+/**
+ * One event's record. JSON.parse is iterative but JSON.stringify is recursive in V8: a message
+ * nested a few thousand levels deep parses, then overflows the stack when serialized. Such an
+ * event (and nothing else) is kept as text, so one odd line never turns its whole record into poison.
+ */
+function transformEvent(
+  event: CloudWatchLogEvent,
+  source: EventSource,
+  partitionKey: string,
+): SerializedDocument {
+  try {
+    return serializeDocument(toDocument(event, source), partitionKey, { originalText: event.message });
+  } catch (err) {
+    const doc: LogDocument = {
+      '@timestamp': new Date(event.timestamp).toISOString(),
+      message: stripOneNewline(event.message),
+      cloudwatch: toCloudWatchMetadata(event, source),
+      kfek: { parseError: errorMessage(err) },
+    };
+    return serializeDocument(doc, partitionKey);
   }
 }
 

@@ -136,7 +136,7 @@ describe('envelopes that produce no documents', () => {
     );
     expect(outcome).toEqual({
       kind: 'poison',
-      reason: expect.stringMatching(/^not JSON: /) as unknown as string,
+      reason: expect.stringMatching(/^not JSON: /),
     });
   });
 });

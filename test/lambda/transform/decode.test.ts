@@ -1,0 +1,211 @@
+/**
+ * Decoding and validation: every poison reason, the gzip bomb, tolerated envelope variants.
+ */
+import { gzipSync } from 'node:zlib';
+import { decodeEnvelope, DEFAULT_MAX_DECOMPRESSED_BYTES } from '../../../lambda/transform/decode';
+import { DecompressedSizeError, PoisonRecordError, TransformError } from '../../../lambda/transform/errors';
+import { transformRecord } from '../../../lambda/transform/transform';
+import { encodeEnvelope, makeEnvelope, makeLogEvents } from '../../helpers/cloudwatch';
+
+function poisonReason(data: string | Buffer, limits?: { maxDecompressedBytes?: number }): string {
+  const outcome = transformRecord(data, limits);
+  if (outcome.kind !== 'poison') throw new Error(`expected poison, got ${outcome.kind}`);
+  return outcome.reason;
+}
+
+const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
+const gz64 = (text: string): string => gzipSync(Buffer.from(text, 'utf8')).toString('base64');
+
+describe('decodeEnvelope accepts', () => {
+  it('a gzipped envelope (what CloudWatch Logs sends)', () => {
+    const envelope = makeEnvelope();
+    expect(decodeEnvelope(encodeEnvelope(envelope))).toEqual(envelope);
+  });
+
+  it('a plain JSON envelope, sniffed rather than assumed', () => {
+    const envelope = makeEnvelope();
+    expect(decodeEnvelope(encodeEnvelope(envelope, { gzip: false }))).toEqual(envelope);
+  });
+
+  it('already-decoded bytes, gzipped or not', () => {
+    const envelope = makeEnvelope();
+    expect(decodeEnvelope(gzipSync(JSON.stringify(envelope)))).toEqual(envelope);
+    expect(decodeEnvelope(Buffer.from(JSON.stringify(envelope)))).toEqual(envelope);
+  });
+
+  it('unknown envelope fields (policyLevel, future ones), kept untouched', () => {
+    const decoded = decodeEnvelope(
+      encodeEnvelope({ ...makeEnvelope(), policyLevel: 'ACCOUNT_LEVEL_POLICY', someFutureField: { a: 1 } }),
+    );
+    expect(decoded.policyLevel).toBe('ACCOUNT_LEVEL_POLICY');
+    expect(decoded.someFutureField).toEqual({ a: 1 });
+  });
+
+  it('unknown log event fields', () => {
+    const envelope = { ...makeEnvelope(), logEvents: [{ ...makeLogEvents(1)[0], futureField: true }] };
+    const outcome = transformRecord(encodeEnvelope(envelope));
+    expect(outcome.kind).toBe('data');
+  });
+
+  it('an empty logEvents array: data with no documents', () => {
+    expect(transformRecord(encodeEnvelope(makeEnvelope({ logEvents: [] })))).toEqual({
+      kind: 'data',
+      documents: [],
+    });
+  });
+
+  it('integer event ids (moto) as strings', () => {
+    const envelope = { ...makeEnvelope(), logEvents: [{ id: 7, timestamp: 1, message: 'm' }] };
+    expect(decodeEnvelope(encodeEnvelope(envelope)).logEvents[0].id).toBe('7');
+  });
+
+  it('envelopes without subscriptionFilters', () => {
+    const { subscriptionFilters: _omitted, ...envelope } = makeEnvelope();
+    expect(decodeEnvelope(encodeEnvelope(envelope)).subscriptionFilters).toEqual([]);
+  });
+
+  it('a CONTROL_MESSAGE, which transformRecord reports as control', () => {
+    const control = { ...makeEnvelope({ owner: 'CloudwatchLogs' }), messageType: 'CONTROL_MESSAGE' };
+    expect(transformRecord(encodeEnvelope(control))).toEqual({ kind: 'control' });
+  });
+});
+
+describe('poison reasons', () => {
+  it.each([
+    ['abc', 'not base64: length is not a multiple of 4'],
+    ['ab!d', 'not base64: unexpected characters'],
+    ['{"a":"DATA"}', 'not base64: unexpected characters'],
+    ['', 'empty record data'],
+  ])('%j is poison: %s', (data, reason) => {
+    expect(poisonReason(data)).toBe(reason);
+  });
+
+  it('truncated gzip: gzip: unexpected end of file', () => {
+    const gz = gzipSync(JSON.stringify(makeEnvelope()));
+    expect(poisonReason(gz.subarray(0, gz.length - 10).toString('base64'))).toBe(
+      'gzip: unexpected end of file',
+    );
+  });
+
+  it('corrupted gzip: names zlib error', () => {
+    const gz = gzipSync(JSON.stringify(makeEnvelope()));
+    gz[gz.length - 5] ^= 0xff; // the CRC32/ISIZE trailer
+    expect(poisonReason(gz.toString('base64'))).toMatch(/^gzip: /);
+  });
+
+  it('not JSON: says what JSON.parse said', () => {
+    expect(poisonReason(b64('hello'))).toMatch(/^not JSON: Unexpected token/);
+    expect(poisonReason(gz64('{"messageType":'))).toMatch(/^not JSON: /);
+  });
+
+  it.each([
+    ['[1,2]', 'not a CloudWatch Logs envelope: an array, not an object'],
+    ['"text"', 'not a CloudWatch Logs envelope: a string, not an object'],
+    ['null', 'not a CloudWatch Logs envelope: null, not an object'],
+    ['{}', 'not a CloudWatch Logs envelope: missing messageType'],
+    ['{"messageType":"X"}', 'unknown messageType "X"'],
+    ['{"messageType":42}', 'unknown messageType 42'],
+  ])('%s is poison: %s', (json, reason) => {
+    expect(poisonReason(gz64(json))).toBe(reason);
+  });
+
+  const base = makeEnvelope() as unknown as Record<string, unknown>;
+  const withField = (key: string, value: unknown): string => gz64(JSON.stringify({ ...base, [key]: value }));
+  const without = (key: string): string => {
+    const copy = { ...base };
+    delete copy[key];
+    return gz64(JSON.stringify(copy));
+  };
+
+  it.each(['logGroup', 'logStream', 'owner', 'logEvents'])('missing %s', (key) => {
+    expect(poisonReason(without(key))).toBe(`not a CloudWatch Logs envelope: missing ${key}`);
+  });
+
+  it.each(['logGroup', 'logStream', 'owner'])('%s not a string', (key) => {
+    expect(poisonReason(withField(key, 12))).toBe(`not a CloudWatch Logs envelope: ${key} is not a string`);
+  });
+
+  it('a log group name longer than CloudWatch allows', () => {
+    expect(poisonReason(withField('logGroup', 'g'.repeat(513)))).toBe(
+      'not a CloudWatch Logs envelope: logGroup is longer than 512 characters',
+    );
+  });
+
+  it('logEvents is not an array', () => {
+    expect(poisonReason(withField('logEvents', { 0: {} }))).toBe('logEvents is not an array');
+  });
+
+  const event = makeLogEvents(1)[0];
+  it.each([
+    [[event, 'text'], 'logEvents[1] is not an object'],
+    [[{ ...event, id: null }], 'logEvents[0].id is not a string'],
+    [[{ ...event, id: 1e21 }], 'logEvents[0].id is not a string'],
+    [
+      [{ ...event, timestamp: '1700000000000' }],
+      'logEvents[0].timestamp is not a valid epoch-milliseconds number',
+    ],
+    [[{ ...event, timestamp: 1e17 }], 'logEvents[0].timestamp is not a valid epoch-milliseconds number'],
+    [[{ ...event, message: { a: 1 } }], 'logEvents[0].message is not a string'],
+    [[{ ...event, extractedFields: 'x' }], 'logEvents[0].extractedFields is not an object'],
+  ])('bad event %j: %s', (logEvents, reason) => {
+    expect(poisonReason(withField('logEvents', logEvents))).toBe(reason);
+  });
+
+  it('data that is neither text nor bytes', () => {
+    expect(poisonReason(undefined as unknown as string)).toBe(
+      'record data is undefined, not base64 text or bytes',
+    );
+    expect(poisonReason({} as unknown as string)).toBe('record data is an object, not base64 text or bytes');
+  });
+
+  it('an uncompressed envelope over the limit', () => {
+    const data = encodeEnvelope(makeEnvelope({}, [{ message: 'x'.repeat(2000) }]), { gzip: false });
+    expect(poisonReason(data, { maxDecompressedBytes: 1024 })).toBe('decompressed size exceeds 1 KiB');
+  });
+});
+
+describe('gzip bombs', () => {
+  /** 200 MB of zeros as 200 concatenated gzip members (a valid multi-member gzip stream) of ~1 KB each. */
+  function bomb(): Buffer {
+    const member = gzipSync(Buffer.alloc(1024 * 1024));
+    return Buffer.concat(Array.from({ length: 200 }, () => member));
+  }
+
+  it('are poison, fast and with bounded memory, at the default 64 MiB limit', () => {
+    // GIVEN
+    const data = bomb();
+    expect(data.length).toBeLessThan(300 * 1024);
+    const rssBefore = process.memoryUsage().rss;
+    const started = Date.now();
+    // WHEN
+    const reason = poisonReason(data.toString('base64'));
+    // THEN
+    expect(reason).toBe('decompressed size exceeds 64 MiB');
+    expect(Date.now() - started).toBeLessThan(5000);
+    // zlib stops at the cap, so the process never holds the full 200 MB; the peak RSS is the
+    // best portable witness (it only grows, so this is an upper bound on this test's growth).
+    const peakGrowth = process.resourceUsage().maxRSS * 1024 - rssBefore;
+    expect(peakGrowth).toBeLessThan(DEFAULT_MAX_DECOMPRESSED_BYTES + 64 * 1024 * 1024);
+  });
+
+  it('are cut at a caller-chosen limit too', () => {
+    expect(poisonReason(bomb(), { maxDecompressedBytes: 1024 * 1024 })).toBe(
+      'decompressed size exceeds 1 MiB',
+    );
+  });
+});
+
+describe('errors', () => {
+  it('are typed, named and share one base', () => {
+    const size = new DecompressedSizeError(1000);
+    expect(size).toBeInstanceOf(PoisonRecordError);
+    expect(size).toBeInstanceOf(TransformError);
+    expect(size.name).toBe('DecompressedSizeError');
+    expect(size.message).toBe('decompressed size exceeds 1000 bytes');
+    expect(new PoisonRecordError('x').name).toBe('PoisonRecordError');
+  });
+
+  it('decodeEnvelope throws PoisonRecordError (transformRecord turns it into an outcome)', () => {
+    expect(() => decodeEnvelope('abc')).toThrow(PoisonRecordError);
+  });
+});

@@ -1,0 +1,134 @@
+/**
+ * Document shaping: the schema rules for `@timestamp`, `message`, `cloudwatch`, app fields and collisions.
+ */
+import { COLLISIONS_KEY, toDocument } from '../../../lambda/transform/document';
+import { CloudWatchLogEvent } from '../../../lambda/transform/decode';
+
+const SOURCE = {
+  logGroup: '/aws/lambda/orders',
+  logStream: '2026/11/23/[$LATEST]abc',
+  owner: '123456789012',
+};
+
+function event(message: string, extra: Partial<CloudWatchLogEvent> = {}): CloudWatchLogEvent {
+  return {
+    id: '38480917865042697267627490045603633139480491071049695232',
+    timestamp: 1700000000123,
+    message,
+    ...extra,
+  };
+}
+
+describe('toDocument', () => {
+  it('plain text: ISO UTC millisecond @timestamp, message without its trailing newline, cloudwatch metadata', () => {
+    expect(toDocument(event('hello world\n'), SOURCE)).toEqual({
+      '@timestamp': '2023-11-14T22:13:20.123Z',
+      message: 'hello world',
+      cloudwatch: { id: '38480917865042697267627490045603633139480491071049695232', ...SOURCE },
+    });
+  });
+
+  it('adds account and region from extractedFields (centralization), and nothing else from there', () => {
+    const doc = toDocument(
+      event('x', {
+        extractedFields: { '@aws.account': '999888777666', '@aws.region': 'us-west-2', other: 'y' },
+      }),
+      SOURCE,
+    );
+    expect(doc.cloudwatch).toEqual({
+      id: '38480917865042697267627490045603633139480491071049695232',
+      ...SOURCE,
+      account: '999888777666',
+      region: 'us-west-2',
+    });
+  });
+
+  it('puts a JSON object message at the top level, nested objects nested, message from its string message', () => {
+    const doc = toDocument(
+      event('{"level":"INFO","message":"paid","order":{"id":"A1","lines":[1,2]}}\n'),
+      SOURCE,
+    );
+    expect(doc).toEqual({
+      '@timestamp': '2023-11-14T22:13:20.123Z',
+      message: 'paid',
+      cloudwatch: expect.objectContaining({ logGroup: SOURCE.logGroup }),
+      level: 'INFO',
+      order: { id: 'A1', lines: [1, 2] },
+    });
+  });
+
+  it('keeps the original text as message when the object has no string message field', () => {
+    const doc = toDocument(event('{"level":"INFO","msg":"paid"}'), SOURCE);
+    expect(doc.message).toBe('{"level":"INFO","msg":"paid"}');
+    expect(doc.msg).toBe('paid');
+  });
+
+  it.each(['[1,2]', '42', '"text"', 'true', '{"a":', '{"a":1}{"b":2}'])('keeps %j as text', (text) => {
+    const doc = toDocument(event(text), SOURCE);
+    expect(doc.message).toBe(text);
+    expect(Object.keys(doc).sort()).toEqual(['@timestamp', 'cloudwatch', 'message']);
+  });
+
+  it('moves app fields that collide with ours under kfek.collisions, never dropping or letting them overwrite', () => {
+    const app = {
+      '@timestamp': 'app time',
+      cloudwatch: { id: 'forged' },
+      kfek: { truncated: true },
+      message: { structured: true },
+      level: 'WARN',
+    };
+    const doc = toDocument(event(JSON.stringify(app)), SOURCE);
+    expect(doc['@timestamp']).toBe('2023-11-14T22:13:20.123Z');
+    expect(doc.cloudwatch.id).toBe('38480917865042697267627490045603633139480491071049695232');
+    expect(doc.message).toBe(JSON.stringify(app));
+    expect(doc.level).toBe('WARN');
+    expect(doc.kfek).toEqual({
+      [COLLISIONS_KEY]: {
+        '@timestamp': 'app time',
+        cloudwatch: { id: 'forged' },
+        kfek: { truncated: true },
+        message: { structured: true },
+      },
+    });
+  });
+
+  it('keeps an app field named like a derived one (lambda on a platform JSON event) under kfek.collisions', () => {
+    const doc = toDocument(
+      event('{"type":"platform.start","record":{"requestId":"r-1"},"lambda":"app value"}'),
+      SOURCE,
+    );
+    expect(doc.lambda).toEqual({ type: 'platform.start', requestId: 'r-1' });
+    expect(doc.kfek).toEqual({ collisions: { lambda: 'app value' } });
+    expect(doc.type).toBe('platform.start');
+  });
+
+  it('keeps a __proto__ key as data, without touching the prototype', () => {
+    const doc = toDocument(event('{"__proto__":{"polluted":true},"a":1}'), SOURCE);
+    expect(Object.getPrototypeOf(doc)).toBe(Object.prototype);
+    expect((doc as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.getOwnPropertyDescriptor(doc, '__proto__')?.value).toEqual({ polluted: true });
+    expect(JSON.parse(JSON.stringify(doc))).toMatchObject({ a: 1 });
+    expect(JSON.stringify(doc)).toContain('"__proto__":{"polluted":true}');
+  });
+
+  it('recognised text layouts give level, lambda.requestId, thread and logger', () => {
+    expect(
+      toDocument(event('2022-12-24 08:24:38,929 ERROR [main] com.example.App - failed\n'), SOURCE),
+    ).toMatchObject({
+      message: 'failed',
+      level: 'ERROR',
+      thread: 'main',
+      logger: 'com.example.App',
+    });
+    expect(toDocument(event('[ERROR]\t2022-12-24T08:24:38.929Z\tr-1\tfailed\n'), SOURCE)).toMatchObject({
+      message: 'failed',
+      level: 'ERROR',
+      lambda: { requestId: 'r-1' },
+    });
+  });
+
+  it('message removes exactly one trailing newline', () => {
+    expect(toDocument(event('two\n\n'), SOURCE).message).toBe('two\n');
+    expect(toDocument(event(''), SOURCE).message).toBe('');
+  });
+});
