@@ -1,0 +1,72 @@
+import { RemovalPolicy, type App, type Environment } from 'aws-cdk-lib';
+import type { PipelineConfig } from './config';
+import { PipelineStack } from './stacks/pipeline-stack';
+import { SearchStack } from './stacks/search-stack';
+import { SourcesStack } from './stacks/sources-stack';
+
+/** The stacks of one kfek deployment. */
+export interface KfekStacks {
+  readonly search: SearchStack;
+  readonly pipeline: PipelineStack;
+  readonly sources: SourcesStack;
+}
+
+/**
+ * Builds the kfek stacks for a resolved config: the one composition shared by bin/kfek.ts and the tests.
+ *
+ * Stack construct IDs (`Search`, `Pipeline`, `Sources`) are the CLI's stack selectors and the template file names;
+ * the CloudFormation stack names carry name and profile (`kfek-sandbox-search`) so profiles can share an account.
+ */
+export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
+  const retain = config.removalPolicy === 'retain';
+  const removalPolicy = retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+  const env: Environment | undefined =
+    config.env.account !== undefined || config.env.region !== undefined
+      ? { account: config.env.account, region: config.env.region }
+      : undefined;
+  const stem = `${config.name}-${config.profile}`;
+  const common = { env, terminationProtection: retain };
+  const tags = { tags: { application: config.name, profile: config.profile } };
+
+  const search = new SearchStack(app, 'Search', {
+    ...common,
+    ...tags,
+    stackName: `${stem}-search`,
+    description: `kfek (${config.profile}): OpenSearch domain, streams, failed-records bucket and queue (stateful)`,
+    domainName: stem,
+    openSearch: config.openSearch,
+    streams: config.streams,
+    removalPolicy,
+  });
+
+  const pipeline = new PipelineStack(app, 'Pipeline', {
+    ...common,
+    ...tags,
+    stackName: `${stem}-pipeline`,
+    description: `kfek (${config.profile}): transform (${config.transport}) and Firehose delivery to OpenSearch`,
+    rawStream: search.rawStream,
+    eventsStream: search.eventsStream,
+    domain: search.domain,
+    bucket: search.bucket,
+    failureQueue: search.failureQueue,
+    transport: config.transport,
+    transform: config.transform,
+    delivery: config.delivery,
+    metricsNamespace: config.name,
+  });
+
+  const sources = new SourcesStack(app, 'Sources', {
+    ...common,
+    ...tags,
+    stackName: `${stem}-sources`,
+    description: `kfek (${config.profile}): log groups and subscription filters to the raw stream`,
+    rawStream: search.rawStream,
+    subscriptionRole: pipeline.subscriptionRole,
+    sources: config.sources,
+    pipelineLogGroupNames: [...pipeline.logGroups, ...search.logGroups].map((g) => g.logGroupName),
+    accountPolicyName: `${stem}-subscription`,
+    removalPolicy,
+  });
+
+  return { search, pipeline, sources };
+}

@@ -1,0 +1,743 @@
+/**
+ * The pipeline's configuration: the ONLY module that reads CDK context or the environment.
+ *
+ * cdk.json holds documented defaults here ({@link DEFAULTS}) and named profiles under the context key `kfek`:
+ *
+ * ```json
+ * "kfek": { "profiles": { "sandbox": { ... }, "production": { ... } } }
+ * ```
+ *
+ * Each profile is a partial override of the defaults (objects merge key by key, arrays and scalars replace).
+ * `cdk synth -c profile=production` picks one; `sandbox` is the default. The result is validated as a whole and
+ * every problem is reported at once, with the bad value and how to fix it.
+ *
+ * {@link resolveConfig} is pure (no CDK App, no env), so the local runner of `npm start` can read cdk.json with it
+ * and create the same log groups, streams and index names locally.
+ */
+import type { App } from 'aws-cdk-lib';
+
+// ---------------------------------------------------------------------------------------------------------------
+// Types
+// ---------------------------------------------------------------------------------------------------------------
+
+/** How raw records get from the raw stream through the transform to the events stream. */
+export type Transport = 'lambda' | 'pipes';
+/** Kinesis capacity mode. */
+export type StreamMode = 'PROVISIONED' | 'ON_DEMAND';
+/** Firehose `IndexRotationPeriod` for the OpenSearch destination. */
+export type IndexRotation = 'NoRotation' | 'OneHour' | 'OneDay' | 'OneWeek' | 'OneMonth';
+/** What happens to data-bearing resources when their stack is deleted or they are replaced. */
+export type RemovalPolicyName = 'destroy' | 'retain';
+
+export const TRANSPORTS: readonly Transport[] = ['lambda', 'pipes'];
+export const STREAM_MODES: readonly StreamMode[] = ['PROVISIONED', 'ON_DEMAND'];
+export const INDEX_ROTATIONS: readonly IndexRotation[] = [
+  'NoRotation',
+  'OneHour',
+  'OneDay',
+  'OneWeek',
+  'OneMonth',
+];
+export const REMOVAL_POLICIES: readonly RemovalPolicyName[] = ['destroy', 'retain'];
+
+/**
+ * CloudWatch Logs retention values the API accepts (days). Anything else is rejected by `PutRetentionPolicy`.
+ * https://docs.aws.amazon.com/AmazonCloudWatchLogs/latest/APIReference/API_PutRetentionPolicy.html
+ */
+export const LOG_RETENTION_DAYS: readonly number[] = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+];
+
+/** One log group to subscribe to the raw stream. */
+export interface LogGroupSource {
+  /** The log group name, e.g. `/kfek/sandbox/app`. */
+  readonly name: string;
+  /** True: the Sources stack creates it (STANDARD class, retention set). False: it exists already; subscribe only. */
+  readonly create: boolean;
+  /** Subscription filter pattern; `''` forwards every event. Falls back to `sources.filterPattern`. */
+  readonly filterPattern: string;
+  /** Retention of a created log group (days). Falls back to `sources.retentionDays`. Ignored for existing groups. */
+  readonly retentionDays: number;
+}
+
+export interface SourcesConfig {
+  readonly logGroups: readonly LogGroupSource[];
+  /** Default subscription filter pattern (`''` = all events). */
+  readonly filterPattern: string;
+  /** Default retention (days) of the log groups kfek creates. */
+  readonly retentionDays: number;
+  /** Account-level subscription filter policy (every log group in the account, except the pipeline's own). */
+  readonly accountPolicy: {
+    readonly enabled: boolean;
+    /** Filter pattern of the account policy (`''` = all events). */
+    readonly filterPattern: string;
+    /** Further log group names to exclude, beyond the pipeline's own (which are always excluded). */
+    readonly excludeLogGroups: readonly string[];
+  };
+}
+
+export interface StreamConfig {
+  readonly mode: StreamMode;
+  /** Shards when `mode` is PROVISIONED (ignored for ON_DEMAND). */
+  readonly shardCount: number;
+  /** How long records stay readable (hours, 24..8760). */
+  readonly retentionHours: number;
+}
+
+export interface TransformConfig {
+  readonly memoryMb: number;
+  readonly timeoutSeconds: number;
+  /** Records per invocation (event source mapping or pipe). */
+  readonly batchSize: number;
+  /** Seconds to gather a batch before invoking (0..300). */
+  readonly maxBatchingWindowSeconds: number;
+  /** Concurrent batches per shard (1..10). Lambda transport only. */
+  readonly parallelizationFactor: number;
+  /** Retries of a failing batch before it goes to the on-failure destination (0..10000). */
+  readonly retryAttempts: number;
+  /** Records older than this are sent to the on-failure destination unprocessed (60..604800 s). */
+  readonly maxRecordAgeSeconds: number;
+  /** Retention of the function's log group (days). */
+  readonly logRetentionDays: number;
+  /** S3 key prefix of dead-lettered poison records (ends with `/`). */
+  readonly deadLetterPrefix: string;
+}
+
+export interface DeliveryConfig {
+  /** Firehose buffering interval (0..900 s). */
+  readonly bufferingIntervalSeconds: number;
+  /** Firehose buffering size (1..100 MiB). */
+  readonly bufferingSizeMb: number;
+  /** Index name prefix: Firehose writes `<indexPrefix>-<rotation suffix>`, e.g. `logs-2026-11-22`. */
+  readonly indexPrefix: string;
+  readonly indexRotation: IndexRotation;
+  /** How long Firehose retries a failed delivery before backing up to S3 (0..7200 s). */
+  readonly retryDurationSeconds: number;
+  /** S3 key prefix of documents OpenSearch rejected (ends with `/`). */
+  readonly failedDocumentsPrefix: string;
+  /** Retention of the Firehose error log group (days). */
+  readonly logRetentionDays: number;
+}
+
+export interface OpenSearchConfig {
+  /** OpenSearch engine version, e.g. `2.19`. */
+  readonly engineVersion: string;
+  readonly dataNodeInstanceType: string;
+  readonly dataNodeCount: number;
+  /** EBS gp3 volume per data node (GiB). */
+  readonly volumeSizeGb: number;
+  readonly zoneAwareness: { readonly enabled: boolean; readonly availabilityZoneCount: 2 | 3 };
+  readonly dedicatedMasters: {
+    readonly enabled: boolean;
+    readonly instanceType: string;
+    readonly count: number;
+  };
+  /** Retention of the domain's slow, application and audit log groups (days). */
+  readonly logRetentionDays: number;
+  readonly indexTemplate: {
+    readonly shards: number;
+    readonly replicas: number;
+    readonly totalFieldsLimit: number;
+  };
+  readonly retention: { readonly deleteAfterDays: number; readonly warmAfterDays?: number };
+  readonly access: {
+    /** The fine-grained access control master user (internal user DB); its password is generated in Secrets Manager. */
+    readonly masterUserName: string;
+    /** Backend roles mapped to the read-only role (issue 5). */
+    readonly readerBackendRoles?: readonly string[];
+    /**
+     * IPv4/IPv6 CIDRs allowed to reach the domain endpoint (Dashboards) with the master user's password.
+     * Empty: no resource-based policy at all, only IAM principals of this account with an identity policy get in.
+     */
+    readonly allowedCidrs: readonly string[];
+  };
+}
+
+export interface AlarmsConfig {
+  /** E-mail subscribed to the alarm topic. */
+  readonly email?: string;
+  readonly iteratorAgeMs: number;
+  readonly poisonRecords: number;
+  readonly firehoseFreshnessSeconds: number;
+  readonly freeStorageMb: number;
+  readonly jvmMemoryPressurePercent: number;
+}
+
+/** The resolved, validated configuration. */
+export interface PipelineConfig {
+  /** The profile these settings come from. */
+  readonly profile: string;
+  /** Name stem of stacks and named resources (lowercase, digits, hyphens; the domain name is `<name>-<profile>`). */
+  readonly name: string;
+  /** Account/region; undefined means environment-agnostic stacks. */
+  readonly env: { readonly account?: string; readonly region?: string };
+  /** `retain` keeps domain, bucket and streams when their stack goes; also turns on termination protection. */
+  readonly removalPolicy: RemovalPolicyName;
+  readonly transport: Transport;
+  readonly sources: SourcesConfig;
+  readonly streams: { readonly raw: StreamConfig; readonly events: StreamConfig };
+  readonly transform: TransformConfig;
+  readonly delivery: DeliveryConfig;
+  readonly openSearch: OpenSearchConfig;
+  readonly alarms: AlarmsConfig;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Errors
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Base class of configuration errors. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/** The selected profile is not defined in cdk.json. */
+export class UnknownProfileError extends ConfigError {
+  constructor(
+    readonly profile: string,
+    readonly known: readonly string[],
+  ) {
+    super(
+      `Unknown config profile ${JSON.stringify(profile)}: cdk.json context "kfek.profiles" defines ` +
+        `${known.length === 0 ? 'none' : known.map((k) => JSON.stringify(k)).join(', ')}. ` +
+        `Pass one of them with -c profile=NAME, or add "${profile}" under "kfek.profiles".`,
+    );
+    this.name = 'UnknownProfileError';
+  }
+}
+
+/** One or more settings are invalid; `problems` lists each one. */
+export class ConfigValidationError extends ConfigError {
+  constructor(
+    readonly profile: string,
+    readonly problems: readonly string[],
+  ) {
+    super(
+      `Invalid kfek configuration (profile ${JSON.stringify(profile)}), ${problems.length} problem(s):\n` +
+        problems.map((p) => `  - ${p}`).join('\n') +
+        `\nFix them in cdk.json under "kfek.profiles.${profile}".`,
+    );
+    this.name = 'ConfigValidationError';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Defaults (data; README "Default settings" lists the same values)
+// ---------------------------------------------------------------------------------------------------------------
+
+/** The context key holding `{ profiles: { NAME: PartialConfig } }`. */
+export const CONTEXT_KEY = 'kfek';
+/** The context key selecting a profile (`-c profile=NAME`). */
+export const PROFILE_CONTEXT_KEY = 'profile';
+export const DEFAULT_PROFILE = 'sandbox';
+
+/**
+ * Every default, in the input shape (log groups carry optional `filterPattern`/`retentionDays`/`create`).
+ * The defaults are the cheap sandbox; profiles override.
+ */
+export const DEFAULTS = {
+  name: 'kfek',
+  // Safe by default: a profile must opt in to deleting data with its stacks (the sandbox profile does).
+  removalPolicy: 'retain',
+  transport: 'lambda',
+  sources: {
+    logGroups: [{ name: '/kfek/app', create: true }],
+    filterPattern: '',
+    retentionDays: 14,
+    accountPolicy: { enabled: false, filterPattern: '', excludeLogGroups: [] },
+  },
+  streams: {
+    raw: { mode: 'PROVISIONED', shardCount: 1, retentionHours: 24 },
+    events: { mode: 'PROVISIONED', shardCount: 1, retentionHours: 24 },
+  },
+  transform: {
+    memoryMb: 512,
+    timeoutSeconds: 60,
+    batchSize: 100,
+    maxBatchingWindowSeconds: 1,
+    parallelizationFactor: 1,
+    retryAttempts: 3,
+    maxRecordAgeSeconds: 3600,
+    logRetentionDays: 14,
+    deadLetterPrefix: 'dead-letter/transform/',
+  },
+  delivery: {
+    bufferingIntervalSeconds: 60,
+    bufferingSizeMb: 5,
+    indexPrefix: 'logs',
+    indexRotation: 'OneDay',
+    retryDurationSeconds: 300,
+    failedDocumentsPrefix: 'failed-documents/',
+    logRetentionDays: 14,
+  },
+  openSearch: {
+    engineVersion: '2.19',
+    dataNodeInstanceType: 't3.small.search',
+    dataNodeCount: 1,
+    volumeSizeGb: 10,
+    zoneAwareness: { enabled: false, availabilityZoneCount: 2 },
+    dedicatedMasters: { enabled: false, instanceType: 'm7g.large.search', count: 3 },
+    logRetentionDays: 14,
+    indexTemplate: { shards: 1, replicas: 0, totalFieldsLimit: 1000 },
+    retention: { deleteAfterDays: 14 },
+    access: { masterUserName: 'kfek-admin', allowedCidrs: [] },
+  },
+  alarms: {
+    iteratorAgeMs: 60_000,
+    poisonRecords: 1,
+    firehoseFreshnessSeconds: 900,
+    freeStorageMb: 2048,
+    jvmMemoryPressurePercent: 85,
+  },
+} as const;
+
+/** Keys that may appear in input although {@link DEFAULTS} leaves them unset (optional settings). */
+const OPTIONAL_KEYS: Readonly<Record<string, readonly string[]>> = {
+  '': ['account', 'region'],
+  'openSearch.retention': ['warmAfterDays'],
+  'openSearch.access': ['readerBackendRoles'],
+  alarms: ['email'],
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Index naming (shared with the local runner)
+// ---------------------------------------------------------------------------------------------------------------
+
+function pad(n: number, width = 2): string {
+  return String(n).padStart(width, '0');
+}
+
+/** ISO-8601 week-numbering year and week of a UTC date. */
+function isoWeek(date: Date): { year: number; week: number } {
+  const d = new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()));
+  const day = d.getUTCDay() === 0 ? 7 : d.getUTCDay();
+  d.setUTCDate(d.getUTCDate() + 4 - day);
+  const yearStart = Date.UTC(d.getUTCFullYear(), 0, 1);
+  return { year: d.getUTCFullYear(), week: Math.ceil(((d.getTime() - yearStart) / 86_400_000 + 1) / 7) };
+}
+
+/**
+ * The index Firehose writes a record arriving at `date` (UTC) to: `<prefix>-<suffix>` with the suffixes Firehose
+ * documents for `IndexRotationPeriod` (OneHour `YYYY-MM-DD-HH`, OneDay `YYYY-MM-DD`, OneWeek `YYYY-ww`, OneMonth
+ * `YYYY-MM`), or the bare prefix for NoRotation.
+ * https://docs.aws.amazon.com/firehose/latest/dev/es-index-rotation.html
+ */
+export function indexNameFor(prefix: string, rotation: IndexRotation, date: Date): string {
+  const y = date.getUTCFullYear();
+  const m = pad(date.getUTCMonth() + 1);
+  const d = pad(date.getUTCDate());
+  switch (rotation) {
+    case 'NoRotation':
+      return prefix;
+    case 'OneHour':
+      return `${prefix}-${y}-${m}-${d}-${pad(date.getUTCHours())}`;
+    case 'OneDay':
+      return `${prefix}-${y}-${m}-${d}`;
+    case 'OneWeek': {
+      const w = isoWeek(date);
+      return `${prefix}-${w.year}-${pad(w.week)}`;
+    }
+    case 'OneMonth':
+      return `${prefix}-${y}-${m}`;
+  }
+}
+
+/** The pattern covering every index of a prefix, whatever the rotation (`logs-*`; `logs*` without rotation). */
+export function indexPatternFor(prefix: string, rotation: IndexRotation): string {
+  return rotation === 'NoRotation' ? `${prefix}*` : `${prefix}-*`;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Merge and validate
+// ---------------------------------------------------------------------------------------------------------------
+
+type Json = unknown;
+type JsonObject = Record<string, Json>;
+
+function isObject(v: Json): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Deep-merges `override` into `base`; reports keys that neither the defaults nor {@link OPTIONAL_KEYS} know. */
+function merge(base: JsonObject, override: Json, path: string, problems: string[]): JsonObject {
+  if (!isObject(override)) {
+    problems.push(`${path || 'the profile'} must be an object, got ${JSON.stringify(override)}.`);
+    return base;
+  }
+  const out: JsonObject = { ...base };
+  for (const [key, value] of Object.entries(override)) {
+    const keyPath = path === '' ? key : `${path}.${key}`;
+    const optional = OPTIONAL_KEYS[path] ?? [];
+    if (!(key in base) && !optional.includes(key)) {
+      const known = [...Object.keys(base), ...optional].sort();
+      problems.push(
+        `unknown setting ${keyPath}; known settings here: ${known.join(', ')}. Check the spelling.`,
+      );
+      continue;
+    }
+    const current = base[key];
+    out[key] = isObject(current) && isObject(value) ? merge(current, value, keyPath, problems) : value;
+  }
+  return out;
+}
+
+/** Reads typed values from the merged input, recording every problem instead of stopping at the first. */
+class Reader {
+  readonly problems: string[] = [];
+
+  constructor(private readonly root: JsonObject) {}
+
+  private get(path: string): Json {
+    let v: Json = this.root;
+    for (const part of path.split('.')) v = isObject(v) ? v[part] : undefined;
+    return v;
+  }
+
+  private bad(path: string, value: Json, expected: string): void {
+    this.problems.push(`${path} is ${JSON.stringify(value)}; expected ${expected}.`);
+  }
+
+  int(path: string, min: number, max: number, value: Json = this.get(path)): number {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      this.bad(path, value, `an integer from ${min} to ${max}`);
+      return min;
+    }
+    return value;
+  }
+
+  bool(path: string, value: Json = this.get(path)): boolean {
+    if (typeof value !== 'boolean') {
+      this.bad(path, value, 'true or false');
+      return false;
+    }
+    return value;
+  }
+
+  str(path: string, pattern?: RegExp, hint?: string, value: Json = this.get(path)): string {
+    if (typeof value !== 'string' || (pattern !== undefined && !pattern.test(value))) {
+      this.bad(path, value, hint ?? (pattern ? `a string matching ${pattern.source}` : 'a string'));
+      return '';
+    }
+    return value;
+  }
+
+  optStr(path: string, pattern?: RegExp, hint?: string): string | undefined {
+    const value = this.get(path);
+    return value === undefined ? undefined : this.str(path, pattern, hint, value);
+  }
+
+  oneOf<T extends string>(path: string, allowed: readonly T[], value: Json = this.get(path)): T {
+    if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
+      this.bad(path, value, `one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`);
+      return allowed[0];
+    }
+    return value as T;
+  }
+
+  retention(path: string, value: Json = this.get(path)): number {
+    if (typeof value !== 'number' || !LOG_RETENTION_DAYS.includes(value)) {
+      this.bad(path, value, `a CloudWatch Logs retention in days: ${LOG_RETENTION_DAYS.join(', ')}`);
+      return 14;
+    }
+    return value;
+  }
+
+  array(path: string, value: Json = this.get(path)): readonly Json[] {
+    if (!Array.isArray(value)) {
+      this.bad(path, value, 'an array');
+      return [];
+    }
+    return value;
+  }
+
+  strings(path: string, pattern?: RegExp, hint?: string, value: Json = this.get(path)): string[] {
+    return this.array(path, value).map((v, i) => this.str(`${path}[${i}]`, pattern, hint, v));
+  }
+
+  problem(message: string): void {
+    this.problems.push(message);
+  }
+
+  raw(path: string): Json {
+    return this.get(path);
+  }
+}
+
+const NAME = /^[a-z][a-z0-9-]{0,15}$/;
+const NAME_HINT = 'lowercase letters, digits and hyphens, starting with a letter, at most 16 characters';
+const LOG_GROUP_NAME = /^[\w\-/.#]{1,512}$/;
+const LOG_GROUP_HINT = 'a log group name (1-512 of a-z A-Z 0-9 _ - / . #)';
+const PREFIX = /^([\w!\-.*'()=]+\/)*$/;
+const PREFIX_HINT =
+  'an S3 key prefix ending with "/" (letters, digits, !-_.*\'()= and "/"), e.g. "failed-documents/"';
+// OpenSearch index names: lowercase, no \ / * ? " < > | space , #, not starting with - _ +.
+const INDEX_PREFIX = /^[a-z0-9][a-z0-9._-]{0,199}$/;
+const INDEX_HINT =
+  'a lowercase OpenSearch index name prefix (a-z 0-9 . _ -, not starting with . _ -), e.g. "logs"';
+const INSTANCE_TYPE = /^[a-z0-9]+\.[a-z0-9]+\.search$/;
+const INSTANCE_HINT = 'an OpenSearch Service instance type such as "t3.small.search" or "r7g.large.search"';
+const CIDR = /^(\d{1,3}(\.\d{1,3}){3}\/\d{1,2}|[0-9a-fA-F:]+\/\d{1,3})$/;
+const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+const MASTER_USER = /^[a-zA-Z0-9_-]{1,64}$/;
+const ACCOUNT = /^\d{12}$/;
+const REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
+
+function readStream(r: Reader, path: string): StreamConfig {
+  const mode = r.oneOf(`${path}.mode`, STREAM_MODES);
+  return {
+    mode,
+    shardCount: r.int(`${path}.shardCount`, 1, 10_000),
+    retentionHours: r.int(`${path}.retentionHours`, 24, 8760),
+  };
+}
+
+function readLogGroups(r: Reader, filterPattern: string, retentionDays: number): LogGroupSource[] {
+  const groups = r.array('sources.logGroups');
+  const seen = new Set<string>();
+  const out: LogGroupSource[] = [];
+  groups.forEach((entry, i) => {
+    const path = `sources.logGroups[${i}]`;
+    // A bare string is shorthand for an existing log group, subscribed with the default pattern.
+    const obj: JsonObject =
+      typeof entry === 'string' ? { name: entry, create: false } : isObject(entry) ? entry : {};
+    if (typeof entry !== 'string' && !isObject(entry)) {
+      r.problem(
+        `${path} is ${JSON.stringify(entry)}; expected { "name": "...", "create": true|false } or a name.`,
+      );
+      return;
+    }
+    for (const key of Object.keys(obj)) {
+      if (!['name', 'create', 'filterPattern', 'retentionDays'].includes(key)) {
+        r.problem(
+          `unknown setting ${path}.${key}; known settings here: create, filterPattern, name, retentionDays.`,
+        );
+      }
+    }
+    const name = r.str(`${path}.name`, LOG_GROUP_NAME, LOG_GROUP_HINT, obj.name);
+    if (name !== '' && seen.has(name)) {
+      r.problem(`${path}.name ${JSON.stringify(name)} is listed twice; list each log group once.`);
+    }
+    seen.add(name);
+    out.push({
+      name,
+      create: obj.create === undefined ? false : r.bool(`${path}.create`, obj.create),
+      filterPattern:
+        obj.filterPattern === undefined
+          ? filterPattern
+          : r.str(`${path}.filterPattern`, /^.{0,1024}$/s, undefined, obj.filterPattern),
+      retentionDays:
+        obj.retentionDays === undefined
+          ? retentionDays
+          : r.retention(`${path}.retentionDays`, obj.retentionDays),
+    });
+  });
+  return out;
+}
+
+/** Cross-field rules, checked after every field has a typed value. */
+function crossCheck(r: Reader, c: Omit<PipelineConfig, 'profile'>): void {
+  const os = c.openSearch;
+  if (os.zoneAwareness.enabled && os.dataNodeCount % os.zoneAwareness.availabilityZoneCount !== 0) {
+    r.problem(
+      `openSearch.dataNodeCount is ${os.dataNodeCount} but zone awareness spreads nodes over ` +
+        `${os.zoneAwareness.availabilityZoneCount} zones; use a multiple of ${os.zoneAwareness.availabilityZoneCount}.`,
+    );
+  }
+  if (os.dedicatedMasters.enabled && os.dedicatedMasters.count % 2 === 0) {
+    r.problem(
+      `openSearch.dedicatedMasters.count is ${os.dedicatedMasters.count}; use an odd number (3 or 5) for a quorum.`,
+    );
+  }
+  if (os.indexTemplate.replicas >= os.dataNodeCount) {
+    r.problem(
+      `openSearch.indexTemplate.replicas is ${os.indexTemplate.replicas} with ${os.dataNodeCount} data node(s); ` +
+        `replicas must be below the data node count or every index stays yellow. Lower replicas or add nodes.`,
+    );
+  }
+  const warm = os.retention.warmAfterDays;
+  if (warm !== undefined && warm >= os.retention.deleteAfterDays) {
+    r.problem(
+      `openSearch.retention.warmAfterDays (${warm}) must be below deleteAfterDays (${os.retention.deleteAfterDays}).`,
+    );
+  }
+  if (c.transport === 'pipes' && c.transform.parallelizationFactor !== 1) {
+    // Pipes supports it too, but keep one meaning: the knob is documented for the event source mapping.
+    r.problem(
+      `transform.parallelizationFactor is ${c.transform.parallelizationFactor} with transport "pipes"; ` +
+        `Pipes reads each shard with one poller in this app: set it to 1 or use transport "lambda".`,
+    );
+  }
+}
+
+/**
+ * Resolves the configuration of `profile` (default: context `profile`, else `sandbox`) from a CDK context object
+ * (the `context` of cdk.json, or `app.node` context). Pure: no env access, no CDK App needed.
+ * @throws UnknownProfileError when the profile is not defined (the default profile may be absent: defaults apply)
+ * @throws ConfigValidationError listing every invalid setting
+ */
+export function resolveConfig(context: Readonly<Record<string, unknown>>, profile?: string): PipelineConfig {
+  const selected =
+    profile ??
+    (typeof context[PROFILE_CONTEXT_KEY] === 'string' ? context[PROFILE_CONTEXT_KEY] : DEFAULT_PROFILE);
+  const section = context[CONTEXT_KEY];
+  const profiles = isObject(section) && isObject(section.profiles) ? section.profiles : {};
+  if (!(selected in profiles) && selected !== DEFAULT_PROFILE) {
+    throw new UnknownProfileError(selected, Object.keys(profiles));
+  }
+  const problems: string[] = [];
+  if (
+    section !== undefined &&
+    !(isObject(section) && (section.profiles === undefined || isObject(section.profiles)))
+  ) {
+    problems.push(
+      `context "${CONTEXT_KEY}" must be { "profiles": { "NAME": { ... } } }, got ${JSON.stringify(section)}.`,
+    );
+  }
+  const merged = merge(DEFAULTS, profiles[selected] ?? {}, '', problems);
+  const r = new Reader(merged);
+  r.problems.push(...problems);
+
+  const filterPattern = r.str(
+    'sources.filterPattern',
+    /^.{0,1024}$/s,
+    'a filter pattern of at most 1024 characters',
+  );
+  const retentionDays = r.retention('sources.retentionDays');
+  const name = r.str('name', NAME, NAME_HINT);
+  const readerBackendRoles = r.raw('openSearch.access.readerBackendRoles');
+  const warmAfterDays = r.raw('openSearch.retention.warmAfterDays');
+
+  const body: Omit<PipelineConfig, 'profile'> = {
+    name,
+    env: {
+      account: r.optStr('account', ACCOUNT, 'a 12-digit AWS account id'),
+      region: r.optStr('region', REGION, 'an AWS region such as "us-east-1"'),
+    },
+    removalPolicy: r.oneOf('removalPolicy', REMOVAL_POLICIES),
+    transport: r.oneOf('transport', TRANSPORTS),
+    sources: {
+      logGroups: readLogGroups(r, filterPattern, retentionDays),
+      filterPattern,
+      retentionDays,
+      accountPolicy: {
+        enabled: r.bool('sources.accountPolicy.enabled'),
+        filterPattern: r.str(
+          'sources.accountPolicy.filterPattern',
+          /^.{0,1024}$/s,
+          'a filter pattern of at most 1024 characters',
+        ),
+        excludeLogGroups: r.strings('sources.accountPolicy.excludeLogGroups', LOG_GROUP_NAME, LOG_GROUP_HINT),
+      },
+    },
+    streams: { raw: readStream(r, 'streams.raw'), events: readStream(r, 'streams.events') },
+    transform: {
+      memoryMb: r.int('transform.memoryMb', 128, 10_240),
+      timeoutSeconds: r.int('transform.timeoutSeconds', 1, 900),
+      batchSize: r.int('transform.batchSize', 1, 10_000),
+      maxBatchingWindowSeconds: r.int('transform.maxBatchingWindowSeconds', 0, 300),
+      parallelizationFactor: r.int('transform.parallelizationFactor', 1, 10),
+      retryAttempts: r.int('transform.retryAttempts', 0, 10_000),
+      maxRecordAgeSeconds: r.int('transform.maxRecordAgeSeconds', 60, 604_800),
+      logRetentionDays: r.retention('transform.logRetentionDays'),
+      deadLetterPrefix: r.str('transform.deadLetterPrefix', PREFIX, PREFIX_HINT),
+    },
+    delivery: {
+      bufferingIntervalSeconds: r.int('delivery.bufferingIntervalSeconds', 0, 900),
+      bufferingSizeMb: r.int('delivery.bufferingSizeMb', 1, 100),
+      indexPrefix: r.str('delivery.indexPrefix', INDEX_PREFIX, INDEX_HINT),
+      indexRotation: r.oneOf('delivery.indexRotation', INDEX_ROTATIONS),
+      retryDurationSeconds: r.int('delivery.retryDurationSeconds', 0, 7200),
+      failedDocumentsPrefix: r.str('delivery.failedDocumentsPrefix', PREFIX, PREFIX_HINT),
+      logRetentionDays: r.retention('delivery.logRetentionDays'),
+    },
+    openSearch: {
+      engineVersion: r.str('openSearch.engineVersion', /^\d+\.\d+$/, 'an OpenSearch version such as "2.19"'),
+      dataNodeInstanceType: r.str('openSearch.dataNodeInstanceType', INSTANCE_TYPE, INSTANCE_HINT),
+      dataNodeCount: r.int('openSearch.dataNodeCount', 1, 80),
+      volumeSizeGb: r.int('openSearch.volumeSizeGb', 10, 16_384),
+      zoneAwareness: {
+        enabled: r.bool('openSearch.zoneAwareness.enabled'),
+        availabilityZoneCount: r.int('openSearch.zoneAwareness.availabilityZoneCount', 2, 3) as 2 | 3,
+      },
+      dedicatedMasters: {
+        enabled: r.bool('openSearch.dedicatedMasters.enabled'),
+        instanceType: r.str('openSearch.dedicatedMasters.instanceType', INSTANCE_TYPE, INSTANCE_HINT),
+        count: r.int('openSearch.dedicatedMasters.count', 3, 5),
+      },
+      logRetentionDays: r.retention('openSearch.logRetentionDays'),
+      indexTemplate: {
+        shards: r.int('openSearch.indexTemplate.shards', 1, 1024),
+        replicas: r.int('openSearch.indexTemplate.replicas', 0, 15),
+        totalFieldsLimit: r.int('openSearch.indexTemplate.totalFieldsLimit', 100, 100_000),
+      },
+      retention: {
+        deleteAfterDays: r.int('openSearch.retention.deleteAfterDays', 1, 36_500),
+        ...(warmAfterDays === undefined
+          ? {}
+          : { warmAfterDays: r.int('openSearch.retention.warmAfterDays', 1, 36_500, warmAfterDays) }),
+      },
+      access: {
+        masterUserName: r.str(
+          'openSearch.access.masterUserName',
+          MASTER_USER,
+          'a user name of 1-64 letters, digits, _ or -',
+        ),
+        ...(readerBackendRoles === undefined
+          ? {}
+          : {
+              readerBackendRoles: r.strings(
+                'openSearch.access.readerBackendRoles',
+                /^.{1,256}$/,
+                'a backend role (1-256 characters)',
+              ),
+            }),
+        allowedCidrs: r.strings('openSearch.access.allowedCidrs', CIDR, 'a CIDR such as "203.0.113.7/32"'),
+      },
+    },
+    alarms: {
+      ...(r.raw('alarms.email') === undefined
+        ? {}
+        : { email: r.str('alarms.email', EMAIL, 'an e-mail address such as "ops@example.com"') }),
+      iteratorAgeMs: r.int('alarms.iteratorAgeMs', 1000, 604_800_000),
+      poisonRecords: r.int('alarms.poisonRecords', 1, 1_000_000),
+      firehoseFreshnessSeconds: r.int('alarms.firehoseFreshnessSeconds', 60, 86_400),
+      freeStorageMb: r.int('alarms.freeStorageMb', 1, 10_000_000),
+      jvmMemoryPressurePercent: r.int('alarms.jvmMemoryPressurePercent', 1, 100),
+    },
+  };
+  crossCheck(r, body);
+  if (`${name}-${selected}`.length > 28 || !/^[a-z][a-z0-9-]*$/.test(selected)) {
+    r.problem(
+      `the domain name "${name}-${selected}" (name + "-" + profile) must be 3-28 lowercase letters, digits and ` +
+        `hyphens; shorten "name" or the profile name.`,
+    );
+  }
+  if (r.problems.length > 0) throw new ConfigValidationError(selected, r.problems);
+  return { profile: selected, ...body };
+}
+
+/**
+ * The configuration of a CDK app: its context (cdk.json, `-c` flags) plus the account/region the CLI resolved
+ * (`CDK_DEFAULT_ACCOUNT`/`CDK_DEFAULT_REGION`) when the profile does not pin them.
+ */
+export function configFromApp(
+  app: App,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): PipelineConfig {
+  const context: Record<string, unknown> = {};
+  for (const key of [CONTEXT_KEY, PROFILE_CONTEXT_KEY]) {
+    const value: unknown = app.node.tryGetContext(key);
+    if (value !== undefined) context[key] = value;
+  }
+  const config = resolveConfig(context);
+  return {
+    ...config,
+    env: {
+      account: config.env.account ?? env.CDK_DEFAULT_ACCOUNT,
+      region: config.env.region ?? env.CDK_DEFAULT_REGION,
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import { ArnFormat, Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kinesis from 'aws-cdk-lib/aws-kinesis';
+import { Construct } from 'constructs';
+
+export interface LogsDeliveryRoleProps {
+  /** The stream subscription filters (and the account policy) deliver to. */
+  readonly stream: kinesis.IStream;
+}
+
+/**
+ * The role CloudWatch Logs assumes to write subscribed log events to a Kinesis stream.
+ *
+ * CDK's `KinesisDestination` creates a role per log group whose trust policy has no `aws:SourceArn` condition;
+ * this one is shared by every subscription of the app and is confused-deputy safe: it trusts `logs.<region>`
+ * only on behalf of this account's log groups, and may only `PutRecord(s)` on that one stream.
+ * https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/SubscriptionFilters.html#DestinationKinesisExample
+ */
+export class LogsDeliveryRole extends Construct {
+  readonly role: iam.IRole;
+
+  constructor(scope: Construct, id: string, props: LogsDeliveryRoleProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    // The wildcard covers every log group of this account and region: subscriptions (and the account-level policy)
+    // may come from any of them, and CloudWatch Logs sets aws:SourceArn to the sending log group.
+    const logGroupsOfThisAccount = stack.formatArn({
+      service: 'logs',
+      resource: 'log-group',
+      resourceName: '*',
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    });
+    const role = new iam.Role(this, 'Role', {
+      description: 'CloudWatch Logs writes subscribed log events to the kfek raw stream',
+      assumedBy: new iam.ServicePrincipal('logs.amazonaws.com', {
+        conditions: { StringLike: { 'aws:SourceArn': logGroupsOfThisAccount } },
+      }),
+    });
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['kinesis:PutRecord', 'kinesis:PutRecords'],
+        resources: [props.stream.streamArn],
+      }),
+    );
+    if (props.stream.encryptionKey) {
+      // Producers of a KMS-encrypted stream need GenerateDataKey on its key (Kinesis SSE).
+      // https://docs.aws.amazon.com/streams/latest/dev/permissions-user-key-KMS.html
+      role.addToPolicy(
+        new iam.PolicyStatement({
+          actions: ['kms:GenerateDataKey'],
+          resources: [props.stream.encryptionKey.keyArn],
+        }),
+      );
+    }
+    this.role = role;
+  }
+}

@@ -1,0 +1,226 @@
+import { RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
+import { Construct } from 'constructs';
+
+export interface SearchDomainProps {
+  /** Domain name: 3-28 of a-z 0-9 -, starting with a letter. Fixed, so IAM and the access policy can name it. */
+  readonly domainName: string;
+  /** @default '2.19' */
+  readonly engineVersion?: string;
+  /** @default 't3.small.search' */
+  readonly dataNodeInstanceType?: string;
+  /** @default 1 */
+  readonly dataNodeCount?: number;
+  /** gp3 volume per data node (GiB). @default 10 */
+  readonly volumeSizeGb?: number;
+  /** @default - zone awareness off */
+  readonly zoneAwareness?: { readonly enabled: boolean; readonly availabilityZoneCount: 2 | 3 };
+  /** @default - no dedicated master nodes */
+  readonly dedicatedMasters?: {
+    readonly enabled: boolean;
+    readonly instanceType: string;
+    readonly count: number;
+  };
+  /** Fine-grained access control master user; the password is generated in Secrets Manager. @default 'kfek-admin' */
+  readonly masterUserName?: string;
+  /**
+   * CIDRs allowed to call the endpoint (e.g. to log in to Dashboards with the master user).
+   * @default [] - no resource-based policy: only IAM principals of this account with an identity policy get in
+   */
+  readonly allowedCidrs?: readonly string[];
+  /** Retention of the slow, application and audit log groups. @default logs.RetentionDays.TWO_WEEKS */
+  readonly logRetention?: logs.RetentionDays;
+  /** @default RemovalPolicy.RETAIN */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+const DEFAULTS = {
+  engineVersion: '2.19',
+  dataNodeInstanceType: 't3.small.search',
+  dataNodeCount: 1,
+  volumeSizeGb: 10,
+  zoneAwareness: { enabled: false, availabilityZoneCount: 2 as const },
+  dedicatedMasters: { enabled: false, instanceType: 'm7g.large.search', count: 3 },
+  masterUserName: 'kfek-admin',
+  allowedCidrs: [] as readonly string[],
+  logRetention: logs.RetentionDays.TWO_WEEKS,
+  removalPolicy: RemovalPolicy.RETAIN,
+};
+
+/**
+ * An OpenSearch Service domain that is secure by default: encryption at rest, node-to-node encryption, HTTPS only
+ * with TLS 1.2+, fine-grained access control with an internal master user, no open access policy, and slow,
+ * application and audit logs published to log groups kfek owns (with the one CloudWatch Logs resource policy
+ * they need, instead of CDK's custom-resource-managed one).
+ */
+export class SearchDomain extends Construct {
+  readonly domain: opensearch.Domain;
+  /** The domain's own log groups; an account-level subscription must exclude them (audit logs record every write). */
+  readonly logGroups: readonly logs.LogGroup[];
+
+  constructor(scope: Construct, id: string, props: SearchDomainProps) {
+    super(scope, id);
+    const p = {
+      ...DEFAULTS,
+      ...Object.fromEntries(Object.entries(props).filter(([, v]) => v !== undefined)),
+    } as typeof DEFAULTS & SearchDomainProps;
+
+    // Validate.
+    if (!Token.isUnresolved(p.domainName) && !/^[a-z][a-z0-9-]{2,27}$/.test(p.domainName)) {
+      throw new Error(
+        `SearchDomain ${this.node.path}: domainName ${JSON.stringify(p.domainName)} must be 3-28 characters of ` +
+          'a-z, 0-9 and -, starting with a letter; shorten the config "name" or the profile name.',
+      );
+    }
+    if (p.zoneAwareness.enabled && p.dataNodeCount % p.zoneAwareness.availabilityZoneCount !== 0) {
+      throw new Error(
+        `SearchDomain ${this.node.path}: dataNodeCount ${p.dataNodeCount} is not a multiple of ` +
+          `availabilityZoneCount ${p.zoneAwareness.availabilityZoneCount}; OpenSearch Service rejects it.`,
+      );
+    }
+
+    // Build.
+    const logGroup = (lid: string): logs.LogGroup =>
+      new logs.LogGroup(this, lid, { retention: p.logRetention, removalPolicy: p.removalPolicy });
+    const slowSearch = logGroup('SlowSearchLogs');
+    const slowIndex = logGroup('SlowIndexLogs');
+    const app = logGroup('AppLogs');
+    const audit = logGroup('AuditLogs');
+    this.logGroups = [slowSearch, slowIndex, app, audit];
+
+    // OpenSearch Service publishes logs under this resource policy.
+    // https://docs.aws.amazon.com/opensearch-service/latest/developerguide/createdomain-configure-slow-logs.html
+    const logsPolicy = new logs.ResourcePolicy(this, 'LogsResourcePolicy', {
+      policyStatements: [
+        new iam.PolicyStatement({
+          principals: [new iam.ServicePrincipal('es.amazonaws.com')],
+          actions: ['logs:PutLogEvents', 'logs:CreateLogStream'],
+          resources: this.logGroups.map((g) => g.logGroupArn),
+          conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+        }),
+      ],
+    });
+
+    this.domain = new opensearch.Domain(this, 'Domain', {
+      domainName: p.domainName,
+      version: opensearch.EngineVersion.openSearch(p.engineVersion),
+      capacity: {
+        dataNodes: p.dataNodeCount,
+        dataNodeInstanceType: p.dataNodeInstanceType,
+        ...(p.dedicatedMasters.enabled
+          ? { masterNodes: p.dedicatedMasters.count, masterNodeInstanceType: p.dedicatedMasters.instanceType }
+          : {}),
+        // Multi-AZ with standby needs 3 zones and non-burstable types; this app sizes zones itself.
+        multiAzWithStandbyEnabled: false,
+      },
+      ebs: { enabled: true, volumeSize: p.volumeSizeGb, volumeType: ec2.EbsDeviceVolumeType.GP3 },
+      zoneAwareness: p.zoneAwareness.enabled
+        ? { enabled: true, availabilityZoneCount: p.zoneAwareness.availabilityZoneCount }
+        : { enabled: false },
+      encryptionAtRest: { enabled: true },
+      nodeToNodeEncryption: true,
+      enforceHttps: true,
+      tlsSecurityPolicy: opensearch.TLSSecurityPolicy.TLS_1_2,
+      fineGrainedAccessControl: { masterUserName: p.masterUserName },
+      logging: {
+        slowSearchLogEnabled: true,
+        slowSearchLogGroup: slowSearch,
+        slowIndexLogEnabled: true,
+        slowIndexLogGroup: slowIndex,
+        appLogEnabled: true,
+        appLogGroup: app,
+        auditLogEnabled: true,
+        auditLogGroup: audit,
+      },
+      suppressLogsResourcePolicy: true,
+      removalPolicy: p.removalPolicy,
+    });
+    this.domain.node.addDependency(logsPolicy);
+
+    // Wire: the access policy is set on the L1 directly (not addAccessPolicies, which deploys a custom-resource
+    // Lambda); the ARN is built from the fixed name, so there is no circular reference.
+    const stack = Stack.of(this);
+    const domainPaths = `${stack.formatArn({ service: 'es', resource: 'domain', resourceName: p.domainName })}/*`;
+    const httpActions = [
+      'es:ESHttpGet',
+      'es:ESHttpHead',
+      'es:ESHttpPost',
+      'es:ESHttpPut',
+      'es:ESHttpPatch',
+      'es:ESHttpDelete',
+    ];
+    const statements = [
+      // The account itself: requests signed by IAM principals of this account whose identity policies allow them
+      // (Firehose's role, the provisioner). Nobody else, and no unsigned request.
+      new iam.PolicyStatement({
+        principals: [new iam.AccountRootPrincipal()],
+        actions: httpActions,
+        resources: [domainPaths],
+      }),
+    ];
+    if (p.allowedCidrs.length > 0) {
+      statements.push(
+        new iam.PolicyStatement({
+          // Unsigned requests (a browser on Dashboards), but only from these addresses; fine-grained access control
+          // then authenticates the person (master user / internal users) and authorizes per index.
+          principals: [new iam.AnyPrincipal()],
+          actions: httpActions,
+          resources: [domainPaths],
+          conditions: { IpAddress: { 'aws:SourceIp': [...p.allowedCidrs] } },
+        }),
+      );
+    }
+    const cfn = this.domain.node.defaultChild as opensearch.CfnDomain;
+    cfn.accessPolicies = new iam.PolicyDocument({ statements }).toJSON() as unknown;
+
+    // Acknowledgements, each on the narrowest construct.
+    const masterUserSecret = this.domain.node.tryFindChild('MasterUser');
+    if (masterUserSecret) {
+      Validations.of(masterUserSecret).acknowledge({
+        id: 'AwsSolutions-SMG4',
+        reason:
+          'The master user password lives in the domain internal user database; a Secrets Manager rotation would ' +
+          'change the secret without changing the domain. Rotate by updating both (docs/deploy.md).',
+      });
+    }
+    Validations.of(this.domain).acknowledge({
+      id: 'AwsSolutions-OS1',
+      reason:
+        'Public endpoint on purpose: Firehose and people reach it without a VPC, NAT or VPN. HTTPS with TLS 1.2+, ' +
+        'the access policy and fine-grained access control gate every request.',
+    });
+    if (p.allowedCidrs.length === 0) {
+      Validations.of(this.domain).acknowledge({
+        id: 'AwsSolutions-OS3',
+        reason:
+          'No IP-based access at all: the access policy admits only requests signed by IAM principals of this account.',
+      });
+    } else {
+      Validations.of(this.domain).acknowledge({
+        id: 'AwsSolutions-OS5',
+        reason:
+          'Unsigned requests are admitted only from the configured CIDRs (openSearch.access.allowedCidrs), and ' +
+          'fine-grained access control still requires a user name and password.',
+      });
+    }
+
+    // Soft problems.
+    if (!p.zoneAwareness.enabled) {
+      Validations.of(this.domain).acknowledge({
+        id: 'AwsSolutions-OS7',
+        reason:
+          'Zone awareness is a config choice (openSearch.zoneAwareness); this profile accepts one zone.',
+      });
+    }
+    if (!p.dedicatedMasters.enabled) {
+      Validations.of(this.domain).acknowledge({
+        id: 'AwsSolutions-OS4',
+        reason:
+          'Dedicated masters are a config choice (openSearch.dedicatedMasters); this profile runs small.',
+      });
+    }
+  }
+}

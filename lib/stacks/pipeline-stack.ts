@@ -1,0 +1,171 @@
+import { Duration, Size, Stack, type StackProps } from 'aws-cdk-lib';
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kinesis from 'aws-cdk-lib/aws-kinesis';
+import type * as firehose from 'aws-cdk-lib/aws-kinesisfirehose';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import type * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as iamPolicy from 'aws-cdk-lib/aws-iam';
+import type { Construct } from 'constructs';
+import type { DeliveryConfig, TransformConfig, Transport } from '../config';
+import { FirehoseToOpenSearch } from '../constructs/firehose-to-opensearch';
+import { LogsDeliveryRole } from '../constructs/logs-delivery-role';
+import { PipesTransport } from '../constructs/pipes-transport';
+import { TransformFunction } from '../constructs/transform-function';
+import { justifyWildcardResources } from '../nag';
+
+export interface PipelineStackProps extends StackProps {
+  /** The subscription target (from the stateful stack). */
+  readonly rawStream: kinesis.IStream;
+  /** The transform's output and Firehose's source (from the stateful stack). */
+  readonly eventsStream: kinesis.IStream;
+  readonly domain: opensearch.IDomain;
+  /** Failed documents and dead-lettered poison records. */
+  readonly bucket: s3.IBucket;
+  /** On-failure destination of the event source mapping / dead-letter target of the pipe. */
+  readonly failureQueue: sqs.IQueue;
+  /** @default 'lambda' */
+  readonly transport?: Transport;
+  readonly transform: TransformConfig;
+  readonly delivery: DeliveryConfig;
+  /**
+   * CloudWatch metrics namespace of the transform's EMF metrics.
+   * @default 'kfek'
+   */
+  readonly metricsNamespace?: string;
+}
+
+/**
+ * The stateless stack: moves records from the raw stream to OpenSearch. Everything here can be destroyed and
+ * redeployed without losing data (the data lives in the Search stack).
+ *
+ * - the role CloudWatch Logs assumes to write the raw stream (shared by every subscription and the account policy);
+ * - the transform: a Lambda with a Kinesis event source mapping (transport `lambda`) or an EventBridge pipe with
+ *   the Pipes enrichment function (transport `pipes`);
+ * - the Firehose delivery stream from the events stream to OpenSearch.
+ */
+export class PipelineStack extends Stack {
+  /** The role subscription filters and the account policy pass to CloudWatch Logs. */
+  readonly subscriptionRole: iam.IRole;
+  /** The function doing the transform: the event source mapping handler or the Pipes enrichment. */
+  readonly transformFunction: lambda.IFunction;
+  readonly transport: Transport;
+  /** The pipe (transport `pipes` only). */
+  readonly pipe?: PipesTransport;
+  readonly delivery: FirehoseToOpenSearch;
+  readonly deliveryStream: firehose.CfnDeliveryStream;
+  /** Firehose's role: map it to the OpenSearch writer role (issue 5). */
+  readonly firehoseRole: iam.IRole;
+  /** The pipeline's own log groups: an account-level subscription must exclude them. */
+  readonly logGroups: readonly logs.ILogGroup[];
+
+  constructor(scope: Construct, id: string, props: PipelineStackProps) {
+    super(scope, id, props);
+    const transport = props.transport ?? 'lambda';
+    const t = props.transform;
+    const d = props.delivery;
+    this.transport = transport;
+
+    this.subscriptionRole = new LogsDeliveryRole(this, 'LogsDeliveryRole', { stream: props.rawStream }).role;
+
+    const common = {
+      memorySizeInMb: t.memoryMb,
+      timeout: Duration.seconds(t.timeoutSeconds),
+      logRetention: t.logRetentionDays as logs.RetentionDays,
+    };
+    const metrics = { POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? 'kfek' };
+    const ownLogGroups: logs.ILogGroup[] = [];
+
+    if (transport === 'lambda') {
+      const fn = new TransformFunction(this, 'Transform', {
+        ...common,
+        entry: 'lambda/transform/handler.ts',
+        description: 'kfek: CloudWatch Logs envelopes from the raw stream to documents on the events stream',
+        environment: {
+          ...metrics,
+          POWERTOOLS_SERVICE_NAME: 'transform',
+          EVENTS_STREAM_ARN: props.eventsStream.streamArn,
+          DEAD_LETTER_BUCKET: props.bucket.bucketName,
+          DEAD_LETTER_PREFIX: t.deadLetterPrefix,
+        },
+        eventSource: {
+          stream: props.rawStream,
+          onFailureQueue: props.failureQueue,
+          batchSize: t.batchSize,
+          maxBatchingWindow: Duration.seconds(t.maxBatchingWindowSeconds),
+          parallelizationFactor: t.parallelizationFactor,
+          retryAttempts: t.retryAttempts,
+          maxRecordAge: Duration.seconds(t.maxRecordAgeSeconds),
+        },
+      });
+      // The writer calls PutRecords by stream ARN only; producers of a KMS stream need kms:GenerateDataKey.
+      fn.role.addToPolicy(
+        new iamPolicy.PolicyStatement({
+          actions: ['kinesis:PutRecord', 'kinesis:PutRecords'],
+          resources: [props.eventsStream.streamArn],
+        }),
+      );
+      if (props.eventsStream.encryptionKey) {
+        fn.role.addToPolicy(
+          new iamPolicy.PolicyStatement({
+            actions: ['kms:GenerateDataKey'],
+            resources: [props.eventsStream.encryptionKey.keyArn],
+          }),
+        );
+      }
+      // Poison records are written under the dead-letter prefix only.
+      const deadLetterObjects = props.bucket.arnForObjects(`${t.deadLetterPrefix}*`);
+      fn.role.addToPolicy(
+        new iamPolicy.PolicyStatement({ actions: ['s3:PutObject'], resources: [deadLetterObjects] }),
+      );
+      justifyWildcardResources(fn.role, [
+        {
+          resource: deadLetterObjects,
+          reason:
+            'The transform names each dead-letter object itself (time and sequence number) under this prefix.',
+        },
+      ]);
+      this.transformFunction = fn.function;
+      ownLogGroups.push(fn.logGroup);
+    } else {
+      const fn = new TransformFunction(this, 'Enrichment', {
+        ...common,
+        entry: 'lambda/transform/pipes.ts',
+        description: 'kfek: EventBridge Pipes enrichment, CloudWatch Logs envelopes to documents',
+        environment: { ...metrics, POWERTOOLS_SERVICE_NAME: 'transform-pipes' },
+      });
+      this.pipe = new PipesTransport(this, 'Pipe', {
+        source: props.rawStream,
+        enrichment: fn.function,
+        target: props.eventsStream,
+        deadLetterQueue: props.failureQueue,
+        batchSize: t.batchSize,
+        maxBatchingWindow: Duration.seconds(t.maxBatchingWindowSeconds),
+        retryAttempts: t.retryAttempts,
+        maxRecordAge: Duration.seconds(t.maxRecordAgeSeconds),
+        logRetention: t.logRetentionDays,
+      });
+      this.transformFunction = fn.function;
+      ownLogGroups.push(fn.logGroup, this.pipe.logGroup);
+    }
+
+    this.delivery = new FirehoseToOpenSearch(this, 'Delivery', {
+      sourceStream: props.eventsStream,
+      domain: props.domain,
+      indexName: d.indexPrefix,
+      indexRotation: d.indexRotation,
+      backupBucket: props.bucket,
+      backupPrefix: d.failedDocumentsPrefix,
+      bufferingInterval: Duration.seconds(d.bufferingIntervalSeconds),
+      bufferingSize: Size.mebibytes(d.bufferingSizeMb),
+      retryDuration: Duration.seconds(d.retryDurationSeconds),
+      logRetention: d.logRetentionDays,
+    });
+    this.deliveryStream = this.delivery.deliveryStream;
+    this.firehoseRole = this.delivery.role;
+    ownLogGroups.push(this.delivery.logGroup);
+    this.logGroups = ownLogGroups;
+  }
+}

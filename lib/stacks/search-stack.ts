@@ -1,0 +1,130 @@
+import { Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import * as kinesis from 'aws-cdk-lib/aws-kinesis';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import type * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import type { OpenSearchConfig, StreamConfig } from '../config';
+import { SearchDomain } from '../constructs/search-domain';
+
+export interface SearchStackProps extends StackProps {
+  /** OpenSearch domain name (3-28 characters). */
+  readonly domainName: string;
+  readonly openSearch: OpenSearchConfig;
+  readonly streams: { readonly raw: StreamConfig; readonly events: StreamConfig };
+  /**
+   * What happens to the domain, bucket, streams and queue when this stack is deleted.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/**
+ * The stateful stack: everything that holds data.
+ *
+ * - the OpenSearch domain (the logs themselves);
+ * - the bucket for documents OpenSearch rejected and records the transform could not parse;
+ * - the raw and events Kinesis streams and their KMS key. Streams hold up to `retentionHours` of logs in flight:
+ *   deleting or replacing one loses everything not yet delivered, and the raw stream is the target of every
+ *   subscription filter (and of the account policy). Keeping them here means the stateless Pipeline stack can be
+ *   destroyed and redeployed (e.g. to switch the transport between Lambda and Pipes) without losing or re-pointing
+ *   anything;
+ * - the on-failure queue of the event source mapping / pipe (metadata of batches given up on, kept 14 days).
+ *
+ * Outside the sandbox all of it is RETAINed and the stack is termination protected (see bin/kfek.ts).
+ */
+export class SearchStack extends Stack {
+  readonly domain: opensearch.IDomain;
+  /** The concrete domain construct, for the OpenSearch provisioner (issue 5). */
+  readonly searchDomain: SearchDomain;
+  readonly rawStream: kinesis.IStream;
+  readonly eventsStream: kinesis.IStream;
+  readonly streamKey: kms.IKey;
+  /** Failed documents (Firehose) and dead-lettered poison records (transform). */
+  readonly bucket: s3.IBucket;
+  /** On-failure destination of the event source mapping and dead-letter target of the pipe. */
+  readonly failureQueue: sqs.IQueue;
+  /** The domain's log groups, which an account-level subscription must exclude. */
+  readonly logGroups: readonly logs.ILogGroup[];
+
+  constructor(scope: Construct, id: string, props: SearchStackProps) {
+    super(scope, id, props);
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const os = props.openSearch;
+
+    this.streamKey = new kms.Key(this, 'StreamKey', {
+      description: 'Encrypts the kfek raw and events Kinesis streams',
+      enableKeyRotation: true,
+      removalPolicy,
+    });
+    const stream = (sid: string, cfg: StreamConfig): kinesis.Stream => {
+      const s = new kinesis.Stream(this, sid, {
+        streamMode: cfg.mode === 'ON_DEMAND' ? kinesis.StreamMode.ON_DEMAND : kinesis.StreamMode.PROVISIONED,
+        shardCount: cfg.mode === 'ON_DEMAND' ? undefined : cfg.shardCount,
+        retentionPeriod: Duration.hours(cfg.retentionHours),
+        encryption: kinesis.StreamEncryption.KMS,
+        encryptionKey: this.streamKey,
+        removalPolicy,
+      });
+      Validations.of(s).acknowledge({
+        id: 'AwsSolutions-KDS3',
+        reason:
+          'A customer managed key is used deliberately: rotation is on, and its key policy and grants are auditable ' +
+          '(the aws/kinesis key cannot be scoped).',
+      });
+      return s;
+    };
+    this.rawStream = stream('RawStream', props.streams.raw);
+    this.eventsStream = stream('EventsStream', props.streams.events);
+
+    const bucket = new s3.Bucket(this, 'FailedRecordsBucket', {
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      minimumTLSVersion: 1.2,
+      versioned: false,
+      removalPolicy,
+      autoDeleteObjects: false,
+      lifecycleRules: [{ abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+    });
+    Validations.of(bucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason:
+        'Only the pipeline roles write here (failed documents, poison records) and people read it to replay; ' +
+        'object-level access is auditable with CloudTrail data events, and an access-log bucket would itself need one.',
+    });
+    this.bucket = bucket;
+
+    const queue = new sqs.Queue(this, 'FailureQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+      removalPolicy,
+    });
+    for (const id of ['AwsSolutions-SQS3', 'Serverless-SQSRedrivePolicy']) {
+      Validations.of(queue).acknowledge({
+        id,
+        reason: 'This queue is itself the dead-letter destination of the event source mapping and the pipe.',
+      });
+    }
+    this.failureQueue = queue;
+
+    this.searchDomain = new SearchDomain(this, 'Search', {
+      domainName: props.domainName,
+      engineVersion: os.engineVersion,
+      dataNodeInstanceType: os.dataNodeInstanceType,
+      dataNodeCount: os.dataNodeCount,
+      volumeSizeGb: os.volumeSizeGb,
+      zoneAwareness: os.zoneAwareness,
+      dedicatedMasters: os.dedicatedMasters,
+      masterUserName: os.access.masterUserName,
+      allowedCidrs: os.access.allowedCidrs,
+      logRetention: os.logRetentionDays,
+      removalPolicy,
+    });
+    this.domain = this.searchDomain.domain;
+    this.logGroups = this.searchDomain.logGroups;
+  }
+}
