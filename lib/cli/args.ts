@@ -1,0 +1,266 @@
+/**
+ * Command-line parsing: argv in, a typed command out. Pure (the environment is passed in), so every rule is
+ * unit-testable.
+ */
+import { parseArgs } from 'node:util';
+import { UsageError } from './errors';
+
+export interface CommonArgs {
+  readonly endpoint?: string;
+  readonly region?: string;
+  /** Print machine-readable JSON on stdout instead of text. */
+  readonly json: boolean;
+}
+
+export interface SendArgs extends CommonArgs {
+  readonly command: 'send';
+  readonly logGroupName: string;
+  readonly logStreamName?: string;
+  readonly count: number;
+  readonly ratePerSecond?: number;
+  readonly runId?: string;
+  readonly seed?: number;
+}
+
+export interface VerifyArgs extends CommonArgs {
+  readonly command: 'verify';
+  readonly runId: string;
+  readonly openSearchUrl: string;
+  readonly indexPattern: string;
+  readonly expected?: number;
+  readonly timeoutInMillis: number;
+  readonly pollIntervalInMillis: number;
+  readonly ingestField?: string;
+  /** Sign requests with SigV4 (Amazon OpenSearch Service with IAM access). */
+  readonly sigv4: boolean;
+}
+
+export interface QueryArgs extends CommonArgs {
+  readonly command: 'query';
+  readonly name?: string;
+  readonly list: boolean;
+  readonly logGroupNames: readonly string[];
+  readonly sinceInMillis: number;
+  readonly timeoutInMillis: number;
+}
+
+export interface HelpArgs {
+  readonly command: 'help';
+}
+
+export type CliArgs = SendArgs | VerifyArgs | QueryArgs | HelpArgs;
+
+export const USAGE = `kfek - send test logs through the pipeline, verify they arrived, run saved Logs Insights queries
+
+Usage:
+  kfek send   --log-group G [--count N] [--rate R/s] [--run-id ID] [--log-stream S] [--seed N]
+  kfek verify --run-id ID --opensearch URL [--index PATTERN] [--expect N] [--timeout S] [--interval S]
+              [--ingest-field F] [--sigv4]
+  kfek query  --name NAME [--log-group G ...] [--since 1h] [--timeout S]
+  kfek query  --list
+
+Common options:
+  --endpoint URL   CloudWatch Logs endpoint (e.g. http://127.0.0.1:5000 for moto); default AWS_ENDPOINT_URL or AWS
+  --region R       default AWS_REGION, or us-east-1 with an endpoint override
+  --json           print the result as JSON on stdout
+  -h, --help       this text
+
+send writes N realistic events (JSON app logs with some ERRORs, Lambda START/END/REPORT lines, Log4J lines), each
+carrying "kfek_run=<ID> kfek_seq=<n>", at most R per second; the run id is printed at the end.
+verify searches OpenSearch (URL may carry user:password for basic auth) for that run and reports delivered,
+missing and latency percentiles; it keeps polling until --expect events are found or --timeout passes.
+query runs a built-in query (errors-by-15m, latest-errors, lambda-report-stats) or a saved definition by its
+full name, over --since, and prints a table.`;
+
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/;
+const UNIT_MILLIS: Readonly<Record<string, number>> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+/** `90`, `90s`, `15m`, `1h`, `2d`, `500ms` to milliseconds; a bare number is in `bareUnit`. */
+export function parseDuration(text: string, option: string, bareUnit: 's' | 'ms' = 's'): number {
+  const m = DURATION.exec(text.trim());
+  if (m === null)
+    throw new UsageError(`${option} ${JSON.stringify(text)} is not a duration such as 30s, 15m or 1h`);
+  return Math.round(Number(m[1]) * UNIT_MILLIS[m[2] ?? bareUnit]);
+}
+
+/** `50`, `50/s`, `3000/m` to events per second. */
+export function parseRate(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)(?:\/(s|m))?$/.exec(text.trim());
+  const value = m === null ? Number.NaN : Number(m[1]) / (m[2] === 'm' ? 60 : 1);
+  if (!(value > 0) || !Number.isFinite(value)) {
+    throw new UsageError(`--rate ${JSON.stringify(text)} is not a rate such as 50, 50/s or 3000/m`);
+  }
+  return value;
+}
+
+function parseCount(text: string, option: string, min: number): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < min) {
+    throw new UsageError(`${option} ${JSON.stringify(text)} is not a whole number >= ${min}`);
+  }
+  return value;
+}
+
+function parseUrl(text: string, option: string): string {
+  try {
+    const url = new URL(text);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('protocol');
+    return text;
+  } catch {
+    throw new UsageError(`${option} ${JSON.stringify(text)} is not an http(s) URL`);
+  }
+}
+
+const COMMON_OPTIONS = {
+  endpoint: { type: 'string' },
+  region: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Parses `argv` (without `node` and the script). */
+export function parseCliArgs(argv: readonly string[], env: Env = {}): CliArgs {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+    return { command: 'help' };
+  }
+  try {
+    switch (command) {
+      case 'send':
+        return parseSend(rest);
+      case 'verify':
+        return parseVerify(rest, env);
+      case 'query':
+        return parseQuery(rest);
+      default:
+        throw new UsageError(
+          `unknown command ${JSON.stringify(command)}; expected send, verify, query or help`,
+        );
+    }
+  } catch (error) {
+    // parseArgs throws TypeErrors with codes such as ERR_PARSE_ARGS_UNKNOWN_OPTION; they are usage errors.
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`${command}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+function common(values: { endpoint?: string; region?: string; json?: boolean }): CommonArgs {
+  return {
+    ...(values.endpoint !== undefined ? { endpoint: parseUrl(values.endpoint, '--endpoint') } : {}),
+    ...(values.region !== undefined ? { region: values.region } : {}),
+    json: values.json === true,
+  };
+}
+
+function parseSend(args: readonly string[]): SendArgs | HelpArgs {
+  const { values } = parseArgs({
+    args: [...args],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      ...COMMON_OPTIONS,
+      'log-group': { type: 'string' },
+      'log-stream': { type: 'string' },
+      count: { type: 'string' },
+      rate: { type: 'string' },
+      'run-id': { type: 'string' },
+      seed: { type: 'string' },
+    },
+  });
+  if (values.help) return { command: 'help' };
+  const logGroupName = values['log-group'];
+  if (logGroupName === undefined || logGroupName === '')
+    throw new UsageError('send: --log-group is required');
+  return {
+    command: 'send',
+    ...common(values),
+    logGroupName,
+    ...(values['log-stream'] !== undefined ? { logStreamName: values['log-stream'] } : {}),
+    count: values.count === undefined ? 100 : parseCount(values.count, '--count', 1),
+    ...(values.rate !== undefined ? { ratePerSecond: parseRate(values.rate) } : {}),
+    ...(values['run-id'] !== undefined ? { runId: values['run-id'] } : {}),
+    ...(values.seed !== undefined ? { seed: parseCount(values.seed, '--seed', 0) } : {}),
+  };
+}
+
+function parseVerify(args: readonly string[], env: Env): VerifyArgs | HelpArgs {
+  const { values } = parseArgs({
+    args: [...args],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      ...COMMON_OPTIONS,
+      'run-id': { type: 'string' },
+      opensearch: { type: 'string' },
+      index: { type: 'string', default: '*' },
+      expect: { type: 'string' },
+      timeout: { type: 'string' },
+      interval: { type: 'string', default: '2s' },
+      'ingest-field': { type: 'string' },
+      sigv4: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) return { command: 'help' };
+  const runId = values['run-id'];
+  if (runId === undefined || runId === '') throw new UsageError('verify: --run-id is required');
+  const url = values.opensearch ?? env.KFEK_OPENSEARCH_URL;
+  if (url === undefined || url === '') {
+    throw new UsageError('verify: --opensearch URL is required (or set KFEK_OPENSEARCH_URL)');
+  }
+  const expected = values.expect === undefined ? undefined : parseCount(values.expect, '--expect', 0);
+  return {
+    command: 'verify',
+    ...common(values),
+    runId,
+    openSearchUrl: parseUrl(url, '--opensearch'),
+    indexPattern: values.index,
+    ...(expected !== undefined ? { expected } : {}),
+    // Without --expect there is nothing to wait for: one search. With it, wait up to 5 minutes by default.
+    timeoutInMillis:
+      values.timeout !== undefined
+        ? parseDuration(values.timeout, '--timeout')
+        : expected !== undefined
+          ? 300_000
+          : 0,
+    pollIntervalInMillis: parseDuration(values.interval, '--interval'),
+    ...(values['ingest-field'] !== undefined ? { ingestField: values['ingest-field'] } : {}),
+    sigv4: values.sigv4,
+  };
+}
+
+function parseQuery(args: readonly string[]): QueryArgs | HelpArgs {
+  const { values } = parseArgs({
+    args: [...args],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      ...COMMON_OPTIONS,
+      name: { type: 'string' },
+      list: { type: 'boolean', default: false },
+      'log-group': { type: 'string', multiple: true },
+      since: { type: 'string', default: '1h' },
+      timeout: { type: 'string', default: '120s' },
+    },
+  });
+  if (values.help) return { command: 'help' };
+  if (!values.list && (values.name === undefined || values.name === '')) {
+    throw new UsageError('query: --name is required (or --list to see the built-in queries)');
+  }
+  return {
+    command: 'query',
+    ...common(values),
+    ...(values.name !== undefined ? { name: values.name } : {}),
+    list: values.list,
+    logGroupNames: values['log-group'] ?? [],
+    sinceInMillis: parseDuration(values.since, '--since'),
+    timeoutInMillis: parseDuration(values.timeout, '--timeout'),
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * Text output of the CLI: tables and one-screen reports. Pure functions of the results.
+ */
+import type { QueryResult } from './query';
+import type { SendResult } from './send';
+import type { VerifyResult } from './verify';
+
+/** A plain-text table; cells longer than `maxCellWidth` are cut with an ellipsis, newlines shown as spaces. */
+export function formatTable(
+  columns: readonly string[],
+  rows: readonly Readonly<Record<string, string>>[],
+  maxCellWidth = 80,
+): string {
+  if (columns.length === 0) return '(no rows)';
+  const cell = (text: string): string => {
+    const flat = text.replace(/\s*\n\s*/g, ' ');
+    return flat.length > maxCellWidth ? `${flat.slice(0, maxCellWidth - 1)}…` : flat;
+  };
+  const body = rows.map((row) => columns.map((column) => cell(row[column] ?? '')));
+  const widths = columns.map((column, i) => Math.max(column.length, ...body.map((cells) => cells[i].length)));
+  const line = (cells: readonly string[]): string =>
+    cells
+      .map((text, i) => text.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
+  return [line(columns), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
+}
+
+function seconds(millis: number): string {
+  return `${(millis / 1000).toFixed(millis < 10_000 ? 2 : 1)} s`;
+}
+
+export function formatSendResult(result: SendResult): string {
+  const rate =
+    result.durationInMillis > 0 ? Math.round((result.sent * 1000) / result.durationInMillis) : result.sent;
+  const lines = [
+    `sent ${result.sent} events to ${result.logGroupName} (stream ${result.logStreamName}) in ${seconds(result.durationInMillis)}: ${rate}/s, ${result.calls} PutLogEvents calls, ${result.retries} retries`,
+    `run id: ${result.runId}`,
+  ];
+  if (result.rejected > 0) {
+    lines.push(
+      `${result.rejected} events were rejected by CloudWatch Logs (too old or too new: check this machine's clock)`,
+    );
+  }
+  return lines.join('\n');
+}
+
+export function formatVerifyResult(result: VerifyResult): string {
+  const expected = result.expected !== undefined ? ` of ${result.expected}` : '';
+  const lines = [
+    `run ${result.runId}: delivered ${result.delivered}${expected}, missing ${result.missing}, duplicates ${result.duplicates} (${result.polls} searches in ${seconds(result.elapsedInMillis)})`,
+  ];
+  if (result.missing > 0) {
+    const more = result.missing > result.missingSample.length ? ', ...' : '';
+    lines.push(`missing kfek_seq: ${result.missingSample.join(', ')}${more}`);
+  }
+  const l = result.latency;
+  if (l === undefined) {
+    lines.push('latency: no events to measure');
+  } else {
+    const basis =
+      l.basis === 'ingest-field'
+        ? 'ingest time - @timestamp'
+        : `first seen by a search - @timestamp, resolution one --interval${
+            result.presentAtFirstPoll === result.delivered && result.delivered > 0
+              ? '; all events were already searchable at the first search, so these are upper bounds (run verify while send runs for real numbers)'
+              : ''
+          }`;
+    lines.push(
+      `latency (${basis}) over ${l.samples} events: p50 ${seconds(l.p50InMillis)}, p95 ${seconds(l.p95InMillis)}, p99 ${seconds(l.p99InMillis)}, max ${seconds(l.maxInMillis)}`,
+    );
+  }
+  return lines.join('\n');
+}
+
+export function formatQueryResult(result: QueryResult): string {
+  const stats = result.statistics;
+  const footer =
+    stats === undefined
+      ? `${result.rows.length} rows`
+      : `${result.rows.length} rows; ${stats.recordsMatched ?? 0} records matched, ${stats.recordsScanned ?? 0} scanned, ${stats.bytesScanned ?? 0} bytes`;
+  return `${result.name} on ${result.logGroupNames.join(', ')}\n${formatTable(result.columns, result.rows)}\n${footer}`;
+}
