@@ -130,6 +130,7 @@ describe('properties', () => {
   });
 
   it('every event becomes exactly one valid document, in order, with metadata intact, within the record limit', () => {
+    expect.hasAssertions();
     fc.assert(fc.property(envelopeCase(anyMessage, 30), checkInvariants), { numRuns: 300 });
   });
 
@@ -157,13 +158,13 @@ describe('properties', () => {
           const collisions = (doc.kfek?.collisions ?? {}) as Record<string, unknown>;
           for (const key of Object.keys(app)) {
             const value = app[key];
-            if (key === 'message' && typeof value === 'string') {
-              expect(doc.message).toBe(value);
-            } else if (reserved.has(key) || key === 'message') {
-              expect(Object.getOwnPropertyDescriptor(collisions, key)?.value).toEqual(value);
-            } else {
-              expect(Object.getOwnPropertyDescriptor(doc, key)?.value).toEqual(value);
-            }
+            const kept =
+              key === 'message' && typeof value === 'string'
+                ? doc.message
+                : reserved.has(key) || key === 'message'
+                  ? Object.getOwnPropertyDescriptor(collisions, key)?.value
+                  : Object.getOwnPropertyDescriptor(doc, key)?.value;
+            expect(kept).toEqual(value);
           }
         },
       ),
@@ -172,6 +173,7 @@ describe('properties', () => {
   });
 
   it('huge messages (text, multi-byte, JSON) are cut to fit, never dropped', () => {
+    expect.hasAssertions();
     const huge = fc
       .tuple(
         fc.oneof(
