@@ -45,6 +45,18 @@ export interface KinesisBatchDeps {
    * @default 8
    */
   readonly deadLetterConcurrency?: number;
+  /**
+   * A chunk of consecutive records is transformed and written before the next is transformed, so memory holds
+   * one chunk's documents rather than the whole batch's (a 6 MB batch of compressible logs is 200,000+ events).
+   * A chunk is closed at the first record boundary after it reaches this many documents...
+   * @default 5000 (ten full PutRecords calls)
+   */
+  readonly chunkDocuments?: number;
+  /**
+   * ... or this many bytes of documents.
+   * @default 25 MiB (five full PutRecords calls)
+   */
+  readonly chunkBytes?: number;
 }
 
 export interface BatchOutcome {
@@ -55,6 +67,17 @@ export interface BatchOutcome {
 interface Poison {
   readonly index: number;
   readonly reason: string;
+}
+
+/** Consecutive records [start, end) transformed together. */
+interface Chunk {
+  readonly end: number;
+  readonly documents: SerializedDocument[];
+  /** owners[i]: index of the record documents[i] came from. */
+  readonly owners: number[];
+  readonly poison: Poison[];
+  readonly controlMessages: number;
+  readonly truncated: number;
 }
 
 /**
@@ -69,46 +92,66 @@ export async function processKinesisBatch(
   const counters = emptyCounters();
   const records: readonly KinesisStreamRecord[] = Array.isArray(event?.Records) ? event.Records : [];
   counters.RecordsIn = records.length;
+  const chunkDocuments = deps.chunkDocuments ?? 5000;
+  const chunkBytes = deps.chunkBytes ?? 25 * 1024 * 1024;
 
-  // 1. Transform, in order. Documents of all records go into one list so the writer can pack full calls;
-  //    owners[i] remembers which record documents[i] came from.
-  const documents: SerializedDocument[] = [];
-  const owners: number[] = [];
-  const poison: Poison[] = [];
-  records.forEach((record, index) => {
-    const outcome = transformSafely(deps.transform, record);
-    switch (outcome.kind) {
-      case 'control':
-        counters.ControlMessages += 1;
-        return;
-      case 'poison':
-        counters.PoisonRecords += 1;
-        poison.push({ index, reason: outcome.reason });
-        return;
-      case 'data':
+  /** Transforms records from `start` on, in order, until the chunk is full. */
+  const transformChunk = (start: number): Chunk => {
+    const documents: SerializedDocument[] = [];
+    const owners: number[] = [];
+    const poison: Poison[] = [];
+    let bytes = 0;
+    let controlMessages = 0;
+    let truncated = 0;
+    let index = start;
+    while (index < records.length && documents.length < chunkDocuments && bytes < chunkBytes) {
+      const outcome = transformSafely(deps.transform, records[index]);
+      if (outcome.kind === 'control') controlMessages += 1;
+      else if (outcome.kind === 'poison') poison.push({ index, reason: outcome.reason });
+      else {
         for (const doc of outcome.documents) {
           documents.push(doc);
           owners.push(index);
-          if (doc.truncated) counters.TruncatedDocuments += 1;
+          bytes += doc.bytes;
+          if (doc.truncated) truncated += 1;
         }
-        return;
+      }
+      index += 1;
     }
-  });
+    return { end: index, documents, owners, poison, controlMessages, truncated };
+  };
 
-  // 2. Dead letters first: they are rare, and a record after an unstored poison record needs no writing now
-  //    (Lambda will hand it to us again anyway).
-  const firstUnstoredPoison = await storePoison(records, poison, remainingMs, deps, counters);
-  let firstUnhandled = firstUnstoredPoison;
+  // Documents of many records share PutRecords calls, but the records are handled chunk by chunk in order, and
+  // the first chunk with anything unhandled ends the batch: everything before the resume point is then complete.
+  let firstUnhandled = records.length;
+  let documentsSeen = 0;
+  let stoppedBecause: WriteResult['stoppedBecause'];
+  for (let start = 0; start < records.length && firstUnhandled === records.length;) {
+    const chunk = transformChunk(start);
+    counters.ControlMessages += chunk.controlMessages;
+    counters.PoisonRecords += chunk.poison.length;
+    counters.TruncatedDocuments += chunk.truncated;
+    documentsSeen += chunk.documents.length;
 
-  // 3. Documents of the records before that point.
-  let toWrite = documents.length;
-  while (toWrite > 0 && owners[toWrite - 1] >= firstUnhandled) toWrite -= 1;
-  const progress = await writeSafely(documents.slice(0, toWrite), remainingMs, deps);
-  counters.EventsOut = progress.writtenCount;
-  counters.RetriedEntries = progress.retriedEntries;
-  counters.Throttles = progress.throttles;
-  if (progress.firstUnwritten < toWrite) {
-    firstUnhandled = Math.min(firstUnhandled, owners[progress.firstUnwritten]);
+    // Dead letters first: they are rare, and documents after an unstored poison record need no writing now
+    // (Lambda hands those records over again anyway).
+    const firstUnstoredPoison = await storePoison(records, chunk.poison, remainingMs, deps, counters);
+    let toWrite = chunk.documents.length;
+    while (toWrite > 0 && chunk.owners[toWrite - 1] >= firstUnstoredPoison) toWrite -= 1;
+    const progress = await writeSafely(
+      toWrite === chunk.documents.length ? chunk.documents : chunk.documents.slice(0, toWrite),
+      remainingMs,
+      deps,
+    );
+    counters.EventsOut += progress.writtenCount;
+    counters.RetriedEntries += progress.retriedEntries;
+    counters.Throttles += progress.throttles;
+    stoppedBecause = progress.stoppedBecause;
+    firstUnhandled = Math.min(
+      firstUnstoredPoison,
+      progress.firstUnwritten < toWrite ? chunk.owners[progress.firstUnwritten] : records.length,
+    );
+    start = chunk.end;
   }
 
   if (firstUnhandled >= records.length) return { response: { batchItemFailures: [] }, counters };
@@ -118,9 +161,9 @@ export async function processKinesisBatch(
     resumeSequenceNumber: resumeAt.kinesis?.sequenceNumber,
     resumeIndex: firstUnhandled,
     records: records.length,
-    documents: documents.length,
-    documentsWritten: progress.writtenCount,
-    stoppedBecause: progress.stoppedBecause,
+    documentsTransformed: documentsSeen,
+    documentsWritten: counters.EventsOut,
+    stoppedBecause,
   });
   return {
     response: { batchItemFailures: [{ itemIdentifier: resumeAt.kinesis?.sequenceNumber ?? '' }] },

@@ -314,3 +314,50 @@ test('a document too large for one Kinesis record dead-letters its record instea
   expect(stored).toEqual(['a']);
   expect(outcome.counters.DeadLetteredRecords).toBe(1);
 });
+
+describe('chunks', () => {
+  test('writes chunk by chunk and stops transforming at the first chunk that cannot be completed', async () => {
+    // GIVEN: chunks close after 3 documents; record 3's document "g" is refused forever.
+    const stored = kinesisStoring((m) => (m === 'g' ? 'InternalFailure' : undefined));
+    const clock = { now: 0 };
+    const transformed: string[] = [];
+    const base = deps(clock);
+    const transform = (data: string): RecordOutcome => {
+      transformed.push(Buffer.from(data, 'base64').toString('utf8'));
+      return scriptedTransform(data);
+    };
+    const input = event('data:a,b', 'data:c,d', 'data:e,f', 'data:g,h', 'poison:late', 'data:i');
+    // WHEN
+    const outcome = await processKinesisBatch(input, () => 2_000 - clock.now, {
+      ...base,
+      transform,
+      chunkDocuments: 3,
+    });
+    // THEN: chunk 1 = records 0-1, chunk 2 = records 2-3 (fails at record 3); records 4-5 never touched.
+    expect(outcome.response.batchItemFailures).toEqual([
+      { itemIdentifier: input.Records[3].kinesis.sequenceNumber },
+    ]);
+    expect(transformed).toEqual(['data:a,b', 'data:c,d', 'data:e,f', 'data:g,h']);
+    expect(stored).toEqual(expect.arrayContaining(['a', 'b', 'c', 'd', 'e', 'f', 'h']));
+    expect(s3.commandCalls(PutObjectCommand)).toHaveLength(0);
+    // One call per chunk, plus the retries of "g" within the budget.
+    const firstTwo = kinesis.commandCalls(PutRecordsCommand).slice(0, 2);
+    expect(firstTwo.map((c) => c.args[0].input.Records!.length)).toEqual([4, 4]);
+    expect(outcome.counters).toMatchObject({ RecordsIn: 6, PoisonRecords: 0, PartialBatchResponses: 1 });
+  });
+
+  test('a record larger than a chunk is still handled whole, and all chunks complete', async () => {
+    const stored = kinesisStoring();
+    const input = event('data:a,b,c,d,e', 'control', 'data:f', 'poison:p', 'data:g');
+    const outcome = await processKinesisBatch(input, () => 60_000, { ...deps(), chunkDocuments: 2 });
+    expect(outcome.response.batchItemFailures).toEqual([]);
+    expect(stored).toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g']);
+    expect(kinesis.commandCalls(PutRecordsCommand)).toHaveLength(2);
+    expect(outcome.counters).toMatchObject({
+      EventsOut: 7,
+      ControlMessages: 1,
+      PoisonRecords: 1,
+      DeadLetteredRecords: 1,
+    });
+  });
+});
