@@ -48,6 +48,8 @@ export interface KinesisBatchDeps {
   /**
    * A chunk of consecutive records is transformed and written before the next is transformed, so memory holds
    * one chunk's documents rather than the whole batch's (a 6 MB batch of compressible logs is 200,000+ events).
+   * Measured on a 6 MB batch of 23 records / 230,000 events: transforming the whole batch first needed a V8 heap
+   * limit above 128 MB (ran at 144 MB); in chunks it runs with a 64 MB heap limit.
    * A chunk is closed at the first record boundary after it reaches this many documents...
    * @default 5000 (ten full PutRecords calls)
    */
