@@ -112,7 +112,7 @@ export interface WriteResult {
   readonly firstUnwritten: number;
   /** PutRecords calls made (including failed ones). */
   readonly calls: number;
-  /** Entries sent again after a per-entry failure or a failed whole call. */
+  /** Entries queued again after a per-entry failure or a failed whole call (re-sent unless the budget ran out). */
   readonly retriedEntries: number;
   /** Throttling answers seen: per-entry and whole-call. */
   readonly throttles: number;
