@@ -148,7 +148,8 @@ export function parseCliArgs(argv: readonly string[], env: Env = {}): CliArgs {
   } catch (error) {
     // parseArgs throws TypeErrors with codes such as ERR_PARSE_ARGS_UNKNOWN_OPTION; they are usage errors.
     if (error instanceof UsageError) throw error;
-    throw new UsageError(`${command}: ${error instanceof Error ? error.message : String(error)}`);
+    const message = error instanceof Error ? error.message : String(error);
+    throw new UsageError(`${command}: ${message.replace(/^TypeError \[[A-Z_]+\]: /, '')}`);
   }
 }
 

@@ -71,13 +71,31 @@ function asSdkError(error: unknown): SdkLikeError {
   return typeof error === 'object' && error !== null ? error : {};
 }
 
+/**
+ * The socket error code of a network failure. The SDK wraps those ("AWS SDK error wrapper for Error: connect
+ * ECONNREFUSED ..."), keeping the code on the error, its cause, or only in the message.
+ */
+function networkCode(error: unknown): string | undefined {
+  const e = asSdkError(error);
+  const cause = asSdkError((error as { cause?: unknown } | undefined)?.cause);
+  for (const code of [e.code, cause.code]) {
+    if (typeof code === 'string' && NETWORK_CODES.has(code)) return code;
+  }
+  const m = /\b(ECONNRESET|ETIMEDOUT|EPIPE|ECONNREFUSED|EAI_AGAIN|ENOTFOUND)\b/.exec(
+    typeof e.message === 'string' ? e.message : '',
+  );
+  return m?.[1];
+}
+
 /** True for throttling, 5xx and dropped connections: worth another attempt after a pause. */
 export function isRetryable(error: unknown): boolean {
   const e = asSdkError(error);
   if (typeof e.name === 'string' && RETRYABLE.has(e.name)) return true;
   const status = e.$metadata?.httpStatusCode;
   if (status !== undefined && (status === 429 || status >= 500)) return true;
-  return typeof e.code === 'string' && NETWORK_CODES.has(e.code) && e.code !== 'ECONNREFUSED';
+  // A refused connection or an unknown host will not fix itself in a few seconds; a reset or timeout might.
+  const code = networkCode(error);
+  return code !== undefined && code !== 'ECONNREFUSED' && code !== 'ENOTFOUND';
 }
 
 export interface RetryOptions {
@@ -165,13 +183,12 @@ export function translateAwsError(error: unknown, operation: string, context: Er
   ) {
     return new AccessDeniedError(operation, `${name}: ${message}`, { cause: error });
   }
-  if (typeof e.code === 'string' && NETWORK_CODES.has(e.code)) {
+  const code = networkCode(error);
+  if (code !== undefined) {
     const where = context.endpoint ?? 'the AWS endpoint';
     return new CliError(
-      `${operation} could not connect to ${where} (${e.code}): check --endpoint and that it is running.`,
-      {
-        cause: error,
-      },
+      `${operation} could not connect to ${where} (${code}): check --endpoint, the network, and that it is running.`,
+      { cause: error },
     );
   }
   return new CliError(`${operation} failed: ${name !== '' ? `${name}: ` : ''}${message}`, { cause: error });

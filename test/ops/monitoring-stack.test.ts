@@ -1,4 +1,4 @@
-/* eslint jest/expect-expect: ["warn", { "assertFunctionNames": ["expect", "*.hasResourceProperties", "*.resourceCountIs", "*.hasWarning"] }] */
+/* eslint jest/expect-expect: ["warn", { "assertFunctionNames": ["expect", "*.hasResourceProperties", "*.resourceCountIs", "*.*.resourceCountIs", "*.hasWarning"] }] */
 import { App, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as kinesis from 'aws-cdk-lib/aws-kinesis';
