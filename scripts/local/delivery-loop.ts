@@ -45,6 +45,8 @@ export interface DeliveryLoopProps {
   readonly pollIntervalInMillis?: number;
   /** @default - silent */
   readonly log?: (line: string) => void;
+  /** Timing of every bulk request, for `npm start -- --verbose`. @default - silent */
+  readonly trace?: (line: string) => void;
 }
 
 export interface DeliveryStats {
@@ -239,7 +241,7 @@ export class DeliveryLoop {
     }
     return {
       // Stable per record, like Firehose's default document id: a re-sent record overwrites, never duplicates.
-      id: `${shardId.replace(/^shardId-0*/, '')}-${record.SequenceNumber ?? randomUUID()}`,
+      id: `${shardNumber(shardId)}-${record.SequenceNumber ?? randomUUID()}`,
       index: this.props.indexFor(arrival),
       arrival,
       raw,
@@ -299,8 +301,12 @@ export class DeliveryLoop {
     }
     this.stats.bulkRequests += 1;
     let items: readonly BulkItemResult[];
+    const started = Date.now();
     try {
       items = await this.props.search.bulk(`${lines.join('\n')}\n`);
+      this.props.trace?.(
+        `delivery: bulk of ${docs.length} document(s) answered in ${Date.now() - started} ms`,
+      );
     } catch (error) {
       const status = error instanceof SearchRequestError ? error.statusCode : 0;
       const code = status === 0 ? 'OS.ConnectionFailed' : String(status);
@@ -360,4 +366,10 @@ export class DeliveryLoop {
       });
     }
   }
+}
+
+/** `shardId-000000000001` -> `1` (short document ids); any other shape is kept as it is. */
+function shardNumber(shardId: string): string {
+  const match = /^shardId-(\d+)$/.exec(shardId);
+  return match === null ? shardId : String(Number(match[1]));
 }

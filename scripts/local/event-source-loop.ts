@@ -55,6 +55,8 @@ export interface EventSourceLoopProps {
   readonly retryDelayInMillis?: number;
   /** @default - silent */
   readonly log?: (line: string) => void;
+  /** Timing of every invocation, for `npm start -- --verbose`. @default - silent */
+  readonly trace?: (line: string) => void;
 }
 
 /** What the loop has done so far; read at any time. */
@@ -246,8 +248,13 @@ export class EventSourceLoop {
     this.stats.invocations += 1;
     this.stats.recordsDelivered += records.length;
     let response: KinesisStreamBatchResponse | void;
+    const started = Date.now();
     try {
       response = await withTimeout(this.props.handler(event, context), this.timeoutInMillis);
+      this.props.trace?.(
+        `event source: ${records.length} record(s) of ${shardId} handled in ${Date.now() - started} ms, ` +
+          `${response?.batchItemFailures?.length ?? 0} item failure(s)`,
+      );
     } catch (error) {
       this.stats.functionErrors += 1;
       return { kind: 'retry', fromIndex: 0, reason: `function error: ${String(error)}`, functionError: true };

@@ -13,7 +13,7 @@
  * See docs/local.md.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { createHttpClient, provisionOpenSearch } from '../../lib/opensearch';
 import { generateEvents, newRunId } from '../../lib/cli/generate';
@@ -38,22 +38,26 @@ export interface StartOptions {
   readonly keep: boolean;
   /** Log streams per log group. */
   readonly streamsPerGroup: number;
+  /** Print every invocation's and bulk request's timing. */
+  readonly verbose: boolean;
 }
 
 /** About a minute end to end on a 2-core machine once OpenSearch is unpacked (its start is most of it). */
 export const DEFAULT_EVENTS = 3000;
 
-const USAGE = `usage: npm start -- [--events N] [--profile NAME] [--keep]
+const USAGE = `usage: npm start -- [--events N] [--profile NAME] [--keep] [--verbose]
 
   --events N       log events to write (default ${DEFAULT_EVENTS})
   --profile NAME   config profile from cdk.json "kfek.profiles" (default: sandbox)
-  --keep           leave OpenSearch running afterwards for exploring (prints how to stop it)`;
+  --keep           leave OpenSearch running afterwards for exploring (prints how to stop it)
+  --verbose        print the timing of every transform invocation and bulk request`;
 
 /** Parses `process.argv.slice(2)`; throws {@link UsageError} for anything it does not know. */
 export function parseStartOptions(argv: readonly string[]): StartOptions | 'help' {
   let events = DEFAULT_EVENTS;
   let profile: string | undefined;
   let keep = false;
+  let verbose = false;
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
     const [flag, inline] =
@@ -80,6 +84,9 @@ export function parseStartOptions(argv: readonly string[]): StartOptions | 'help
       case '--keep':
         keep = true;
         break;
+      case '--verbose':
+        verbose = true;
+        break;
       case '--help':
       case '-h':
         return 'help';
@@ -87,7 +94,7 @@ export function parseStartOptions(argv: readonly string[]): StartOptions | 'help
         throw new UsageError(`unknown option ${JSON.stringify(arg)}\n\n${USAGE}`);
     }
   }
-  return { events, profile, keep, streamsPerGroup: 2 };
+  return { events, profile, keep, verbose, streamsPerGroup: 2 };
 }
 
 /**
@@ -147,8 +154,18 @@ class Processes {
   /** Stops everything started so far; safe to call twice (the second call waits for the first). */
   stopAll(keepOpenSearch = false): Promise<void> {
     this.stopping ??= (async () => {
-      // A server still starting is waited for, then stopped: it runs in its own process group, so nothing
-      // else would end it.
+      if (this.starting !== undefined && (this.moto === undefined || this.openSearch === undefined)) {
+        // A server still starting has no handle yet, and runs in its own process group (a terminal's Ctrl-C
+        // does not reach it). Ending the groups of this process' own children makes its start fail fast; the
+        // starter then cleans up after it. Waiting instead would take up to the start timeout.
+        for (const pid of ownChildPids()) {
+          try {
+            process.kill(-pid, 'SIGTERM');
+          } catch {
+            // Not a group leader, or gone already.
+          }
+        }
+      }
       await this.starting;
       await this.pipeline?.stop().catch((error: unknown) => console.error(`pipeline: ${String(error)}`));
       await this.moto?.stop().catch((error: unknown) => console.error(`moto: ${String(error)}`));
@@ -160,6 +177,29 @@ class Processes {
     })();
     return this.stopping;
   }
+}
+
+/** Pids of this process' direct children, from /proc (Linux); empty where /proc is not readable. */
+function ownChildPids(): number[] {
+  const pids: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return pids;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // /proc/<pid>/stat: "pid (comm) state ppid ..."; comm may hold spaces, so read after the last ')'.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === process.pid) pids.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return pids;
 }
 
 function step(text: string): void {
@@ -227,6 +267,9 @@ async function run(
     search,
     workDir,
     log: (line) => console.log(`    ${line}`),
+    trace: options.verbose
+      ? (line) => console.log(`    ${new Date().toISOString().slice(11, 23)} ${line}`)
+      : undefined,
   });
   processes.pipeline = pipeline;
   console.log(`    raw ${pipeline.resources.rawStreamArn}\n    events ${pipeline.resources.eventsStreamArn}`);

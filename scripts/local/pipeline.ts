@@ -38,6 +38,8 @@ export interface LocalPipelineProps {
   readonly deliveryBufferIntervalInMillis?: number;
   /** @default - silent */
   readonly log?: (line: string) => void;
+  /** Per-invocation and per-bulk timings. @default - silent */
+  readonly trace?: (line: string) => void;
 }
 
 /** Where the local stand-ins keep what AWS would keep in S3 / on-failure destinations. */
@@ -121,6 +123,7 @@ export class LocalPipeline {
         accountId: spec.accountId,
         onFailureDir: folders.onFailure,
         log: props.log,
+        trace: props.trace,
       });
       const delivery = new DeliveryLoop({
         kinesis: clients.kinesis,
@@ -131,6 +134,7 @@ export class LocalPipeline {
         retryDurationInMillis: spec.delivery.retryDurationInMillis,
         bufferIntervalInMillis: props.deliveryBufferIntervalInMillis,
         log: props.log,
+        trace: props.trace,
       });
       await eventSource.start();
       await delivery.start();
