@@ -8,6 +8,7 @@ import type * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
+import { flattenCfnReference } from '../nag';
 import { buildSavedObjects } from '../opensearch/dashboards';
 import { buildIndexTemplate } from '../opensearch/index-template';
 import { buildIsmPolicy } from '../opensearch/ism-policy';
@@ -231,18 +232,60 @@ export class OpenSearchProvisioner extends Construct {
           : { MasterUserSecretArn: props.masterUserSecret.secretArn }),
       },
     });
-    // The framework function of cr.Provider uses CDK's own role with the AWSLambdaBasicExecutionRole managed policy
-    // and a runtime CDK chooses; both are outside this construct's control.
+    // cdk-nag acknowledgements, each on the narrowest construct. The wildcard ids are granular and contain
+    // resolved references (a cross-stack domain ARN becomes an import), so they are computed in a validation that
+    // runs after the app is prepared, as lib/nag.ts does for role default policies.
+    Validations.of(this.function).acknowledge(
+      {
+        id: 'Serverless-LambdaDLQ',
+        reason:
+          'Invoked synchronously by the custom resource provider; a failure goes back to CloudFormation, which ' +
+          'fails the deployment. There is no event to dead-letter.',
+      },
+      {
+        id: 'Serverless-LambdaTracing',
+        reason:
+          'Runs once per deployment; its log group records every request and status, X-Ray would add nothing.',
+      },
+    );
+    // The framework function of cr.Provider is CDK's: its role, runtime, memory and missing DLQ are not ours to set.
     Validations.of(provider).acknowledge(
       {
-        id: 'AwsSolutions-IAM4',
-        reason: 'The cr.Provider framework function uses AWSLambdaBasicExecutionRole; CDK owns that role.',
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+        reason:
+          'The cr.Provider framework function role uses AWSLambdaBasicExecutionRole; CDK owns that role.',
+      },
+      { id: 'AwsSolutions-L1', reason: 'CDK picks the runtime of the cr.Provider framework function.' },
+      {
+        id: 'Serverless-LambdaDLQ',
+        reason:
+          'The provider framework is invoked synchronously by CloudFormation; failures are reported to it.',
       },
       {
-        id: 'AwsSolutions-IAM5',
-        reason: 'The cr.Provider framework may invoke any version of the provisioner function (`<arn>:*`).',
+        id: 'Serverless-LambdaDefaultMemorySize',
+        reason:
+          'CDK sets the memory of the cr.Provider framework function; it only relays one call per deploy.',
       },
-      { id: 'AwsSolutions-L1', reason: 'CDK picks the cr.Provider framework runtime.' },
+      { id: 'Serverless-LambdaTracing', reason: 'CDK configures the cr.Provider framework function.' },
     );
+    const domainPaths = `${props.domain.domainArn}/*`;
+    const functionVersions = `${this.function.functionArn}:*`;
+    this.node.addValidation({
+      validate: () => {
+        const flat = (value: string): string => flattenCfnReference(stack.resolve(value));
+        Validations.of(policy).acknowledge({
+          id: `AwsSolutions-IAM5[Resource::${flat(domainPaths)}]`,
+          reason:
+            'The paths of this one domain (index templates, _plugins, _dashboards): the provisioner calls several ' +
+            'APIs IAM cannot name in advance, and fine-grained access control authorizes each request.',
+        });
+        Validations.of(provider).acknowledge({
+          id: `AwsSolutions-IAM5[Resource::${flat(functionVersions)}]`,
+          reason:
+            'The cr.Provider framework may invoke any version of the provisioner function and nothing else.',
+        });
+        return [];
+      },
+    });
   }
 }

@@ -1,9 +1,10 @@
 /* eslint jest/expect-expect: ["warn", { "assertFunctionNames": ["expect", "template.hasResourceProperties", "template.resourceCountIs"] }] -- CDK assertions are assertions. */
-import { App, Stack } from 'aws-cdk-lib';
+import { App, Fn, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import {
   OpenSearchProvisioner,
   type OpenSearchProvisionerProps,
@@ -191,5 +192,37 @@ describe('OpenSearchProvisioner', () => {
 
   test('matches the snapshot', () => {
     expect(build().template.toJSON()).toMatchSnapshot();
+  });
+});
+
+describe('OpenSearchProvisioner under cdk-nag', () => {
+  test('AwsSolutions and Serverless checks find nothing unacknowledged, also with an imported domain and secret', () => {
+    // GIVEN: the domain in a stateful stack, the provisioner beside Firehose in another (as the app wires it).
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
+    const env = { account: '123456789012', region: 'eu-west-1' };
+    const search = new Stack(app, 'Search', { env });
+    const secret = new secretsmanager.Secret(search, 'Master');
+    Validations.of(secret).acknowledge({ id: 'AwsSolutions-SMG4', reason: 'test secret' });
+    const pipeline = new Stack(app, 'Pipeline', { env });
+    // Imported attributes: the granular nag ids then hold Fn::ImportValue references, the hard case.
+    const domain = opensearch.Domain.fromDomainAttributes(pipeline, 'Domain', {
+      domainArn: Fn.importValue('KfekSearchDomainArn'),
+      domainEndpoint: Fn.importValue('KfekSearchDomainEndpoint'),
+    });
+    const firehoseRole = new iam.Role(pipeline, 'FirehoseRole', {
+      assumedBy: new iam.ServicePrincipal('firehose.amazonaws.com'),
+    });
+
+    // WHEN
+    new OpenSearchProvisioner(pipeline, 'Provisioner', {
+      domain,
+      indexPrefix: 'logs',
+      firehoseRole,
+      masterUserSecret: secret,
+    });
+
+    // THEN: synth throws on any unacknowledged finding.
+    expect(() => app.synth()).not.toThrow();
   });
 });
