@@ -80,8 +80,10 @@ export class PipesTransport extends Construct {
     });
     // Source: kinesis:DescribeStream*, GetRecords, GetShardIterator, ListShards (+ kms:Decrypt).
     p.source.grantRead(this.role);
-    // Enrichment.
-    p.enrichment.grantInvoke(this.role);
+    // Enrichment: the unqualified function only (grantInvoke would add every version and alias, `<arn>:*`).
+    this.role.addToPolicy(
+      new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [p.enrichment.functionArn] }),
+    );
     // Target: producers of a KMS-encrypted stream need kms:GenerateDataKey.
     this.role.addToPolicy(
       new iam.PolicyStatement({

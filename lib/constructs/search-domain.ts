@@ -192,13 +192,15 @@ export class SearchDomain extends Construct {
         'Public endpoint on purpose: Firehose and people reach it without a VPC, NAT or VPN. HTTPS with TLS 1.2+, ' +
         'the access policy and fine-grained access control gate every request.',
     });
-    if (p.allowedCidrs.length === 0) {
-      Validations.of(this.domain).acknowledge({
-        id: 'AwsSolutions-OS3',
-        reason:
-          'No IP-based access at all: the access policy admits only requests signed by IAM principals of this account.',
-      });
-    } else {
+    Validations.of(this.domain).acknowledge({
+      id: 'AwsSolutions-OS3',
+      reason:
+        p.allowedCidrs.length === 0
+          ? 'No IP-based access at all: the access policy admits only requests signed by IAM principals of this account.'
+          : 'Unsigned access is limited to the configured CIDRs; the other statement admits only requests signed by ' +
+            'IAM principals of this account, which an IP allowlist would only break (Firehose has no fixed address).',
+    });
+    if (p.allowedCidrs.length > 0) {
       Validations.of(this.domain).acknowledge({
         id: 'AwsSolutions-OS5',
         reason:

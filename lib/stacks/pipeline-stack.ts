@@ -1,4 +1,4 @@
-import { Duration, Size, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, Duration, Size, Stack, type StackProps } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kinesis from 'aws-cdk-lib/aws-kinesis';
 import type * as firehose from 'aws-cdk-lib/aws-kinesisfirehose';
@@ -15,6 +15,12 @@ import { LogsDeliveryRole } from '../constructs/logs-delivery-role';
 import { PipesTransport } from '../constructs/pipes-transport';
 import { TransformFunction } from '../constructs/transform-function';
 import { justifyWildcardResources } from '../nag';
+
+/**
+ * Largest pipe batch size kfek considers safe: a CloudWatch Logs subscription record usually carries tens of
+ * events, and 10 records x 50 events stays at the 500-results limit of a Kinesis target.
+ */
+export const PIPES_SAFE_BATCH_SIZE = 10;
 
 export interface PipelineStackProps extends StackProps {
   /** The subscription target (from the stateful stack). */
@@ -149,6 +155,14 @@ export class PipelineStack extends Stack {
       });
       this.transformFunction = fn.function;
       ownLogGroups.push(fn.logGroup, this.pipe.logGroup);
+      if (t.batchSize > PIPES_SAFE_BATCH_SIZE) {
+        Annotations.of(this.pipe).addWarningV2(
+          'kfek:pipes-batch-size',
+          `transform.batchSize is ${t.batchSize} with transport "pipes": Pipes does not invoke a Kinesis target ` +
+            'with more than 500 results per batch, and one CloudWatch Logs record can hold hundreds of events. ' +
+            `Use ${PIPES_SAFE_BATCH_SIZE} or less (docs/deploy.md, "Pipes and the 500-results limit").`,
+        );
+      }
     }
 
     this.delivery = new FirehoseToOpenSearch(this, 'Delivery', {

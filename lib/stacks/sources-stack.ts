@@ -48,6 +48,20 @@ export class SourcesStack extends Stack {
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const groups = new Map<string, logs.ILogGroup>();
 
+    // Validate: construct IDs derive from names, so two names must not collapse to one ID.
+    const seen = new Map<string, string>();
+    for (const source of props.sources.logGroups) {
+      const cid = constructIdFor(source.name);
+      const other = seen.get(cid);
+      if (other !== undefined) {
+        throw new Error(
+          `SourcesStack ${this.node.path}: log groups ${JSON.stringify(other)} and ${JSON.stringify(source.name)} ` +
+            `both map to construct ID ${cid}; names may differ in more than punctuation. Rename one of them.`,
+        );
+      }
+      seen.set(cid, source.name);
+    }
+
     props.sources.logGroups.forEach((source) => {
       // Construct IDs come from the log group name, not the list position: reordering the config must not
       // replace log groups (which would delete their logs).

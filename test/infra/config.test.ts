@@ -1,0 +1,229 @@
+import { App } from 'aws-cdk-lib';
+import {
+  ConfigValidationError,
+  DEFAULTS,
+  UnknownProfileError,
+  configFromApp,
+  indexNameFor,
+  indexPatternFor,
+  resolveConfig,
+} from '../../lib/config';
+import { CDK_JSON_CONTEXT } from '../helpers/app';
+
+const withProfile = (overrides: unknown, name = 'test'): Record<string, unknown> => ({
+  kfek: { profiles: { [name]: overrides } },
+});
+
+describe('resolveConfig', () => {
+  test('the sandbox profile of cdk.json is the cheap one-node default', () => {
+    // WHEN
+    const config = resolveConfig(CDK_JSON_CONTEXT);
+    // THEN
+    expect(config.profile).toBe('sandbox');
+    expect(config.removalPolicy).toBe('destroy');
+    expect(config.transport).toBe('lambda');
+    expect(config.openSearch).toMatchObject({
+      dataNodeInstanceType: 't3.small.search',
+      dataNodeCount: 1,
+      volumeSizeGb: 10,
+      zoneAwareness: { enabled: false },
+      dedicatedMasters: { enabled: false },
+    });
+    expect(config.streams.raw).toEqual({ mode: 'PROVISIONED', shardCount: 1, retentionHours: 24 });
+    expect(config.sources.logGroups).toEqual([
+      { name: '/kfek/sandbox/app', create: true, filterPattern: '', retentionDays: 14 },
+    ]);
+  });
+
+  test('the production profile retains data and spreads over zones with dedicated masters', () => {
+    // WHEN
+    const config = resolveConfig(CDK_JSON_CONTEXT, 'production');
+    // THEN
+    expect(config.removalPolicy).toBe('retain');
+    expect(config.openSearch.zoneAwareness).toEqual({ enabled: true, availabilityZoneCount: 2 });
+    expect(config.openSearch.dedicatedMasters.enabled).toBe(true);
+    expect(config.streams.raw.mode).toBe('ON_DEMAND');
+    // Untouched sections keep the defaults.
+    expect(config.delivery.indexPrefix).toBe(DEFAULTS.delivery.indexPrefix);
+    expect(config.alarms.iteratorAgeMs).toBe(DEFAULTS.alarms.iteratorAgeMs);
+  });
+
+  test('the profile comes from the `profile` context key when not passed', () => {
+    const config = resolveConfig({ ...CDK_JSON_CONTEXT, profile: 'production' });
+    expect(config.profile).toBe('production');
+  });
+
+  test('a profile is a deep partial override: objects merge, arrays replace', () => {
+    // WHEN
+    const config = resolveConfig(
+      withProfile({
+        openSearch: { zoneAwareness: { enabled: true }, dataNodeCount: 2, indexTemplate: { replicas: 1 } },
+        sources: { logGroups: ['/existing/one', { name: '/mine', create: true, filterPattern: 'ERROR' }] },
+        alarms: { email: 'ops@example.com' },
+      }),
+      'test',
+    );
+    // THEN
+    expect(config.openSearch.zoneAwareness).toEqual({ enabled: true, availabilityZoneCount: 2 });
+    expect(config.openSearch.indexTemplate).toEqual({ shards: 1, replicas: 1, totalFieldsLimit: 1000 });
+    expect(config.sources.logGroups).toEqual([
+      { name: '/existing/one', create: false, filterPattern: '', retentionDays: 14 },
+      { name: '/mine', create: true, filterPattern: 'ERROR', retentionDays: 14 },
+    ]);
+    expect(config.alarms.email).toBe('ops@example.com');
+  });
+
+  test('optional settings stay absent unless set', () => {
+    const config = resolveConfig({});
+    expect(config.alarms.email).toBeUndefined();
+    expect(config.openSearch.retention.warmAfterDays).toBeUndefined();
+    expect(config.openSearch.access.readerBackendRoles).toBeUndefined();
+    expect(config.env).toEqual({ account: undefined, region: undefined });
+  });
+
+  test('fails when the profile is not defined, naming the known ones', () => {
+    expect(() => resolveConfig(CDK_JSON_CONTEXT, 'staging')).toThrow(UnknownProfileError);
+    expect(() => resolveConfig(CDK_JSON_CONTEXT, 'staging')).toThrow(
+      /Unknown config profile "staging".*"sandbox", "production".*-c profile=NAME/,
+    );
+  });
+
+  test('fails when a setting is unknown, suggesting the known ones', () => {
+    expect(() => resolveConfig(withProfile({ streams: { raw: { shardcount: 2 } } }), 'test')).toThrow(
+      /unknown setting streams\.raw\.shardcount; known settings here: mode, retentionHours, shardCount/,
+    );
+  });
+
+  test('fails with every problem at once, each with the bad value and what is expected', () => {
+    // GIVEN
+    const bad = {
+      transport: 'kinesis',
+      transform: { batchSize: 0, parallelizationFactor: 11, logRetentionDays: 10 },
+      delivery: { indexRotation: 'Daily', indexPrefix: 'Logs', failedDocumentsPrefix: 'failed' },
+      openSearch: { dataNodeInstanceType: 't3.small', volumeSizeGb: 5 },
+      alarms: { email: 'nobody' },
+    };
+    // WHEN
+    let error: unknown;
+    try {
+      resolveConfig(withProfile(bad), 'test');
+    } catch (e) {
+      error = e;
+    }
+    // THEN
+    expect(error).toBeInstanceOf(ConfigValidationError);
+    const problems = (error as ConfigValidationError).problems.join('\n');
+    expect(problems).toMatch(/transport is "kinesis"; expected one of "lambda", "pipes"/);
+    expect(problems).toMatch(/transform\.batchSize is 0; expected an integer from 1 to 10000/);
+    expect(problems).toMatch(/transform\.parallelizationFactor is 11; expected an integer from 1 to 10/);
+    expect(problems).toMatch(/transform\.logRetentionDays is 10; expected a CloudWatch Logs retention/);
+    expect(problems).toMatch(/delivery\.indexRotation is "Daily"; expected one of "NoRotation", .*"OneDay"/);
+    expect(problems).toMatch(/delivery\.indexPrefix is "Logs"; expected a lowercase OpenSearch index name/);
+    expect(problems).toMatch(
+      /delivery\.failedDocumentsPrefix is "failed"; expected an S3 key prefix ending with/,
+    );
+    expect(problems).toMatch(
+      /openSearch\.dataNodeInstanceType is "t3\.small"; expected .*"t3\.small\.search"/,
+    );
+    expect(problems).toMatch(/openSearch\.volumeSizeGb is 5; expected an integer from 10/);
+    expect(problems).toMatch(/alarms\.email is "nobody"; expected an e-mail address/);
+    expect((error as ConfigValidationError).problems).toHaveLength(10);
+    expect((error as Error).message).toMatch(
+      /10 problem\(s\)[\s\S]*Fix them in cdk\.json under "kfek\.profiles\.test"/,
+    );
+  });
+
+  test('fails when zone awareness cannot spread the data nodes evenly', () => {
+    expect(() =>
+      resolveConfig(
+        withProfile({ openSearch: { zoneAwareness: { enabled: true }, dataNodeCount: 3 } }),
+        'test',
+      ),
+    ).toThrow(/dataNodeCount is 3 but zone awareness spreads nodes over 2 zones; use a multiple of 2/);
+  });
+
+  test('fails when replicas would keep every index yellow', () => {
+    expect(() =>
+      resolveConfig(withProfile({ openSearch: { indexTemplate: { replicas: 1 } } }), 'test'),
+    ).toThrow(/replicas is 1 with 1 data node\(s\); replicas must be below the data node count/);
+  });
+
+  test('fails when the warm phase does not come before deletion', () => {
+    expect(() =>
+      resolveConfig(
+        withProfile({ openSearch: { retention: { deleteAfterDays: 7, warmAfterDays: 7 } } }),
+        'test',
+      ),
+    ).toThrow(/warmAfterDays \(7\) must be below deleteAfterDays \(7\)/);
+  });
+
+  test('fails when a log group is listed twice or is not a name', () => {
+    expect(() =>
+      resolveConfig(withProfile({ sources: { logGroups: ['/a', { name: '/a' }, 42] } }), 'test'),
+    ).toThrow(/"\/a" is listed twice[\s\S]*sources\.logGroups\[2\] is 42/);
+  });
+
+  test('fails when name and profile make a domain name longer than 28 characters', () => {
+    expect(() =>
+      resolveConfig(withProfile({ name: 'kfekpipeline' }, 'production-eu-west'), 'production-eu-west'),
+    ).toThrow(/domain name "kfekpipeline-production-eu-west" .* must be 3-28/);
+  });
+
+  test('fails when the profile is not an object', () => {
+    expect(() => resolveConfig(withProfile('cheap'), 'test')).toThrow(
+      /the profile must be an object, got "cheap"/,
+    );
+  });
+});
+
+describe('configFromApp', () => {
+  test('reads the profile from app context and the environment the CLI resolved', () => {
+    // GIVEN
+    const app = new App({ context: { ...CDK_JSON_CONTEXT, profile: 'production' } });
+    // WHEN
+    const config = configFromApp(app, {
+      CDK_DEFAULT_ACCOUNT: '111122223333',
+      CDK_DEFAULT_REGION: 'eu-west-1',
+    });
+    // THEN
+    expect(config.profile).toBe('production');
+    expect(config.env).toEqual({ account: '111122223333', region: 'eu-west-1' });
+  });
+
+  test('an account pinned in the profile wins over the environment', () => {
+    const app = new App({
+      context: withProfile({ account: '444455556666', region: 'us-west-2' }, 'sandbox'),
+    });
+    const config = configFromApp(app, { CDK_DEFAULT_ACCOUNT: '111122223333' });
+    expect(config.env).toEqual({ account: '444455556666', region: 'us-west-2' });
+  });
+});
+
+describe('indexNameFor', () => {
+  const at = new Date('2026-11-22T07:05:00Z');
+
+  test.each([
+    ['NoRotation', 'logs'],
+    ['OneHour', 'logs-2026-11-22-07'],
+    ['OneDay', 'logs-2026-11-22'],
+    ['OneWeek', 'logs-2026-47'],
+    ['OneMonth', 'logs-2026-11'],
+  ] as const)('%s names the index %s', (rotation, expected) => {
+    expect(indexNameFor('logs', rotation, at)).toBe(expected);
+  });
+
+  test('weeks follow ISO-8601: 1 January 2027 (a Friday) is in week 53 of 2026', () => {
+    expect(indexNameFor('logs', 'OneWeek', new Date('2027-01-01T00:00:00Z'))).toBe('logs-2026-53');
+    expect(indexNameFor('logs', 'OneWeek', new Date('2027-01-04T00:00:00Z'))).toBe('logs-2027-01');
+  });
+
+  test('uses UTC, not the local time zone', () => {
+    expect(indexNameFor('logs', 'OneDay', new Date('2026-11-22T23:59:59.999Z'))).toBe('logs-2026-11-22');
+    expect(indexNameFor('logs', 'OneDay', new Date('2026-11-23T00:00:00Z'))).toBe('logs-2026-11-23');
+  });
+
+  test('the index pattern covers every rotated index', () => {
+    expect(indexPatternFor('logs', 'OneDay')).toBe('logs-*');
+    expect(indexPatternFor('logs', 'NoRotation')).toBe('logs*');
+  });
+});

@@ -1,0 +1,72 @@
+/**
+ * cdk-nag over the whole app: AwsSolutionsChecks and ServerlessChecks must find nothing unacknowledged.
+ * With cdk-nag 3 attached as a validation plugin, `app.synth()` throws on any finding, listing them.
+ */
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { justifyWildcardResources } from '../../lib/nag';
+import { buildTestApp } from '../helpers/app';
+
+describe('cdk-nag (AwsSolutions + Serverless)', () => {
+  test.each([
+    ['sandbox', { profile: 'sandbox' }],
+    ['production', { profile: 'production' }],
+    [
+      'pipes transport, account policy and Dashboards CIDRs',
+      {
+        overrides: {
+          removalPolicy: 'destroy',
+          transport: 'pipes',
+          transform: { batchSize: 10 },
+          sources: { accountPolicy: { enabled: true } },
+          openSearch: { access: { allowedCidrs: ['203.0.113.0/24'] } },
+        },
+      },
+    ],
+  ])('%s: no unacknowledged finding', (_name, options) => {
+    // GIVEN
+    const { app } = buildTestApp({ ...options, nag: true });
+    // WHEN / THEN
+    expect(() => app.synth()).not.toThrow();
+  });
+
+  test('the harness catches a finding: an unjustified wildcard resource fails synth', () => {
+    // GIVEN
+    const app = new App();
+    const stack = new Stack(app, 'Probe');
+    const role = new iam.Role(stack, 'Role', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
+    role.addToPolicy(
+      new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: ['arn:aws:s3:::bucket/a/*'] }),
+    );
+    role.addToPolicy(
+      new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: ['arn:aws:s3:::bucket/b/*'] }),
+    );
+    // Only the first wildcard is justified.
+    justifyWildcardResources(role, [{ resource: 'arn:aws:s3:::bucket/a/*', reason: 'test' }]);
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    // WHEN / THEN
+    expect(() => app.synth()).toThrow(/bucket\/b\/\*/);
+  });
+
+  test('a justified wildcard resource is acknowledged with its granular id', () => {
+    // GIVEN
+    const app = new App();
+    const stack = new Stack(app, 'Probe');
+    const role = new iam.Role(stack, 'Role', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
+    role.addToPolicy(
+      new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: ['arn:aws:s3:::bucket/a/*'] }),
+    );
+    justifyWildcardResources(role, [
+      { resource: 'arn:aws:s3:::bucket/a/*', reason: 'objects named by the writer' },
+    ]);
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    // WHEN
+    app.synth();
+    // THEN
+    const acks = role.node
+      .findChild('DefaultPolicy')
+      .node.metadata.filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY);
+    expect(JSON.stringify(acks)).toContain('AwsSolutions-IAM5[Resource::arn:aws:s3:::bucket/a/*]');
+  });
+});

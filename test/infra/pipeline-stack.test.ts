@@ -1,0 +1,214 @@
+/* eslint jest/expect-expect: ["warn", { "assertFunctionNames": ["expect", "*.hasResourceProperties", "*.hasResource", "*.resourceCountIs", "*.allResources", "*.allResourcesProperties", "*.hasWarning"] }] -- Template assertions throw on mismatch. */
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { buildTestApp } from '../helpers/app';
+
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+}
+
+/** Every Allow statement of every IAM policy (inline and AWS::IAM::Policy) in a template. */
+function allowStatements(template: Template): Statement[] {
+  const out: Statement[] = [];
+  for (const r of Object.values(template.findResources('AWS::IAM::Policy'))) {
+    out.push(...(r.Properties.PolicyDocument.Statement as Statement[]));
+  }
+  for (const r of Object.values(template.findResources('AWS::IAM::Role'))) {
+    for (const p of (r.Properties.Policies ?? []) as Array<{ PolicyDocument: { Statement: Statement[] } }>) {
+      out.push(...p.PolicyDocument.Statement);
+    }
+  }
+  return out.filter((s) => s.Effect === 'Allow');
+}
+
+const actionsOf = (s: Statement): string[] => (Array.isArray(s.Action) ? s.Action : [s.Action]);
+
+describe('PipelineStack, transport lambda (sandbox)', () => {
+  let template: Template;
+  let others: Template[];
+
+  beforeAll(() => {
+    const { stacks } = buildTestApp();
+    template = Template.fromStack(stacks.pipeline);
+    others = [Template.fromStack(stacks.search), Template.fromStack(stacks.sources)];
+  });
+
+  test('the transform is an arm64 Node 24 function with its own log group and the handler contract env', () => {
+    template.resourceCountIs('AWS::Lambda::Function', 1);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      MemorySize: 512,
+      Timeout: 60,
+      LoggingConfig: Match.objectLike({ LogFormat: 'JSON', LogGroup: Match.anyValue() }),
+      Environment: {
+        Variables: {
+          EVENTS_STREAM_ARN: Match.anyValue(),
+          DEAD_LETTER_BUCKET: Match.anyValue(),
+          DEAD_LETTER_PREFIX: 'dead-letter/transform/',
+          POWERTOOLS_METRICS_NAMESPACE: 'kfek',
+          POWERTOOLS_SERVICE_NAME: 'transform',
+          NODE_OPTIONS: '--enable-source-maps',
+        },
+      },
+    });
+  });
+
+  test('the event source mapping reports partial failures, bisects, bounds retries and age, and has an on-failure queue', () => {
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      StartingPosition: 'TRIM_HORIZON',
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 3,
+      MaximumRecordAgeInSeconds: 3600,
+      ParallelizationFactor: 1,
+      BatchSize: 100,
+      MaximumBatchingWindowInSeconds: 1,
+      DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
+    });
+  });
+
+  test('the CloudWatch Logs role only puts records on the raw stream and trusts logs only for this account', () => {
+    template.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: {
+        Statement: [
+          Match.objectLike({
+            Principal: { Service: 'logs.amazonaws.com' },
+            Condition: {
+              StringLike: {
+                'aws:SourceArn': {
+                  'Fn::Join': [
+                    '',
+                    Match.arrayWith([
+                      Match.stringLikeRegexp(':logs:'),
+                      Match.stringLikeRegexp(':log-group:\\*$'),
+                    ]),
+                  ],
+                },
+              },
+            },
+          }),
+        ],
+      },
+    });
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyName: Match.stringLikeRegexp('^LogsDeliveryRole'),
+      PolicyDocument: {
+        Statement: [
+          Match.objectLike({ Action: ['kinesis:PutRecord', 'kinesis:PutRecords'] }),
+          Match.objectLike({ Action: 'kms:GenerateDataKey' }),
+        ],
+      },
+    });
+  });
+
+  test('Firehose reads the events stream and delivers to OpenSearch with rotation, S3 backup of failures and error logging', () => {
+    template.resourceCountIs('AWS::KinesisFirehose::DeliveryStream', 1);
+    template.hasResourceProperties('AWS::KinesisFirehose::DeliveryStream', {
+      DeliveryStreamType: 'KinesisStreamAsSource',
+      KinesisStreamSourceConfiguration: { KinesisStreamARN: Match.anyValue(), RoleARN: Match.anyValue() },
+      AmazonopensearchserviceDestinationConfiguration: Match.objectLike({
+        IndexName: 'logs',
+        IndexRotationPeriod: 'OneDay',
+        BufferingHints: { IntervalInSeconds: 60, SizeInMBs: 5 },
+        RetryOptions: { DurationInSeconds: 300 },
+        S3BackupMode: 'FailedDocumentsOnly',
+        S3Configuration: Match.objectLike({ Prefix: 'failed-documents/', CompressionFormat: 'GZIP' }),
+        CloudWatchLoggingOptions: {
+          Enabled: true,
+          LogGroupName: Match.anyValue(),
+          LogStreamName: Match.anyValue(),
+        },
+      }),
+    });
+  });
+
+  test('the Firehose role may write the domain and read only the documented paths', () => {
+    const firehose = allowStatements(template).filter((s) => actionsOf(s).some((a) => a.startsWith('es:')));
+    expect(firehose.flatMap(actionsOf).sort()).toEqual(
+      [
+        'es:DescribeDomain',
+        'es:DescribeDomainConfig',
+        'es:DescribeDomains',
+        'es:ESHttpGet',
+        'es:ESHttpPost',
+        'es:ESHttpPut',
+      ].sort(),
+    );
+  });
+
+  test('no role in the app has a wildcard action, and only justified wildcard resources', () => {
+    const statements = [template, ...others].flatMap(allowStatements);
+    expect(statements.length).toBeGreaterThan(10);
+    expect(statements.flatMap(actionsOf).filter((a) => a.includes('*'))).toEqual([]);
+    // A literal "*" resource (any resource) is never granted.
+    const resources = statements.flatMap((s): unknown[] =>
+      Array.isArray(s.Resource) ? (s.Resource as unknown[]) : [s.Resource],
+    );
+    expect(resources).not.toContain('*');
+  });
+
+  test('matches the snapshot', () => {
+    expect(template.toJSON()).toMatchSnapshot();
+  });
+});
+
+describe('PipelineStack, transport pipes', () => {
+  let template: Template;
+  let annotations: Annotations;
+
+  beforeAll(() => {
+    const { stacks } = buildTestApp({
+      overrides: { removalPolicy: 'destroy', transport: 'pipes', transform: { batchSize: 50 } },
+    });
+    template = Template.fromStack(stacks.pipeline);
+    annotations = Annotations.fromStack(stacks.pipeline);
+  });
+
+  test('a pipe reads the raw stream, enriches with the Pipes handler and writes the events stream', () => {
+    template.resourceCountIs('AWS::Pipes::Pipe', 1);
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 0);
+    template.hasResourceProperties('AWS::Pipes::Pipe', {
+      Source: Match.anyValue(),
+      Enrichment: Match.anyValue(),
+      Target: Match.anyValue(),
+      SourceParameters: {
+        KinesisStreamParameters: {
+          StartingPosition: 'TRIM_HORIZON',
+          BatchSize: 50,
+          MaximumRetryAttempts: 3,
+          MaximumRecordAgeInSeconds: 3600,
+          OnPartialBatchItemFailure: 'AUTOMATIC_BISECT',
+          DeadLetterConfig: { Arn: Match.anyValue() },
+        },
+      },
+      TargetParameters: { KinesisStreamParameters: { PartitionKey: '$.cloudwatch.logStream' } },
+      LogConfiguration: Match.objectLike({ Level: 'ERROR' }),
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: 'transform-pipes' }) },
+    });
+  });
+
+  test('the pipe role can invoke the enrichment, write the target and the dead-letter queue', () => {
+    const actions = allowStatements(template).flatMap(actionsOf);
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        'lambda:InvokeFunction',
+        'kinesis:PutRecords',
+        'sqs:SendMessage',
+        'kms:GenerateDataKey',
+      ]),
+    );
+  });
+
+  test('warns when the batch size can exceed the 500-results limit of a Kinesis target', () => {
+    annotations.hasWarning(
+      '*',
+      Match.stringLikeRegexp('Pipes does not invoke a Kinesis target with more than 500'),
+    );
+  });
+});
