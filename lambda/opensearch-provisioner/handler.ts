@@ -108,6 +108,9 @@ export async function handleEvent(
     ...(dashboards === undefined ? {} : { dashboards }),
     // The domain is ours and has these plugins; if a probe says otherwise, fail loudly instead of skipping.
     features: { ism: true, security: true },
+    // The starter dashboard must not roll back a deployment whose template, retention and access were applied:
+    // a Dashboards failure is logged and returned in the resource's Data instead.
+    dashboardsBestEffort: true,
     log: deps.log,
   });
   return {

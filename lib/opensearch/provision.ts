@@ -17,7 +17,8 @@ import type { OpenSearchSpec } from './spec';
  */
 
 export type Feature = 'ism' | 'security' | 'dashboards';
-export type StepStatus = 'created' | 'updated' | 'unchanged' | 'skipped';
+/** `failed` only for a best-effort step (see {@link ProvisionOptions.dashboardsBestEffort}); others throw. */
+export type StepStatus = 'created' | 'updated' | 'unchanged' | 'skipped' | 'failed';
 
 export interface ProvisionStep {
   readonly step: string;
@@ -48,6 +49,13 @@ export interface ProvisionOptions {
    * @default 'global' (visible to every Dashboards user)
    */
   readonly dashboardsTenant?: string;
+  /**
+   * Report a failing Dashboards step (probe or write) as a `failed` step instead of throwing. The custom resource
+   * sets this: the starter dashboard is a convenience, and a Dashboards hiccup must not roll back the pipeline
+   * whose template, retention and access were applied. The failure is logged and returned in the report.
+   * @default false
+   */
+  readonly dashboardsBestEffort?: boolean;
   /** Progress lines. @default - silent */
   readonly log?: (line: string) => void;
 }
@@ -95,7 +103,7 @@ const PROBE: Record<Exclude<Feature, 'dashboards'>, string> = {
 async function detectFeatures(
   client: OpenSearchHttpClient,
   options: ProvisionOptions,
-): Promise<Record<Feature, boolean>> {
+): Promise<{ features: Record<Feature, boolean>; dashboardsProbeError?: string }> {
   const plugins = await call(client, { method: 'GET', path: '/_cat/plugins?format=json' }, [200]);
   const components = (Array.isArray(plugins.body) ? plugins.body : []).map((p) =>
     String(record(p).component),
@@ -125,19 +133,29 @@ async function detectFeatures(
     }
     result[feature] = present;
   }
+  let dashboardsProbeError: string | undefined;
   if (options.dashboards !== undefined && options.features?.dashboards !== false) {
-    const status = await options.dashboards.request({ method: 'GET', path: '/api/status' });
-    if (status.status === 401 || status.status === 403) {
-      throw new OpenSearchAccessDeniedError('GET', '/api/status', status.status, status.text);
+    try {
+      const status = await options.dashboards.request({ method: 'GET', path: '/api/status' });
+      if (status.status === 401 || status.status === 403) {
+        throw new OpenSearchAccessDeniedError('GET', '/api/status', status.status, status.text);
+      }
+      result.dashboards = status.status === 200;
+    } catch (error) {
+      if (options.dashboardsBestEffort !== true) {
+        throw error;
+      }
+      dashboardsProbeError = String(error);
     }
-    result.dashboards = status.status === 200;
   }
   if (options.features?.dashboards === true && !result.dashboards) {
     throw new OpenSearchFeatureError(
       'OpenSearch Dashboards was required but did not answer GET /api/status.',
     );
   }
-  return result;
+  return dashboardsProbeError === undefined
+    ? { features: result }
+    : { features: result, dashboardsProbeError };
 }
 
 async function applyIndexTemplate(
@@ -276,7 +294,7 @@ export async function provisionOpenSearch(
   const root = await call(client, { method: 'GET', path: '/' }, [200]);
   const versionNumber = record(record(root.body).version).number;
   const version = typeof versionNumber === 'string' ? versionNumber : 'unknown';
-  const features = await detectFeatures(client, options);
+  const { features, dashboardsProbeError } = await detectFeatures(client, options);
   log(
     `OpenSearch ${version} at ${client.baseUrl}; ism=${features.ism} security=${features.security} dashboards=${features.dashboards}`,
   );
@@ -307,14 +325,23 @@ export async function provisionOpenSearch(
       detail: 'no security plugin on the target',
     });
   }
-  if (features.dashboards && options.dashboards !== undefined) {
-    push(
-      await applyDashboards(
-        options.dashboards,
-        spec,
-        features.security ? (options.dashboardsTenant ?? 'global') : undefined,
-      ),
-    );
+  if (dashboardsProbeError !== undefined) {
+    push({ step: 'dashboards saved objects', status: 'failed', detail: dashboardsProbeError });
+  } else if (features.dashboards && options.dashboards !== undefined) {
+    try {
+      push(
+        await applyDashboards(
+          options.dashboards,
+          spec,
+          features.security ? (options.dashboardsTenant ?? 'global') : undefined,
+        ),
+      );
+    } catch (error) {
+      if (options.dashboardsBestEffort !== true) {
+        throw error;
+      }
+      push({ step: 'dashboards saved objects', status: 'failed', detail: String(error) });
+    }
   } else {
     push({
       step: 'dashboards saved objects',

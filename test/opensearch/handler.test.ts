@@ -188,4 +188,16 @@ describe('opensearch-provisioner handler', () => {
       /must be JSON with "username" and "password"/,
     );
   });
+
+  test('a Dashboards failure does not fail the deployment; it is reported in Data', async () => {
+    const { deps, fake } = fakeDeps({
+      ism: true,
+      security: true,
+      dashboards: true,
+      forbidden: ['/api/saved_objects'],
+    });
+    const response = await handleEvent(createEvent(), deps);
+    expect(response.Data?.Steps).toMatch(/dashboards saved objects: failed/);
+    expect(fake.templates.has('kfek-logs')).toBe(true);
+  });
 });

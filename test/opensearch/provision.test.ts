@@ -158,4 +158,44 @@ describe('provisionOpenSearch on a domain with every plugin', () => {
     expect(report.features.security).toBe(false);
     expect(fake.requests.some((r) => r.request.path.startsWith('/_plugins/_security'))).toBe(false);
   });
+
+  test('best-effort Dashboards: a refused Dashboards is a failed step, everything else is applied', async () => {
+    // GIVEN
+    const fake = new FakeOpenSearch({ ...ALL, forbidden: ['/api/saved_objects'] });
+
+    // WHEN
+    const report = await provisionOpenSearch(fake.client(), spec, {
+      dashboards: fake.dashboardsClient(),
+      dashboardsBestEffort: true,
+    });
+
+    // THEN
+    expect(report.steps.at(-1)).toMatchObject({
+      step: 'dashboards saved objects',
+      status: 'failed',
+      detail: expect.stringMatching(/HTTP 403/),
+    });
+    expect(fake.templates.size).toBe(1);
+    expect(fake.mappings.has('kfek_writer')).toBe(true);
+  });
+
+  test('best-effort Dashboards: a refused status probe is a failed step too', async () => {
+    const fake = new FakeOpenSearch({ ...ALL, forbidden: ['/api/status'] });
+    const report = await provisionOpenSearch(fake.client(), spec, {
+      dashboards: fake.dashboardsClient(),
+      dashboardsBestEffort: true,
+    });
+    expect(report.features).toEqual({ ism: true, security: true, dashboards: false });
+    expect(report.steps.at(-1)).toMatchObject({
+      status: 'failed',
+      detail: expect.stringMatching(/api\/status/),
+    });
+  });
+
+  test('without best effort, a refused Dashboards fails the run', async () => {
+    const fake = new FakeOpenSearch({ ...ALL, forbidden: ['/api/saved_objects'] });
+    await expect(
+      provisionOpenSearch(fake.client(), spec, { dashboards: fake.dashboardsClient() }),
+    ).rejects.toBeInstanceOf(OpenSearchAccessDeniedError);
+  });
 });
