@@ -1,6 +1,6 @@
 /**
- * One Kinesis event source mapping batch: transform every record, store poison records in the dead-letter
- * bucket, write all documents to the events stream, and answer with the exact resume point.
+ * One Kinesis event source mapping batch: transform the records chunk by chunk, store poison records in the
+ * dead-letter bucket, write the documents to the events stream, and answer with the exact resume point.
  *
  * Kept apart from `handler.ts` (which only wires env, clients and metrics) so it can be tested with any
  * transform, writer and dead-letter store.
@@ -129,6 +129,12 @@ export async function processKinesisBatch(
   let documentsSeen = 0;
   let stoppedBecause: WriteResult['stoppedBecause'];
   for (let start = 0; start < records.length && firstUnhandled === records.length;) {
+    if (start > 0 && remainingMs() <= 0) {
+      // No time left even to transform: the next record is the resume point (its events are not written).
+      firstUnhandled = start;
+      stoppedBecause = 'budget';
+      break;
+    }
     const chunk = transformChunk(start);
     counters.ControlMessages += chunk.controlMessages;
     counters.PoisonRecords += chunk.poison.length;

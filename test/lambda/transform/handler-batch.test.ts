@@ -360,4 +360,34 @@ describe('chunks', () => {
       DeadLetteredRecords: 1,
     });
   });
+
+  test('does not transform another chunk once the budget is spent; the next record is the resume point', async () => {
+    // GIVEN: the first chunk's write uses up the whole budget.
+    let left = 60_000;
+    const transformed: number[] = [];
+    const base = deps();
+    kinesisStoring();
+    const input = event('data:a', 'data:b', 'control');
+    // WHEN
+    const outcome = await processKinesisBatch(input, () => left, {
+      ...base,
+      chunkDocuments: 1,
+      transform: (data) => {
+        transformed.push(transformed.length);
+        return scriptedTransform(data);
+      },
+      writer: {
+        write: async (docs, options) => {
+          const result = await base.writer.write(docs, options);
+          left = 0;
+          return result;
+        },
+      },
+    });
+    // THEN
+    expect(transformed).toHaveLength(1);
+    expect(outcome.response.batchItemFailures).toEqual([
+      { itemIdentifier: input.Records[1].kinesis.sequenceNumber },
+    ]);
+  });
 });
