@@ -142,8 +142,15 @@ export function ensureUnpacked(version: string, cacheDir: string): string {
     if (!existsSync(inner)) {
       throw new LocalOpenSearchError(`${zip} does not contain opensearch-${version}/`);
     }
-    if (!existsSync(target)) {
+    try {
       renameSync(inner, target);
+    } catch (error) {
+      // Another process (a parallel test file) finished unpacking first: use its copy.
+      if (!existsSync(join(target, 'bin', 'opensearch'))) {
+        throw new LocalOpenSearchError(`Could not move the unpacked distribution to ${target}`, {
+          cause: error,
+        });
+      }
     }
   } finally {
     rmSync(staging, { recursive: true, force: true });
@@ -166,14 +173,14 @@ function javaMajor(javaHome: string): number | undefined {
 }
 
 /** Finds a JDK >= 21: OPENSEARCH_JAVA_HOME, then /usr/lib/jvm/*, then JAVA_HOME; the newest that qualifies. */
-export function findJavaHome(env: NodeJS.ProcessEnv = process.env): string {
+export function findJavaHome(env: NodeJS.ProcessEnv = process.env, jvmRoot = '/usr/lib/jvm'): string {
   const candidates: string[] = [];
   if (env.OPENSEARCH_JAVA_HOME) {
     candidates.push(env.OPENSEARCH_JAVA_HOME);
   }
-  if (existsSync('/usr/lib/jvm')) {
-    for (const entry of readdirSync('/usr/lib/jvm')) {
-      candidates.push(join('/usr/lib/jvm', entry));
+  if (existsSync(jvmRoot)) {
+    for (const entry of readdirSync(jvmRoot).sort()) {
+      candidates.push(join(jvmRoot, entry));
     }
   }
   if (env.JAVA_HOME) {
