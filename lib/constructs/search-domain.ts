@@ -3,6 +3,7 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 
 export interface SearchDomainProps {
@@ -60,6 +61,8 @@ export class SearchDomain extends Construct {
   readonly domain: opensearch.Domain;
   /** The domain's own log groups; an account-level subscription must exclude them (audit logs record every write). */
   readonly logGroups: readonly logs.LogGroup[];
+  /** The generated master user password (JSON with `username` and `password`). */
+  readonly masterUserSecret?: secretsmanager.ISecret;
 
   constructor(scope: Construct, id: string, props: SearchDomainProps) {
     super(scope, id);
@@ -178,7 +181,10 @@ export class SearchDomain extends Construct {
 
     // Acknowledgements, each on the narrowest construct.
     const masterUserSecret = this.domain.node.tryFindChild('MasterUser');
-    if (masterUserSecret) {
+    if (masterUserSecret instanceof secretsmanager.Secret) {
+      // The password must outlive the stack whenever the domain does, or a retained domain is locked.
+      masterUserSecret.applyRemovalPolicy(p.removalPolicy);
+      this.masterUserSecret = masterUserSecret;
       Validations.of(masterUserSecret).acknowledge({
         id: 'AwsSolutions-SMG4',
         reason:

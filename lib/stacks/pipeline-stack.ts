@@ -1,4 +1,4 @@
-import { Annotations, Duration, Size, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, Size, Stack, type StackProps } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kinesis from 'aws-cdk-lib/aws-kinesis';
 import type * as firehose from 'aws-cdk-lib/aws-kinesisfirehose';
@@ -181,5 +181,8 @@ export class PipelineStack extends Stack {
     this.firehoseRole = this.delivery.role;
     ownLogGroups.push(this.delivery.logGroup);
     this.logGroups = ownLogGroups;
+
+    new CfnOutput(this, 'FirehoseRoleArn', { value: this.firehoseRole.roleArn });
+    new CfnOutput(this, 'TransformFunctionName', { value: this.transformFunction.functionName });
   }
 }

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import * as kinesis from 'aws-cdk-lib/aws-kinesis';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import type * as logs from 'aws-cdk-lib/aws-logs';
@@ -126,5 +126,12 @@ export class SearchStack extends Stack {
     });
     this.domain = this.searchDomain.domain;
     this.logGroups = this.searchDomain.logGroups;
+
+    // What a person needs after `cdk deploy` (docs/deploy.md).
+    new CfnOutput(this, 'DashboardsUrl', { value: `https://${this.domain.domainEndpoint}/_dashboards` });
+    if (this.searchDomain.masterUserSecret) {
+      new CfnOutput(this, 'MasterUserSecretArn', { value: this.searchDomain.masterUserSecret.secretArn });
+    }
+    new CfnOutput(this, 'FailedRecordsBucketName', { value: this.bucket.bucketName });
   }
 }

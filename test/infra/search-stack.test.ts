@@ -1,4 +1,4 @@
-/* eslint jest/expect-expect: ["warn", { "assertFunctionNames": ["expect", "*.hasResourceProperties", "*.hasResource", "*.resourceCountIs", "*.allResources", "*.allResourcesProperties", "*.hasWarning"] }] -- Template assertions throw on mismatch. */
+/* eslint jest/expect-expect: ["warn", { "assertFunctionNames": ["expect", "*.hasResourceProperties", "*.hasResource", "*.resourceCountIs", "*.allResources", "*.allResourcesProperties", "*.hasWarning", "*.hasOutput"] }] -- Template assertions throw on mismatch. */
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { buildTestApp } from '../helpers/app';
 
@@ -171,6 +171,8 @@ describe('SearchStack (stateful)', () => {
       'AWS::S3::Bucket',
       'AWS::SQS::Queue',
       'AWS::KMS::Key',
+      // The master password must outlive the stack with the domain, or the retained domain is locked.
+      'AWS::SecretsManager::Secret',
     ]) {
       production.allResources(type, { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
     }
@@ -192,6 +194,13 @@ describe('SearchStack (stateful)', () => {
     sandbox.allResources('AWS::OpenSearchService::Domain', { DeletionPolicy: 'Delete' });
     sandbox.allResources('AWS::Kinesis::Stream', { DeletionPolicy: 'Delete' });
     expect(sandboxProtected).toBe(false);
+  });
+
+  test('outputs the Dashboards URL and where the master password is', () => {
+    sandbox.hasOutput('DashboardsUrl', {
+      Value: { 'Fn::Join': ['', ['https://', Match.anyValue(), '/_dashboards']] },
+    });
+    sandbox.hasOutput('MasterUserSecretArn', { Value: { Ref: Match.stringLikeRegexp('MasterUser') } });
   });
 
   test('matches the snapshot', () => {
