@@ -4,6 +4,9 @@
  * template end to end and that those steps are detected as absent and skipped; their payloads are checked against
  * the documented schemas in the unit tests (builders.test.ts).
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { toDocument } from '../../lambda/transform/document';
 import { createHttpClient, type OpenSearchHttpClient } from '../../lib/opensearch/http';
 import { provisionOpenSearch } from '../../lib/opensearch/provision';
 import { resolveOpenSearchSpec } from '../../lib/opensearch/spec';
@@ -292,5 +295,50 @@ describe('provisionOpenSearch against a real local node', () => {
         settings: { index: { number_of_shards: '2', mapping: { total_fields: { limit: '200' } } } },
       },
     });
+  });
+
+  test('the real transform output of every fixture log line is indexed without a rejection', async () => {
+    // GIVEN: the shipped template (default limits) and the documents lambda/transform makes from real log lines.
+    await provisionOpenSearch(
+      os.client(),
+      resolveOpenSearchSpec({ indexPrefix: 'logs', indexTemplate: { replicas: 0 } }),
+    );
+    const fixtures = [
+      'app-json-log-lines.jsonl',
+      'lambda-platform-and-app-lines__json-log-format.jsonl',
+      'lambda-platform-and-runtime-lines__text-format.jsonl',
+    ];
+    const lines = fixtures.flatMap((f) =>
+      readFileSync(join(__dirname, '..', 'fixtures', f), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim().length > 0)
+        .map((l) => (JSON.parse(l) as { message: string }).message),
+    );
+    const source = {
+      logGroup: '/aws/lambda/orders',
+      logStream: '2026/11/24/[$LATEST]abc',
+      owner: '123456789012',
+    };
+    const documents = lines.map((message, i) =>
+      toDocument({ id: String(i), timestamp: Date.UTC(2026, 10, 24, 8, 0, i), message }, source),
+    );
+
+    // WHEN
+    const bulk = await bulkIndex(os.client(), 'logs-2026-11-24', documents);
+
+    // THEN
+    const items = (bulk.body as { items: { index: { status: number; error?: unknown } }[] }).items;
+    expect(items).toHaveLength(lines.length);
+    expect(items.filter((item) => item.index.status !== 201).map((item) => item.index.error)).toEqual([]);
+    const reports = await os.client().request({
+      method: 'POST',
+      path: '/logs-2026-11-24/_search',
+      body: { size: 0, query: { range: { 'lambda.durationMs': { gt: 0 } } } },
+    });
+    const withDuration = documents.filter(
+      (d) => typeof (d.lambda as { durationMs?: unknown } | undefined)?.durationMs === 'number',
+    );
+    expect(withDuration.length).toBeGreaterThan(0);
+    expect(reports.body).toMatchObject({ hits: { total: { value: withDuration.length } } });
   });
 });
