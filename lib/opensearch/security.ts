@@ -10,8 +10,9 @@ import type { OpenSearchSpec } from './spec';
  * OpenSearch Service destination") does two things on the domain:
  * - `POST _bulk` into `<prefix>-<rotation suffix>`, creating the index of a new day on first write: the cluster-level
  *   `indices:data/write/bulk` plus, on the log indices, `indices:admin/create`, `indices:data/write/index` and
- *   `indices:data/write/bulk*` (the per-shard bulk action), and `indices:admin/mapping/put` because dynamic
- *   templates add fields while documents are indexed;
+ *   `indices:data/write/bulk*` (the per-shard bulk action), and `indices:admin/mapping/put` plus
+ *   `indices:admin/mapping/auto_put` (the internal action newer versions use) because dynamic templates add fields
+ *   while documents are indexed;
  * - GETs of `_cluster/stats`, `_nodes/stats`, `_stats`, `<index>*\/_stats`, `_all/_settings` and `<index>/_mapping`
  *   (the ESHttpGet paths that page lists) to check the destination: `cluster_monitor` and, on the log indices,
  *   `indices:monitor/stats`, `indices:monitor/settings/get` and `indices:admin/mappings/get`.
@@ -52,6 +53,7 @@ export const WRITER_CLUSTER_PERMISSIONS = ['cluster_monitor', 'indices:data/writ
 export const WRITER_INDEX_ACTIONS = [
   'indices:admin/create',
   'indices:admin/mapping/put',
+  'indices:admin/mapping/auto_put',
   'indices:data/write/index',
   'indices:data/write/bulk*',
   'indices:monitor/stats',

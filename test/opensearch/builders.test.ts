@@ -622,6 +622,7 @@ describe('security roles and mappings', () => {
         allowed_actions: [
           'indices:admin/create',
           'indices:admin/mapping/put',
+          'indices:admin/mapping/auto_put',
           'indices:data/write/index',
           'indices:data/write/bulk*',
           'indices:monitor/stats',
