@@ -114,7 +114,8 @@ export class DeliveryLoop {
     bulkRequests: 0,
   };
   private readonly indices = new Set<string>();
-  private readonly idleShards = new Map<string, boolean>();
+  /** Per shard: when the latest read that found nothing (buffer empty too) started; undefined while busy. */
+  private readonly idleSince = new Map<string, number | undefined>();
   private readonly abort = new AbortController();
   private running: Promise<void> | undefined;
   private failed: Error | undefined;
@@ -148,7 +149,7 @@ export class DeliveryLoop {
       shardIds.map(async (shardId) => {
         const reader = new ShardReader(this.props.kinesis, this.props.streamArn, shardId);
         await reader.seek({ type: 'TRIM_HORIZON' });
-        this.idleShards.set(shardId, false);
+        this.idleSince.set(shardId, undefined);
         return reader;
       }),
     );
@@ -181,7 +182,20 @@ export class DeliveryLoop {
 
   /** True when every shard's buffer is empty and its last read was empty at the tip of the stream. */
   isCaughtUp(): boolean {
-    return [...this.idleShards.values()].every(Boolean);
+    return this.caughtUpSince() !== undefined;
+  }
+
+  /**
+   * When the oldest of the shards' latest empty reads started, if every shard is caught up with an empty buffer:
+   * every record written to the events stream before that moment is indexed or kept as failed.
+   */
+  caughtUpSince(): number | undefined {
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const since of this.idleSince.values()) {
+      if (since === undefined) return undefined;
+      oldest = Math.min(oldest, since);
+    }
+    return this.idleSince.size === 0 ? undefined : oldest;
   }
 
   private async pollShard(reader: ShardReader): Promise<void> {
@@ -192,6 +206,7 @@ export class DeliveryLoop {
       const stopping = this.abort.signal.aborted;
       let records: readonly _Record[] = [];
       let caughtUp = false;
+      const readStarted = Date.now();
       if (!stopping) {
         try {
           const batch = await reader.read(10_000);
@@ -221,7 +236,7 @@ export class DeliveryLoop {
         bufferBytes = 0;
         await this.deliver(batch);
       }
-      this.idleShards.set(reader.shardId, caughtUp && buffer.length === 0);
+      this.idleSince.set(reader.shardId, caughtUp && buffer.length === 0 ? readStarted : undefined);
       if (stopping) return;
       if (records.length === 0) await sleep(this.pollIntervalInMillis, this.abort.signal);
     }

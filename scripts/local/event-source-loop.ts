@@ -9,7 +9,7 @@ import type {
   KinesisStreamRecord,
 } from 'aws-lambda';
 import { EventSourceError } from './errors';
-import { listShardIds, ShardReader, sleep } from './shard-reader';
+import { listShardIds, type ShardPosition, ShardReader, sleep } from './shard-reader';
 
 /** The shape of `lambda/transform/handler.ts`'s `handler`, as the Lambda runtime calls it. */
 export type KinesisBatchHandler = (
@@ -105,7 +105,9 @@ export class EventSourceLoop {
     recordsRetried: 0,
     recordsSentToOnFailure: 0,
   };
-  private readonly idleShards = new Map<string, boolean>();
+  /** Per shard: when the latest read that found the shard empty at its tip started; undefined while busy. */
+  private readonly idleSince = new Map<string, number | undefined>();
+  private lastInvocationEnded = 0;
   private readonly abort = new AbortController();
   private running: Promise<void> | undefined;
   private failed: Error | undefined;
@@ -143,7 +145,7 @@ export class EventSourceLoop {
       shardIds.map(async (shardId) => {
         const reader = new ShardReader(this.props.kinesis, this.props.streamArn, shardId);
         await reader.seek({ type: 'TRIM_HORIZON' });
-        this.idleShards.set(shardId, false);
+        this.idleSince.set(shardId, undefined);
         return reader;
       }),
     );
@@ -177,7 +179,25 @@ export class EventSourceLoop {
 
   /** True when every shard's last read was empty at the tip of the stream and nothing is in flight. */
   isCaughtUp(): boolean {
-    return [...this.idleShards.values()].every(Boolean);
+    return this.caughtUpSince() !== undefined;
+  }
+
+  /**
+   * When the oldest of the shards' latest empty reads started, if every shard is caught up: everything written to
+   * the stream before that moment has been handled. Undefined while any shard has work.
+   */
+  caughtUpSince(): number | undefined {
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const since of this.idleSince.values()) {
+      if (since === undefined) return undefined;
+      oldest = Math.min(oldest, since);
+    }
+    return this.idleSince.size === 0 ? undefined : oldest;
+  }
+
+  /** When the latest invocation returned (0 before the first): what it wrote is in the events stream by then. */
+  lastInvocationEndedAt(): number {
+    return this.lastInvocationEnded;
   }
 
   private async pollShard(reader: ShardReader): Promise<void> {
@@ -185,6 +205,7 @@ export class EventSourceLoop {
     let attempts = 0;
     while (!this.abort.signal.aborted) {
       let batch;
+      const readStarted = Date.now();
       try {
         batch = await reader.read(this.props.batchSize);
       } catch (error) {
@@ -195,12 +216,12 @@ export class EventSourceLoop {
         continue;
       }
       if (batch.records.length === 0) {
-        this.idleShards.set(reader.shardId, batch.millisBehindLatest === 0);
+        this.idleSince.set(reader.shardId, batch.millisBehindLatest === 0 ? readStarted : undefined);
         if (!batch.open) return;
         await sleep(this.pollIntervalInMillis, this.abort.signal);
         continue;
       }
-      this.idleShards.set(reader.shardId, false);
+      this.idleSince.set(reader.shardId, undefined);
       const records = batch.records;
       const result = await this.invoke(reader.shardId, records);
       if (result.kind === 'success') {
@@ -216,7 +237,7 @@ export class EventSourceLoop {
           `event source: ${reader.shardId} retry ${attempts}/${this.retryAttempts} from ${resumeAt}: ${result.reason}`,
         );
         await sleep(this.retryDelayInMillis, this.abort.signal);
-        await reader.seek({ type: 'AT_SEQUENCE_NUMBER', sequenceNumber: resumeAt });
+        await this.seek(reader, { type: 'AT_SEQUENCE_NUMBER', sequenceNumber: resumeAt });
         continue;
       }
       // Retries exhausted: Lambda sends a description of the batch (not the data) to the on-failure
@@ -224,10 +245,23 @@ export class EventSourceLoop {
       await this.recordOnFailure(reader.shardId, remaining, attempts, result);
       this.stats.recordsSentToOnFailure += remaining.length;
       attempts = 0;
-      await reader.seek({
+      await this.seek(reader, {
         type: 'AFTER_SEQUENCE_NUMBER',
         sequenceNumber: sequenceNumberOf(records[records.length - 1]),
       });
+    }
+  }
+
+  /** Repositions a shard reader, retrying transient errors (the checkpoint must never be skipped). */
+  private async seek(reader: ShardReader, position: ShardPosition): Promise<void> {
+    while (!this.abort.signal.aborted) {
+      try {
+        await reader.seek(position);
+        return;
+      } catch (error) {
+        this.log(`event source: GetShardIterator on ${reader.shardId} failed, retrying: ${String(error)}`);
+        await sleep(this.pollIntervalInMillis, this.abort.signal);
+      }
     }
   }
 
@@ -239,7 +273,11 @@ export class EventSourceLoop {
   private async invoke(shardId: string, records: readonly _Record[]): Promise<InvocationResult> {
     const run = this.invocationChain.then(() => this.invokeNow(shardId, records));
     this.invocationChain = run.catch(() => undefined);
-    return run;
+    try {
+      return await run;
+    } finally {
+      this.lastInvocationEnded = Date.now();
+    }
   }
 
   private async invokeNow(shardId: string, records: readonly _Record[]): Promise<InvocationResult> {

@@ -151,23 +151,29 @@ export class LocalPipeline {
   }
 
   /**
-   * Waits until both loops have been caught up (nothing left to read, nothing buffered) for `quietInMillis`
-   * in a row - longer than either loop's poll interval, so a record still on its way between them is seen.
-   * Throws {@link DrainTimeoutError} after `timeoutInMillis`, or a loop's own error if one stopped.
+   * Waits until everything written before this call (log events, records put on the raw stream) has gone all the
+   * way through: the event source found every raw shard empty in a read that started after this call, and the
+   * delivery loop found every events shard empty, with nothing buffered, in a read that started after the
+   * event source's last invocation returned. moto applies writes before it answers, so no record can be in
+   * flight between the two. Throws {@link DrainTimeoutError} after `timeoutInMillis`, or a loop's own error.
    */
-  async waitUntilSettled(timeoutInMillis = 120_000, quietInMillis = 1500): Promise<void> {
-    const deadline = Date.now() + timeoutInMillis;
-    let quietSince: number | undefined;
+  async waitUntilSettled(timeoutInMillis = 120_000): Promise<void> {
+    const since = Date.now();
+    const deadline = since + timeoutInMillis;
     while (Date.now() < deadline) {
       const failure = this.eventSource.failure() ?? this.delivery.failure();
       if (failure !== undefined) throw failure;
-      if (this.eventSource.isCaughtUp() && this.delivery.isCaughtUp()) {
-        quietSince ??= Date.now();
-        if (Date.now() - quietSince >= quietInMillis) return;
-      } else {
-        quietSince = undefined;
+      const sourceIdle = this.eventSource.caughtUpSince();
+      const deliveryIdle = this.delivery.caughtUpSince();
+      if (
+        sourceIdle !== undefined &&
+        sourceIdle > since &&
+        deliveryIdle !== undefined &&
+        deliveryIdle > Math.max(since, this.eventSource.lastInvocationEndedAt())
+      ) {
+        return;
       }
-      await sleep(100);
+      await sleep(50);
     }
     throw new DrainTimeoutError(
       `the pipeline did not settle within ${timeoutInMillis / 1000} s: event source ` +
