@@ -91,7 +91,7 @@ export interface TransformConfig {
   readonly batchSize: number;
   /** Seconds to gather a batch before invoking (0..300). */
   readonly maxBatchingWindowSeconds: number;
-  /** Concurrent batches per shard (1..10). Lambda transport only. */
+  /** Concurrent batches per shard (1..10), for the event source mapping or the pipe. */
   readonly parallelizationFactor: number;
   /** Retries of a failing batch before it goes to the on-failure destination (0..10000). */
   readonly retryAttempts: number;
@@ -561,13 +561,6 @@ function crossCheck(r: Reader, c: Omit<PipelineConfig, 'profile'>): void {
   if (warm !== undefined && warm >= os.retention.deleteAfterDays) {
     r.problem(
       `openSearch.retention.warmAfterDays (${warm}) must be below deleteAfterDays (${os.retention.deleteAfterDays}).`,
-    );
-  }
-  if (c.transport === 'pipes' && c.transform.parallelizationFactor !== 1) {
-    // Pipes supports it too, but keep one meaning: the knob is documented for the event source mapping.
-    r.problem(
-      `transform.parallelizationFactor is ${c.transform.parallelizationFactor} with transport "pipes"; ` +
-        `Pipes reads each shard with one poller in this app: set it to 1 or use transport "lambda".`,
     );
   }
 }

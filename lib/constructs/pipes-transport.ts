@@ -24,6 +24,8 @@ export interface PipesTransportProps {
   readonly batchSize?: number;
   /** @default Duration.seconds(1) */
   readonly maxBatchingWindow?: Duration;
+  /** Concurrent batches per shard (1..10). @default 1 */
+  readonly parallelizationFactor?: number;
   /** @default 3 */
   readonly retryAttempts?: number;
   /** @default Duration.hours(1) */
@@ -35,6 +37,7 @@ export interface PipesTransportProps {
 const DEFAULTS = {
   batchSize: 10,
   maxBatchingWindow: Duration.seconds(1),
+  parallelizationFactor: 1,
   retryAttempts: 3,
   maxRecordAge: Duration.hours(1),
   logRetention: logs.RetentionDays.TWO_WEEKS,
@@ -61,6 +64,11 @@ export class PipesTransport extends Construct {
     // Validate (Pipes Kinesis source limits).
     if (p.batchSize < 1 || p.batchSize > 10_000) {
       throw new Error(`PipesTransport ${this.node.path}: batchSize ${p.batchSize} is outside 1..10000.`);
+    }
+    if (p.parallelizationFactor < 1 || p.parallelizationFactor > 10) {
+      throw new Error(
+        `PipesTransport ${this.node.path}: parallelizationFactor ${p.parallelizationFactor} is outside 1..10.`,
+      );
     }
     const age = p.maxRecordAge.toSeconds();
     if (age < 60 || age > 604_800) {
@@ -116,6 +124,7 @@ export class PipesTransport extends Construct {
           batchSize: p.batchSize,
           maximumBatchingWindowInSeconds: p.maxBatchingWindow.toSeconds(),
           maximumRetryAttempts: p.retryAttempts,
+          parallelizationFactor: p.parallelizationFactor,
           maximumRecordAgeInSeconds: age,
           onPartialBatchItemFailure: 'AUTOMATIC_BISECT',
           deadLetterConfig: { arn: p.deadLetterQueue.queueArn },

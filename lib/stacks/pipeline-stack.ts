@@ -149,6 +149,7 @@ export class PipelineStack extends Stack {
         deadLetterQueue: props.failureQueue,
         batchSize: t.batchSize,
         maxBatchingWindow: Duration.seconds(t.maxBatchingWindowSeconds),
+        parallelizationFactor: t.parallelizationFactor,
         retryAttempts: t.retryAttempts,
         maxRecordAge: Duration.seconds(t.maxRecordAgeSeconds),
         logRetention: t.logRetentionDays,

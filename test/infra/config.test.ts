@@ -1,3 +1,5 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import {
   ConfigValidationError,
@@ -225,5 +227,35 @@ describe('indexNameFor', () => {
   test('the index pattern covers every rotated index', () => {
     expect(indexPatternFor('logs', 'OneDay')).toBe('logs-*');
     expect(indexPatternFor('logs', 'NoRotation')).toBe('logs*');
+  });
+});
+
+describe('docs/deploy.md "Default settings"', () => {
+  /** Leaf paths of the defaults: objects recurse; arrays and scalars are settings. */
+  function leafPaths(value: unknown, prefix = ''): string[] {
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      return Object.entries(value).flatMap(([k, v]) => leafPaths(v, prefix === '' ? k : `${prefix}.${k}`));
+    }
+    return [prefix];
+  }
+
+  test('lists every setting, including the optional ones', () => {
+    // GIVEN
+    const doc = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'deploy.md'), 'utf8');
+    const table = doc.slice(doc.indexOf('### Default settings'), doc.indexOf('### What the sandbox costs'));
+    const optional = [
+      'account',
+      'region',
+      'openSearch.retention.warmAfterDays',
+      'openSearch.access.readerBackendRoles',
+      'alarms.email',
+    ];
+    // WHEN
+    const missing = [...leafPaths(DEFAULTS), ...optional].filter((p) => {
+      const wildcard = p.replace(/^streams\.(raw|events)\./, 'streams.*.');
+      return !table.includes(`\`${p}\``) && !table.includes(`\`${wildcard}\``);
+    });
+    // THEN
+    expect(missing).toEqual([]);
   });
 });

@@ -162,7 +162,11 @@ describe('PipelineStack, transport pipes', () => {
 
   beforeAll(() => {
     const { stacks } = buildTestApp({
-      overrides: { removalPolicy: 'destroy', transport: 'pipes', transform: { batchSize: 50 } },
+      overrides: {
+        removalPolicy: 'destroy',
+        transport: 'pipes',
+        transform: { batchSize: 50, parallelizationFactor: 2 },
+      },
     });
     template = Template.fromStack(stacks.pipeline);
     annotations = Annotations.fromStack(stacks.pipeline);
@@ -181,6 +185,7 @@ describe('PipelineStack, transport pipes', () => {
           BatchSize: 50,
           MaximumRetryAttempts: 3,
           MaximumRecordAgeInSeconds: 3600,
+          ParallelizationFactor: 2,
           OnPartialBatchItemFailure: 'AUTOMATIC_BISECT',
           DeadLetterConfig: { Arn: Match.anyValue() },
         },
