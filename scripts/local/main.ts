@@ -42,6 +42,9 @@ export interface StartOptions {
   readonly verbose: boolean;
 }
 
+/** Where `--keep` records the node it leaves running; `scripts/opensearch-node.ts stop` reads it. */
+const KEPT_NODE_STATE = path.join(REPO_ROOT, '.kfek', 'opensearch-node.json');
+
 /** About a minute end to end on a 2-core machine once OpenSearch is unpacked (its start is most of it). */
 export const DEFAULT_EVENTS = 3000;
 
@@ -179,6 +182,18 @@ class Processes {
   }
 }
 
+/** The URL of a node an earlier `npm start -- --keep` left running, if its process is still alive. */
+function keptNodeStillRunning(): string | undefined {
+  try {
+    const state = JSON.parse(readFileSync(KEPT_NODE_STATE, 'utf8')) as { url?: string; pid?: number };
+    if (typeof state.pid !== 'number' || typeof state.url !== 'string') return undefined;
+    process.kill(state.pid, 0);
+    return state.url;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Pids of this process' direct children, from /proc (Linux); empty where /proc is not readable. */
 function ownChildPids(): number[] {
   const pids: number[] = [];
@@ -229,6 +244,15 @@ async function run(
   const config = loadConfig(options.profile);
   const spec = localSpecFromConfig(config);
   const workDir = path.join(REPO_ROOT, '.kfek', 'local');
+  const keptNode = keptNodeStillRunning();
+  if (keptNode !== undefined) {
+    // `--keep` records one node; a second `--keep` would overwrite the record of the first.
+    const advice = options.keep ? " Stop it first, or this run's --keep record replaces its record." : '';
+    console.log(
+      `note: OpenSearch kept by an earlier run is still up at ${keptNode} ` +
+        `(stop it: npx ts-node --transpile-only scripts/opensearch-node.ts stop).${advice}`,
+    );
+  }
   // Each run starts from empty local folders, as each run starts a fresh moto and OpenSearch.
   rmSync(workDir, { recursive: true, force: true });
   mkdirSync(workDir, { recursive: true });
@@ -311,9 +335,8 @@ async function run(
   }
 
   if (options.keep) {
-    const state = path.join(REPO_ROOT, '.kfek', 'opensearch-node.json');
     writeFileSync(
-      state,
+      KEPT_NODE_STATE,
       JSON.stringify({ url: searchUrl, pid: openSearch.pid, homeDir: openSearch.homeDir }),
     );
     openSearch.detach();

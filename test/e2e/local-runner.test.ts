@@ -1,0 +1,173 @@
+/**
+ * The pure parts of `npm start` (scripts/local): the command line, the run's events, the spec derived from the
+ * CDK app's config, percentiles and the printed summary. No servers.
+ */
+import { DEFAULTS, indexNameFor, resolveConfig } from '../../lib/config';
+import { parseRunMarker } from '../../lib/cli/generate';
+import { localSpecFromConfig, openSearchSpecFromConfig } from '../../scripts/local/config-spec';
+import { UsageError } from '../../scripts/local/errors';
+import { percentile } from '../../scripts/local/latency-probe';
+import { DEFAULT_EVENTS, parseStartOptions, runEvents } from '../../scripts/local/main';
+import { formatSummary, type RunSummary } from '../../scripts/local/summary';
+
+describe('npm start options', () => {
+  test('defaults', () => {
+    expect(parseStartOptions([])).toEqual({
+      events: DEFAULT_EVENTS,
+      profile: undefined,
+      keep: false,
+      verbose: false,
+      streamsPerGroup: 2,
+    });
+  });
+
+  test('reads --events, --profile (both spellings), --keep and --verbose', () => {
+    expect(parseStartOptions(['--events', '250', '--profile=production', '--keep', '--verbose'])).toEqual(
+      expect.objectContaining({ events: 250, profile: 'production', keep: true, verbose: true }),
+    );
+    expect(parseStartOptions(['--help'])).toBe('help');
+  });
+
+  test.each([[['--events', 'ten']], [['--events', '0']], [['--events']], [['--profile']], [['--bogus']]])(
+    'fails when the command line is %j',
+    (argv) => {
+      expect(() => parseStartOptions(argv)).toThrow(UsageError);
+    },
+  );
+});
+
+describe('the events of a run', () => {
+  test('spreads generated events over the log groups and the run streams, timestamps distinct per stream', () => {
+    // GIVEN
+    const now = Date.UTC(2026, 10, 23, 10, 0, 0);
+    // WHEN
+    const events = runEvents('run-abc', 1000, ['/kfek/a', '/kfek/b'], 2, now);
+    // THEN
+    expect(events).toHaveLength(1000);
+    const streams = new Set(events.map((e) => `${e.logGroupName} ${e.logStreamName}`));
+    expect(streams).toEqual(
+      new Set([
+        '/kfek/a kfek-local/run-abc/0',
+        '/kfek/a kfek-local/run-abc/1',
+        '/kfek/b kfek-local/run-abc/0',
+        '/kfek/b kfek-local/run-abc/1',
+      ]),
+    );
+    for (const stream of streams) {
+      const times = events
+        .filter((e) => `${e.logGroupName} ${e.logStreamName}` === stream)
+        .map((e) => e.timestamp);
+      expect(new Set(times).size).toBe(times.length);
+    }
+    // Over the last 45 minutes, never in the future: several 15-minute bins, nothing CloudWatch would reject.
+    const times = events.map((e) => e.timestamp);
+    expect(Math.max(...times)).toBeLessThan(now);
+    expect(Math.min(...times)).toBeGreaterThanOrEqual(now - 45 * 60_000);
+    // Each message carries the run marker of the shared generator (kfek verify finds events by it).
+    expect(events.every((e) => parseRunMarker(e.message)?.runId === 'run-abc')).toBe(true);
+  });
+});
+
+describe('the local spec comes from the CDK app config', () => {
+  test('sandbox defaults', () => {
+    // GIVEN
+    const config = resolveConfig({});
+    // WHEN
+    const spec = localSpecFromConfig(config);
+    // THEN
+    expect(spec.logGroups.map((g) => g.name)).toEqual(config.sources.logGroups.map((g) => g.name));
+    expect(spec.rawStream).toEqual({ name: 'kfek-sandbox-raw', shardCount: config.streams.raw.shardCount });
+    expect(spec.eventSource).toEqual(
+      expect.objectContaining({
+        batchSize: config.transform.batchSize,
+        retryAttempts: config.transform.retryAttempts,
+        timeoutInMillis: config.transform.timeoutSeconds * 1000,
+      }),
+    );
+    expect(spec.deadLetterPrefix).toBe(config.transform.deadLetterPrefix);
+    const arrival = new Date(Date.UTC(2026, 10, 22, 23, 59, 59));
+    expect(spec.delivery.indexFor(arrival)).toBe(
+      indexNameFor(config.delivery.indexPrefix, config.delivery.indexRotation, arrival),
+    );
+    expect(spec.delivery.indexPattern).toBe(`${DEFAULTS.delivery.indexPrefix}-*`);
+    expect(spec.delivery.retryDurationInMillis).toBe(config.delivery.retryDurationSeconds * 1000);
+    expect(openSearchSpecFromConfig(config).indexPattern).toBe(spec.delivery.indexPattern);
+  });
+
+  test('a profile changes what is created locally', () => {
+    // GIVEN
+    const context = {
+      kfek: {
+        profiles: {
+          big: {
+            sources: {
+              logGroups: [
+                { name: '/x/one', create: true },
+                { name: '/x/two', create: false },
+              ],
+            },
+            streams: { raw: { mode: 'ON_DEMAND' }, events: { shardCount: 3 } },
+            transform: { batchSize: 500 },
+            delivery: { indexPrefix: 'applogs', indexRotation: 'OneHour' },
+          },
+        },
+      },
+    };
+    // WHEN
+    const spec = localSpecFromConfig(resolveConfig(context, 'big'));
+    // THEN
+    expect(spec.logGroups.map((g) => g.name)).toEqual(['/x/one', '/x/two']);
+    expect(spec.rawStream.shardCount).toBe(4);
+    expect(spec.eventsStream.shardCount).toBe(3);
+    expect(spec.eventSource.batchSize).toBe(500);
+    expect(spec.delivery.indexFor(new Date(Date.UTC(2026, 0, 2, 3)))).toBe('applogs-2026-01-02-03');
+  });
+});
+
+describe('summary', () => {
+  test('nearest-rank percentiles', () => {
+    expect(percentile([], 50)).toBeUndefined();
+    expect(percentile([5], 95)).toBe(5);
+    const values = Array.from({ length: 100 }, (_, i) => i + 1);
+    expect(percentile(values, 50)).toBe(50);
+    expect(percentile(values, 95)).toBe(95);
+  });
+
+  const summary: RunSummary = {
+    runId: 'run-1',
+    eventsWritten: 10,
+    documentsSearchable: 10,
+    eventSource: {
+      invocations: 1,
+      recordsDelivered: 1,
+      partialBatchResponses: 0,
+      functionErrors: 0,
+      recordsRetried: 0,
+      recordsSentToOnFailure: 0,
+    },
+    delivery: {
+      recordsRead: 10,
+      documentsIndexed: 10,
+      documentsFailed: 0,
+      documentRetries: 0,
+      bulkRequests: 1,
+      indices: ['logs-2026-11-23'],
+    },
+    deadLettered: 0,
+    errorBins: [{ start: '2026-11-23T09:00:00.000Z', count: 3 }],
+    latency: { sampled: 10, found: 10, p50InMillis: 1500, p95InMillis: 2500, maxInMillis: 3000 },
+    elapsedInMillis: 4200,
+  };
+
+  test('says OK when every event is searchable, and prints the bins and latency', () => {
+    const text = formatSummary(summary);
+    expect(text).toContain('OK: every event is searchable');
+    expect(text).toContain('2026-11-23T09:00:00.000Z      3');
+    expect(text).toContain('p50 1.50 s, p95 2.50 s');
+  });
+
+  test('says MISMATCH and how many are missing otherwise', () => {
+    const text = formatSummary({ ...summary, documentsSearchable: 7 });
+    expect(text).toContain('MISMATCH: 3 event(s) not searchable');
+  });
+});
