@@ -2,7 +2,7 @@
 const js = require('@eslint/js');
 const tseslint = require('typescript-eslint');
 const jest = require('eslint-plugin-jest');
-const importX = require('eslint-plugin-import-x');
+const importPlugin = require('eslint-plugin-import');
 const prettier = require('eslint-config-prettier');
 
 module.exports = tseslint.config(
@@ -13,7 +13,7 @@ module.exports = tseslint.config(
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: __dirname },
     },
-    plugins: { 'import-x': importX },
+    plugins: { import: importPlugin },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/return-await': ['error', 'in-try-catch'],
@@ -21,7 +21,7 @@ module.exports = tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-throw-literal': 'off',
-      'import-x/no-extraneous-dependencies': [
+      'import/no-extraneous-dependencies': [
         'error',
         {
           devDependencies: ['test/**', 'bench/**', 'scripts/**', '**/*.test.ts'],
