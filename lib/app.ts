@@ -1,5 +1,6 @@
 import { RemovalPolicy, type App, type Environment } from 'aws-cdk-lib';
 import type { PipelineConfig } from './config';
+import { MonitoringStack } from './stacks/monitoring-stack';
 import { PipelineStack } from './stacks/pipeline-stack';
 import { SearchStack } from './stacks/search-stack';
 import { SourcesStack } from './stacks/sources-stack';
@@ -9,6 +10,7 @@ export interface KfekStacks {
   readonly search: SearchStack;
   readonly pipeline: PipelineStack;
   readonly sources: SourcesStack;
+  readonly monitoring: MonitoringStack;
 }
 
 /**
@@ -49,6 +51,8 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     domain: search.domain,
     bucket: search.bucket,
     failureQueue: search.failureQueue,
+    openSearchAdminRole: search.adminRole,
+    openSearch: config.openSearch,
     transport: config.transport,
     transform: config.transform,
     delivery: config.delivery,
@@ -68,5 +72,36 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     removalPolicy,
   });
 
-  return { search, pipeline, sources };
+  const monitoring = new MonitoringStack(app, 'Monitoring', {
+    ...common,
+    ...tags,
+    // Stateless: alarms, dashboard and queries can always be recreated.
+    terminationProtection: false,
+    stackName: `${stem}-monitoring`,
+    description: `kfek (${config.profile}): alarms, dashboard and saved Logs Insights queries`,
+    namePrefix: stem,
+    rawStream: search.rawStream,
+    eventsStream: search.eventsStream,
+    transformFunction: pipeline.transformFunction,
+    deliveryStreamName: pipeline.deliveryStream.ref,
+    domain: search.domain,
+    sourceLogGroupNames: [...sources.logGroups.keys()],
+    dataNodeVolumeSizeInGiB: config.openSearch.volumeSizeGb,
+    metricsNamespace: config.name,
+    transformServiceName: config.transport === 'pipes' ? 'transform-pipes' : 'transform',
+    alarmEmail: config.alarms.email,
+    thresholds: {
+      maxIteratorAgeInSeconds: config.alarms.iteratorAgeMs / 1000,
+      // The config says "alarm at this many"; the alarm compares with "greater than".
+      maxPoisonRecords: config.alarms.poisonRecords - 1,
+      maxDeliveryDataFreshnessInSeconds: config.alarms.firehoseFreshnessSeconds,
+      minFreeStorageSpaceInMiB: config.alarms.freeStorageMb,
+      maxJvmMemoryPressurePercent: config.alarms.jvmMemoryPressurePercent,
+    },
+  });
+
+  // The saved queries name the log groups the Sources stack creates.
+  monitoring.addStackDependency(sources);
+
+  return { search, pipeline, sources, monitoring };
 }
