@@ -479,3 +479,10 @@ describe('MonitoringStack saved queries', () => {
     }
   });
 });
+
+describe('MonitoringStack template', () => {
+  test('matches the reviewed snapshot (asset hashes masked)', () => {
+    // One whole-template snapshot: a diff here is reviewed, never blindly updated.
+    expect(synth().template.toJSON()).toMatchSnapshot();
+  });
+});
