@@ -77,6 +77,22 @@ function serialized(json: string, partitionKey: string, truncated: boolean): Ser
 }
 
 /**
+ * The serialized document for `json` if it fits `budget` bytes (the record limit minus the
+ * partition key), else undefined.
+ */
+export function serializedIfFits(
+  json: string,
+  partitionKey: string,
+  budget: number,
+): SerializedDocument | undefined {
+  // A UTF-16 code unit is at most three UTF-8 bytes: skip exact counting when even the worst case
+  // fits (almost every document).
+  if (json.length * 3 <= budget) return serialized(json, partitionKey, false);
+  const bytes = Buffer.byteLength(json, 'utf8');
+  return bytes <= budget ? { json, bytes, partitionKey, truncated: false } : undefined;
+}
+
+/**
  * Serializes a document and, if it does not fit one record with its partition key, cuts
  * `message` to fit (setting `kfek.truncated` and `kfek.originalBytes`). If the other fields alone
  * are too big, they are replaced by the event's original text, cut to fit, with
@@ -90,11 +106,9 @@ export function serializeDocument(
   const maxRecordBytes = options.maxRecordBytes ?? MAX_KINESIS_RECORD_BYTES;
   const budget = maxRecordBytes - Buffer.byteLength(partitionKey, 'utf8');
   const json = JSON.stringify(doc);
-  // A UTF-8 byte is at least one code unit and at most three per code unit: skip exact counting
-  // when even the worst case fits (almost every document).
-  if (json.length * 3 <= budget) return serialized(json, partitionKey, false);
+  const whole = serializedIfFits(json, partitionKey, budget);
+  if (whole !== undefined) return whole;
   const bytes = Buffer.byteLength(json, 'utf8');
-  if (bytes <= budget) return { json, bytes, partitionKey, truncated: false };
 
   const kfek = { ...(doc.kfek ?? {}), truncated: true as const, originalBytes: bytes };
   const cut = fitMessage({ ...doc, message: '', kfek }, doc.message, budget);

@@ -4,11 +4,17 @@
  * No SDK, no environment, no I/O.
  */
 import { CloudWatchLogEvent, decodeEnvelope, errorMessage } from './decode';
-import { EventSource, toCloudWatchMetadata, toDocument } from './document';
+import { DocumentSerializer, EventSource, toCloudWatchMetadata, toDocument } from './document';
 import { PoisonRecordError } from './errors';
 import { stripOneNewline } from './parsers';
-import { partitionKeyFor, serializeDocument } from './serialize';
-import { DecodeLimits, LogDocument, RecordOutcome, SerializedDocument } from './types';
+import { partitionKeyFor, serializedIfFits, serializeDocument } from './serialize';
+import {
+  DecodeLimits,
+  LogDocument,
+  MAX_KINESIS_RECORD_BYTES,
+  RecordOutcome,
+  SerializedDocument,
+} from './types';
 
 /**
  * Largest raw record data (base64 text) copied into an error document. Kinesis records hold at most
@@ -31,7 +37,11 @@ export function transformRecord(data: string | Buffer, limits?: DecodeLimits): R
     const partitionKey = partitionKeyFor(envelope.logGroup, envelope.logStream);
     const events = envelope.logEvents;
     const documents: SerializedDocument[] = new Array<SerializedDocument>(events.length);
-    for (let i = 0; i < events.length; i++) documents[i] = transformEvent(events[i], envelope, partitionKey);
+    const serializer = new DocumentSerializer(envelope);
+    const budget = MAX_KINESIS_RECORD_BYTES - Buffer.byteLength(partitionKey, 'utf8');
+    for (let i = 0; i < events.length; i++) {
+      documents[i] = transformEvent(events[i], envelope, partitionKey, serializer, budget);
+    }
     return { kind: 'data', documents };
   } catch (err) {
     if (err instanceof PoisonRecordError) return { kind: 'poison', reason: err.message };
@@ -50,9 +60,16 @@ function transformEvent(
   event: CloudWatchLogEvent,
   source: EventSource,
   partitionKey: string,
+  serializer: DocumentSerializer,
+  budget: number,
 ): SerializedDocument {
   try {
-    return serializeDocument(toDocument(event, source), partitionKey, { originalText: event.message });
+    // Almost every document fits as it is; the rare one that does not is rebuilt as an object and
+    // cut by serializeDocument.
+    return (
+      serializedIfFits(serializer.json(event), partitionKey, budget) ??
+      serializeDocument(toDocument(event, source), partitionKey, { originalText: event.message })
+    );
   } catch (err) {
     const doc: LogDocument = {
       '@timestamp': new Date(event.timestamp).toISOString(),

@@ -73,21 +73,7 @@ export function parsePlatformText(text: string): LambdaFields | undefined {
   if (type === undefined) return undefined;
   const fields: LambdaFields = { type };
   const rest = text.slice(space + 1);
-  PAIR.lastIndex = 0;
-  let found = false;
-  for (let m = PAIR.exec(rest); m !== null; m = PAIR.exec(rest)) {
-    const label = m[1];
-    const value = m[2];
-    const numeric = TEXT_NUMERIC[label];
-    if (numeric !== undefined) {
-      const n = Number(value);
-      if (Number.isFinite(n)) fields[numeric] = n;
-    } else {
-      const key = TEXT_STRING[label];
-      if (key !== undefined) fields[key] = value;
-    }
-    found = true;
-  }
+  const found = rest.includes('\t') ? scanTabbed(rest, fields) : scanSpaced(rest, fields);
   if (!found) return undefined;
   if (
     (type === 'platform.start' || type === 'platform.end' || type === 'platform.report') &&
@@ -96,6 +82,51 @@ export function parsePlatformText(text: string): LambdaFields | undefined {
     return undefined;
   }
   return fields;
+}
+
+function setField(fields: LambdaFields, label: string, value: string): boolean {
+  const numeric = TEXT_NUMERIC[label];
+  if (numeric !== undefined) {
+    const n = Number(value);
+    if (Number.isFinite(n)) fields[numeric] = n;
+    return true;
+  }
+  const key = TEXT_STRING[label];
+  if (key === undefined) return false;
+  fields[key] = value;
+  return true;
+}
+
+/**
+ * Real platform lines separate fields with tabs (`Duration: 9.14 ms\tBilled Duration: 10 ms\t...`,
+ * then `\nXRAY TraceId: ...`): split on tabs and read `Label: value` with indexOf, much cheaper
+ * than running the pattern over the line.
+ */
+const TAB_OR_NEWLINE = /[\t\n]/;
+
+function scanTabbed(rest: string, fields: LambdaFields): boolean {
+  let found = false;
+  for (let part of rest.split(TAB_OR_NEWLINE)) {
+    if (part.startsWith('XRAY ')) part = part.slice(5);
+    const colon = part.indexOf(': ');
+    if (colon <= 0) continue;
+    let value = part.slice(colon + 2);
+    const blank = value.search(/\s/);
+    if (blank >= 0) value = value.slice(0, blank);
+    if (value.length > 0 && setField(fields, part.slice(0, colon), value)) found = true;
+  }
+  return found;
+}
+
+/** Space-separated copies of platform lines (and START, which Lambda writes with spaces). */
+function scanSpaced(rest: string, fields: LambdaFields): boolean {
+  PAIR.lastIndex = 0;
+  let found = false;
+  for (let m = PAIR.exec(rest); m !== null; m = PAIR.exec(rest)) {
+    setField(fields, m[1], m[2]);
+    found = true;
+  }
+  return found;
 }
 
 /**

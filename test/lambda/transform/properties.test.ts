@@ -4,6 +4,7 @@
  * and app data is never dropped.
  */
 import fc from 'fast-check';
+import { DocumentSerializer, toDocument } from '../../../lambda/transform/document';
 import { parseMessage, stripOneNewline } from '../../../lambda/transform/parsers';
 import { transformRecord } from '../../../lambda/transform/transform';
 import { LogDocument, MAX_KINESIS_RECORD_BYTES, SerializedDocument } from '../../../lambda/transform/types';
@@ -169,6 +170,35 @@ describe('properties', () => {
         },
       ),
       { numRuns: 500 },
+    );
+  });
+
+  it('the fast serializer writes the same document as JSON.stringify(toDocument(...))', () => {
+    fc.assert(
+      fc.property(
+        name,
+        name,
+        fc.record(
+          {
+            id: fc.stringMatching(/^\d{1,56}$/),
+            timestamp,
+            message: anyMessage,
+            extractedFields: fc.dictionary(
+              fc.constantFrom('@aws.account', '@aws.region', 'other'),
+              fc.string(),
+            ),
+          },
+          { requiredKeys: ['id', 'timestamp', 'message'] },
+        ),
+        (logGroup, logStream, event) => {
+          const source = { logGroup, logStream, owner: '123456789012' };
+          // Same fields and values; key order may differ only where JavaScript objects put
+          // integer-like keys first (the fast path keeps our fields first, as written).
+          const fast = JSON.parse(new DocumentSerializer(source).json(event)) as unknown;
+          expect(fast).toEqual(JSON.parse(JSON.stringify(toDocument(event, source))));
+        },
+      ),
+      { numRuns: 2000 },
     );
   });
 
