@@ -141,15 +141,13 @@ export interface OpenSearchConfig {
   };
   readonly retention: { readonly deleteAfterDays: number; readonly warmAfterDays?: number };
   readonly access: {
-    /** The fine-grained access control master user (internal user DB); its password is generated in Secrets Manager. */
-    readonly masterUserName: string;
-    /** Backend roles mapped to the read-only role (issue 5). */
-    readonly readerBackendRoles?: readonly string[];
     /**
-     * IPv4/IPv6 CIDRs allowed to reach the domain endpoint (Dashboards) with the master user's password.
-     * Empty: no resource-based policy at all, only IAM principals of this account with an identity policy get in.
+     * IAM role/user ARNs of people mapped to `all_access` (and `security_manager`, to manage mappings in Dashboards).
+     * The domain's master user is kfek's own OpenSearch admin role (the provisioner's); these are the humans.
      */
-    readonly allowedCidrs: readonly string[];
+    readonly adminBackendRoles?: readonly string[];
+    /** Backend roles (IAM role ARNs, SAML groups) mapped to the read-only kfek reader role (issue 5). */
+    readonly readerBackendRoles?: readonly string[];
   };
 }
 
@@ -283,7 +281,7 @@ export const DEFAULTS = {
     logRetentionDays: 14,
     indexTemplate: { shards: 1, replicas: 0, totalFieldsLimit: 1000 },
     retention: { deleteAfterDays: 14 },
-    access: { masterUserName: 'kfek-admin', allowedCidrs: [] },
+    access: {},
   },
   alarms: {
     iteratorAgeMs: 60_000,
@@ -298,8 +296,22 @@ export const DEFAULTS = {
 const OPTIONAL_KEYS: Readonly<Record<string, readonly string[]>> = {
   '': ['account', 'region'],
   'openSearch.retention': ['warmAfterDays'],
-  'openSearch.access': ['readerBackendRoles'],
+  'openSearch.access': ['adminBackendRoles', 'readerBackendRoles'],
   alarms: ['email'],
+};
+
+/**
+ * Settings that existed once and were removed, with what replaces them: a profile that still sets one gets this
+ * message instead of a bare "unknown setting", so nobody deploys believing a knob still works.
+ */
+const REMOVED_KEYS: Readonly<Record<string, string>> = {
+  'openSearch.access.masterUserName':
+    "the domain master user is now kfek's IAM admin role (no internal users, no password); " +
+    'to give people full access, use openSearch.access.adminBackendRoles (IAM role/user ARNs)',
+  'openSearch.access.allowedCidrs':
+    'the access policy admits only requests signed by IAM principals of the account (unsigned requests would be ' +
+    'anonymous and refused by fine-grained access control anyway); use openSearch.access.adminBackendRoles ' +
+    '(or readerBackendRoles) for your IAM role and sign your requests (docs/deploy.md)',
 };
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -371,6 +383,11 @@ function merge(base: JsonObject, override: Json, path: string, problems: string[
   for (const [key, value] of Object.entries(override)) {
     const keyPath = path === '' ? key : `${path}.${key}`;
     const optional = OPTIONAL_KEYS[path] ?? [];
+    const removed = REMOVED_KEYS[keyPath];
+    if (removed !== undefined) {
+      problems.push(`${keyPath} was removed: ${removed}. Delete it from the profile.`);
+      continue;
+    }
     if (!(key in base) && !optional.includes(key)) {
       const known = [...Object.keys(base), ...optional].sort();
       problems.push(
@@ -479,9 +496,10 @@ const INDEX_HINT =
   'a lowercase OpenSearch index name prefix (a-z 0-9 . _ -, not starting with . _ -), e.g. "logs"';
 const INSTANCE_TYPE = /^[a-z0-9]+\.[a-z0-9]+\.search$/;
 const INSTANCE_HINT = 'an OpenSearch Service instance type such as "t3.small.search" or "r7g.large.search"';
-const CIDR = /^(\d{1,3}(\.\d{1,3}){3}\/\d{1,2}|[0-9a-fA-F:]+\/\d{1,3})$/;
+// An IAM role or user ARN, the form fine-grained access control matches as a backend role for SigV4 requests.
+const IAM_PRINCIPAL_ARN = /^arn:aws[a-z-]*:iam::\d{12}:(role|user)\/[\w+=,.@/-]{1,512}$/;
+const IAM_PRINCIPAL_HINT = 'an IAM role or user ARN such as "arn:aws:iam::123456789012:role/Admin"';
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
-const MASTER_USER = /^[a-zA-Z0-9_-]{1,64}$/;
 const ACCOUNT = /^\d{12}$/;
 const REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
 
@@ -601,6 +619,7 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
   const retentionDays = r.retention('sources.retentionDays');
   const name = r.str('name', NAME, NAME_HINT);
   const readerBackendRoles = r.raw('openSearch.access.readerBackendRoles');
+  const adminBackendRoles = r.raw('openSearch.access.adminBackendRoles');
   const warmAfterDays = r.raw('openSearch.retention.warmAfterDays');
 
   const body: Omit<PipelineConfig, 'profile'> = {
@@ -673,11 +692,15 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
           : { warmAfterDays: r.int('openSearch.retention.warmAfterDays', 1, 36_500, warmAfterDays) }),
       },
       access: {
-        masterUserName: r.str(
-          'openSearch.access.masterUserName',
-          MASTER_USER,
-          'a user name of 1-64 letters, digits, _ or -',
-        ),
+        ...(adminBackendRoles === undefined
+          ? {}
+          : {
+              adminBackendRoles: r.strings(
+                'openSearch.access.adminBackendRoles',
+                IAM_PRINCIPAL_ARN,
+                IAM_PRINCIPAL_HINT,
+              ),
+            }),
         ...(readerBackendRoles === undefined
           ? {}
           : {
@@ -687,7 +710,6 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
                 'a backend role (1-256 characters)',
               ),
             }),
-        allowedCidrs: r.strings('openSearch.access.allowedCidrs', CIDR, 'a CIDR such as "203.0.113.7/32"'),
       },
     },
     alarms: {

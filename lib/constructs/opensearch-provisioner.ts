@@ -32,6 +32,9 @@ function buildPayloads(input: OpenSearchSpecInput): unknown {
         Token.isUnresolved(r) ? `ROLE_${i}` : r,
       ),
       readerUsers: input.access?.readerUsers ?? [],
+      adminBackendRoles: (input.access?.adminBackendRoles ?? []).map((r, i) =>
+        Token.isUnresolved(r) ? `ADMIN_ROLE_${i}` : r,
+      ),
     },
   });
   return {
@@ -57,6 +60,11 @@ export interface OpenSearchProvisionerProps {
   readonly readerBackendRoles?: readonly string[];
   /** Internal users mapped to the read-only role. @default - none */
   readonly readerUsers?: readonly string[];
+  /**
+   * IAM role/user ARNs of people mapped to `all_access` and `security_manager` (merged into the existing mappings,
+   * which keep the master user). @default - none
+   */
+  readonly adminBackendRoles?: readonly string[];
   /**
    * How the provisioner authenticates under fine-grained access control; see the class comment.
    * - `role` given, no secret: SigV4 as this role. Make it the domain's master user
@@ -109,6 +117,10 @@ export class OpenSearchProvisioner extends Construct {
   public readonly function: nodejs.NodejsFunction;
   public readonly role: iam.IRole;
   public readonly logGroup: logs.LogGroup;
+  /**
+   * Both log groups (the function's and the Provider framework's): an account-level subscription must exclude them.
+   */
+  public readonly logGroups: readonly logs.ILogGroup[];
   /** Hash of the spec, a property of the resource so a config change re-applies. */
   public readonly specHash: string;
 
@@ -123,6 +135,7 @@ export class OpenSearchProvisioner extends Construct {
         firehoseRoleArn: props.firehoseRole.roleArn,
         readerBackendRoles: props.readerBackendRoles ?? [],
         readerUsers: props.readerUsers ?? [],
+        adminBackendRoles: props.adminBackendRoles ?? [],
       },
     };
     if (!Token.isUnresolved(props.indexPrefix)) {
@@ -201,12 +214,14 @@ export class OpenSearchProvisioner extends Construct {
     // The policy must be attached before the function runs.
     this.function.node.addDependency(policy);
 
+    const providerLogGroup = new logs.LogGroup(this, 'ProviderLogGroup', {
+      retention: props.logRetention ?? DEFAULTS.logRetention,
+      removalPolicy: props.logRemovalPolicy ?? DEFAULTS.logRemovalPolicy,
+    });
+    this.logGroups = [this.logGroup, providerLogGroup];
     const provider = new cr.Provider(this, 'Provider', {
       onEventHandler: this.function,
-      logGroup: new logs.LogGroup(this, 'ProviderLogGroup', {
-        retention: props.logRetention ?? DEFAULTS.logRetention,
-        removalPolicy: props.logRemovalPolicy ?? DEFAULTS.logRemovalPolicy,
-      }),
+      logGroup: providerLogGroup,
     });
 
     // Wire. The spec travels as one JSON string: CloudFormation turns numbers in properties into strings.

@@ -3,7 +3,6 @@ import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
-import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 
 export interface SearchDomainProps {
@@ -25,13 +24,13 @@ export interface SearchDomainProps {
     readonly instanceType: string;
     readonly count: number;
   };
-  /** Fine-grained access control master user; the password is generated in Secrets Manager. @default 'kfek-admin' */
-  readonly masterUserName?: string;
   /**
-   * CIDRs allowed to call the endpoint (e.g. to log in to Dashboards with the master user).
-   * @default [] - no resource-based policy: only IAM principals of this account with an identity policy get in
+   * ARN of the IAM role that is the fine-grained access control master user (`all_access` + `security_manager`).
+   * An IAM master user turns the internal user database off (CloudFormation allows `MasterUserARN` only with
+   * `InternalUserDatabaseEnabled: false`): there is no password to leak, rotate or lose, and every request is
+   * SigV4-signed, which the access policy below requires anyway.
    */
-  readonly allowedCidrs?: readonly string[];
+  readonly masterUserArn: string;
   /** Retention of the slow, application and audit log groups. @default logs.RetentionDays.TWO_WEEKS */
   readonly logRetention?: logs.RetentionDays;
   /** @default RemovalPolicy.RETAIN */
@@ -45,15 +44,14 @@ const DEFAULTS = {
   volumeSizeGb: 10,
   zoneAwareness: { enabled: false, availabilityZoneCount: 2 as const },
   dedicatedMasters: { enabled: false, instanceType: 'm7g.large.search', count: 3 },
-  masterUserName: 'kfek-admin',
-  allowedCidrs: [] as readonly string[],
   logRetention: logs.RetentionDays.TWO_WEEKS,
   removalPolicy: RemovalPolicy.RETAIN,
 };
 
 /**
  * An OpenSearch Service domain that is secure by default: encryption at rest, node-to-node encryption, HTTPS only
- * with TLS 1.2+, fine-grained access control with an internal master user, no open access policy, and slow,
+ * with TLS 1.2+, fine-grained access control with an IAM master user, an access policy that admits only requests
+ * signed by IAM principals of this account (no IP-based or anonymous access), and slow,
  * application and audit logs published to log groups kfek owns (with the one CloudWatch Logs resource policy
  * they need, instead of CDK's custom-resource-managed one).
  */
@@ -61,8 +59,6 @@ export class SearchDomain extends Construct {
   readonly domain: opensearch.Domain;
   /** The domain's own log groups; an account-level subscription must exclude them (audit logs record every write). */
   readonly logGroups: readonly logs.LogGroup[];
-  /** The generated master user password (JSON with `username` and `password`). */
-  readonly masterUserSecret?: secretsmanager.ISecret;
 
   constructor(scope: Construct, id: string, props: SearchDomainProps) {
     super(scope, id);
@@ -76,6 +72,15 @@ export class SearchDomain extends Construct {
       throw new Error(
         `SearchDomain ${this.node.path}: domainName ${JSON.stringify(p.domainName)} must be 3-28 characters of ` +
           'a-z, 0-9 and -, starting with a letter; shorten the config "name" or the profile name.',
+      );
+    }
+    if (
+      !Token.isUnresolved(p.masterUserArn) &&
+      !/^arn:aws[a-z-]*:iam::\d{12}:(role|user)\/.+$/.test(p.masterUserArn)
+    ) {
+      throw new Error(
+        `SearchDomain ${this.node.path}: masterUserArn ${JSON.stringify(p.masterUserArn)} is not an IAM role or ` +
+          'user ARN; pass role.roleArn of the role that provisions the domain.',
       );
     }
     if (p.zoneAwareness.enabled && p.dataNodeCount % p.zoneAwareness.availabilityZoneCount !== 0) {
@@ -127,7 +132,7 @@ export class SearchDomain extends Construct {
       nodeToNodeEncryption: true,
       enforceHttps: true,
       tlsSecurityPolicy: opensearch.TLSSecurityPolicy.TLS_1_2,
-      fineGrainedAccessControl: { masterUserName: p.masterUserName },
+      fineGrainedAccessControl: { masterUserArn: p.masterUserArn },
       logging: {
         slowSearchLogEnabled: true,
         slowSearchLogGroup: slowSearch,
@@ -157,41 +162,18 @@ export class SearchDomain extends Construct {
     ];
     const statements = [
       // The account itself: requests signed by IAM principals of this account whose identity policies allow them
-      // (Firehose's role, the provisioner). Nobody else, and no unsigned request.
+      // (Firehose's role, the provisioner, people's roles). Nobody else, and no unsigned request: an unsigned request
+      // would reach fine-grained access control as anonymous, which kfek never enables.
       new iam.PolicyStatement({
         principals: [new iam.AccountRootPrincipal()],
         actions: httpActions,
         resources: [domainPaths],
       }),
     ];
-    if (p.allowedCidrs.length > 0) {
-      statements.push(
-        new iam.PolicyStatement({
-          // Unsigned requests (a browser on Dashboards), but only from these addresses; fine-grained access control
-          // then authenticates the person (master user / internal users) and authorizes per index.
-          principals: [new iam.AnyPrincipal()],
-          actions: httpActions,
-          resources: [domainPaths],
-          conditions: { IpAddress: { 'aws:SourceIp': [...p.allowedCidrs] } },
-        }),
-      );
-    }
     const cfn = this.domain.node.defaultChild as opensearch.CfnDomain;
     cfn.accessPolicies = new iam.PolicyDocument({ statements }).toJSON() as unknown;
 
     // Acknowledgements, each on the narrowest construct.
-    const masterUserSecret = this.domain.node.tryFindChild('MasterUser');
-    if (masterUserSecret instanceof secretsmanager.Secret) {
-      // The password must outlive the stack whenever the domain does, or a retained domain is locked.
-      masterUserSecret.applyRemovalPolicy(p.removalPolicy);
-      this.masterUserSecret = masterUserSecret;
-      Validations.of(masterUserSecret).acknowledge({
-        id: 'AwsSolutions-SMG4',
-        reason:
-          'The master user password lives in the domain internal user database; a Secrets Manager rotation would ' +
-          'change the secret without changing the domain. Rotate by updating both (docs/deploy.md).',
-      });
-    }
     Validations.of(this.domain).acknowledge({
       id: 'AwsSolutions-OS1',
       reason:
@@ -201,19 +183,9 @@ export class SearchDomain extends Construct {
     Validations.of(this.domain).acknowledge({
       id: 'AwsSolutions-OS3',
       reason:
-        p.allowedCidrs.length === 0
-          ? 'No IP-based access at all: the access policy admits only requests signed by IAM principals of this account.'
-          : 'Unsigned access is limited to the configured CIDRs; the other statement admits only requests signed by ' +
-            'IAM principals of this account, which an IP allowlist would only break (Firehose has no fixed address).',
+        'No IP allowlist on purpose: the access policy admits only requests signed by IAM principals of this ' +
+        'account, and Firehose and the provisioner Lambda have no fixed address an allowlist could name.',
     });
-    if (p.allowedCidrs.length > 0) {
-      Validations.of(this.domain).acknowledge({
-        id: 'AwsSolutions-OS5',
-        reason:
-          'Unsigned requests are admitted only from the configured CIDRs (openSearch.access.allowedCidrs), and ' +
-          'fine-grained access control still requires a user name and password.',
-      });
-    }
 
     // Soft problems.
     if (!p.zoneAwareness.enabled) {

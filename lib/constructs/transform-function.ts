@@ -3,21 +3,62 @@ import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kinesis from 'aws-cdk-lib/aws-kinesis';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { KinesisEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { KinesisEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
-import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 
 /** The repository root, where package-lock.json and lambda/ live. */
 const ROOT = path.join(__dirname, '..', '..');
 
+/**
+ * The key prefix Lambda writes a Kinesis event source mapping's discarded batches under. Lambda chooses the key
+ * itself, `aws/lambda/<mapping UUID>/<shard id>/YYYY/MM/DD/YYYY-MM-DDTHH.MM.SS-<UUID>`; it cannot be configured.
+ * https://docs.aws.amazon.com/lambda/latest/dg/kinesis-on-failure-destination.html
+ */
+export const ON_FAILURE_KEY_PREFIX = 'aws/lambda/';
+
+/**
+ * An S3 on-failure destination with least-privilege grants. For S3, Lambda writes the whole invocation record (the
+ * batch's records, base64 data included) with the failure metadata, so a discarded batch outlives the stream's
+ * retention; SQS and SNS would only get shard and sequence numbers. aws-cdk-lib's `S3OnFailureDestination` grants
+ * `grantReadWrite` on the whole bucket (read and delete of every failed document too); the documented need is only
+ * `s3:PutObject` and `s3:ListBucket`, so this grants PutObject under {@link ON_FAILURE_KEY_PREFIX} only, and
+ * ListBucket on the bucket.
+ */
+export class S3PrefixOnFailureDestination implements lambda.IEventSourceDlq {
+  constructor(private readonly bucket: s3.IBucket) {}
+
+  bind(_target: lambda.IEventSourceMapping, targetHandler: lambda.IFunction): lambda.DlqDestinationConfig {
+    targetHandler.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:PutObject'],
+        resources: [this.bucket.arnForObjects(`${ON_FAILURE_KEY_PREFIX}*`)],
+      }),
+    );
+    targetHandler.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:ListBucket'],
+        // Not narrowed with an s3:prefix condition: AWS does not document which listing Lambda makes, and a
+        // refused call would lose the batch. ListBucket reveals key names only, never content.
+        resources: [this.bucket.bucketArn],
+      }),
+    );
+    return { destination: this.bucket.bucketArn };
+  }
+}
+
 /** The event source mapping of the Lambda transport. */
 export interface TransformEventSourceProps {
   /** The raw stream the function reads. */
   readonly stream: kinesis.IStream;
-  /** Where the mapping sends the metadata of a batch it gives up on (retries or record age exhausted). */
-  readonly onFailureQueue: sqs.IQueue;
+  /**
+   * Where the mapping writes a batch it gives up on (retries or record age exhausted): the whole invocation record,
+   * data included, under `aws/lambda/` ({@link ON_FAILURE_KEY_PREFIX}). SSE-S3 or unencrypted buckets only: a KMS
+   * bucket would also need kms:GenerateDataKey, which this construct does not grant.
+   */
+  readonly onFailureBucket: s3.IBucket;
   /** @default 100 */
   readonly batchSize?: number;
   /** @default Duration.seconds(1) */
@@ -69,7 +110,8 @@ const DEFAULTS = {
 /**
  * A transform Lambda function: bundled by the local esbuild (never Docker), arm64, current Node runtime, its own
  * log group with retention, its own role with only what it uses, and optionally the Kinesis event source mapping
- * with partial batch failures, bisection, bounded retries and record age, and an on-failure queue.
+ * with partial batch failures, bisection, bounded retries and record age, and an S3 on-failure destination that keeps
+ * the discarded batches' data.
  */
 export class TransformFunction extends Construct {
   readonly function: lambda.Function;
@@ -150,7 +192,7 @@ export class TransformFunction extends Construct {
       id: 'Serverless-LambdaDLQ',
       reason:
         'Invoked synchronously only (Kinesis event source mapping or a pipe), where a function DLQ never applies; ' +
-        'failed batches go to the mapping on-failure queue or the pipe dead-letter queue.',
+        'failed batches go to the mapping S3 on-failure destination or the pipe dead-letter queue.',
     });
 
     Validations.of(this.function).acknowledge({
@@ -172,9 +214,9 @@ export class TransformFunction extends Construct {
         maxRecordAge: p.maxRecordAge,
         bisectBatchOnError: true,
         reportBatchItemFailures: true,
-        onFailure: new SqsDlq(es.onFailureQueue),
+        onFailure: new S3PrefixOnFailureDestination(es.onFailureBucket),
       });
-      // Grants read on the stream plus kms:Decrypt on its key, and sqs:SendMessage on the queue.
+      // Grants read on the stream plus kms:Decrypt on its key, and the on-failure grants above.
       this.function.addEventSource(this.eventSource);
     }
   }

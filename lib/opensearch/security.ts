@@ -67,6 +67,14 @@ export const WRITER_INDEX_ACTIONS = [
  */
 export const DASHBOARDS_USER_ROLE = 'opensearch_dashboards_user';
 
+/**
+ * The built-in roles people in `access.adminBackendRoles` are mapped to: `all_access` (every index, every
+ * Dashboards tenant) and `security_manager`, without which the security REST API and Dashboards' Security pages
+ * refuse them, so they could not map a colleague to the reader role (the workflow docs/opensearch.md describes).
+ * https://docs.aws.amazon.com/opensearch-service/latest/developerguide/fgac.html
+ */
+export const ADMIN_ROLES = ['all_access', 'security_manager'] as const;
+
 export function buildWriterRole(spec: OpenSearchSpec): SecurityRoleBody {
   return {
     description: `kfek: Firehose delivery into ${spec.indexPattern} (create indices, bulk index; nothing else)`,
@@ -109,6 +117,13 @@ export function buildSecurityRoles(spec: OpenSearchSpec): readonly SecurityRoleS
       ...(hasReaders ? { mapping: readerMembers } : {}),
     },
     ...(hasReaders ? [{ name: DASHBOARDS_USER_ROLE, mapping: readerMembers }] : []),
+    // Built-in roles: only their mappings are touched (merged, like every mapping), never their definitions.
+    ...(spec.access.adminBackendRoles.length > 0
+      ? ADMIN_ROLES.map((name) => ({
+          name,
+          mapping: { backend_roles: [...spec.access.adminBackendRoles], hosts: [], users: [] },
+        }))
+      : []),
   ];
 }
 

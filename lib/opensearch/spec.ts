@@ -54,6 +54,11 @@ export interface AccessSettings {
    * @default - none
    */
   readonly readerUsers?: readonly string[];
+  /**
+   * Backend roles (IAM role/user ARNs of people) mapped to `all_access` and `security_manager`.
+   * @default - none; only the master user administers the domain
+   */
+  readonly adminBackendRoles?: readonly string[];
 }
 
 /** Everything the provisioner needs to know; the input form (optional fields). */
@@ -88,6 +93,7 @@ export interface OpenSearchSpec {
     readonly firehoseRoleArn?: string;
     readonly readerBackendRoles: readonly string[];
     readonly readerUsers: readonly string[];
+    readonly adminBackendRoles: readonly string[];
   };
   /** Names of the objects created in OpenSearch. */
   readonly names: {
@@ -167,9 +173,11 @@ export function resolveOpenSearchSpec(input: OpenSearchSpecInput): OpenSearchSpe
 
   const readerBackendRoles = [...(input.access?.readerBackendRoles ?? [])];
   const readerUsers = [...(input.access?.readerUsers ?? [])];
+  const adminBackendRoles = [...(input.access?.adminBackendRoles ?? [])];
   for (const [field, values] of [
     ['access.readerBackendRoles', readerBackendRoles],
     ['access.readerUsers', readerUsers],
+    ['access.adminBackendRoles', adminBackendRoles],
   ] as const) {
     if (values.some((v) => typeof v !== 'string' || v.length === 0)) {
       throw new OpenSearchSpecError(`${field} must hold non-empty strings, got ${JSON.stringify(values)}.`);
@@ -188,6 +196,7 @@ export function resolveOpenSearchSpec(input: OpenSearchSpecInput): OpenSearchSpe
         : { firehoseRoleArn: input.access.firehoseRoleArn }),
       readerBackendRoles,
       readerUsers,
+      adminBackendRoles,
     },
     names: {
       indexTemplate: `${name}-${input.indexPrefix}`,

@@ -9,11 +9,12 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as iamPolicy from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import type { DeliveryConfig, TransformConfig, Transport } from '../config';
+import type { DeliveryConfig, OpenSearchConfig, TransformConfig, Transport } from '../config';
 import { FirehoseToOpenSearch } from '../constructs/firehose-to-opensearch';
 import { LogsDeliveryRole } from '../constructs/logs-delivery-role';
+import { OpenSearchProvisioner } from '../constructs/opensearch-provisioner';
 import { PipesTransport } from '../constructs/pipes-transport';
-import { TransformFunction } from '../constructs/transform-function';
+import { ON_FAILURE_KEY_PREFIX, TransformFunction } from '../constructs/transform-function';
 import { justifyWildcardResources } from '../nag';
 
 /**
@@ -28,10 +29,20 @@ export interface PipelineStackProps extends StackProps {
   /** The transform's output and Firehose's source (from the stateful stack). */
   readonly eventsStream: kinesis.IStream;
   readonly domain: opensearch.IDomain;
-  /** Failed documents and dead-lettered poison records. */
+  /**
+   * Failed documents (Firehose), dead-lettered poison records (transform) and, with the `lambda` transport, the
+   * event source mapping's discarded batches (under `aws/lambda/`).
+   */
   readonly bucket: s3.IBucket;
-  /** On-failure destination of the event source mapping / dead-letter target of the pipe. */
+  /** Dead-letter target of the pipe (transport `pipes`; unused by the `lambda` transport). */
   readonly failureQueue: sqs.IQueue;
+  /**
+   * The domain's fine-grained access control master user (the Search stack's `OpenSearchAdminRole`). The
+   * OpenSearch provisioner runs as it, signing its requests with SigV4, and attaches its own grants to it.
+   */
+  readonly openSearchAdminRole: iam.IRole;
+  /** What the provisioner applies: index template, retention and role mappings (config `openSearch`). */
+  readonly openSearch: Pick<OpenSearchConfig, 'indexTemplate' | 'retention' | 'access'>;
   /** @default 'lambda' */
   readonly transport?: Transport;
   readonly transform: TransformConfig;
@@ -50,7 +61,9 @@ export interface PipelineStackProps extends StackProps {
  * - the role CloudWatch Logs assumes to write the raw stream (shared by every subscription and the account policy);
  * - the transform: a Lambda with a Kinesis event source mapping (transport `lambda`) or an EventBridge pipe with
  *   the Pipes enrichment function (transport `pipes`);
- * - the Firehose delivery stream from the events stream to OpenSearch.
+ * - the OpenSearch provisioner (custom resource) and the Firehose delivery stream from the events stream to
+ *   OpenSearch, which depends on it: the template, retention policy and writer mapping exist before the first
+ *   document is delivered.
  */
 export class PipelineStack extends Stack {
   /** The role subscription filters and the account policy pass to CloudWatch Logs. */
@@ -62,8 +75,10 @@ export class PipelineStack extends Stack {
   readonly pipe?: PipesTransport;
   readonly delivery: FirehoseToOpenSearch;
   readonly deliveryStream: firehose.CfnDeliveryStream;
-  /** Firehose's role: map it to the OpenSearch writer role (issue 5). */
+  /** Firehose's role, mapped to the OpenSearch writer role by {@link provisioner}. */
   readonly firehoseRole: iam.IRole;
+  /** Applies index template, retention policy, roles and Dashboards objects before Firehose delivers. */
+  readonly provisioner: OpenSearchProvisioner;
   /** The pipeline's own log groups: an account-level subscription must exclude them. */
   readonly logGroups: readonly logs.ILogGroup[];
 
@@ -98,7 +113,8 @@ export class PipelineStack extends Stack {
         },
         eventSource: {
           stream: props.rawStream,
-          onFailureQueue: props.failureQueue,
+          // S3, not SQS: Lambda writes the whole discarded batch there, so it outlives the raw stream's retention.
+          onFailureBucket: props.bucket,
           batchSize: t.batchSize,
           maxBatchingWindow: Duration.seconds(t.maxBatchingWindowSeconds),
           parallelizationFactor: t.parallelizationFactor,
@@ -131,6 +147,12 @@ export class PipelineStack extends Stack {
           resource: deadLetterObjects,
           reason:
             'The transform names each dead-letter object itself (time and sequence number) under this prefix.',
+        },
+        {
+          resource: props.bucket.arnForObjects(`${ON_FAILURE_KEY_PREFIX}*`),
+          reason:
+            'The event source mapping on-failure destination: Lambda names each object itself (mapping UUID, ' +
+            'shard, time) under aws/lambda/, a prefix it does not let anyone configure. PutObject only.',
         },
       ]);
       this.transformFunction = fn.function;
@@ -181,6 +203,26 @@ export class PipelineStack extends Stack {
     this.deliveryStream = this.delivery.deliveryStream;
     this.firehoseRole = this.delivery.role;
     ownLogGroups.push(this.delivery.logGroup);
+
+    // Signed mode: the provisioner runs as the domain's master user, the only identity the security REST API
+    // answers before any mapping exists. The role lives in the Search stack; the grants the provisioner attaches
+    // are a separate Policy in this stack, so references point from Pipeline to Search only.
+    const os = props.openSearch;
+    this.provisioner = new OpenSearchProvisioner(this, 'OpenSearchProvisioner', {
+      domain: props.domain,
+      role: props.openSearchAdminRole,
+      indexPrefix: d.indexPrefix,
+      indexTemplate: os.indexTemplate,
+      retention: os.retention,
+      firehoseRole: this.firehoseRole,
+      readerBackendRoles: os.access.readerBackendRoles ?? [],
+      adminBackendRoles: os.access.adminBackendRoles ?? [],
+      logRetention: d.logRetentionDays,
+    });
+    // Template and writer mapping before the first delivery (a first index created without the template keeps
+    // guessed mappings for the whole day; without the mapping every document is rejected to S3).
+    this.deliveryStream.node.addDependency(this.provisioner.resource);
+    ownLogGroups.push(...this.provisioner.logGroups);
     this.logGroups = ownLogGroups;
 
     new CfnOutput(this, 'FirehoseRoleArn', { value: this.firehoseRole.roleArn });

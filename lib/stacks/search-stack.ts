@@ -1,4 +1,5 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kinesis from 'aws-cdk-lib/aws-kinesis';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import type * as logs from 'aws-cdk-lib/aws-logs';
@@ -31,7 +32,12 @@ export interface SearchStackProps extends StackProps {
  *   subscription filter (and of the account policy). Keeping them here means the stateless Pipeline stack can be
  *   destroyed and redeployed (e.g. to switch the transport between Lambda and Pipes) without losing or re-pointing
  *   anything;
- * - the on-failure queue of the event source mapping / pipe (metadata of batches given up on, kept 14 days).
+ * - the dead-letter queue of the pipe (transport `pipes`: metadata of batches given up on, kept 14 days). The
+ *   Lambda transport sends discarded batches, data included, to the bucket instead (`aws/lambda/` prefix). The queue
+ *   exists whatever the transport, so switching the transport only ever replaces the Pipeline stack;
+ * - `OpenSearchAdminRole`, the domain's fine-grained access control master user. It lives here because the domain
+ *   names it (`MasterUserARN`); the Pipeline stack's provisioner Lambda runs as it and attaches its own grants, so
+ *   references only point from Pipeline to Search.
  *
  * Outside the sandbox all of it is RETAINed and the stack is termination protected (see bin/kfek.ts).
  */
@@ -44,8 +50,13 @@ export class SearchStack extends Stack {
   readonly streamKey: kms.IKey;
   /** Failed documents (Firehose) and dead-lettered poison records (transform). */
   readonly bucket: s3.IBucket;
-  /** On-failure destination of the event source mapping and dead-letter target of the pipe. */
+  /** Dead-letter target of the pipe (transport `pipes`); the Lambda transport uses the bucket. */
   readonly failureQueue: sqs.IQueue;
+  /**
+   * The domain's master user: an IAM role only Lambda can assume, with no policy of its own. The OpenSearch
+   * provisioner (Pipeline stack) runs as it and attaches the grants it needs.
+   */
+  readonly adminRole: iam.IRole;
   /** The domain's log groups, which an account-level subscription must exclude. */
   readonly logGroups: readonly logs.ILogGroup[];
 
@@ -106,10 +117,17 @@ export class SearchStack extends Stack {
     for (const id of ['AwsSolutions-SQS3', 'Serverless-SQSRedrivePolicy']) {
       Validations.of(queue).acknowledge({
         id,
-        reason: 'This queue is itself the dead-letter destination of the event source mapping and the pipe.',
+        reason: 'This queue is itself the dead-letter destination of the pipe.',
       });
     }
     this.failureQueue = queue;
+
+    // Trust Lambda only: whoever runs as this role is all_access + security_manager on the domain. It gets no policy
+    // here; the provisioner construct attaches exactly the log and es:ESHttp* grants its function needs.
+    this.adminRole = new iam.Role(this, 'OpenSearchAdminRole', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `kfek (${props.domainName}): OpenSearch master user, assumed only by the provisioner Lambda`,
+    });
 
     this.searchDomain = new SearchDomain(this, 'Search', {
       domainName: props.domainName,
@@ -119,8 +137,7 @@ export class SearchStack extends Stack {
       volumeSizeGb: os.volumeSizeGb,
       zoneAwareness: os.zoneAwareness,
       dedicatedMasters: os.dedicatedMasters,
-      masterUserName: os.access.masterUserName,
-      allowedCidrs: os.access.allowedCidrs,
+      masterUserArn: this.adminRole.roleArn,
       logRetention: os.logRetentionDays,
       removalPolicy,
     });
@@ -129,9 +146,7 @@ export class SearchStack extends Stack {
 
     // What a person needs after `cdk deploy` (docs/deploy.md).
     new CfnOutput(this, 'DashboardsUrl', { value: `https://${this.domain.domainEndpoint}/_dashboards` });
-    if (this.searchDomain.masterUserSecret) {
-      new CfnOutput(this, 'MasterUserSecretArn', { value: this.searchDomain.masterUserSecret.secretArn });
-    }
+    new CfnOutput(this, 'OpenSearchAdminRoleArn', { value: this.adminRole.roleArn });
     new CfnOutput(this, 'FailedRecordsBucketName', { value: this.bucket.bucketName });
   }
 }

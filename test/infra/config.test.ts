@@ -80,6 +80,7 @@ describe('resolveConfig', () => {
     expect(config.alarms.email).toBeUndefined();
     expect(config.openSearch.retention.warmAfterDays).toBeUndefined();
     expect(config.openSearch.access.readerBackendRoles).toBeUndefined();
+    expect(config.openSearch.access.adminBackendRoles).toBeUndefined();
     expect(config.env).toEqual({ account: undefined, region: undefined });
   });
 
@@ -134,6 +135,48 @@ describe('resolveConfig', () => {
       /10 problem\(s\)[\s\S]*Fix them in cdk\.json under "kfek\.profiles\.test"/,
     );
   });
+
+  test('reads the IAM ARNs of people mapped to all_access', () => {
+    const admins = ['arn:aws:iam::123456789012:role/Admin', 'arn:aws:iam::123456789012:user/alice'];
+    const config = resolveConfig(
+      withProfile({ openSearch: { access: { adminBackendRoles: admins } } }),
+      'test',
+    );
+    expect(config.openSearch.access.adminBackendRoles).toEqual(admins);
+  });
+
+  test('fails when an admin backend role is not an IAM role or user ARN', () => {
+    expect(() =>
+      resolveConfig(withProfile({ openSearch: { access: { adminBackendRoles: ['admins'] } } }), 'test'),
+    ).toThrow(/openSearch\.access\.adminBackendRoles\[0\] is "admins"; expected an IAM role or user ARN/);
+  });
+
+  test.each([
+    ['masterUserName', 'kfek-admin', /IAM admin role/],
+    ['allowedCidrs', ['203.0.113.7/32'], /signed by IAM principals/],
+  ])(
+    'fails when the removed setting openSearch.access.%s is still set, naming its replacement',
+    (key, value, why) => {
+      // GIVEN
+      const profile = withProfile({ openSearch: { access: { [key]: value } } });
+      // WHEN
+      let error: unknown;
+      try {
+        resolveConfig(profile, 'test');
+      } catch (e) {
+        error = e;
+      }
+      // THEN
+      expect(error).toBeInstanceOf(ConfigValidationError);
+      const problems = (error as ConfigValidationError).problems;
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toMatch(new RegExp(`^openSearch\\.access\\.${key} was removed: `));
+      expect(problems[0]).toMatch(/use openSearch\.access\.adminBackendRoles/);
+      expect(problems[0]).toMatch(why);
+      // Not the generic typo message.
+      expect(problems[0]).not.toMatch(/unknown setting/);
+    },
+  );
 
   test('fails when zone awareness cannot spread the data nodes evenly', () => {
     expect(() =>
@@ -248,6 +291,7 @@ describe('docs/deploy.md "Default settings"', () => {
       'region',
       'openSearch.retention.warmAfterDays',
       'openSearch.access.readerBackendRoles',
+      'openSearch.access.adminBackendRoles',
       'alarms.email',
     ];
     // WHEN

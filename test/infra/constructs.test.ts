@@ -80,14 +80,14 @@ describe('FirehoseToOpenSearch', () => {
 
 describe('TransformFunction', () => {
   test('fails when the event source settings are outside the Lambda limits', () => {
-    const { stack, stream, queue } = inputs();
+    const { stack, stream, bucket } = inputs();
     expect(
       () =>
         new TransformFunction(stack, 'Fn', {
           entry: 'lambda/transform/handler.ts',
           description: 'test',
           environment: {},
-          eventSource: { stream, onFailureQueue: queue, parallelizationFactor: 11 },
+          eventSource: { stream, onFailureBucket: bucket, parallelizationFactor: 11 },
         }),
     ).toThrow(/parallelizationFactor 11 is outside 1\.\.10/);
     expect(
@@ -96,9 +96,34 @@ describe('TransformFunction', () => {
           entry: 'lambda/transform/handler.ts',
           description: 'test',
           environment: {},
-          eventSource: { stream, onFailureQueue: queue, maxRecordAge: Duration.seconds(30) },
+          eventSource: { stream, onFailureBucket: bucket, maxRecordAge: Duration.seconds(30) },
         }),
     ).toThrow(/maxRecordAge 30 s is outside 60\.\.604800 s/);
+  });
+
+  test('sends discarded batches to the bucket, granting PutObject under aws/lambda/ only', () => {
+    // GIVEN
+    const { stack, stream, bucket } = inputs();
+    // WHEN
+    new TransformFunction(stack, 'Fn', {
+      entry: 'lambda/transform/handler.ts',
+      description: 'test',
+      environment: {},
+      eventSource: { stream, onFailureBucket: bucket },
+    });
+    // THEN
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      DestinationConfig: {
+        OnFailure: { Destination: { 'Fn::GetAtt': [Match.stringLikeRegexp('^Bucket'), 'Arn'] } },
+      },
+    });
+    const statements = JSON.stringify(template.findResources('AWS::IAM::Policy'));
+    expect(statements).toContain('"Action":"s3:PutObject"');
+    expect(statements).toContain('"/aws/lambda/*"');
+    expect(statements).toContain('"Action":"s3:ListBucket"');
+    // Not aws-cdk-lib's S3OnFailureDestination, which grants read, write and delete on the whole bucket.
+    expect(statements).not.toMatch(/s3:GetObject|s3:DeleteObject|s3:Abort/);
   });
 });
 
@@ -160,11 +185,20 @@ describe('AccountSubscriptionPolicy', () => {
 });
 
 describe('SearchDomain', () => {
+  const ADMIN = 'arn:aws:iam::123456789012:role/kfek-admin';
+
+  test('fails when the master user is not an IAM role or user ARN', () => {
+    const { stack } = inputs();
+    expect(
+      () => new SearchDomain(stack, 'Search', { domainName: 'kfek-test', masterUserArn: 'kfek-admin' }),
+    ).toThrow(/masterUserArn "kfek-admin" is not an IAM role or user ARN/);
+  });
+
   test('fails when the domain name is not a valid OpenSearch domain name', () => {
     const { stack } = inputs();
-    expect(() => new SearchDomain(stack, 'Search', { domainName: 'Kfek_Sandbox' })).toThrow(
-      /domainName "Kfek_Sandbox" must be 3-28 characters of a-z, 0-9 and -/,
-    );
+    expect(
+      () => new SearchDomain(stack, 'Search', { domainName: 'Kfek_Sandbox', masterUserArn: ADMIN }),
+    ).toThrow(/domainName "Kfek_Sandbox" must be 3-28 characters of a-z, 0-9 and -/);
   });
 
   test('fails when zone awareness cannot spread the data nodes', () => {
@@ -173,6 +207,7 @@ describe('SearchDomain', () => {
       () =>
         new SearchDomain(stack, 'Search', {
           domainName: 'kfek-test',
+          masterUserArn: ADMIN,
           dataNodeCount: 3,
           zoneAwareness: { enabled: true, availabilityZoneCount: 2 },
         }),

@@ -13,14 +13,19 @@ describe('cdk-nag (AwsSolutions + Serverless)', () => {
     ['sandbox', { profile: 'sandbox' }],
     ['production', { profile: 'production' }],
     [
-      'pipes transport, account policy and Dashboards CIDRs',
+      'pipes transport, account policy, admin and reader backend roles',
       {
         overrides: {
           removalPolicy: 'destroy',
           transport: 'pipes',
           transform: { batchSize: 10 },
           sources: { accountPolicy: { enabled: true } },
-          openSearch: { access: { allowedCidrs: ['203.0.113.0/24'] } },
+          openSearch: {
+            access: {
+              adminBackendRoles: ['arn:aws:iam::123456789012:role/Admin'],
+              readerBackendRoles: ['arn:aws:iam::123456789012:role/Reader'],
+            },
+          },
         },
       },
     ],

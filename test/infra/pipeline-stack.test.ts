@@ -24,18 +24,32 @@ function allowStatements(template: Template): Statement[] {
 
 const actionsOf = (s: Statement): string[] => (Array.isArray(s.Action) ? s.Action : [s.Action]);
 
+/** The single AWS::IAM::Policy whose logical id starts with `prefix`. */
+function policyStatements(template: Template, prefix: string): Statement[] {
+  const matches = Object.entries(template.findResources('AWS::IAM::Policy')).filter(([id]) =>
+    id.startsWith(prefix),
+  );
+  expect(matches).toHaveLength(1);
+  return (matches[0][1].Properties.PolicyDocument.Statement as Statement[]).filter(
+    (s) => s.Effect === 'Allow',
+  );
+}
+
 describe('PipelineStack, transport lambda (sandbox)', () => {
   let template: Template;
   let others: Template[];
+  let pipelineLogGroupIds: string[];
 
   beforeAll(() => {
     const { stacks } = buildTestApp();
     template = Template.fromStack(stacks.pipeline);
     others = [Template.fromStack(stacks.search), Template.fromStack(stacks.sources)];
+    pipelineLogGroupIds = stacks.pipeline.logGroups.map((g) => g.node.path);
   });
 
   test('the transform is an arm64 Node 24 function with its own log group and the handler contract env', () => {
-    template.resourceCountIs('AWS::Lambda::Function', 1);
+    // The transform, the OpenSearch provisioner and the custom resource provider's framework function.
+    template.resourceCountIs('AWS::Lambda::Function', 3);
     template.hasResourceProperties('AWS::Lambda::Function', {
       Runtime: 'nodejs24.x',
       Architectures: ['arm64'],
@@ -56,7 +70,7 @@ describe('PipelineStack, transport lambda (sandbox)', () => {
     });
   });
 
-  test('the event source mapping reports partial failures, bisects, bounds retries and age, and has an on-failure queue', () => {
+  test('the event source mapping reports partial failures, bisects, bounds retries and age, and sends discarded batches to the bucket', () => {
     template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
     template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
       StartingPosition: 'TRIM_HORIZON',
@@ -67,8 +81,78 @@ describe('PipelineStack, transport lambda (sandbox)', () => {
       ParallelizationFactor: 1,
       BatchSize: 100,
       MaximumBatchingWindowInSeconds: 1,
-      DestinationConfig: { OnFailure: { Destination: Match.anyValue() } },
+      // S3, where Lambda writes the whole invocation record (data included), not SQS (metadata only).
+      DestinationConfig: {
+        OnFailure: {
+          Destination: { 'Fn::ImportValue': Match.stringLikeRegexp('FailedRecordsBucket.*Arn') },
+        },
+      },
     });
+  });
+
+  test('the transform may only put discarded batches under aws/lambda/ and list the bucket; it never reads or deletes', () => {
+    const statements = policyStatements(template, 'TransformRoleDefaultPolicy');
+    const s3 = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('s3:')));
+    expect(s3.flatMap(actionsOf).sort()).toEqual(['s3:ListBucket', 's3:PutObject']);
+    const put = JSON.stringify(s3.find((s) => actionsOf(s).includes('s3:PutObject'))?.Resource);
+    expect(put).toContain('"/aws/lambda/*"');
+    expect(put).toContain('"/dead-letter/transform/*"');
+    // No SQS for the Lambda transport any more.
+    expect(statements.flatMap(actionsOf).filter((a) => a.startsWith('sqs:'))).toEqual([]);
+  });
+
+  test('the OpenSearch provisioner custom resource exists and runs as the Search stack admin role, signed', () => {
+    template.resourceCountIs('Custom::KfekOpenSearchProvisioning', 1);
+    template.hasResourceProperties('Custom::KfekOpenSearchProvisioning', {
+      DomainEndpoint: { 'Fn::ImportValue': Match.stringLikeRegexp('SearchDomain.*DomainEndpoint') },
+      Spec: Match.anyValue(),
+      SpecHash: Match.stringLikeRegexp('^[0-9a-f]{64}$'),
+      Dashboards: 'true',
+    });
+    const resource = Object.values(template.findResources('Custom::KfekOpenSearchProvisioning'))[0] as {
+      Properties: Record<string, unknown>;
+    };
+    // Signed mode: no master user secret.
+    expect(resource.Properties).not.toHaveProperty('MasterUserSecretArn');
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Handler: 'index.onEvent',
+      Role: { 'Fn::ImportValue': Match.stringLikeRegexp('OpenSearchAdminRole.*Arn') },
+    });
+  });
+
+  test('the delivery stream depends on the provisioner (indices configured before delivery)', () => {
+    const provisioner = Object.keys(template.findResources('Custom::KfekOpenSearchProvisioning'))[0];
+    template.hasResource('AWS::KinesisFirehose::DeliveryStream', {
+      DependsOn: Match.arrayWith([provisioner]),
+    });
+  });
+
+  test('the provisioner policy is least-privilege: its own log group, and HTTP on this domain without DELETE', () => {
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyName: Match.stringLikeRegexp('^OpenSearchProvisionerPolicy'),
+      Roles: [{ 'Fn::ImportValue': Match.stringLikeRegexp('OpenSearchAdminRole') }],
+    });
+    const statements = policyStatements(template, 'OpenSearchProvisionerPolicy');
+    expect(statements.map((s) => actionsOf(s).sort())).toEqual([
+      ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      ['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPost', 'es:ESHttpPut'],
+    ]);
+    expect(statements[0].Resource).toEqual({
+      'Fn::GetAtt': [expect.stringMatching(/^OpenSearchProvisionerLogGroup/), 'Arn'],
+    });
+    const domainResources = JSON.stringify(statements[1].Resource);
+    expect(domainResources).toMatch(/SearchDomain.*Arn/);
+    expect(domainResources).not.toContain('"*"');
+  });
+
+  test("the provisioner's log groups are the pipeline's own (the account subscription policy excludes them)", () => {
+    expect(pipelineLogGroupIds).toEqual(
+      expect.arrayContaining([
+        'Pipeline/OpenSearchProvisioner/LogGroup',
+        'Pipeline/OpenSearchProvisioner/ProviderLogGroup',
+        'Pipeline/Delivery/LogGroup',
+      ]),
+    );
   });
 
   test('the CloudWatch Logs role only puts records on the raw stream and trusts logs only for this account', () => {
@@ -127,7 +211,9 @@ describe('PipelineStack, transport lambda (sandbox)', () => {
   });
 
   test('the Firehose role may write the domain and read only the documented paths', () => {
-    const firehose = allowStatements(template).filter((s) => actionsOf(s).some((a) => a.startsWith('es:')));
+    const firehose = policyStatements(template, 'DeliveryRoleDefaultPolicy').filter((s) =>
+      actionsOf(s).some((a) => a.startsWith('es:')),
+    );
     expect(firehose.flatMap(actionsOf).sort()).toEqual(
       [
         'es:DescribeDomain',

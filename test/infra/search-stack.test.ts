@@ -5,7 +5,7 @@ import { buildTestApp } from '../helpers/app';
 describe('SearchStack (stateful)', () => {
   let sandbox: Template;
   let production: Template;
-  let withCidrs: Template;
+  let withAdmins: Template;
   let productionProtected: boolean;
   let sandboxProtected: boolean;
 
@@ -17,9 +17,12 @@ describe('SearchStack (stateful)', () => {
     production = Template.fromStack(p.stacks.search);
     productionProtected = p.stacks.search.terminationProtection;
     const c = buildTestApp({
-      overrides: { removalPolicy: 'destroy', openSearch: { access: { allowedCidrs: ['203.0.113.7/32'] } } },
+      overrides: {
+        removalPolicy: 'destroy',
+        openSearch: { access: { adminBackendRoles: ['arn:aws:iam::123456789012:role/Admin'] } },
+      },
     });
-    withCidrs = Template.fromStack(c.stacks.search);
+    withAdmins = Template.fromStack(c.stacks.search);
   });
 
   test('the sandbox domain is one small data node with 10 GB gp3 and no dedicated masters', () => {
@@ -38,23 +41,37 @@ describe('SearchStack (stateful)', () => {
     });
   });
 
-  test('the domain is encrypted, HTTPS-only with TLS 1.2+, with fine-grained access control and a generated master password', () => {
+  test('the domain is encrypted, HTTPS-only with TLS 1.2+, with fine-grained access control whose master user is the admin role', () => {
     sandbox.hasResourceProperties('AWS::OpenSearchService::Domain', {
       EncryptionAtRestOptions: { Enabled: true },
       NodeToNodeEncryptionOptions: { Enabled: true },
       DomainEndpointOptions: { EnforceHTTPS: true, TLSSecurityPolicy: 'Policy-Min-TLS-1-2-2019-07' },
-      AdvancedSecurityOptions: Match.objectLike({
+      AdvancedSecurityOptions: {
         Enabled: true,
-        InternalUserDatabaseEnabled: true,
-        MasterUserOptions: Match.objectLike({
-          MasterUserName: 'kfek-admin',
-          MasterUserPassword: Match.objectLike({ 'Fn::Join': Match.anyValue() }),
-        }),
-      }),
+        // MasterUserARN is only allowed with the internal user database off.
+        InternalUserDatabaseEnabled: false,
+        MasterUserOptions: {
+          MasterUserARN: { 'Fn::GetAtt': [Match.stringLikeRegexp('^OpenSearchAdminRole'), 'Arn'] },
+        },
+      },
     });
-    sandbox.hasResourceProperties('AWS::SecretsManager::Secret', {
-      GenerateSecretString: Match.objectLike({ GenerateStringKey: 'password' }),
+    // No password anywhere: no generated secret, no master user name.
+    sandbox.resourceCountIs('AWS::SecretsManager::Secret', 0);
+  });
+
+  test('the admin role trusts Lambda only and has no policy of its own in the stateful stack', () => {
+    sandbox.resourceCountIs('AWS::IAM::Role', 1);
+    sandbox.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: {
+        Statement: [
+          { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } },
+        ],
+      },
     });
+    const role = Object.values(sandbox.findResources('AWS::IAM::Role'))[0] as { Properties: object };
+    expect(role.Properties).not.toHaveProperty('ManagedPolicyArns');
+    expect(role.Properties).not.toHaveProperty('Policies');
+    sandbox.resourceCountIs('AWS::IAM::Policy', 0);
   });
 
   test('slow, application and audit logs are published to log groups with retention', () => {
@@ -78,41 +95,30 @@ describe('SearchStack (stateful)', () => {
     expect(policy).toContain('aws:SourceAccount');
   });
 
-  test('without CIDRs the access policy admits only signed requests of this account', () => {
-    sandbox.hasResourceProperties('AWS::OpenSearchService::Domain', {
-      AccessPolicies: {
-        Version: '2012-10-17',
-        Statement: [
-          Match.objectLike({
-            Effect: 'Allow',
-            Principal: {
-              AWS: Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([':root'])]) }),
-            },
-            Action: Match.arrayWith(['es:ESHttpGet', 'es:ESHttpPost']),
-          }),
-        ],
-      },
-    });
-    const domain = Object.values(sandbox.findResources('AWS::OpenSearchService::Domain'))[0] as {
-      Properties: { AccessPolicies: { Statement: Array<{ Principal: unknown }> } };
-    };
-    expect(JSON.stringify(domain.Properties.AccessPolicies.Statement.map((s) => s.Principal))).not.toContain(
-      '"*"',
-    );
-  });
-
-  test('with CIDRs, unsigned requests are admitted only from those addresses', () => {
-    withCidrs.hasResourceProperties('AWS::OpenSearchService::Domain', {
-      AccessPolicies: {
-        Version: '2012-10-17',
-        Statement: Match.arrayWith([
-          Match.objectLike({
-            Principal: { AWS: '*' },
-            Condition: { IpAddress: { 'aws:SourceIp': ['203.0.113.7/32'] } },
-          }),
-        ]),
-      },
-    });
+  test('the access policy admits only signed requests of this account, whatever the access config', () => {
+    for (const template of [sandbox, withAdmins, production]) {
+      template.hasResourceProperties('AWS::OpenSearchService::Domain', {
+        AccessPolicies: {
+          Version: '2012-10-17',
+          Statement: [
+            Match.objectLike({
+              Effect: 'Allow',
+              Principal: {
+                AWS: Match.objectLike({ 'Fn::Join': Match.arrayWith([Match.arrayWith([':root'])]) }),
+              },
+              Action: Match.arrayWith(['es:ESHttpGet', 'es:ESHttpPost']),
+            }),
+          ],
+        },
+      });
+      const domain = Object.values(template.findResources('AWS::OpenSearchService::Domain'))[0] as {
+        Properties: { AccessPolicies: { Statement: Array<{ Principal: unknown; Condition?: unknown }> } };
+      };
+      const statements = domain.Properties.AccessPolicies.Statement;
+      // No AnyPrincipal statement (unsigned or anonymous access) and no IP condition.
+      expect(JSON.stringify(statements.map((s) => s.Principal))).not.toContain('"*"');
+      expect(statements.every((s) => s.Condition === undefined)).toBe(true);
+    }
   });
 
   test('both streams are KMS-encrypted with one rotating customer key; the sandbox has one shard each', () => {
@@ -171,8 +177,6 @@ describe('SearchStack (stateful)', () => {
       'AWS::S3::Bucket',
       'AWS::SQS::Queue',
       'AWS::KMS::Key',
-      // The master password must outlive the stack with the domain, or the retained domain is locked.
-      'AWS::SecretsManager::Secret',
     ]) {
       production.allResources(type, { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
     }
@@ -196,11 +200,14 @@ describe('SearchStack (stateful)', () => {
     expect(sandboxProtected).toBe(false);
   });
 
-  test('outputs the Dashboards URL and where the master password is', () => {
+  test('outputs the Dashboards URL and the admin role ARN, and no master password', () => {
     sandbox.hasOutput('DashboardsUrl', {
       Value: { 'Fn::Join': ['', ['https://', Match.anyValue(), '/_dashboards']] },
     });
-    sandbox.hasOutput('MasterUserSecretArn', { Value: { Ref: Match.stringLikeRegexp('MasterUser') } });
+    sandbox.hasOutput('OpenSearchAdminRoleArn', {
+      Value: { 'Fn::GetAtt': [Match.stringLikeRegexp('^OpenSearchAdminRole'), 'Arn'] },
+    });
+    expect(Object.keys(sandbox.findOutputs('*'))).not.toContain('MasterUserSecretArn');
   });
 
   test('matches the snapshot', () => {

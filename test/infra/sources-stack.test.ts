@@ -84,7 +84,8 @@ describe('SourcesStack', () => {
     // Pipeline and domain log groups are imported from the other stacks.
     const imports = parts.filter((p) => typeof p === 'object' && p !== null && 'Fn::ImportValue' in p);
     expect(imports).toHaveLength(pipelineLogGroupCount);
-    expect(pipelineLogGroupCount).toBe(2 + 4); // transform + Firehose; slow search, slow index, app, audit
+    // transform, Firehose, the OpenSearch provisioner and its provider; slow search, slow index, app, audit
+    expect(pipelineLogGroupCount).toBe(4 + 4);
     const literal = parts.filter((p): p is string => typeof p === 'string').join('');
     expect(literal).toContain('"/aws/noisy"');
     expect(literal).toContain('"/kfek/test/api"');

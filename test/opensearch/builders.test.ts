@@ -404,7 +404,7 @@ describe('resolveOpenSearchSpec', () => {
       indexPattern: 'logs-*',
       indexTemplate: { shards: 1, replicas: 1, totalFieldsLimit: 1000 },
       retention: { deleteAfterDays: 30 },
-      access: { readerBackendRoles: [], readerUsers: [] },
+      access: { readerBackendRoles: [], readerUsers: [], adminBackendRoles: [] },
       names: {
         indexTemplate: 'kfek-logs',
         ismPolicy: 'kfek-logs-retention',
@@ -669,6 +669,33 @@ describe('security roles and mappings', () => {
       name: DASHBOARDS_USER_ROLE,
       mapping: { backend_roles: ['arn:aws:iam::123456789012:role/log-readers'], hosts: [], users: [] },
     });
+  });
+
+  test('maps admin backend roles to all_access and security_manager without redefining those built-in roles', () => {
+    // GIVEN
+    const admins = ['arn:aws:iam::123456789012:role/Admin', 'arn:aws:iam::123456789012:user/alice'];
+    // WHEN
+    const entries = buildSecurityRoles(
+      resolveOpenSearchSpec({ ...input, access: { ...input.access, adminBackendRoles: admins } }),
+    );
+    // THEN
+    const admin = entries.filter((e) => e.name === 'all_access' || e.name === 'security_manager');
+    expect(admin).toEqual([
+      { name: 'all_access', mapping: { backend_roles: admins, hosts: [], users: [] } },
+      { name: 'security_manager', mapping: { backend_roles: admins, hosts: [], users: [] } },
+    ]);
+    admin.forEach((e) => expectValid(roleMappingSchema, e.mapping));
+    // The master user already in the all_access mapping stays: mappings are merged, never replaced.
+    const master = 'arn:aws:iam::123456789012:role/kfek-sandbox-search-OpenSearchAdminRole';
+    expect(
+      mergeRoleMapping({ backend_roles: [master], hosts: [], users: [] }, admin[0].mapping!)?.backend_roles,
+    ).toEqual([...admins, master].sort());
+  });
+
+  test('fails when an admin backend role is empty', () => {
+    expect(() => resolveOpenSearchSpec({ indexPrefix: 'logs', access: { adminBackendRoles: [''] } })).toThrow(
+      /access\.adminBackendRoles must hold non-empty strings/,
+    );
   });
 
   test('without readers or a Firehose role, creates the roles but no mappings', () => {

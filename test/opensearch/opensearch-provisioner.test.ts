@@ -47,6 +47,22 @@ function specHashOf(template: Template): string {
 }
 
 describe('OpenSearchProvisioner', () => {
+  test('passes admin backend roles in the spec, and a change of them re-applies (new spec hash)', () => {
+    // GIVEN
+    const admin = 'arn:aws:iam::123456789012:role/Admin';
+    // WHEN
+    const withAdmins = build({ adminBackendRoles: [admin] });
+    // THEN
+    const spec = JSON.stringify(withAdmins.template.findResources('Custom::KfekOpenSearchProvisioning'));
+    expect(spec).toContain(`\\"adminBackendRoles\\":[\\"${admin}\\"]`);
+    expect(specHashOf(withAdmins.template)).not.toBe(specHashOf(build().template));
+  });
+
+  test('exposes both of its log groups (function and provider), for the account subscription policy', () => {
+    const { provisioner } = build();
+    expect(provisioner.logGroups.map((g) => g.node.id)).toEqual(['LogGroup', 'ProviderLogGroup']);
+  });
+
   test('creates a custom resource with the domain endpoint, the spec as JSON and its hash', () => {
     // GIVEN / WHEN
     const { template } = build();

@@ -118,6 +118,36 @@ describe('provisionOpenSearch on a domain with every plugin', () => {
     });
   });
 
+  test('maps admins to all_access and security_manager, keeping the IAM master user already mapped there', async () => {
+    // GIVEN: AWS maps the domain's master user (an IAM role) to all_access and security_manager itself.
+    const master = 'arn:aws:iam::123456789012:role/kfek-OpenSearchAdminRole';
+    const admin = 'arn:aws:iam::123456789012:role/Admin';
+    const fake = new FakeOpenSearch(ALL);
+    fake.mappings.set('all_access', { backend_roles: [master], hosts: [], users: [] });
+    fake.mappings.set('security_manager', { backend_roles: [master], hosts: [], users: [] });
+    const withAdmins = resolveOpenSearchSpec({
+      ...input,
+      access: { ...input.access, adminBackendRoles: [admin] },
+    });
+
+    // WHEN
+    const first = await provisionOpenSearch(fake.client(), withAdmins);
+    const second = await provisionOpenSearch(fake.client(), withAdmins);
+
+    // THEN
+    for (const role of ['all_access', 'security_manager']) {
+      expect(fake.mappings.get(role)).toEqual({ backend_roles: [admin, master], hosts: [], users: [] });
+      expect(first.steps).toContainEqual({ step: `role mapping ${role}`, status: 'updated' });
+      expect(second.steps).toContainEqual({ step: `role mapping ${role}`, status: 'unchanged' });
+    }
+    // Built-in roles are never redefined.
+    expect(
+      fake.requests.some(
+        ({ request: r }) => r.method === 'PUT' && /\/roles\/(all_access|security_manager)$/.test(r.path),
+      ),
+    ).toBe(false);
+  });
+
   test('fails with an access-denied error (and what to do) when the security API refuses', async () => {
     const fake = new FakeOpenSearch({ ...ALL, forbidden: ['/_plugins/_security/api/roles'] });
     const run = provisionOpenSearch(fake.client(), spec);
