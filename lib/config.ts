@@ -322,18 +322,24 @@ function pad(n: number, width = 2): string {
   return String(n).padStart(width, '0');
 }
 
-/** ISO-8601 week-numbering year and week of a UTC date. */
-function isoWeek(date: Date): { year: number; week: number } {
-  const d = new Date(Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()));
-  const day = d.getUTCDay() === 0 ? 7 : d.getUTCDay();
-  d.setUTCDate(d.getUTCDate() + 4 - day);
-  const yearStart = Date.UTC(d.getUTCFullYear(), 0, 1);
-  return { year: d.getUTCFullYear(), week: Math.ceil(((d.getTime() - yearStart) / 86_400_000 + 1) / 7) };
+/**
+ * Firehose's week number of a UTC date: weeks start on Sunday and the days before the year's first Sunday are week
+ * 00 (strftime `%U`), so the year is always the calendar year. The Firehose guide's example (2016-02-25 is `w08`)
+ * fixes this rule; its prose ("the first week is the first week that contains a Saturday") would give `w09` for that
+ * day, so the example, the only checkable statement, wins.
+ */
+function firehoseWeek(date: Date): number {
+  const dayOfYear = Math.floor(
+    (Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate()) -
+      Date.UTC(date.getUTCFullYear(), 0, 1)) /
+      86_400_000,
+  );
+  return Math.floor((dayOfYear + 7 - date.getUTCDay()) / 7);
 }
 
 /**
  * The index Firehose writes a record arriving at `date` (UTC) to: `<prefix>-<suffix>` with the suffixes Firehose
- * documents for `IndexRotationPeriod` (OneHour `YYYY-MM-DD-HH`, OneDay `YYYY-MM-DD`, OneWeek `YYYY-ww`, OneMonth
+ * documents for `IndexRotationPeriod` (OneHour `YYYY-MM-DD-HH`, OneDay `YYYY-MM-DD`, OneWeek `YYYY-wWW`, OneMonth
  * `YYYY-MM`), or the bare prefix for NoRotation.
  * https://docs.aws.amazon.com/firehose/latest/dev/es-index-rotation.html
  */
@@ -348,10 +354,8 @@ export function indexNameFor(prefix: string, rotation: IndexRotation, date: Date
       return `${prefix}-${y}-${m}-${d}-${pad(date.getUTCHours())}`;
     case 'OneDay':
       return `${prefix}-${y}-${m}-${d}`;
-    case 'OneWeek': {
-      const w = isoWeek(date);
-      return `${prefix}-${w.year}-${pad(w.week)}`;
-    }
+    case 'OneWeek':
+      return `${prefix}-${y}-w${pad(firehoseWeek(date))}`;
     case 'OneMonth':
       return `${prefix}-${y}-${m}`;
   }

@@ -251,15 +251,24 @@ describe('indexNameFor', () => {
     ['NoRotation', 'logs'],
     ['OneHour', 'logs-2026-11-22-07'],
     ['OneDay', 'logs-2026-11-22'],
-    ['OneWeek', 'logs-2026-47'],
+    ['OneWeek', 'logs-2026-w47'],
     ['OneMonth', 'logs-2026-11'],
   ] as const)('%s names the index %s', (rotation, expected) => {
     expect(indexNameFor('logs', rotation, at)).toBe(expected);
   });
 
-  test('weeks follow ISO-8601: 1 January 2027 (a Friday) is in week 53 of 2026', () => {
-    expect(indexNameFor('logs', 'OneWeek', new Date('2027-01-01T00:00:00Z'))).toBe('logs-2026-53');
-    expect(indexNameFor('logs', 'OneWeek', new Date('2027-01-04T00:00:00Z'))).toBe('logs-2027-01');
+  test("weeks follow Firehose's documented example: 2016-02-25 is myindex-2016-w08", () => {
+    expect(indexNameFor('myindex', 'OneWeek', new Date('2016-02-25T13:00:00Z'))).toBe('myindex-2016-w08');
+  });
+
+  test('weeks start on Sunday and the days before the first Sunday are week 00 of the calendar year', () => {
+    // 1 January 2027 is a Friday: week 00 until Saturday the 2nd, week 01 from Sunday the 3rd.
+    expect(indexNameFor('logs', 'OneWeek', new Date('2026-12-31T23:59:59Z'))).toBe('logs-2026-w52');
+    expect(indexNameFor('logs', 'OneWeek', new Date('2027-01-01T00:00:00Z'))).toBe('logs-2027-w00');
+    expect(indexNameFor('logs', 'OneWeek', new Date('2027-01-02T23:59:59Z'))).toBe('logs-2027-w00');
+    expect(indexNameFor('logs', 'OneWeek', new Date('2027-01-03T00:00:00Z'))).toBe('logs-2027-w01');
+    // A year starting on Sunday has no week 00.
+    expect(indexNameFor('logs', 'OneWeek', new Date('2023-01-01T00:00:00Z'))).toBe('logs-2023-w01');
   });
 
   test('uses UTC, not the local time zone', () => {
