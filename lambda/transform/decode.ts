@@ -1,6 +1,6 @@
 /**
  * Decoding of one raw Kinesis record written by a CloudWatch Logs subscription filter:
- * base64 -> (gzip, sniffed) -> JSON -> a validated envelope. Pure: no SDK, no environment, no I/O.
+ * base64 -> (gzip, sniffed) -> JSON -> validated envelopes (one, or several concatenated). Pure: no SDK, no environment, no I/O.
  *
  * CloudWatch Logs always gzips subscription payloads
  * (https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/SubscriptionFilters.html), but we sniff
@@ -50,12 +50,15 @@ const GZIP_MAGIC_0 = 0x1f;
 const GZIP_MAGIC_1 = 0x8b;
 
 /**
- * Decodes and validates one record. Throws `PoisonRecordError` (with a reason that says what is
- * wrong) for anything that is not a CloudWatch Logs envelope; never throws anything else.
+ * Decodes and validates one record into its envelopes: one, as CloudWatch Logs writes it to a Kinesis stream, or
+ * several when a producer concatenated them into one record (JSON objects back to back, or concatenated gzip
+ * members, which gunzip to the same thing; Firehose-style aggregation and replays do this). Throws
+ * `PoisonRecordError` (with a reason that says what is wrong) for anything that is not made of CloudWatch Logs
+ * envelopes only; never throws anything else.
  *
  * @param data the record data as base64 text (event source mapping / Pipes `kinesis.data`) or raw bytes.
  */
-export function decodeEnvelope(data: string | Buffer, limits: DecodeLimits = {}): CloudWatchEnvelope {
+export function decodeEnvelopes(data: string | Buffer, limits: DecodeLimits = {}): CloudWatchEnvelope[] {
   const maxBytes = limits.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES;
   let bytes: Buffer;
   if (typeof data === 'string') bytes = decodeBase64(data);
@@ -64,7 +67,7 @@ export function decodeEnvelope(data: string | Buffer, limits: DecodeLimits = {})
   else throw new PoisonRecordError(`record data is ${describe(data)}, not base64 text or bytes`);
   if (bytes.length === 0) throw new PoisonRecordError('empty record data');
   const text = decompress(bytes, maxBytes).toString('utf8');
-  return validateEnvelope(parseJson(text));
+  return parseEnvelopes(text);
 }
 
 /**
@@ -109,14 +112,66 @@ function isBufferTooLarge(err: unknown): boolean {
   );
 }
 
-function parseJson(text: string): unknown {
-  // A leading BOM or whitespace is legal around JSON but a non-`{` first character means this is
-  // not an envelope; JSON.parse still gives the most precise reason, so we let it speak.
+function parseEnvelopes(text: string): CloudWatchEnvelope[] {
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch (err) {
-    throw new PoisonRecordError(`not JSON: ${errorMessage(err)}`);
+    // The common case parses in one go; only a record that is not one JSON value pays for the scan.
+    const parts = splitConcatenatedObjects(text);
+    // Not concatenated objects either: JSON.parse gives the most precise reason, so we let it speak.
+    if (parts === undefined) throw new PoisonRecordError(`not JSON: ${errorMessage(err)}`);
+    return parts.map((part, i) => {
+      try {
+        return validateEnvelope(JSON.parse(part) as unknown);
+      } catch (partErr) {
+        const reason =
+          partErr instanceof PoisonRecordError ? partErr.message : `not JSON: ${errorMessage(partErr)}`;
+        // One bad part poisons the whole record: it is kept whole in the dead-letter place, never half-delivered.
+        throw new PoisonRecordError(`concatenated envelope ${i + 1} of ${parts.length}: ${reason}`);
+      }
+    });
   }
+  return [validateEnvelope(value)];
+}
+
+// Exactly the whitespace JSON allows between values.
+const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+/**
+ * Splits text made of two or more top-level JSON objects back to back (optionally separated by whitespace) into
+ * their texts, tracking strings and escapes so braces inside strings do not count. Returns undefined for anything
+ * else (one object, a non-object value, stray characters between objects, an unterminated object): the caller then
+ * reports JSON.parse's own error. O(n), no allocation beyond the slices.
+ */
+function splitConcatenatedObjects(text: string): string[] | undefined {
+  const parts: string[] = [];
+  let depth = 0;
+  let inString = false;
+  let start = -1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (depth === 0) {
+      if (c === 0x7b) {
+        depth = 1;
+        start = i;
+      } else if (!WHITESPACE.has(c)) {
+        return undefined;
+      }
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x7b || c === 0x5b) {
+      depth++;
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--;
+      if (depth === 0) parts.push(text.slice(start, i + 1));
+    }
+  }
+  return depth === 0 && !inString && parts.length >= 2 ? parts : undefined;
 }
 
 const NOT_ENVELOPE = 'not a CloudWatch Logs envelope';

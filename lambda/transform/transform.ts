@@ -3,7 +3,7 @@
  * one raw subscription record in, serialized documents (or a poison reason) out.
  * No SDK, no environment, no I/O.
  */
-import { CloudWatchLogEvent, decodeEnvelope, errorMessage } from './decode';
+import { CloudWatchEnvelope, CloudWatchLogEvent, decodeEnvelopes, errorMessage } from './decode';
 import { DocumentSerializer, EventSource, toCloudWatchMetadata, toDocument } from './document';
 import { PoisonRecordError } from './errors';
 import { stripOneNewline } from './parsers';
@@ -26,29 +26,37 @@ export const MAX_ERROR_DATA_CHARS = 256 * 1024;
 /**
  * Turns one raw Kinesis record from a CloudWatch Logs subscription into its outcome:
  * `data` (one serialized document per log event, in order), `control` (a CONTROL_MESSAGE, nothing
- * to write) or `poison` (a record that can never be decoded, with the reason). Never throws.
+ * to write) or `poison` (a record that can never be decoded, with the reason). A record holding several
+ * concatenated envelopes gives the documents of all its `DATA_MESSAGE`s, envelope by envelope. Never throws.
  *
  * @param data the record data as base64 text (`kinesis.data`) or already-decoded bytes.
  */
 export function transformRecord(data: string | Buffer, limits?: DecodeLimits): RecordOutcome {
   try {
-    const envelope = decodeEnvelope(data, limits);
-    if (envelope.messageType === 'CONTROL_MESSAGE') return { kind: 'control' };
-    const partitionKey = partitionKeyFor(envelope.logGroup, envelope.logStream);
-    const events = envelope.logEvents;
-    const documents: SerializedDocument[] = new Array<SerializedDocument>(events.length);
-    const serializer = new DocumentSerializer(envelope);
-    const budget = MAX_KINESIS_RECORD_BYTES - Buffer.byteLength(partitionKey, 'utf8');
-    for (let i = 0; i < events.length; i++) {
-      documents[i] = transformEvent(events[i], envelope, partitionKey, serializer, budget);
-    }
-    return { kind: 'data', documents };
+    const envelopes = decodeEnvelopes(data, limits);
+    const dataEnvelopes = envelopes.filter((e) => e.messageType === 'DATA_MESSAGE');
+    if (dataEnvelopes.length === 0) return { kind: 'control' };
+    if (dataEnvelopes.length === 1) return { kind: 'data', documents: envelopeDocuments(dataEnvelopes[0]) };
+    return { kind: 'data', documents: dataEnvelopes.flatMap(envelopeDocuments) };
   } catch (err) {
     if (err instanceof PoisonRecordError) return { kind: 'poison', reason: err.message };
     // Not expected for any input: a bug. Dead-lettering the record keeps its data; retrying it
     // would block the shard forever.
     return { kind: 'poison', reason: `internal error: ${errorMessage(err)}` };
   }
+}
+
+/** One serialized document per log event of a `DATA_MESSAGE` envelope, in order. */
+function envelopeDocuments(envelope: CloudWatchEnvelope): SerializedDocument[] {
+  const partitionKey = partitionKeyFor(envelope.logGroup, envelope.logStream);
+  const events = envelope.logEvents;
+  const documents: SerializedDocument[] = new Array<SerializedDocument>(events.length);
+  const serializer = new DocumentSerializer(envelope);
+  const budget = MAX_KINESIS_RECORD_BYTES - Buffer.byteLength(partitionKey, 'utf8');
+  for (let i = 0; i < events.length; i++) {
+    documents[i] = transformEvent(events[i], envelope, partitionKey, serializer, budget);
+  }
+  return documents;
 }
 
 /**

@@ -2,7 +2,7 @@
  * Decoding and validation: every poison reason, the gzip bomb, tolerated envelope variants.
  */
 import { gzipSync } from 'node:zlib';
-import { decodeEnvelope, DEFAULT_MAX_DECOMPRESSED_BYTES } from '../../../lambda/transform/decode';
+import { decodeEnvelopes, DEFAULT_MAX_DECOMPRESSED_BYTES } from '../../../lambda/transform/decode';
 import { DecompressedSizeError, PoisonRecordError, TransformError } from '../../../lambda/transform/errors';
 import { transformRecord } from '../../../lambda/transform/transform';
 import { encodeEnvelope, makeEnvelope, makeLogEvents } from '../../helpers/cloudwatch';
@@ -11,6 +11,13 @@ function poisonReason(data: string | Buffer, limits?: { maxDecompressedBytes?: n
   const outcome = transformRecord(data, limits);
   if (outcome.kind !== 'poison') throw new Error(`expected poison, got ${outcome.kind}`);
   return outcome.reason;
+}
+
+/** The single envelope of a record (CloudWatch Logs writes one per Kinesis record). */
+function decodeEnvelope(data: string | Buffer): ReturnType<typeof decodeEnvelopes>[number] {
+  const envelopes = decodeEnvelopes(data);
+  expect(envelopes).toHaveLength(1);
+  return envelopes[0];
 }
 
 const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64');
@@ -207,5 +214,96 @@ describe('errors', () => {
 
   it('decodeEnvelope throws PoisonRecordError (transformRecord turns it into an outcome)', () => {
     expect(() => decodeEnvelope('abc')).toThrow(PoisonRecordError);
+  });
+});
+
+describe('concatenated envelopes in one record', () => {
+  const first = makeEnvelope({ logGroup: '/first', logStream: 's1', logEvents: makeLogEvents(2) });
+  const second = makeEnvelope({ logGroup: '/second', logStream: 's2', logEvents: makeLogEvents(3) });
+  const control = {
+    messageType: 'CONTROL_MESSAGE',
+    owner: 'CloudwatchLogs',
+    logGroup: '',
+    logStream: '',
+    subscriptionFilters: [],
+    logEvents: [
+      {
+        id: '',
+        timestamp: 1,
+        message: 'CWL CONTROL MESSAGE: Checking health of destination Kinesis stream.',
+      },
+    ],
+  };
+
+  function documentsOf(data: string | Buffer): Array<Record<string, unknown>> {
+    const outcome = transformRecord(data);
+    if (outcome.kind !== 'data') throw new Error(`expected data, got ${JSON.stringify(outcome)}`);
+    return outcome.documents.map((d) => JSON.parse(d.json) as Record<string, unknown>);
+  }
+
+  it("back-to-back JSON objects give every envelope's documents, in order, each with its own metadata and key", () => {
+    // GIVEN: pretty-printed objects separated by a newline, and compact ones with nothing between them
+    for (const text of [
+      `${JSON.stringify(first, null, 2)}\n${JSON.stringify(second, null, 2)}\n`,
+      `${JSON.stringify(first)}${JSON.stringify(second)}`,
+    ]) {
+      // WHEN
+      const outcome = transformRecord(gz64(text));
+      // THEN
+      if (outcome.kind !== 'data') throw new Error(outcome.kind);
+      const metadata = outcome.documents.map((d) => {
+        const { logGroup, id } = (JSON.parse(d.json) as { cloudwatch: { logGroup: string; id: string } })
+          .cloudwatch;
+        return `${logGroup} ${id}`;
+      });
+      expect(metadata).toEqual([
+        ...first.logEvents.map((e) => `/first ${e.id}`),
+        ...second.logEvents.map((e) => `/second ${e.id}`),
+      ]);
+      expect(new Set(outcome.documents.map((d) => d.partitionKey)).size).toBe(2);
+    }
+  });
+
+  it('concatenated gzip members (each envelope gzipped on its own) decode the same way', () => {
+    const data = Buffer.concat([gzipSync(JSON.stringify(first)), gzipSync(JSON.stringify(second))]).toString(
+      'base64',
+    );
+    expect(documentsOf(data)).toHaveLength(5);
+  });
+
+  it('braces and quotes inside strings do not split an envelope', () => {
+    const tricky = makeEnvelope({ logEvents: [{ id: '1', timestamp: 1, message: '}{"a":"\\"}{"} ] [' }] });
+    const docs = documentsOf(b64(`${JSON.stringify(tricky)} ${JSON.stringify(first)}`));
+    expect(docs.map((d) => d.message)).toEqual([
+      '}{"a":"\\"}{"} ] [',
+      ...first.logEvents.map((e) => e.message),
+    ]);
+  });
+
+  it('a CONTROL_MESSAGE among them gives nothing; only control messages give control', () => {
+    expect(documentsOf(b64(`${JSON.stringify(control)}\n${JSON.stringify(first)}`))).toHaveLength(2);
+    expect(transformRecord(b64(`${JSON.stringify(control)}${JSON.stringify(control)}`))).toEqual({
+      kind: 'control',
+    });
+  });
+
+  it('one part that is not an envelope poisons the whole record, saying which part and why', () => {
+    // GIVEN: the OpenTelemetry collector's fixture, a stock-ticker object between two envelopes
+    const text = `${JSON.stringify(first)}\n{"CHANGE":1.96,"PRICE":57.53,"TICKER_SYMBOL":"SAC"}\n${JSON.stringify(second)}`;
+    // THEN
+    expect(poisonReason(gz64(text))).toBe(
+      'concatenated envelope 2 of 3: not a CloudWatch Logs envelope: missing messageType',
+    );
+  });
+
+  it('stray text between objects, an unterminated object or a trailing value is still "not JSON"', () => {
+    for (const text of [
+      `${JSON.stringify(first)} x ${JSON.stringify(second)}`,
+      `${JSON.stringify(first)}{"messageType":"DATA_MESSAGE"`,
+      `${JSON.stringify(first)} 42`,
+      `${JSON.stringify(first)} [1]`,
+    ]) {
+      expect(poisonReason(b64(text))).toMatch(/^not JSON: /);
+    }
   });
 });

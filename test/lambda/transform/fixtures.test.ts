@@ -129,14 +129,25 @@ describe('envelopes that produce no documents', () => {
       ),
     ).toEqual({ kind: 'poison', reason: 'not a CloudWatch Logs envelope: missing logGroup' });
   });
+});
 
-  it('concatenated envelopes in one record are poison (CloudWatch Logs writes one envelope per Kinesis record)', () => {
+describe('records holding several concatenated objects', () => {
+  it("concatenated envelopes in one record (OpenTelemetry collector fixture) give both envelopes' documents", () => {
     const outcome = transformRecord(
       encodeEnvelope(fixtureText('otel-contrib__cwl-concatenated-envelopes__decoded.ndjson')),
     );
-    expect(outcome).toEqual({
+    if (outcome.kind !== 'data') throw new Error(`expected data, got ${JSON.stringify(outcome)}`);
+    expect(outcome.documents.map((d) => JSON.parse(d.json) as unknown)).toMatchSnapshot();
+  });
+
+  it('an envelope mixed with a record that is not one (OpenTelemetry collector fixture) is poison, kept whole', () => {
+    expect(
+      transformRecord(
+        encodeEnvelope(fixtureText('otel-contrib__cwl-mixed-with-non-cwl-record__decoded.ndjson')),
+      ),
+    ).toEqual({
       kind: 'poison',
-      reason: expect.stringMatching(/^not JSON: /),
+      reason: 'concatenated envelope 2 of 3: not a CloudWatch Logs envelope: missing messageType',
     });
   });
 });
