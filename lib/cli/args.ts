@@ -44,13 +44,23 @@ export interface QueryArgs extends CommonArgs {
   readonly timeoutInMillis: number;
 }
 
+export interface ProxyArgs {
+  readonly command: 'proxy';
+  /** The domain endpoint as given (a host name or an http(s) URL). */
+  readonly endpoint: string;
+  readonly region?: string;
+  /** Port on 127.0.0.1. */
+  readonly port: number;
+}
+
 export interface HelpArgs {
   readonly command: 'help';
 }
 
-export type CliArgs = SendArgs | VerifyArgs | QueryArgs | HelpArgs;
+export type CliArgs = SendArgs | VerifyArgs | QueryArgs | ProxyArgs | HelpArgs;
 
-export const USAGE = `kfek - send test logs through the pipeline, verify they arrived, run saved Logs Insights queries
+export const USAGE = `kfek - send test logs through the pipeline, verify they arrived, run saved Logs Insights queries,
+open OpenSearch Dashboards through a local signing proxy
 
 Usage:
   kfek send   --log-group G [--count N] [--rate R/s] [--run-id ID] [--log-stream S] [--seed N]
@@ -58,6 +68,7 @@ Usage:
               [--ingest-field F] [--sigv4]
   kfek query  --name NAME [--log-group G ...] [--since 1h] [--timeout S]
   kfek query  --list
+  kfek proxy  --endpoint DOMAIN-ENDPOINT [--port 9200] [--region R]
 
 Common options:
   --endpoint URL   CloudWatch Logs endpoint (e.g. http://127.0.0.1:5000 for moto); default AWS_ENDPOINT_URL or AWS
@@ -70,7 +81,10 @@ carrying "kfek_run=<ID> kfek_seq=<n>", at most R per second; the run id is print
 verify searches OpenSearch (URL may carry user:password for basic auth) for that run and reports delivered,
 missing and latency percentiles; it keeps polling until --expect events are found or --timeout passes.
 query runs a built-in query (errors-by-15m, latest-errors, lambda-report-stats) or a saved definition by its
-full name, over --since, and prints a table.`;
+full name, over --since, and prints a table.
+proxy listens on 127.0.0.1 only and relays every request to the OpenSearch domain signed with SigV4 (your AWS
+credentials, service es), so a browser can open http://127.0.0.1:9200/_dashboards; Ctrl-C stops it. The region
+defaults to --region, AWS_REGION, or the one in the endpoint host name.`;
 
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/;
 const UNIT_MILLIS: Readonly<Record<string, number>> = {
@@ -140,9 +154,11 @@ export function parseCliArgs(argv: readonly string[], env: Env = {}): CliArgs {
         return parseVerify(rest, env);
       case 'query':
         return parseQuery(rest);
+      case 'proxy':
+        return parseProxy(rest, env);
       default:
         throw new UsageError(
-          `unknown command ${JSON.stringify(command)}; expected send, verify, query or help`,
+          `unknown command ${JSON.stringify(command)}; expected send, verify, query, proxy or help`,
         );
     }
   } catch (error) {
@@ -263,5 +279,51 @@ function parseQuery(args: readonly string[]): QueryArgs | HelpArgs {
     logGroupNames: values['log-group'] ?? [],
     sinceInMillis: parseDuration(values.since, '--since'),
     timeoutInMillis: parseDuration(values.timeout, '--timeout'),
+  };
+}
+
+/** Region of an Amazon OpenSearch Service endpoint (`search-x-abc.eu-west-1.es.amazonaws.com`). */
+export function regionFromHost(host: string): string | undefined {
+  return /\.([a-z]{2}(?:-[a-z]+)+-\d)\.es\.amazonaws\.com$/.exec(host)?.[1];
+}
+
+function parseProxy(args: readonly string[], env: Env): ProxyArgs | HelpArgs {
+  const { values } = parseArgs({
+    args: [...args],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      endpoint: { type: 'string' },
+      region: { type: 'string' },
+      port: { type: 'string', default: '9200' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) return { command: 'help' };
+  const endpoint = values.endpoint?.trim();
+  if (endpoint === undefined || endpoint === '') {
+    throw new UsageError(
+      'proxy: --endpoint is required: the domain endpoint from the Search stack outputs ' +
+        '(search-<name>-<id>.<region>.es.amazonaws.com) or an http(s) URL',
+    );
+  }
+  let host: string;
+  try {
+    const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(endpoint) ? endpoint : `https://${endpoint}`);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('protocol');
+    host = url.hostname;
+  } catch {
+    throw new UsageError(
+      `proxy: --endpoint ${JSON.stringify(endpoint)} is neither a host name nor an http(s) URL`,
+    );
+  }
+  const port = parseCount(values.port, '--port', 0);
+  if (port > 65535) throw new UsageError(`--port ${JSON.stringify(values.port)} is not a port (0-65535)`);
+  const region = values.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? regionFromHost(host);
+  return {
+    command: 'proxy',
+    endpoint,
+    ...(region !== undefined && region !== '' ? { region } : {}),
+    port,
   };
 }

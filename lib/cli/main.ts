@@ -5,12 +5,21 @@
 import type { HttpAuth } from '../opensearch/http';
 import { createHttpClient } from '../opensearch/http';
 import { SAVED_QUERIES, savedQueryDefinitionName } from '../constructs/monitoring-queries';
-import { type QueryArgs, type SendArgs, type VerifyArgs, USAGE, parseCliArgs } from './args';
+import {
+  type ProxyArgs,
+  type QueryArgs,
+  type SendArgs,
+  type VerifyArgs,
+  USAGE,
+  parseCliArgs,
+  regionFromHost,
+} from './args';
 import { createLogsClient } from './aws';
 import { CliError, UsageError } from './errors';
 import { formatQueryResult, formatSendResult, formatTable, formatVerifyResult } from './format';
 import { GeneratorError, newRunId, validateRunId } from './generate';
 import { ProgressBar, type ProgressOutput } from './progress';
+import { createSigningProxy, getCallerIdentity, mappableArn, upstreamOrigin } from './proxy';
 import { runQuery } from './query';
 import { sendLogEvents } from './send';
 import { verifyRun } from './verify';
@@ -19,9 +28,32 @@ export interface CliIo {
   readonly stdout: ProgressOutput;
   readonly stderr: ProgressOutput;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /**
+   * Ends long-running commands (`proxy`) when aborted; tests abort it instead of sending SIGINT.
+   * @default - SIGINT (Ctrl-C) or SIGTERM
+   */
+  readonly stop?: AbortSignal;
 }
 
 const processIo = (): CliIo => ({ stdout: process.stdout, stderr: process.stderr, env: process.env });
+
+/** Resolves on Ctrl-C / SIGTERM (or when `signal` aborts), removing its listeners afterwards. */
+function untilStopped(signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal !== undefined) {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+      return;
+    }
+    const done = (): void => {
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+      resolve();
+    };
+    process.on('SIGINT', done);
+    process.on('SIGTERM', done);
+  });
+}
 
 /** Runs one command; never throws: errors become a one-line message on stderr and a non-zero exit code. */
 export async function run(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
@@ -37,6 +69,8 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
         return await verify(args, io);
       case 'query':
         return await query(args, io);
+      case 'proxy':
+        return await proxy(args, io);
     }
   } catch (error) {
     const cliError =
@@ -82,11 +116,6 @@ async function send(args: SendArgs, io: CliIo): Promise<number> {
   } finally {
     client.destroy();
   }
-}
-
-/** Region of an Amazon OpenSearch Service endpoint (`search-x-abc.eu-west-1.es.amazonaws.com`). */
-function regionFromHost(host: string): string | undefined {
-  return /\.([a-z]{2}(?:-[a-z]+)+-\d)\.es\.amazonaws\.com$/.exec(host)?.[1];
 }
 
 async function verify(args: VerifyArgs, io: CliIo): Promise<number> {
@@ -157,5 +186,50 @@ async function query(args: QueryArgs, io: CliIo): Promise<number> {
     return 0;
   } finally {
     client.destroy();
+  }
+}
+
+async function proxy(args: ProxyArgs, io: CliIo): Promise<number> {
+  const upstream = upstreamOrigin(args.endpoint);
+  // A plain-HTTP upstream is the local node of `npm start` (or a test server), which ignores signatures: any
+  // region will do there. A real domain's region is part of the signature and must be right.
+  const region = args.region ?? (upstream.protocol === 'http:' ? 'us-east-1' : undefined);
+  if (region === undefined) {
+    throw new UsageError(
+      `proxy: cannot tell the region of ${upstream.host}: pass --region (or set AWS_REGION)`,
+    );
+  }
+  let identity: Promise<string> | undefined;
+  // The SDK's own endpoint variables are honoured, so a local STS (moto) answers in tests and offline runs.
+  const stsEndpoint = io.env.AWS_ENDPOINT_URL_STS ?? io.env.AWS_ENDPOINT_URL;
+  const whoAmI = (): Promise<string> =>
+    (identity ??= getCallerIdentity({
+      region,
+      ...(stsEndpoint !== undefined ? { endpoint: stsEndpoint } : {}),
+    }));
+  const server = await createSigningProxy({
+    endpoint: args.endpoint,
+    region,
+    port: args.port,
+    identity: whoAmI,
+    log: (line) => io.stderr.write(`${line}\n`),
+  });
+  try {
+    let signedAs: string;
+    try {
+      const arn = await whoAmI();
+      const mapped = mappableArn(arn);
+      signedAs = mapped === arn ? arn : `${arn}, mapped as ${mapped}`;
+    } catch (error) {
+      // Not fatal: the user may fix credentials while the proxy runs (each request asks the chain again).
+      signedAs = 'no identity yet';
+      io.stderr.write(`kfek proxy: ${error instanceof Error ? error.message : String(error)}\n`);
+    }
+    io.stdout.write(`kfek proxy: ${server.url}/_dashboards -> ${server.upstream} (signed as ${signedAs})\n`);
+    io.stdout.write('kfek proxy: Ctrl-C stops it\n');
+    await untilStopped(io.stop);
+    return 0;
+  } finally {
+    await server.close();
   }
 }
