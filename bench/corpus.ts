@@ -4,17 +4,7 @@
  * formats, Node/Python runtime prefixes, Log4J, plain text, multi-line stack traces).
  */
 
-/** mulberry32: a tiny seeded PRNG, so every run measures the same corpus. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../lib/cli/generate';
 
 export interface CorpusEvent {
   readonly id: string;

@@ -97,8 +97,8 @@ export function newRunId(now: number, random: () => number = Math.random): strin
   return `run-${now.toString(36)}-${suffix}`;
 }
 
-/** mulberry32: tiny, fast, good enough for test data. */
-function mulberry32(seed: number): () => number {
+/** mulberry32: a tiny seeded PRNG, fast and good enough for test data; the same seed gives the same events. */
+export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -152,7 +152,7 @@ export class LogEventGenerator {
 
   constructor(private readonly options: GeneratorOptions) {
     validateRunId(options.runId);
-    this.random = mulberry32(options.seed ?? 1);
+    this.random = seededRandom(options.seed ?? 1);
     this.errorRatio = options.errorRatio ?? 0.1;
     if (!(this.errorRatio >= 0 && this.errorRatio <= 1)) {
       throw new InvalidGeneratorOptionError(

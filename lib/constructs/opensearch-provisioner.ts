@@ -8,6 +8,7 @@ import type * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
 import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
+import { LOCAL_ESBUILD_BUNDLING, PROJECT_ROOT } from './bundling';
 import { flattenCfnReference } from '../nag';
 import { buildSavedObjects } from '../opensearch/dashboards';
 import { buildIndexTemplate } from '../opensearch/index-template';
@@ -20,8 +21,6 @@ import {
   type OpenSearchSpecInput,
   type RetentionSettings,
 } from '../opensearch/spec';
-
-const ROOT = path.join(__dirname, '..', '..');
 
 function buildPayloads(input: OpenSearchSpecInput): unknown {
   const spec = resolveOpenSearchSpec({
@@ -188,7 +187,7 @@ export class OpenSearchProvisioner extends Construct {
     const policy = new iam.Policy(this, 'Policy', { statements, roles: [this.role] });
 
     this.function = new nodejs.NodejsFunction(this, 'Function', {
-      entry: path.join(ROOT, 'lambda', 'opensearch-provisioner', 'handler.ts'),
+      entry: path.join(PROJECT_ROOT, 'lambda', 'opensearch-provisioner', 'handler.ts'),
       handler: 'onEvent',
       description: 'kfek: applies the OpenSearch index template, ISM policy, roles and Dashboards objects',
       runtime: lambda.Runtime.NODEJS_24_X,
@@ -200,16 +199,7 @@ export class OpenSearchProvisioner extends Construct {
       logGroup: this.logGroup,
       loggingFormat: lambda.LoggingFormat.JSON,
       environment: { NODE_OPTIONS: '--enable-source-maps' },
-      depsLockFilePath: path.join(ROOT, 'package-lock.json'),
-      projectRoot: ROOT,
-      bundling: {
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        target: 'node24',
-        forceDockerBundling: false,
-        externalModules: [],
-      },
+      ...LOCAL_ESBUILD_BUNDLING,
     });
     // The policy must be attached before the function runs.
     this.function.node.addDependency(policy);

@@ -8,9 +8,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-
-/** The repository root, where package-lock.json and lambda/ live. */
-const ROOT = path.join(__dirname, '..', '..');
+import { LOCAL_ESBUILD_BUNDLING, PROJECT_ROOT } from './bundling';
 
 /**
  * The key prefix Lambda writes a Kinesis event source mapping's discarded batches under. Lambda chooses the key
@@ -158,7 +156,7 @@ export class TransformFunction extends Construct {
       }),
     );
     this.function = new nodejs.NodejsFunction(this, 'Function', {
-      entry: path.join(ROOT, props.entry),
+      entry: path.join(PROJECT_ROOT, props.entry),
       handler: 'handler',
       description: props.description,
       runtime: lambda.Runtime.NODEJS_24_X,
@@ -175,17 +173,7 @@ export class TransformFunction extends Construct {
         // Stack traces point at the TypeScript sources through the bundled source map.
         NODE_OPTIONS: '--enable-source-maps',
       },
-      depsLockFilePath: path.join(ROOT, 'package-lock.json'),
-      projectRoot: ROOT,
-      bundling: {
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        target: 'node24',
-        forceDockerBundling: false,
-        // The runtime ships AWS SDK v3, but bundling pins the exact client versions the tests ran with.
-        externalModules: [],
-      },
+      ...LOCAL_ESBUILD_BUNDLING,
     });
 
     Validations.of(this.function).acknowledge({
