@@ -1,4 +1,4 @@
-import { parseCliArgs, parseDuration, parseRate } from '../../lib/cli/args';
+import { USAGE, parseCliArgs, parseDuration, parseRate } from '../../lib/cli/args';
 import { UsageError } from '../../lib/cli/errors';
 import { ProgressBar } from '../../lib/cli/progress';
 import { countRejected } from '../../lib/cli/send';
@@ -183,5 +183,61 @@ describe('ProgressBar', () => {
     expect(writes).toHaveLength(11);
     expect(writes[10]).toBe('send 100/100 100% 0/s\n');
     expect(writes.every((w) => !w.includes('\r') && w.endsWith('\n'))).toBe(true);
+  });
+});
+
+describe('parseCliArgs proxy', () => {
+  test('defaults: port 9200 and the region read from an OpenSearch Service endpoint', () => {
+    expect(parseCliArgs(['proxy', '--endpoint', 'search-logs-abc123.eu-west-1.es.amazonaws.com'])).toEqual({
+      command: 'proxy',
+      endpoint: 'search-logs-abc123.eu-west-1.es.amazonaws.com',
+      region: 'eu-west-1',
+      port: 9200,
+    });
+  });
+
+  test('--region and --port win; AWS_REGION beats the host name', () => {
+    expect(
+      parseCliArgs([
+        'proxy',
+        '--endpoint=https://search-x.eu-west-1.es.amazonaws.com/_dashboards',
+        '--port',
+        '9300',
+        '--region',
+        'us-west-2',
+      ]),
+    ).toEqual(expect.objectContaining({ port: 9300, region: 'us-west-2' }));
+    expect(
+      parseCliArgs(['proxy', '--endpoint', 'search-x.eu-west-1.es.amazonaws.com'], {
+        AWS_REGION: 'eu-central-1',
+      }),
+    ).toEqual(expect.objectContaining({ region: 'eu-central-1' }));
+  });
+
+  test('a plain-http local endpoint needs no region', () => {
+    expect(parseCliArgs(['proxy', '--endpoint', 'http://127.0.0.1:9201', '--port', '0'])).toEqual({
+      command: 'proxy',
+      endpoint: 'http://127.0.0.1:9201',
+      port: 0,
+    });
+  });
+
+  test.each([
+    [['proxy'], /proxy: --endpoint is required/],
+    [['proxy', '--endpoint', ''], /proxy: --endpoint is required/],
+    [['proxy', '--endpoint', 'ftp://x.example.com'], /neither a host name nor an http\(s\) URL/],
+    [['proxy', '--endpoint', 'h', '--port', 'abc'], /--port "abc" is not a whole number/],
+    [['proxy', '--endpoint', 'h', '--port=-1'], /--port "-1" is not a whole number/],
+    [['proxy', '--endpoint', 'h', '--port', '70000'], /--port "70000" is not a port \(0-65535\)/],
+    [['proxy', '--endpoint', 'h', '--bogus'], /proxy: Unknown option '--bogus'/],
+    [['proxy', '--endpoint', 'h', 'extra'], /proxy: .*positional/i],
+  ])('fails when %j', (argv, message) => {
+    expect(() => parseCliArgs(argv)).toThrow(UsageError);
+    expect(() => parseCliArgs(argv)).toThrow(message);
+  });
+
+  test('the usage text documents proxy', () => {
+    expect(parseCliArgs(['proxy', '--help'])).toEqual({ command: 'help' });
+    expect(USAGE).toMatch(/kfek proxy {2}--endpoint DOMAIN-ENDPOINT \[--port 9200\] \[--region R\]/);
   });
 });
