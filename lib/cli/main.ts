@@ -19,7 +19,7 @@ import { CliError, UsageError } from './errors';
 import { formatQueryResult, formatSendResult, formatTable, formatVerifyResult } from './format';
 import { GeneratorError, newRunId, validateRunId } from './generate';
 import { ProgressBar, type ProgressOutput } from './progress';
-import { createSigningProxy, getCallerIdentity, mappableArn, upstreamOrigin } from './proxy';
+import { createSigningProxy, getCallerIdentity, mappableArn, messageOf, upstreamOrigin } from './proxy';
 import { runQuery } from './query';
 import { sendLogEvents } from './send';
 import { verifyRun } from './verify';
@@ -223,7 +223,7 @@ async function proxy(args: ProxyArgs, io: CliIo): Promise<number> {
     } catch (error) {
       // Not fatal: the user may fix credentials while the proxy runs (each request asks the chain again).
       signedAs = 'no identity yet';
-      io.stderr.write(`kfek proxy: ${error instanceof Error ? error.message : String(error)}\n`);
+      io.stderr.write(`kfek proxy: ${messageOf(error)}\n`);
     }
     io.stdout.write(`kfek proxy: ${server.url}/_dashboards -> ${server.upstream} (signed as ${signedAs})\n`);
     io.stdout.write('kfek proxy: Ctrl-C stops it\n');

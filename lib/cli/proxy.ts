@@ -216,7 +216,7 @@ async function resolveCredentials(
   try {
     credentials = typeof source === 'function' ? await source() : source;
   } catch (error) {
-    const detail = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    const detail = messageOf(error).split('\n')[0];
     throw new ProxyCredentialsError(detail, { cause: error });
   }
   if (credentials.expiration !== undefined && credentials.expiration.getTime() <= Date.now()) {
@@ -257,13 +257,22 @@ export async function getCallerIdentity(options: CallerIdentityOptions): Promise
     body,
   });
   const { host: _host, ...headers } = signed.headers;
-  const response = await fetch(url, {
-    method: 'POST',
-    headers,
-    body,
-    signal: AbortSignal.timeout(10_000),
-  });
-  const text = await response.text();
+  let response: Response;
+  let text: string;
+  try {
+    response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
+    text = await response.text();
+  } catch (error) {
+    // fetch reports every network failure as "fetch failed"; the reason is in its cause.
+    const cause =
+      typeof error === 'object' && error !== null && 'cause' in error && error.cause !== undefined
+        ? error.cause
+        : error;
+    throw new ProxyError(
+      `Cannot ask STS who signs (GetCallerIdentity at ${url.origin}: ${describeNetworkError(cause)}).`,
+      { cause: error },
+    );
+  }
   const arn = /<Arn>([^<]+)<\/Arn>/.exec(text)?.[1];
   if (!response.ok || arn === undefined) {
     const code = /<Code>([^<]+)<\/Code>/.exec(text)?.[1] ?? `HTTP ${response.status}`;
@@ -391,10 +400,22 @@ export function rewriteLocation(location: string, upstream: URL, proxyOrigin: st
   return `${proxyOrigin}${target.pathname}${target.search}${target.hash}`;
 }
 
+/** The message of anything thrown (duck-typed for the reason given below). */
+export function messageOf(error: unknown): string {
+  return typeof error === 'object' && error !== null && 'message' in error
+    ? String(error.message)
+    : String(error);
+}
+
+/**
+ * `code: message` of a network error. Duck-typed rather than `instanceof Error`: fetch's errors come from
+ * undici's realm, which is not the caller's in some hosts (jest's VM contexts).
+ */
 function describeNetworkError(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return code !== undefined && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
+  if (typeof error === 'object' && error !== null && 'message' in error) {
+    const message = String(error.message);
+    const code = 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+    return code !== undefined && !message.includes(code) ? `${code}: ${message}` : message;
   }
   return String(error);
 }
@@ -430,7 +451,7 @@ export async function createSigningProxy(options: SigningProxyOptions): Promise<
     try {
       who = mappableArn(await identity());
     } catch (error) {
-      who = `(unknown: ${error instanceof Error ? error.message : String(error)})`;
+      who = `(unknown: ${messageOf(error)})`;
     }
     log(
       `kfek proxy: the domain answered 403: your IAM principal ${who} is not mapped: add it to ` +
@@ -446,7 +467,7 @@ export async function createSigningProxy(options: SigningProxyOptions): Promise<
     try {
       credentials = await resolveCredentials(credentialSource);
     } catch (error) {
-      const message = `kfek proxy: ${error instanceof Error ? error.message : String(error)}`;
+      const message = `kfek proxy: ${messageOf(error)}`;
       logOnce(message);
       sendText(res, 502, message);
       return;
@@ -518,7 +539,7 @@ export async function createSigningProxy(options: SigningProxyOptions): Promise<
 
   const server = http.createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      const message = `kfek proxy: ${error instanceof Error ? error.message : String(error)}`;
+      const message = `kfek proxy: ${messageOf(error)}`;
       logOnce(message);
       sendText(res, 502, message);
     });

@@ -637,6 +637,67 @@ describe('with a real STS (moto server)', () => {
   });
 });
 
+describe('`kfek proxy` errors', () => {
+  function io(env: Record<string, string> = {}, stop?: AbortSignal) {
+    const out: string[] = [];
+    const err: string[] = [];
+    return {
+      out,
+      err,
+      io: {
+        stdout: { write: (t: string) => out.push(t) },
+        stderr: { write: (t: string) => err.push(t) },
+        env,
+        ...(stop !== undefined ? { stop } : {}),
+      },
+    };
+  }
+
+  test('fails when the region of an https endpoint cannot be told', async () => {
+    const { err, io: cliIo } = io();
+    expect(await run(['proxy', '--endpoint', 'https://logs.example.com'], cliIo)).toBe(2);
+    expect(err.join('')).toMatch(/cannot tell the region of logs\.example\.com: pass --region/);
+  });
+
+  test('fails when the port is in use, with a one-line message', async () => {
+    const { err, io: cliIo } = io();
+    const port = new URL(proxy.url).port;
+    expect(await run(['proxy', '--endpoint', upstream.origin, '--port', port], cliIo)).toBe(1);
+    expect(err.join('')).toBe(
+      `kfek: Port ${port} on 127.0.0.1 is already in use (another kfek proxy or a local OpenSearch node?): stop it ` +
+        'or pick another port with --port.\n',
+    );
+  });
+
+  test('keeps running and says why when STS cannot be asked who signs', async () => {
+    // GIVEN credentials but an STS endpoint nobody listens on
+    const saved = { ...process.env };
+    Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'x' });
+    delete process.env.AWS_PROFILE;
+    const stop = new AbortController();
+    const closed = await freeClosedPort();
+    const { out, err, io: cliIo } = io({ AWS_ENDPOINT_URL_STS: `http://127.0.0.1:${closed}` }, stop.signal);
+    try {
+      // WHEN
+      const exit = run(['proxy', '--endpoint', upstream.origin, '--port', '0'], cliIo);
+      await waitFor(() => out.join('').includes('Ctrl-C'));
+      stop.abort();
+
+      // THEN
+      expect(await exit).toBe(0);
+      expect(out.join('')).toContain('(signed as no identity yet)');
+      expect(err.join('')).toMatch(
+        new RegExp(
+          `Cannot ask STS who signs \\(GetCallerIdentity at http://127.0.0.1:${closed}: .*ECONNREFUSED`,
+        ),
+      );
+    } finally {
+      stop.abort();
+      process.env = saved;
+    }
+  });
+});
+
 function connect(host: string, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host, port, path: '/', agent: false, timeout: 2000 }, (res) => {
