@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import type { KinesisClient, _Record } from '@aws-sdk/client-kinesis';
+import type { _Record } from '@aws-sdk/client-kinesis';
 import { DeliveryError, SearchRequestError } from './errors';
 import type { BulkItemResult, SearchHttp } from './search-http';
-import { listShardIds, ShardReader, sleep } from './shard-reader';
+import { ShardPollingLoop, type ShardPollingLoopProps } from './shard-pollers';
+import { type ShardReader, sleep } from './shard-reader';
 
-export interface DeliveryLoopProps {
-  readonly kinesis: KinesisClient;
+export interface DeliveryLoopProps extends ShardPollingLoopProps {
   /** The events stream (the transform's output; Firehose's source). */
   readonly streamArn: string;
   readonly search: SearchHttp;
@@ -41,12 +41,6 @@ export interface DeliveryLoopProps {
    * @default 200
    */
   readonly retryBaseDelayInMillis?: number;
-  /** @default 200 */
-  readonly pollIntervalInMillis?: number;
-  /** @default - silent */
-  readonly log?: (line: string) => void;
-  /** Timing of every bulk request, for `npm start -- --verbose`. @default - silent */
-  readonly trace?: (line: string) => void;
 }
 
 export interface DeliveryStats {
@@ -104,8 +98,13 @@ export const FAILED_DOCUMENTS_PREFIX = 'AmazonOpenSearchService-failed';
  * id per record (as Firehose's default id, so a retried record is not indexed twice), retries retryable item
  * failures (429, 5xx) with backoff for the retry duration, and writes documents rejected for good to
  * `<failedDocumentsDir>/AmazonOpenSearchService-failed/YYYY/MM/DD/HH/` in Firehose's failed-document shape.
+ *
+ * The shard lifecycle (start, stop, failure, caught-up tracking) is {@link ShardPollingLoop}'s. A shard counts as
+ * idle only when its latest read was empty at the tip of the stream AND its buffer is empty, so `caughtUpSince()`
+ * means every record written to the events stream before it is indexed or kept as failed. `stop()` delivers what
+ * is buffered before it returns.
  */
-export class DeliveryLoop {
+export class DeliveryLoop extends ShardPollingLoop {
   private readonly stats: MutableStats = {
     recordsRead: 0,
     documentsIndexed: 0,
@@ -114,25 +113,17 @@ export class DeliveryLoop {
     bulkRequests: 0,
   };
   private readonly indices = new Set<string>();
-  /** Per shard: when the latest read that found nothing (buffer empty too) started; undefined while busy. */
-  private readonly idleSince = new Map<string, number | undefined>();
-  private readonly abort = new AbortController();
-  private running: Promise<void> | undefined;
-  private failed: Error | undefined;
   private readonly bufferIntervalInMillis: number;
   private readonly bufferSizeInBytes: number;
   private readonly retryDurationInMillis: number;
   private readonly retryBaseDelayInMillis: number;
-  private readonly pollIntervalInMillis: number;
-  private readonly log: (line: string) => void;
 
   constructor(private readonly props: DeliveryLoopProps) {
+    super(props, { errorClass: DeliveryError, loopName: 'delivery loop' });
     this.bufferIntervalInMillis = props.bufferIntervalInMillis ?? 1000;
     this.bufferSizeInBytes = props.bufferSizeInBytes ?? 5 * 1024 * 1024;
     this.retryDurationInMillis = props.retryDurationInMillis ?? 300_000;
     this.retryBaseDelayInMillis = props.retryBaseDelayInMillis ?? 200;
-    this.pollIntervalInMillis = props.pollIntervalInMillis ?? 200;
-    this.log = props.log ?? (() => undefined);
     if (this.retryDurationInMillis < 0 || this.bufferSizeInBytes < 1) {
       throw new DeliveryError(
         `retryDurationInMillis must be >= 0 and bufferSizeInBytes >= 1, got ${this.retryDurationInMillis} and ` +
@@ -141,69 +132,16 @@ export class DeliveryLoop {
     }
   }
 
-  async start(): Promise<void> {
-    if (this.running !== undefined) throw new DeliveryError('the delivery loop is already running');
-    const shardIds = await listShardIds(this.props.kinesis, this.props.streamArn);
-    if (shardIds.length === 0) throw new DeliveryError(`stream ${this.props.streamArn} has no shards`);
-    const readers = await Promise.all(
-      shardIds.map(async (shardId) => {
-        const reader = new ShardReader(this.props.kinesis, this.props.streamArn, shardId);
-        await reader.seek({ type: 'TRIM_HORIZON' });
-        this.idleSince.set(shardId, undefined);
-        return reader;
-      }),
-    );
-    // A poller that fails for good stops the loop; the error is kept (never an unhandled rejection) and
-    // surfaces from `failure()` and `stop()`.
-    this.running = Promise.all(readers.map((reader) => this.pollShard(reader))).then(
-      () => undefined,
-      (error: unknown) => {
-        this.failed = error instanceof Error ? error : new DeliveryError(String(error));
-        this.abort.abort();
-      },
-    );
-  }
-
-  /** Stops reading, delivers what is buffered, and waits for the pollers to end; rethrows a poller's failure. */
-  async stop(): Promise<void> {
-    this.abort.abort();
-    await this.running;
-    if (this.failed !== undefined) throw this.failed;
-  }
-
-  /** The error that stopped the loop, if one did. */
-  failure(): Error | undefined {
-    return this.failed;
-  }
-
   snapshot(): DeliveryStats {
     return { ...this.stats, indices: [...this.indices].sort() };
   }
 
-  /** True when every shard's buffer is empty and its last read was empty at the tip of the stream. */
-  isCaughtUp(): boolean {
-    return this.caughtUpSince() !== undefined;
-  }
-
-  /**
-   * When the oldest of the shards' latest empty reads started, if every shard is caught up with an empty buffer:
-   * every record written to the events stream before that moment is indexed or kept as failed.
-   */
-  caughtUpSince(): number | undefined {
-    let oldest = Number.POSITIVE_INFINITY;
-    for (const since of this.idleSince.values()) {
-      if (since === undefined) return undefined;
-      oldest = Math.min(oldest, since);
-    }
-    return this.idleSince.size === 0 ? undefined : oldest;
-  }
-
-  private async pollShard(reader: ShardReader): Promise<void> {
+  protected async pollShard(reader: ShardReader): Promise<void> {
     let buffer: PendingDocument[] = [];
     let bufferBytes = 0;
     let oldest = 0;
     for (;;) {
-      const stopping = this.abort.signal.aborted;
+      const stopping = this.signal.aborted;
       let records: readonly _Record[] = [];
       let caughtUp = false;
       const readStarted = Date.now();
@@ -213,7 +151,7 @@ export class DeliveryLoop {
           records = batch.records;
           caughtUp = batch.records.length === 0 && batch.millisBehindLatest === 0;
         } catch (error) {
-          if (!this.abort.signal.aborted) {
+          if (!this.signal.aborted) {
             this.log(`delivery: GetRecords on ${reader.shardId} failed, retrying: ${String(error)}`);
           }
         }
@@ -236,9 +174,9 @@ export class DeliveryLoop {
         bufferBytes = 0;
         await this.deliver(batch);
       }
-      this.idleSince.set(reader.shardId, caughtUp && buffer.length === 0 ? readStarted : undefined);
+      this.setIdleSince(reader.shardId, caughtUp && buffer.length === 0 ? readStarted : undefined);
       if (stopping) return;
-      if (records.length === 0) await sleep(this.pollIntervalInMillis, this.abort.signal);
+      if (records.length === 0) await sleep(this.pollIntervalInMillis, this.signal);
     }
   }
 

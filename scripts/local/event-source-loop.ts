@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import type { KinesisClient, _Record } from '@aws-sdk/client-kinesis';
+import type { _Record } from '@aws-sdk/client-kinesis';
 import type {
   Context,
   KinesisStreamBatchResponse,
@@ -9,7 +9,8 @@ import type {
   KinesisStreamRecord,
 } from 'aws-lambda';
 import { EventSourceError } from './errors';
-import { listShardIds, type ShardPosition, ShardReader, sleep } from './shard-reader';
+import { ShardPollingLoop, type ShardPollingLoopProps } from './shard-pollers';
+import { type ShardPosition, type ShardReader, sleep } from './shard-reader';
 
 /** The shape of `lambda/transform/handler.ts`'s `handler`, as the Lambda runtime calls it. */
 export type KinesisBatchHandler = (
@@ -17,8 +18,7 @@ export type KinesisBatchHandler = (
   context: Context,
 ) => Promise<KinesisStreamBatchResponse | void>;
 
-export interface EventSourceLoopProps {
-  readonly kinesis: KinesisClient;
+export interface EventSourceLoopProps extends ShardPollingLoopProps {
   /** The raw (subscription) stream the event source mapping reads. */
   readonly streamArn: string;
   readonly handler: KinesisBatchHandler;
@@ -43,20 +43,10 @@ export interface EventSourceLoopProps {
   /** Folder standing in for the mapping's on-failure destination (one JSON file per discarded batch). */
   readonly onFailureDir: string;
   /**
-   * Pause between GetRecords calls on an empty shard. Lambda polls each shard about once a second; locally
-   * shorter, so the end-to-end latency reflects the pipeline rather than the poll interval.
-   * @default 200
-   */
-  readonly pollIntervalInMillis?: number;
-  /**
    * Pause before re-reading a failed batch.
    * @default 100
    */
   readonly retryDelayInMillis?: number;
-  /** @default - silent */
-  readonly log?: (line: string) => void;
-  /** Timing of every invocation, for `npm start -- --verbose`. @default - silent */
-  readonly trace?: (line: string) => void;
 }
 
 /** What the loop has done so far; read at any time. */
@@ -95,8 +85,11 @@ type InvocationResult =
  * an SQS/SNS/S3 destination. Not emulated: bisect-on-error, parallelization factor > 1, tumbling windows, and
  * killing a timed-out invocation (it is abandoned and its batch retried, the promise keeps running).
  * See https://docs.aws.amazon.com/lambda/latest/dg/with-kinesis.html.
+ *
+ * The shard lifecycle (start, stop, failure, caught-up tracking) is {@link ShardPollingLoop}'s. `stop()` lets the
+ * in-flight invocation end before it returns.
  */
-export class EventSourceLoop {
+export class EventSourceLoop extends ShardPollingLoop {
   private readonly stats: MutableStats = {
     invocations: 0,
     recordsDelivered: 0,
@@ -105,23 +98,17 @@ export class EventSourceLoop {
     recordsRetried: 0,
     recordsSentToOnFailure: 0,
   };
-  /** Per shard: when the latest read that found the shard empty at its tip started; undefined while busy. */
-  private readonly idleSince = new Map<string, number | undefined>();
   private lastInvocationEnded = 0;
-  private readonly abort = new AbortController();
-  private running: Promise<void> | undefined;
-  private failed: Error | undefined;
   private readonly retryAttempts: number;
   private readonly timeoutInMillis: number;
   private readonly functionName: string;
   private readonly memorySizeInMb: number;
-  private readonly pollIntervalInMillis: number;
   private readonly retryDelayInMillis: number;
-  private readonly log: (line: string) => void;
   /** Invocations run one at a time; see {@link EventSourceLoop.invoke}. */
   private invocationChain: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly props: EventSourceLoopProps) {
+    super(props, { errorClass: EventSourceError, loopName: 'event-source loop' });
     if (!Number.isInteger(props.batchSize) || props.batchSize < 1 || props.batchSize > 10_000) {
       throw new EventSourceError(
         `batchSize must be an integer from 1 to 10000 (the Kinesis mapping's range), got ${props.batchSize}`,
@@ -131,45 +118,7 @@ export class EventSourceLoop {
     this.timeoutInMillis = props.timeoutInMillis ?? 60_000;
     this.functionName = props.functionName ?? 'kfek-local-transform';
     this.memorySizeInMb = props.memorySizeInMb ?? 512;
-    this.pollIntervalInMillis = props.pollIntervalInMillis ?? 200;
     this.retryDelayInMillis = props.retryDelayInMillis ?? 100;
-    this.log = props.log ?? (() => undefined);
-  }
-
-  /** Starts one poller per shard; returns once they are positioned at TRIM_HORIZON. */
-  async start(): Promise<void> {
-    if (this.running !== undefined) throw new EventSourceError('the event-source loop is already running');
-    const shardIds = await listShardIds(this.props.kinesis, this.props.streamArn);
-    if (shardIds.length === 0) throw new EventSourceError(`stream ${this.props.streamArn} has no shards`);
-    const readers = await Promise.all(
-      shardIds.map(async (shardId) => {
-        const reader = new ShardReader(this.props.kinesis, this.props.streamArn, shardId);
-        await reader.seek({ type: 'TRIM_HORIZON' });
-        this.idleSince.set(shardId, undefined);
-        return reader;
-      }),
-    );
-    // A poller that fails for good stops the loop; the error is kept (never an unhandled rejection) and
-    // surfaces from `failure()` and `stop()`.
-    this.running = Promise.all(readers.map((reader) => this.pollShard(reader))).then(
-      () => undefined,
-      (error: unknown) => {
-        this.failed = error instanceof Error ? error : new EventSourceError(String(error));
-        this.abort.abort();
-      },
-    );
-  }
-
-  /** Stops polling, waits for the in-flight invocations to end; rethrows a poller's failure. */
-  async stop(): Promise<void> {
-    this.abort.abort();
-    await this.running;
-    if (this.failed !== undefined) throw this.failed;
-  }
-
-  /** The error that stopped the loop, if one did. */
-  failure(): Error | undefined {
-    return this.failed;
   }
 
   /** A copy of the counters. */
@@ -177,51 +126,33 @@ export class EventSourceLoop {
     return { ...this.stats };
   }
 
-  /** True when every shard's last read was empty at the tip of the stream and nothing is in flight. */
-  isCaughtUp(): boolean {
-    return this.caughtUpSince() !== undefined;
-  }
-
-  /**
-   * When the oldest of the shards' latest empty reads started, if every shard is caught up: everything written to
-   * the stream before that moment has been handled. Undefined while any shard has work.
-   */
-  caughtUpSince(): number | undefined {
-    let oldest = Number.POSITIVE_INFINITY;
-    for (const since of this.idleSince.values()) {
-      if (since === undefined) return undefined;
-      oldest = Math.min(oldest, since);
-    }
-    return this.idleSince.size === 0 ? undefined : oldest;
-  }
-
   /** When the latest invocation returned (0 before the first): what it wrote is in the events stream by then. */
   lastInvocationEndedAt(): number {
     return this.lastInvocationEnded;
   }
 
-  private async pollShard(reader: ShardReader): Promise<void> {
+  protected async pollShard(reader: ShardReader): Promise<void> {
     // Retry count for the batch that starts at the current checkpoint; reset when the checkpoint moves on.
     let attempts = 0;
-    while (!this.abort.signal.aborted) {
+    while (!this.signal.aborted) {
       let batch;
       const readStarted = Date.now();
       try {
         batch = await reader.read(this.props.batchSize);
       } catch (error) {
-        if (this.abort.signal.aborted) return;
+        if (this.signal.aborted) return;
         // A poller error (throttling, a dropped connection) is retried by Lambda too; it never skips data.
         this.log(`event source: GetRecords on ${reader.shardId} failed, retrying: ${String(error)}`);
-        await sleep(this.pollIntervalInMillis, this.abort.signal);
+        await sleep(this.pollIntervalInMillis, this.signal);
         continue;
       }
       if (batch.records.length === 0) {
-        this.idleSince.set(reader.shardId, batch.millisBehindLatest === 0 ? readStarted : undefined);
+        this.setIdleSince(reader.shardId, batch.millisBehindLatest === 0 ? readStarted : undefined);
         if (!batch.open) return;
-        await sleep(this.pollIntervalInMillis, this.abort.signal);
+        await sleep(this.pollIntervalInMillis, this.signal);
         continue;
       }
-      this.idleSince.set(reader.shardId, undefined);
+      this.setIdleSince(reader.shardId, undefined);
       const records = batch.records;
       const result = await this.invoke(reader.shardId, records);
       if (result.kind === 'success') {
@@ -236,7 +167,7 @@ export class EventSourceLoop {
         this.log(
           `event source: ${reader.shardId} retry ${attempts}/${this.retryAttempts} from ${resumeAt}: ${result.reason}`,
         );
-        await sleep(this.retryDelayInMillis, this.abort.signal);
+        await sleep(this.retryDelayInMillis, this.signal);
         await this.seek(reader, { type: 'AT_SEQUENCE_NUMBER', sequenceNumber: resumeAt });
         continue;
       }
@@ -254,13 +185,13 @@ export class EventSourceLoop {
 
   /** Repositions a shard reader, retrying transient errors (the checkpoint must never be skipped). */
   private async seek(reader: ShardReader, position: ShardPosition): Promise<void> {
-    while (!this.abort.signal.aborted) {
+    while (!this.signal.aborted) {
       try {
         await reader.seek(position);
         return;
       } catch (error) {
         this.log(`event source: GetShardIterator on ${reader.shardId} failed, retrying: ${String(error)}`);
-        await sleep(this.pollIntervalInMillis, this.abort.signal);
+        await sleep(this.pollIntervalInMillis, this.signal);
       }
     }
   }
