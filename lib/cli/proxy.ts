@@ -444,14 +444,65 @@ export async function createSigningProxy(options: SigningProxyOptions): Promise<
     log(line);
   };
 
+  /** Signs a request to the domain: `toSign` are the caller's headers to sign; host is added here. */
+  async function sign(
+    credentials: AwsCredentialIdentity,
+    method: string,
+    path: string,
+    query: Record<string, string | string[]>,
+    toSign: Record<string, string>,
+    body: Buffer,
+  ): Promise<Record<string, string>> {
+    const signer = new SignatureV4({ service, region: options.region, credentials, sha256: Sha256 });
+    const signed = await signer.sign({
+      method,
+      protocol: upstream.protocol,
+      hostname: upstream.hostname,
+      ...(upstream.port === '' ? {} : { port: Number(upstream.port) }),
+      path,
+      query,
+      headers: { ...toSign, host: upstream.host },
+      ...(body.length > 0 ? { body } : {}),
+    });
+    return signed.headers;
+  }
+
+  /**
+   * The backend roles the security plugin derived from the caller's signature, from its authinfo API, which
+   * answers every authenticated caller, mapped or not (Dashboards reads it to show its "missing role" page).
+   * This is the exact string a role mapping must contain, whatever IAM path the role has. Undefined when the
+   * domain refuses even that (the access policy, not the security plugin, rejected the request).
+   */
+  async function backendRolesSeenByOpenSearch(): Promise<readonly string[] | undefined> {
+    try {
+      const credentials = await resolveCredentials(credentialSource);
+      const path = '/_plugins/_security/authinfo';
+      const { host: _host, ...headers } = await sign(credentials, 'GET', path, {}, {}, Buffer.alloc(0));
+      const response = await fetch(`${upstream.origin}${path}`, {
+        headers,
+        signal: AbortSignal.timeout(10_000),
+      });
+      if (!response.ok) return undefined;
+      const info = (await response.json()) as { backend_roles?: unknown };
+      return Array.isArray(info.backend_roles) ? info.backend_roles.map(String) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   const hintFor403 = async (): Promise<void> => {
     if (hinted403) return;
     hinted403 = true;
     let who: string;
-    try {
-      who = mappableArn(await identity());
-    } catch (error) {
-      who = `(unknown: ${messageOf(error)})`;
+    const roles = await backendRolesSeenByOpenSearch();
+    if (roles !== undefined && roles.length > 0) {
+      who = `(OpenSearch sees you as backend role ${roles.join(', ')})`;
+    } else {
+      try {
+        who = mappableArn(await identity());
+      } catch (error) {
+        who = `(unknown: ${messageOf(error)})`;
+      }
     }
     log(
       `kfek proxy: the domain answered 403: your IAM principal ${who} is not mapped: add it to ` +
@@ -477,21 +528,11 @@ export async function createSigningProxy(options: SigningProxyOptions): Promise<
     const headers = forwardRequestHeaders(req.headers);
     // Only host and content-type are signed (plus the x-amz-* headers the signer adds): every other browser
     // header is relayed unsigned, so nothing Node or the browser normalizes can break the signature.
-    const toSign: Record<string, string> = { host: upstream.host };
+    const toSign: Record<string, string> = {};
     const contentType = req.headers['content-type'];
     if (contentType !== undefined) toSign['content-type'] = contentType;
-    const signer = new SignatureV4({ service, region: options.region, credentials, sha256: Sha256 });
-    const signed = await signer.sign({
-      method,
-      protocol: upstream.protocol,
-      hostname: upstream.hostname,
-      ...(upstream.port === '' ? {} : { port: Number(upstream.port) }),
-      path,
-      query,
-      headers: toSign,
-      ...(body.length > 0 ? { body } : {}),
-    });
-    const outgoing: Record<string, string | string[]> = { ...headers, ...signed.headers };
+    const signedHeaders = await sign(credentials, method, path, query, toSign, body);
+    const outgoing: Record<string, string | string[]> = { ...headers, ...signedHeaders };
     if (body.length > 0 || !['GET', 'HEAD', 'DELETE', 'OPTIONS'].includes(method)) {
       outgoing['content-length'] = String(body.length);
     }

@@ -396,6 +396,43 @@ describe('createSigningProxy', () => {
     ]);
   });
 
+  test('names the backend role OpenSearch derived from the signature when its authinfo API answers', async () => {
+    // GIVEN a domain whose security plugin authenticates the caller but maps no role (authinfo still answers)
+    upstream.reply = (req, res) => {
+      if (req.url === '/_plugins/_security/authinfo') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            user_name:
+              'arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/eu-west-1/AWSReservedSSO_Dev_1',
+            backend_roles: [
+              'arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/eu-west-1/AWSReservedSSO_Dev_1',
+            ],
+            roles: [],
+          }),
+        );
+        return;
+      }
+      res.writeHead(403, { 'content-type': 'application/json' });
+      res.end('{"message":"no permissions"}');
+    };
+
+    // WHEN
+    await send(proxy.url, '/_dashboards/app/home');
+    await waitFor(() => lines.length > 0);
+
+    // THEN the hint quotes OpenSearch's own view, and the authinfo request was properly signed
+    expect(identity).not.toHaveBeenCalled();
+    expect(lines).toEqual([
+      expect.stringContaining(
+        'OpenSearch sees you as backend role arn:aws:iam::123456789012:role/aws-reserved/sso.amazonaws.com/eu-west-1/AWSReservedSSO_Dev_1',
+      ),
+    ]);
+    const authinfo = upstream.received.find((r) => r.url === '/_plugins/_security/authinfo');
+    expect(authinfo).toBeDefined();
+    expect(await signatureIsValid(authinfo as Received)).toBe(true);
+  });
+
   test('answers 502 with the reason when the domain cannot be reached', async () => {
     // GIVEN a proxy in front of a port nobody listens on
     const closed = await freeClosedPort();
