@@ -13,6 +13,7 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import * as tls from 'node:tls';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
@@ -97,6 +98,12 @@ export interface SigningProxyOptions {
    * @default - lines go nowhere
    */
   readonly log?: (line: string) => void;
+  /**
+   * Extra certificate authorities (PEM) to trust for an https upstream, besides Node's bundled ones. Tests use it
+   * with a self-signed certificate; people behind a TLS-inspecting proxy set NODE_EXTRA_CA_CERTS instead.
+   * @default - Node's bundled CAs only
+   */
+  readonly upstreamCa?: string;
 }
 
 export interface SigningProxy {
@@ -430,7 +437,14 @@ export async function createSigningProxy(options: SigningProxyOptions): Promise<
   const service = options.service ?? 'es';
   const transport = upstream.protocol === 'https:' ? https : http;
   // Keep-alive to the domain: Dashboards fires dozens of requests per page, and a TLS handshake each would be slow.
-  const agent = new transport.Agent({ keepAlive: true, maxSockets: 32 });
+  const agent =
+    upstream.protocol === 'https:'
+      ? new https.Agent({
+          keepAlive: true,
+          maxSockets: 32,
+          ...(options.upstreamCa !== undefined ? { ca: [...tls.rootCertificates, options.upstreamCa] } : {}),
+        })
+      : new http.Agent({ keepAlive: true, maxSockets: 32 });
   const identity =
     options.identity ?? (() => getCallerIdentity({ region: options.region, credentials: credentialSource }));
   let hinted403 = false;
@@ -478,12 +492,32 @@ export async function createSigningProxy(options: SigningProxyOptions): Promise<
       const credentials = await resolveCredentials(credentialSource);
       const path = '/_plugins/_security/authinfo';
       const { host: _host, ...headers } = await sign(credentials, 'GET', path, {}, {}, Buffer.alloc(0));
-      const response = await fetch(`${upstream.origin}${path}`, {
-        headers,
-        signal: AbortSignal.timeout(10_000),
+      const response = await new Promise<{ ok: boolean; text: string }>((resolve, reject) => {
+        const req = transport.request(
+          {
+            protocol: upstream.protocol,
+            hostname: upstream.hostname,
+            port: upstream.port === '' ? undefined : Number(upstream.port),
+            path,
+            headers,
+            agent,
+            timeout: 10_000,
+          },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () =>
+              resolve({ ok: res.statusCode === 200, text: Buffer.concat(chunks).toString('utf8') }),
+            );
+            res.on('error', reject);
+          },
+        );
+        req.on('timeout', () => req.destroy(new Error('authinfo timed out')));
+        req.on('error', reject);
+        req.end();
       });
       if (!response.ok) return undefined;
-      const info = (await response.json()) as { backend_roles?: unknown };
+      const info = JSON.parse(response.text) as { backend_roles?: unknown };
       return Array.isArray(info.backend_roles) ? info.backend_roles.map(String) : undefined;
     } catch {
       return undefined;

@@ -4,9 +4,13 @@
  * headers named in SignedHeaders, body bytes) with the test's static credentials. Nothing of the proxy is mocked.
  */
 import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as http from 'node:http';
+import * as https from 'node:https';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
-import { networkInterfaces } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Sha256 } from '@aws-crypto/sha256-js';
 import { SignatureV4 } from '@smithy/signature-v4';
@@ -54,10 +58,10 @@ const okJson: Reply = (_req, res) => {
   res.end('{"ok":true}');
 };
 
-async function startUpstream(): Promise<Upstream> {
+async function startUpstream(tlsOptions?: { key: string; cert: string }): Promise<Upstream> {
   const received: Received[] = [];
   const upstream: { reply: Reply } = { reply: okJson };
-  const server = http.createServer((req, res) => {
+  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -71,11 +75,13 @@ async function startUpstream(): Promise<Upstream> {
       received.push(r);
       upstream.reply(r, res);
     });
-  });
+  };
+  const server =
+    tlsOptions === undefined ? http.createServer(onRequest) : https.createServer(tlsOptions, onRequest);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin: `${tlsOptions === undefined ? 'http' : 'https'}://127.0.0.1:${port}`,
     host: `127.0.0.1:${port}`,
     received,
     get reply() {
@@ -579,6 +585,88 @@ describe('createSigningProxy', () => {
     await expect(
       createSigningProxy({ endpoint: upstream.origin, region: REGION, port, credentials: CREDENTIALS }),
     ).rejects.toThrow(new RegExp(`Port ${port} on 127.0.0.1 is already in use.*--port`));
+  });
+});
+
+describe('an https upstream (self-signed certificate made with openssl)', () => {
+  let dir: string;
+  let secure: Upstream;
+  let cert: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'kfek-proxy-tls-'));
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
+    cert = readFileSync(join(dir, 'cert.pem'), 'utf8');
+    secure = await startUpstream({ key: readFileSync(join(dir, 'key.pem'), 'utf8'), cert });
+  }, 30_000);
+
+  afterAll(async () => {
+    await secure?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a bare host:port means https; the host header and signature carry the port', async () => {
+    // GIVEN the endpoint written as the Search stack prints it (no scheme)
+    const tlsProxy = await createSigningProxy({
+      endpoint: secure.host,
+      region: REGION,
+      port: 0,
+      credentials: CREDENTIALS,
+      upstreamCa: cert,
+    });
+    try {
+      // WHEN
+      const answer = await send(tlsProxy.url, '/_cluster/health?pretty');
+
+      // THEN
+      expect(tlsProxy.upstream).toBe(secure.origin);
+      expect(answer.status).toBe(200);
+      const [r] = secure.received;
+      expect(r.headers.host).toBe(secure.host);
+      expect(await signatureIsValid(r)).toBe(true);
+    } finally {
+      await tlsProxy.close();
+    }
+  });
+
+  test('refuses an upstream certificate it cannot verify (502, nothing sent)', async () => {
+    secure.received.length = 0;
+    const strict = await createSigningProxy({
+      endpoint: secure.origin,
+      region: REGION,
+      port: 0,
+      credentials: CREDENTIALS,
+    });
+    try {
+      const answer = await send(strict.url, '/');
+      expect(answer.status).toBe(502);
+      expect(answer.body.toString()).toMatch(
+        /cannot reach https:\/\/127\.0\.0\.1:\d+: .*(self[- ]signed|certificate)/i,
+      );
+      expect(secure.received).toHaveLength(0);
+    } finally {
+      await strict.close();
+    }
   });
 });
 
