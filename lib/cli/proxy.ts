@@ -244,7 +244,7 @@ export interface CallerIdentityOptions {
 
 /**
  * The caller's ARN from STS GetCallerIdentity. @aws-sdk/client-sts is not a dependency of this project and this
- * is one unauthenticated-by-policy Query API call (no IAM permission is needed for it), so it is signed here with
+ * is one Query API call that needs no IAM permission, so it is signed here with
  * the same signer as the proxied requests instead of adding the client.
  * https://docs.aws.amazon.com/STS/latest/APIReference/API_GetCallerIdentity.html
  */
@@ -482,12 +482,15 @@ export async function createSigningProxy(options: SigningProxyOptions): Promise<
   }
 
   /**
-   * The backend roles the security plugin derived from the caller's signature, from its authinfo API, which
-   * answers every authenticated caller, mapped or not (Dashboards reads it to show its "missing role" page).
-   * This is the exact string a role mapping must contain, whatever IAM path the role has. Undefined when the
-   * domain refuses even that (the access policy, not the security plugin, rejected the request).
+   * How the security plugin sees the caller, from its authinfo API, which answers every authenticated caller,
+   * mapped or not (Dashboards reads it to show its "missing role" page): the backend roles it derived from the
+   * signature (the exact string a role mapping must contain, whatever IAM path the role has) and the OpenSearch
+   * roles they are mapped to. Undefined when the domain refuses even that (the access policy, not the security
+   * plugin, rejected the request) or answers something else.
    */
-  async function backendRolesSeenByOpenSearch(): Promise<readonly string[] | undefined> {
+  async function authInfo(): Promise<
+    { readonly backendRoles: readonly string[]; readonly roles: readonly string[] } | undefined
+  > {
     try {
       const credentials = await resolveCredentials(credentialSource);
       const path = '/_plugins/_security/authinfo';
@@ -517,20 +520,33 @@ export async function createSigningProxy(options: SigningProxyOptions): Promise<
         req.end();
       });
       if (!response.ok) return undefined;
-      const info = JSON.parse(response.text) as { backend_roles?: unknown };
-      return Array.isArray(info.backend_roles) ? info.backend_roles.map(String) : undefined;
+      const info = JSON.parse(response.text) as { backend_roles?: unknown; roles?: unknown };
+      if (!Array.isArray(info.backend_roles)) return undefined;
+      return {
+        backendRoles: info.backend_roles.map(String),
+        roles: Array.isArray(info.roles) ? info.roles.map(String) : [],
+      };
     } catch {
       return undefined;
     }
   }
 
-  const hintFor403 = async (): Promise<void> => {
+  const hintFor403 = async (method: string, path: string): Promise<void> => {
     if (hinted403) return;
     hinted403 = true;
+    const info = await authInfo();
+    if (info !== undefined && info.roles.length > 0) {
+      // Mapped, but to roles that do not allow this request (a reader opening the security pages, say).
+      log(
+        `kfek proxy: the domain answered 403 to ${method} ${path}: you (backend role ` +
+          `${info.backendRoles.join(', ')}) are mapped to ${info.roles.join(', ')}, which do not allow it; for ` +
+          'full access put that backend role in openSearch.access.adminBackendRoles and redeploy.',
+      );
+      return;
+    }
     let who: string;
-    const roles = await backendRolesSeenByOpenSearch();
-    if (roles !== undefined && roles.length > 0) {
-      who = `(OpenSearch sees you as backend role ${roles.join(', ')})`;
+    if (info !== undefined && info.backendRoles.length > 0) {
+      who = `(OpenSearch sees you as backend role ${info.backendRoles.join(', ')})`;
     } else {
       try {
         who = mappableArn(await identity());
@@ -586,7 +602,7 @@ export async function createSigningProxy(options: SigningProxyOptions): Promise<
         (upstreamRes) => {
           const status = upstreamRes.statusCode ?? 502;
           if (status === 403) {
-            void hintFor403();
+            void hintFor403(method, path);
           }
           res.writeHead(status, relayResponseHeaders(upstreamRes.headers, upstream, proxyOrigin));
           upstreamRes.pipe(res);

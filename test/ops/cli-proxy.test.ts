@@ -439,6 +439,36 @@ describe('createSigningProxy', () => {
     expect(await signatureIsValid(authinfo as Received)).toBe(true);
   });
 
+  test('says "mapped but not allowed" instead of "not mapped" when authinfo lists roles', async () => {
+    // GIVEN a reader opening an admin page
+    upstream.reply = (req, res) => {
+      if (req.url === '/_plugins/_security/authinfo') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            backend_roles: ['arn:aws:iam::123456789012:role/Reader'],
+            roles: ['kfek_reader', 'opensearch_dashboards_user'],
+          }),
+        );
+        return;
+      }
+      res.writeHead(403);
+      res.end();
+    };
+
+    // WHEN
+    await send(proxy.url, '/_plugins/_security/api/roles');
+    await waitFor(() => lines.length > 0);
+
+    // THEN
+    expect(lines).toEqual([
+      'kfek proxy: the domain answered 403 to GET /_plugins/_security/api/roles: you (backend role ' +
+        'arn:aws:iam::123456789012:role/Reader) are mapped to kfek_reader, opensearch_dashboards_user, which do not ' +
+        'allow it; for full access put that backend role in openSearch.access.adminBackendRoles and redeploy.',
+    ]);
+    expect(identity).not.toHaveBeenCalled();
+  });
+
   test('answers 502 with the reason when the domain cannot be reached', async () => {
     // GIVEN a proxy in front of a port nobody listens on
     const closed = await freeClosedPort();
