@@ -602,7 +602,35 @@ export async function createSigningProxy(options: SigningProxyOptions): Promise<
     );
   };
 
+  /**
+   * Refuses requests a web page other than Dashboards made the browser send. Listening on 127.0.0.1 keeps other
+   * machines out, not other sites: a page on evil.example can post to http://127.0.0.1:9200 (cross-site request
+   * forgery) or, after re-pointing its own host name at 127.0.0.1 (DNS rebinding), read the answers, and this
+   * proxy would sign both as the user. So the Host must name the proxy itself, and an Origin, which browsers send
+   * with every cross-origin and every POST request, must be the proxy's.
+   */
+  function foreignRequest(req: http.IncomingMessage): string | undefined {
+    const port = new URL(proxyOrigin).port;
+    const allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
+    const host = (req.headers.host ?? '').toLowerCase();
+    if (!allowedHosts.has(host)) {
+      return `Host ${JSON.stringify(req.headers.host ?? '')} is not this proxy; open http://127.0.0.1:${port}/_dashboards`;
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined && !allowedHosts.has(origin.toLowerCase().replace(/^http:\/\//, ''))) {
+      return `requests from pages on ${origin} are refused: the proxy signs as you`;
+    }
+    return undefined;
+  }
+
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const refusal = foreignRequest(req);
+    if (refusal !== undefined) {
+      logOnce(`kfek proxy: refused ${req.method ?? 'GET'} ${req.url ?? '/'}: ${refusal}`);
+      req.resume();
+      sendText(res, 403, `kfek proxy: ${refusal}.`, true);
+      return;
+    }
     const body = await readBody(req, res, maxBodyBytes);
     if (body === undefined) return;
     let credentials: AwsCredentialIdentity;
@@ -645,7 +673,11 @@ export async function createSigningProxy(options: SigningProxyOptions): Promise<
           if (status === 403) {
             void hintFor403(method, path);
           }
-          res.writeHead(status, relayResponseHeaders(upstreamRes.headers, upstream, proxyOrigin));
+          // foreignRequest checked the Host: redirects go back to the name the browser used (127.0.0.1 or localhost).
+          res.writeHead(
+            status,
+            relayResponseHeaders(upstreamRes.headers, upstream, `http://${String(req.headers.host)}`),
+          );
           upstreamRes.pipe(res);
           upstreamRes.on('error', () => res.destroy());
           upstreamRes.on('end', resolve);

@@ -469,6 +469,47 @@ describe('createSigningProxy', () => {
     expect(identity).not.toHaveBeenCalled();
   });
 
+  test('refuses requests for another Host name (DNS rebinding) and from other sites (CSRF), signing nothing', async () => {
+    // GIVEN the proxy's own port
+    const port = new URL(proxy.url).port;
+
+    // WHEN a page on another site, or a rebinding host name, reaches the proxy
+    const rebound = await send(proxy.url, '/logs/_search', { headers: { host: `evil.example:${port}` } });
+    const forged = await send(proxy.url, '/logs/_doc', {
+      method: 'POST',
+      body: '{"x":1}',
+      headers: { 'content-type': 'text/plain', origin: 'https://evil.example' },
+    });
+
+    // THEN
+    expect(rebound.status).toBe(403);
+    expect(rebound.body.toString()).toContain(`Host "evil.example:${port}" is not this proxy`);
+    expect(forged.status).toBe(403);
+    expect(forged.body.toString()).toContain('requests from pages on https://evil.example are refused');
+    expect(upstream.received).toHaveLength(0);
+  });
+
+  test('accepts Dashboards itself under 127.0.0.1 or localhost, and redirects to the name the browser used', async () => {
+    // GIVEN
+    const port = new URL(proxy.url).port;
+    upstream.reply = (_req, res) => {
+      res.writeHead(302, { location: `${upstream.origin}/_dashboards/app/home` });
+      res.end();
+    };
+
+    // WHEN
+    const viaLocalhost = await send(proxy.url, '/_dashboards', {
+      headers: { host: `localhost:${port}`, origin: `http://localhost:${port}` },
+    });
+    const sameOrigin = await send(proxy.url, '/_dashboards', { headers: { origin: proxy.url } });
+
+    // THEN
+    expect(viaLocalhost.status).toBe(302);
+    expect(viaLocalhost.headers.location).toBe(`http://localhost:${port}/_dashboards/app/home`);
+    expect(sameOrigin.headers.location).toBe(`${proxy.url}/_dashboards/app/home`);
+    expect(upstream.received).toHaveLength(2);
+  });
+
   test('answers 502 with the reason when the domain cannot be reached', async () => {
     // GIVEN a proxy in front of a port nobody listens on
     const closed = await freeClosedPort();
