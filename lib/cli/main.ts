@@ -19,7 +19,14 @@ import { CliError, UsageError } from './errors';
 import { formatQueryResult, formatSendResult, formatTable, formatVerifyResult } from './format';
 import { GeneratorError, newRunId, validateRunId } from './generate';
 import { ProgressBar, type ProgressOutput } from './progress';
-import { createSigningProxy, getCallerIdentity, mappableArn, messageOf, upstreamOrigin } from './proxy';
+import {
+  createSigningProxy,
+  defaultCredentialProvider,
+  getCallerIdentity,
+  mappableArn,
+  messageOf,
+  upstreamOrigin,
+} from './proxy';
 import { runQuery } from './query';
 import { sendLogEvents } from './send';
 import { verifyRun } from './verify';
@@ -202,14 +209,18 @@ async function proxy(args: ProxyArgs, io: CliIo): Promise<number> {
   let identity: Promise<string> | undefined;
   // The SDK's own endpoint variables are honoured, so a local STS (moto) answers in tests and offline runs.
   const stsEndpoint = io.env.AWS_ENDPOINT_URL_STS ?? io.env.AWS_ENDPOINT_URL;
+  // One chain for the proxy and the identity lookup, so an SSO session is read (and refreshed) once.
+  const credentials = await defaultCredentialProvider();
   const whoAmI = (): Promise<string> =>
     (identity ??= getCallerIdentity({
       region,
+      credentials,
       ...(stsEndpoint !== undefined ? { endpoint: stsEndpoint } : {}),
     }));
   const server = await createSigningProxy({
     endpoint: args.endpoint,
     region,
+    credentials,
     port: args.port,
     identity: whoAmI,
     log: (line) => io.stderr.write(`${line}\n`),

@@ -4,8 +4,8 @@
  * The domain's access policy admits only requests signed with SigV4 by IAM principals of the account, and a browser
  * cannot sign. This proxy listens on 127.0.0.1, signs every request with the caller's AWS credentials (service
  * `es`) and relays it to the domain, so a person opens OpenSearch Dashboards at http://127.0.0.1:9200/_dashboards.
- * It is the well-known pattern of aws-es-proxy and aws-sigv4-proxy, built on the signer the provisioner already
- * uses (lib/opensearch/http.ts), so no new dependency is needed.
+ * It is the well-known pattern of aws-es-proxy and aws-sigv4-proxy, built on the `@smithy/signature-v4` signer the
+ * provisioner already uses (lib/opensearch/http.ts) and the SDK's credential chain, so it adds no dependency.
  *
  * {@link createSigningProxy} is the core: it starts the server and returns a handle; tests use it in-process with
  * static credentials and a plain-HTTP upstream.
@@ -250,7 +250,7 @@ export function mappableArn(arn: string): string {
   return m === null ? arn : `arn:${m[1]}:iam::${m[2]}:role/${m[3]}`;
 }
 
-async function defaultCredentialProvider(): Promise<AwsCredentialIdentityProvider> {
+export async function defaultCredentialProvider(): Promise<AwsCredentialIdentityProvider> {
   // Loaded lazily, as in lib/opensearch/http.ts: the module graph of the chain is large and only this command
   // needs it.
   const { defaultProvider } = await import('@aws-sdk/credential-provider-node');
