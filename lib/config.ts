@@ -311,7 +311,7 @@ const REMOVED_KEYS: Readonly<Record<string, string>> = {
   'openSearch.access.allowedCidrs':
     'the access policy admits only requests signed by IAM principals of the account (unsigned requests would be ' +
     'anonymous and refused by fine-grained access control anyway); use openSearch.access.adminBackendRoles ' +
-    '(or readerBackendRoles) for your IAM role and sign your requests (docs/deploy.md)',
+    '(or readerBackendRoles) for your IAM role and sign your requests (README.md, "Deploy to AWS" step 1)',
 };
 
 // ---------------------------------------------------------------------------------------------------------------

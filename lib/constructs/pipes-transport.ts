@@ -18,7 +18,7 @@ export interface PipesTransportProps {
   readonly deadLetterQueue: sqs.IQueue;
   /**
    * Records per batch. Pipes invokes a Kinesis target with at most 500 results; one CloudWatch Logs record can
-   * carry many events, so keep this small (see docs/deploy.md, "Pipes and the 500-results limit").
+   * carry many events, so keep this small (see README.md, "Pipes and the 500-results limit").
    * @default 10
    */
   readonly batchSize?: number;

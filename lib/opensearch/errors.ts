@@ -32,7 +32,7 @@ export class OpenSearchHttpError extends OpenSearchProvisioningError {
 
 /**
  * The target refused the provisioner (HTTP 401/403). Under fine-grained access control the caller must be the
- * master user or mapped to `all_access` and `security_manager`; see docs/opensearch.md.
+ * master user or mapped to `all_access` and `security_manager`; see README.md, "OpenSearch".
  */
 export class OpenSearchAccessDeniedError extends OpenSearchProvisioningError {
   constructor(
@@ -44,7 +44,7 @@ export class OpenSearchAccessDeniedError extends OpenSearchProvisioningError {
     super(
       `${method} ${path} was refused with HTTP ${status}: ${responseText.slice(0, 500)}. ` +
         'The provisioner must be the fine-grained access control master user (or mapped to all_access and ' +
-        'security_manager), and the domain access policy must let its requests through; see docs/opensearch.md.',
+        'security_manager), and the domain access policy must let its requests through; see README.md, "OpenSearch".',
     );
     this.name = 'OpenSearchAccessDeniedError';
   }

@@ -3,7 +3,7 @@ import { contentHash, type OpenSearchSpec } from './spec';
 /**
  * The composable index template for the log indices (`PUT _index_template/<name>`).
  *
- * Why these mappings (see docs/opensearch.md for the user-facing version):
+ * Why these mappings (see README.md, "What the index template maps, and why", for the user-facing version):
  * - Without a template OpenSearch guesses each field's type from the first document of each daily index, so one
  *   app logging `level: 3` turns `level` numeric for everyone that day. The fields kfek itself writes are mapped
  *   explicitly, and every other field is caught by dynamic templates with predictable types.

@@ -104,7 +104,7 @@ export interface OpenSearchSpec {
   };
 }
 
-/** Defaults are data, applied once in {@link resolveOpenSearchSpec} (and listed in docs/opensearch.md). */
+/** Defaults are data, applied once in {@link resolveOpenSearchSpec} (the app's own defaults are listed in README.md, "Default settings"). */
 export const OPENSEARCH_SPEC_DEFAULTS = {
   name: 'kfek',
   shards: 1,

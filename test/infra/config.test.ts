@@ -282,7 +282,7 @@ describe('indexNameFor', () => {
   });
 });
 
-describe('docs/deploy.md "Default settings"', () => {
+describe('README.md "Default settings"', () => {
   /** Leaf paths of the defaults: objects recurse; arrays and scalars are settings. */
   function leafPaths(value: unknown, prefix = ''): string[] {
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
@@ -293,7 +293,7 @@ describe('docs/deploy.md "Default settings"', () => {
 
   test('lists every setting, including the optional ones', () => {
     // GIVEN
-    const doc = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'deploy.md'), 'utf8');
+    const doc = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
     const table = doc.slice(doc.indexOf('### Default settings'), doc.indexOf('### What the sandbox costs'));
     const optional = [
       'account',
