@@ -19,7 +19,7 @@ import { createHttpClient, provisionOpenSearch } from '../../lib/opensearch';
 import { generateEvents, newRunId } from '../../lib/cli/generate';
 import { ProgressBar } from '../../lib/cli/progress';
 import { startOpenSearch, type RunningOpenSearch } from '../opensearch-node';
-import { startMoto, type MotoServer } from '../../test/helpers/moto';
+import { startMoto, type MotoServer } from '../moto-server';
 import { loadConfig, localSpecFromConfig, openSearchSpecFromConfig, REPO_ROOT } from './config-spec';
 import { LocalRunError, UsageError } from './errors';
 import { readFailedDocuments } from './failed-documents';

@@ -23,7 +23,7 @@ import { EventSourceLoop } from '../../scripts/local/event-source-loop';
 import { readFailedDocuments } from '../../scripts/local/failed-documents';
 import { SearchHttp } from '../../scripts/local/search-http';
 import { sleep } from '../../scripts/local/shard-reader';
-import { startMoto, type MotoServer } from '../helpers/moto';
+import { startMoto, type MotoServer } from '../../scripts/moto-server';
 
 const REGION = 'eu-west-1';
 let moto: MotoServer;

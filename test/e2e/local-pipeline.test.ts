@@ -28,7 +28,7 @@ import type { OutgoingLogEvent, SentLogEvent } from '../../scripts/local/sender'
 import type { LocalPipelineSpec } from '../../scripts/local/spec';
 import { countDocuments } from '../../scripts/local/summary';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy';
-import { startMoto, type MotoServer } from '../helpers/moto';
+import { startMoto, type MotoServer } from '../../scripts/moto-server';
 import {
   OPENSEARCH_START_TIMEOUT_MILLIS,
   startOpenSearch,

@@ -8,7 +8,7 @@ import { localAwsClients, type LocalAwsClients } from '../../scripts/local/aws-c
 import { LocalRunError } from '../../scripts/local/errors';
 import { ShardPollingLoop } from '../../scripts/local/shard-pollers';
 import type { ShardReader } from '../../scripts/local/shard-reader';
-import { startMoto, type MotoServer } from '../helpers/moto';
+import { startMoto, type MotoServer } from '../../scripts/moto-server';
 
 const REGION = 'eu-west-1';
 let moto: MotoServer;

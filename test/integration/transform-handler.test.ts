@@ -34,7 +34,7 @@ import type { DeadLetterObject } from '../../lambda/transform/dead-letter';
 import type { LogDocument } from '../../lambda/transform/types';
 import { encodeEnvelope, makeEnvelope, makeLogEvents } from '../helpers/cloudwatch';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy';
-import { startMoto, type MotoServer } from '../helpers/moto';
+import { startMoto, type MotoServer } from '../../scripts/moto-server';
 
 type Handler = (event: KinesisStreamEvent, context: Context) => Promise<KinesisStreamBatchResponse>;
 

@@ -25,7 +25,7 @@ import {
   type SigningProxy,
   splitTarget,
 } from '../../lib/cli/proxy';
-import { startMoto, type MotoServer } from '../helpers/moto';
+import { startMoto, type MotoServer } from '../../scripts/moto-server';
 
 const REGION = 'eu-west-1';
 const CREDENTIALS: AwsCredentialIdentity = {

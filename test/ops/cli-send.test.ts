@@ -17,7 +17,7 @@ import { ThrottledError } from '../../lib/cli/errors';
 import { parseRunMarker } from '../../lib/cli/generate';
 import { run, type CliIo } from '../../lib/cli/main';
 import { MAX_BYTES_PER_CALL, EVENT_OVERHEAD_BYTES, sendLogEvents, type SendResult } from '../../lib/cli/send';
-import { startMoto, type MotoServer } from '../helpers/moto';
+import { startMoto, type MotoServer } from '../../scripts/moto-server';
 import { startLogsThrottleProxy } from './logs-throttle-proxy';
 
 const GROUP = '/kfek/cli-test';

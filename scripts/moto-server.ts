@@ -1,6 +1,7 @@
 /**
  * Starts a real moto server (AWS API emulator, `.venv/bin/moto_server`) on 127.0.0.1 and a random free port,
- * for integration tests. Call `stop()` in afterAll; it kills the process group even when a test failed.
+ * for `npm start` (scripts/local/main.ts) and the integration tests. Call `stop()` when done (tests: in afterAll);
+ * it kills the process group even when a test failed.
  *
  * The venv comes from `bash scripts/ensure-python-tools.sh` (npm test's pretest runs it).
  */
@@ -33,7 +34,7 @@ export interface StartMotoOptions {
   readonly startTimeoutMs?: number;
 }
 
-export const MOTO_SERVER_BIN = join(__dirname, '..', '..', '.venv', 'bin', 'moto_server');
+export const MOTO_SERVER_BIN = join(__dirname, '..', '.venv', 'bin', 'moto_server');
 
 /** A free TCP port on 127.0.0.1 (asked from the OS; a tiny race before moto binds it is acceptable in tests). */
 export function freePort(): Promise<number> {
