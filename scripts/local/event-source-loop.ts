@@ -171,8 +171,8 @@ export class EventSourceLoop extends ShardPollingLoop {
         await this.seek(reader, { type: 'AT_SEQUENCE_NUMBER', sequenceNumber: resumeAt });
         continue;
       }
-      // Retries exhausted: Lambda sends a description of the batch (not the data) to the on-failure
-      // destination and moves the checkpoint past it.
+      // Retries exhausted: Lambda writes the invocation record to the on-failure destination and moves the
+      // checkpoint past the batch. kfek's destination is S3, which gets the batch's data too.
       await this.recordOnFailure(reader.shardId, remaining, attempts, result);
       this.stats.recordsSentToOnFailure += remaining.length;
       attempts = 0;
@@ -321,6 +321,10 @@ export class EventSourceLoop extends ShardPollingLoop {
         batchSize: records.length,
         streamArn: this.props.streamArn,
       },
+      // With an S3 destination Lambda keeps the invocation's payload (the records, data included) beside the
+      // metadata, so a discarded batch outlives the stream's retention and can be replayed; SQS and SNS would get
+      // the metadata above only. https://docs.aws.amazon.com/lambda/latest/dg/kinesis-on-failure-destination.html
+      payload: { Records: records.map((r) => this.toEventRecord(shardId, r)) },
       kfekReason: result.reason,
     };
     await mkdir(this.props.onFailureDir, { recursive: true });

@@ -254,12 +254,18 @@ describe('event-source loop (Lambda event source mapping stand-in)', () => {
       requestContext: { condition: string; approximateInvokeCount: number };
       responseContext: { functionError?: string };
       KinesisBatchInfo: { batchSize: number; streamArn: string; startSequenceNumber: string };
+      payload: KinesisStreamEvent;
     };
     expect(invocationRecord.requestContext).toEqual(
       expect.objectContaining({ condition: 'RetryAttemptsExhausted', approximateInvokeCount: 3 }),
     );
     expect(invocationRecord.responseContext.functionError).toBe('Unhandled');
     expect(invocationRecord.KinesisBatchInfo).toEqual(expect.objectContaining({ batchSize: 2, streamArn }));
+    // As with Lambda's S3 destination, the discarded records' data is kept, so nothing is lost.
+    expect(dataOf(invocationRecord.payload)).toEqual(['record-0', 'record-1']);
+    expect(invocationRecord.payload.Records[0].kinesis.sequenceNumber).toBe(
+      invocationRecord.KinesisBatchInfo.startSequenceNumber,
+    );
     expect(loop.snapshot()).toEqual(
       expect.objectContaining({ functionErrors: 3, recordsSentToOnFailure: 2 }),
     );
