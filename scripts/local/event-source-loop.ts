@@ -327,9 +327,16 @@ export class EventSourceLoop extends ShardPollingLoop {
       payload: { Records: records.map((r) => this.toEventRecord(shardId, r)) },
       kfekReason: result.reason,
     };
-    await mkdir(this.props.onFailureDir, { recursive: true });
     const file = path.join(this.props.onFailureDir, `${shardId}-${sequenceNumberOf(first)}.json`);
-    await writeFile(file, `${JSON.stringify(invocationRecord, null, 2)}\n`);
+    try {
+      await mkdir(this.props.onFailureDir, { recursive: true });
+      await writeFile(file, `${JSON.stringify(invocationRecord, null, 2)}\n`);
+    } catch (error) {
+      // Never move past a batch whose record could not be kept: the loop stops with a clear error instead.
+      throw new EventSourceError(`could not write the on-failure record ${file}: ${String(error)}`, {
+        cause: error,
+      });
+    }
     this.log(`event source: gave up on ${records.length} record(s) of ${shardId}, described in ${file}`);
   }
 }

@@ -7,7 +7,7 @@
  * made to answer 429 or 503 for chosen bulk items on demand. The end-to-end file runs the same loop against a
  * real node.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import {
@@ -20,6 +20,7 @@ import type { HttpRequest, HttpResponse, OpenSearchHttpClient } from '../../lib/
 import { localAwsClients, type LocalAwsClients } from '../../scripts/local/aws-clients';
 import { DeliveryLoop } from '../../scripts/local/delivery-loop';
 import { EventSourceLoop } from '../../scripts/local/event-source-loop';
+import { EventSourceError } from '../../scripts/local/errors';
 import { readFailedDocuments } from '../../scripts/local/failed-documents';
 import { SearchHttp } from '../../scripts/local/search-http';
 import { sleep } from '../../scripts/local/shard-reader';
@@ -269,6 +270,32 @@ describe('event-source loop (Lambda event source mapping stand-in)', () => {
     expect(loop.snapshot()).toEqual(
       expect.objectContaining({ functionErrors: 3, recordsSentToOnFailure: 2 }),
     );
+  });
+  test('fails when the on-failure record cannot be written: the loop stops with an EventSourceError', async () => {
+    // GIVEN an on-failure "folder" that is a file, and a handler that always throws
+    const streamArn = await streamWith(1);
+    const notADir = path.join(workDir, `not-a-dir-${streamCounter}`);
+    writeFileSync(notADir, 'a file');
+    const loop = new EventSourceLoop({
+      kinesis: clients.kinesis,
+      streamArn,
+      batchSize: 10,
+      retryAttempts: 0,
+      region: REGION,
+      accountId: '123456789012',
+      onFailureDir: notADir,
+      pollIntervalInMillis: 20,
+      retryDelayInMillis: 10,
+      handler: () => Promise.reject(new Error('boom')),
+    });
+    // WHEN
+    await loop.start();
+    await eventually(() => loop.failure() !== undefined);
+    // THEN
+    expect(loop.failure()).toBeInstanceOf(EventSourceError);
+    expect(loop.failure()?.message).toMatch(/^could not write the on-failure record /);
+    await expect(loop.stop()).rejects.toBeInstanceOf(EventSourceError);
+    expect(loop.snapshot().recordsSentToOnFailure).toBe(0);
   });
 });
 
