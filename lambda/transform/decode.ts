@@ -1,6 +1,7 @@
 /**
  * Decoding of one raw Kinesis record written by a CloudWatch Logs subscription filter:
- * base64 -> (gzip, sniffed) -> JSON -> validated envelopes (one, or several concatenated). Pure: no SDK, no environment, no I/O.
+ * base64 -> (gzip, sniffed) -> JSON -> validated envelopes (one, or several concatenated).
+ * Pure: no SDK, no environment, no I/O.
  *
  * CloudWatch Logs always gzips subscription payloads
  * (https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/SubscriptionFilters.html), but we sniff

@@ -33,10 +33,8 @@ export const MAX_ERROR_DATA_CHARS = 256 * 1024;
  */
 export function transformRecord(data: string | Buffer, limits?: DecodeLimits): RecordOutcome {
   try {
-    const envelopes = decodeEnvelopes(data, limits);
-    const dataEnvelopes = envelopes.filter((e) => e.messageType === 'DATA_MESSAGE');
+    const dataEnvelopes = decodeEnvelopes(data, limits).filter((e) => e.messageType === 'DATA_MESSAGE');
     if (dataEnvelopes.length === 0) return { kind: 'control' };
-    if (dataEnvelopes.length === 1) return { kind: 'data', documents: envelopeDocuments(dataEnvelopes[0]) };
     return { kind: 'data', documents: dataEnvelopes.flatMap(envelopeDocuments) };
   } catch (err) {
     if (err instanceof PoisonRecordError) return { kind: 'poison', reason: err.message };
