@@ -7,7 +7,7 @@
  * RSS belongs to one case and not to corpus generation or the throughput rounds.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { transformRecord } from '../lambda/transform/transform';
@@ -251,19 +251,9 @@ function memoryCase(name: string): MemoryReport {
  * transform's, as in Lambda, not ts-node's compiler too. Falls back to ts-node if bundling fails.
  */
 function childCommand(): string[] {
-  const outfile = join(ROOT, '.kfek/bench/bench-child.js');
+  const outfile = join(BENCH_OUT_DIR, 'bench-child.js');
   try {
-    mkdirSync(join(ROOT, '.kfek/bench'), { recursive: true });
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    (require('esbuild') as EsbuildLike).buildSync({
-      entryPoints: [__filename],
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      format: 'cjs',
-      outfile,
-      logLevel: 'silent',
-    });
+    bundle(__filename, outfile, { target: 'node20' });
     return ['--expose-gc', outfile];
   } catch {
     return ['--expose-gc', '-r', 'ts-node/register/transpile-only', __filename];
@@ -303,6 +293,23 @@ interface EsbuildLike {
   buildSync(options: Record<string, unknown>): unknown;
 }
 
+const BENCH_OUT_DIR = join(ROOT, '.kfek/bench');
+
+/** Bundles `entry` into one CommonJS file for node with the local esbuild; throws what esbuild throws. */
+function bundle(entry: string, outfile: string, options: Record<string, unknown>): void {
+  mkdirSync(BENCH_OUT_DIR, { recursive: true });
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (require('esbuild') as EsbuildLike).buildSync({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    outfile,
+    logLevel: 'silent',
+    ...options,
+  });
+}
+
 const DEPLOYED = LOCAL_ESBUILD_BUNDLING.bundling ?? {};
 const DEPLOYED_DESCRIPTION =
   `${DEPLOYED.target ?? 'default target'}, ` +
@@ -311,27 +318,14 @@ const DEPLOYED_DESCRIPTION =
     : `external ${String(DEPLOYED.externalModules)}`);
 
 function bundleReport(): string[] {
-  const entry = join(ROOT, 'lambda/transform/handler.ts');
-  if (!existsSync(entry))
-    return ['  handler bundle: not built (lambda/transform/handler.ts does not exist yet)'];
-  const outDir = join(ROOT, '.kfek/bench');
-  mkdirSync(outDir, { recursive: true });
-  const outfile = join(outDir, 'handler.js');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const esbuild = require('esbuild') as EsbuildLike;
+  const outfile = join(BENCH_OUT_DIR, 'handler.js');
   try {
-    esbuild.buildSync({
-      entryPoints: [entry],
-      bundle: true,
+    // The options the deployed function is bundled with (lib/constructs/bundling.ts): the AWS SDK clients are in
+    // the bundle, so this is the code Lambda loads at a cold start.
+    bundle(join(ROOT, 'lambda/transform/handler.ts'), outfile, {
       minify: DEPLOYED.minify ?? false,
-      platform: 'node',
-      // The options the deployed function is bundled with (lib/constructs/bundling.ts): the AWS SDK clients
-      // are in the bundle, so this is the code Lambda loads at a cold start.
       target: DEPLOYED.target,
-      format: 'cjs',
       external: [...(DEPLOYED.externalModules ?? [])],
-      outfile,
-      logLevel: 'silent',
     });
   } catch (err) {
     return [
