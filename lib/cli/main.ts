@@ -3,7 +3,7 @@
  * {@link run}; tests call it in-process with their own streams and environment.
  */
 import type { HttpAuth } from '../opensearch/http';
-import { createHttpClient } from '../opensearch/http';
+import { createHttpClient, defaultCredentialProvider } from '../opensearch/http';
 import { SAVED_QUERIES, savedQueryDefinitionName } from '../constructs/monitoring-queries';
 import {
   type ProxyArgs,
@@ -19,14 +19,7 @@ import { CliError, UsageError } from './errors';
 import { formatQueryResult, formatSendResult, formatTable, formatVerifyResult } from './format';
 import { GeneratorError, newRunId, validateRunId } from './generate';
 import { ProgressBar, type ProgressOutput } from './progress';
-import {
-  createSigningProxy,
-  defaultCredentialProvider,
-  getCallerIdentity,
-  mappableArn,
-  messageOf,
-  upstreamOrigin,
-} from './proxy';
+import { createSigningProxy, getCallerIdentity, mappableArn, messageOf, upstreamOrigin } from './proxy';
 import { runQuery } from './query';
 import { sendLogEvents } from './send';
 import { verifyRun } from './verify';

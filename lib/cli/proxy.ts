@@ -22,6 +22,7 @@ import type {
   Checksum,
   SourceData,
 } from '@smithy/types';
+import { defaultCredentialProvider } from '../opensearch/http';
 import { CliError } from './errors';
 
 /** Base class of the proxy's own errors (start-up problems; per-request problems become 502 responses). */
@@ -248,13 +249,6 @@ export function splitTarget(target: string): {
 export function mappableArn(arn: string): string {
   const m = /^arn:(aws[a-z-]*):sts::(\d{12}):assumed-role\/([^/]+)\/.+$/.exec(arn);
   return m === null ? arn : `arn:${m[1]}:iam::${m[2]}:role/${m[3]}`;
-}
-
-export async function defaultCredentialProvider(): Promise<AwsCredentialIdentityProvider> {
-  // Loaded lazily, as in lib/opensearch/http.ts: the module graph of the chain is large and only this command
-  // needs it.
-  const { defaultProvider } = await import('@aws-sdk/credential-provider-node');
-  return defaultProvider();
 }
 
 async function resolveCredentials(

@@ -77,8 +77,11 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-async function defaultCredentials(): Promise<AwsCredentialIdentityProvider> {
-  // Loaded lazily so the plain-HTTP local path never touches the AWS credential chain.
+/**
+ * The AWS SDK's default credential chain (environment, SSO, profiles, container and instance roles). Loaded lazily:
+ * its module graph is large, and the plain-HTTP local path never needs it.
+ */
+export async function defaultCredentialProvider(): Promise<AwsCredentialIdentityProvider> {
   const { defaultProvider } = await import('@aws-sdk/credential-provider-node');
   return defaultProvider();
 }
@@ -113,7 +116,7 @@ export function createHttpClient(options: HttpClientOptions): OpenSearchHttpClie
     signer ??= new SignatureV4({
       service: auth.service ?? 'es',
       region: auth.region,
-      credentials: auth.credentials ?? (await defaultCredentials()),
+      credentials: auth.credentials ?? (await defaultCredentialProvider()),
       sha256: Sha256,
     });
     const query: Record<string, string | string[]> = {};
