@@ -1,4 +1,4 @@
-import { Annotations, Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
+import { Annotations, ArnFormat, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -224,6 +224,30 @@ export class PipelineMonitoring extends Construct {
       masterKey: key,
       enforceSSL: true,
     });
+    // A topic policy replaces SNS's default one, and enforceSSL above creates one holding only the TLS deny: without
+    // this statement CloudWatch may not publish, and no alarm ever notifies anyone. Scoped to this account's alarms
+    // (confused deputy: aws:SourceAccount and aws:SourceArn are set by CloudWatch on alarm actions).
+    // https://docs.aws.amazon.com/sns/latest/dg/sns-access-policy-use-cases.html#source-account-versus-source-owner
+    const stack = Stack.of(this);
+    topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'AllowCloudWatchAlarmsToPublish',
+        principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+        actions: ['sns:Publish'],
+        resources: [topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': stack.account },
+          ArnLike: {
+            'aws:SourceArn': stack.formatArn({
+              service: 'cloudwatch',
+              resource: 'alarm',
+              resourceName: '*',
+              arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+            }),
+          },
+        },
+      }),
+    );
     if (email !== undefined) topic.addSubscription(new subscriptions.EmailSubscription(email));
     return topic;
   }
