@@ -169,6 +169,28 @@ export const DENY_ROWS: readonly Row[] = [
       ];
     },
   },
+  {
+    name: "CloudWatch acting for another account's alarm cannot publish to the alarm topic",
+    calls: (m) => {
+      const topic = m.find('Monitoring/Monitoring/AlarmTopic', 'AWS::SNS::Topic');
+      return [
+        {
+          caller: 'cloudwatch.amazonaws.com (an alarm of another account)',
+          principal: 'cloudwatch.amazonaws.com',
+          action: 'sns:Publish',
+          resource: topic.path,
+          resourceArn: m.ref(topic),
+          resourcePolicy: m.topicPolicy(topic),
+          context: {
+            'aws:SourceAccount': OTHER_ACCOUNT,
+            'aws:SourceArn': `arn:aws:cloudwatch:${m.region}:${OTHER_ACCOUNT}:alarm:theirs`,
+            'aws:SecureTransport': 'true',
+          },
+          expect: 'Denied',
+        },
+      ];
+    },
+  },
 ];
 
 /** The service principals a trust policy allows to assume the role. */
