@@ -41,6 +41,7 @@ import {
   recordedCdkCalls,
   runBashSession,
   runProcess,
+  runProxyExample,
   sandboxEnv,
   snippetById,
   substitutePlaceholders,
@@ -429,29 +430,18 @@ describe('the deploy guide (README.md "Deploy to AWS")', () => {
       const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/_dashboards`;
       const code = runnable('proxy', { 'Search.DashboardsUrl': url });
       // WHEN the reader runs the block, and opens a page through it
-      const ctrlC = new AbortController();
-      const proxy = runProcess('bash', ['-c', `set -euo pipefail\n${code}`], {
+      const proxy = await runProxyExample(code, {
         cwd: workspace,
         env,
-        timeoutMs: 30_000,
-        stop: ctrlC.signal,
+        probePath: '/_dashboards/api/status',
       });
-      let answer: Response | undefined;
-      for (let i = 0; i < 100 && answer === undefined; i++) {
-        answer = await fetch('http://127.0.0.1:9200/_dashboards/api/status').catch(async () => {
-          await new Promise((done) => setTimeout(done, 200));
-          return undefined;
-        });
-      }
-      ctrlC.abort();
-      const finished = await proxy;
       // THEN
-      expect(answer?.status).toBe(200);
+      expect(proxy.status).toBe(200);
       expect(seen.at(-1)?.authorization).toMatch(
         /^AWS4-HMAC-SHA256 Credential=testing\/\d{8}\/eu-west-1\/es\//,
       );
-      expect(finished.exitCode).toBe(0);
-      expect(finished.stdout).toContain(`kfek proxy: http://127.0.0.1:9200/_dashboards -> http://127.0.0.1:`);
+      expect(proxy.exitCode).toBe(0);
+      expect(proxy.stdout).toContain(`kfek proxy: http://127.0.0.1:9200/_dashboards -> http://127.0.0.1:`);
     }, 45_000);
   });
 });

@@ -9,7 +9,8 @@
  *     <!-- kfek:doc-skip reason="why not here" --> not runnable here, with the reason (never empty)
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 export class DocSnippetError extends Error {
@@ -221,6 +222,8 @@ export function runProcess(
   options: Omit<RunSessionOptions, 'workDir'> & {
     /** Sends SIGINT (Ctrl-C) to the process group when aborted: how a reader stops a long-running command. */
     readonly stop?: AbortSignal;
+    /** Sees stdout as it comes (the whole output so far). */
+    readonly onStdout?: (soFar: string) => void;
   },
 ): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
@@ -232,7 +235,10 @@ export function runProcess(
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+      options.onStdout?.(stdout);
+    });
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
     const timer = setTimeout(() => {
       stderr += `\n[doc test: killed after ${options.timeoutMs} ms]`;
@@ -285,4 +291,123 @@ export function sandboxEnv(options: SandboxEnvOptions): Record<string, string> {
     AWS_PAGER: '',
     ...options.extra,
   };
+}
+
+/** The port `kfek proxy` listens on by default, which the documented examples use. */
+export const DOCUMENTED_PROXY_PORT = 9200;
+const PROXY_PORT_LOCK = join(tmpdir(), `kfek-doc-test-port-${DOCUMENTED_PROXY_PORT}.lock`);
+
+/**
+ * Holds a lock across processes (jest workers, other checkouts' test runs) while a documented example listens on
+ * port 9200 as written, so two such examples never race for the port. A lock left by a dead process is taken over.
+ */
+async function withProxyPortLock<T>(work: () => Promise<T>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      mkdirSync(PROXY_PORT_LOCK);
+      writeFileSync(join(PROXY_PORT_LOCK, 'pid'), String(process.pid));
+      break;
+    } catch {
+      const owner = Number(
+        existsSync(join(PROXY_PORT_LOCK, 'pid')) ? readFileSync(join(PROXY_PORT_LOCK, 'pid'), 'utf8') : 'NaN',
+      );
+      let alive = true;
+      try {
+        process.kill(owner, 0);
+      } catch {
+        alive = Number.isInteger(owner) ? false : alive;
+      }
+      if (!alive) rmSync(PROXY_PORT_LOCK, { recursive: true, force: true });
+      else if (Date.now() > deadline)
+        throw new DocSnippetError(`${PROXY_PORT_LOCK} is held by process ${owner}`);
+      else await new Promise((done) => setTimeout(done, 250));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    rmSync(PROXY_PORT_LOCK, { recursive: true, force: true });
+  }
+}
+
+export interface ProxyExampleResult {
+  /** The answer to `GET http://127.0.0.1:9200<probePath>` through the proxy. */
+  readonly status: number;
+  readonly body: string;
+  readonly exitCode: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Runs a documented `npx kfek proxy ...` example as written (it listens on 127.0.0.1:9200 until Ctrl-C), opens
+ * `probePath` through it, then stops it with Ctrl-C as a reader would.
+ */
+export async function runProxyExample(
+  code: string,
+  options: Omit<RunSessionOptions, 'workDir' | 'timeoutMs'> & { readonly probePath: string },
+): Promise<ProxyExampleResult> {
+  return withProxyPortLock(async () => {
+    const ctrlC = new AbortController();
+    let ready = false;
+    const running = runProcess('bash', ['-c', `set -euo pipefail\n${code}`], {
+      cwd: options.cwd,
+      env: options.env,
+      timeoutMs: 30_000,
+      stop: ctrlC.signal,
+      // The reader presses Ctrl-C after the proxy said it may (it listens a moment before it handles Ctrl-C).
+      onStdout: (soFar) => (ready ||= soFar.includes('Ctrl-C stops it')),
+    });
+    let answer: { status: number; body: string } | undefined;
+    for (let i = 0; i < 100 && answer === undefined; i++) {
+      try {
+        const response = await fetch(`http://127.0.0.1:${DOCUMENTED_PROXY_PORT}${options.probePath}`);
+        answer = { status: response.status, body: await response.text() };
+      } catch {
+        await new Promise((done) => setTimeout(done, 200));
+      }
+    }
+    for (let i = 0; i < 100 && !ready; i++) await new Promise((done) => setTimeout(done, 100));
+    ctrlC.abort();
+    const finished = await running;
+    if (answer === undefined) {
+      throw new DocSnippetError(
+        `the proxy never answered on port ${DOCUMENTED_PROXY_PORT}:\n${finished.stderr}`,
+      );
+    }
+    return { ...answer, ...finished };
+  });
+}
+
+export interface CliExample {
+  readonly file: string;
+  readonly line: number;
+  /** The command as written, without a `$ ` prompt (environment assignments in front are kept). */
+  readonly command: string;
+}
+
+const FENCED_EXAMPLE = /^\s*(?:\$ )?((?:[A-Z_]+=\S+ )*npx kfek [a-z].*)$/;
+const INLINE_EXAMPLE = /`((?:[A-Z_]+=\S+ )*npx kfek [a-z]+ --[^`]*)`/g;
+
+/**
+ * Every `npx kfek ...` command a reader could run from `markdown`: lines of fenced blocks (with or without a
+ * `$ ` prompt) and inline code spans that carry options. Bare synopses (`npx kfek send|verify`) are not examples.
+ */
+export function cliExamples(markdown: string, file: string): CliExample[] {
+  const examples: CliExample[] = [];
+  let fenced = false;
+  markdown.split('\n').forEach((text, i) => {
+    if (/^\s*```/.test(text)) {
+      fenced = !fenced;
+      return;
+    }
+    if (fenced) {
+      const m = FENCED_EXAMPLE.exec(text);
+      if (m !== null) examples.push({ file, line: i + 1, command: m[1] });
+      return;
+    }
+    for (const m of text.matchAll(INLINE_EXAMPLE)) examples.push({ file, line: i + 1, command: m[1] });
+  });
+  return examples;
 }
