@@ -40,6 +40,11 @@ export interface QueryArgs extends CommonArgs {
   readonly name?: string;
   readonly list: boolean;
   readonly logGroupNames: readonly string[];
+  /**
+   * cdk.json profile whose `sources.logGroups` a built-in query runs on when no `--log-group` is given.
+   * @default - cdk.json's default profile (`sandbox`), as `cdk deploy`
+   */
+  readonly profile?: string;
   readonly sinceInMillis: number;
   readonly timeoutInMillis: number;
 }
@@ -66,7 +71,7 @@ Usage:
   kfek send   --log-group G [--count N] [--rate R/s] [--run-id ID] [--log-stream S] [--seed N]
   kfek verify --run-id ID --opensearch URL [--index PATTERN] [--expect N] [--timeout S] [--interval S]
               [--ingest-field F] [--sigv4]
-  kfek query  --name NAME [--log-group G ...] [--since 1h] [--timeout S]
+  kfek query  --name NAME [--log-group G ...] [--profile NAME] [--since 1h] [--timeout S]
   kfek query  --list
   kfek proxy  --endpoint DOMAIN-ENDPOINT [--port 9200] [--region R]
 
@@ -80,8 +85,9 @@ send writes N realistic events (JSON app logs with some ERRORs, Lambda START/END
 carrying "kfek_run=<ID> kfek_seq=<n>", at most R per second; the run id is printed at the end.
 verify searches OpenSearch (URL may carry user:password for basic auth) for that run and reports delivered,
 missing and latency percentiles; it keeps polling until --expect events are found or --timeout passes.
-query runs a built-in query (errors-by-15m, latest-errors, lambda-report-stats) or a saved definition by its
-full name, over --since, and prints a table.
+query runs a built-in query (errors-by-15m, latest-errors, lambda-report-stats; without --log-group on the log
+groups of the cdk.json profile, default sandbox) or a saved definition by its full name, over --since, and prints
+a table.
 proxy listens on 127.0.0.1 only and relays every request to the OpenSearch domain signed with SigV4 (your AWS
 credentials, service es), so a browser can open http://127.0.0.1:9200/_dashboards; Ctrl-C stops it. The region
 defaults to --region, AWS_REGION, or the one in the endpoint host name.`;
@@ -263,6 +269,7 @@ function parseQuery(args: readonly string[]): QueryArgs | HelpArgs {
       name: { type: 'string' },
       list: { type: 'boolean', default: false },
       'log-group': { type: 'string', multiple: true },
+      profile: { type: 'string' },
       since: { type: 'string', default: '1h' },
       timeout: { type: 'string', default: '120s' },
     },
@@ -277,6 +284,7 @@ function parseQuery(args: readonly string[]): QueryArgs | HelpArgs {
     ...(values.name !== undefined ? { name: values.name } : {}),
     list: values.list,
     logGroupNames: values['log-group'] ?? [],
+    ...(values.profile !== undefined ? { profile: values.profile } : {}),
     sinceInMillis: parseDuration(values.since, '--since'),
     timeoutInMillis: parseDuration(values.timeout, '--timeout'),
   };

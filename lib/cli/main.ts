@@ -20,6 +20,7 @@ import { formatQueryResult, formatSendResult, formatTable, formatVerifyResult } 
 import { GeneratorError, newRunId, validateRunId } from './generate';
 import { ProgressBar, type ProgressOutput } from './progress';
 import { createSigningProxy, getCallerIdentity, mappableArn, messageOf, upstreamOrigin } from './proxy';
+import { profileLogGroupNames } from './profile';
 import { runQuery } from './query';
 import { sendLogEvents } from './send';
 import { verifyRun } from './verify';
@@ -178,6 +179,7 @@ async function query(args: QueryArgs, io: CliIo): Promise<number> {
     const result = await runQuery(client, {
       name: args.name ?? '',
       logGroupNames: args.logGroupNames,
+      profileLogGroupNames: () => profileLogGroupNames(args.profile),
       sinceInMillis: args.sinceInMillis,
       timeoutInMillis: args.timeoutInMillis,
       endpoint: args.endpoint,

@@ -24,6 +24,8 @@ export interface ResolvedQuery {
   readonly queryString: string;
   /** Log groups saved with the definition (used when none are given on the command line). */
   readonly logGroupNames: readonly string[];
+  /** One of kfek's own queries ({@link SAVED_QUERIES}), resolved without an API call. */
+  readonly builtIn: boolean;
 }
 
 /**
@@ -41,6 +43,7 @@ export async function resolveQuery(
       name: savedQueryDefinitionName(builtIn),
       queryString: renderInsightsQuery(builtIn.parts),
       logGroupNames: [],
+      builtIn: true,
     };
   }
   const answer = await withRetries(
@@ -57,13 +60,19 @@ export async function resolveQuery(
       SAVED_QUERIES.map((query) => query.name),
     );
   }
-  return { name, queryString: match.queryString, logGroupNames: match.logGroupNames ?? [] };
+  return { name, queryString: match.queryString, logGroupNames: match.logGroupNames ?? [], builtIn: false };
 }
 
 export interface QueryOptions {
   readonly name: string;
-  /** @default - the log groups saved with the definition */
+  /** @default - the log groups saved with the definition; for a built-in, {@link profileLogGroupNames} */
   readonly logGroupNames: readonly string[];
+  /**
+   * The log groups of the config profile, asked only for a built-in query run without `--log-group`: the
+   * Monitoring stack saves the built-ins with exactly these groups.
+   * @default - none: a built-in query then needs `--log-group`
+   */
+  readonly profileLogGroupNames?: () => readonly string[];
   /** How far back the query looks. */
   readonly sinceInMillis: number;
   /** @default 120000 */
@@ -105,9 +114,19 @@ export async function runQuery(client: CloudWatchLogsClient, options: QueryOptio
   if (!(options.sinceInMillis > 0)) throw new UsageError(`--since must be a positive duration such as 1h`);
 
   const query = await resolveQuery(client, options.name, retry);
-  const logGroupNames = options.logGroupNames.length > 0 ? options.logGroupNames : query.logGroupNames;
+  const logGroupNames =
+    options.logGroupNames.length > 0
+      ? options.logGroupNames
+      : query.builtIn
+        ? (options.profileLogGroupNames?.() ?? [])
+        : query.logGroupNames;
   if (logGroupNames.length === 0) {
-    throw new UsageError(`--log-group is required: ${query.name} has no log groups saved with it`);
+    throw new UsageError(
+      query.builtIn
+        ? `--log-group is required: the profile lists no log groups under sources.logGroups (the account-level ` +
+            `policy's groups cannot be enumerated)`
+        : `--log-group is required: ${query.name} has no log groups saved with it`,
+    );
   }
   const endTime = now();
   const startTime = endTime - options.sinceInMillis;

@@ -22,6 +22,7 @@ import {
   UsageError,
 } from '../../lib/cli/errors';
 import { formatQueryResult } from '../../lib/cli/format';
+import { run } from '../../lib/cli/main';
 import { runQuery } from '../../lib/cli/query';
 
 const logs = mockClient(CloudWatchLogsClient);
@@ -207,5 +208,59 @@ describe('kfek query', () => {
     await expect(running).rejects.toThrow(QueryFailedError);
     await expect(running).rejects.toThrow(/still not complete after 5 s; raise --timeout/);
     expect(logs).toHaveReceivedCommandWith(StopQueryCommand, { queryId: 'q-5' });
+  });
+});
+
+describe('kfek query --name <built-in> without --log-group', () => {
+  /** Runs the CLI in-process with captured output and no AWS endpoint variables of the machine. */
+  async function cli(argv: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    let stdout = '';
+    let stderr = '';
+    const code = await run(argv, {
+      stdout: { write: (text: string) => ((stdout += text), true) },
+      stderr: { write: (text: string) => ((stderr += text), true) },
+      env: { AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'testing', AWS_SECRET_ACCESS_KEY: 'testing' },
+    });
+    return { code, stdout, stderr };
+  }
+
+  test.each([
+    {
+      why: 'the default profile (sandbox) of cdk.json',
+      argv: ['--name', 'errors-by-15m', '--since', '1h'],
+      groups: ['/kfek/sandbox/app'],
+    },
+    {
+      why: 'the profile --profile names',
+      argv: ['--name', 'latest-errors', '--profile', 'production'],
+      groups: ['/kfek/production/app'],
+    },
+    {
+      why: '--log-group, which wins over the profile',
+      argv: ['--name', 'latest-errors', '--log-group', '/mine'],
+      groups: ['/mine'],
+    },
+  ])('runs on the log groups of $why', async ({ argv, groups }) => {
+    // GIVEN
+    logs.on(StartQueryCommand).resolves({ queryId: 'q-p' });
+    logs.on(GetQueryResultsCommand).resolves({ status: 'Complete', results: [] });
+    // WHEN
+    const result = await cli(['query', ...argv]);
+    // THEN
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(logs).toHaveReceivedCommandWith(StartQueryCommand, { logGroupNames: groups });
+    expect(result.stdout).toContain(` on ${groups.join(', ')}`);
+  });
+
+  test('fails when --profile names no profile of cdk.json', async () => {
+    // WHEN
+    const result = await cli(['query', '--name', 'errors-by-15m', '--profile', 'nope']);
+    // THEN
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /unknown config profile "nope": cdk.json defines "sandbox".*--profile NAME/,
+    );
+    expect(logs).toHaveReceivedCommandTimes(StartQueryCommand, 0);
   });
 });

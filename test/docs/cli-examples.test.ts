@@ -1,0 +1,197 @@
+/**
+ * Every `npx kfek ...` example of README.md and docs/*.md runs, exactly as written, in bash against real
+ * components this file starts on 127.0.0.1 and stops: moto (CloudWatch Logs, Kinesis, S3) and a local OpenSearch
+ * node, joined by the local pipeline of `npm start` (scripts/local: the real transform handler and the Firehose
+ * stand-in), created from cdk.json's `sandbox` profile. The environment is the doc sandbox of
+ * test/helpers/doc-snippets.ts (empty HOME, dummy credentials, `AWS_ENDPOINT_URL` = moto, `AWS_REGION`).
+ *
+ * Substitution rule (documented here, applied by `runnable`): `<placeholders>` get the values in
+ * {@link placeholders}, and the example domain endpoint {@link EXAMPLE_DOMAIN} stands for the local node.
+ * Nothing else in a command is changed.
+ */
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { resolveConfig } from '../../lib/config';
+import { createHttpClient, provisionOpenSearch } from '../../lib/opensearch';
+import { localSpecFromConfig, openSearchSpecFromConfig } from '../../scripts/local/config-spec';
+import { LocalPipeline } from '../../scripts/local/pipeline';
+import { localSearchHttp } from '../../scripts/local/search-http';
+import { startMoto, type MotoServer } from '../../scripts/moto-server';
+import {
+  type CliExample,
+  cliExamples,
+  runProcess,
+  runProxyExample,
+  sandboxEnv,
+  substitutePlaceholders,
+  writeNpxShim,
+} from '../helpers/doc-snippets';
+import {
+  OPENSEARCH_START_TIMEOUT_MILLIS,
+  startOpenSearch,
+  type RunningOpenSearch,
+} from '../helpers/opensearch';
+
+const REPO = resolve(__dirname, '..', '..');
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(REPO, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
+const EXAMPLES: readonly CliExample[] = DOCS.flatMap((file) =>
+  cliExamples(readFileSync(join(REPO, file), 'utf8'), file),
+);
+/** The made-up domain endpoint of the docs' examples; it stands for the local OpenSearch node. */
+const EXAMPLE_DOMAIN = 'https://search-kfek-sandbox-xxxx.eu-west-1.es.amazonaws.com';
+const CONFIG = resolveConfig(
+  (JSON.parse(readFileSync(join(REPO, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context,
+  'sandbox',
+);
+const SPEC = localSpecFromConfig(CONFIG);
+const LOG_GROUP = CONFIG.sources.logGroups[0].name;
+
+/** Examples another test file runs as written, with where. */
+const RUN_ELSEWHERE: Readonly<Record<string, string>> = {
+  'npx kfek doctor --profile sandbox': 'test/ops doctor tests',
+  "npx kfek proxy --endpoint <Search.DashboardsUrl>      # the URL's host is enough; the region is read from it":
+    'test/docs/deploy-guide.test.ts',
+  'npx kfek query --name errors-by-15m --since 1h': 'test/docs/deploy-guide.test.ts',
+};
+const SEND_5000 = 'npx kfek send --log-group /kfek/sandbox/app --count 5000 --rate 200/s';
+const SEND_LOCAL = 'npx kfek send --endpoint http://127.0.0.1:<moto port> --log-group <group> --count 1000';
+const SEND_DEMO = 'npx kfek send --log-group /kfek/sandbox/app --count 2000 --rate 100/s --run-id demo-1 &';
+const VERIFY_DEMO = `npx kfek verify --run-id demo-1 --expect 2000 --opensearch ${EXAMPLE_DOMAIN} --sigv4`;
+const QUERY_6H = 'npx kfek query --name errors-by-15m --log-group /kfek/sandbox/app --since 6h';
+const PROXY_README = 'npx kfek proxy --endpoint <DashboardsUrl>';
+const PROXY_PROFILE = `AWS_PROFILE=sandbox npx kfek proxy --endpoint ${EXAMPLE_DOMAIN}/_dashboards`;
+const RUN_HERE = [SEND_5000, SEND_LOCAL, SEND_DEMO, VERIFY_DEMO, QUERY_6H, PROXY_README, PROXY_PROFILE];
+
+let moto: MotoServer | undefined;
+let node: RunningOpenSearch | undefined;
+let pipeline: LocalPipeline | undefined;
+let tmp: string;
+let env: Record<string, string>;
+
+function placeholders(): Record<string, string> {
+  return {
+    'moto port': String(moto!.port),
+    group: LOG_GROUP,
+    DashboardsUrl: `${node!.url}/_dashboards`,
+  };
+}
+
+/** The example as the test runs it; fails when the docs no longer hold it. */
+function runnable(command: string): string {
+  expect(EXAMPLES.map((e) => e.command)).toContain(command);
+  return substitutePlaceholders(command, placeholders()).split(EXAMPLE_DOMAIN).join(node!.url);
+}
+
+async function bash(
+  code: string,
+  timeoutMs: number,
+): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
+  return runProcess('bash', ['-c', `set -euo pipefail\n${code}`], { cwd: tmp, env, timeoutMs });
+}
+
+beforeAll(async () => {
+  tmp = mkdtempSync(join(tmpdir(), 'kfek-doc-cli-'));
+  const [startedMoto, startedNode] = await Promise.allSettled([startMoto(), startOpenSearch()]);
+  if (startedMoto.status === 'fulfilled') moto = startedMoto.value;
+  if (startedNode.status === 'fulfilled') node = startedNode.value;
+  if (startedMoto.status === 'rejected') throw startedMoto.reason;
+  if (startedNode.status === 'rejected') throw startedNode.reason;
+  // GIVEN the sandbox profile's pipeline: log group, subscription, streams, transform, delivery into OpenSearch
+  await provisionOpenSearch(createHttpClient({ baseUrl: node!.url }), openSearchSpecFromConfig(CONFIG));
+  pipeline = await LocalPipeline.start({
+    spec: SPEC,
+    awsEndpoint: moto!.endpoint,
+    search: localSearchHttp(node!.url),
+    workDir: join(tmp, 'pipeline'),
+    deliveryBufferIntervalInMillis: 500,
+    transformLogLevel: 'CRITICAL',
+  });
+  writeNpxShim(join(tmp, 'bin'), join(tmp, 'cdk-calls'), REPO);
+  env = sandboxEnv({
+    home: join(tmp, 'home'),
+    path: [join(tmp, 'bin')],
+    extra: { AWS_ENDPOINT_URL: moto!.endpoint, AWS_REGION: SPEC.region },
+  });
+  // The reader's AWS profile for the AWS_PROFILE=sandbox example: with AWS_PROFILE set, the SDK's default chain
+  // reads the profile's credentials and no longer the AWS_ACCESS_KEY_ID variables.
+  writeFileSync(env.AWS_CONFIG_FILE, `[profile sandbox]\nregion = ${SPEC.region}\n`);
+  writeFileSync(
+    env.AWS_SHARED_CREDENTIALS_FILE,
+    '[sandbox]\naws_access_key_id = testing\naws_secret_access_key = testing\n',
+  );
+}, OPENSEARCH_START_TIMEOUT_MILLIS);
+
+afterAll(async () => {
+  const results = await Promise.allSettled([pipeline?.stop()]);
+  results.push(...(await Promise.allSettled([moto?.stop(), node?.stop()])));
+  if (tmp !== undefined) rmSync(tmp, { recursive: true, force: true });
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+}, 60_000);
+
+describe('the kfek examples of README.md and docs/*.md', () => {
+  test('every example runs in a test, and every example a test runs is still in the docs', () => {
+    const found = [...new Set(EXAMPLES.map((e) => e.command))].sort();
+    expect(found).toEqual([...Object.keys(RUN_ELSEWHERE), ...RUN_HERE].sort());
+  });
+
+  test(`${SEND_5000} writes 5000 events at 200/s`, async () => {
+    // WHEN
+    const sent = await bash(runnable(SEND_5000), 90_000);
+    // THEN
+    expect(sent.stderr).not.toMatch(/kfek: /);
+    expect(sent.exitCode).toBe(0);
+    expect(sent.stdout).toMatch(
+      /^sent 5000 events to \/kfek\/sandbox\/app \(stream kfek-cli\/run-[a-z0-9-]+\) in (2[4-9]|3\d)\.\d s: \d+\/s, \d+ PutLogEvents calls, 0 retries\nrun id: run-[a-z0-9-]+\n$/,
+    );
+  }, 100_000);
+
+  test(`${SEND_LOCAL} writes to the local stack`, async () => {
+    const sent = await bash(runnable(SEND_LOCAL), 60_000);
+    expect(sent.exitCode).toBe(0);
+    expect(sent.stdout).toMatch(/^sent 1000 events to \/kfek\/sandbox\/app /);
+  }, 70_000);
+
+  test('send in the background and verify: every event of run demo-1 is found in OpenSearch', async () => {
+    // WHEN the two lines run as the docs show them, in one shell
+    const run = await bash(`${runnable(SEND_DEMO)}\n${runnable(VERIFY_DEMO)}`, 150_000);
+    // THEN
+    expect(run.exitCode).toBe(0);
+    expect(run.stdout).toMatch(/^run demo-1: delivered 2000 of 2000, missing 0, duplicates \d+ /m);
+    expect(run.stdout).toMatch(/^sent 2000 events to \/kfek\/sandbox\/app /m);
+  }, 160_000);
+
+  test(`${QUERY_6H} prints the saved query's table`, async () => {
+    const query = await bash(runnable(QUERY_6H), 60_000);
+    expect(query.exitCode).toBe(0);
+    expect(query.stdout).toMatch(/^kfek\/errors-by-15m on \/kfek\/sandbox\/app\n/);
+  }, 70_000);
+
+  test.each([PROXY_README, PROXY_PROFILE])(
+    '%s relays signed requests from 127.0.0.1:9200',
+    async (command) => {
+      // WHEN the reader runs it and opens the node's root through it
+      // (A reader who uses AWS_PROFILE has no AWS_ACCESS_KEY_ID variables; the SDK would warn about both.)
+      const { AWS_ACCESS_KEY_ID: _id, AWS_SECRET_ACCESS_KEY: _secret, ...profileEnv } = env;
+      const proxy = await runProxyExample(runnable(command), {
+        cwd: tmp,
+        env: command.startsWith('AWS_PROFILE=') ? profileEnv : env,
+        probePath: '/',
+      });
+      // THEN the local node answered through the proxy, and Ctrl-C ended it cleanly
+      expect(proxy.status).toBe(200);
+      expect(JSON.parse(proxy.body)).toEqual(
+        expect.objectContaining({ version: expect.anything() as unknown }),
+      );
+      expect({ exitCode: proxy.exitCode, stderr: proxy.stderr }).toEqual({ exitCode: 0, stderr: '' });
+      expect(proxy.stdout).toContain(`kfek proxy: http://127.0.0.1:9200/_dashboards -> ${node!.url}`);
+    },
+    70_000,
+  );
+});
