@@ -18,7 +18,6 @@ import {
   mkdtempSync,
   readFileSync,
   copyFileSync,
-  existsSync,
   mkdirSync,
   rmSync,
   writeFileSync,
@@ -65,13 +64,8 @@ const SANDBOX = resolveConfig(
 );
 const LOG_GROUP = SANDBOX.sources.logGroups[0].name;
 const DOMAIN = `${SANDBOX.name}-${SANDBOX.profile}`;
-/**
- * The identity policy the guide attaches: wt-matrix's `docs/deploy/opensearch-user-policy.json` when it is in the
- * tree, else a copy of the same shape kept with the tests (placeholders `<region>`, `<account>`, `<profile>`).
- */
-const USER_POLICY = existsSync(join(REPO, 'docs', 'deploy', 'opensearch-user-policy.json'))
-  ? join(REPO, 'docs', 'deploy', 'opensearch-user-policy.json')
-  : join(REPO, 'test', 'fixtures', 'docs-deploy-opensearch-user-policy.json');
+/** The identity policy the guide attaches (placeholders `<region>`, `<account>`, `<profile>`). */
+const USER_POLICY = join(REPO, 'docs', 'deploy', 'opensearch-user-policy.json');
 /** Blocks that run in their own process (long-running, or with other credentials), not in the session. */
 const RUN_APART = new Set(['proxy']);
 /** Every block id this file asserts on: a new marked block needs assertions here. */
