@@ -18,8 +18,9 @@ import type { OpenSearchSpec } from './spec';
  *   length, so no choice of names can make two different triples hash the same input. Painless' `String.sha256()`
  *   computes it. Not the `fingerprint` processor (OpenSearch 2.16+), which would need no script: it shares one
  *   `MessageDigest` between ingest threads, so under concurrent bulk requests it computes wrong hashes (measured
- *   on OpenSearch 3.6.0 with `npm run bench:ids`: a re-sent round left 45 duplicates in 40,000 events; fixed
- *   upstream by opensearch-project/OpenSearch#23027, not in the 2.19 that kfek deploys).
+ *   on OpenSearch 3.6.0 with `npm run bench:ids`: 119,883 documents for 120,000 events, so 117 events were
+ *   overwritten by another event's id; fixed upstream by opensearch-project/OpenSearch#23027, which the 2.19
+ *   that kfek deploys predates).
  * - Documents without an event id (the Pipes transport's error documents, whose `cloudwatch` fields are empty
  *   strings) are left alone: OpenSearch generates their id. Hashing their empty fields would make every error
  *   document overwrite the previous one. A redelivered error document is therefore stored twice; it describes a
