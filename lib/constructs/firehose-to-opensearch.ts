@@ -200,6 +200,11 @@ export class FirehoseToOpenSearch extends Construct {
         domainArn,
         indexName: p.indexName,
         indexRotationPeriod: p.indexRotation,
+        // No Firehose id in the bulk request: its ids are per Kinesis record, so they cannot collapse an event the
+        // transform wrote twice. The index template's default pipeline sets `_id` from log group, stream and event
+        // id instead (lib/opensearch/ingest-pipeline.ts). AWS documents NO_DOCUMENT_ID as the lighter setting for
+        // log ingestion: https://docs.aws.amazon.com/firehose/latest/APIReference/API_DocumentIdOptions.html
+        documentIdOptions: { defaultDocumentIdFormat: 'NO_DOCUMENT_ID' },
         roleArn: this.role.roleArn,
         bufferingHints: { intervalInSeconds: interval, sizeInMBs: sizeMb },
         retryOptions: { durationInSeconds: retry },

@@ -130,6 +130,9 @@ function buildIndexTemplateContent(spec: OpenSearchSpec): Record<string, unknown
         index: {
           number_of_shards: spec.indexTemplate.shards,
           number_of_replicas: spec.indexTemplate.replicas,
+          // Every document goes through the pipeline that sets its `_id` from the CloudWatch event, so a
+          // redelivered event overwrites its document (lib/opensearch/ingest-pipeline.ts says why).
+          default_pipeline: spec.names.ingestPipeline,
           codec: 'best_compression',
           // Logs are searched seconds after they arrive at most; 5 s refresh cuts segment churn on small domains.
           refresh_interval: '5s',

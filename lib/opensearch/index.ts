@@ -2,6 +2,7 @@ export * from './dashboards';
 export * from './errors';
 export * from './http';
 export * from './index-template';
+export * from './ingest-pipeline';
 export * from './ism-policy';
 export * from './provision';
 export * from './security';

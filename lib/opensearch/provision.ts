@@ -2,12 +2,13 @@ import { buildSavedObjects } from './dashboards';
 import { OpenSearchAccessDeniedError, OpenSearchHttpError, OpenSearchProvisioningError } from './errors';
 import type { HttpRequest, HttpResponse, OpenSearchHttpClient } from './http';
 import { buildIndexTemplate, TEMPLATE_HASH_META_KEY } from './index-template';
+import { buildIngestPipeline } from './ingest-pipeline';
 import { buildIsmPolicy, isSamePolicy } from './ism-policy';
 import { buildSecurityRoles, mergeRoleMapping } from './security';
-import type { OpenSearchSpec } from './spec';
+import { canonicalJson, type OpenSearchSpec } from './spec';
 
 /**
- * Applies the spec to a cluster: index template, ISM retention policy, security roles and mappings, Dashboards
+ * Applies the spec to a cluster: document-id ingest pipeline, index template, ISM retention policy, security roles and mappings, Dashboards
  * saved objects. Every step is idempotent (PUT of fixed names, content hashes to detect "same content", merges that
  * never remove members), so the custom resource can run it on every Create and Update and `npm start` on every run.
  *
@@ -158,25 +159,57 @@ async function detectFeatures(
     : { features: result, dashboardsProbeError };
 }
 
+/**
+ * GET, then PUT unless `isSame` says the stored object (the GET answer's body) already has the desired content.
+ * Shared by the objects addressed by a fixed name whose PUT replaces them whole (pipeline, index template).
+ */
+async function putUnlessSame(
+  client: OpenSearchHttpClient,
+  step: string,
+  path: string,
+  body: Record<string, unknown>,
+  isSame: (stored: Record<string, unknown>) => boolean,
+): Promise<ProvisionStep> {
+  const existing = await call(client, { method: 'GET', path }, [200, 404]);
+  if (existing.status === 200 && isSame(record(existing.body))) {
+    return { step, status: 'unchanged' };
+  }
+  await call(client, { method: 'PUT', path, body }, [200]);
+  return { step, status: existing.status === 404 ? 'created' : 'updated' };
+}
+
+/**
+ * The document-id pipeline. `GET _ingest/pipeline/<id>` answers `{ <id>: <body as stored> }`, so comparing
+ * canonical JSON tells "same content" without a hash field.
+ */
+async function applyIngestPipeline(
+  client: OpenSearchHttpClient,
+  spec: OpenSearchSpec,
+): Promise<ProvisionStep> {
+  const name = spec.names.ingestPipeline;
+  const body = buildIngestPipeline(spec);
+  return putUnlessSame(
+    client,
+    `ingest pipeline ${name}`,
+    `/_ingest/pipeline/${name}`,
+    body,
+    (stored) => canonicalJson(stored[name]) === canonicalJson(body),
+  );
+}
+
 async function applyIndexTemplate(
   client: OpenSearchHttpClient,
   spec: OpenSearchSpec,
 ): Promise<ProvisionStep> {
   const name = spec.names.indexTemplate;
   const body = buildIndexTemplate(spec);
-  const path = `/_index_template/${name}`;
-  const existing = await call(client, { method: 'GET', path }, [200, 404]);
-  // GET answers { index_templates: [{ name, index_template: { ..., _meta } }] }.
-  const storedList = record(existing.body).index_templates;
-  const storedMeta = record(
-    record(record(Array.isArray(storedList) ? storedList[0] : undefined).index_template)._meta,
-  );
   const desiredHash = record(body._meta)[TEMPLATE_HASH_META_KEY];
-  if (existing.status === 200 && storedMeta[TEMPLATE_HASH_META_KEY] === desiredHash) {
-    return { step: `index template ${name}`, status: 'unchanged' };
-  }
-  await call(client, { method: 'PUT', path, body }, [200]);
-  return { step: `index template ${name}`, status: existing.status === 404 ? 'created' : 'updated' };
+  return putUnlessSame(client, `index template ${name}`, `/_index_template/${name}`, body, (stored) => {
+    // GET answers { index_templates: [{ name, index_template: { ..., _meta } }] }.
+    const list = stored.index_templates;
+    const meta = record(record(record(Array.isArray(list) ? list[0] : undefined).index_template)._meta);
+    return meta[TEMPLATE_HASH_META_KEY] === desiredHash;
+  });
 }
 
 async function applyIsmPolicy(client: OpenSearchHttpClient, spec: OpenSearchSpec): Promise<ProvisionStep[]> {
@@ -304,8 +337,11 @@ export async function provisionOpenSearch(
     steps.push(s);
     log(`${s.step}: ${s.status}${s.detail === undefined ? '' : ` (${s.detail})`}`);
   };
-  // Order: the template first (it must exist before Firehose creates the next index), then retention, then access
-  // (the writer mapping is what lets Firehose in), then the Dashboards objects that read the indices.
+  // Order: the document-id pipeline before the template that names it as `default_pipeline` (an index created
+  // from the template in between would reject every document), the template before Firehose creates the next
+  // index, then retention, then access (the writer mapping is what lets Firehose in), then the Dashboards objects
+  // that read the indices.
+  push(await applyIngestPipeline(client, spec));
   push(await applyIndexTemplate(client, spec));
   if (features.ism) {
     (await applyIsmPolicy(client, spec)).forEach(push);

@@ -98,6 +98,8 @@ export interface OpenSearchSpec {
   /** Names of the objects created in OpenSearch. */
   readonly names: {
     readonly indexTemplate: string;
+    /** The ingest pipeline that sets each document's `_id` (the template's `index.default_pipeline`). */
+    readonly ingestPipeline: string;
     readonly ismPolicy: string;
     readonly writerRole: string;
     readonly readerRole: string;
@@ -200,6 +202,7 @@ export function resolveOpenSearchSpec(input: OpenSearchSpecInput): OpenSearchSpe
     },
     names: {
       indexTemplate: `${name}-${input.indexPrefix}`,
+      ingestPipeline: `${name}-${input.indexPrefix}-document-id`,
       ismPolicy: `${name}-${input.indexPrefix}-retention`,
       writerRole: `${name}_writer`,
       readerRole: `${name}_reader`,

@@ -48,6 +48,8 @@ export interface DeliveryStats {
   readonly recordsRead: number;
   /** Documents OpenSearch acknowledged (2xx per bulk item). */
   readonly documentsIndexed: number;
+  /** Of those, documents that replaced one with the same `_id` (result `updated`): duplicates collapsed. */
+  readonly documentsOverwritten: number;
   /** Documents written to the failed-documents folder. */
   readonly documentsFailed: number;
   /** Document attempts that were retried after a retryable answer. */
@@ -94,8 +96,9 @@ export const FAILED_DOCUMENTS_PREFIX = 'AmazonOpenSearchService-failed';
 /**
  * A local stand-in for Amazon Data Firehose (Kinesis source, OpenSearch destination). It is NOT part of what
  * kfek deploys: in AWS, Firehose does this. It reads every shard of the events stream from TRIM_HORIZON,
- * buffers, bulk-indexes with Firehose's index naming (arrival time, rotation from config) and a stable document
- * id per record (as Firehose's default id, so a retried record is not indexed twice), retries retryable item
+ * buffers, bulk-indexes with Firehose's index naming (arrival time, rotation from config) and no document id in
+ * the bulk action (kfek's `DocumentIdOptions` is NO_DOCUMENT_ID: the index template's default pipeline sets `_id`
+ * from the CloudWatch event, see lib/opensearch/ingest-pipeline.ts), retries retryable item
  * failures (429, 5xx) with backoff for the retry duration, and writes documents rejected for good to
  * `<failedDocumentsDir>/AmazonOpenSearchService-failed/YYYY/MM/DD/HH/` in Firehose's failed-document shape.
  *
@@ -108,6 +111,7 @@ export class DeliveryLoop extends ShardPollingLoop {
   private readonly stats: MutableStats = {
     recordsRead: 0,
     documentsIndexed: 0,
+    documentsOverwritten: 0,
     documentsFailed: 0,
     documentRetries: 0,
     bulkRequests: 0,
@@ -193,7 +197,7 @@ export class DeliveryLoop extends ShardPollingLoop {
       source = undefined;
     }
     return {
-      // Stable per record, like Firehose's default document id: a re-sent record overwrites, never duplicates.
+      // Names the record in a failed-document record only; the bulk action carries no id (NO_DOCUMENT_ID).
       id: `${shardNumber(shardId)}-${record.SequenceNumber ?? randomUUID()}`,
       index: this.props.indexFor(arrival),
       arrival,
@@ -249,7 +253,8 @@ export class DeliveryLoop extends ShardPollingLoop {
   ): Promise<PendingDocument[]> {
     const lines: string[] = [];
     for (const doc of docs) {
-      lines.push(JSON.stringify({ index: { _index: doc.index, _id: doc.id } }), doc.source ?? '{}');
+      // No `_id`, as Firehose with NO_DOCUMENT_ID sends: the index's default pipeline sets it from the event.
+      lines.push(JSON.stringify({ index: { _index: doc.index } }), doc.source ?? '{}');
       doc.attempts += 1;
     }
     this.stats.bulkRequests += 1;
@@ -277,6 +282,7 @@ export class DeliveryLoop extends ShardPollingLoop {
       const doc = docs[i];
       if (item.status >= 200 && item.status < 300) {
         this.stats.documentsIndexed += 1;
+        if (item.result === 'updated') this.stats.documentsOverwritten += 1;
         this.indices.add(doc.index);
         return;
       }

@@ -10,7 +10,7 @@ import type { SearchHttp } from './search-http';
 import { type OutgoingLogEvent, type SendOptions, sendLogEvents, type SentLogEvent } from './sender';
 import { sleep } from './shard-reader';
 import type { LocalPipelineSpec } from './spec';
-import { countDocuments, errorsPer15Minutes, type RunSummary } from './summary';
+import { countDistinctEvents, countDocuments, errorsPer15Minutes, type RunSummary } from './summary';
 
 export interface LocalPipelineProps {
   readonly spec: LocalPipelineSpec;
@@ -215,7 +215,8 @@ export class LocalPipeline {
     const logStreams = [...new Set(sent.map((e) => e.logStreamName))];
     // Let the probe see the sample before anything forces a refresh (the count below does).
     await probe.waitUntilComplete(30_000);
-    const [documentsSearchable, errorBins, deadLetterKeys, latency] = await Promise.all([
+    const [eventsSearchable, documentsSearchable, errorBins, deadLetterKeys, latency] = await Promise.all([
+      countDistinctEvents(this.props.search, indexPattern, logStreams),
       countDocuments(this.props.search, indexPattern, logStreams),
       errorsPer15Minutes(this.props.search, indexPattern, logStreams),
       this.deadLetterKeys(),
@@ -224,6 +225,7 @@ export class LocalPipeline {
     return {
       runId,
       eventsWritten: sent.length,
+      eventsSearchable,
       documentsSearchable,
       eventSource: this.eventSource.snapshot(),
       delivery: this.delivery.snapshot(),

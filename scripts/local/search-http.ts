@@ -4,6 +4,8 @@ import { SearchRequestError } from './errors';
 /** One item of a `_bulk` answer (only the fields the delivery loop reads). */
 export interface BulkItemResult {
   readonly status: number;
+  /** `created`, or `updated` when a document with the same `_id` was there already. */
+  readonly result?: string;
   readonly error?: unknown;
   readonly _index?: string;
   readonly _id?: string;

@@ -303,6 +303,8 @@ describe('event-source loop (Lambda event source mapping stand-in)', () => {
 class ScriptedBulk implements OpenSearchHttpClient {
   readonly baseUrl = 'http://scripted.invalid';
   readonly calls: string[][] = [];
+  /** The action line of every document of every call. */
+  readonly actions: unknown[] = [];
   constructor(private readonly script: Array<number | ((ids: readonly string[]) => number[])>) {}
 
   request(request: HttpRequest): Promise<HttpResponse> {
@@ -311,6 +313,7 @@ class ScriptedBulk implements OpenSearchHttpClient {
       .filter((_, i) => i % 2 === 0)
       .map((l) => (JSON.parse(l) as { index: { _id: string } }).index._id);
     this.calls.push(lines.filter((_, i) => i % 2 === 1));
+    this.actions.push(...lines.filter((_, i) => i % 2 === 0).map((l) => JSON.parse(l) as unknown));
     const next = this.script.length > 1 ? this.script.shift() : this.script[0];
     if (typeof next === 'number') {
       return Promise.resolve({ status: next, body: { error: 'scripted' }, text: '{"error":"scripted"}' });
@@ -399,6 +402,20 @@ describe('delivery loop (Firehose stand-in)', () => {
       expect(arrival.getTime()).toBeGreaterThanOrEqual(before - 1000);
       expect(arrival.getTime()).toBeLessThanOrEqual(Date.now());
     }
+  });
+
+  test('sends no _id in the bulk action, as Firehose does with NO_DOCUMENT_ID', async () => {
+    // GIVEN the same document twice (a record the transform wrote again)
+    const streamArn = await streamWith(0);
+    await putRecords(streamArn, ['{"n":7}', '{"n":7}']);
+    const bulk = new ScriptedBulk([() => [201, 201]]);
+    const loop = deliveryFor(streamArn, bulk, 10_000, path.join(workDir, 'failed-no-id'));
+    // WHEN
+    await loop.start();
+    await eventually(() => loop.snapshot().documentsIndexed === 2);
+    await loop.stop();
+    // THEN the index's default pipeline, not the delivery, decides the id (so both copies get the same one)
+    expect(bulk.actions).toEqual([{ index: { _index: 'logs-test' } }, { index: { _index: 'logs-test' } }]);
   });
 
   test('a whole-request 503 is retried; past the retry duration the documents are kept as failed', async () => {

@@ -18,7 +18,7 @@ import { gzipSync } from 'node:zlib';
 import { PutRecordCommand } from '@aws-sdk/client-kinesis';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { resolveConfig } from '../../lib/config';
-import { createHttpClient, provisionOpenSearch } from '../../lib/opensearch';
+import { createHttpClient, documentIdFor, provisionOpenSearch } from '../../lib/opensearch';
 import type { DeadLetterObject } from '../../lambda/transform/dead-letter';
 import { localSpecFromConfig, openSearchSpecFromConfig } from '../../scripts/local/config-spec';
 import { readFailedDocuments } from '../../scripts/local/failed-documents';
@@ -269,11 +269,15 @@ describe('the local pipeline, end to end', () => {
     faults.goDown(6000);
     const secondHalf = await running().send(events.slice(90));
     await running().waitUntilSettled(SETTLE_TIMEOUT_MILLIS);
-    // THEN every event is searchable (delivery is at least once, so a resumed batch may add duplicates)
+    // THEN every event is searchable exactly once: delivery is at least once (a resumed batch writes documents
+    // again), and the index's default pipeline gives each copy the same id, so a copy overwrites.
     const sent: SentLogEvent[] = [...firstHalf, ...secondHalf];
     const docs = await documentsOf(streamsOf(events));
     const missing = sent.filter((e) => !docs.has(keyOf(e)));
     expect(missing).toEqual([]);
+    const duplicated = sent.filter((e) => (docs.get(keyOf(e)) ?? []).length > 1);
+    expect(duplicated).toEqual([]);
+    expect(await countDocuments(search, spec.delivery.indexPattern, streamsOf(events))).toBe(sent.length);
     const after = running().eventSource.snapshot();
     expect(after.recordsSentToOnFailure - before.recordsSentToOnFailure).toBe(0);
     // ... and every kind of fault really happened, and the handler's partial batch response was honoured.
@@ -284,6 +288,52 @@ describe('the local pipeline, end to end', () => {
     expect(after.partialBatchResponses - before.partialBatchResponses).toBeGreaterThan(0);
     expect(after.recordsRetried - before.recordsRetried).toBeGreaterThan(0);
     faults.clear();
+  });
+
+  test('a raw record delivered twice (a retried batch) ends as one document per event, with the pipeline id', async () => {
+    // GIVEN one subscription record of 25 events, put on the raw stream twice, as a Lambda retry of a batch
+    // whose output was already written hands the transform the same record again
+    const runId = newRunId('retried');
+    const logStream = `${runId}/orders/0`;
+    const base = Date.now() - 60_000;
+    const logEvents = Array.from({ length: 25 }, (_, i) => ({
+      id: `3949497178691966292696773724416595592113198132217996${String(i).padStart(4, '0')}`,
+      timestamp: base + i,
+      message: JSON.stringify({ level: 'INFO', message: `retried ${i}` }),
+    }));
+    const envelope = {
+      messageType: 'DATA_MESSAGE',
+      owner: '123456789012',
+      logGroup: '/kfek/e2e/orders',
+      logStream,
+      subscriptionFilters: ['kfek-to-raw-stream'],
+      logEvents,
+    };
+    const data = gzipSync(Buffer.from(JSON.stringify(envelope)));
+    const indexedBefore = running().delivery.snapshot().documentsIndexed;
+    // WHEN
+    for (let copy = 0; copy < 2; copy += 1) {
+      await running().clients.kinesis.send(
+        new PutRecordCommand({
+          StreamARN: running().resources.rawStreamArn,
+          Data: data,
+          PartitionKey: runId,
+        }),
+      );
+    }
+    await running().waitUntilSettled(SETTLE_TIMEOUT_MILLIS);
+    // THEN both copies were indexed, and they collapsed into one document per event
+    expect(running().delivery.snapshot().documentsIndexed - indexedBefore).toBe(50);
+    expect(await countDocuments(search, spec.delivery.indexPattern, [logStream])).toBe(25);
+    const answer = await search.json<{
+      hits: { hits: Array<{ _id: string; _source: { cloudwatch: { id: string } } }> };
+    }>('POST', `/${spec.delivery.indexPattern}/_search`, {
+      size: 100,
+      query: { term: { 'cloudwatch.logStream': logStream } },
+    });
+    expect(answer.hits.hits.map((h) => h._id).sort()).toEqual(
+      logEvents.map((e) => documentIdFor('/kfek/e2e/orders', logStream, e.id)).sort(),
+    );
   });
 
   test('mapping conflicts lose no document: each is indexed or kept in the failed-documents folder', async () => {

@@ -136,6 +136,7 @@ describe('summary', () => {
   const summary: RunSummary = {
     runId: 'run-1',
     eventsWritten: 10,
+    eventsSearchable: 10,
     documentsSearchable: 10,
     eventSource: {
       invocations: 1,
@@ -148,6 +149,7 @@ describe('summary', () => {
     delivery: {
       recordsRead: 10,
       documentsIndexed: 10,
+      documentsOverwritten: 0,
       documentsFailed: 0,
       documentRetries: 0,
       bulkRequests: 1,
@@ -167,7 +169,32 @@ describe('summary', () => {
   });
 
   test('says MISMATCH and how many are missing otherwise', () => {
-    const text = formatSummary({ ...summary, documentsSearchable: 7 });
+    const text = formatSummary({ ...summary, eventsSearchable: 7, documentsSearchable: 7 });
     expect(text).toContain('MISMATCH: 3 event(s) not searchable');
+  });
+
+  test('counts redelivered documents that overwrote their event as duplicates collapsed', () => {
+    // GIVEN 4 documents delivered a second time (a retried batch) and overwritten by their id
+    const retried = {
+      ...summary,
+      delivery: { ...summary.delivery, documentsIndexed: 14, documentsOverwritten: 4 },
+    };
+    // WHEN
+    const text = formatSummary(retried);
+    // THEN
+    expect(text).toContain('OK: every event is searchable once');
+    expect(text).toMatch(/duplicates collapsed +4 /);
+  });
+
+  test('never calls extra documents "not searchable": copies in a second daily index are named as such', () => {
+    // GIVEN every event searchable, 3 of them also in the next daily index (a retry across midnight)
+    const extra = { ...summary, documentsSearchable: 13 };
+    // WHEN
+    const text = formatSummary(extra);
+    // THEN
+    expect(text).not.toContain('not searchable');
+    expect(text).not.toContain('MISMATCH');
+    expect(text).toContain('OK: every event is searchable');
+    expect(text).toContain('3 extra document(s): an event in two daily indices');
   });
 });

@@ -210,6 +210,14 @@ describe('PipelineStack, transport lambda (sandbox)', () => {
     });
   });
 
+  test("Firehose sends no document id: the index template's default pipeline sets it from the event", () => {
+    template.hasResourceProperties('AWS::KinesisFirehose::DeliveryStream', {
+      AmazonopensearchserviceDestinationConfiguration: Match.objectLike({
+        DocumentIdOptions: { DefaultDocumentIdFormat: 'NO_DOCUMENT_ID' },
+      }),
+    });
+  });
+
   test('the Firehose role may write the domain and read only the documented paths', () => {
     const firehose = policyStatements(template, 'DeliveryRoleDefaultPolicy').filter((s) =>
       actionsOf(s).some((a) => a.startsWith('es:')),

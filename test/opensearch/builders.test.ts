@@ -13,6 +13,7 @@ import Ajv, { type ValidateFunction } from 'ajv';
 import { buildSavedObjects, type SavedObject } from '../../lib/opensearch/dashboards';
 import { OpenSearchSpecError } from '../../lib/opensearch/errors';
 import { buildIndexTemplate, KEYWORD_IGNORE_ABOVE } from '../../lib/opensearch/index-template';
+import { buildIngestPipeline, documentIdFor } from '../../lib/opensearch/ingest-pipeline';
 import { buildIsmPolicy, isSamePolicy } from '../../lib/opensearch/ism-policy';
 import {
   buildReaderRole,
@@ -407,6 +408,7 @@ describe('resolveOpenSearchSpec', () => {
       access: { readerBackendRoles: [], readerUsers: [], adminBackendRoles: [] },
       names: {
         indexTemplate: 'kfek-logs',
+        ingestPipeline: 'kfek-logs-document-id',
         ismPolicy: 'kfek-logs-retention',
         writerRole: 'kfek_writer',
         readerRole: 'kfek_reader',
@@ -822,5 +824,33 @@ describe('buildSavedObjects', () => {
 
   test('matches the snapshot', () => {
     expect(buildSavedObjects(resolveOpenSearchSpec({ indexPrefix: 'logs' }))).toMatchSnapshot();
+  });
+});
+
+describe('buildIngestPipeline and documentIdFor', () => {
+  test('one Painless script processor that sets _id, named as the template default_pipeline', () => {
+    // GIVEN
+    const spec = resolveOpenSearchSpec({ indexPrefix: 'logs' });
+    // WHEN
+    const pipeline = buildIngestPipeline(spec);
+    const template = buildIndexTemplate(spec) as {
+      template: { settings: { index: Record<string, unknown> } };
+    };
+    // THEN
+    expect(pipeline.processors).toEqual([
+      { script: expect.objectContaining({ lang: 'painless', source: expect.stringContaining('ctx._id =') }) },
+    ]);
+    expect(template.template.settings.index.default_pipeline).toBe(spec.names.ingestPipeline);
+  });
+
+  test('ids are 64 hex characters, and length prefixes keep triples that concatenate alike apart', () => {
+    // WHEN
+    const a = documentIdFor('/g', 'a|b', 'c');
+    const b = documentIdFor('/g', 'a', 'b|c');
+    const c = documentIdFor('/g|a', 'b', 'c');
+    // THEN
+    expect(a).toMatch(/^[0-9a-f]{64}$/);
+    expect(new Set([a, b, c]).size).toBe(3);
+    expect(documentIdFor('/g', 'a|b', 'c')).toBe(a);
   });
 });

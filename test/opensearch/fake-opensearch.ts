@@ -27,6 +27,7 @@ interface StoredPolicy {
 export class FakeOpenSearch {
   readonly requests: { readonly target: 'opensearch' | 'dashboards'; readonly request: HttpRequest }[] = [];
   readonly templates = new Map<string, Record<string, unknown>>();
+  readonly pipelines = new Map<string, Record<string, unknown>>();
   readonly policies = new Map<string, StoredPolicy>();
   readonly roles = new Map<string, unknown>();
   readonly mappings = new Map<string, Record<string, unknown>>();
@@ -75,7 +76,20 @@ export class FakeOpenSearch {
         components.map((component) => ({ name: 'node-1', component, version: '2.19.0' })),
       );
     }
-    let m = /^\/_index_template\/([^/]+)$/.exec(path);
+    let m = /^\/_ingest\/pipeline\/([^/]+)$/.exec(path);
+    if (m) {
+      const name = m[1];
+      if (method === 'GET') {
+        // OpenSearch answers a missing pipeline with 404 and an empty object, not an error body.
+        const stored = this.pipelines.get(name);
+        return stored === undefined ? json(404, {}) : json(200, { [name]: stored });
+      }
+      if (method === 'PUT') {
+        this.pipelines.set(name, request.body as Record<string, unknown>);
+        return json(200, { acknowledged: true });
+      }
+    }
+    m = /^\/_index_template\/([^/]+)$/.exec(path);
     if (m) {
       const name = m[1];
       if (method === 'GET') {

@@ -7,6 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { toDocument } from '../../lambda/transform/document';
+import { toErrorDocument } from '../../lambda/transform/transform';
+import { documentIdFor } from '../../lib/opensearch/ingest-pipeline';
 import { createHttpClient, type OpenSearchHttpClient } from '../../lib/opensearch/http';
 import { provisionOpenSearch } from '../../lib/opensearch/provision';
 import { resolveOpenSearchSpec } from '../../lib/opensearch/spec';
@@ -49,12 +51,16 @@ describe('provisionOpenSearch against a real local node', () => {
     expect(first.version).toBe('3.6.0');
     expect(first.features).toEqual({ ism: false, security: false, dashboards: false });
     expect(first.steps.map((s) => [s.step, s.status])).toEqual([
+      ['ingest pipeline kfek-logs-document-id', 'created'],
       ['index template kfek-logs', 'created'],
       ['ISM policy kfek-logs-retention', 'skipped'],
       ['security roles and mappings', 'skipped'],
       ['dashboards saved objects', 'skipped'],
     ]);
-    expect(second.steps[0]).toEqual({ step: 'index template kfek-logs', status: 'unchanged' });
+    expect(second.steps.slice(0, 2)).toEqual([
+      { step: 'ingest pipeline kfek-logs-document-id', status: 'unchanged' },
+      { step: 'index template kfek-logs', status: 'unchanged' },
+    ]);
     expect(await get(os.client(), '/_index_template/kfek-logs')).toMatchObject({
       index_templates: [
         {
@@ -85,29 +91,36 @@ describe('provisionOpenSearch against a real local node', () => {
   test('maps documents as the template says, in a daily index', async () => {
     // GIVEN
     await provisionOpenSearch(os.client(), spec);
-    const base = {
-      cloudwatch: { logGroup: '/aws/lambda/orders', logStream: 's1', id: '1', owner: '123456789012' },
-    };
+    // Distinct event ids: the pipeline gives documents of the same event one id, and these are five events.
+    let eventId = 0;
+    const base = (): Record<string, unknown> => ({
+      cloudwatch: {
+        logGroup: '/aws/lambda/orders',
+        logStream: 's1',
+        id: String(++eventId),
+        owner: '123456789012',
+      },
+    });
 
     // WHEN
     const bulk = await bulkIndex(os.client(), INDEX, [
       {
-        ...base,
+        ...base(),
         '@timestamp': '2026-11-22T10:00:00.000Z',
         message: 'order failed',
         level: 'ERROR',
         userId: 'u-1',
       },
-      { ...base, '@timestamp': '2026-11-22T10:00:01.000Z', message: 'boom', level: 'error', orderId: 42 },
+      { ...base(), '@timestamp': '2026-11-22T10:00:01.000Z', message: 'boom', level: 'error', orderId: 42 },
       {
-        ...base,
+        ...base(),
         '@timestamp': '2026-11-22T10:00:02.000Z',
         message: 'ok',
         level: 'info',
         releasedAt: '2026-11-22',
       },
       {
-        ...base,
+        ...base(),
         '@timestamp': '2026-11-22T10:00:03.000Z',
         message: 'REPORT RequestId: r1 Duration: 12.5 ms',
         lambda: {
@@ -119,7 +132,7 @@ describe('provisionOpenSearch against a real local node', () => {
         },
       },
       {
-        ...base,
+        ...base(),
         '@timestamp': '2026-11-22T10:00:04.000Z',
         message: 'REPORT RequestId: r2 Duration: 1503.2 ms',
         lambda: { requestId: 'r2', durationMs: 1503.2, initDurationMs: 250.1 },
@@ -289,12 +302,63 @@ describe('provisionOpenSearch against a real local node', () => {
     ]);
 
     // THEN
-    expect(report.steps[0]).toEqual({ step: 'index template kfek-logs', status: 'updated' });
+    expect(report.steps[1]).toEqual({ step: 'index template kfek-logs', status: 'updated' });
     expect(await get(os.client(), '/logs-2026-11-23/_settings')).toMatchObject({
       'logs-2026-11-23': {
         settings: { index: { number_of_shards: '2', mapping: { total_fields: { limit: '200' } } } },
       },
     });
+  });
+
+  test('the pipeline gives each event the id documentIdFor computes; an event sent twice is one document', async () => {
+    // GIVEN three events (unicode and a `|` in the stream name, a 56-digit id), each sent twice in one bulk and
+    // once more in a second bulk, through the local Firehose stand-in's bulk shape (no _id in the action)
+    await provisionOpenSearch(os.client(), spec);
+    const index = 'logs-2026-11-25';
+    const events = [
+      {
+        logGroup: '/aws/lambda/orders',
+        logStream: '2026/11/25/[$LATEST]abc',
+        id: '39494971786919662926967737244165955921131981322179969024',
+      },
+      { logGroup: '/aws/lambda/orders', logStream: 'straße/日本語/😀|x', id: '7' },
+      { logGroup: '/aws/lambda/orders', logStream: '7', id: 'straße/日本語/😀|x' },
+    ];
+    const docs = events.map((cw, i) => ({
+      '@timestamp': `2026-11-25T10:00:0${i}.000Z`,
+      message: `event ${i}`,
+      cloudwatch: { ...cw, owner: '123456789012' },
+    }));
+
+    // WHEN
+    const first = await bulkIndex(os.client(), index, [...docs, ...docs]);
+    const again = await bulkIndex(os.client(), index, docs);
+
+    // THEN
+    expect(first.body).toMatchObject({ errors: false });
+    const results = (again.body as { items: { index: { result: string; _id: string } }[] }).items;
+    expect(results.map((r) => r.index.result)).toEqual(['updated', 'updated', 'updated']);
+    expect(results.map((r) => r.index._id)).toEqual(
+      events.map((cw) => documentIdFor(cw.logGroup, cw.logStream, cw.id)),
+    );
+    expect(await get(os.client(), `/${index}/_count`)).toMatchObject({ count: 3 });
+  });
+
+  test('error documents (no event id) keep ids OpenSearch generates: two stay two', async () => {
+    // GIVEN the Pipes transport's error documents, whose cloudwatch fields are empty
+    await provisionOpenSearch(os.client(), spec);
+    const index = 'logs-2026-11-26';
+    const receivedAt = new Date(Date.UTC(2026, 10, 26, 9));
+
+    // WHEN
+    const bulk = await bulkIndex(os.client(), index, [
+      toErrorDocument('bm90IGd6aXA=', 'not gzip', receivedAt),
+      toErrorDocument('bm90IGpzb24=', 'not json', receivedAt),
+    ]);
+
+    // THEN
+    expect(bulk.body).toMatchObject({ errors: false });
+    expect(await get(os.client(), `/${index}/_count`)).toMatchObject({ count: 2 });
   });
 
   test('the real transform output of every fixture log line is indexed without a rejection', async () => {

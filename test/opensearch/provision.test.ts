@@ -3,6 +3,7 @@
  * The index template path is also covered for real in provision.integ.test.ts.
  */
 import { OpenSearchAccessDeniedError } from '../../lib/opensearch/errors';
+import { buildIngestPipeline } from '../../lib/opensearch/ingest-pipeline';
 import { provisionOpenSearch } from '../../lib/opensearch/provision';
 import { resolveOpenSearchSpec, type OpenSearchSpecInput } from '../../lib/opensearch/spec';
 import { FakeOpenSearch } from './fake-opensearch';
@@ -29,6 +30,7 @@ describe('provisionOpenSearch on a domain with every plugin', () => {
     // THEN
     expect(report.features).toEqual(ALL);
     expect(report.steps.map((s) => `${s.step}: ${s.status}`)).toEqual([
+      'ingest pipeline kfek-logs-document-id: created',
       'index template kfek-logs: created',
       'ISM policy kfek-logs-retention: created',
       'ISM attach existing logs-*: updated',
@@ -61,6 +63,7 @@ describe('provisionOpenSearch on a domain with every plugin', () => {
 
     // THEN
     expect(report.steps.map((s) => `${s.step}: ${s.status}`)).toEqual([
+      'ingest pipeline kfek-logs-document-id: unchanged',
       'index template kfek-logs: unchanged',
       'ISM policy kfek-logs-retention: unchanged',
       'ISM attach existing logs-*: unchanged',
@@ -75,7 +78,8 @@ describe('provisionOpenSearch on a domain with every plugin', () => {
       .slice(before)
       .filter((r) => r.request.method === 'PUT')
       .map((r) => r.request.path);
-    // Only roles are rewritten (PUT replaces them with identical content); no template, policy or mapping write.
+    // Only roles are rewritten (PUT replaces them with identical content); no pipeline, template, policy or
+    // mapping write.
     expect(writes).toEqual([
       '/_plugins/_security/api/roles/kfek_writer',
       '/_plugins/_security/api/roles/kfek_reader',
@@ -93,13 +97,45 @@ describe('provisionOpenSearch on a domain with every plugin', () => {
     const report = await provisionOpenSearch(fake.client(), changed);
 
     // THEN
-    expect(report.steps[1]).toMatchObject({ step: 'ISM policy kfek-logs-retention', status: 'updated' });
+    expect(report.steps).toContainEqual(
+      expect.objectContaining({ step: 'ISM policy kfek-logs-retention', status: 'updated' }),
+    );
     expect(fake.requests.map((r) => r.request.path)).toContain(
       `/_plugins/_ism/policies/kfek-logs-retention?if_seq_no=${seqNo}&if_primary_term=1`,
     );
     expect(JSON.stringify(fake.policies.get('kfek-logs-retention')?.policy.states)).toContain(
       '"min_index_age":"30d"',
     );
+  });
+
+  test('writes the document-id pipeline before the template that names it as default_pipeline', async () => {
+    // GIVEN
+    const fake = new FakeOpenSearch();
+
+    // WHEN
+    await provisionOpenSearch(fake.client(), spec);
+
+    // THEN
+    const puts = fake.requests.filter((r) => r.request.method === 'PUT').map((r) => r.request.path);
+    expect(puts.slice(0, 2)).toEqual([
+      '/_ingest/pipeline/kfek-logs-document-id',
+      '/_index_template/kfek-logs',
+    ]);
+    const template = fake.templates.get('kfek-logs') as { template: { settings: { index: object } } };
+    expect(template.template.settings.index).toMatchObject({ default_pipeline: 'kfek-logs-document-id' });
+  });
+
+  test('rewrites a pipeline whose content someone changed by hand', async () => {
+    // GIVEN
+    const fake = new FakeOpenSearch();
+    fake.pipelines.set('kfek-logs-document-id', { description: 'edited', processors: [] });
+
+    // WHEN
+    const report = await provisionOpenSearch(fake.client(), spec);
+
+    // THEN
+    expect(report.steps[0]).toEqual({ step: 'ingest pipeline kfek-logs-document-id', status: 'updated' });
+    expect(fake.pipelines.get('kfek-logs-document-id')).toEqual(buildIngestPipeline(spec));
   });
 
   test('keeps members someone mapped by hand when it adds its own', async () => {

@@ -1,0 +1,65 @@
+import { createHash } from 'node:crypto';
+import type { OpenSearchSpec } from './spec';
+
+/**
+ * The ingest pipeline that gives every log document a deterministic `_id` (`PUT _ingest/pipeline/<name>`), set as
+ * the index template's `index.default_pipeline`, so a redelivered event overwrites its document instead of adding
+ * a second one.
+ *
+ * Why this shape (README.md, "Delivery guarantee", has the user-facing version):
+ * - Delivery is at least once: a partial batch response, a Lambda retry or a Firehose retry writes an event
+ *   again. Firehose's own ids (`FIREHOSE_DEFAULT`) are per Kinesis record, so they only collapse Firehose's own
+ *   retries, not a record the transform wrote twice. The id must come from the event itself.
+ * - What identifies a CloudWatch Logs event is its log group, log stream and event id together: the event id alone
+ *   is not documented as globally unique. All three are already in every document (`cloudwatch.logGroup`,
+ *   `cloudwatch.logStream`, `cloudwatch.id`), so the pipeline hashes them and the document schema (a public
+ *   contract) gains no field, and the transform's hot path no work.
+ * - The hash is SHA-256 (hex, 64 characters; `_id` allows 512 bytes) of the three values, each prefixed with its
+ *   length, so no choice of names can make two different triples hash the same input. Painless' `String.sha256()`
+ *   computes it. Not the `fingerprint` processor (OpenSearch 2.16+), which would need no script: it shares one
+ *   `MessageDigest` between ingest threads, so under concurrent bulk requests it computes wrong hashes (measured
+ *   on OpenSearch 3.6.0 with `npm run bench:ids`: 119,883 documents for 120,000 events, so 117 events were
+ *   overwritten by another event's id; fixed upstream by opensearch-project/OpenSearch#23027, which the 2.19
+ *   that kfek deploys predates).
+ * - Documents without an event id (the Pipes transport's error documents, whose `cloudwatch` fields are empty
+ *   strings) are left alone: OpenSearch generates their id. Hashing their empty fields would make every error
+ *   document overwrite the previous one. A redelivered error document is therefore stored twice; it describes a
+ *   poison record and carries no log event.
+ * - A document the script fails on is rejected by OpenSearch like any mapping error, so Firehose keeps it in the
+ *   failed-documents prefix: nothing is dropped silently.
+ * - Firehose must send no id of its own (`DocumentIdOptions.DefaultDocumentIdFormat: NO_DOCUMENT_ID`, see
+ *   lib/constructs/firehose-to-opensearch.ts): its ids are per Kinesis record, and the setting is documented as
+ *   the lighter one for log ingestion.
+ */
+
+/**
+ * Painless: `_id` = SHA-256 hex of `<len>:<logGroup>|<len>:<logStream>|<len>:<id>`, for documents that carry an
+ * event id. `instanceof Map` guards against a `cloudwatch` that is not an object (rejected at mapping anyway).
+ * {@link documentIdFor} computes the same id in TypeScript; a test holds the two to each other on a real node.
+ */
+export const DOCUMENT_ID_SCRIPT = [
+  'def cw = ctx.cloudwatch;',
+  "if (cw instanceof Map && cw.id != null && cw.id != '') {",
+  'String g = String.valueOf(cw.logGroup); String s = String.valueOf(cw.logStream); String i = String.valueOf(cw.id);',
+  "ctx._id = (g.length() + ':' + g + '|' + s.length() + ':' + s + '|' + i.length() + ':' + i).sha256();",
+  '}',
+].join(' ');
+
+/**
+ * The `_id` the pipeline gives the document of one CloudWatch event. Painless counts `length()` in UTF-16 code
+ * units and hashes UTF-8, as JavaScript's `length` and Node's `update(string)` do.
+ */
+export function documentIdFor(logGroup: string, logStream: string, eventId: string): string {
+  const input = `${logGroup.length}:${logGroup}|${logStream.length}:${logStream}|${eventId.length}:${eventId}`;
+  return createHash('sha256').update(input, 'utf8').digest('hex');
+}
+
+/** The full `PUT _ingest/pipeline/<spec.names.ingestPipeline>` body. */
+export function buildIngestPipeline(spec: OpenSearchSpec): Record<string, unknown> {
+  return {
+    description:
+      `kfek (managed): sets _id of ${spec.indexPattern} documents from cloudwatch.logGroup, logStream and id, ` +
+      'so a redelivered log event overwrites its document',
+    processors: [{ script: { tag: 'kfek-document-id', lang: 'painless', source: DOCUMENT_ID_SCRIPT } }],
+  };
+}

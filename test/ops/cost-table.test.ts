@@ -1,0 +1,60 @@
+/**
+ * The README's volume table is the output of scripts/cost-table.ts: its arithmetic is checked here against
+ * figures worked out by hand, and the README must carry exactly the table the script prints.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ASSUMPTIONS, costTable, LIMITS, PRICES, scenarioCosts } from '../../scripts/cost-table';
+
+/** Rows of a markdown table as trimmed cells (prettier pads the README's columns). */
+function cells(markdown: string): string[][] {
+  return markdown
+    .split('\n')
+    .filter((l) => l.startsWith('|') && !/^\|[\s|:-]+\|$/.test(l))
+    .map((l) =>
+      l
+        .slice(1, -1)
+        .split('|')
+        .map((c) => c.trim()),
+    );
+}
+
+describe('cost table', () => {
+  test('one record per 300-byte event: Firehose bills 5 KB per event, about 16x the log volume', () => {
+    // GIVEN 100 GB/day of 300-byte events
+    const c = scenarioCosts({ gbPerDay: 100, eventBytes: 300 });
+    // THEN
+    const events = (100 * 2 ** 30) / 300;
+    expect(c.eventsPerDay).toBeCloseTo(events, 0);
+    expect(c.before.firehoseBilledGbPerDay).toBeCloseTo((events * 5120) / 2 ** 30, 6);
+    expect(c.before.firehosePerMonth).toBeCloseTo(((events * 5120) / 2 ** 30) * 30 * PRICES.firehosePerGb, 6);
+    expect(c.before.firehoseBilledGbPerDay / 100).toBeCloseTo(5120 / 300, 6);
+    // 4,143 events/s at twice the average is 8,286 records/s: 9 shards by the 1,000 records/s limit.
+    expect(c.before.eventsShards).toBe(9);
+  });
+
+  test('aggregated: documents per record are bounded by the batch per partition key, and by 1 MiB', () => {
+    // GIVEN a 300-byte event (550-byte document) and a 500 KB one
+    const small = scenarioCosts({ gbPerDay: 100, eventBytes: 300 });
+    const large = scenarioCosts({ gbPerDay: 100, eventBytes: 500_000 });
+    // THEN
+    expect(small.after.documentsPerRecord).toBe(ASSUMPTIONS.documentsPerStreamPerBatch);
+    expect(large.after.documentsPerRecord).toBe(
+      Math.floor((LIMITS.kinesisRecordBytes - ASSUMPTIONS.aggregatedPerRecordBytes) / (500_250 + 8)),
+    );
+    // 100 documents of 558 bytes + 108 = 55,908 bytes: 3 PUT units and 11 Firehose increments per record.
+    expect(small.after.putUnitsPerDay).toBeCloseTo((small.eventsPerDay / 100) * 3, 3);
+    expect(small.after.firehoseBilledGbPerDay).toBeCloseTo(
+      ((small.eventsPerDay / 100) * 11 * 5120) / 2 ** 30,
+      6,
+    );
+  });
+
+  test('README.md carries exactly the table the script prints', () => {
+    const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
+    const start = readme.indexOf('| GB/day');
+    expect(start).toBeGreaterThan(0);
+    const block = readme.slice(start, readme.indexOf('\n\n', start));
+    expect(cells(block)).toEqual(cells(costTable()));
+  });
+});
