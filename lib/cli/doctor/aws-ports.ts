@@ -1,0 +1,375 @@
+/**
+ * The doctor's ports over the AWS SDK. Each port is built from one client, so a test can point most of them at
+ * moto and replace the few whose API moto lacks (see test/ops/doctor-aws.test.ts) with aws-sdk-client-mock.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  CloudFormationClient,
+  DescribeStackResourcesCommand,
+  DescribeStacksCommand,
+  type Stack,
+} from '@aws-sdk/client-cloudformation';
+import {
+  CloudWatchLogsClient,
+  DescribeAccountPoliciesCommand,
+  DescribeLogGroupsCommand,
+  DescribeResourcePoliciesCommand,
+  DescribeSubscriptionFiltersCommand,
+} from '@aws-sdk/client-cloudwatch-logs';
+import { GetAccountSettingsCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import {
+  DescribeDomainCommand,
+  DescribeInstanceTypeLimitsCommand,
+  OpenSearchClient,
+  type OpenSearchPartitionInstanceType,
+} from '@aws-sdk/client-opensearch';
+import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import { createHttpClient } from '../../opensearch/http';
+import { CliError, MissingRegionError } from '../errors';
+import { type AuthInfo, getCallerIdentity, parseAuthInfo } from '../proxy';
+import type { BootstrapFacts, DeployedStack, ExistingName, InstanceFit, LambdaFacts } from './checks';
+import type { DoctorPorts } from './facts';
+import { type NamedResource, type ProfilePlan, readPlan } from './plan';
+import { synthesize } from './synth';
+
+/** The bootstrap stack `cdk bootstrap` creates (default qualifier). */
+export const TOOLKIT_STACK = 'CDKToolkit';
+
+const errorName = (error: unknown): string =>
+  typeof error === 'object' && error !== null && 'name' in error ? String(error.name) : '';
+const errorMessage = (error: unknown): string =>
+  typeof error === 'object' && error !== null && 'message' in error ? String(error.message) : String(error);
+
+/** CloudFormation answers a missing stack with a ValidationError "Stack with id X does not exist". */
+const isMissingStack = (error: unknown): boolean =>
+  errorName(error) === 'ValidationError' && /does not exist/.test(errorMessage(error));
+
+export async function describeStack(
+  cfn: CloudFormationClient,
+  stackName: string,
+): Promise<Stack | undefined> {
+  try {
+    return (await cfn.send(new DescribeStacksCommand({ StackName: stackName }))).Stacks?.[0];
+  } catch (error) {
+    if (isMissingStack(error)) return undefined;
+    throw error;
+  }
+}
+
+export function bootstrapPort(cfn: CloudFormationClient, ssm: SSMClient): DoctorPorts['bootstrap'] {
+  return async (parameterName) => {
+    const stack = await describeStack(cfn, TOOLKIT_STACK);
+    let parameterVersion: number | undefined;
+    try {
+      const p = await ssm.send(new GetParameterCommand({ Name: parameterName }));
+      parameterVersion = Number(p.Parameter?.Value);
+    } catch (error) {
+      if (errorName(error) !== 'ParameterNotFound') throw error;
+    }
+    const output = stack?.Outputs?.find((o) => o.OutputKey === 'BootstrapVersion')?.OutputValue;
+    const facts: BootstrapFacts = {
+      stackStatus: stack?.StackStatus,
+      stackVersion: output !== undefined ? Number(output) : undefined,
+      parameterVersion: Number.isFinite(parameterVersion) ? parameterVersion : undefined,
+    };
+    return facts;
+  };
+}
+
+export function lambdaLimitsPort(lambda: LambdaClient): DoctorPorts['lambdaLimits'] {
+  return async (): Promise<LambdaFacts> => {
+    const limit = (await lambda.send(new GetAccountSettingsCommand({}))).AccountLimit;
+    if (limit?.ConcurrentExecutions === undefined || limit.UnreservedConcurrentExecutions === undefined) {
+      throw new CliError('Lambda GetAccountSettings returned no concurrency limits');
+    }
+    return {
+      concurrentExecutions: limit.ConcurrentExecutions,
+      unreservedConcurrentExecutions: limit.UnreservedConcurrentExecutions,
+    };
+  };
+}
+
+/** Errors DescribeInstanceTypeLimits gives for a type or engine version it does not offer. */
+const NOT_OFFERED = new Set(['InvalidTypeException', 'ResourceNotFoundException', 'ValidationException']);
+
+export function instanceFitPort(opensearch: OpenSearchClient): DoctorPorts['instanceFit'] {
+  return async (role, instanceType, engineVersion, volumeType) => {
+    let limits;
+    try {
+      limits = (
+        await opensearch.send(
+          new DescribeInstanceTypeLimitsCommand({
+            // The SDK's union lists the types it knew when built; the service is the judge of newer or wrong ones.
+            InstanceType: instanceType as OpenSearchPartitionInstanceType,
+            EngineVersion: engineVersion,
+          }),
+        )
+      ).LimitsByRole?.[role];
+    } catch (error) {
+      if (!NOT_OFFERED.has(errorName(error))) throw error;
+      return { role, instanceType, unavailable: `${errorName(error)}: ${errorMessage(error)}` };
+    }
+    if (limits === undefined) return { role, instanceType, unavailable: `no limits for ${role} nodes` };
+    const counts = limits.InstanceLimits?.InstanceCountLimits;
+    const ebs =
+      limits.StorageTypes?.find((t) => t.StorageTypeName === 'ebs' && t.StorageSubTypeName === volumeType) ??
+      limits.StorageTypes?.find((t) => t.StorageTypeName === 'ebs');
+    const limit = (name: string): number | undefined => {
+      const value = ebs?.StorageTypeLimits?.find((l) => l.LimitName === name)?.LimitValues?.[0];
+      return value === undefined || value === '' ? undefined : Number(value);
+    };
+    const fit: InstanceFit = {
+      role,
+      instanceType,
+      ...(counts?.MinimumInstanceCount !== undefined ? { minimumCount: counts.MinimumInstanceCount } : {}),
+      ...(counts?.MaximumInstanceCount !== undefined ? { maximumCount: counts.MaximumInstanceCount } : {}),
+      ...(limit('MinimumVolumeSize') !== undefined ? { minimumVolumeGb: limit('MinimumVolumeSize') } : {}),
+      ...(limit('MaximumVolumeSize') !== undefined ? { maximumVolumeGb: limit('MaximumVolumeSize') } : {}),
+    };
+    return fit;
+  };
+}
+
+/** Names of the account-level subscription filter policies (one port: moto lacks the API). */
+export function accountPolicyNamesPort(logs: CloudWatchLogsClient): () => Promise<readonly string[]> {
+  return async () => {
+    const out = await logs.send(
+      new DescribeAccountPoliciesCommand({ policyType: 'SUBSCRIPTION_FILTER_POLICY' }),
+    );
+    return (out.accountPolicies ?? []).map((p) => p.policyName ?? '');
+  };
+}
+
+export interface ExistingPortClients {
+  readonly logs: CloudWatchLogsClient;
+  readonly opensearch: OpenSearchClient;
+  readonly cloudformation: CloudFormationClient;
+  readonly accountPolicyNames: () => Promise<readonly string[]>;
+}
+
+export function existingPort(clients: ExistingPortClients): DoctorPorts['existing'] {
+  const { logs, opensearch, cloudformation } = clients;
+  let resourcePolicyNames: Promise<Set<string>> | undefined;
+  let accountPolicyNames: Promise<Set<string>> | undefined;
+  const exists = async (r: NamedResource): Promise<boolean> => {
+    switch (r.kind) {
+      case 'opensearch-domain':
+        try {
+          await opensearch.send(new DescribeDomainCommand({ DomainName: r.name }));
+          return true;
+        } catch (error) {
+          if (errorName(error) === 'ResourceNotFoundException') return false;
+          throw error;
+        }
+      case 'log-group': {
+        const out = await logs.send(new DescribeLogGroupsCommand({ logGroupNamePrefix: r.name }));
+        return (out.logGroups ?? []).some((g) => g.logGroupName === r.name);
+      }
+      case 'logs-resource-policy':
+        resourcePolicyNames ??= logs
+          .send(new DescribeResourcePoliciesCommand({ limit: 50 }))
+          .then((out) => new Set((out.resourcePolicies ?? []).map((p) => p.policyName ?? '')));
+        return (await resourcePolicyNames).has(r.name);
+      case 'logs-account-policy':
+        accountPolicyNames ??= clients.accountPolicyNames().then((names) => new Set(names));
+        return (await accountPolicyNames).has(r.name);
+    }
+  };
+  /** The stack that created a physical resource, if any (CloudFormation looks it up by physical id). */
+  const owner = async (name: string): Promise<string | undefined> => {
+    try {
+      const out = await cloudformation.send(new DescribeStackResourcesCommand({ PhysicalResourceId: name }));
+      return out.StackResources?.[0]?.StackName;
+    } catch (error) {
+      if (errorName(error) === 'ValidationError') return undefined;
+      throw error;
+    }
+  };
+  return async (names) => {
+    const found: ExistingName[] = [];
+    for (const r of names) {
+      if (await exists(r)) found.push({ ...r, ownerStack: await owner(r.name) });
+    }
+    return found;
+  };
+}
+
+export function stacksPort(cfn: CloudFormationClient): DoctorPorts['stacks'] {
+  return async (stackNames) => {
+    const found: DeployedStack[] = [];
+    for (const stackName of stackNames) {
+      const stack = await describeStack(cfn, stackName);
+      if (stack === undefined) continue;
+      const outputs = stack.Outputs ?? [];
+      found.push({
+        stackName,
+        status: stack.StackStatus ?? 'UNKNOWN',
+        exports: Object.fromEntries(
+          outputs.flatMap((o) => (o.ExportName !== undefined ? [[o.ExportName, o.OutputValue ?? '']] : [])),
+        ),
+        outputs: Object.fromEntries(outputs.map((o) => [o.OutputKey ?? '', o.OutputValue ?? ''])),
+      });
+    }
+    return found;
+  };
+}
+
+export function subscriptionsPort(logs: CloudWatchLogsClient): DoctorPorts['subscriptionDestinations'] {
+  return async (logGroupName) => {
+    try {
+      const out = await logs.send(new DescribeSubscriptionFiltersCommand({ logGroupName }));
+      return (out.subscriptionFilters ?? []).map((f) => f.destinationArn ?? '');
+    } catch (error) {
+      if (errorName(error) === 'ResourceNotFoundException') return undefined;
+      throw error;
+    }
+  };
+}
+
+/** The caller's mapping on the domain, through the same signed HTTP client the provisioner uses. */
+export function authInfoPort(
+  credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider,
+): DoctorPorts['authInfo'] {
+  return async (dashboardsUrl, region): Promise<AuthInfo> => {
+    const base = new URL(dashboardsUrl).origin;
+    const client = createHttpClient({
+      baseUrl: base,
+      auth: { kind: 'sigv4', region, credentials },
+      maxAttempts: 2,
+    });
+    const response = await client.request({ method: 'GET', path: '/_plugins/_security/authinfo' });
+    if (response.status === 403 || response.status === 401) {
+      throw new CliError(
+        `${base} refused the signed request (HTTP ${response.status}): the domain's access policy or your identity ` +
+          'policy does not allow es:ESHttpGet',
+      );
+    }
+    const info = response.status === 200 ? parseAuthInfo(response.body) : undefined;
+    if (info === undefined) {
+      throw new CliError(
+        `${base}/_plugins/_security/authinfo answered HTTP ${response.status}: ${response.text.slice(0, 200)}`,
+      );
+    }
+    return info;
+  };
+}
+
+export interface AwsPortsOptions {
+  /** From --region; undefined lets the SDK's chain decide (AWS_REGION, the profile's region). */
+  readonly region?: string;
+  readonly profile: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Project directory holding cdk.json. */
+  readonly projectDir: string;
+  /** Read this assembly instead of synthesizing. @default - synthesize into a temporary directory */
+  readonly cdkOut?: string;
+  /** @default 300000 */
+  readonly synthTimeoutInMillis?: number;
+  readonly credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider;
+}
+
+/** Ports over real clients. Endpoints come from the SDK's own AWS_ENDPOINT_URL(_<SERVICE>) variables. */
+export interface AwsPorts {
+  readonly ports: DoctorPorts;
+  /** Closes the clients' connections. */
+  readonly destroy: () => void;
+}
+
+export function createAwsPorts(options: AwsPortsOptions): AwsPorts {
+  const requestHandler = new NodeHttpHandler({ connectionTimeout: 5_000, requestTimeout: 30_000 });
+  let resolved: string | undefined = options.region;
+  // The environment passed in decides (tests and `run` callers pass their own); the SDK would read process.env.
+  const endpoint = options.env.AWS_ENDPOINT_URL;
+  const config = () => ({
+    ...(resolved !== undefined ? { region: resolved } : {}),
+    ...(endpoint !== undefined && endpoint !== '' ? { endpoint } : {}),
+    credentials: options.credentials,
+    requestHandler,
+    maxAttempts: 3,
+  });
+  let clients:
+    | {
+        cfn: CloudFormationClient;
+        ssm: SSMClient;
+        lambda: LambdaClient;
+        opensearch: OpenSearchClient;
+        logs: CloudWatchLogsClient;
+      }
+    | undefined;
+  const get = () =>
+    (clients ??= {
+      cfn: new CloudFormationClient(config()),
+      ssm: new SSMClient(config()),
+      lambda: new LambdaClient(config()),
+      opensearch: new OpenSearchClient(config()),
+      logs: new CloudWatchLogsClient(config()),
+    });
+  const env = options.env;
+  const ports: DoctorPorts = {
+    region: async () => {
+      if (resolved !== undefined) return resolved;
+      try {
+        // The SDK's own chain: AWS_REGION, then the region of the AWS profile.
+        resolved = await new CloudFormationClient({}).config.region();
+      } catch (error) {
+        throw new MissingRegionError({ cause: error });
+      }
+      return resolved;
+    },
+    callerArn: (region) => {
+      const endpoint = env.AWS_ENDPOINT_URL_STS ?? env.AWS_ENDPOINT_URL;
+      return getCallerIdentity({
+        region,
+        credentials: options.credentials,
+        ...(endpoint !== undefined ? { endpoint } : {}),
+      });
+    },
+    plan: async (region, account): Promise<ProfilePlan> => {
+      if (options.cdkOut !== undefined) return readPlan(options.cdkOut, options.profile);
+      const outdir = mkdtempSync(join(tmpdir(), 'kfek-doctor-'));
+      try {
+        await synthesize({
+          profile: options.profile,
+          outdir,
+          cwd: options.projectDir,
+          // Synthesize for the account and region that will be deployed to, as `cdk deploy` does.
+          env: {
+            ...env,
+            CDK_DEFAULT_REGION: region,
+            ...(account !== undefined ? { CDK_DEFAULT_ACCOUNT: account } : {}),
+          },
+          ...(options.synthTimeoutInMillis !== undefined
+            ? { timeoutInMillis: options.synthTimeoutInMillis }
+            : {}),
+        });
+        return readPlan(outdir, options.profile);
+      } finally {
+        rmSync(outdir, { recursive: true, force: true });
+      }
+    },
+    bootstrap: (name) => bootstrapPort(get().cfn, get().ssm)(name),
+    lambdaLimits: () => lambdaLimitsPort(get().lambda)(),
+    instanceFit: (...args) => instanceFitPort(get().opensearch)(...args),
+    existing: (names) =>
+      existingPort({
+        logs: get().logs,
+        opensearch: get().opensearch,
+        cloudformation: get().cfn,
+        accountPolicyNames: accountPolicyNamesPort(get().logs),
+      })(names),
+    stacks: (names) => stacksPort(get().cfn)(names),
+    subscriptionDestinations: (name) => subscriptionsPort(get().logs)(name),
+    authInfo: authInfoPort(options.credentials),
+  };
+  return {
+    ports,
+    destroy: () => {
+      if (clients === undefined) return;
+      for (const c of Object.values(clients)) c.destroy();
+    },
+  };
+}
