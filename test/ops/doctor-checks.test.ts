@@ -11,6 +11,7 @@ import {
   checkRegion,
   checkStacks,
   checkSubscriptions,
+  type DeployedStack,
   type DoctorFacts,
   runChecks,
 } from '../../lib/cli/doctor/checks';
@@ -284,10 +285,10 @@ describe('doctor checks', () => {
   describe('after a deploy', () => {
     const deployed = (status = 'CREATE_COMPLETE'): DoctorFacts['stacks'] => ({
       ok: true,
-      value: Object.values(plan().stackNames).map((stackName) => ({
+      value: Object.values(plan().stackNames).map((stackName): DeployedStack => ({
         stackName,
         status,
-        exports: (stackName === 'kfek-sandbox-search' ? { [RAW_EXPORT]: RAW_ARN } : {}) as Record<string, string>,
+        exports: Object.fromEntries(stackName === 'kfek-sandbox-search' ? [[RAW_EXPORT, RAW_ARN]] : []),
         outputs: {},
       })),
     });

@@ -7,8 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   CloudFormationClient,
-  DescribeStackResourcesCommand,
   DescribeStacksCommand,
+  ListStackResourcesCommand,
+  ListStacksCommand,
+  type StackStatus,
   type Stack,
 } from '@aws-sdk/client-cloudformation';
 import {
@@ -38,6 +40,32 @@ import { synthesize } from './synth';
 
 /** The bootstrap stack `cdk bootstrap` creates (default qualifier). */
 export const TOOLKIT_STACK = 'CDKToolkit';
+
+/** Every stack status but DELETE_COMPLETE: stacks that still own their resources. */
+const LIVE_STACK_STATUSES: StackStatus[] = [
+  'CREATE_IN_PROGRESS',
+  'CREATE_FAILED',
+  'CREATE_COMPLETE',
+  'ROLLBACK_IN_PROGRESS',
+  'ROLLBACK_FAILED',
+  'ROLLBACK_COMPLETE',
+  'DELETE_IN_PROGRESS',
+  'DELETE_FAILED',
+  'UPDATE_IN_PROGRESS',
+  'UPDATE_COMPLETE_CLEANUP_IN_PROGRESS',
+  'UPDATE_COMPLETE',
+  'UPDATE_FAILED',
+  'UPDATE_ROLLBACK_IN_PROGRESS',
+  'UPDATE_ROLLBACK_FAILED',
+  'UPDATE_ROLLBACK_COMPLETE_CLEANUP_IN_PROGRESS',
+  'UPDATE_ROLLBACK_COMPLETE',
+  'REVIEW_IN_PROGRESS',
+  'IMPORT_IN_PROGRESS',
+  'IMPORT_COMPLETE',
+  'IMPORT_ROLLBACK_IN_PROGRESS',
+  'IMPORT_ROLLBACK_FAILED',
+  'IMPORT_ROLLBACK_COMPLETE',
+];
 
 const errorName = (error: unknown): string =>
   typeof error === 'object' && error !== null && 'name' in error ? String(error.name) : '';
@@ -179,22 +207,42 @@ export function existingPort(clients: ExistingPortClients): DoctorPorts['existin
         return (await accountPolicyNames).has(r.name);
     }
   };
-  /** The stack that created a physical resource, if any (CloudFormation looks it up by physical id). */
-  const owner = async (name: string): Promise<string | undefined> => {
-    try {
-      const out = await cloudformation.send(new DescribeStackResourcesCommand({ PhysicalResourceId: name }));
-      return out.StackResources?.[0]?.StackName;
-    } catch (error) {
-      if (errorName(error) === 'ValidationError') return undefined;
-      throw error;
-    }
+  /**
+   * Physical ids of the resources of every live stack whose name starts with `stackPrefix` (this app's stacks,
+   * all profiles). DescribeStackResources by physical id would answer directly, but it also needs the stack to
+   * exist and moto does not implement that form; listing the app's stacks works on both.
+   */
+  const owners = async (stackPrefix: string): Promise<Map<string, string>> => {
+    const map = new Map<string, string>();
+    let token: string | undefined;
+    do {
+      const page = await cloudformation.send(
+        new ListStacksCommand({ StackStatusFilter: LIVE_STACK_STATUSES, NextToken: token }),
+      );
+      for (const summary of page.StackSummaries ?? []) {
+        const stackName = summary.StackName ?? '';
+        if (!stackName.startsWith(stackPrefix)) continue;
+        let next: string | undefined;
+        do {
+          const resources = await cloudformation.send(
+            new ListStackResourcesCommand({ StackName: stackName, NextToken: next }),
+          );
+          for (const r of resources.StackResourceSummaries ?? []) {
+            if (r.PhysicalResourceId !== undefined) map.set(r.PhysicalResourceId, stackName);
+          }
+          next = resources.NextToken;
+        } while (next !== undefined);
+      }
+      token = page.NextToken;
+    } while (token !== undefined);
+    return map;
   };
-  return async (names) => {
-    const found: ExistingName[] = [];
-    for (const r of names) {
-      if (await exists(r)) found.push({ ...r, ownerStack: await owner(r.name) });
-    }
-    return found;
+  return async (names, stackPrefix) => {
+    const found: NamedResource[] = [];
+    for (const r of names) if (await exists(r)) found.push(r);
+    if (found.length === 0) return [];
+    const byPhysicalId = await owners(stackPrefix);
+    return found.map((r): ExistingName => ({ ...r, ownerStack: byPhysicalId.get(r.name) }));
   };
 }
 
@@ -354,13 +402,13 @@ export function createAwsPorts(options: AwsPortsOptions): AwsPorts {
     bootstrap: (name) => bootstrapPort(get().cfn, get().ssm)(name),
     lambdaLimits: () => lambdaLimitsPort(get().lambda)(),
     instanceFit: (...args) => instanceFitPort(get().opensearch)(...args),
-    existing: (names) =>
+    existing: (names, stackPrefix) =>
       existingPort({
         logs: get().logs,
         opensearch: get().opensearch,
         cloudformation: get().cfn,
         accountPolicyNames: accountPolicyNamesPort(get().logs),
-      })(names),
+      })(names, stackPrefix),
     stacks: (names) => stacksPort(get().cfn)(names),
     subscriptionDestinations: (name) => subscriptionsPort(get().logs)(name),
     authInfo: authInfoPort(options.credentials),

@@ -111,7 +111,8 @@ export function checkCredentials(facts: DoctorFacts): Finding {
     check: 'credentials',
     status: 'ok',
     finding:
-      `signed in as ${p.value}` + (role === p.value ? '' : `; OpenSearch will see the backend role ${role}`),
+      `signed in as ${p.value}; OpenSearch will see the backend role ${role}` +
+      (role === p.value ? '' : ' (the role of this assumed-role session)'),
   };
 }
 

@@ -31,8 +31,11 @@ export interface DoctorPorts {
     engineVersion: string,
     volumeType?: string,
   ): Promise<InstanceFit>;
-  /** Which of `names` exist in the account and region, and which stack owns each. */
-  existing(names: readonly NamedResource[]): Promise<readonly ExistingName[]>;
+  /**
+   * Which of `names` exist in the account and region, and which stack owns each, looked for among the stacks
+   * whose names start with `stackPrefix` (`kfek-`: every profile of this app).
+   */
+  existing(names: readonly NamedResource[], stackPrefix: string): Promise<readonly ExistingName[]>;
   /** Those of `stackNames` that exist. */
   stacks(stackNames: readonly string[]): Promise<readonly DeployedStack[]>;
   /** Destination ARNs of the log group's subscription filters; undefined when it does not exist. */
@@ -88,7 +91,7 @@ export async function gatherFacts(ports: DoctorPorts, options: GatherOptions): P
               : []),
           ]),
         ),
-    probe(() => ports.existing(p.namedResources)),
+    probe(() => ports.existing(p.namedResources, appStackPrefix(p))),
     probe(() => ports.stacks(Object.values(p.stackNames))),
   ]);
   const gathered: DoctorFacts = {
@@ -121,4 +124,11 @@ export async function gatherFacts(ports: DoctorPorts, options: GatherOptions): P
     ...(subscriptions !== undefined ? { subscriptions } : {}),
     ...(authInfo !== undefined ? { authInfo } : {}),
   };
+}
+
+/** `kfek-` of `kfek-sandbox-search`: the part of the stack names before the profile, shared by all profiles. */
+export function appStackPrefix(plan: ProfilePlan): string {
+  const name = Object.values(plan.stackNames)[0] ?? '';
+  const at = name.indexOf(`-${plan.profile}-`);
+  return at < 0 ? name : name.slice(0, at + 1);
 }
