@@ -37,6 +37,7 @@ import {
 import { type Finding, runChecks } from '../../lib/cli/doctor/checks';
 import { type DoctorPorts, gatherFacts } from '../../lib/cli/doctor/facts';
 import { type ProfilePlan, readPlan } from '../../lib/cli/doctor/plan';
+import { run } from '../../lib/cli/main';
 import { getCallerIdentity } from '../../lib/cli/proxy';
 import { startMoto, type MotoServer } from '../../scripts/moto-server';
 import { buildTestApp } from '../helpers/app';
@@ -287,5 +288,42 @@ describe('kfek doctor against moto', () => {
       status: 'fail',
       finding: expect.stringContaining('/kfek/sandbox/app sends to nothing'),
     });
+  });
+
+  test('`kfek doctor --cdk-out DIR --json` prints every finding and exits 1 when a check failed', async () => {
+    // GIVEN an assembly on disk, an empty account, and only an endpoint override in the command's environment
+    const dir = buildTestApp({ profile: 'sandbox' }).app.synth().directory;
+    const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+    // The SDK's credential chain reads the process environment; moto accepts any keys.
+    process.env.AWS_ACCESS_KEY_ID = CREDENTIALS.accessKeyId;
+    process.env.AWS_SECRET_ACCESS_KEY = CREDENTIALS.secretAccessKey;
+    let stdout = '';
+    try {
+      // WHEN
+      const code = await run(['doctor', '--cdk-out', dir, '--region', REGION, '--json'], {
+        stdout: { write: (text: string) => (stdout += text) },
+        stderr: { write: () => true },
+        env: { AWS_ENDPOINT_URL: moto.endpoint },
+      });
+      // THEN
+      const report = JSON.parse(stdout) as { region: string; findings: Finding[] };
+      expect(code).toBe(1);
+      expect(report.region).toBe(REGION);
+      expect(check(report.findings, 'bootstrap')?.status).toBe('fail');
+      // moto has no Lambda GetAccountSettings: the command says which call failed and goes on.
+      expect(check(report.findings, 'lambda-concurrency')).toMatchObject({
+        status: 'warn',
+        finding: expect.stringMatching(/^Lambda GetAccountSettings: /),
+      });
+      expect(check(report.findings, 'stacks')?.finding).toContain('not deployed yet');
+    } finally {
+      for (const [key, value] of [
+        ['AWS_ACCESS_KEY_ID', saved.id],
+        ['AWS_SECRET_ACCESS_KEY', saved.secret],
+      ] as const) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+    }
   });
 });

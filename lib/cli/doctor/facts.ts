@@ -44,11 +44,12 @@ export interface DoctorPorts {
   authInfo(dashboardsUrl: string, region: string): Promise<AuthInfo>;
 }
 
-async function probe<T>(call: () => Promise<T>): Promise<Probe<T>> {
+/** Runs one question; a failure becomes `<what>: <first line of the error>`, so the finding says which call. */
+async function probe<T>(what: string, call: () => Promise<T>): Promise<Probe<T>> {
   try {
     return { ok: true, value: await call() };
   } catch (error) {
-    return { ok: false, error: messageOf(error).split('\n')[0] };
+    return { ok: false, error: `${what}: ${messageOf(error).split('\n')[0]}` };
   }
 }
 
@@ -60,11 +61,13 @@ export interface GatherOptions {
 
 /** Asks every question whose prerequisites are met; the order follows the dependencies. */
 export async function gatherFacts(ports: DoctorPorts, options: GatherOptions): Promise<DoctorFacts> {
-  const region = await probe(() => ports.region());
+  const region = await probe('region', () => ports.region());
   if (!region.ok) return { profile: options.profile, region };
-  const identity = await probe(() => ports.callerArn(region.value));
+  const identity = await probe('STS GetCallerIdentity', () => ports.callerArn(region.value));
   const account = identity.ok ? /:(\d{12}):/.exec(identity.value)?.[1] : undefined;
-  const plan = options.skipSynth ? undefined : await probe(() => ports.plan(region.value, account));
+  const plan = options.skipSynth
+    ? undefined
+    : await probe('cdk synth', () => ports.plan(region.value, account));
   const facts: DoctorFacts = {
     profile: options.profile,
     region,
@@ -73,17 +76,17 @@ export async function gatherFacts(ports: DoctorPorts, options: GatherOptions): P
   };
   if (!identity.ok) return facts;
   const p = plan?.ok === true ? plan.value : undefined;
-  const bootstrap = await probe(() =>
+  const bootstrap = await probe('CDKToolkit stack / bootstrap parameter', () =>
     ports.bootstrap(p?.bootstrapParameter ?? '/cdk-bootstrap/hnb659fds/version'),
   );
   if (p === undefined) return { ...facts, bootstrap };
 
   const domain = p.domain;
   const [lambda, instances, existing, stacks] = await Promise.all([
-    probe(() => ports.lambdaLimits()),
+    probe('Lambda GetAccountSettings', () => ports.lambdaLimits()),
     domain === undefined
       ? undefined
-      : probe(() =>
+      : probe('OpenSearch DescribeInstanceTypeLimits', () =>
           Promise.all([
             ports.instanceFit('data', domain.instanceType, domain.engineVersion, domain.volumeType),
             ...(domain.masterInstanceType !== undefined
@@ -91,8 +94,8 @@ export async function gatherFacts(ports: DoctorPorts, options: GatherOptions): P
               : []),
           ]),
         ),
-    probe(() => ports.existing(p.namedResources, appStackPrefix(p))),
-    probe(() => ports.stacks(Object.values(p.stackNames))),
+    probe('looking for existing resources', () => ports.existing(p.namedResources, appStackPrefix(p))),
+    probe('CloudFormation DescribeStacks', () => ports.stacks(Object.values(p.stackNames))),
   ]);
   const gathered: DoctorFacts = {
     ...facts,
@@ -107,7 +110,7 @@ export async function gatherFacts(ports: DoctorPorts, options: GatherOptions): P
   const search = stacks.value.find((s) => s.stackName === p.stackNames.Search);
   const subscriptions =
     p.stackNames.Sources !== undefined && deployed.has(p.stackNames.Sources)
-      ? await probe(() =>
+      ? await probe('Logs DescribeSubscriptionFilters', () =>
           Promise.all(
             p.subscriptions.map(async (s) => ({
               logGroupName: s.logGroupName,
@@ -118,7 +121,9 @@ export async function gatherFacts(ports: DoctorPorts, options: GatherOptions): P
       : undefined;
   const dashboardsUrl = search?.outputs.DashboardsUrl;
   const authInfo =
-    dashboardsUrl !== undefined ? await probe(() => ports.authInfo(dashboardsUrl, region.value)) : undefined;
+    dashboardsUrl !== undefined
+      ? await probe('OpenSearch authinfo', () => ports.authInfo(dashboardsUrl, region.value))
+      : undefined;
   return {
     ...gathered,
     ...(subscriptions !== undefined ? { subscriptions } : {}),
