@@ -241,6 +241,40 @@ describe('kfek doctor against moto', () => {
     });
   });
 
+  test("fails when another profile's account-level subscription policy exists and this one enables its own", async () => {
+    // GIVEN a profile with the account-level policy on, synthesized for real, and another policy in the account
+    const { app } = buildTestApp({ overrides: { sources: { accountPolicy: { enabled: true } } } });
+    const withPolicy = readPlan(app.synth().directory, 'test');
+    expect(withPolicy.namedResources).toContainEqual({
+      kind: 'logs-account-policy',
+      name: 'kfek-test-subscription',
+      stackName: 'kfek-test-sources',
+    });
+    await bootstrap(30);
+    accountPoliciesMock
+      .on(DescribeAccountPoliciesCommand, { policyType: 'SUBSCRIPTION_FILTER_POLICY' })
+      .resolves({
+        accountPolicies: [
+          { policyName: 'kfek-sandbox-subscription', policyType: 'SUBSCRIPTION_FILTER_POLICY' },
+        ],
+      });
+    // WHEN
+    const findings = runChecks(
+      await gatherFacts(
+        { ...ports(), plan: () => Promise.resolve(withPolicy) },
+        { profile: 'test', skipSynth: false },
+      ),
+    );
+    // THEN
+    expect(check(findings, 'clashes')).toMatchObject({
+      status: 'fail',
+      finding: expect.stringContaining(
+        'account-level subscription policy kfek-sandbox-subscription exists (outside CloudFormation) and kfek-test-sources wants one too',
+      ),
+      fix: expect.stringContaining('one profile per account and region'),
+    });
+  });
+
   test("fails when the Lambda concurrency quota is a new account's and the profile does not fit", async () => {
     // GIVEN
     await bootstrap(30);

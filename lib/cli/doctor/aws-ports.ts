@@ -182,29 +182,35 @@ export interface ExistingPortClients {
 export function existingPort(clients: ExistingPortClients): DoctorPorts['existing'] {
   const { logs, opensearch, cloudformation } = clients;
   let resourcePolicyNames: Promise<Set<string>> | undefined;
-  let accountPolicyNames: Promise<Set<string>> | undefined;
-  const exists = async (r: NamedResource): Promise<boolean> => {
+  let accountPolicyNames: Promise<readonly string[]> | undefined;
+  /**
+   * The names of existing resources that stand in the way of `r`: its own name when taken, and for the
+   * account-level subscription policy every such policy, whatever its name, since a log group takes at most one
+   * account-level subscription filter (PutAccountPolicy in the CloudWatch Logs API reference).
+   */
+  const existing = async (r: NamedResource): Promise<readonly string[]> => {
+    const own = (taken: boolean): readonly string[] => (taken ? [r.name] : []);
     switch (r.kind) {
       case 'opensearch-domain':
         try {
           await opensearch.send(new DescribeDomainCommand({ DomainName: r.name }));
-          return true;
+          return own(true);
         } catch (error) {
-          if (errorName(error) === 'ResourceNotFoundException') return false;
+          if (errorName(error) === 'ResourceNotFoundException') return own(false);
           throw error;
         }
       case 'log-group': {
         const out = await logs.send(new DescribeLogGroupsCommand({ logGroupNamePrefix: r.name }));
-        return (out.logGroups ?? []).some((g) => g.logGroupName === r.name);
+        return own((out.logGroups ?? []).some((g) => g.logGroupName === r.name));
       }
       case 'logs-resource-policy':
         resourcePolicyNames ??= logs
           .send(new DescribeResourcePoliciesCommand({ limit: 50 }))
           .then((out) => new Set((out.resourcePolicies ?? []).map((p) => p.policyName ?? '')));
-        return (await resourcePolicyNames).has(r.name);
+        return own((await resourcePolicyNames).has(r.name));
       case 'logs-account-policy':
-        accountPolicyNames ??= clients.accountPolicyNames().then((names) => new Set(names));
-        return (await accountPolicyNames).has(r.name);
+        accountPolicyNames ??= clients.accountPolicyNames();
+        return accountPolicyNames;
     }
   };
   /**
@@ -239,10 +245,15 @@ export function existingPort(clients: ExistingPortClients): DoctorPorts['existin
   };
   return async (names, stackPrefix) => {
     const found: NamedResource[] = [];
-    for (const r of names) if (await exists(r)) found.push(r);
+    for (const r of names) {
+      for (const name of await existing(r)) found.push({ ...r, name });
+    }
     if (found.length === 0) return [];
     const byPhysicalId = await owners(stackPrefix);
-    return found.map((r): ExistingName => ({ ...r, ownerStack: byPhysicalId.get(r.name) }));
+    // Some physical ids join several parts with '|' (account policies among them): match the name as one part.
+    const ownerOf = (name: string): string | undefined =>
+      byPhysicalId.get(name) ?? [...byPhysicalId].find(([id]) => id.split('|').includes(name))?.[1];
+    return found.map((r): ExistingName => ({ ...r, ownerStack: ownerOf(r.name) }));
   };
 }
 

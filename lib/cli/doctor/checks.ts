@@ -337,9 +337,12 @@ export function checkClashes(facts: DoctorFacts): Finding {
       finding: 'no resource in the account holds a name this profile wants',
     };
   }
+  const where = (e: ExistingName): string =>
+    e.ownerStack === undefined ? 'outside CloudFormation' : `owned by stack ${e.ownerStack}`;
   const describe = (e: ExistingName): string =>
-    `${KIND_TEXT[e.kind]} ${e.name} (wanted by ${e.stackName}) exists` +
-    (e.ownerStack === undefined ? ' outside CloudFormation' : `, owned by stack ${e.ownerStack}`);
+    e.kind === 'logs-account-policy'
+      ? `${KIND_TEXT[e.kind]} ${e.name} exists (${where(e)}) and ${e.stackName} wants one too`
+      : `${KIND_TEXT[e.kind]} ${e.name} (wanted by ${e.stackName}) exists, ${where(e)}`;
   const accountPolicy = clashes.some((e) => e.kind === 'logs-account-policy');
   return {
     check: 'clashes',
@@ -348,7 +351,7 @@ export function checkClashes(facts: DoctorFacts): Finding {
     fix:
       'delete what a failed or retained deploy left behind, or destroy the other profile first' +
       (accountPolicy
-        ? '; only one account-level subscription policy is allowed per account and region: enable it in one profile'
+        ? '; a log group takes only one account-level subscription filter: enable the account-level policy in one profile per account and region'
         : ''),
   };
 }
