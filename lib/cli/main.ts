@@ -19,7 +19,7 @@ import {
 } from './args';
 import { createLogsClient } from './aws';
 import { runChecks } from './doctor/checks';
-import { createAwsPorts } from './doctor/aws-ports';
+import { createAwsPorts } from './doctor/create-ports';
 import { gatherFacts } from './doctor/facts';
 import { exitCodeOf, formatFindings } from './doctor/report';
 import { CliError, UsageError } from './errors';

@@ -24,17 +24,9 @@ import { DescribeInstanceTypeLimitsCommand, OpenSearchClient } from '@aws-sdk/cl
 import { PutParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { mockClient } from 'aws-sdk-client-mock';
-import {
-  accountPolicyNamesPort,
-  bootstrapPort,
-  existingPort,
-  instanceFitPort,
-  lambdaLimitsPort,
-  stacksPort,
-  subscriptionsPort,
-  authInfoPort,
-} from '../../lib/cli/doctor/aws-ports';
-import { type Finding, runChecks } from '../../lib/cli/doctor/checks';
+import { accountPorts } from '../../lib/cli/doctor/aws-ports';
+import { runChecks } from '../../lib/cli/doctor/checks';
+import type { Finding } from '../../lib/cli/doctor/model';
 import { type DoctorPorts, gatherFacts } from '../../lib/cli/doctor/facts';
 import { type ProfilePlan, readPlan } from '../../lib/cli/doctor/plan';
 import { run } from '../../lib/cli/main';
@@ -57,7 +49,8 @@ let logs: CloudWatchLogsClient;
 let opensearch: OpenSearchClient;
 
 /** Clients for the APIs moto lacks, answered by aws-sdk-client-mock. */
-const lambdaMock = mockClient(new LambdaClient({ region: REGION, credentials: CREDENTIALS }));
+const lambdaClient = new LambdaClient({ region: REGION, credentials: CREDENTIALS });
+const lambdaMock = mockClient(lambdaClient);
 const instanceLimitsClient = new OpenSearchClient({ region: REGION, credentials: CREDENTIALS });
 const instanceLimitsMock = mockClient(instanceLimitsClient);
 const accountPoliciesClient = new CloudWatchLogsClient({ region: REGION, credentials: CREDENTIALS });
@@ -71,18 +64,18 @@ function ports(): DoctorPorts {
     region: () => Promise.resolve(REGION),
     callerArn: (region) => getCallerIdentity({ region, credentials: CREDENTIALS, endpoint: moto.endpoint }),
     plan: () => Promise.resolve(plan),
-    bootstrap: bootstrapPort(cfn, ssm),
-    lambdaLimits: lambdaLimitsPort(lambdaMock as unknown as LambdaClient),
-    instanceFit: instanceFitPort(instanceLimitsClient),
-    existing: existingPort({
-      logs,
-      opensearch,
-      cloudformation: cfn,
-      accountPolicyNames: accountPolicyNamesPort(accountPoliciesClient),
-    }),
-    stacks: stacksPort(cfn),
-    subscriptionDestinations: subscriptionsPort(logs),
-    authInfo: authInfoPort(CREDENTIALS),
+    ...accountPorts(
+      {
+        cloudformation: cfn,
+        ssm,
+        lambda: lambdaClient,
+        opensearch,
+        logs,
+        instanceLimits: instanceLimitsClient,
+        accountPolicies: accountPoliciesClient,
+      },
+      CREDENTIALS,
+    ),
   };
 }
 

@@ -1,20 +1,17 @@
 /**
  * The doctor's checks as pure functions of hand-built facts: each rule, its finding and its fix.
  */
+import { checkMapping, checkStacks, checkSubscriptions } from '../../lib/cli/doctor/after-deploy';
 import {
   checkBootstrap,
   checkClashes,
   checkCredentials,
   checkInstanceTypes,
   checkLambdaConcurrency,
-  checkMapping,
   checkRegion,
-  checkStacks,
-  checkSubscriptions,
-  type DeployedStack,
-  type DoctorFacts,
   runChecks,
 } from '../../lib/cli/doctor/checks';
+import type { DeployedStack, DoctorFacts } from '../../lib/cli/doctor/model';
 import type { ProfilePlan } from '../../lib/cli/doctor/plan';
 import { exitCodeOf, formatFindings } from '../../lib/cli/doctor/report';
 

@@ -1,10 +1,7 @@
 /**
- * The doctor's ports over the AWS SDK. Each port is built from one client, so a test can point most of them at
+ * The doctor's ports over the AWS SDK (create-ports.ts wires them to real clients). Each port is built from one client, so a test can point most of them at
  * moto and replace the few whose API moto lacks (see test/ops/doctor-aws.test.ts) with aws-sdk-client-mock.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   CloudFormationClient,
   DescribeStacksCommand,
@@ -28,15 +25,13 @@ import {
   type OpenSearchPartitionInstanceType,
 } from '@aws-sdk/client-opensearch';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import { createHttpClient } from '../../opensearch/http';
-import { CliError, MissingRegionError } from '../errors';
-import { type AuthInfo, getCallerIdentity, parseAuthInfo } from '../proxy';
-import type { BootstrapFacts, DeployedStack, ExistingName, InstanceFit, LambdaFacts } from './checks';
+import { CliError } from '../errors';
+import { type AuthInfo, parseAuthInfo } from '../proxy';
+import type { BootstrapFacts, DeployedStack, ExistingName, InstanceFit, LambdaFacts } from './model';
 import type { DoctorPorts } from './facts';
-import { type NamedResource, type ProfilePlan, readPlan } from './plan';
-import { synthesize } from './synth';
+import type { NamedResource } from './plan';
 
 /** The bootstrap stack `cdk bootstrap` creates (default qualifier). */
 export const TOOLKIT_STACK = 'CDKToolkit';
@@ -317,118 +312,38 @@ export function authInfoPort(
   };
 }
 
-export interface AwsPortsOptions {
-  /** From --region; undefined lets the SDK's chain decide (AWS_REGION, the profile's region). */
-  readonly region?: string;
-  readonly profile: string;
-  readonly env: Readonly<Record<string, string | undefined>>;
-  /** Project directory holding cdk.json. */
-  readonly projectDir: string;
-  /** Read this assembly instead of synthesizing. @default - synthesize into a temporary directory */
-  readonly cdkOut?: string;
-  /** @default 300000 */
-  readonly synthTimeoutInMillis?: number;
-  readonly credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider;
+/** The clients the account ports use. */
+export interface DoctorClients {
+  readonly cloudformation: CloudFormationClient;
+  readonly ssm: SSMClient;
+  readonly lambda: LambdaClient;
+  readonly opensearch: OpenSearchClient;
+  readonly logs: CloudWatchLogsClient;
+  /** Client for DescribeInstanceTypeLimits. @default - `opensearch` */
+  readonly instanceLimits?: OpenSearchClient;
+  /** Client for DescribeAccountPolicies. @default - `logs` */
+  readonly accountPolicies?: CloudWatchLogsClient;
 }
 
-/** Ports over real clients. Endpoints come from the SDK's own AWS_ENDPOINT_URL(_<SERVICE>) variables. */
-export interface AwsPorts {
-  readonly ports: DoctorPorts;
-  /** Closes the clients' connections. */
-  readonly destroy: () => void;
-}
+/** Every port that asks the account something (all but region, caller and plan). */
+export type AccountPorts = Omit<DoctorPorts, 'region' | 'callerArn' | 'plan'>;
 
-export function createAwsPorts(options: AwsPortsOptions): AwsPorts {
-  const requestHandler = new NodeHttpHandler({ connectionTimeout: 5_000, requestTimeout: 30_000 });
-  let resolved: string | undefined = options.region;
-  // The environment passed in decides (tests and `run` callers pass their own); the SDK would read process.env.
-  const endpoint = options.env.AWS_ENDPOINT_URL;
-  const config = () => ({
-    ...(resolved !== undefined ? { region: resolved } : {}),
-    ...(endpoint !== undefined && endpoint !== '' ? { endpoint } : {}),
-    credentials: options.credentials,
-    requestHandler,
-    maxAttempts: 3,
-  });
-  let clients:
-    | {
-        cfn: CloudFormationClient;
-        ssm: SSMClient;
-        lambda: LambdaClient;
-        opensearch: OpenSearchClient;
-        logs: CloudWatchLogsClient;
-      }
-    | undefined;
-  const get = () =>
-    (clients ??= {
-      cfn: new CloudFormationClient(config()),
-      ssm: new SSMClient(config()),
-      lambda: new LambdaClient(config()),
-      opensearch: new OpenSearchClient(config()),
-      logs: new CloudWatchLogsClient(config()),
-    });
-  const env = options.env;
-  const ports: DoctorPorts = {
-    region: async () => {
-      if (resolved !== undefined) return resolved;
-      try {
-        // The SDK's own chain: AWS_REGION, then the region of the AWS profile.
-        resolved = await new CloudFormationClient({}).config.region();
-      } catch (error) {
-        throw new MissingRegionError({ cause: error });
-      }
-      return resolved;
-    },
-    callerArn: (region) => {
-      const endpoint = env.AWS_ENDPOINT_URL_STS ?? env.AWS_ENDPOINT_URL;
-      return getCallerIdentity({
-        region,
-        credentials: options.credentials,
-        ...(endpoint !== undefined ? { endpoint } : {}),
-      });
-    },
-    plan: async (region, account): Promise<ProfilePlan> => {
-      if (options.cdkOut !== undefined) return readPlan(options.cdkOut, options.profile);
-      const outdir = mkdtempSync(join(tmpdir(), 'kfek-doctor-'));
-      try {
-        await synthesize({
-          profile: options.profile,
-          outdir,
-          cwd: options.projectDir,
-          // Synthesize for the account and region that will be deployed to, as `cdk deploy` does.
-          env: {
-            ...env,
-            CDK_DEFAULT_REGION: region,
-            ...(account !== undefined ? { CDK_DEFAULT_ACCOUNT: account } : {}),
-          },
-          ...(options.synthTimeoutInMillis !== undefined
-            ? { timeoutInMillis: options.synthTimeoutInMillis }
-            : {}),
-        });
-        return readPlan(outdir, options.profile);
-      } finally {
-        rmSync(outdir, { recursive: true, force: true });
-      }
-    },
-    bootstrap: (name) => bootstrapPort(get().cfn, get().ssm)(name),
-    lambdaLimits: () => lambdaLimitsPort(get().lambda)(),
-    instanceFit: (...args) => instanceFitPort(get().opensearch)(...args),
-    existing: (names, stackPrefix) =>
-      existingPort({
-        logs: get().logs,
-        opensearch: get().opensearch,
-        cloudformation: get().cfn,
-        accountPolicyNames: accountPolicyNamesPort(get().logs),
-      })(names, stackPrefix),
-    stacks: (names) => stacksPort(get().cfn)(names),
-    subscriptionDestinations: (name) => subscriptionsPort(get().logs)(name),
-    authInfo: authInfoPort(options.credentials),
-  };
+export function accountPorts(
+  clients: DoctorClients,
+  credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider,
+): AccountPorts {
   return {
-    ports,
-    destroy: () => {
-      if (clients === undefined) return;
-      for (const c of Object.values(clients)) c.destroy();
-    },
+    bootstrap: bootstrapPort(clients.cloudformation, clients.ssm),
+    lambdaLimits: lambdaLimitsPort(clients.lambda),
+    instanceFit: instanceFitPort(clients.instanceLimits ?? clients.opensearch),
+    existing: existingPort({
+      logs: clients.logs,
+      opensearch: clients.opensearch,
+      cloudformation: clients.cloudformation,
+      accountPolicyNames: accountPolicyNamesPort(clients.accountPolicies ?? clients.logs),
+    }),
+    stacks: stacksPort(clients.cloudformation),
+    subscriptionDestinations: subscriptionsPort(clients.logs),
+    authInfo: authInfoPort(credentials),
   };
 }

@@ -12,7 +12,7 @@ import type {
   InstanceFit,
   LambdaFacts,
   Probe,
-} from './checks';
+} from './model';
 import type { NamedResource, ProfilePlan } from './plan';
 
 /** One function per question; the AWS implementation is aws-ports.ts. */

@@ -2,7 +2,7 @@
  * The doctor's output: a list a person reads top to bottom (status, check, finding, and the fix under it), or
  * JSON for machines. Pure.
  */
-import type { Finding, Status } from './checks';
+import type { Finding, Status } from './model';
 
 const LABEL: Readonly<Record<Status, string>> = { ok: 'ok', warn: 'WARN', fail: 'FAIL', skip: 'skip' };
 
