@@ -58,14 +58,27 @@ export interface ProxyArgs {
   readonly port: number;
 }
 
+export interface DoctorArgs {
+  readonly command: 'doctor';
+  /** The cdk.json profile to check. */
+  readonly profile: string;
+  readonly region?: string;
+  readonly json: boolean;
+  /** Do not run `cdk synth`: only the checks that need no templates run. */
+  readonly skipSynth: boolean;
+  /** Read this already synthesized assembly instead of running `cdk synth`. */
+  readonly cdkOut?: string;
+  readonly synthTimeoutInMillis: number;
+}
+
 export interface HelpArgs {
   readonly command: 'help';
 }
 
-export type CliArgs = SendArgs | VerifyArgs | QueryArgs | ProxyArgs | HelpArgs;
+export type CliArgs = SendArgs | VerifyArgs | QueryArgs | ProxyArgs | DoctorArgs | HelpArgs;
 
 export const USAGE = `kfek - send test logs through the pipeline, verify they arrived, run saved Logs Insights queries,
-open OpenSearch Dashboards through a local signing proxy
+open OpenSearch Dashboards through a local signing proxy, check an account before and after cdk deploy
 
 Usage:
   kfek send   --log-group G [--count N] [--rate R/s] [--run-id ID] [--log-stream S] [--seed N]
@@ -74,6 +87,7 @@ Usage:
   kfek query  --name NAME [--log-group G ...] [--profile NAME] [--since 1h] [--timeout S]
   kfek query  --list
   kfek proxy  --endpoint DOMAIN-ENDPOINT [--port 9200] [--region R]
+  kfek doctor [--profile sandbox] [--region R] [--skip-synth | --cdk-out DIR] [--synth-timeout 300s] [--json]
 
 Common options:
   --endpoint URL   CloudWatch Logs endpoint (e.g. http://127.0.0.1:5000 for moto); default AWS_ENDPOINT_URL or AWS
@@ -90,7 +104,12 @@ groups of the cdk.json profile, default sandbox) or a saved definition by its fu
 a table.
 proxy listens on 127.0.0.1 only and relays every request to the OpenSearch domain signed with SigV4 (your AWS
 credentials, service es), so a browser can open http://127.0.0.1:9200/_dashboards; Ctrl-C stops it. The region
-defaults to --region, AWS_REGION, or the one in the endpoint host name.`;
+defaults to --region, AWS_REGION, or the one in the endpoint host name.
+doctor checks, before \`cdk deploy\`, that your credentials work (and the backend role OpenSearch will see), the
+region is set, the account is bootstrapped there, the profile synthesizes, the Lambda concurrency quota and the
+OpenSearch instance type fit, and no existing resource holds a name the profile wants; once deployed, that the
+stacks are complete, the log groups are subscribed to the raw stream and you are mapped in OpenSearch. Each finding
+comes with its fix; the exit code is 1 when a check failed.`;
 
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/;
 const UNIT_MILLIS: Readonly<Record<string, number>> = {
@@ -162,9 +181,11 @@ export function parseCliArgs(argv: readonly string[], env: Env = {}): CliArgs {
         return parseQuery(rest);
       case 'proxy':
         return parseProxy(rest, env);
+      case 'doctor':
+        return parseDoctor(rest);
       default:
         throw new UsageError(
-          `unknown command ${JSON.stringify(command)}; expected send, verify, query, proxy or help`,
+          `unknown command ${JSON.stringify(command)}; expected send, verify, query, proxy, doctor or help`,
         );
     }
   } catch (error) {
@@ -333,5 +354,40 @@ function parseProxy(args: readonly string[], env: Env): ProxyArgs | HelpArgs {
     endpoint,
     ...(region !== undefined && region !== '' ? { region } : {}),
     port,
+  };
+}
+
+function parseDoctor(args: readonly string[]): DoctorArgs | HelpArgs {
+  const { values } = parseArgs({
+    args: [...args],
+    strict: true,
+    allowPositionals: false,
+    options: {
+      profile: { type: 'string', default: 'sandbox' },
+      region: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      'skip-synth': { type: 'boolean', default: false },
+      'cdk-out': { type: 'string' },
+      'synth-timeout': { type: 'string', default: '300s' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) return { command: 'help' };
+  if (!/^[a-z0-9][a-z0-9-]*$/i.test(values.profile)) {
+    throw new UsageError(
+      `doctor: --profile ${JSON.stringify(values.profile)} is not a profile name of cdk.json`,
+    );
+  }
+  if (values['skip-synth'] && values['cdk-out'] !== undefined) {
+    throw new UsageError('doctor: --skip-synth and --cdk-out exclude each other');
+  }
+  return {
+    command: 'doctor',
+    profile: values.profile,
+    ...(values.region !== undefined && values.region !== '' ? { region: values.region } : {}),
+    json: values.json,
+    skipSynth: values['skip-synth'],
+    ...(values['cdk-out'] !== undefined ? { cdkOut: values['cdk-out'] } : {}),
+    synthTimeoutInMillis: parseDuration(values['synth-timeout'], '--synth-timeout'),
   };
 }

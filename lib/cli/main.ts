@@ -2,10 +2,13 @@
  * The `kfek` command: parses argv, runs one command, prints, returns the exit code. bin/kfek-cli.js calls
  * {@link run}; tests call it in-process with their own streams and environment.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import type { HttpAuth } from '../opensearch/http';
 import { createHttpClient, defaultCredentialProvider } from '../opensearch/http';
 import { SAVED_QUERIES, savedQueryDefinitionName } from '../constructs/monitoring-queries';
 import {
+  type DoctorArgs,
   type ProxyArgs,
   type QueryArgs,
   type SendArgs,
@@ -15,6 +18,10 @@ import {
   regionFromHost,
 } from './args';
 import { createLogsClient } from './aws';
+import { runChecks } from './doctor/checks';
+import { createAwsPorts } from './doctor/create-ports';
+import { gatherFacts } from './doctor/facts';
+import { exitCodeOf, formatFindings } from './doctor/report';
 import { CliError, UsageError } from './errors';
 import { formatQueryResult, formatSendResult, formatTable, formatVerifyResult } from './format';
 import { GeneratorError, newRunId, validateRunId } from './generate';
@@ -72,6 +79,8 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
         return await query(args, io);
       case 'proxy':
         return await proxy(args, io);
+      case 'doctor':
+        return await doctor(args, io);
     }
   } catch (error) {
     const cliError =
@@ -237,5 +246,39 @@ async function proxy(args: ProxyArgs, io: CliIo): Promise<number> {
     return 0;
   } finally {
     await server.close();
+  }
+}
+
+async function doctor(args: DoctorArgs, io: CliIo): Promise<number> {
+  const projectDir = process.cwd();
+  if (!args.skipSynth && args.cdkOut === undefined && !existsSync(join(projectDir, 'cdk.json'))) {
+    throw new UsageError(
+      `doctor: no cdk.json in ${projectDir}: run it in the kfek project directory, or pass --skip-synth`,
+    );
+  }
+  const region = args.region ?? io.env.AWS_REGION ?? io.env.AWS_DEFAULT_REGION;
+  const { ports, destroy } = createAwsPorts({
+    ...(region !== undefined && region !== '' ? { region } : {}),
+    profile: args.profile,
+    env: io.env,
+    projectDir,
+    ...(args.cdkOut !== undefined ? { cdkOut: args.cdkOut } : {}),
+    synthTimeoutInMillis: args.synthTimeoutInMillis,
+    credentials: await defaultCredentialProvider(),
+  });
+  try {
+    if (!args.skipSynth && args.cdkOut === undefined) {
+      io.stderr.write(`kfek doctor: synthesizing profile ${args.profile} (up to a few minutes)...\n`);
+    }
+    const facts = await gatherFacts(ports, { profile: args.profile, skipSynth: args.skipSynth });
+    const findings = runChecks(facts);
+    io.stdout.write(
+      args.json
+        ? `${JSON.stringify({ profile: args.profile, region: facts.region.ok ? facts.region.value : null, findings })}\n`
+        : `${formatFindings(args.profile, findings)}\n`,
+    );
+    return exitCodeOf(findings);
+  } finally {
+    destroy();
   }
 }

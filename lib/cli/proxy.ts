@@ -245,6 +245,25 @@ export function splitTarget(target: string): {
   return { path: path === '' ? '/' : path, query, search: pairs.length === 0 ? '' : `?${pairs.join('&')}` };
 }
 
+/** How the security plugin sees a caller: the answer of `GET _plugins/_security/authinfo`. */
+export interface AuthInfo {
+  /** Backend roles it derived from the signature: the exact strings a role mapping must contain. */
+  readonly backendRoles: readonly string[];
+  /** The OpenSearch roles those are mapped to. */
+  readonly roles: readonly string[];
+}
+
+/** Reads an authinfo response body; undefined when it is not one (no `backend_roles` array). */
+export function parseAuthInfo(body: unknown): AuthInfo | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const info = body as { backend_roles?: unknown; roles?: unknown };
+  if (!Array.isArray(info.backend_roles)) return undefined;
+  return {
+    backendRoles: info.backend_roles.map(String),
+    roles: Array.isArray(info.roles) ? info.roles.map(String) : [],
+  };
+}
+
 /** The role ARN to map for an assumed-role session ARN; other ARNs are returned unchanged. */
 export function mappableArn(arn: string): string {
   const m = /^arn:(aws[a-z-]*):sts::(\d{12}):assumed-role\/([^/]+)\/.+$/.exec(arn);
@@ -523,9 +542,7 @@ export async function createSigningProxy(options: SigningProxyOptions): Promise<
    * roles they are mapped to. Undefined when the domain refuses even that (the access policy, not the security
    * plugin, rejected the request) or answers something else.
    */
-  async function authInfo(): Promise<
-    { readonly backendRoles: readonly string[]; readonly roles: readonly string[] } | undefined
-  > {
+  async function authInfo(): Promise<AuthInfo | undefined> {
     try {
       const credentials = await resolveCredentials(credentialSource);
       const path = '/_plugins/_security/authinfo';
@@ -555,12 +572,7 @@ export async function createSigningProxy(options: SigningProxyOptions): Promise<
         req.end();
       });
       if (!response.ok) return undefined;
-      const info = JSON.parse(response.text) as { backend_roles?: unknown; roles?: unknown };
-      if (!Array.isArray(info.backend_roles)) return undefined;
-      return {
-        backendRoles: info.backend_roles.map(String),
-        roles: Array.isArray(info.roles) ? info.roles.map(String) : [],
-      };
+      return parseAuthInfo(JSON.parse(response.text) as unknown);
     } catch {
       return undefined;
     }

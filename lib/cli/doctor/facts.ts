@@ -1,0 +1,139 @@
+/**
+ * Gathers what the checks need through small ports (one function per question to AWS), so tests run the same
+ * gathering against moto, aws-sdk-client-mock or hand-written fakes. Each answer becomes a {@link Probe}: a failed
+ * call is a finding, never an exception that hides the other checks.
+ */
+import { type AuthInfo, messageOf } from '../proxy';
+import type {
+  BootstrapFacts,
+  DeployedStack,
+  DoctorFacts,
+  ExistingName,
+  InstanceFit,
+  LambdaFacts,
+  Probe,
+} from './model';
+import type { NamedResource, ProfilePlan } from './plan';
+
+/** One function per question; the AWS implementation is aws-ports.ts. */
+export interface DoctorPorts {
+  /** The region the SDK would use (flag, AWS_REGION, profile); rejects when none is set. */
+  region(): Promise<string>;
+  /** STS GetCallerIdentity: the caller's ARN. */
+  callerArn(region: string): Promise<string>;
+  /** Synthesizes the profile (or reads an assembly) for this account and region. */
+  plan(region: string, account: string | undefined): Promise<ProfilePlan>;
+  bootstrap(parameterName: string): Promise<BootstrapFacts>;
+  lambdaLimits(): Promise<LambdaFacts>;
+  instanceFit(
+    role: InstanceFit['role'],
+    instanceType: string,
+    engineVersion: string,
+    volumeType?: string,
+  ): Promise<InstanceFit>;
+  /**
+   * Which of `names` exist in the account and region, and which stack owns each, looked for among the stacks
+   * whose names start with `stackPrefix` (`kfek-`: every profile of this app).
+   */
+  existing(names: readonly NamedResource[], stackPrefix: string): Promise<readonly ExistingName[]>;
+  /** Those of `stackNames` that exist. */
+  stacks(stackNames: readonly string[]): Promise<readonly DeployedStack[]>;
+  /** Destination ARNs of the log group's subscription filters; undefined when it does not exist. */
+  subscriptionDestinations(logGroupName: string): Promise<readonly string[] | undefined>;
+  /** `GET _plugins/_security/authinfo` on the domain, signed as the caller. */
+  authInfo(dashboardsUrl: string, region: string): Promise<AuthInfo>;
+}
+
+/** Runs one question; a failure becomes `<what>: <first line of the error>`, so the finding says which call. */
+async function probe<T>(what: string, call: () => Promise<T>): Promise<Probe<T>> {
+  try {
+    return { ok: true, value: await call() };
+  } catch (error) {
+    return { ok: false, error: `${what}: ${messageOf(error).split('\n')[0]}` };
+  }
+}
+
+export interface GatherOptions {
+  readonly profile: string;
+  /** Do not synthesize: the checks that need the templates are skipped. */
+  readonly skipSynth: boolean;
+}
+
+/** Asks every question whose prerequisites are met; the order follows the dependencies. */
+export async function gatherFacts(ports: DoctorPorts, options: GatherOptions): Promise<DoctorFacts> {
+  const region = await probe('region', () => ports.region());
+  if (!region.ok) return { profile: options.profile, region };
+  const identity = await probe('STS GetCallerIdentity', () => ports.callerArn(region.value));
+  const account = identity.ok ? /:(\d{12}):/.exec(identity.value)?.[1] : undefined;
+  const plan = options.skipSynth
+    ? undefined
+    : await probe('cdk synth', () => ports.plan(region.value, account));
+  const facts: DoctorFacts = {
+    profile: options.profile,
+    region,
+    identity,
+    ...(plan !== undefined ? { plan } : {}),
+  };
+  if (!identity.ok) return facts;
+  const p = plan?.ok === true ? plan.value : undefined;
+  const bootstrap = await probe('CDKToolkit stack / bootstrap parameter', () =>
+    ports.bootstrap(p?.bootstrapParameter ?? '/cdk-bootstrap/hnb659fds/version'),
+  );
+  if (p === undefined) return { ...facts, bootstrap };
+
+  const domain = p.domain;
+  const [lambda, instances, existing, stacks] = await Promise.all([
+    probe('Lambda GetAccountSettings', () => ports.lambdaLimits()),
+    domain === undefined
+      ? undefined
+      : probe('OpenSearch DescribeInstanceTypeLimits', () =>
+          Promise.all([
+            ports.instanceFit('data', domain.instanceType, domain.engineVersion, domain.volumeType),
+            ...(domain.masterInstanceType !== undefined
+              ? [ports.instanceFit('master', domain.masterInstanceType, domain.engineVersion)]
+              : []),
+          ]),
+        ),
+    probe('looking for existing resources', () => ports.existing(p.namedResources, appStackPrefix(p))),
+    probe('CloudFormation DescribeStacks', () => ports.stacks(Object.values(p.stackNames))),
+  ]);
+  const gathered: DoctorFacts = {
+    ...facts,
+    bootstrap,
+    lambda,
+    ...(instances !== undefined ? { instances } : {}),
+    existing,
+    stacks,
+  };
+  if (!stacks.ok) return gathered;
+  const deployed = new Set(stacks.value.map((s) => s.stackName));
+  const search = stacks.value.find((s) => s.stackName === p.stackNames.Search);
+  const subscriptions =
+    p.stackNames.Sources !== undefined && deployed.has(p.stackNames.Sources)
+      ? await probe('Logs DescribeSubscriptionFilters', () =>
+          Promise.all(
+            p.subscriptions.map(async (s) => ({
+              logGroupName: s.logGroupName,
+              destinationArns: await ports.subscriptionDestinations(s.logGroupName),
+            })),
+          ),
+        )
+      : undefined;
+  const dashboardsUrl = search?.outputs.DashboardsUrl;
+  const authInfo =
+    dashboardsUrl !== undefined
+      ? await probe('OpenSearch authinfo', () => ports.authInfo(dashboardsUrl, region.value))
+      : undefined;
+  return {
+    ...gathered,
+    ...(subscriptions !== undefined ? { subscriptions } : {}),
+    ...(authInfo !== undefined ? { authInfo } : {}),
+  };
+}
+
+/** `kfek-` of `kfek-sandbox-search`: the part of the stack names before the profile, shared by all profiles. */
+export function appStackPrefix(plan: ProfilePlan): string {
+  const name = Object.values(plan.stackNames)[0] ?? '';
+  const at = name.indexOf(`-${plan.profile}-`);
+  return at < 0 ? name : name.slice(0, at + 1);
+}

@@ -1,0 +1,91 @@
+/**
+ * What the doctor learned (facts, each a {@link Probe}) and what it says about it (findings): the types shared by
+ * the gathering (facts.ts, aws-ports.ts) and the checks.
+ */
+import type { AuthInfo } from '../proxy';
+import type { NamedResource, ProfilePlan } from './plan';
+
+export type Status = 'ok' | 'warn' | 'fail' | 'skip';
+
+export interface Finding {
+  /** Short id of the check (`credentials`, `bootstrap`, ...). */
+  readonly check: string;
+  readonly status: Status;
+  /** What was found, in plain words. */
+  readonly finding: string;
+  /** What to do about it; absent when nothing needs doing. */
+  readonly fix?: string;
+}
+
+/** A fact that was gathered, or why it could not be. */
+export type Probe<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: string };
+
+export interface BootstrapFacts {
+  /** Status of the `CDKToolkit` stack; undefined when it does not exist. */
+  readonly stackStatus: string | undefined;
+  /** Its `BootstrapVersion` output. */
+  readonly stackVersion: number | undefined;
+  /** The SSM parameter the templates read at deploy time; undefined when missing. */
+  readonly parameterVersion: number | undefined;
+}
+
+export interface LambdaFacts {
+  /** `AccountLimit.ConcurrentExecutions`. */
+  readonly concurrentExecutions: number;
+  /** `AccountLimit.UnreservedConcurrentExecutions`. */
+  readonly unreservedConcurrentExecutions: number;
+}
+
+/** `DescribeInstanceTypeLimits` for one node role: undefined limits mean the type is not offered. */
+export interface InstanceFit {
+  readonly role: 'data' | 'master';
+  readonly instanceType: string;
+  /** Why the type is not offered (the API's error); undefined when it is. */
+  readonly unavailable?: string;
+  readonly minimumCount?: number;
+  readonly maximumCount?: number;
+  /** EBS volume limits (GiB) of the storage type the domain uses. */
+  readonly minimumVolumeGb?: number;
+  readonly maximumVolumeGb?: number;
+}
+
+/** A resource with a name the profile wants that already exists in the account. */
+export interface ExistingName extends NamedResource {
+  /** The stack that owns it, when CloudFormation knows; undefined when it was created outside CloudFormation. */
+  readonly ownerStack: string | undefined;
+}
+
+export interface DeployedStack {
+  readonly stackName: string;
+  readonly status: string;
+  /** Output values by export name. */
+  readonly exports: Readonly<Record<string, string>>;
+  /** Output values by output key. */
+  readonly outputs: Readonly<Record<string, string>>;
+}
+
+export interface SubscriptionFacts {
+  readonly logGroupName: string;
+  /** Destination ARNs of its subscription filters; undefined when the log group does not exist. */
+  readonly destinationArns: readonly string[] | undefined;
+}
+
+/** Everything the doctor learned. A probe is undefined when it was not attempted (see the `skip` findings). */
+export interface DoctorFacts {
+  readonly profile: string;
+  readonly region: Probe<string>;
+  readonly identity?: Probe<string>;
+  readonly plan?: Probe<ProfilePlan>;
+  readonly bootstrap?: Probe<BootstrapFacts>;
+  readonly lambda?: Probe<LambdaFacts>;
+  readonly instances?: Probe<readonly InstanceFit[]>;
+  readonly existing?: Probe<readonly ExistingName[]>;
+  /** This profile's stacks that exist (absent ones are not listed). */
+  readonly stacks?: Probe<readonly DeployedStack[]>;
+  readonly subscriptions?: Probe<readonly SubscriptionFacts[]>;
+  readonly authInfo?: Probe<AuthInfo>;
+}
+
+/** A check that did not run, and why. */
+export const skip = (check: string, why: string): Finding => ({ check, status: 'skip', finding: why });

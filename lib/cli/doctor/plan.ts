@@ -1,0 +1,252 @@
+/**
+ * What a profile will deploy, read from the cloud assembly `cdk synth` wrote (manifest.json and the stack
+ * templates): the stack names, the bootstrap version they require, the OpenSearch domain's sizing, the Kinesis
+ * consumers' concurrency, the physical names the stacks claim and the subscription filters.
+ *
+ * The CLI never imports the CDK app (lib/app.ts, lib/stacks, lib/constructs), so it learns all of this from the
+ * synthesized JSON, which is also exactly what CloudFormation will be asked to create.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CliError } from '../errors';
+
+/** The cloud assembly is missing, unreadable or not one of kfek's. */
+export class AssemblyError extends CliError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AssemblyError';
+  }
+}
+
+/** A name a resource claims in the account and region; CloudFormation cannot create it when it exists. */
+export interface NamedResource {
+  readonly kind: 'opensearch-domain' | 'log-group' | 'logs-resource-policy' | 'logs-account-policy';
+  readonly name: string;
+  /** The stack that will create it. */
+  readonly stackName: string;
+}
+
+/** An event source mapping or pipe reading a Kinesis stream: one concurrent invocation per shard and factor. */
+export interface StreamConsumer {
+  /** Logical id of the mapping or pipe. */
+  readonly logicalId: string;
+  readonly parallelizationFactor: number;
+  /** Shards of the stream it reads; undefined for an on-demand stream (AWS sizes and splits it). */
+  readonly shardCount: number | undefined;
+}
+
+export interface DomainPlan {
+  readonly name: string;
+  readonly engineVersion: string;
+  readonly instanceType: string;
+  readonly instanceCount: number;
+  /** @default - no EBS volume */
+  readonly volumeSizeGb?: number;
+  /** EBS volume type (`gp3`). @default - no EBS volume */
+  readonly volumeType?: string;
+  /** @default - no dedicated master nodes */
+  readonly masterInstanceType?: string;
+  readonly masterCount: number;
+}
+
+export interface SubscriptionPlan {
+  readonly logGroupName: string;
+  /** The export of the raw stream's ARN the filter imports (`Fn::ImportValue`); undefined for any other form. */
+  readonly destinationExport: string | undefined;
+}
+
+export interface ProfilePlan {
+  readonly profile: string;
+  /** CloudFormation stack names by construct id (`Search`, `Pipeline`, `Sources`, `Monitoring`). */
+  readonly stackNames: Readonly<Record<string, string>>;
+  /** The highest `requiresBootstrapStackVersion` of the stacks. */
+  readonly requiredBootstrapVersion: number | undefined;
+  /** SSM parameter holding the bootstrap version, e.g. `/cdk-bootstrap/hnb659fds/version`. */
+  readonly bootstrapParameter: string | undefined;
+  readonly domain: DomainPlan | undefined;
+  readonly consumers: readonly StreamConsumer[];
+  /** Sum of `ReservedConcurrentExecutions` over the functions. */
+  readonly reservedConcurrency: number;
+  readonly namedResources: readonly NamedResource[];
+  readonly subscriptions: readonly SubscriptionPlan[];
+}
+
+type JsonObject = Readonly<Record<string, unknown>>;
+
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+const obj = (v: unknown): JsonObject => (isObject(v) ? v : {});
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const num = (v: unknown): number | undefined =>
+  typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : undefined;
+
+export interface Template {
+  readonly resources: Readonly<Record<string, JsonObject>>;
+  readonly outputs: Readonly<Record<string, JsonObject>>;
+}
+
+function readJson(file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as unknown;
+  } catch (error) {
+    throw new AssemblyError(
+      `Cannot read ${file} (${error instanceof Error ? error.message : String(error)}): synthesize again ` +
+        '(`npx cdk synth -c profile=<name>`) or drop --cdk-out.',
+      { cause: error },
+    );
+  }
+}
+
+function templateOf(json: unknown): Template {
+  const t = obj(json);
+  const resources: Record<string, JsonObject> = {};
+  for (const [id, r] of Object.entries(obj(t.Resources))) resources[id] = obj(r);
+  const outputs: Record<string, JsonObject> = {};
+  for (const [id, o] of Object.entries(obj(t.Outputs))) outputs[id] = obj(o);
+  return { resources, outputs };
+}
+
+/** Reads the assembly in `dir` (a `cdk synth -o dir`) for `profile`. */
+export function readPlan(dir: string, profile: string): ProfilePlan {
+  const manifest = obj(readJson(join(dir, 'manifest.json')));
+  const stacks: AssemblyStack[] = [];
+  for (const [id, artifact] of Object.entries(obj(manifest.artifacts))) {
+    const a = obj(artifact);
+    if (a.type !== 'aws:cloudformation:stack') continue;
+    const properties = obj(a.properties);
+    const file = str(properties.templateFile);
+    if (file === undefined) continue;
+    stacks.push({
+      id,
+      stackName: str(properties.stackName) ?? id,
+      properties,
+      template: templateOf(readJson(join(dir, file))),
+    });
+  }
+  if (stacks.length === 0) {
+    throw new AssemblyError(`${dir} holds no CloudFormation stacks: is it the output of \`cdk synth\`?`);
+  }
+  return planOf(profile, stacks);
+}
+
+/** One stack artifact of the manifest with its template. */
+export interface AssemblyStack {
+  /** Construct id (`Search`). */
+  readonly id: string;
+  readonly stackName: string;
+  /** The artifact's `properties` in manifest.json. */
+  readonly properties: JsonObject;
+  readonly template: Template;
+}
+
+/** The plan of already parsed stacks. */
+export function planOf(profile: string, stacks: readonly AssemblyStack[]): ProfilePlan {
+  const versions = stacks.map((s) => num(s.properties.requiresBootstrapStackVersion)).filter(isNumber);
+  const outputsByExport = new Map<string, { template: Template; value: unknown }>();
+  for (const s of stacks) {
+    for (const o of Object.values(s.template.outputs)) {
+      const name = str(obj(o.Export).Name);
+      if (name !== undefined) outputsByExport.set(name, { template: s.template, value: o.Value });
+    }
+  }
+  /** The Kinesis stream resource an `Fn::ImportValue` (or a local `Fn::GetAtt`) points at. */
+  const streamOf = (arn: unknown, local: Template): JsonObject | undefined => {
+    const imported = str(obj(arn)['Fn::ImportValue']);
+    const source = imported !== undefined ? outputsByExport.get(imported) : { template: local, value: arn };
+    const getAtt = obj(source?.value)['Fn::GetAtt'];
+    const id = Array.isArray(getAtt) ? str(getAtt[0]) : undefined;
+    return id === undefined ? undefined : source?.template.resources[id];
+  };
+  const shardsOf = (stream: JsonObject | undefined): number | undefined => {
+    const p = obj(stream?.Properties);
+    if (str(obj(p.StreamModeDetails).StreamMode) === 'ON_DEMAND') return undefined;
+    return num(p.ShardCount) ?? 1;
+  };
+
+  let domain: DomainPlan | undefined;
+  const consumers: StreamConsumer[] = [];
+  const namedResources: NamedResource[] = [];
+  const subscriptions: SubscriptionPlan[] = [];
+  let reservedConcurrency = 0;
+  for (const s of stacks) {
+    const named = (kind: NamedResource['kind'], name: unknown): void => {
+      if (typeof name === 'string') namedResources.push({ kind, name, stackName: s.stackName });
+    };
+    for (const [logicalId, r] of Object.entries(s.template.resources)) {
+      const p = obj(r.Properties);
+      switch (r.Type) {
+        case 'AWS::OpenSearchService::Domain': {
+          const c = obj(p.ClusterConfig);
+          named('opensearch-domain', p.DomainName);
+          const ebs = obj(p.EBSOptions);
+          domain = {
+            name: str(p.DomainName) ?? logicalId,
+            engineVersion: str(p.EngineVersion) ?? 'OpenSearch_1.0',
+            instanceType: str(c.InstanceType) ?? 'r5.large.search',
+            instanceCount: num(c.InstanceCount) ?? 1,
+            ...(ebs.EBSEnabled === true && num(ebs.VolumeSize) !== undefined
+              ? { volumeSizeGb: num(ebs.VolumeSize), volumeType: str(ebs.VolumeType) ?? 'gp2' }
+              : {}),
+            ...(c.DedicatedMasterEnabled === true && str(c.DedicatedMasterType) !== undefined
+              ? { masterInstanceType: str(c.DedicatedMasterType) }
+              : {}),
+            masterCount: c.DedicatedMasterEnabled === true ? (num(c.DedicatedMasterCount) ?? 3) : 0,
+          };
+          break;
+        }
+        case 'AWS::Logs::LogGroup':
+          named('log-group', p.LogGroupName);
+          break;
+        case 'AWS::Logs::ResourcePolicy':
+          named('logs-resource-policy', p.PolicyName);
+          break;
+        case 'AWS::Logs::AccountPolicy':
+          named('logs-account-policy', p.PolicyName);
+          break;
+        case 'AWS::Lambda::Function':
+          reservedConcurrency += num(p.ReservedConcurrentExecutions) ?? 0;
+          break;
+        case 'AWS::Lambda::EventSourceMapping':
+        case 'AWS::Pipes::Pipe': {
+          const isPipe = r.Type === 'AWS::Pipes::Pipe';
+          const stream = streamOf(isPipe ? p.Source : p.EventSourceArn, s.template);
+          if (stream?.Type !== 'AWS::Kinesis::Stream') break;
+          const factor = isPipe
+            ? num(obj(obj(p.SourceParameters).KinesisStreamParameters).ParallelizationFactor)
+            : num(p.ParallelizationFactor);
+          consumers.push({ logicalId, parallelizationFactor: factor ?? 1, shardCount: shardsOf(stream) });
+          break;
+        }
+        case 'AWS::Logs::SubscriptionFilter': {
+          const ref = str(obj(p.LogGroupName).Ref);
+          const logGroupName =
+            str(p.LogGroupName) ??
+            (ref !== undefined ? str(obj(s.template.resources[ref]?.Properties).LogGroupName) : undefined);
+          if (logGroupName === undefined) break;
+          subscriptions.push({
+            logGroupName,
+            destinationExport: str(obj(p.DestinationArn)['Fn::ImportValue']),
+          });
+          break;
+        }
+      }
+    }
+  }
+  return {
+    profile,
+    stackNames: Object.fromEntries(stacks.map((s) => [s.id, s.stackName])),
+    requiredBootstrapVersion: versions.length === 0 ? undefined : Math.max(...versions),
+    bootstrapParameter: stacks.map((s) => str(s.properties.bootstrapStackVersionSsmParameter)).find(isString),
+    domain,
+    consumers,
+    reservedConcurrency,
+    namedResources,
+    subscriptions,
+  };
+}
+
+function isNumber(v: number | undefined): v is number {
+  return v !== undefined;
+}
+function isString(v: string | undefined): v is string {
+  return v !== undefined;
+}
