@@ -13,7 +13,7 @@ export interface LogsDeliveryRoleProps {
  *
  * CDK's `KinesisDestination` creates a role per log group whose trust policy has no `aws:SourceArn` condition;
  * this one is shared by every subscription of the app and is confused-deputy safe: it trusts `logs.<region>`
- * only on behalf of this account's log groups, and may only `PutRecord(s)` on that one stream.
+ * only on behalf of this account and region, and may only `PutRecord(s)` on that one stream.
  * https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/SubscriptionFilters.html#DestinationKinesisExample
  */
 export class LogsDeliveryRole extends Construct {
@@ -22,18 +22,17 @@ export class LogsDeliveryRole extends Construct {
   constructor(scope: Construct, id: string, props: LogsDeliveryRoleProps) {
     super(scope, id);
     const stack = Stack.of(this);
-    // The wildcard covers every log group of this account and region: subscriptions (and the account-level policy)
-    // may come from any of them, and CloudWatch Logs sets aws:SourceArn to the sending log group.
-    const logGroupsOfThisAccount = stack.formatArn({
-      service: 'logs',
-      resource: 'log-group',
-      resourceName: '*',
-      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-    });
+    // AWS's documented trust condition for subscription delivery roles is `aws:SourceArn` like
+    // `arn:aws:logs:<region>:<account>:*`: CloudWatch Logs may send the ARN of a log group (with or without its
+    // `:*` suffix) or, for an account-level subscription policy, of something that is not a log group, and the
+    // CreateDestination guide uses the same account-and-region wildcard. It is still confused-deputy safe: only
+    // CloudWatch Logs acting for this account in this region can assume the role.
+    // https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/SubscriptionFilters.html#DestinationKinesisExample
+    const logsOfThisAccount = stack.formatArn({ service: 'logs', resource: '*', arnFormat: ArnFormat.NO_RESOURCE_NAME });
     const role = new iam.Role(this, 'Role', {
       description: 'CloudWatch Logs writes subscribed log events to the kfek raw stream',
       assumedBy: new iam.ServicePrincipal('logs.amazonaws.com', {
-        conditions: { StringLike: { 'aws:SourceArn': logGroupsOfThisAccount } },
+        conditions: { StringLike: { 'aws:SourceArn': logsOfThisAccount } },
       }),
     });
     role.addToPolicy(

@@ -99,6 +99,36 @@ export const DENY_ROWS: readonly Row[] = [
       }),
   },
   {
+    name: 'CloudWatch Logs acting for another region of this account, or for another account, cannot assume the delivery role',
+    calls: (m) =>
+      m.findAll('AWS::Logs::SubscriptionFilter').flatMap((f) => {
+        const r = role(m, f.properties.RoleArn as string);
+        const otherRegion = m.region === 'us-west-2' ? 'eu-west-1' : 'us-west-2';
+        return [
+          assume(
+            m,
+            r,
+            'logs.amazonaws.com',
+            {
+              'aws:SourceArn': `arn:aws:logs:${otherRegion}:${m.account}:log-group:/theirs`,
+              'aws:SourceAccount': m.account,
+            },
+            'Denied',
+          ),
+          assume(
+            m,
+            r,
+            'logs.amazonaws.com',
+            {
+              'aws:SourceArn': `arn:aws:logs:${m.region}:${OTHER_ACCOUNT}:log-group:/theirs`,
+              'aws:SourceAccount': OTHER_ACCOUNT,
+            },
+            'Denied',
+          ),
+        ];
+      }),
+  },
+  {
     name: 'a person without the identity policy, or in another account, is refused by the domain',
     calls: (m) => {
       const domain = m.find('Search/Search/Domain', 'AWS::OpenSearchService::Domain');
