@@ -1,14 +1,18 @@
 /**
  * The one I/O port of the transform: writes serialized documents to the events stream with PutRecords.
  *
- * - Packs documents into calls of at most 500 entries and 5 MiB, counting data plus partition key in exact
+ * - Aggregates (by default): documents of one partition key share KPL aggregated records of up to 1 MiB
+ *   (`kpl-aggregation.ts`), which Firehose de-aggregates. Kinesis shards take 1,000 records/s and Firehose bills
+ *   every record rounded up to 5 KB, so one record per ~300-byte log event costs far more than its bytes.
+ * - Packs records into calls of at most 500 entries and 5 MiB, counting data plus partition key in exact
  *   UTF-8 bytes (https://docs.aws.amazon.com/kinesis/latest/APIReference/API_PutRecords.html).
  * - Addresses the stream by ARN: a freshly created stream can answer ResourceNotFound to its name for a moment.
  * - Retries only what failed: the entries a call reports with an `ErrorCode`, or a whole call that was throttled,
  *   hit a 5xx or a network error. Backoff is exponential with full jitter
  *   (https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/), bounded by the caller's budget.
- * - Never drops anything: when the budget runs out it stops and reports exactly which documents are written, so
- *   the caller can name the earliest source record to resume from.
+ * - Never drops anything: when the budget runs out it stops and reports exactly which documents are written (a
+ *   record's documents are written or retried together), so the caller can name the earliest source record to
+ *   resume from.
  *
  * The SDK client should be built with `maxAttempts: 1`: this writer owns the retry policy, and SDK-level
  * retries would re-send entries that already succeeded and spend time the writer does not see.
@@ -16,6 +20,7 @@
 import { KinesisClient, PutRecordsCommand, type PutRecordsRequestEntry } from '@aws-sdk/client-kinesis';
 import { MAX_KINESIS_RECORD_BYTES, MAX_PUT_RECORDS_BYTES, MAX_PUT_RECORDS_ENTRIES } from './types';
 import type { SerializedDocument } from './types';
+import { aggregateBaseBytes, encodeAggregatedRecord, userRecordBytes } from './kpl-aggregation';
 
 /** Base class of every error the Kinesis writer throws. */
 export class KinesisWriterError extends Error {
@@ -59,6 +64,12 @@ export interface KinesisWriterProps {
   readonly client: KinesisClient;
   /** ARN of the stream to write to (PutRecords `StreamARN`). */
   readonly streamArn: string;
+  /**
+   * Pack the documents of one partition key into KPL aggregated records of up to 1 MiB, which Firehose
+   * de-aggregates; false writes one record per document (for consumers that do not de-aggregate).
+   * @default true
+   */
+  readonly aggregate?: boolean;
   /**
    * Most entries per PutRecords call.
    * @default 500 (the API limit)
@@ -106,13 +117,15 @@ export interface WriteResult {
   readonly written: readonly boolean[];
   /** Number of documents written. */
   readonly writtenCount: number;
+  /** Events-stream records written (each holds one document, or several when aggregated). */
+  readonly recordsWritten: number;
   /** True when every document was written. */
   readonly complete: boolean;
   /** Index of the first document not written, or `documents.length` when complete. */
   readonly firstUnwritten: number;
   /** PutRecords calls made (including failed ones). */
   readonly calls: number;
-  /** Entries queued again after a per-entry failure or a failed whole call (re-sent unless the budget ran out). */
+  /** Records (PutRecords entries) queued again after a per-entry failure or a failed whole call (re-sent unless the budget ran out). */
   readonly retriedEntries: number;
   /** Throttling answers seen: per-entry and whole-call. */
   readonly throttles: number;
@@ -185,6 +198,7 @@ const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => set
 export class KinesisWriter {
   private readonly client: KinesisClient;
   private readonly streamArn: string;
+  private readonly aggregate: boolean;
   private readonly maxEntries: number;
   private readonly maxBytes: number;
   private readonly baseDelayMs: number;
@@ -206,6 +220,7 @@ export class KinesisWriter {
     }
     this.client = props.client;
     this.streamArn = props.streamArn;
+    this.aggregate = props.aggregate ?? true;
     this.maxEntries = maxEntries;
     this.maxBytes = maxBytes;
     this.baseDelayMs = props.baseDelayMs ?? 50;
@@ -220,20 +235,16 @@ export class KinesisWriter {
    * errors or an exhausted budget); rejects with `KinesisWriteRejectedError` for errors retrying cannot fix.
    */
   async write(documents: readonly SerializedDocument[], options: WriteOptions): Promise<WriteResult> {
-    const entryBytes = documents.map((doc, i) => {
-      const bytes = doc.bytes + Buffer.byteLength(doc.partitionKey, 'utf8');
-      if (bytes > MAX_KINESIS_RECORD_BYTES || bytes > this.maxBytes)
-        throw new OversizedDocumentError(i, bytes);
-      return bytes;
-    });
+    const records = this.plan(documents);
     const written = new Array<boolean>(documents.length).fill(false);
     let writtenCount = 0;
+    let recordsWritten = 0;
     let calls = 0;
     let retriedEntries = 0;
     let throttles = 0;
-    // Indices still to write, in input order. Failed entries go back to the head, so nothing later is ever sent
-    // before an earlier document of the same partition key has had its turn again.
-    let pending: number[] = documents.map((_, i) => i);
+    // Records still to write, in the order of their first document. Failed records go back to the head, so
+    // nothing later is ever sent before an earlier record of the same partition key has had its turn again.
+    let pending: OutgoingRecord[] = records;
     let attempt = 0;
 
     const result = (stoppedBecause?: 'budget'): WriteResult => {
@@ -243,6 +254,7 @@ export class KinesisWriter {
         writtenCount,
         complete: writtenCount === documents.length,
         firstUnwritten: firstUnwritten === -1 ? documents.length : firstUnwritten,
+        recordsWritten,
         calls,
         retriedEntries,
         throttles,
@@ -263,10 +275,10 @@ export class KinesisWriter {
     while (pending.length > 0) {
       const budget = options.remainingMs();
       if (budget < this.minCallBudgetMs) return result('budget');
-      const batch = this.takeBatch(pending, entryBytes);
-      const entries: PutRecordsRequestEntry[] = batch.map((i) => ({
-        Data: Buffer.from(documents[i].json, 'utf8'),
-        PartitionKey: documents[i].partitionKey,
+      const batch = this.takeBatch(pending);
+      const entries: PutRecordsRequestEntry[] = batch.map((record) => ({
+        Data: this.encode(record, documents),
+        PartitionKey: record.partitionKey,
       }));
       calls += 1;
       // The call may not outlive the budget: an aborted call's entries count as unwritten (they may still have
@@ -300,17 +312,21 @@ export class KinesisWriter {
         clearTimeout(timer);
       }
 
-      const failed: number[] = [];
+      const failed: OutgoingRecord[] = [];
       const answers = response.Records ?? [];
-      batch.forEach((docIndex, position) => {
+      batch.forEach((record, position) => {
         const answer = answers[position];
-        // An entry with no answer is treated as failed: only an acknowledged entry counts as written.
+        // An entry with no answer is treated as failed: only an acknowledged entry counts as written. A record's
+        // documents stand or fall together: Kinesis acknowledges the record, not what it holds.
         if (answer === undefined || answer.ErrorCode !== undefined || answer.SequenceNumber === undefined) {
-          failed.push(docIndex);
+          failed.push(record);
           if (answer?.ErrorCode !== undefined && THROTTLING.has(answer.ErrorCode)) throttles += 1;
         } else {
-          written[docIndex] = true;
-          writtenCount += 1;
+          for (const index of record.documents) written[index] = true;
+          writtenCount += record.documents.length;
+          recordsWritten += 1;
+          // The encoded bytes are no longer needed; free them before the next call.
+          record.data = undefined;
         }
       });
       pending = failed.concat(pending.slice(batch.length));
@@ -324,17 +340,111 @@ export class KinesisWriter {
     return result();
   }
 
+  /**
+   * The events-stream records for `documents`, ordered by their first document.
+   *
+   * Without aggregation: one record per document. With it: documents of one partition key share aggregated
+   * records of at most one Kinesis record's size, in input order; a record is closed as soon as another record of
+   * its key has to start, so the records of one key never reorder its documents. A record that ends up holding a
+   * single document is written plain (no magic, no digest): de-aggregating consumers pass such records through
+   * as one user record (the KCL's `AggregatorUtil.deaggregate` does; so does the KPL's own reader), it costs 20+
+   * bytes less, and it is the only way a document close to 1 MiB fits at all.
+   */
+  private plan(documents: readonly SerializedDocument[]): OutgoingRecord[] {
+    const limit = Math.min(MAX_KINESIS_RECORD_BYTES, this.maxBytes);
+    const records: OutgoingRecord[] = [];
+    const open = new Map<string, OpenAggregate>();
+    for (let i = 0; i < documents.length; i++) {
+      const doc = documents[i];
+      const keyBytes = Buffer.byteLength(doc.partitionKey, 'utf8');
+      const plainBytes = doc.bytes + keyBytes;
+      if (plainBytes > MAX_KINESIS_RECORD_BYTES || plainBytes > this.maxBytes) {
+        throw new OversizedDocumentError(i, plainBytes);
+      }
+      if (!this.aggregate) {
+        records.push({ partitionKey: doc.partitionKey, documents: [i], bytes: plainBytes });
+        continue;
+      }
+      const added = userRecordBytes(doc.bytes);
+      let current = open.get(doc.partitionKey);
+      if (current !== undefined && current.aggregateBytes + added + keyBytes > limit) {
+        this.close(current);
+        current = undefined;
+      }
+      if (current === undefined) {
+        current = {
+          partitionKey: doc.partitionKey,
+          documents: [],
+          bytes: 0,
+          keyBytes,
+          aggregateBytes: aggregateBaseBytes(keyBytes),
+          plainBytes,
+        };
+        records.push(current);
+        open.set(doc.partitionKey, current);
+      }
+      if (current.aggregateBytes + added + keyBytes > limit) {
+        // Too big to share a record even alone: a plain record of its own (it fits one, checked above).
+        current.documents.push(i);
+        this.close(current);
+        open.delete(doc.partitionKey);
+        continue;
+      }
+      current.documents.push(i);
+      current.aggregateBytes += added;
+    }
+    for (const current of open.values()) this.close(current);
+    return records;
+  }
+
+  /** Fixes the size of an aggregate that takes no more documents. */
+  private close(record: OpenAggregate): void {
+    record.bytes =
+      record.documents.length === 1 ? record.plainBytes : record.aggregateBytes + record.keyBytes;
+  }
+
+  /** The record's data: encoded on first use (so a chunk's records are not all held encoded at once). */
+  private encode(record: OutgoingRecord, documents: readonly SerializedDocument[]): Buffer {
+    if (record.data !== undefined) return record.data;
+    const data =
+      record.documents.length === 1
+        ? Buffer.from(documents[record.documents[0]].json, 'utf8')
+        : encodeAggregatedRecord(record.partitionKey, documents, record.documents);
+    record.data = data;
+    return data;
+  }
+
   /** The longest head of `pending` that fits one call. */
-  private takeBatch(pending: readonly number[], entryBytes: readonly number[]): number[] {
-    const batch: number[] = [];
+  private takeBatch(pending: readonly OutgoingRecord[]): OutgoingRecord[] {
+    const batch: OutgoingRecord[] = [];
     let bytes = 0;
-    for (const index of pending) {
-      if (batch.length === this.maxEntries || bytes + entryBytes[index] > this.maxBytes) break;
-      batch.push(index);
-      bytes += entryBytes[index];
+    for (const record of pending) {
+      if (batch.length === this.maxEntries || bytes + record.bytes > this.maxBytes) break;
+      batch.push(record);
+      bytes += record.bytes;
     }
     return batch;
   }
+}
+
+/** One events-stream record on its way: which documents it carries and its size with the partition key. */
+interface OutgoingRecord {
+  readonly partitionKey: string;
+  /** Indices into the documents being written, ascending. */
+  readonly documents: number[];
+  /** Data plus partition key, UTF-8 bytes (what PutRecords' limits count). */
+  bytes: number;
+  /** Encoded data, kept between a failed attempt and its retry. */
+  data?: Buffer;
+}
+
+/** An aggregate still taking documents. */
+interface OpenAggregate extends OutgoingRecord {
+  readonly keyBytes: number;
+  /** Bytes of the aggregated record so far (magic, key table, user records, digest). */
+  aggregateBytes: number;
+  /** Bytes of its first document as a plain record with its key (used when it stays alone). */
+  readonly plainBytes: number;
 }
 
 function describe(error: unknown): string {
