@@ -18,17 +18,12 @@
  * retries would re-send entries that already succeeded and spend time the writer does not see.
  */
 import { KinesisClient, PutRecordsCommand, type PutRecordsRequestEntry } from '@aws-sdk/client-kinesis';
-import { MAX_KINESIS_RECORD_BYTES, MAX_PUT_RECORDS_BYTES, MAX_PUT_RECORDS_ENTRIES } from './types';
+import { KinesisWriterError } from './kinesis-writer-errors';
+import { encodeRecord, planRecords, type OutgoingRecord } from './record-plan';
+import { MAX_PUT_RECORDS_BYTES, MAX_PUT_RECORDS_ENTRIES } from './types';
 import type { SerializedDocument } from './types';
-import { aggregateBaseBytes, encodeAggregatedRecord, userRecordBytes } from './kpl-aggregation';
 
-/** Base class of every error the Kinesis writer throws. */
-export class KinesisWriterError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'KinesisWriterError';
-  }
-}
+export { KinesisWriterError, OversizedDocumentError } from './kinesis-writer-errors';
 
 /**
  * PutRecords failed in a way retrying cannot fix (access denied, stream not found, validation). `progress` tells
@@ -42,20 +37,6 @@ export class KinesisWriteRejectedError extends KinesisWriterError {
   ) {
     super(message, options);
     this.name = 'KinesisWriteRejectedError';
-  }
-}
-
-/** A document that can never fit in one Kinesis record was handed to the writer (a bug in the core). */
-export class OversizedDocumentError extends KinesisWriterError {
-  constructor(
-    readonly index: number,
-    readonly recordBytes: number,
-  ) {
-    super(
-      `Document ${index} needs ${recordBytes} bytes with its partition key; a Kinesis record holds at most ` +
-        `${MAX_KINESIS_RECORD_BYTES}. The transform core must truncate documents before they reach the writer.`,
-    );
-    this.name = 'OversizedDocumentError';
   }
 }
 
@@ -235,7 +216,7 @@ export class KinesisWriter {
    * errors or an exhausted budget); rejects with `KinesisWriteRejectedError` for errors retrying cannot fix.
    */
   async write(documents: readonly SerializedDocument[], options: WriteOptions): Promise<WriteResult> {
-    const records = this.plan(documents);
+    const records = planRecords(documents, { aggregate: this.aggregate, maxBytesPerCall: this.maxBytes });
     const written = new Array<boolean>(documents.length).fill(false);
     let writtenCount = 0;
     let recordsWritten = 0;
@@ -277,7 +258,7 @@ export class KinesisWriter {
       if (budget < this.minCallBudgetMs) return result('budget');
       const batch = this.takeBatch(pending);
       const entries: PutRecordsRequestEntry[] = batch.map((record) => ({
-        Data: this.encode(record, documents),
+        Data: encodeRecord(record, documents),
         PartitionKey: record.partitionKey,
       }));
       calls += 1;
@@ -340,80 +321,6 @@ export class KinesisWriter {
     return result();
   }
 
-  /**
-   * The events-stream records for `documents`, ordered by their first document.
-   *
-   * Without aggregation: one record per document. With it: documents of one partition key share aggregated
-   * records of at most one Kinesis record's size, in input order; a record is closed as soon as another record of
-   * its key has to start, so the records of one key never reorder its documents. A record that ends up holding a
-   * single document is written plain (no magic, no digest): de-aggregating consumers pass such records through
-   * as one user record (the KCL's `AggregatorUtil.deaggregate` does; so does the KPL's own reader), it costs 20+
-   * bytes less, and it is the only way a document close to 1 MiB fits at all.
-   */
-  private plan(documents: readonly SerializedDocument[]): OutgoingRecord[] {
-    const limit = Math.min(MAX_KINESIS_RECORD_BYTES, this.maxBytes);
-    const records: OutgoingRecord[] = [];
-    const open = new Map<string, OpenAggregate>();
-    for (let i = 0; i < documents.length; i++) {
-      const doc = documents[i];
-      const keyBytes = Buffer.byteLength(doc.partitionKey, 'utf8');
-      const plainBytes = doc.bytes + keyBytes;
-      if (plainBytes > MAX_KINESIS_RECORD_BYTES || plainBytes > this.maxBytes) {
-        throw new OversizedDocumentError(i, plainBytes);
-      }
-      if (!this.aggregate) {
-        records.push({ partitionKey: doc.partitionKey, documents: [i], bytes: plainBytes });
-        continue;
-      }
-      const added = userRecordBytes(doc.bytes);
-      let current = open.get(doc.partitionKey);
-      if (current !== undefined && current.aggregateBytes + added + keyBytes > limit) {
-        this.close(current);
-        current = undefined;
-      }
-      if (current === undefined) {
-        current = {
-          partitionKey: doc.partitionKey,
-          documents: [],
-          bytes: 0,
-          keyBytes,
-          aggregateBytes: aggregateBaseBytes(keyBytes),
-          plainBytes,
-        };
-        records.push(current);
-        open.set(doc.partitionKey, current);
-      }
-      if (current.aggregateBytes + added + keyBytes > limit) {
-        // Too big to share a record even alone: a plain record of its own (it fits one, checked above).
-        current.documents.push(i);
-        this.close(current);
-        open.delete(doc.partitionKey);
-        continue;
-      }
-      current.documents.push(i);
-      current.aggregateBytes += added;
-    }
-    for (const current of open.values()) this.close(current);
-    return records;
-  }
-
-  /** Fixes the size of an aggregate that takes no more documents. */
-  private close(record: OpenAggregate): void {
-    record.bytes =
-      record.documents.length === 1 ? record.plainBytes : record.aggregateBytes + record.keyBytes;
-  }
-
-  /** The record's data: encoded on first use (so a chunk's records are not all held encoded at once). */
-  private encode(record: OutgoingRecord, documents: readonly SerializedDocument[]): Buffer {
-    if (record.data !== undefined) return record.data;
-    const data =
-      record.documents.length === 1
-        ? Buffer.from(documents[record.documents[0]].json, 'utf8')
-        : encodeAggregatedRecord(record.partitionKey, documents, record.documents);
-    record.data = data;
-    return data;
-  }
-
   /** The longest head of `pending` that fits one call. */
   private takeBatch(pending: readonly OutgoingRecord[]): OutgoingRecord[] {
     const batch: OutgoingRecord[] = [];
@@ -425,26 +332,6 @@ export class KinesisWriter {
     }
     return batch;
   }
-}
-
-/** One events-stream record on its way: which documents it carries and its size with the partition key. */
-interface OutgoingRecord {
-  readonly partitionKey: string;
-  /** Indices into the documents being written, ascending. */
-  readonly documents: number[];
-  /** Data plus partition key, UTF-8 bytes (what PutRecords' limits count). */
-  bytes: number;
-  /** Encoded data, kept between a failed attempt and its retry. */
-  data?: Buffer;
-}
-
-/** An aggregate still taking documents. */
-interface OpenAggregate extends OutgoingRecord {
-  readonly keyBytes: number;
-  /** Bytes of the aggregated record so far (magic, key table, user records, digest). */
-  aggregateBytes: number;
-  /** Bytes of its first document as a plain record with its key (used when it stays alone). */
-  readonly plainBytes: number;
 }
 
 function describe(error: unknown): string {
