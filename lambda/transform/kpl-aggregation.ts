@@ -82,7 +82,7 @@ export interface EncodableDocument {
  * Encodes the documents `indices` of `documents` (in that order) as ONE aggregated record under one partition
  * key. Every user record points at partition key table entry 0, so the record and all it holds hash to the same
  * shard: consumers such as the KCL drop user records whose key hashes outside the shard they read.
- * @throws KplAggregationError when a document's `bytes` is not its text's UTF-8 length
+ * @throws KplAggregationError when a document's text is shorter than its `bytes` say
  */
 export function encodeAggregatedRecord(
   partitionKey: string,
@@ -106,19 +106,18 @@ export function encodeAggregatedRecord(
     buffer[at++] = 0;
     buffer[at++] = TAG_DATA;
     at = writeVarint(buffer, bytes, at);
+    // `bytes` is trusted (serializeDocument measured it), not measured again: that would scan every document
+    // twice on the hot path. A text shorter than claimed is caught here; a longer one is cut at `bytes`.
     const written = bytes === 0 ? 0 : buffer.write(json, at, bytes, 'utf8');
-    if (written !== bytes || Buffer.byteLength(json, 'utf8') !== bytes) {
+    if (written !== bytes) {
       throw new KplAggregationError(
-        `Document ${i} claims ${bytes} UTF-8 bytes but its text has ${Buffer.byteLength(json, 'utf8')}; ` +
+        `Document ${i} claims ${bytes} UTF-8 bytes but only ${written} were written; ` +
           'serialize documents with serializeDocument, which measures them.',
       );
     }
     at += written;
   }
-  createHash('md5')
-    .update(buffer.subarray(KPL_MAGIC.length, at))
-    .digest()
-    .copy(buffer, at);
+  createHash('md5').update(buffer.subarray(KPL_MAGIC.length, at)).digest().copy(buffer, at);
   return buffer;
 }
 

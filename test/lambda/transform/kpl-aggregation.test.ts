@@ -70,10 +70,12 @@ describe('encodeAggregatedRecord', () => {
     expect(deaggregate(data).records.map((r) => Buffer.from(r).toString('utf8'))).toEqual([big, small]);
   });
 
-  test('fails when a document claims a byte length that is not its UTF-8 length', () => {
-    const wrong = [{ json: '{"m":"é"}', bytes: 9 }];
+  test('fails when a document claims more UTF-8 bytes than its text has', () => {
+    const wrong = [{ json: '{"m":"é"}', bytes: 11 }];
     expect(() => encodeAggregatedRecord(KEY, wrong, [0])).toThrow(KplAggregationError);
-    expect(() => encodeAggregatedRecord(KEY, wrong, [0])).toThrow(/claims 9 UTF-8 bytes but its text has 10/);
+    expect(() => encodeAggregatedRecord(KEY, wrong, [0])).toThrow(
+      /claims 11 UTF-8 bytes but only 10 were written/,
+    );
   });
 
   test('varints take as many bytes as protobuf says', () => {
