@@ -117,6 +117,11 @@ export interface DeliveryConfig {
   readonly failedDocumentsPrefix: string;
   /** Retention of the Firehose error log group (days). */
   readonly logRetentionDays: number;
+  /**
+   * The transform packs documents into KPL aggregated records, which Firehose de-aggregates. Always false with
+   * the Pipes transport (a pipe writes each item its enrichment returns as one record).
+   */
+  readonly aggregation: boolean;
 }
 
 export interface OpenSearchConfig {
@@ -270,6 +275,7 @@ export const DEFAULTS = {
     retryDurationSeconds: 300,
     failedDocumentsPrefix: 'failed-documents/',
     logRetentionDays: 14,
+    aggregation: true,
   },
   openSearch: {
     engineVersion: '2.19',
@@ -559,6 +565,25 @@ function readLogGroups(r: Reader, filterPattern: string, retentionDays: number):
   return out;
 }
 
+/**
+ * `delivery.aggregation`: on by default for the Lambda transport. The Pipes transport cannot aggregate (the pipe,
+ * not kfek, writes each returned item as one record), so there the default resolves to false and an explicit
+ * `true` in the profile is an error rather than a setting silently ignored.
+ */
+function readAggregation(r: Reader, profile: Json): boolean {
+  const aggregation = r.bool('delivery.aggregation');
+  if (r.raw('transport') !== 'pipes') return aggregation;
+  const delivery = isObject(profile) ? profile.delivery : undefined;
+  if (isObject(delivery) && delivery.aggregation === true) {
+    r.problem(
+      'delivery.aggregation is true but transport is "pipes": an EventBridge pipe writes every item the ' +
+        'enrichment returns as its own record and cannot write KPL aggregated records. Remove ' +
+        'delivery.aggregation (it is off with pipes) or use transport "lambda".',
+    );
+  }
+  return false;
+}
+
 /** Cross-field rules, checked after every field has a typed value. */
 function crossCheck(r: Reader, c: Omit<PipelineConfig, 'profile'>): void {
   const os = c.openSearch;
@@ -668,6 +693,7 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
       retryDurationSeconds: r.int('delivery.retryDurationSeconds', 0, 7200),
       failedDocumentsPrefix: r.str('delivery.failedDocumentsPrefix', PREFIX, PREFIX_HINT),
       logRetentionDays: r.retention('delivery.logRetentionDays'),
+      aggregation: readAggregation(r, profiles[selected]),
     },
     openSearch: {
       engineVersion: r.str('openSearch.engineVersion', /^\d+\.\d+$/, 'an OpenSearch version such as "2.19"'),

@@ -56,6 +56,11 @@ export interface TransformEnv extends CommonEnv {
   readonly deadLetterBucket: string;
   /** Key prefix of dead-letter objects, always ending in `/` (`DEAD_LETTER_PREFIX`), default `dead-letter/transform/`. */
   readonly deadLetterPrefix: string;
+  /**
+   * Write KPL aggregated records (`EVENTS_AGGREGATION`: `true` or `false`), default true; config
+   * `delivery.aggregation`.
+   */
+  readonly aggregation: boolean;
 }
 
 export const DEFAULT_DEAD_LETTER_PREFIX = 'dead-letter/transform/';
@@ -107,10 +112,15 @@ export function readTransformEnv(env: Env = process.env): TransformEnv {
     );
   }
   const prefix = optional(env, 'DEAD_LETTER_PREFIX') ?? DEFAULT_DEAD_LETTER_PREFIX;
+  const aggregation = optional(env, 'EVENTS_AGGREGATION') ?? 'true';
+  if (aggregation !== 'true' && aggregation !== 'false') {
+    throw new InvalidEnvironmentVariableError('EVENTS_AGGREGATION', aggregation, '"true" or "false"');
+  }
   return {
     ...readCommonEnv(env),
     eventsStreamArn,
     deadLetterBucket,
     deadLetterPrefix: prefix.endsWith('/') ? prefix : `${prefix}/`,
+    aggregation: aggregation === 'true',
   };
 }

@@ -24,7 +24,11 @@ export const BUDGET_SAFETY_MARGIN_MS = 1_000;
 const env = readTransformEnv();
 const logger = new Logger({ serviceName: env.serviceName });
 const metrics = createMetrics(env);
-const writer = new KinesisWriter({ client: createKinesisClient(), streamArn: env.eventsStreamArn });
+const writer = new KinesisWriter({
+  client: createKinesisClient(),
+  streamArn: env.eventsStreamArn,
+  aggregate: env.aggregation,
+});
 const deadLetters = new S3DeadLetterStore({
   client: createS3Client(env),
   bucket: env.deadLetterBucket,

@@ -152,6 +152,7 @@ export async function processKinesisBatch(
       deps,
     );
     counters.EventsOut += progress.writtenCount;
+    counters.RecordsOut += progress.recordsWritten;
     counters.RetriedEntries += progress.retriedEntries;
     counters.Throttles += progress.throttles;
     stoppedBecause = progress.stoppedBecause;
@@ -288,6 +289,7 @@ async function writeSafely(
     return {
       written: documents.map(() => false),
       writtenCount: 0,
+      recordsWritten: 0,
       complete: documents.length === 0,
       firstUnwritten: 0,
       calls: 0,

@@ -1,29 +1,29 @@
 /**
  * The one I/O port of the transform: writes serialized documents to the events stream with PutRecords.
  *
- * - Packs documents into calls of at most 500 entries and 5 MiB, counting data plus partition key in exact
+ * - Aggregates (by default): documents of one partition key share KPL aggregated records of up to 1 MiB
+ *   (`kpl-aggregation.ts`), which Firehose de-aggregates. Kinesis shards take 1,000 records/s and Firehose bills
+ *   every record rounded up to 5 KB, so one record per ~300-byte log event costs far more than its bytes.
+ * - Packs records into calls of at most 500 entries and 5 MiB, counting data plus partition key in exact
  *   UTF-8 bytes (https://docs.aws.amazon.com/kinesis/latest/APIReference/API_PutRecords.html).
  * - Addresses the stream by ARN: a freshly created stream can answer ResourceNotFound to its name for a moment.
  * - Retries only what failed: the entries a call reports with an `ErrorCode`, or a whole call that was throttled,
  *   hit a 5xx or a network error. Backoff is exponential with full jitter
  *   (https://aws.amazon.com/blogs/architecture/exponential-backoff-and-jitter/), bounded by the caller's budget.
- * - Never drops anything: when the budget runs out it stops and reports exactly which documents are written, so
- *   the caller can name the earliest source record to resume from.
+ * - Never drops anything: when the budget runs out it stops and reports exactly which documents are written (a
+ *   record's documents are written or retried together), so the caller can name the earliest source record to
+ *   resume from.
  *
  * The SDK client should be built with `maxAttempts: 1`: this writer owns the retry policy, and SDK-level
  * retries would re-send entries that already succeeded and spend time the writer does not see.
  */
 import { KinesisClient, PutRecordsCommand, type PutRecordsRequestEntry } from '@aws-sdk/client-kinesis';
-import { MAX_KINESIS_RECORD_BYTES, MAX_PUT_RECORDS_BYTES, MAX_PUT_RECORDS_ENTRIES } from './types';
+import { KinesisWriterError } from './kinesis-writer-errors';
+import { encodeRecord, planRecords, type OutgoingRecord } from './record-plan';
+import { MAX_PUT_RECORDS_BYTES, MAX_PUT_RECORDS_ENTRIES } from './types';
 import type { SerializedDocument } from './types';
 
-/** Base class of every error the Kinesis writer throws. */
-export class KinesisWriterError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'KinesisWriterError';
-  }
-}
+export { KinesisWriterError, OversizedDocumentError } from './kinesis-writer-errors';
 
 /**
  * PutRecords failed in a way retrying cannot fix (access denied, stream not found, validation). `progress` tells
@@ -40,25 +40,17 @@ export class KinesisWriteRejectedError extends KinesisWriterError {
   }
 }
 
-/** A document that can never fit in one Kinesis record was handed to the writer (a bug in the core). */
-export class OversizedDocumentError extends KinesisWriterError {
-  constructor(
-    readonly index: number,
-    readonly recordBytes: number,
-  ) {
-    super(
-      `Document ${index} needs ${recordBytes} bytes with its partition key; a Kinesis record holds at most ` +
-        `${MAX_KINESIS_RECORD_BYTES}. The transform core must truncate documents before they reach the writer.`,
-    );
-    this.name = 'OversizedDocumentError';
-  }
-}
-
 export interface KinesisWriterProps {
   /** A Kinesis client, ideally with `maxAttempts: 1` (this writer retries) and an HTTP/1.1 keep-alive handler. */
   readonly client: KinesisClient;
   /** ARN of the stream to write to (PutRecords `StreamARN`). */
   readonly streamArn: string;
+  /**
+   * Pack the documents of one partition key into KPL aggregated records of up to 1 MiB, which Firehose
+   * de-aggregates; false writes one record per document (for consumers that do not de-aggregate).
+   * @default true
+   */
+  readonly aggregate?: boolean;
   /**
    * Most entries per PutRecords call.
    * @default 500 (the API limit)
@@ -106,13 +98,15 @@ export interface WriteResult {
   readonly written: readonly boolean[];
   /** Number of documents written. */
   readonly writtenCount: number;
+  /** Events-stream records written (each holds one document, or several when aggregated). */
+  readonly recordsWritten: number;
   /** True when every document was written. */
   readonly complete: boolean;
   /** Index of the first document not written, or `documents.length` when complete. */
   readonly firstUnwritten: number;
   /** PutRecords calls made (including failed ones). */
   readonly calls: number;
-  /** Entries queued again after a per-entry failure or a failed whole call (re-sent unless the budget ran out). */
+  /** Records (PutRecords entries) queued again after a per-entry failure or a failed whole call (re-sent unless the budget ran out). */
   readonly retriedEntries: number;
   /** Throttling answers seen: per-entry and whole-call. */
   readonly throttles: number;
@@ -185,6 +179,7 @@ const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => set
 export class KinesisWriter {
   private readonly client: KinesisClient;
   private readonly streamArn: string;
+  private readonly aggregate: boolean;
   private readonly maxEntries: number;
   private readonly maxBytes: number;
   private readonly baseDelayMs: number;
@@ -206,6 +201,7 @@ export class KinesisWriter {
     }
     this.client = props.client;
     this.streamArn = props.streamArn;
+    this.aggregate = props.aggregate ?? true;
     this.maxEntries = maxEntries;
     this.maxBytes = maxBytes;
     this.baseDelayMs = props.baseDelayMs ?? 50;
@@ -220,20 +216,16 @@ export class KinesisWriter {
    * errors or an exhausted budget); rejects with `KinesisWriteRejectedError` for errors retrying cannot fix.
    */
   async write(documents: readonly SerializedDocument[], options: WriteOptions): Promise<WriteResult> {
-    const entryBytes = documents.map((doc, i) => {
-      const bytes = doc.bytes + Buffer.byteLength(doc.partitionKey, 'utf8');
-      if (bytes > MAX_KINESIS_RECORD_BYTES || bytes > this.maxBytes)
-        throw new OversizedDocumentError(i, bytes);
-      return bytes;
-    });
+    const records = planRecords(documents, { aggregate: this.aggregate, maxBytesPerCall: this.maxBytes });
     const written = new Array<boolean>(documents.length).fill(false);
     let writtenCount = 0;
+    let recordsWritten = 0;
     let calls = 0;
     let retriedEntries = 0;
     let throttles = 0;
-    // Indices still to write, in input order. Failed entries go back to the head, so nothing later is ever sent
-    // before an earlier document of the same partition key has had its turn again.
-    let pending: number[] = documents.map((_, i) => i);
+    // Records still to write, in the order of their first document. Failed records go back to the head, so
+    // nothing later is ever sent before an earlier record of the same partition key has had its turn again.
+    let pending: OutgoingRecord[] = records;
     let attempt = 0;
 
     const result = (stoppedBecause?: 'budget'): WriteResult => {
@@ -243,6 +235,7 @@ export class KinesisWriter {
         writtenCount,
         complete: writtenCount === documents.length,
         firstUnwritten: firstUnwritten === -1 ? documents.length : firstUnwritten,
+        recordsWritten,
         calls,
         retriedEntries,
         throttles,
@@ -263,10 +256,10 @@ export class KinesisWriter {
     while (pending.length > 0) {
       const budget = options.remainingMs();
       if (budget < this.minCallBudgetMs) return result('budget');
-      const batch = this.takeBatch(pending, entryBytes);
-      const entries: PutRecordsRequestEntry[] = batch.map((i) => ({
-        Data: Buffer.from(documents[i].json, 'utf8'),
-        PartitionKey: documents[i].partitionKey,
+      const batch = this.takeBatch(pending);
+      const entries: PutRecordsRequestEntry[] = batch.map((record) => ({
+        Data: encodeRecord(record, documents),
+        PartitionKey: record.partitionKey,
       }));
       calls += 1;
       // The call may not outlive the budget: an aborted call's entries count as unwritten (they may still have
@@ -300,17 +293,21 @@ export class KinesisWriter {
         clearTimeout(timer);
       }
 
-      const failed: number[] = [];
+      const failed: OutgoingRecord[] = [];
       const answers = response.Records ?? [];
-      batch.forEach((docIndex, position) => {
+      batch.forEach((record, position) => {
         const answer = answers[position];
-        // An entry with no answer is treated as failed: only an acknowledged entry counts as written.
+        // An entry with no answer is treated as failed: only an acknowledged entry counts as written. A record's
+        // documents stand or fall together: Kinesis acknowledges the record, not what it holds.
         if (answer === undefined || answer.ErrorCode !== undefined || answer.SequenceNumber === undefined) {
-          failed.push(docIndex);
+          failed.push(record);
           if (answer?.ErrorCode !== undefined && THROTTLING.has(answer.ErrorCode)) throttles += 1;
         } else {
-          written[docIndex] = true;
-          writtenCount += 1;
+          for (const index of record.documents) written[index] = true;
+          writtenCount += record.documents.length;
+          recordsWritten += 1;
+          // The encoded bytes are no longer needed; free them before the next call.
+          record.data = undefined;
         }
       });
       pending = failed.concat(pending.slice(batch.length));
@@ -325,13 +322,13 @@ export class KinesisWriter {
   }
 
   /** The longest head of `pending` that fits one call. */
-  private takeBatch(pending: readonly number[], entryBytes: readonly number[]): number[] {
-    const batch: number[] = [];
+  private takeBatch(pending: readonly OutgoingRecord[]): OutgoingRecord[] {
+    const batch: OutgoingRecord[] = [];
     let bytes = 0;
-    for (const index of pending) {
-      if (batch.length === this.maxEntries || bytes + entryBytes[index] > this.maxBytes) break;
-      batch.push(index);
-      bytes += entryBytes[index];
+    for (const record of pending) {
+      if (batch.length === this.maxEntries || bytes + record.bytes > this.maxBytes) break;
+      batch.push(record);
+      bytes += record.bytes;
     }
     return batch;
   }

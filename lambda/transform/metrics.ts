@@ -11,6 +11,11 @@ export const MetricName = {
   RecordsIn: 'RecordsIn',
   /** Documents produced (written to the events stream, or returned to Pipes). */
   EventsOut: 'EventsOut',
+  /**
+   * Events-stream records written (Kinesis handler). With aggregation one record holds many documents:
+   * `EventsOut / RecordsOut` is the documents per record, which sets the Kinesis and Firehose bill.
+   */
+  RecordsOut: 'RecordsOut',
   /** CONTROL_MESSAGE envelopes (CloudWatch Logs' reachability checks), which produce no document. */
   ControlMessages: 'ControlMessages',
   /** Records that could not be decoded (stored in S3, or returned as an error document). */
@@ -35,6 +40,7 @@ export function emptyCounters(): TransformCounters {
   return {
     RecordsIn: 0,
     EventsOut: 0,
+    RecordsOut: 0,
     ControlMessages: 0,
     PoisonRecords: 0,
     DeadLetteredRecords: 0,
@@ -51,12 +57,22 @@ export function createMetrics(env: CommonEnv): Metrics {
 }
 
 /**
- * Adds every counter (zeros included, so dashboards show a flat line rather than a gap) and flushes one EMF
- * line.
+ * Documents per events-stream record in one invocation; published only when records were written, so an idle
+ * or failed invocation does not pull the average towards zero. The dashboard plots the exact ratio of sums
+ * (`EventsOut / RecordsOut`); this one also shows the spread (min, max, percentiles) between invocations.
+ */
+export const DOCUMENTS_PER_RECORD_METRIC = 'DocumentsPerRecord';
+
+/**
+ * Adds every counter (zeros included, so dashboards show a flat line rather than a gap), the documents per
+ * record when any record was written, and flushes one EMF line.
  */
 export function publishCounters(metrics: Metrics, counters: TransformCounters): void {
   for (const name of Object.values(MetricName)) {
     metrics.addMetric(name, MetricUnit.Count, counters[name]);
+  }
+  if (counters.RecordsOut > 0) {
+    metrics.addMetric(DOCUMENTS_PER_RECORD_METRIC, MetricUnit.NoUnit, counters.EventsOut / counters.RecordsOut);
   }
   metrics.publishStoredMetrics();
 }

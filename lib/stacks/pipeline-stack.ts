@@ -110,6 +110,7 @@ export class PipelineStack extends Stack {
           EVENTS_STREAM_ARN: props.eventsStream.streamArn,
           DEAD_LETTER_BUCKET: props.bucket.bucketName,
           DEAD_LETTER_PREFIX: t.deadLetterPrefix,
+          EVENTS_AGGREGATION: d.aggregation ? 'true' : 'false',
         },
         eventSource: {
           stream: props.rawStream,

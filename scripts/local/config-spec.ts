@@ -68,6 +68,7 @@ export function localSpecFromConfig(
       indexFor: (arrival) => indexNameFor(indexPrefix, indexRotation, arrival),
       indexPattern: indexPatternFor(indexPrefix, indexRotation),
       retryDurationInMillis: config.delivery.retryDurationSeconds * 1000,
+      aggregation: config.delivery.aggregation,
     },
   };
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import type { _Record } from '@aws-sdk/client-kinesis';
+import { deaggregate } from '../../lambda/transform/kpl-aggregation';
 import { DeliveryError, SearchRequestError } from './errors';
 import type { BulkItemResult, SearchHttp } from './search-http';
 import { ShardPollingLoop, type ShardPollingLoopProps } from './shard-pollers';
@@ -46,6 +47,8 @@ export interface DeliveryLoopProps extends ShardPollingLoopProps {
 export interface DeliveryStats {
   /** Records read from the events stream. */
   readonly recordsRead: number;
+  /** User records (documents) those records held after de-aggregation. */
+  readonly userRecords: number;
   /** Documents OpenSearch acknowledged (2xx per bulk item). */
   readonly documentsIndexed: number;
   /** Of those, documents that replaced one with the same `_id` (result `updated`): duplicates collapsed. */
@@ -82,6 +85,8 @@ interface PendingDocument {
   readonly index: string;
   readonly arrival: Date;
   readonly raw: Uint8Array;
+  /** Position of the document in its aggregated record (0 for a record that was not aggregated). */
+  readonly subsequenceNumber: number;
   /** The compact JSON source, or undefined when the data is not a JSON object. */
   readonly source: string | undefined;
   attempts: number;
@@ -96,9 +101,11 @@ export const FAILED_DOCUMENTS_PREFIX = 'AmazonOpenSearchService-failed';
 /**
  * A local stand-in for Amazon Data Firehose (Kinesis source, OpenSearch destination). It is NOT part of what
  * kfek deploys: in AWS, Firehose does this. It reads every shard of the events stream from TRIM_HORIZON,
- * buffers, bulk-indexes with Firehose's index naming (arrival time, rotation from config) and no document id in
- * the bulk action (kfek's `DocumentIdOptions` is NO_DOCUMENT_ID: the index template's default pipeline sets `_id`
- * from the CloudWatch event, see lib/opensearch/ingest-pipeline.ts), retries retryable item
+ * de-aggregates KPL aggregated records as Firehose does (kfek's decoder, which follows the KCL: a record that is
+ * not a valid aggregate, a wrong MD5 included, is one document as it is), buffers, bulk-indexes with Firehose's
+ * index naming (arrival time, rotation from config) and no document id in the bulk action (kfek's
+ * `DocumentIdOptions` is NO_DOCUMENT_ID: the index template's default pipeline sets `_id` from the CloudWatch event,
+ * see lib/opensearch/ingest-pipeline.ts), retries retryable item
  * failures (429, 5xx) with backoff for the retry duration, and writes documents rejected for good to
  * `<failedDocumentsDir>/AmazonOpenSearchService-failed/YYYY/MM/DD/HH/` in Firehose's failed-document shape.
  *
@@ -110,6 +117,7 @@ export const FAILED_DOCUMENTS_PREFIX = 'AmazonOpenSearchService-failed';
 export class DeliveryLoop extends ShardPollingLoop {
   private readonly stats: MutableStats = {
     recordsRead: 0,
+    userRecords: 0,
     documentsIndexed: 0,
     documentsOverwritten: 0,
     documentsFailed: 0,
@@ -161,10 +169,12 @@ export class DeliveryLoop extends ShardPollingLoop {
         }
       }
       for (const record of records) {
-        const doc = this.toPending(reader.shardId, record);
-        if (buffer.length === 0) oldest = Date.now();
-        buffer.push(doc);
-        bufferBytes += doc.raw.byteLength;
+        for (const doc of this.toPending(reader.shardId, record)) {
+          if (buffer.length === 0) oldest = Date.now();
+          buffer.push(doc);
+          bufferBytes += doc.raw.byteLength;
+          this.stats.userRecords += 1;
+        }
       }
       this.stats.recordsRead += records.length;
       const due =
@@ -184,27 +194,22 @@ export class DeliveryLoop extends ShardPollingLoop {
     }
   }
 
-  private toPending(shardId: string, record: _Record): PendingDocument {
-    const raw = record.Data ?? new Uint8Array();
+  /** The documents one events-stream record holds: one, or each user record of an aggregated record. */
+  private toPending(shardId: string, record: _Record): PendingDocument[] {
     const arrival = record.ApproximateArrivalTimestamp ?? new Date();
-    let source: string | undefined;
-    try {
-      const parsed: unknown = JSON.parse(Buffer.from(raw).toString('utf8'));
-      // Re-serializing keeps the source on one line, as the NDJSON bulk body requires.
-      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
-        source = JSON.stringify(parsed);
-    } catch {
-      source = undefined;
-    }
-    return {
-      // Names the record in a failed-document record only; the bulk action carries no id (NO_DOCUMENT_ID).
-      id: `${shardNumber(shardId)}-${record.SequenceNumber ?? randomUUID()}`,
-      index: this.props.indexFor(arrival),
+    const index = this.props.indexFor(arrival);
+    // Names the record in a failed-document record only; the bulk action carries no id (NO_DOCUMENT_ID).
+    const recordId = `${shardNumber(shardId)}-${record.SequenceNumber ?? randomUUID()}`;
+    const { aggregated, records } = deaggregate(record.Data ?? new Uint8Array());
+    return records.map((raw, subsequenceNumber) => ({
+      id: aggregated ? `${recordId}-${subsequenceNumber}` : recordId,
+      index,
       arrival,
       raw,
-      source,
+      subsequenceNumber,
+      source: jsonObjectSource(raw),
       attempts: 0,
-    };
+    }));
   }
 
   /** Delivers one buffer: bulk, retry the retryable items until the retry duration is spent, keep the rest. */
@@ -304,7 +309,7 @@ export class DeliveryLoop extends ShardPollingLoop {
       errorMessage: doc.lastError?.message ?? 'unknown',
       attemptEndingTimestamp: now.getTime(),
       rawData: Buffer.from(doc.raw).toString('base64'),
-      subsequenceNumber: 0,
+      subsequenceNumber: doc.subsequenceNumber,
       esDocumentId: doc.id,
       esIndexName: doc.index,
       esTypeName: '',
@@ -325,6 +330,18 @@ export class DeliveryLoop extends ShardPollingLoop {
       });
     }
   }
+}
+
+/** The compact JSON text of `raw`, or undefined when it is not a JSON object. */
+function jsonObjectSource(raw: Uint8Array): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(raw).toString('utf8'));
+    // Re-serializing keeps the source on one line, as the NDJSON bulk body requires.
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return JSON.stringify(parsed);
+  } catch {
+    // Not JSON: OpenSearch would reject it; the caller keeps it as a failed document.
+  }
+  return undefined;
 }
 
 /** `shardId-000000000001` -> `1` (short document ids); any other shape is kept as it is. */

@@ -104,6 +104,7 @@ export class LocalPipeline {
           EVENTS_STREAM_ARN: resources.eventsStreamArn,
           DEAD_LETTER_BUCKET: resources.deadLetterBucket,
           ...(spec.deadLetterPrefix === undefined ? {} : { DEAD_LETTER_PREFIX: spec.deadLetterPrefix }),
+          EVENTS_AGGREGATION: spec.delivery.aggregation === false ? 'false' : 'true',
           POWERTOOLS_SERVICE_NAME: 'kfek-transform',
           POWERTOOLS_LOG_LEVEL: props.transformLogLevel ?? 'WARN',
           // Metrics in embedded metric format are log lines for CloudWatch; locally nobody reads them.

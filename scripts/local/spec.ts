@@ -28,6 +28,12 @@ export interface LocalPipelineSpec {
     /** The pattern covering every rotated index, e.g. `logs-*`. */
     readonly indexPattern: string;
     readonly retryDurationInMillis: number;
+    /**
+     * The transform writes KPL aggregated records (config `delivery.aggregation`); the stand-in de-aggregates
+     * either way, as Firehose does.
+     * @default true
+     */
+    readonly aggregation?: boolean;
   };
 }
 

@@ -25,6 +25,7 @@ import { readFailedDocuments } from '../../scripts/local/failed-documents';
 import { SearchHttp } from '../../scripts/local/search-http';
 import { sleep } from '../../scripts/local/shard-reader';
 import { startMoto, type MotoServer } from '../../scripts/moto-server';
+import { referenceAggregate } from '../helpers/kpl-reference';
 
 const REGION = 'eu-west-1';
 let moto: MotoServer;
@@ -416,6 +417,47 @@ describe('delivery loop (Firehose stand-in)', () => {
     await loop.stop();
     // THEN the index's default pipeline, not the delivery, decides the id (so both copies get the same one)
     expect(bulk.actions).toEqual([{ index: { _index: 'logs-test' } }, { index: { _index: 'logs-test' } }]);
+  });
+
+  test('de-aggregates KPL records as Firehose does: plain records whole, a bad MD5 record whole (then rejected)', async () => {
+    // GIVEN: an aggregated record (written by the reference library), a plain record, and an aggregated record
+    // whose MD5 is wrong, which a KCL-style reader treats as one plain record.
+    const streamArn = await streamWith(0);
+    const aggregated = referenceAggregate(
+      ['{"u":0}', '{"u":"ü"}', '{"u":2}'].map((d) => ({ partitionKey: 'pk', data: Buffer.from(d) })),
+    );
+    const corrupt = Buffer.from(aggregated);
+    corrupt[corrupt.length - 1] ^= 0xff;
+    await clients.kinesis.send(
+      new PutRecordsCommand({
+        StreamARN: streamArn,
+        Records: [aggregated, Buffer.from('{"plain":1}'), corrupt].map((Data) => ({
+          Data,
+          PartitionKey: 'pk',
+        })),
+      }),
+    );
+    const bulk = new ScriptedBulk([(batch) => batch.map(() => 201)]);
+    const failedDir = path.join(workDir, 'failed-deaggregation');
+    const loop = deliveryFor(streamArn, bulk, 10_000, failedDir);
+    // WHEN
+    await loop.start();
+    try {
+      await eventually(() => loop.snapshot().documentsIndexed + loop.snapshot().documentsFailed >= 5, 5_000);
+    } finally {
+      await loop.stop();
+    }
+    // THEN
+    expect(bulk.calls.flat()).toEqual(['{"u":0}', '{"u":"ü"}', '{"u":2}', '{"plain":1}']);
+    expect(loop.snapshot()).toMatchObject({ recordsRead: 3, documentsIndexed: 4, documentsFailed: 1 });
+    const failed = await readFailedDocuments(failedDir);
+    expect(failed).toEqual([
+      expect.objectContaining({
+        errorCode: '400',
+        rawData: corrupt.toString('base64'),
+        subsequenceNumber: 0,
+      }),
+    ]);
   });
 
   test('a whole-request 503 is retried; past the retry duration the documents are kept as failed', async () => {

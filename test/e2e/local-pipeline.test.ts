@@ -193,11 +193,16 @@ describe('the local pipeline, end to end', () => {
     // GIVEN
     const runId = newRunId('fields');
     const events = mixedEvents(runId, 40);
+    const before = running().delivery.snapshot();
     // WHEN
     const sent = await running().send(events);
     await running().waitUntilSettled(SETTLE_TIMEOUT_MILLIS);
     // THEN
     expect(sent).toHaveLength(240);
+    // The transform wrote aggregated records (the default) and the Firehose stand-in de-aggregated them.
+    const after = running().delivery.snapshot();
+    expect(after.userRecords - before.userRecords).toBe(240);
+    expect(after.recordsRead - before.recordsRead).toBeLessThan(240 / 2);
     expect(await countDocuments(search, spec.delivery.indexPattern, streamsOf(events))).toBe(240);
     const docs = await documentsOf(streamsOf(events));
     expect(docs.size).toBe(240);

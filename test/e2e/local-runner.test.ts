@@ -147,7 +147,9 @@ describe('summary', () => {
       recordsSentToOnFailure: 0,
     },
     delivery: {
-      recordsRead: 10,
+      // Ten events of one log stream travel in one aggregated record.
+      recordsRead: 1,
+      userRecords: 10,
       documentsIndexed: 10,
       documentsOverwritten: 0,
       documentsFailed: 0,

@@ -214,6 +214,34 @@ describe('resolveConfig', () => {
     ).toThrow(/domain name "kfekpipeline-production-eu-west" .* must be 3-28/);
   });
 
+  test('aggregation is on by default with the Lambda transport, and a profile can turn it off', () => {
+    expect(resolveConfig({}).delivery.aggregation).toBe(true);
+    expect(resolveConfig(CDK_JSON_CONTEXT, 'production').delivery.aggregation).toBe(true);
+    expect(
+      resolveConfig(withProfile({ delivery: { aggregation: false } }), 'test').delivery.aggregation,
+    ).toBe(false);
+  });
+
+  test('aggregation resolves to off with the Pipes transport, which cannot write aggregated records', () => {
+    expect(resolveConfig(CDK_JSON_CONTEXT, 'sandbox-pipes').delivery.aggregation).toBe(false);
+    expect(
+      resolveConfig(withProfile({ transport: 'pipes', delivery: { aggregation: false } }), 'test').delivery
+        .aggregation,
+    ).toBe(false);
+  });
+
+  test('fails when aggregation is set to true with the Pipes transport, saying why and what to do', () => {
+    expect(() =>
+      resolveConfig(withProfile({ transport: 'pipes', delivery: { aggregation: true } }), 'test'),
+    ).toThrow(/delivery\.aggregation is true but transport is "pipes".*Remove delivery\.aggregation/s);
+  });
+
+  test('fails when aggregation is not a boolean', () => {
+    expect(() => resolveConfig(withProfile({ delivery: { aggregation: 'yes' } }), 'test')).toThrow(
+      /delivery\.aggregation is "yes"; expected true or false/,
+    );
+  });
+
   test('fails when the profile is not an object', () => {
     expect(() => resolveConfig(withProfile('cheap'), 'test')).toThrow(
       /the profile must be an object, got "cheap"/,

@@ -62,6 +62,7 @@ describe('PipelineStack, transport lambda (sandbox)', () => {
           EVENTS_STREAM_ARN: Match.anyValue(),
           DEAD_LETTER_BUCKET: Match.anyValue(),
           DEAD_LETTER_PREFIX: 'dead-letter/transform/',
+          EVENTS_AGGREGATION: 'true',
           POWERTOOLS_METRICS_NAMESPACE: 'kfek',
           POWERTOOLS_SERVICE_NAME: 'transform',
           NODE_OPTIONS: '--enable-source-maps',
@@ -247,6 +248,21 @@ describe('PipelineStack, transport lambda (sandbox)', () => {
 
   test('matches the snapshot', () => {
     expect(template.toJSON()).toMatchSnapshot();
+  });
+});
+
+describe('PipelineStack, delivery.aggregation false', () => {
+  test('the transform is told to write one record per document', () => {
+    // GIVEN
+    const { stacks } = buildTestApp({ overrides: { delivery: { aggregation: false } } });
+    // WHEN
+    const template = Template.fromStack(stacks.pipeline);
+    // THEN
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: 'transform', EVENTS_AGGREGATION: 'false' }),
+      },
+    });
   });
 });
 

@@ -34,6 +34,7 @@ import type { DeadLetterObject } from '../../lambda/transform/dead-letter';
 import type { LogDocument } from '../../lambda/transform/types';
 import { encodeEnvelope, makeEnvelope, makeLogEvents } from '../helpers/cloudwatch';
 import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy';
+import { referenceDeaggregate } from '../helpers/kpl-reference';
 import { startMoto, type MotoServer } from '../../scripts/moto-server';
 
 type Handler = (event: KinesisStreamEvent, context: Context) => Promise<KinesisStreamBatchResponse>;
@@ -117,10 +118,14 @@ function toLambdaEvent(records: ReadonlyArray<KinesisRecord & { shardId: string 
   };
 }
 
-/** Documents in the events stream whose message carries `tag`. */
+/**
+ * Documents in the events stream whose message carries `tag`. The handler writes KPL aggregated records by
+ * default: each record is read back with the reference de-aggregator (`aws-kinesis-agg`, MD5 checked).
+ */
 async function documentsTagged(tag: string): Promise<LogDocument[]> {
   return (await readStream(EVENTS_STREAM))
-    .map((r) => JSON.parse(Buffer.from(r.Data!).toString('utf8')) as LogDocument)
+    .flatMap((r) => referenceDeaggregate(r.Data!, r.PartitionKey!))
+    .map((u) => JSON.parse(u.data.toString('utf8')) as LogDocument)
     .filter((d) => d.message.includes(tag));
 }
 
@@ -139,12 +144,19 @@ async function rawBatch(datas: readonly Buffer[]): Promise<KinesisStreamEvent> {
 }
 
 /** A gzip envelope of `events` messages `<tag> r<record> e<i>`, with unique event ids. */
+/**
+ * One record's envelope, from a log stream of its own: the handler aggregates per log stream, so each record's
+ * documents travel in their own events-stream record and the resume point can fall between records.
+ */
 function taggedEnvelope(tag: string, record: number, events: number): Buffer {
   const logEvents = makeLogEvents(events, (i) => `${tag} r${record} e${i}`).map((e, i) => ({
     ...e,
     id: `${tag.length}${record}0${i}${Date.now()}`.padEnd(56, '0'),
   }));
-  return Buffer.from(encodeEnvelope(makeEnvelope({ logEvents })), 'base64');
+  return Buffer.from(
+    encodeEnvelope(makeEnvelope({ logEvents, logStream: `${tag}-stream-${record}` })),
+    'base64',
+  );
 }
 
 beforeAll(async () => {

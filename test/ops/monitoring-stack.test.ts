@@ -404,6 +404,8 @@ describe('MonitoringStack dashboard', () => {
     ['records in', 'IncomingRecords'],
     ['EMF records in', '\\"kfek\\",\\"RecordsIn\\",\\"service\\",\\"transform\\"'],
     ['EMF events out', '\\"kfek\\",\\"EventsOut\\",\\"service\\",\\"transform\\"'],
+    ['EMF records out', '\\"kfek\\",\\"RecordsOut\\",\\"service\\",\\"transform\\"'],
+    ['documents per events-stream record', 'IF(recordsOut > 0, eventsOut / recordsOut)'],
     ['iterator age', 'GetRecords.IteratorAgeMilliseconds'],
     ['Lambda iterator age', 'IteratorAge'],
     ['Lambda duration', 'Duration'],

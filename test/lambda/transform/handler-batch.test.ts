@@ -10,6 +10,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { S3DeadLetterStore, type DeadLetterObject } from '../../../lambda/transform/dead-letter';
 import { processKinesisBatch, type BatchLogger } from '../../../lambda/transform/kinesis-batch';
 import { KinesisWriter } from '../../../lambda/transform/kinesis-writer';
+import { deaggregate } from '../../../lambda/transform/kpl-aggregation';
 import type { RecordOutcome, SerializedDocument } from '../../../lambda/transform/types';
 
 const RAW_ARN = 'arn:aws:kinesis:eu-west-1:123456789012:stream/kfek-raw';
@@ -68,15 +69,20 @@ const logger: BatchLogger & { warnings: unknown[][]; errors: unknown[][] } = {
   },
 };
 
-/** Kinesis that acknowledges everything except entries `refuse` names, and remembers what it stored. */
+/**
+ * Kinesis that acknowledges everything except entries holding a document `refuse` names, and remembers what it
+ * stored (entries may be aggregated records: every document in one is stored or refused together).
+ */
 function kinesisStoring(refuse: (message: string) => string | undefined = () => undefined): string[] {
   const stored: string[] = [];
   kinesis.on(PutRecordsCommand).callsFake((input: PutRecordsCommandInput) => {
     const records = input.Records!.map((r) => {
-      const message = (JSON.parse(Buffer.from(r.Data!).toString('utf8')) as { message: string }).message;
-      const errorCode = refuse(message);
+      const messages = deaggregate(r.Data!).records.map(
+        (d) => (JSON.parse(Buffer.from(d).toString('utf8')) as { message: string }).message,
+      );
+      const errorCode = messages.map(refuse).find((code) => code !== undefined);
       if (errorCode) return { ErrorCode: errorCode, ErrorMessage: 'injected' };
-      stored.push(message);
+      stored.push(...messages);
       return { SequenceNumber: '1', ShardId: 'shardId-000000000000' };
     });
     return Promise.resolve({
@@ -87,12 +93,14 @@ function kinesisStoring(refuse: (message: string) => string | undefined = () => 
   return stored;
 }
 
-function deps(clock?: { now: number }) {
+/** One record per document unless `aggregate`: most tests here pin the resume point per document. */
+function deps(clock?: { now: number }, aggregate = false) {
   return {
     transform: scriptedTransform,
     writer: new KinesisWriter({
       client: new KinesisClient({ region: 'eu-west-1' }),
       streamArn: EVENTS_ARN,
+      aggregate,
       random: () => 0.5,
       sleep: (ms: number) => {
         if (clock) clock.now += ms;
@@ -129,6 +137,7 @@ test('a mix of data, control and poison: every document written, poison stored, 
   expect(outcome.counters).toEqual({
     RecordsIn: 4,
     EventsOut: 4,
+    RecordsOut: 4,
     ControlMessages: 1,
     PoisonRecords: 1,
     DeadLetteredRecords: 1,
@@ -196,6 +205,38 @@ test('reports the earliest record with an unwritten document when the budget run
   expect(
     logger.warnings.some(([message]) => String(message).includes('retry from the reported record')),
   ).toBe(true);
+});
+
+test('aggregated: a refused record holds back every document in it, so the resume point is its earliest owner', async () => {
+  // GIVEN: one partition key, so records 0 and 2 share one aggregated record; a document of record 2 is
+  // throttled forever.
+  const stored = kinesisStoring((m) => (m === 'e' ? 'ProvisionedThroughputExceededException' : undefined));
+  const clock = { now: 0 };
+  const input = event('data:a,b', 'control', 'data:d,e,f');
+  // WHEN
+  const outcome = await processKinesisBatch(input, () => 3_000 - clock.now, deps(clock, true));
+  // THEN: record 0's documents went out in the refused record, so record 0 is where Lambda must resume.
+  expect(outcome.response).toEqual({
+    batchItemFailures: [{ itemIdentifier: input.Records[0].kinesis.sequenceNumber }],
+  });
+  expect(stored).toEqual([]);
+  expect(outcome.counters).toMatchObject({ EventsOut: 0, RecordsOut: 0, PartialBatchResponses: 1 });
+  expect(outcome.counters.RetriedEntries).toBe(outcome.counters.Throttles);
+});
+
+test('aggregated: documents of several records share one record per partition key', async () => {
+  // GIVEN
+  const stored = kinesisStoring();
+  const input = event('data:a,b', 'control', 'data:c,d', 'poison:bad');
+  // WHEN
+  const outcome = await processKinesisBatch(input, () => 60_000, deps(undefined, true));
+  // THEN
+  expect(outcome.response).toEqual({ batchItemFailures: [] });
+  expect(stored).toEqual(['a', 'b', 'c', 'd']);
+  expect(outcome.counters).toMatchObject({ EventsOut: 4, RecordsOut: 1 });
+  const entries = kinesis.commandCalls(PutRecordsCommand)[0].args[0].input.Records!;
+  expect(entries).toHaveLength(1);
+  expect(deaggregate(entries[0].Data!).aggregated).toBe(true);
 });
 
 test('reports the first record when nothing could be written', async () => {

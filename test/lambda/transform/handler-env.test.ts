@@ -15,7 +15,27 @@ test('reads the handler settings with their defaults', () => {
     metricsNamespace: 'kfek',
     serviceName: 'transform',
     s3ForcePathStyle: false,
+    aggregation: true,
   });
+});
+
+test('EVENTS_AGGREGATION=false turns aggregation off', () => {
+  // GIVEN
+  const env = { EVENTS_STREAM_ARN: ARN, DEAD_LETTER_BUCKET: 'kfek-dlq', EVENTS_AGGREGATION: 'false' };
+  // WHEN
+  const read = readTransformEnv(env);
+  // THEN
+  expect(read.aggregation).toBe(false);
+});
+
+test('fails when EVENTS_AGGREGATION is neither true nor false, naming the variable', () => {
+  // GIVEN
+  const env = { EVENTS_STREAM_ARN: ARN, DEAD_LETTER_BUCKET: 'kfek-dlq', EVENTS_AGGREGATION: 'yes' };
+  // WHEN
+  const read = () => readTransformEnv(env);
+  // THEN
+  expect(read).toThrow(InvalidEnvironmentVariableError);
+  expect(read).toThrow(/EVENTS_AGGREGATION is "yes"; expected "true" or "false"/);
 });
 
 test('honours overrides and adds the trailing slash to the prefix', () => {

@@ -8,6 +8,7 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { Context, KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { DeadLetterObject } from '../../../lambda/transform/dead-letter';
+import { deaggregate } from '../../../lambda/transform/kpl-aggregation';
 import type { LogDocument } from '../../../lambda/transform/types';
 import { encodeEnvelope, makeEnvelope, makeKinesisEvent, makeLogEvents } from '../../helpers/cloudwatch';
 
@@ -37,13 +38,16 @@ function context(remainingMs: () => number): Context {
   };
 }
 
-/** Data of every entry Kinesis was asked to store, parsed, per call. */
+/** The documents one PutRecords entry holds (the handler aggregates by default), parsed. */
+function documentsOf(data: Uint8Array): LogDocument[] {
+  return deaggregate(data).records.map((d) => JSON.parse(Buffer.from(d).toString('utf8')) as LogDocument);
+}
+
+/** Documents of every entry Kinesis was asked to store, in call and entry order. */
 function sentDocuments(): LogDocument[] {
   return kinesis
     .commandCalls(PutRecordsCommand)
-    .flatMap((c) =>
-      c.args[0].input.Records!.map((r) => JSON.parse(Buffer.from(r.Data!).toString('utf8')) as LogDocument),
-    );
+    .flatMap((c) => c.args[0].input.Records!.flatMap((r) => documentsOf(r.Data!)));
 }
 
 /** EMF lines Powertools printed, merged into one name -> value map. */
@@ -89,8 +93,9 @@ afterEach(() => {
 function acknowledgeAll(refuse: (doc: LogDocument) => boolean = () => false): void {
   kinesis.on(PutRecordsCommand).callsFake((input: PutRecordsCommandInput) => {
     const records = input.Records!.map((r) => {
-      const doc = JSON.parse(Buffer.from(r.Data!).toString('utf8')) as LogDocument;
-      return refuse(doc)
+      // Every document is shown to `refuse` (no short-circuit): a record is refused if any of its documents is.
+      const refused = documentsOf(r.Data!).map(refuse);
+      return refused.includes(true)
         ? { ErrorCode: 'ProvisionedThroughputExceededException', ErrorMessage: 'Rate exceeded' }
         : { SequenceNumber: '1', ShardId: 'shardId-000000000000' };
     });
@@ -174,6 +179,9 @@ test('writes one document per log event, skips control messages, dead-letters po
   expect(emf).toMatchObject({
     RecordsIn: 5,
     EventsOut: 5,
+    // One aggregated record per log stream: 3 documents, then 2.
+    RecordsOut: 2,
+    DocumentsPerRecord: 2.5,
     ControlMessages: 1,
     PoisonRecords: 2,
     DeadLetteredRecords: 2,
@@ -186,7 +194,8 @@ test('writes one document per log event, skips control messages, dead-letters po
 });
 
 test('names the earliest record with unwritten events when the budget runs out; earlier records are written', async () => {
-  // GIVEN: four data records; one event of record 2 is throttled forever. 1.6 s left = 0.6 s of budget.
+  // GIVEN: four data records from four log streams (so four aggregated records); one event of record 2 is
+  // throttled forever. 1.6 s left = 0.6 s of budget.
   const records = [0, 1, 2, 3].map((r) =>
     makeLogEvents(4).map((e, i) => ({
       ...e,
@@ -194,7 +203,9 @@ test('names the earliest record with unwritten events when the budget runs out; 
       message: `record ${r} event ${i}`,
     })),
   );
-  const event = makeKinesisEvent(records.map((logEvents) => encodeEnvelope(makeEnvelope({ logEvents }))));
+  const event = makeKinesisEvent(
+    records.map((logEvents, r) => encodeEnvelope(makeEnvelope({ logEvents, logStream: `stream-${r}` }))),
+  );
   acknowledgeAll((doc) => doc.message === 'record 2 event 3');
   const deadline = Date.now() + 1_600;
   // WHEN
@@ -219,7 +230,8 @@ test('names the earliest record with unwritten events when the budget runs out; 
 });
 
 test('retries throttled entries and writes the whole batch when there is time', async () => {
-  // GIVEN: every entry is throttled twice before it is accepted.
+  // GIVEN: every entry is throttled twice before it is accepted; the 20 events of one log stream share one
+  // aggregated record, so that one record is what is retried.
   const seen = new Map<string, number>();
   acknowledgeAll((doc) => {
     const n = seen.get(doc.cloudwatch.id) ?? 0;
@@ -235,7 +247,7 @@ test('retries throttled entries and writes the whole batch when there is time', 
   // THEN
   expect(response.batchItemFailures).toEqual([]);
   expect(kinesis.commandCalls(PutRecordsCommand)).toHaveLength(3);
-  expect(emittedMetrics()).toMatchObject({ EventsOut: 20, RetriedEntries: 40, Throttles: 40 });
+  expect(emittedMetrics()).toMatchObject({ EventsOut: 20, RecordsOut: 1, RetriedEntries: 2, Throttles: 2 });
 });
 
 test('an empty or malformed event is answered without throwing', async () => {

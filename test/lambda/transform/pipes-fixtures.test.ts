@@ -66,6 +66,7 @@ test.each(fixtures)('%s: the Kinesis handler and the Pipes enrichment agree', as
         return Promise.resolve({
           written: docs.map(() => true),
           writtenCount: docs.length,
+          recordsWritten: docs.length,
           complete: true,
           firstUnwritten: docs.length,
           calls: 1,

@@ -1,11 +1,14 @@
 /**
  * Property tests of the Kinesis writer against a simulated Kinesis (aws-sdk-client-mock; there is no AWS here)
- * with random documents, per-entry failures, whole-call failures and budgets.
+ * with random documents, per-entry failures, whole-call failures and budgets, with and without KPL aggregation
+ * (entries are read back with kfek's decoder; writer-aggregation.test.ts checks it against the reference).
  */
 import { KinesisClient, PutRecordsCommand, type PutRecordsCommandInput } from '@aws-sdk/client-kinesis';
 import { mockClient } from 'aws-sdk-client-mock';
 import fc from 'fast-check';
 import { KinesisWriter } from '../../../lambda/transform/kinesis-writer';
+import { deaggregate } from '../../../lambda/transform/kpl-aggregation';
+import { WRITE_MODES } from '../../helpers/kpl-reference';
 import {
   MAX_PUT_RECORDS_BYTES,
   MAX_PUT_RECORDS_ENTRIES,
@@ -56,85 +59,102 @@ function documents(s: Scenario): SerializedDocument[] {
   });
 }
 
-test('writes exactly what it reports, in input order per call, within limits and budget', async () => {
-  await fc.assert(
-    fc.asyncProperty(scenario, async (s) => {
-      kinesis.reset();
-      const docs = documents(s);
-      const indexOf = new Map(docs.map((d, i) => [d.json, i]));
-      const failuresLeft = [...s.failures];
-      const callFailures = [...s.callFailures];
-      const acknowledged = new Set<number>();
-      const calls: number[][] = [];
-      let now = 0;
-      kinesis.on(PutRecordsCommand).callsFake((input: PutRecordsCommandInput) => {
-        now += CALL_MS;
-        const entries = input.Records!;
-        const indices = entries.map((e) => indexOf.get(Buffer.from(e.Data!).toString('utf8'))!);
-        calls.push(indices);
-        const bytes = entries.reduce(
-          (sum, e) => sum + e.Data!.byteLength + Buffer.byteLength(e.PartitionKey!),
-          0,
-        );
-        if (entries.length > MAX_PUT_RECORDS_ENTRIES || bytes > MAX_PUT_RECORDS_BYTES) {
-          return Promise.reject(
-            Object.assign(new Error('too big'), { name: 'ValidationException', $metadata: {} }),
+test.each(WRITE_MODES)(
+  '$mode: writes exactly what it reports, in input order per key, within limits and budget',
+  async ({ aggregate }) => {
+    await fc.assert(
+      fc.asyncProperty(scenario, async (s) => {
+        kinesis.reset();
+        const docs = documents(s);
+        const indexOf = new Map(docs.map((d, i) => [d.json, i]));
+        const failuresLeft = [...s.failures];
+        const callFailures = [...s.callFailures];
+        const acknowledged = new Set<number>();
+        const calls: number[][] = [];
+        let now = 0;
+        kinesis.on(PutRecordsCommand).callsFake((input: PutRecordsCommandInput) => {
+          now += CALL_MS;
+          const entries = input.Records!;
+          // Per entry, the documents it holds (one, or several when aggregated), each under the entry's key.
+          const held = entries.map((e) => {
+            const record = deaggregate(e.Data!);
+            expect(record.aggregated).toBe(aggregate && record.records.length > 1);
+            for (const key of record.partitionKeys) expect(key ?? e.PartitionKey).toBe(e.PartitionKey);
+            return record.records.map((data) => indexOf.get(Buffer.from(data).toString('utf8'))!);
+          });
+          calls.push(held.flat());
+          const bytes = entries.reduce(
+            (sum, e) => sum + e.Data!.byteLength + Buffer.byteLength(e.PartitionKey!),
+            0,
           );
-        }
-        const failure = callFailures.shift();
-        if (failure) {
-          const name = failure === 't' ? 'ProvisionedThroughputExceededException' : 'InternalFailure';
-          const status = failure === 't' ? 400 : 500;
-          return Promise.reject(
-            Object.assign(new Error(name), {
-              name,
-              $fault: status === 500 ? 'server' : 'client',
-              $metadata: { httpStatusCode: status },
-            }),
-          );
-        }
-        const records = indices.map((i) => {
-          if (failuresLeft[i] !== 0) {
-            if (failuresLeft[i] > 0) failuresLeft[i] -= 1;
-            return { ErrorCode: 'ProvisionedThroughputExceededException', ErrorMessage: 'Rate exceeded' };
+          if (entries.length > MAX_PUT_RECORDS_ENTRIES || bytes > MAX_PUT_RECORDS_BYTES) {
+            return Promise.reject(
+              Object.assign(new Error('too big'), { name: 'ValidationException', $metadata: {} }),
+            );
           }
-          acknowledged.add(i);
-          return { SequenceNumber: String(i), ShardId: 'shardId-000000000000' };
+          const failure = callFailures.shift();
+          if (failure) {
+            const name = failure === 't' ? 'ProvisionedThroughputExceededException' : 'InternalFailure';
+            const status = failure === 't' ? 400 : 500;
+            return Promise.reject(
+              Object.assign(new Error(name), {
+                name,
+                $fault: status === 500 ? 'server' : 'client',
+                $metadata: { httpStatusCode: status },
+              }),
+            );
+          }
+          // An entry is refused while any document in it still has failures to go (a refusal spends one of each).
+          const records = held.map((indices) => {
+            const refused = indices.some((i) => failuresLeft[i] !== 0);
+            if (refused) {
+              for (const i of indices) if (failuresLeft[i] > 0) failuresLeft[i] -= 1;
+              return { ErrorCode: 'ProvisionedThroughputExceededException', ErrorMessage: 'Rate exceeded' };
+            }
+            for (const i of indices) acknowledged.add(i);
+            return { SequenceNumber: '1', ShardId: 'shardId-000000000000' };
+          });
+          return Promise.resolve({
+            FailedRecordCount: records.filter((r) => 'ErrorCode' in r).length,
+            Records: records,
+          });
         });
-        return Promise.resolve({
-          FailedRecordCount: records.filter((r) => 'ErrorCode' in r).length,
-          Records: records,
+        const writer = new KinesisWriter({
+          client: new KinesisClient({ region: 'eu-west-1' }),
+          streamArn: 'arn:aws:kinesis:eu-west-1:123456789012:stream/e',
+          aggregate,
+          sleep: (ms) => {
+            now += ms;
+            return Promise.resolve();
+          },
+          random: () => 0.999,
         });
-      });
-      const writer = new KinesisWriter({
-        client: new KinesisClient({ region: 'eu-west-1' }),
-        streamArn: 'arn:aws:kinesis:eu-west-1:123456789012:stream/e',
-        sleep: (ms) => {
-          now += ms;
-          return Promise.resolve();
-        },
-        random: () => 0.999,
-      });
 
-      const result = await writer.write(docs, { remainingMs: () => s.budgetMs - now });
+        const result = await writer.write(docs, { remainingMs: () => s.budgetMs - now });
 
-      // Exactly the acknowledged documents are reported written; the first unwritten index is right.
-      const reported = new Set(result.written.flatMap((w, i) => (w ? [i] : [])));
-      expect(reported).toEqual(acknowledged);
-      expect(result.writtenCount).toBe(acknowledged.size);
-      const firstFalse = result.written.indexOf(false);
-      expect(result.firstUnwritten).toBe(firstFalse === -1 ? docs.length : firstFalse);
-      // Never a call that had to be refused for size; entries of every call in ascending input order, so a
-      // document never overtakes an earlier one of its partition key.
-      for (const call of calls) {
-        expect(call.every((index, k) => k === 0 || call[k - 1] < index)).toBe(true);
-      }
-      // Within budget: no call started with the budget spent.
-      expect(now).toBeLessThanOrEqual(Math.max(s.budgetMs, 0) + CALL_MS);
-      // With time to spare and no permanent failure, everything is written.
-      expect(result.complete || s.budgetMs < 600_000 || s.failures.includes(-1)).toBe(true);
-      expect(result.complete).toBe(acknowledged.size === docs.length);
-    }),
-    { numRuns: 40 },
-  );
-});
+        // Exactly the acknowledged documents are reported written; the first unwritten index is right.
+        const reported = new Set(result.written.flatMap((w, i) => (w ? [i] : [])));
+        expect(reported).toEqual(acknowledged);
+        expect(result.writtenCount).toBe(acknowledged.size);
+        const firstFalse = result.written.indexOf(false);
+        expect(result.firstUnwritten).toBe(firstFalse === -1 ? docs.length : firstFalse);
+        // Never a call that had to be refused for size; the documents of one partition key in ascending input
+        // order within every call, so a document never overtakes an earlier one of its key.
+        for (const call of calls) {
+          // One record per document keeps the whole call in input order.
+          expect(aggregate || call.every((index, k) => k === 0 || call[k - 1] < index)).toBe(true);
+          for (const key of new Set(call.map((i) => docs[i].partitionKey))) {
+            const ofKey = call.filter((i) => docs[i].partitionKey === key);
+            expect(ofKey.every((index, k) => k === 0 || ofKey[k - 1] < index)).toBe(true);
+          }
+        }
+        // Within budget: no call started with the budget spent.
+        expect(now).toBeLessThanOrEqual(Math.max(s.budgetMs, 0) + CALL_MS);
+        // With time to spare and no permanent failure, everything is written.
+        expect(result.complete || s.budgetMs < 600_000 || s.failures.includes(-1)).toBe(true);
+        expect(result.complete).toBe(acknowledged.size === docs.length);
+      }),
+      { numRuns: 40 },
+    );
+  },
+);

@@ -43,10 +43,12 @@ class FakeClock {
   readonly remainingMs = (): number => this.budgetMs - this.now;
 }
 
+/** One record per document: these tests pin the packing and retry rules (writer-aggregation.test.ts: aggregated). */
 function writer(clock: FakeClock, props: Partial<KinesisWriterProps> = {}): KinesisWriter {
   return new KinesisWriter({
     client: new KinesisClient({ region: 'eu-west-1' }),
     streamArn: STREAM_ARN,
+    aggregate: false,
     sleep: clock.sleep,
     random: () => 0.5,
     ...props,
