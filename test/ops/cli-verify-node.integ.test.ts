@@ -21,10 +21,13 @@ const spec = resolveOpenSearchSpec({
 const T0 = Date.UTC(2026, 10, 23, 9, 0, 0);
 const SOURCE = { logGroup: '/kfek/app', logStream: 'kfek-cli/x', owner: '123456789012' };
 
-/** The documents the transform core makes of a generated run (the shape Firehose indexes). */
+/**
+ * The documents the transform core makes of a generated run (the shape Firehose indexes). Event ids are unique per
+ * run, as CloudWatch's are: the index's default pipeline derives `_id` from group, stream and event id.
+ */
 function documentsOf(runId: string, count: number, seed: number): unknown[] {
   return generateEvents(count, { runId, seed }, (i) => T0 + i).map((event) =>
-    toDocument({ id: String(event.seq), timestamp: event.timestamp, message: event.message }, SOURCE),
+    toDocument({ id: `${runId}-${event.seq}`, timestamp: event.timestamp, message: event.message }, SOURCE),
   );
 }
 
