@@ -54,7 +54,6 @@ const LOG_GROUP = CONFIG.sources.logGroups[0].name;
 
 /** Examples another test file runs as written, with where. */
 const RUN_ELSEWHERE: Readonly<Record<string, string>> = {
-  'npx kfek doctor --profile sandbox': 'test/ops doctor tests',
   "npx kfek proxy --endpoint <Search.DashboardsUrl>      # the URL's host is enough; the region is read from it":
     'test/docs/deploy-guide.test.ts',
   'npx kfek query --name errors-by-15m --since 1h': 'test/docs/deploy-guide.test.ts',
@@ -66,7 +65,19 @@ const VERIFY_DEMO = `npx kfek verify --run-id demo-1 --expect 2000 --opensearch 
 const QUERY_6H = 'npx kfek query --name errors-by-15m --log-group /kfek/sandbox/app --since 6h';
 const PROXY_README = 'npx kfek proxy --endpoint <DashboardsUrl>';
 const PROXY_PROFILE = `AWS_PROFILE=sandbox npx kfek proxy --endpoint ${EXAMPLE_DOMAIN}/_dashboards`;
-const RUN_HERE = [SEND_5000, SEND_LOCAL, SEND_DEMO, VERIFY_DEMO, QUERY_6H, PROXY_README, PROXY_PROFILE];
+const DOCTOR_README = 'npx kfek doctor --profile sandbox';
+const DOCTOR_PROFILE = 'AWS_PROFILE=sandbox npx kfek doctor --profile sandbox';
+const RUN_HERE = [
+  SEND_5000,
+  SEND_LOCAL,
+  SEND_DEMO,
+  VERIFY_DEMO,
+  QUERY_6H,
+  PROXY_README,
+  PROXY_PROFILE,
+  DOCTOR_README,
+  DOCTOR_PROFILE,
+];
 
 let moto: MotoServer | undefined;
 let node: RunningOpenSearch | undefined;
@@ -172,6 +183,33 @@ describe('the kfek examples of README.md and docs/*.md', () => {
     expect(query.exitCode).toBe(0);
     expect(query.stdout).toMatch(/^kfek\/errors-by-15m on \/kfek\/sandbox\/app\n/);
   }, 70_000);
+
+  test.each([DOCTOR_README, DOCTOR_PROFILE])(
+    '%s, run from the project folder, answers for the empty moto account: not bootstrapped, with the fix',
+    async (command) => {
+      // GIVEN the reader's shell in the project folder, with the real npx (the doctor runs `npx cdk synth` itself)
+      // and, for the AWS_PROFILE example, the profile's credentials instead of the access key variables
+      const { AWS_ACCESS_KEY_ID: _id, AWS_SECRET_ACCESS_KEY: _secret, ...profileEnv } = env;
+      const shell = command.startsWith('AWS_PROFILE=') ? profileEnv : env;
+      const realPath = shell.PATH.split(':')
+        .filter((dir) => dir !== join(tmp, 'bin'))
+        .join(':');
+      // WHEN
+      const result = await runProcess('bash', ['-c', `set -euo pipefail\n${runnable(command)}`], {
+        cwd: REPO,
+        env: { ...shell, PATH: realPath },
+        timeoutMs: 240_000,
+      });
+      // THEN every pre-deploy check ran against moto; the one failure is the missing bootstrap, with its fix
+      expect(result.stdout).toMatch(/^ok +region +region /m);
+      expect(result.stdout).toMatch(/^ok +credentials +signed in as arn:aws:/m);
+      expect(result.stdout).toMatch(/^ok +synth +profile sandbox synthesizes: kfek-sandbox-search/m);
+      expect(result.stdout).toMatch(/^FAIL +bootstrap /m);
+      expect(result.stdout).toContain(`fix: npx cdk bootstrap aws://123456789012/${SPEC.region}`);
+      expect(result.exitCode).toBe(1);
+    },
+    250_000,
+  );
 
   test.each([PROXY_README, PROXY_PROFILE])(
     '%s relays signed requests from 127.0.0.1:9200',
