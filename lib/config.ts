@@ -588,6 +588,36 @@ function crossCheck(r: Reader, c: Omit<PipelineConfig, 'profile'>): void {
 }
 
 /**
+ * CloudWatch Logs allows one account-level subscription filter policy per account and Region
+ * (https://docs.aws.amazon.com/AmazonCloudWatchLogs/latest/APIReference/API_PutAccountPolicy.html): the one physical
+ * claim that profiles cannot share even under different names, so the second profile's deploy would fail. Two
+ * profiles may share an account (or region) unless both pin it to different values: an unpinned profile deploys
+ * wherever the CLI points, which may be the other's account and region, so it counts as "maybe the same".
+ */
+function checkAccountPolicyAcrossProfiles(
+  r: Reader,
+  selected: string,
+  env: PipelineConfig['env'],
+  profiles: JsonObject,
+): void {
+  const mayShare = (a: string | undefined, b: unknown): boolean =>
+    a === undefined || typeof b !== 'string' || a === b;
+  for (const [other, raw] of Object.entries(profiles)) {
+    if (other === selected || !isObject(raw)) continue;
+    const sources = isObject(raw.sources) ? raw.sources : {};
+    const policy = isObject(sources.accountPolicy) ? sources.accountPolicy : {};
+    if (policy.enabled === true && mayShare(env.account, raw.account) && mayShare(env.region, raw.region)) {
+      r.problem(
+        `sources.accountPolicy.enabled is true here and in profile "${other}", and the two may deploy to the same ` +
+          'account and region (one pins neither or the same "account"/"region"); CloudWatch Logs allows one ' +
+          'account-level subscription filter policy per account and Region, so the second deploy would fail. ' +
+          `Enable it in one profile only, or pin different "account" or "region" in both.`,
+      );
+    }
+  }
+}
+
+/**
  * Resolves the configuration of `profile` (default: context `profile`, else `sandbox`) from a CDK context object
  * (the `context` of cdk.json, or `app.node` context). Pure: no env access, no CDK App needed.
  * @throws UnknownProfileError when the profile is not defined (the default profile may be absent: defaults apply)
@@ -728,6 +758,9 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
     },
   };
   crossCheck(r, body);
+  if (body.sources.accountPolicy.enabled) {
+    checkAccountPolicyAcrossProfiles(r, selected, body.env, profiles);
+  }
   if (`${name}-${selected}`.length > 28 || !/^[a-z][a-z0-9-]*$/.test(selected)) {
     r.problem(
       `the domain name "${name}-${selected}" (name + "-" + profile) must be 3-28 lowercase letters, digits and ` +

@@ -101,7 +101,11 @@ export class SearchDomain extends Construct {
 
     // OpenSearch Service publishes logs under this resource policy.
     // https://docs.aws.amazon.com/opensearch-service/latest/developerguide/createdomain-configure-slow-logs.html
+    // A resource policy's name is unique per account and region, and CDK's default name is the construct path,
+    // the same in every profile: name it after the domain (itself unique per account and region) so a second
+    // profile can deploy beside the first.
     const logsPolicy = new logs.ResourcePolicy(this, 'LogsResourcePolicy', {
+      resourcePolicyName: `${p.domainName}-opensearch-logs`,
       policyStatements: [
         new iam.PolicyStatement({
           principals: [new iam.ServicePrincipal('es.amazonaws.com')],

@@ -221,6 +221,56 @@ describe('resolveConfig', () => {
   });
 });
 
+describe('the account-level subscription policy across profiles (one per account and region)', () => {
+  const policyOn = { sources: { accountPolicy: { enabled: true } } };
+  const profiles = (p: Record<string, unknown>): Record<string, unknown> => ({ kfek: { profiles: p } });
+
+  test('fails when two profiles that may share an account and region both enable it', () => {
+    // GIVEN: neither pins account or region, so both deploy wherever the CLI points: the same account and region.
+    const context = profiles({ a: policyOn, b: { ...policyOn, removalPolicy: 'destroy' } });
+    // WHEN / THEN: whichever is synthesized, the message names the other and the way out.
+    for (const [selected, other] of [
+      ['a', 'b'],
+      ['b', 'a'],
+    ]) {
+      expect(() => resolveConfig(context, selected)).toThrow(
+        new RegExp(
+          `sources\\.accountPolicy\\.enabled is true here and in profile "${other}"[\\s\\S]*one account-level ` +
+            'subscription filter policy per account and Region[\\s\\S]*pin different "account" or "region"',
+        ),
+      );
+    }
+  });
+
+  test('fails when one profile pins the account and the other does not', () => {
+    // GIVEN: b deploys wherever the CLI points, which may be a's account and region.
+    const context = profiles({ a: { ...policyOn, account: '111111111111', region: 'eu-west-1' }, b: policyOn });
+    // WHEN / THEN
+    expect(() => resolveConfig(context, 'a')).toThrow(ConfigValidationError);
+  });
+
+  test('profiles pinned to different regions (or accounts) may both enable it', () => {
+    // GIVEN
+    const context = profiles({
+      a: { ...policyOn, region: 'eu-west-1' },
+      b: { ...policyOn, region: 'eu-central-1' },
+      c: { ...policyOn, account: '111111111111', region: 'eu-west-1' },
+      d: { ...policyOn, account: '222222222222', region: 'eu-west-1' },
+    });
+    // WHEN / THEN: a and b differ by region; c and d by account; a and c share eu-west-1 and may share the account.
+    expect(resolveConfig(context, 'b').sources.accountPolicy.enabled).toBe(true);
+    expect(() => resolveConfig(context, 'd')).toThrow(/in profile "a"/);
+  });
+
+  test('a profile that leaves it off is never refused because of another', () => {
+    // GIVEN
+    const context = profiles({ a: policyOn, b: {} });
+    // WHEN / THEN
+    expect(resolveConfig(context, 'b').sources.accountPolicy.enabled).toBe(false);
+    expect(resolveConfig(context, 'a').sources.accountPolicy.enabled).toBe(true);
+  });
+});
+
 describe('configFromApp', () => {
   test('reads the profile from app context and the environment the CLI resolved', () => {
     // GIVEN

@@ -87,6 +87,8 @@ describe('SearchStack (stateful)', () => {
     sandbox.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 14 });
     // One native resource policy for es.amazonaws.com, not CDK's custom-resource Lambda.
     sandbox.resourceCountIs('AWS::Logs::ResourcePolicy', 1);
+    // Named after the domain: resource policy names are unique per account and region (issue 11).
+    sandbox.hasResourceProperties('AWS::Logs::ResourcePolicy', { PolicyName: 'kfek-sandbox-opensearch-logs' });
     sandbox.resourceCountIs('AWS::Lambda::Function', 0);
     // The document is an Fn::Join (it names the log group ARNs): check its literal parts.
     const policy = JSON.stringify(sandbox.findResources('AWS::Logs::ResourcePolicy'));
