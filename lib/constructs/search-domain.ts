@@ -33,7 +33,7 @@ export interface SearchDomainProps {
   readonly masterUserArn: string;
   /** Retention of the slow, application and audit log groups. @default logs.RetentionDays.TWO_WEEKS */
   readonly logRetention?: logs.RetentionDays;
-  /** @default RemovalPolicy.RETAIN */
+  /** @default RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE */
   readonly removalPolicy?: RemovalPolicy;
 }
 
@@ -45,7 +45,7 @@ const DEFAULTS = {
   zoneAwareness: { enabled: false, availabilityZoneCount: 2 as const },
   dedicatedMasters: { enabled: false, instanceType: 'm7g.large.search', count: 3 },
   logRetention: logs.RetentionDays.TWO_WEEKS,
-  removalPolicy: RemovalPolicy.RETAIN,
+  removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
 };
 
 /**
