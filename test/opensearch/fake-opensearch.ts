@@ -16,6 +16,11 @@ export interface FakeOptions {
   readonly indices?: readonly string[];
   /** Paths (prefix match) answered with 403. */
   readonly forbidden?: readonly string[];
+  /**
+   * Answer this many requests (of any path) with 403 before serving normally, as a domain does while a just-attached
+   * IAM policy or role mapping propagates.
+   */
+  readonly forbiddenFirstRequests?: number;
 }
 
 interface StoredPolicy {
@@ -51,7 +56,10 @@ export class FakeOpenSearch {
     this.requests.push({ target, request });
     const [pathname, query = ''] = request.path.split('?');
     const params = new URLSearchParams(query);
-    if ((this.options.forbidden ?? []).some((p) => pathname.startsWith(p))) {
+    if (
+      this.requests.length <= (this.options.forbiddenFirstRequests ?? 0) ||
+      (this.options.forbidden ?? []).some((p) => pathname.startsWith(p))
+    ) {
       return json(403, { error: { type: 'security_exception', reason: 'no permissions' }, status: 403 });
     }
     return target === 'dashboards'

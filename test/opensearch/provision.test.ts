@@ -229,3 +229,64 @@ describe('provisionOpenSearch on a domain with every plugin', () => {
     ).rejects.toBeInstanceOf(OpenSearchAccessDeniedError);
   });
 });
+
+/** A fake clock: sleeping advances it, nothing waits for real. */
+function fakeClock(): { now: () => number; sleep: (ms: number) => Promise<void>; slept: number[] } {
+  let t = 0;
+  const slept: number[] = [];
+  return {
+    now: () => t,
+    sleep: (ms) => {
+      slept.push(ms);
+      t += ms;
+      return Promise.resolve();
+    },
+    slept,
+  };
+}
+
+describe('provisionOpenSearch while IAM propagates (401/403 retried for a bounded time)', () => {
+  test('a refusal that clears within the budget is waited out, and everything is applied', async () => {
+    // GIVEN: the first three calls are refused, as right after the role's policy was attached.
+    const fake = new FakeOpenSearch({ ...ALL, forbiddenFirstRequests: 3 });
+    const clock = fakeClock();
+
+    // WHEN
+    const report = await provisionOpenSearch(fake.client(), spec, {
+      accessDeniedRetry: { maxWaitMillis: 60_000, clock },
+    });
+
+    // THEN
+    expect(report.steps[0]).toEqual({ step: 'index template kfek-logs', status: 'created' });
+    expect(fake.mappings.has('kfek_writer')).toBe(true);
+    expect(clock.slept).toEqual([1000, 2000, 4000]);
+  });
+
+  test('fails when the refusal outlasts the budget, saying it is not propagation delay and what to do', async () => {
+    // GIVEN: the security API stays forbidden.
+    const fake = new FakeOpenSearch({ ...ALL, forbidden: ['/_plugins/_security'] });
+    const clock = fakeClock();
+
+    // WHEN
+    const run = provisionOpenSearch(fake.client(), spec, {
+      accessDeniedRetry: { maxWaitMillis: 60_000, clock },
+    });
+
+    // THEN
+    await expect(run).rejects.toBeInstanceOf(OpenSearchAccessDeniedError);
+    await expect(run).rejects.toThrow(/still refused after retrying for 60 s[\s\S]*master user/);
+    // Bounded: never sleeps past the budget.
+    expect(clock.now()).toBe(60_000);
+    expect(Math.max(...clock.slept)).toBeLessThanOrEqual(15_000);
+  });
+
+  test('without a retry budget (npm start, the CLI) a refusal fails at once', async () => {
+    // GIVEN
+    const fake = new FakeOpenSearch({ ...ALL, forbiddenFirstRequests: 1 });
+    // WHEN / THEN
+    await expect(provisionOpenSearch(fake.client(), spec)).rejects.toBeInstanceOf(
+      OpenSearchAccessDeniedError,
+    );
+    expect(fake.requests).toHaveLength(1);
+  });
+});
