@@ -138,6 +138,11 @@ export interface OpenSearchConfig {
     readonly shards: number;
     readonly replicas: number;
     readonly totalFieldsLimit: number;
+    /** Slow-log thresholds (ms): queries / indexing operations slower than these are logged at WARN / INFO. */
+    readonly slowSearchWarnMs: number;
+    readonly slowSearchInfoMs: number;
+    readonly slowIndexWarnMs: number;
+    readonly slowIndexInfoMs: number;
   };
   readonly retention: { readonly deleteAfterDays: number; readonly warmAfterDays?: number };
   readonly access: {
@@ -279,7 +284,15 @@ export const DEFAULTS = {
     zoneAwareness: { enabled: false, availabilityZoneCount: 2 },
     dedicatedMasters: { enabled: false, instanceType: 'm7g.large.search', count: 3 },
     logRetentionDays: 14,
-    indexTemplate: { shards: 1, replicas: 0, totalFieldsLimit: 1000 },
+    indexTemplate: {
+      shards: 1,
+      replicas: 0,
+      totalFieldsLimit: 1000,
+      slowSearchWarnMs: 5000,
+      slowSearchInfoMs: 2000,
+      slowIndexWarnMs: 5000,
+      slowIndexInfoMs: 2000,
+    },
     retention: { deleteAfterDays: 14 },
     access: {},
   },
@@ -579,6 +592,16 @@ function crossCheck(r: Reader, c: Omit<PipelineConfig, 'profile'>): void {
         `replicas must be below the data node count or every index stays yellow. Lower replicas or add nodes.`,
     );
   }
+  for (const kind of ['Search', 'Index'] as const) {
+    const info = os.indexTemplate[`slow${kind}InfoMs`];
+    const warn = os.indexTemplate[`slow${kind}WarnMs`];
+    if (info >= warn) {
+      r.problem(
+        `openSearch.indexTemplate.slow${kind}InfoMs (${info}) must be below slow${kind}WarnMs (${warn}): INFO logs ` +
+          'the slower operations first, WARN only the slowest.',
+      );
+    }
+  }
   const warm = os.retention.warmAfterDays;
   if (warm !== undefined && warm >= os.retention.deleteAfterDays) {
     r.problem(
@@ -718,6 +741,10 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
         shards: r.int('openSearch.indexTemplate.shards', 1, 1024),
         replicas: r.int('openSearch.indexTemplate.replicas', 0, 15),
         totalFieldsLimit: r.int('openSearch.indexTemplate.totalFieldsLimit', 100, 100_000),
+        slowSearchWarnMs: r.int('openSearch.indexTemplate.slowSearchWarnMs', 1, 3_600_000),
+        slowSearchInfoMs: r.int('openSearch.indexTemplate.slowSearchInfoMs', 1, 3_600_000),
+        slowIndexWarnMs: r.int('openSearch.indexTemplate.slowIndexWarnMs', 1, 3_600_000),
+        slowIndexInfoMs: r.int('openSearch.indexTemplate.slowIndexInfoMs', 1, 3_600_000),
       },
       retention: {
         deleteAfterDays: r.int('openSearch.retention.deleteAfterDays', 1, 36_500),

@@ -67,7 +67,7 @@ describe('resolveConfig', () => {
     );
     // THEN
     expect(config.openSearch.zoneAwareness).toEqual({ enabled: true, availabilityZoneCount: 2 });
-    expect(config.openSearch.indexTemplate).toEqual({ shards: 1, replicas: 1, totalFieldsLimit: 1000 });
+    expect(config.openSearch.indexTemplate).toEqual({ ...DEFAULTS.openSearch.indexTemplate, replicas: 1 });
     expect(config.sources.logGroups).toEqual([
       { name: '/existing/one', create: false, filterPattern: '', retentionDays: 14 },
       { name: '/mine', create: true, filterPattern: 'ERROR', retentionDays: 14 },
@@ -202,6 +202,12 @@ describe('resolveConfig', () => {
     ).toThrow(/warmAfterDays \(7\) must be below deleteAfterDays \(7\)/);
   });
 
+  test('fails when a slow-log INFO threshold is not below its WARN threshold', () => {
+    expect(() =>
+      resolveConfig(withProfile({ openSearch: { indexTemplate: { slowSearchInfoMs: 9000 } } }), 'test'),
+    ).toThrow(/slowSearchInfoMs \(9000\) must be below slowSearchWarnMs \(5000\)/);
+  });
+
   test('fails when a log group is listed twice or is not a name', () => {
     expect(() =>
       resolveConfig(withProfile({ sources: { logGroups: ['/a', { name: '/a' }, 42] } }), 'test'),
@@ -244,7 +250,10 @@ describe('the account-level subscription policy across profiles (one per account
 
   test('fails when one profile pins the account and the other does not', () => {
     // GIVEN: b deploys wherever the CLI points, which may be a's account and region.
-    const context = profiles({ a: { ...policyOn, account: '111111111111', region: 'eu-west-1' }, b: policyOn });
+    const context = profiles({
+      a: { ...policyOn, account: '111111111111', region: 'eu-west-1' },
+      b: policyOn,
+    });
     // WHEN / THEN
     expect(() => resolveConfig(context, 'a')).toThrow(ConfigValidationError);
   });
