@@ -134,6 +134,8 @@ export interface OpenSearchConfig {
   };
   /** Retention of the domain's slow, application and audit log groups (days). */
   readonly logRetentionDays: number;
+  /** Turn the security plugin's audit logging on (the provisioner writes its audit config). */
+  readonly auditLogs: boolean;
   readonly indexTemplate: {
     readonly shards: number;
     readonly replicas: number;
@@ -284,6 +286,7 @@ export const DEFAULTS = {
     zoneAwareness: { enabled: false, availabilityZoneCount: 2 },
     dedicatedMasters: { enabled: false, instanceType: 'm7g.large.search', count: 3 },
     logRetentionDays: 14,
+    auditLogs: true,
     indexTemplate: {
       shards: 1,
       replicas: 0,
@@ -737,6 +740,7 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
         count: r.int('openSearch.dedicatedMasters.count', 3, 5),
       },
       logRetentionDays: r.retention('openSearch.logRetentionDays'),
+      auditLogs: r.bool('openSearch.auditLogs'),
       indexTemplate: {
         shards: r.int('openSearch.indexTemplate.shards', 1, 1024),
         replicas: r.int('openSearch.indexTemplate.replicas', 0, 15),

@@ -1,3 +1,4 @@
+import { mergeAuditConfig } from './audit';
 import { buildSavedObjects } from './dashboards';
 import { OpenSearchAccessDeniedError, OpenSearchHttpError, OpenSearchProvisioningError } from './errors';
 import type { HttpRequest, HttpResponse, OpenSearchHttpClient } from './http';
@@ -315,6 +316,19 @@ async function applySecurity(client: OpenSearchHttpClient, spec: OpenSearchSpec)
   return steps;
 }
 
+async function applyAuditConfig(client: OpenSearchHttpClient, spec: OpenSearchSpec): Promise<ProvisionStep> {
+  // GET answers { _readonly: [...], config: { enabled, audit, compliance } }; the PUT takes the config object.
+  const existing = await call(client, { method: 'GET', path: '/_plugins/_security/api/audit' }, [200, 404]);
+  const current = existing.status === 200 ? record(existing.body).config : undefined;
+  const merged = mergeAuditConfig(current, spec.auditLogs);
+  const step = `security audit logging (${spec.auditLogs ? 'on' : 'off'})`;
+  if (merged === undefined) {
+    return { step, status: 'unchanged' };
+  }
+  await call(client, { method: 'PUT', path: '/_plugins/_security/api/audit/config', body: merged }, [200]);
+  return { step, status: current === undefined ? 'created' : 'updated' };
+}
+
 async function applyDashboards(
   dashboards: OpenSearchHttpClient,
   spec: OpenSearchSpec,
@@ -384,6 +398,7 @@ export async function provisionOpenSearch(
   }
   if (features.security) {
     (await applySecurity(client, spec)).forEach(push);
+    push(await applyAuditConfig(client, spec));
   } else {
     push({
       step: 'security roles and mappings',

@@ -88,6 +88,12 @@ export interface OpenSearchSpecInput {
   /** @default - no role mappings */
   readonly access?: AccessSettings;
   /**
+   * Turn the security plugin's audit logging on (failures, security changes; not every successful request) so the
+   * domain's audit-log group receives something. `false` turns it off. Needs the security plugin.
+   * @default true
+   */
+  readonly auditLogs?: boolean;
+  /**
    * Name stem of everything kfek creates in OpenSearch (template, policy, roles, saved objects).
    * @default 'kfek'
    */
@@ -102,6 +108,7 @@ export interface OpenSearchSpec {
   readonly indexPattern: string;
   readonly indexTemplate: Required<IndexTemplateSettings>;
   readonly retention: RetentionSettings;
+  readonly auditLogs: boolean;
   readonly access: {
     readonly firehoseRoleArn?: string;
     readonly readerBackendRoles: readonly string[];
@@ -233,6 +240,7 @@ export function resolveOpenSearchSpec(input: OpenSearchSpecInput): OpenSearchSpe
     indexPattern: `${input.indexPrefix}-*`,
     indexTemplate: { shards, replicas, totalFieldsLimit, ...slowLogThresholds(input.indexTemplate ?? {}) },
     retention: warmAfterDays === undefined ? { deleteAfterDays } : { deleteAfterDays, warmAfterDays },
+    auditLogs: input.auditLogs ?? true,
     access: {
       ...(input.access?.firehoseRoleArn === undefined
         ? {}

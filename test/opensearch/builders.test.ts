@@ -412,6 +412,7 @@ describe('resolveOpenSearchSpec', () => {
         slowIndexInfoMs: 2000,
       },
       retention: { deleteAfterDays: 30 },
+      auditLogs: true,
       access: { readerBackendRoles: [], readerUsers: [], adminBackendRoles: [] },
       names: {
         indexTemplate: 'kfek-logs',

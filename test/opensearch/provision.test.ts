@@ -3,6 +3,7 @@
  * The index template path is also covered for real in provision.integ.test.ts.
  */
 import { OpenSearchAccessDeniedError } from '../../lib/opensearch/errors';
+import { defaultAuditConfig, mergeAuditConfig } from '../../lib/opensearch/audit';
 import { provisionOpenSearch } from '../../lib/opensearch/provision';
 import { resolveOpenSearchSpec, type OpenSearchSpecInput } from '../../lib/opensearch/spec';
 import { FakeOpenSearch } from './fake-opensearch';
@@ -37,6 +38,7 @@ describe('provisionOpenSearch on a domain with every plugin', () => {
       'security role kfek_reader: created',
       'role mapping kfek_reader: created',
       'role mapping opensearch_dashboards_user: created',
+      'security audit logging (on): updated',
       'dashboards saved objects: updated',
     ]);
     expect(fake.managedIndices).toEqual(new Map([['logs-2026-11-21', 'kfek-logs-retention']]));
@@ -69,6 +71,7 @@ describe('provisionOpenSearch on a domain with every plugin', () => {
       'security role kfek_reader: updated',
       'role mapping kfek_reader: unchanged',
       'role mapping opensearch_dashboards_user: unchanged',
+      'security audit logging (on): unchanged',
       'dashboards saved objects: updated',
     ]);
     const writes = fake.requests
@@ -288,5 +291,66 @@ describe('provisionOpenSearch while IAM propagates (401/403 retried for a bounde
       OpenSearchAccessDeniedError,
     );
     expect(fake.requests).toHaveLength(1);
+  });
+});
+
+describe('provisionOpenSearch: audit logging in the security plugin', () => {
+  test('turns audit logging on with the success categories left out, keeping what an operator set', async () => {
+    // GIVEN: audit logging off, and an operator who ignores one user and already disabled SSL_EXCEPTION.
+    const fake = new FakeOpenSearch({
+      ...ALL,
+      auditConfig: {
+        enabled: false,
+        audit: {
+          enable_rest: true,
+          disabled_rest_categories: ['SSL_EXCEPTION'],
+          ignore_users: ['batch-job'],
+        },
+        compliance: { enabled: true },
+      },
+    });
+
+    // WHEN
+    const first = await provisionOpenSearch(fake.client(), spec);
+    const second = await provisionOpenSearch(fake.client(), spec);
+
+    // THEN: the PUT passed the fake's documented-schema check and merged instead of replacing.
+    expect(first.steps).toContainEqual({ step: 'security audit logging (on)', status: 'updated' });
+    expect(fake.auditConfig).toEqual({
+      enabled: true,
+      audit: {
+        enable_rest: true,
+        disabled_rest_categories: ['SSL_EXCEPTION', 'AUTHENTICATED', 'GRANTED_PRIVILEGES'],
+        disabled_transport_categories: ['AUTHENTICATED', 'GRANTED_PRIVILEGES'],
+        ignore_users: ['batch-job'],
+      },
+      compliance: { enabled: true },
+    });
+    expect(second.steps).toContainEqual({ step: 'security audit logging (on)', status: 'unchanged' });
+  });
+
+  test('auditLogs false turns it off and leaves the rest alone', async () => {
+    // GIVEN
+    const fake = new FakeOpenSearch(ALL);
+    await provisionOpenSearch(fake.client(), spec);
+    // WHEN
+    const report = await provisionOpenSearch(
+      fake.client(),
+      resolveOpenSearchSpec({ ...input, auditLogs: false }),
+    );
+    // THEN
+    expect(report.steps).toContainEqual({ step: 'security audit logging (off)', status: 'updated' });
+    expect(fake.auditConfig.enabled).toBe(false);
+    expect(fake.auditConfig.audit).toMatchObject({
+      disabled_rest_categories: ['AUTHENTICATED', 'GRANTED_PRIVILEGES'],
+    });
+  });
+
+  test('with no stored config, writes the documented defaults with audit logging on', () => {
+    // GIVEN / WHEN
+    const merged = mergeAuditConfig({}, true);
+    // THEN
+    expect(merged).toEqual(defaultAuditConfig());
+    expect(merged?.enabled).toBe(true);
   });
 });
