@@ -21,7 +21,10 @@ export interface KfekStacks {
  */
 export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
   const retain = config.removalPolicy === 'retain';
-  const removalPolicy = retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+  // RetainExceptOnCreate, not Retain: data survives stack deletion and replacement, but a failed first create rolls
+  // back cleanly instead of leaving the fixed-name domain and log groups behind to block the retry.
+  // https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-attribute-deletionpolicy.html
+  const removalPolicy = retain ? RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE : RemovalPolicy.DESTROY;
   const env: Environment | undefined =
     config.env.account !== undefined || config.env.region !== undefined
       ? { account: config.env.account, region: config.env.region }

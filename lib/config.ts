@@ -139,10 +139,17 @@ export interface OpenSearchConfig {
   };
   /** Retention of the domain's slow, application and audit log groups (days). */
   readonly logRetentionDays: number;
+  /** Turn the security plugin's audit logging on (the provisioner writes its audit config). */
+  readonly auditLogs: boolean;
   readonly indexTemplate: {
     readonly shards: number;
     readonly replicas: number;
     readonly totalFieldsLimit: number;
+    /** Slow-log thresholds (ms): queries / indexing operations slower than these are logged at WARN / INFO. */
+    readonly slowSearchWarnMs: number;
+    readonly slowSearchInfoMs: number;
+    readonly slowIndexWarnMs: number;
+    readonly slowIndexInfoMs: number;
   };
   readonly retention: { readonly deleteAfterDays: number; readonly warmAfterDays?: number };
   readonly access: {
@@ -285,7 +292,16 @@ export const DEFAULTS = {
     zoneAwareness: { enabled: false, availabilityZoneCount: 2 },
     dedicatedMasters: { enabled: false, instanceType: 'm7g.large.search', count: 3 },
     logRetentionDays: 14,
-    indexTemplate: { shards: 1, replicas: 0, totalFieldsLimit: 1000 },
+    auditLogs: true,
+    indexTemplate: {
+      shards: 1,
+      replicas: 0,
+      totalFieldsLimit: 1000,
+      slowSearchWarnMs: 5000,
+      slowSearchInfoMs: 2000,
+      slowIndexWarnMs: 5000,
+      slowIndexInfoMs: 2000,
+    },
     retention: { deleteAfterDays: 14 },
     access: {},
   },
@@ -604,11 +620,51 @@ function crossCheck(r: Reader, c: Omit<PipelineConfig, 'profile'>): void {
         `replicas must be below the data node count or every index stays yellow. Lower replicas or add nodes.`,
     );
   }
+  for (const kind of ['Search', 'Index'] as const) {
+    const info = os.indexTemplate[`slow${kind}InfoMs`];
+    const warn = os.indexTemplate[`slow${kind}WarnMs`];
+    if (info >= warn) {
+      r.problem(
+        `openSearch.indexTemplate.slow${kind}InfoMs (${info}) must be below slow${kind}WarnMs (${warn}): INFO logs ` +
+          'the slower operations first, WARN only the slowest.',
+      );
+    }
+  }
   const warm = os.retention.warmAfterDays;
   if (warm !== undefined && warm >= os.retention.deleteAfterDays) {
     r.problem(
       `openSearch.retention.warmAfterDays (${warm}) must be below deleteAfterDays (${os.retention.deleteAfterDays}).`,
     );
+  }
+}
+
+/**
+ * CloudWatch Logs allows one account-level subscription filter policy per account and Region
+ * (https://docs.aws.amazon.com/AmazonCloudWatchLogs/latest/APIReference/API_PutAccountPolicy.html): the one physical
+ * claim that profiles cannot share even under different names, so the second profile's deploy would fail. Two
+ * profiles may share an account (or region) unless both pin it to different values: an unpinned profile deploys
+ * wherever the CLI points, which may be the other's account and region, so it counts as "maybe the same".
+ */
+function checkAccountPolicyAcrossProfiles(
+  r: Reader,
+  selected: string,
+  env: PipelineConfig['env'],
+  profiles: JsonObject,
+): void {
+  const mayShare = (a: string | undefined, b: unknown): boolean =>
+    a === undefined || typeof b !== 'string' || a === b;
+  for (const [other, raw] of Object.entries(profiles)) {
+    if (other === selected || !isObject(raw)) continue;
+    const sources = isObject(raw.sources) ? raw.sources : {};
+    const policy = isObject(sources.accountPolicy) ? sources.accountPolicy : {};
+    if (policy.enabled === true && mayShare(env.account, raw.account) && mayShare(env.region, raw.region)) {
+      r.problem(
+        `sources.accountPolicy.enabled is true here and in profile "${other}", and the two may deploy to the same ` +
+          'account and region (one pins neither or the same "account"/"region"); CloudWatch Logs allows one ' +
+          'account-level subscription filter policy per account and Region, so the second deploy would fail. ' +
+          `Enable it in one profile only, or pin different "account" or "region" in both.`,
+      );
+    }
   }
 }
 
@@ -710,10 +766,15 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
         count: r.int('openSearch.dedicatedMasters.count', 3, 5),
       },
       logRetentionDays: r.retention('openSearch.logRetentionDays'),
+      auditLogs: r.bool('openSearch.auditLogs'),
       indexTemplate: {
         shards: r.int('openSearch.indexTemplate.shards', 1, 1024),
         replicas: r.int('openSearch.indexTemplate.replicas', 0, 15),
         totalFieldsLimit: r.int('openSearch.indexTemplate.totalFieldsLimit', 100, 100_000),
+        slowSearchWarnMs: r.int('openSearch.indexTemplate.slowSearchWarnMs', 1, 3_600_000),
+        slowSearchInfoMs: r.int('openSearch.indexTemplate.slowSearchInfoMs', 1, 3_600_000),
+        slowIndexWarnMs: r.int('openSearch.indexTemplate.slowIndexWarnMs', 1, 3_600_000),
+        slowIndexInfoMs: r.int('openSearch.indexTemplate.slowIndexInfoMs', 1, 3_600_000),
       },
       retention: {
         deleteAfterDays: r.int('openSearch.retention.deleteAfterDays', 1, 36_500),
@@ -754,6 +815,9 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
     },
   };
   crossCheck(r, body);
+  if (body.sources.accountPolicy.enabled) {
+    checkAccountPolicyAcrossProfiles(r, selected, body.env, profiles);
+  }
   if (`${name}-${selected}`.length > 28 || !/^[a-z][a-z0-9-]*$/.test(selected)) {
     r.problem(
       `the domain name "${name}-${selected}" (name + "-" + profile) must be 3-28 lowercase letters, digits and ` +

@@ -12,6 +12,7 @@ import { OpenSearchSpecError } from '../../lib/opensearch/errors';
 import { createHttpClient, type HttpAuth, type OpenSearchHttpClient } from '../../lib/opensearch/http';
 import {
   provisionOpenSearch,
+  type AccessDeniedRetryOptions,
   type ProvisionOptions,
   type ProvisionReport,
 } from '../../lib/opensearch/provision';
@@ -50,7 +51,18 @@ export interface ProvisionerDeps {
     options: ProvisionOptions,
   ) => Promise<ProvisionReport>;
   readonly log: (line: string) => void;
+  /** Clock of the 401/403 retry; tests pass a fake one. */
+  readonly clock: NonNullable<AccessDeniedRetryOptions['clock']>;
 }
+
+/**
+ * How long a refused (401/403) request is retried: the provisioner's role gets its es:ESHttp* policy in the same
+ * deployment, seconds before this runs, and IAM is eventually consistent
+ * (https://docs.aws.amazon.com/IAM/latest/UserGuide/troubleshoot_general.html#troubleshoot_general_eventual-consistency).
+ * Two minutes, well inside the function's 5-minute timeout (lib/constructs/opensearch-provisioner.ts), leaving time
+ * for the steps themselves.
+ */
+export const ACCESS_DENIED_RETRY_MILLIS = 120_000;
 
 function parseProperties(raw: Record<string, unknown>): ProvisionerProperties {
   const endpoint = raw.DomainEndpoint;
@@ -111,6 +123,7 @@ export async function handleEvent(
     // The starter dashboard must not roll back a deployment whose template, retention and access were applied:
     // a Dashboards failure is logged and returned in the resource's Data instead.
     dashboardsBestEffort: true,
+    accessDeniedRetry: { maxWaitMillis: ACCESS_DENIED_RETRY_MILLIS, clock: deps.clock },
     log: deps.log,
   });
   return {
@@ -140,6 +153,10 @@ const defaultDeps: ProvisionerDeps = {
   createClient: createHttpClient,
   provision: provisionOpenSearch,
   log: (line) => console.log(line),
+  clock: {
+    now: () => Date.now(),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  },
 };
 
 /** Provider framework onEvent entry point. */

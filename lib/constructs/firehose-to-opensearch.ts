@@ -91,8 +91,12 @@ export class FirehoseToOpenSearch extends Construct {
       retention: p.logRetention,
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    const destinationLogStream = new logs.LogStream(this, 'DestinationDelivery', { logGroup: this.logGroup });
-    const backupLogStream = new logs.LogStream(this, 'BackupDelivery', { logGroup: this.logGroup });
+    // The streams live and die with their log group (CDK's LogStream default is RETAIN, which would leave them
+    // behind a rolled-back create).
+    const logStream = (id: string): logs.LogStream =>
+      new logs.LogStream(this, id, { logGroup: this.logGroup, removalPolicy: RemovalPolicy.DESTROY });
+    const destinationLogStream = logStream('DestinationDelivery');
+    const backupLogStream = logStream('BackupDelivery');
 
     this.role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('firehose.amazonaws.com', {

@@ -53,6 +53,8 @@ export interface OpenSearchProvisionerProps {
   readonly indexTemplate?: IndexTemplateSettings;
   /** Config `openSearch.retention`. @default - delete after 30 days */
   readonly retention?: RetentionSettings;
+  /** Config `openSearch.auditLogs`: turn the security plugin's audit logging on or off. @default true */
+  readonly auditLogs?: boolean;
   /** The role Firehose delivers with; mapped to the least-privilege writer role. */
   readonly firehoseRole: iam.IRole;
   /** Backend roles (IAM role ARNs, SAML groups) mapped to the read-only role. @default - none */
@@ -130,6 +132,7 @@ export class OpenSearchProvisioner extends Construct {
       indexPrefix: props.indexPrefix,
       ...(props.indexTemplate === undefined ? {} : { indexTemplate: props.indexTemplate }),
       ...(props.retention === undefined ? {} : { retention: props.retention }),
+      ...(props.auditLogs === undefined ? {} : { auditLogs: props.auditLogs }),
       access: {
         firehoseRoleArn: props.firehoseRole.roleArn,
         readerBackendRoles: props.readerBackendRoles ?? [],

@@ -33,7 +33,7 @@ export interface SearchDomainProps {
   readonly masterUserArn: string;
   /** Retention of the slow, application and audit log groups. @default logs.RetentionDays.TWO_WEEKS */
   readonly logRetention?: logs.RetentionDays;
-  /** @default RemovalPolicy.RETAIN */
+  /** @default RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE */
   readonly removalPolicy?: RemovalPolicy;
 }
 
@@ -45,7 +45,7 @@ const DEFAULTS = {
   zoneAwareness: { enabled: false, availabilityZoneCount: 2 as const },
   dedicatedMasters: { enabled: false, instanceType: 'm7g.large.search', count: 3 },
   logRetention: logs.RetentionDays.TWO_WEEKS,
-  removalPolicy: RemovalPolicy.RETAIN,
+  removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
 };
 
 /**
@@ -101,7 +101,11 @@ export class SearchDomain extends Construct {
 
     // OpenSearch Service publishes logs under this resource policy.
     // https://docs.aws.amazon.com/opensearch-service/latest/developerguide/createdomain-configure-slow-logs.html
+    // A resource policy's name is unique per account and region, and CDK's default name is the construct path,
+    // the same in every profile: name it after the domain (itself unique per account and region) so a second
+    // profile can deploy beside the first.
     const logsPolicy = new logs.ResourcePolicy(this, 'LogsResourcePolicy', {
+      resourcePolicyName: `${p.domainName}-opensearch-logs`,
       policyStatements: [
         new iam.PolicyStatement({
           principals: [new iam.ServicePrincipal('es.amazonaws.com')],

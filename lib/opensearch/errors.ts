@@ -40,9 +40,15 @@ export class OpenSearchAccessDeniedError extends OpenSearchProvisioningError {
     readonly path: string,
     readonly status: number,
     readonly responseText: string,
+    /** How long the refusal was retried (IAM propagation), if it was. */
+    readonly waitedMillis?: number,
   ) {
     super(
       `${method} ${path} was refused with HTTP ${status}: ${responseText.slice(0, 500)}. ` +
+        (waitedMillis === undefined
+          ? ''
+          : `It was still refused after retrying for ${Math.round(waitedMillis / 1000)} s, longer than a just-attached ` +
+            'IAM policy or role mapping takes to propagate, so the grant itself is missing. ') +
         'The provisioner must be the fine-grained access control master user (or mapped to all_access and ' +
         'security_manager), and the domain access policy must let its requests through; see README.md, "OpenSearch".',
     );

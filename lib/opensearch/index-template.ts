@@ -106,6 +106,11 @@ export function buildProperties(): Record<string, unknown> {
   };
 }
 
+/** `{ slowlog: { threshold: { <phase>: { warn, info } } } }` of `index.search` / `index.indexing`. */
+function slowLog(phase: 'query' | 'index', warnMs: number, infoMs: number): Record<string, unknown> {
+  return { slowlog: { threshold: { [phase]: { warn: `${warnMs}ms`, info: `${infoMs}ms` } } } };
+}
+
 /** `_meta` key holding the content hash, so re-applying identical content is reported as unchanged. */
 export const TEMPLATE_HASH_META_KEY = 'kfek_content_sha256';
 
@@ -140,6 +145,10 @@ function buildIndexTemplateContent(spec: OpenSearchSpec): Record<string, unknown
             total_fields: { limit: spec.indexTemplate.totalFieldsLimit },
             ignore_malformed: true,
           },
+          // Slow logs: OpenSearch logs nothing until a threshold is set (default -1); the domain publishes what
+          // these thresholds catch to its slow-log groups.
+          search: slowLog('query', spec.indexTemplate.slowSearchWarnMs, spec.indexTemplate.slowSearchInfoMs),
+          indexing: slowLog('index', spec.indexTemplate.slowIndexWarnMs, spec.indexTemplate.slowIndexInfoMs),
         },
         analysis: {
           normalizer: {

@@ -1,3 +1,4 @@
+import { mergeAuditConfig } from './audit';
 import { buildSavedObjects } from './dashboards';
 import { OpenSearchAccessDeniedError, OpenSearchHttpError, OpenSearchProvisioningError } from './errors';
 import type { HttpRequest, HttpResponse, OpenSearchHttpClient } from './http';
@@ -13,8 +14,10 @@ import { canonicalJson, type OpenSearchSpec } from './spec';
  * never remove members), so the custom resource can run it on every Create and Update and `npm start` on every run.
  *
  * Plugins are optional: the local integ-test node has no security, ISM or Dashboards. Each is detected by probing
- * its endpoint; an absent one is skipped and reported, never an error. A 401/403 is always an error: it means the
- * plugin is there and the provisioner is not allowed, which must not pass silently.
+ * its endpoint; an absent one is skipped and reported, never an error. A 401/403 is always an error in the end: it
+ * means the plugin is there and the provisioner is not allowed, which must not pass silently. With
+ * {@link ProvisionOptions.accessDeniedRetry} (the custom resource) it is first retried for a bounded time, because a
+ * just-attached IAM policy or role mapping takes a while to propagate.
  */
 
 export type Feature = 'ism' | 'security' | 'dashboards';
@@ -57,8 +60,65 @@ export interface ProvisionOptions {
    * @default false
    */
   readonly dashboardsBestEffort?: boolean;
+  /**
+   * Retry requests refused with 401/403 for up to this long (shared by all requests of the run) before failing.
+   * IAM is eventually consistent: a policy attached seconds before the first signed call, or a role mapping just
+   * written, may be refused for a while
+   * (https://docs.aws.amazon.com/IAM/latest/UserGuide/troubleshoot_general.html#troubleshoot_general_eventual-consistency).
+   * @default - no retry: a refusal fails at once (the local node, the CLI)
+   */
+  readonly accessDeniedRetry?: AccessDeniedRetryOptions;
   /** Progress lines. @default - silent */
   readonly log?: (line: string) => void;
+}
+
+export interface AccessDeniedRetryOptions {
+  /** Total time to keep retrying refused requests, from the run's first refusal. */
+  readonly maxWaitMillis: number;
+  /** @default 1000, doubling up to 15000 */
+  readonly initialDelayMillis?: number;
+  /** Injected so tests use a fake clock. @default - Date.now and setTimeout */
+  readonly clock?: { readonly now: () => number; readonly sleep: (ms: number) => Promise<void> };
+}
+
+const REAL_CLOCK = {
+  now: (): number => Date.now(),
+  sleep: (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+const MAX_ACCESS_RETRY_DELAY_MILLIS = 15_000;
+
+/**
+ * Wraps clients so 401/403 answers are retried with exponential backoff until one shared deadline (set by the first
+ * refusal), then fail with {@link OpenSearchAccessDeniedError} saying how long it waited.
+ */
+function retryingAccessDenied(
+  options: AccessDeniedRetryOptions,
+): (client: OpenSearchHttpClient) => OpenSearchHttpClient {
+  const clock = options.clock ?? REAL_CLOCK;
+  let deadline: number | undefined;
+  return (client) => ({
+    baseUrl: client.baseUrl,
+    async request(request: HttpRequest): Promise<HttpResponse> {
+      let delay = options.initialDelayMillis ?? 1000;
+      for (;;) {
+        const response = await client.request(request);
+        if (response.status !== 401 && response.status !== 403) return response;
+        deadline ??= clock.now() + options.maxWaitMillis;
+        const remaining = deadline - clock.now();
+        if (remaining <= 0) {
+          throw new OpenSearchAccessDeniedError(
+            request.method,
+            request.path,
+            response.status,
+            response.text,
+            options.maxWaitMillis,
+          );
+        }
+        await clock.sleep(Math.min(delay, remaining));
+        delay = Math.min(delay * 2, MAX_ACCESS_RETRY_DELAY_MILLIS);
+      }
+    },
+  });
 }
 
 /** A probe found the plugin listed but its endpoint broken, or a forced feature absent. */
@@ -289,6 +349,19 @@ async function applySecurity(client: OpenSearchHttpClient, spec: OpenSearchSpec)
   return steps;
 }
 
+async function applyAuditConfig(client: OpenSearchHttpClient, spec: OpenSearchSpec): Promise<ProvisionStep> {
+  // GET answers { _readonly: [...], config: { enabled, audit, compliance } }; the PUT takes the config object.
+  const existing = await call(client, { method: 'GET', path: '/_plugins/_security/api/audit' }, [200, 404]);
+  const current = existing.status === 200 ? record(existing.body).config : undefined;
+  const merged = mergeAuditConfig(current, spec.auditLogs);
+  const step = `security audit logging (${spec.auditLogs ? 'on' : 'off'})`;
+  if (merged === undefined) {
+    return { step, status: 'unchanged' };
+  }
+  await call(client, { method: 'PUT', path: '/_plugins/_security/api/audit/config', body: merged }, [200]);
+  return { step, status: current === undefined ? 'created' : 'updated' };
+}
+
 async function applyDashboards(
   dashboards: OpenSearchHttpClient,
   spec: OpenSearchSpec,
@@ -319,10 +392,17 @@ async function applyDashboards(
 
 /** Applies the spec in dependency order and reports what each step did. */
 export async function provisionOpenSearch(
-  client: OpenSearchHttpClient,
+  target: OpenSearchHttpClient,
   spec: OpenSearchSpec,
-  options: ProvisionOptions = {},
+  given: ProvisionOptions = {},
 ): Promise<ProvisionReport> {
+  const wrap =
+    given.accessDeniedRetry === undefined ? undefined : retryingAccessDenied(given.accessDeniedRetry);
+  const client = wrap === undefined ? target : wrap(target);
+  const options: ProvisionOptions =
+    wrap === undefined || given.dashboards === undefined
+      ? given
+      : { ...given, dashboards: wrap(given.dashboards) };
   const log = options.log ?? ((): void => undefined);
   const root = await call(client, { method: 'GET', path: '/' }, [200]);
   const versionNumber = record(record(root.body).version).number;
@@ -354,6 +434,7 @@ export async function provisionOpenSearch(
   }
   if (features.security) {
     (await applySecurity(client, spec)).forEach(push);
+    push(await applyAuditConfig(client, spec));
   } else {
     push({
       step: 'security roles and mappings',

@@ -24,6 +24,19 @@ export interface IndexTemplateSettings {
    * @default 1000
    */
   readonly totalFieldsLimit?: number;
+  /**
+   * Search slow log: a query phase slower than this is logged at WARN (`index.search.slowlog.threshold.query.warn`).
+   * OpenSearch's own default is -1 (off), which would leave the domain's slow-log group empty.
+   * https://docs.aws.amazon.com/opensearch-service/latest/developerguide/createdomain-configure-slow-logs.html
+   * @default 5000
+   */
+  readonly slowSearchWarnMs?: number;
+  /** Search slow log at INFO (`index.search.slowlog.threshold.query.info`). @default 2000 */
+  readonly slowSearchInfoMs?: number;
+  /** Indexing slow log at WARN (`index.indexing.slowlog.threshold.index.warn`). @default 5000 */
+  readonly slowIndexWarnMs?: number;
+  /** Indexing slow log at INFO (`index.indexing.slowlog.threshold.index.info`). @default 2000 */
+  readonly slowIndexInfoMs?: number;
 }
 
 /** Retention (config `openSearch.retention`). */
@@ -75,6 +88,12 @@ export interface OpenSearchSpecInput {
   /** @default - no role mappings */
   readonly access?: AccessSettings;
   /**
+   * Turn the security plugin's audit logging on (failures, security changes; not every successful request) so the
+   * domain's audit-log group receives something. `false` turns it off. Needs the security plugin.
+   * @default true
+   */
+  readonly auditLogs?: boolean;
+  /**
    * Name stem of everything kfek creates in OpenSearch (template, policy, roles, saved objects).
    * @default 'kfek'
    */
@@ -89,6 +108,7 @@ export interface OpenSearchSpec {
   readonly indexPattern: string;
   readonly indexTemplate: Required<IndexTemplateSettings>;
   readonly retention: RetentionSettings;
+  readonly auditLogs: boolean;
   readonly access: {
     readonly firehoseRoleArn?: string;
     readonly readerBackendRoles: readonly string[];
@@ -112,6 +132,10 @@ export const OPENSEARCH_SPEC_DEFAULTS = {
   shards: 1,
   replicas: 1,
   totalFieldsLimit: 1000,
+  slowSearchWarnMs: 5000,
+  slowSearchInfoMs: 2000,
+  slowIndexWarnMs: 5000,
+  slowIndexInfoMs: 2000,
   deleteAfterDays: 30,
 } as const;
 
@@ -131,6 +155,32 @@ function checkInt(field: string, value: number, min: number, max: number, fix: s
       `${field} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}. ${fix}`,
     );
   }
+}
+
+const SLOW_LOG_KEYS = ['slowSearchWarnMs', 'slowSearchInfoMs', 'slowIndexWarnMs', 'slowIndexInfoMs'] as const;
+
+/** The slow-log thresholds with defaults applied; each INFO threshold must be below its WARN one. */
+function slowLogThresholds(
+  input: IndexTemplateSettings,
+): Pick<Required<IndexTemplateSettings>, (typeof SLOW_LOG_KEYS)[number]> {
+  const out = Object.fromEntries(
+    SLOW_LOG_KEYS.map((key) => [key, input[key] ?? OPENSEARCH_SPEC_DEFAULTS[key]]),
+  ) as Record<(typeof SLOW_LOG_KEYS)[number], number>;
+  for (const key of SLOW_LOG_KEYS) {
+    checkInt(`indexTemplate.${key}`, out[key], 1, 3_600_000, 'Use milliseconds, e.g. 5000 for 5 s.');
+  }
+  for (const [info, warn] of [
+    ['slowSearchInfoMs', 'slowSearchWarnMs'],
+    ['slowIndexInfoMs', 'slowIndexWarnMs'],
+  ] as const) {
+    if (out[info] >= out[warn]) {
+      throw new OpenSearchSpecError(
+        `indexTemplate.${info} (${out[info]}) must be below ${warn} (${out[warn]}): INFO logs the slower ` +
+          'operations first, WARN only the slowest.',
+      );
+    }
+  }
+  return out;
 }
 
 /** Applies defaults and validates; throws {@link OpenSearchSpecError} naming the field, the value and the fix. */
@@ -190,8 +240,9 @@ export function resolveOpenSearchSpec(input: OpenSearchSpecInput): OpenSearchSpe
     name,
     indexPrefix: input.indexPrefix,
     indexPattern: `${input.indexPrefix}-*`,
-    indexTemplate: { shards, replicas, totalFieldsLimit },
+    indexTemplate: { shards, replicas, totalFieldsLimit, ...slowLogThresholds(input.indexTemplate ?? {}) },
     retention: warmAfterDays === undefined ? { deleteAfterDays } : { deleteAfterDays, warmAfterDays },
+    auditLogs: input.auditLogs ?? true,
     access: {
       ...(input.access?.firehoseRoleArn === undefined
         ? {}

@@ -42,7 +42,7 @@ export interface PipelineStackProps extends StackProps {
    */
   readonly openSearchAdminRole: iam.IRole;
   /** What the provisioner applies: index template, retention and role mappings (config `openSearch`). */
-  readonly openSearch: Pick<OpenSearchConfig, 'indexTemplate' | 'retention' | 'access'>;
+  readonly openSearch: Pick<OpenSearchConfig, 'indexTemplate' | 'retention' | 'access' | 'auditLogs'>;
   /** @default 'lambda' */
   readonly transport?: Transport;
   readonly transform: TransformConfig;
@@ -215,6 +215,7 @@ export class PipelineStack extends Stack {
       indexPrefix: d.indexPrefix,
       indexTemplate: os.indexTemplate,
       retention: os.retention,
+      auditLogs: os.auditLogs,
       firehoseRole: this.firehoseRole,
       readerBackendRoles: os.access.readerBackendRoles ?? [],
       adminBackendRoles: os.access.adminBackendRoles ?? [],

@@ -17,7 +17,7 @@ export interface SearchStackProps extends StackProps {
   readonly streams: { readonly raw: StreamConfig; readonly events: StreamConfig };
   /**
    * What happens to the domain, bucket, streams and queue when this stack is deleted.
-   * @default RemovalPolicy.RETAIN
+   * @default RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE
    */
   readonly removalPolicy?: RemovalPolicy;
 }
@@ -62,7 +62,7 @@ export class SearchStack extends Stack {
 
   constructor(scope: Construct, id: string, props: SearchStackProps) {
     super(scope, id, props);
-    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE;
     const os = props.openSearch;
 
     this.streamKey = new kms.Key(this, 'StreamKey', {

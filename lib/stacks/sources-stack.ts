@@ -26,7 +26,7 @@ export interface SourcesStackProps extends StackProps {
   readonly accountPolicyName?: string;
   /**
    * Removal policy of the log groups this stack creates.
-   * @default RemovalPolicy.RETAIN
+   * @default RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE
    */
   readonly removalPolicy?: RemovalPolicy;
 }
@@ -45,7 +45,7 @@ export class SourcesStack extends Stack {
 
   constructor(scope: Construct, id: string, props: SourcesStackProps) {
     super(scope, id, props);
-    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE;
     const groups = new Map<string, logs.ILogGroup>();
 
     // Validate: construct IDs derive from names, so two names must not collapse to one ID.

@@ -67,7 +67,7 @@ describe('resolveConfig', () => {
     );
     // THEN
     expect(config.openSearch.zoneAwareness).toEqual({ enabled: true, availabilityZoneCount: 2 });
-    expect(config.openSearch.indexTemplate).toEqual({ shards: 1, replicas: 1, totalFieldsLimit: 1000 });
+    expect(config.openSearch.indexTemplate).toEqual({ ...DEFAULTS.openSearch.indexTemplate, replicas: 1 });
     expect(config.sources.logGroups).toEqual([
       { name: '/existing/one', create: false, filterPattern: '', retentionDays: 14 },
       { name: '/mine', create: true, filterPattern: 'ERROR', retentionDays: 14 },
@@ -202,6 +202,12 @@ describe('resolveConfig', () => {
     ).toThrow(/warmAfterDays \(7\) must be below deleteAfterDays \(7\)/);
   });
 
+  test('fails when a slow-log INFO threshold is not below its WARN threshold', () => {
+    expect(() =>
+      resolveConfig(withProfile({ openSearch: { indexTemplate: { slowSearchInfoMs: 9000 } } }), 'test'),
+    ).toThrow(/slowSearchInfoMs \(9000\) must be below slowSearchWarnMs \(5000\)/);
+  });
+
   test('fails when a log group is listed twice or is not a name', () => {
     expect(() =>
       resolveConfig(withProfile({ sources: { logGroups: ['/a', { name: '/a' }, 42] } }), 'test'),
@@ -246,6 +252,59 @@ describe('resolveConfig', () => {
     expect(() => resolveConfig(withProfile('cheap'), 'test')).toThrow(
       /the profile must be an object, got "cheap"/,
     );
+  });
+});
+
+describe('the account-level subscription policy across profiles (one per account and region)', () => {
+  const policyOn = { sources: { accountPolicy: { enabled: true } } };
+  const profiles = (p: Record<string, unknown>): Record<string, unknown> => ({ kfek: { profiles: p } });
+
+  test('fails when two profiles that may share an account and region both enable it', () => {
+    // GIVEN: neither pins account or region, so both deploy wherever the CLI points: the same account and region.
+    const context = profiles({ a: policyOn, b: { ...policyOn, removalPolicy: 'destroy' } });
+    // WHEN / THEN: whichever is synthesized, the message names the other and the way out.
+    for (const [selected, other] of [
+      ['a', 'b'],
+      ['b', 'a'],
+    ]) {
+      expect(() => resolveConfig(context, selected)).toThrow(
+        new RegExp(
+          `sources\\.accountPolicy\\.enabled is true here and in profile "${other}"[\\s\\S]*one account-level ` +
+            'subscription filter policy per account and Region[\\s\\S]*pin different "account" or "region"',
+        ),
+      );
+    }
+  });
+
+  test('fails when one profile pins the account and the other does not', () => {
+    // GIVEN: b deploys wherever the CLI points, which may be a's account and region.
+    const context = profiles({
+      a: { ...policyOn, account: '111111111111', region: 'eu-west-1' },
+      b: policyOn,
+    });
+    // WHEN / THEN
+    expect(() => resolveConfig(context, 'a')).toThrow(ConfigValidationError);
+  });
+
+  test('profiles pinned to different regions (or accounts) may both enable it', () => {
+    // GIVEN
+    const context = profiles({
+      a: { ...policyOn, region: 'eu-west-1' },
+      b: { ...policyOn, region: 'eu-central-1' },
+      c: { ...policyOn, account: '111111111111', region: 'eu-west-1' },
+      d: { ...policyOn, account: '222222222222', region: 'eu-west-1' },
+    });
+    // WHEN / THEN: a and b differ by region; c and d by account; a and c share eu-west-1 and may share the account.
+    expect(resolveConfig(context, 'b').sources.accountPolicy.enabled).toBe(true);
+    expect(() => resolveConfig(context, 'd')).toThrow(/in profile "a"/);
+  });
+
+  test('a profile that leaves it off is never refused because of another', () => {
+    // GIVEN
+    const context = profiles({ a: policyOn, b: {} });
+    // WHEN / THEN
+    expect(resolveConfig(context, 'b').sources.accountPolicy.enabled).toBe(false);
+    expect(resolveConfig(context, 'a').sources.accountPolicy.enabled).toBe(true);
   });
 });
 

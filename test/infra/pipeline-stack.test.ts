@@ -327,3 +327,16 @@ describe('PipelineStack, transport pipes', () => {
     );
   });
 });
+
+describe('PipelineStack, OpenSearch provisioning switches', () => {
+  test.each([true, false])('openSearch.auditLogs %s reaches the provisioner spec', (auditLogs) => {
+    // GIVEN
+    const { stacks } = buildTestApp({ overrides: { removalPolicy: 'destroy', openSearch: { auditLogs } } });
+    // WHEN
+    const provisioning = JSON.stringify(
+      Template.fromStack(stacks.pipeline).findResources('Custom::KfekOpenSearchProvisioning'),
+    );
+    // THEN
+    expect(provisioning).toContain(`\\"auditLogs\\":${auditLogs}`);
+  });
+});

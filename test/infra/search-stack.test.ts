@@ -87,6 +87,10 @@ describe('SearchStack (stateful)', () => {
     sandbox.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 14 });
     // One native resource policy for es.amazonaws.com, not CDK's custom-resource Lambda.
     sandbox.resourceCountIs('AWS::Logs::ResourcePolicy', 1);
+    // Named after the domain: resource policy names are unique per account and region (issue 11).
+    sandbox.hasResourceProperties('AWS::Logs::ResourcePolicy', {
+      PolicyName: 'kfek-sandbox-opensearch-logs',
+    });
     sandbox.resourceCountIs('AWS::Lambda::Function', 0);
     // The document is an Fn::Join (it names the log group ARNs): check its literal parts.
     const policy = JSON.stringify(sandbox.findResources('AWS::Logs::ResourcePolicy'));
@@ -170,7 +174,7 @@ describe('SearchStack (stateful)', () => {
     });
   });
 
-  test('production retains every data-bearing resource and is termination protected', () => {
+  test('production retains every data-bearing resource (except after a failed create) and is termination protected', () => {
     for (const type of [
       'AWS::OpenSearchService::Domain',
       'AWS::Kinesis::Stream',
@@ -178,7 +182,10 @@ describe('SearchStack (stateful)', () => {
       'AWS::SQS::Queue',
       'AWS::KMS::Key',
     ]) {
-      production.allResources(type, { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+      production.allResources(type, {
+        DeletionPolicy: 'RetainExceptOnCreate',
+        UpdateReplacePolicy: 'Retain',
+      });
     }
     expect(productionProtected).toBe(true);
     production.hasResourceProperties('AWS::OpenSearchService::Domain', {

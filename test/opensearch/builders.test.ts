@@ -403,8 +403,17 @@ describe('resolveOpenSearchSpec', () => {
       name: 'kfek',
       indexPrefix: 'logs',
       indexPattern: 'logs-*',
-      indexTemplate: { shards: 1, replicas: 1, totalFieldsLimit: 1000 },
+      indexTemplate: {
+        shards: 1,
+        replicas: 1,
+        totalFieldsLimit: 1000,
+        slowSearchWarnMs: 5000,
+        slowSearchInfoMs: 2000,
+        slowIndexWarnMs: 5000,
+        slowIndexInfoMs: 2000,
+      },
       retention: { deleteAfterDays: 30 },
+      auditLogs: true,
       access: { readerBackendRoles: [], readerUsers: [], adminBackendRoles: [] },
       names: {
         indexTemplate: 'kfek-logs',
@@ -425,6 +434,14 @@ describe('resolveOpenSearchSpec', () => {
     [
       { indexPrefix: 'logs', indexTemplate: { totalFieldsLimit: 50 } },
       /totalFieldsLimit must be an integer from 100/,
+    ],
+    [
+      { indexPrefix: 'logs', indexTemplate: { slowSearchWarnMs: 0 } },
+      /indexTemplate.slowSearchWarnMs must be an integer from 1/,
+    ],
+    [
+      { indexPrefix: 'logs', indexTemplate: { slowIndexInfoMs: 5000 } },
+      /indexTemplate.slowIndexInfoMs \(5000\) must be below slowIndexWarnMs \(5000\)/,
     ],
     [{ indexPrefix: 'logs', retention: { deleteAfterDays: 0 } }, /retention.deleteAfterDays/],
     [

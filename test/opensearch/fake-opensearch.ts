@@ -6,6 +6,7 @@
  * policies, role PUTs answer 201 then 200, Dashboards refuses writes without `osd-xsrf`.
  * The index template endpoint is here too so the applier runs end to end; the real node covers it for real.
  */
+import { defaultAuditConfig } from '../../lib/opensearch/audit';
 import type { HttpRequest, HttpResponse, OpenSearchHttpClient } from '../../lib/opensearch/http';
 
 export interface FakeOptions {
@@ -16,7 +17,43 @@ export interface FakeOptions {
   readonly indices?: readonly string[];
   /** Paths (prefix match) answered with 403. */
   readonly forbidden?: readonly string[];
+  /**
+   * Answer this many requests (of any path) with 403 before serving normally, as a domain does while a just-attached
+   * IAM policy or role mapping propagates.
+   */
+  readonly forbiddenFirstRequests?: number;
+  /**
+   * The security plugin's stored audit config (`GET _plugins/_security/api/audit` answers `{ config }`).
+   * @default - the plugin's documented defaults with `enabled: false` (audit logging off)
+   */
+  readonly auditConfig?: Record<string, unknown>;
 }
+
+/** Top-level and `audit` keys of the documented audit config schema (Update Audit Configuration API). */
+const AUDIT_KEYS = ['enabled', 'audit', 'compliance'];
+const AUDIT_AUDIT_KEYS = [
+  'enable_rest',
+  'disabled_rest_categories',
+  'enable_transport',
+  'disabled_transport_categories',
+  'resolve_bulk_requests',
+  'log_request_body',
+  'resolve_indices',
+  'exclude_sensitive_headers',
+  'ignore_users',
+  'ignore_requests',
+];
+const AUDIT_CATEGORIES = [
+  'FAILED_LOGIN',
+  'AUTHENTICATED',
+  'MISSING_PRIVILEGES',
+  'GRANTED_PRIVILEGES',
+  'SSL_EXCEPTION',
+  'BAD_HEADERS',
+  'INDEX_EVENT',
+  'OPENDISTRO_SECURITY_INDEX_ATTEMPT',
+  'NONE',
+];
 
 interface StoredPolicy {
   policy: Record<string, unknown>;
@@ -33,9 +70,12 @@ export class FakeOpenSearch {
   readonly mappings = new Map<string, Record<string, unknown>>();
   readonly savedObjects = new Map<string, unknown>();
   readonly managedIndices = new Map<string, string>();
+  auditConfig: Record<string, unknown>;
   private seqNo = 0;
 
-  constructor(private readonly options: FakeOptions = {}) {}
+  constructor(private readonly options: FakeOptions = {}) {
+    this.auditConfig = options.auditConfig ?? { ...defaultAuditConfig(), enabled: false };
+  }
 
   client(): OpenSearchHttpClient {
     return { baseUrl: 'https://fake-domain', request: (r) => Promise.resolve(this.handle('opensearch', r)) };
@@ -52,7 +92,10 @@ export class FakeOpenSearch {
     this.requests.push({ target, request });
     const [pathname, query = ''] = request.path.split('?');
     const params = new URLSearchParams(query);
-    if ((this.options.forbidden ?? []).some((p) => pathname.startsWith(p))) {
+    if (
+      this.requests.length <= (this.options.forbiddenFirstRequests ?? 0) ||
+      (this.options.forbidden ?? []).some((p) => pathname.startsWith(p))
+    ) {
       return json(403, { error: { type: 'security_exception', reason: 'no permissions' }, status: 403 });
     }
     return target === 'dashboards'
@@ -152,6 +195,15 @@ export class FakeOpenSearch {
           ? json(200, { status: 'OK', message: `'${m[1]}' updated.` })
           : json(201, { status: 'CREATED', message: `'${m[1]}' created.` });
       }
+      if (path === '/_plugins/_security/api/audit' && method === 'GET') {
+        return json(200, { _readonly: [], config: this.auditConfig });
+      }
+      if (path === '/_plugins/_security/api/audit/config' && method === 'PUT') {
+        const problem = auditConfigProblem(request.body);
+        if (problem !== undefined) return json(400, { status: 'error', reason: problem });
+        this.auditConfig = request.body as Record<string, unknown>;
+        return json(200, { status: 'OK', message: "'config' updated." });
+      }
       m = /^\/_plugins\/_security\/api\/rolesmapping\/([^/]+)$/.exec(path);
       if (m) {
         const name = m[1];
@@ -246,4 +298,25 @@ export class FakeOpenSearch {
 
 function json(status: number, body: unknown): HttpResponse {
   return { status, body, text: JSON.stringify(body) };
+}
+
+/** What the documented schema of `PUT _plugins/_security/api/audit/config` refuses in `body`, if anything. */
+function auditConfigProblem(body: unknown): string | undefined {
+  const config = body as Record<string, unknown>;
+  const unknown = Object.keys(config).filter((k) => !AUDIT_KEYS.includes(k));
+  if (unknown.length > 0) return `unknown keys ${unknown.join(', ')}`;
+  if (typeof config.enabled !== 'boolean') return 'enabled must be a boolean';
+  const audit = (config.audit ?? {}) as Record<string, unknown>;
+  const unknownAudit = Object.keys(audit).filter((k) => !AUDIT_AUDIT_KEYS.includes(k));
+  if (unknownAudit.length > 0) return `unknown audit keys ${unknownAudit.join(', ')}`;
+  for (const key of ['disabled_rest_categories', 'disabled_transport_categories']) {
+    const list = audit[key];
+    if (
+      list !== undefined &&
+      (!Array.isArray(list) || list.some((c) => !AUDIT_CATEGORIES.includes(String(c))))
+    ) {
+      return `audit.${key} must list categories of ${AUDIT_CATEGORIES.join(', ')}`;
+    }
+  }
+  return undefined;
 }

@@ -6,6 +6,7 @@ import type {
 } from 'aws-lambda';
 import {
   handleEvent,
+  ACCESS_DENIED_RETRY_MILLIS,
   PHYSICAL_RESOURCE_ID,
   type ProvisionerDeps,
 } from '../../lambda/opensearch-provisioner/handler';
@@ -69,7 +70,9 @@ function fakeDeps(options: FakeOptions = { ism: true, security: true, dashboards
   const fake = new FakeOpenSearch(options);
   const clientOptions: HttpClientOptions[] = [];
   const secretsRead: string[] = [];
+  const clock = { t: 0, now: () => clock.t, sleep: (ms: number) => Promise.resolve(void (clock.t += ms)) };
   const deps: ProvisionerDeps = {
+    clock,
     region: 'eu-west-1',
     readSecret: (arn) => {
       secretsRead.push(arn);
@@ -166,6 +169,39 @@ describe('opensearch-provisioner handler', () => {
       forbidden: ['/_index_template'],
     });
     await expect(handleEvent(createEvent(), deps)).rejects.toBeInstanceOf(OpenSearchAccessDeniedError);
+  });
+
+  test('waits out refusals while the just-attached IAM policy propagates, on a fake clock', async () => {
+    // GIVEN: the first four calls are refused, as in the seconds after the role's policy was attached.
+    const { deps, fake } = fakeDeps({
+      ism: true,
+      security: true,
+      dashboards: true,
+      forbiddenFirstRequests: 4,
+    });
+    // WHEN
+    const response = await handleEvent(createEvent(), deps);
+    // THEN
+    expect(response.Data?.Steps).toMatch(/index template kfek-logs: created/);
+    expect(fake.mappings.has('kfek_writer')).toBe(true);
+    expect(deps.clock.now()).toBe(1000 + 2000 + 4000 + 8000);
+  });
+
+  test('fails when the refusal lasts longer than the retry budget, which stays well inside the Lambda timeout', async () => {
+    // GIVEN
+    const { deps } = fakeDeps({
+      ism: true,
+      security: true,
+      dashboards: true,
+      forbidden: ['/_index_template'],
+    });
+    // WHEN
+    const run = handleEvent(createEvent(), deps);
+    // THEN
+    await expect(run).rejects.toThrow(/still refused after retrying for 120 s/);
+    expect(deps.clock.now()).toBe(ACCESS_DENIED_RETRY_MILLIS);
+    // The function times out after 5 minutes (opensearch-provisioner.test.ts asserts Timeout 300).
+    expect(ACCESS_DENIED_RETRY_MILLIS).toBeLessThanOrEqual(300_000 / 2);
   });
 
   test('fails when the domain lacks ISM (an AWS domain always has it: something is wrong)', async () => {

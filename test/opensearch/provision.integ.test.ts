@@ -288,6 +288,41 @@ describe('provisionOpenSearch against a real local node', () => {
     });
   });
 
+  test('the template sets search and indexing slow-log thresholds, and an index created from it carries them', async () => {
+    // GIVEN: thresholds from the spec (config openSearch.indexTemplate.slow*Ms); without them OpenSearch logs no slow
+    // query or indexing operation at all (the thresholds default to -1) and the domain's slow-log groups stay empty.
+    const withThresholds = resolveOpenSearchSpec({
+      indexPrefix: 'slow',
+      indexTemplate: {
+        shards: 1,
+        replicas: 0,
+        slowSearchWarnMs: 4000,
+        slowSearchInfoMs: 1500,
+        slowIndexWarnMs: 3000,
+        slowIndexInfoMs: 1000,
+      },
+    });
+
+    // WHEN: the real node accepts the template, and the first document creates an index from it.
+    const report = await provisionOpenSearch(os.client(), withThresholds);
+    await bulkIndex(os.client(), 'slow-2026-11-23', [
+      { '@timestamp': '2026-11-23T00:00:00.000Z', message: 'x' },
+    ]);
+
+    // THEN
+    expect(report.steps[0]).toEqual({ step: 'index template kfek-slow', status: 'created' });
+    expect(await get(os.client(), '/slow-2026-11-23/_settings')).toMatchObject({
+      'slow-2026-11-23': {
+        settings: {
+          index: {
+            search: { slowlog: { threshold: { query: { warn: '4000ms', info: '1500ms' } } } },
+            indexing: { slowlog: { threshold: { index: { warn: '3000ms', info: '1000ms' } } } },
+          },
+        },
+      },
+    });
+  });
+
   test('a changed spec updates the template; the next daily index gets the new settings', async () => {
     // GIVEN
     const changed = resolveOpenSearchSpec({

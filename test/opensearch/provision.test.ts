@@ -3,6 +3,7 @@
  * The index template path is also covered for real in provision.integ.test.ts.
  */
 import { OpenSearchAccessDeniedError } from '../../lib/opensearch/errors';
+import { defaultAuditConfig, mergeAuditConfig } from '../../lib/opensearch/audit';
 import { buildIngestPipeline } from '../../lib/opensearch/ingest-pipeline';
 import { provisionOpenSearch } from '../../lib/opensearch/provision';
 import { resolveOpenSearchSpec, type OpenSearchSpecInput } from '../../lib/opensearch/spec';
@@ -39,6 +40,7 @@ describe('provisionOpenSearch on a domain with every plugin', () => {
       'security role kfek_reader: created',
       'role mapping kfek_reader: created',
       'role mapping opensearch_dashboards_user: created',
+      'security audit logging (on): updated',
       'dashboards saved objects: updated',
     ]);
     expect(fake.managedIndices).toEqual(new Map([['logs-2026-11-21', 'kfek-logs-retention']]));
@@ -72,6 +74,7 @@ describe('provisionOpenSearch on a domain with every plugin', () => {
       'security role kfek_reader: updated',
       'role mapping kfek_reader: unchanged',
       'role mapping opensearch_dashboards_user: unchanged',
+      'security audit logging (on): unchanged',
       'dashboards saved objects: updated',
     ]);
     const writes = fake.requests
@@ -263,5 +266,127 @@ describe('provisionOpenSearch on a domain with every plugin', () => {
     await expect(
       provisionOpenSearch(fake.client(), spec, { dashboards: fake.dashboardsClient() }),
     ).rejects.toBeInstanceOf(OpenSearchAccessDeniedError);
+  });
+});
+
+/** A fake clock: sleeping advances it, nothing waits for real. */
+function fakeClock(): { now: () => number; sleep: (ms: number) => Promise<void>; slept: number[] } {
+  let t = 0;
+  const slept: number[] = [];
+  return {
+    now: () => t,
+    sleep: (ms) => {
+      slept.push(ms);
+      t += ms;
+      return Promise.resolve();
+    },
+    slept,
+  };
+}
+
+describe('provisionOpenSearch while IAM propagates (401/403 retried for a bounded time)', () => {
+  test('a refusal that clears within the budget is waited out, and everything is applied', async () => {
+    // GIVEN: the first three calls are refused, as right after the role's policy was attached.
+    const fake = new FakeOpenSearch({ ...ALL, forbiddenFirstRequests: 3 });
+    const clock = fakeClock();
+
+    // WHEN
+    const report = await provisionOpenSearch(fake.client(), spec, {
+      accessDeniedRetry: { maxWaitMillis: 60_000, clock },
+    });
+
+    // THEN
+    expect(report.steps[0]).toEqual({ step: 'index template kfek-logs', status: 'created' });
+    expect(fake.mappings.has('kfek_writer')).toBe(true);
+    expect(clock.slept).toEqual([1000, 2000, 4000]);
+  });
+
+  test('fails when the refusal outlasts the budget, saying it is not propagation delay and what to do', async () => {
+    // GIVEN: the security API stays forbidden.
+    const fake = new FakeOpenSearch({ ...ALL, forbidden: ['/_plugins/_security'] });
+    const clock = fakeClock();
+
+    // WHEN
+    const run = provisionOpenSearch(fake.client(), spec, {
+      accessDeniedRetry: { maxWaitMillis: 60_000, clock },
+    });
+
+    // THEN
+    await expect(run).rejects.toBeInstanceOf(OpenSearchAccessDeniedError);
+    await expect(run).rejects.toThrow(/still refused after retrying for 60 s[\s\S]*master user/);
+    // Bounded: never sleeps past the budget.
+    expect(clock.now()).toBe(60_000);
+    expect(Math.max(...clock.slept)).toBeLessThanOrEqual(15_000);
+  });
+
+  test('without a retry budget (npm start, the CLI) a refusal fails at once', async () => {
+    // GIVEN
+    const fake = new FakeOpenSearch({ ...ALL, forbiddenFirstRequests: 1 });
+    // WHEN / THEN
+    await expect(provisionOpenSearch(fake.client(), spec)).rejects.toBeInstanceOf(
+      OpenSearchAccessDeniedError,
+    );
+    expect(fake.requests).toHaveLength(1);
+  });
+});
+
+describe('provisionOpenSearch: audit logging in the security plugin', () => {
+  test('turns audit logging on with the success categories left out, keeping what an operator set', async () => {
+    // GIVEN: audit logging off, and an operator who ignores one user and already disabled SSL_EXCEPTION.
+    const fake = new FakeOpenSearch({
+      ...ALL,
+      auditConfig: {
+        enabled: false,
+        audit: {
+          enable_rest: true,
+          disabled_rest_categories: ['SSL_EXCEPTION'],
+          ignore_users: ['batch-job'],
+        },
+        compliance: { enabled: true },
+      },
+    });
+
+    // WHEN
+    const first = await provisionOpenSearch(fake.client(), spec);
+    const second = await provisionOpenSearch(fake.client(), spec);
+
+    // THEN: the PUT passed the fake's documented-schema check and merged instead of replacing.
+    expect(first.steps).toContainEqual({ step: 'security audit logging (on)', status: 'updated' });
+    expect(fake.auditConfig).toEqual({
+      enabled: true,
+      audit: {
+        enable_rest: true,
+        disabled_rest_categories: ['SSL_EXCEPTION', 'AUTHENTICATED', 'GRANTED_PRIVILEGES'],
+        disabled_transport_categories: ['AUTHENTICATED', 'GRANTED_PRIVILEGES'],
+        ignore_users: ['batch-job'],
+      },
+      compliance: { enabled: true },
+    });
+    expect(second.steps).toContainEqual({ step: 'security audit logging (on)', status: 'unchanged' });
+  });
+
+  test('auditLogs false turns it off and leaves the rest alone', async () => {
+    // GIVEN
+    const fake = new FakeOpenSearch(ALL);
+    await provisionOpenSearch(fake.client(), spec);
+    // WHEN
+    const report = await provisionOpenSearch(
+      fake.client(),
+      resolveOpenSearchSpec({ ...input, auditLogs: false }),
+    );
+    // THEN
+    expect(report.steps).toContainEqual({ step: 'security audit logging (off)', status: 'updated' });
+    expect(fake.auditConfig.enabled).toBe(false);
+    expect(fake.auditConfig.audit).toMatchObject({
+      disabled_rest_categories: ['AUTHENTICATED', 'GRANTED_PRIVILEGES'],
+    });
+  });
+
+  test('with no stored config, writes the documented defaults with audit logging on', () => {
+    // GIVEN / WHEN
+    const merged = mergeAuditConfig({}, true);
+    // THEN
+    expect(merged).toEqual(defaultAuditConfig());
+    expect(merged?.enabled).toBe(true);
   });
 });
