@@ -163,6 +163,15 @@ export interface OpenSearchConfig {
   };
 }
 
+/** The failed-records bucket: failed documents, dead-lettered poison records and discarded batches. */
+export interface FailedRecordsConfig {
+  /**
+   * Days after which S3 deletes an object of the bucket. Must be above `openSearch.retention.deleteAfterDays`: a
+   * record that never reached OpenSearch stays replayable at least as long as the indexed logs around it exist.
+   */
+  readonly expireAfterDays: number;
+}
+
 export interface AlarmsConfig {
   /** E-mail subscribed to the alarm topic. */
   readonly email?: string;
@@ -189,6 +198,7 @@ export interface PipelineConfig {
   readonly transform: TransformConfig;
   readonly delivery: DeliveryConfig;
   readonly openSearch: OpenSearchConfig;
+  readonly failedRecords: FailedRecordsConfig;
   readonly alarms: AlarmsConfig;
 }
 
@@ -305,6 +315,10 @@ export const DEFAULTS = {
     retention: { deleteAfterDays: 14 },
     access: {},
   },
+  // 90 days: well past the default (14) and production (30) index retention, so someone who notices a gap in the
+  // indexed logs while they are still searchable can replay what was kept; after that nobody replays into indices
+  // ISM has already deleted, and keeping failed records forever only keeps their (possibly sensitive) content.
+  failedRecords: { expireAfterDays: 90 },
   alarms: {
     iteratorAgeMs: 60_000,
     poisonRecords: 1,
@@ -630,6 +644,14 @@ function crossCheck(r: Reader, c: Omit<PipelineConfig, 'profile'>): void {
       );
     }
   }
+  if (c.failedRecords.expireAfterDays <= os.retention.deleteAfterDays) {
+    r.problem(
+      `failedRecords.expireAfterDays (${c.failedRecords.expireAfterDays}) must be above ` +
+        `openSearch.retention.deleteAfterDays (${os.retention.deleteAfterDays}): failed documents, dead letters and ` +
+        'discarded batches would be deleted while the indexed logs around them are still searchable, so a gap could ' +
+        'no longer be replayed. Raise failedRecords.expireAfterDays or lower the index retention.',
+    );
+  }
   const warm = os.retention.warmAfterDays;
   if (warm !== undefined && warm >= os.retention.deleteAfterDays) {
     r.problem(
@@ -802,6 +824,9 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
               ),
             }),
       },
+    },
+    failedRecords: {
+      expireAfterDays: r.int('failedRecords.expireAfterDays', 1, 36_500),
     },
     alarms: {
       ...(r.raw('alarms.email') === undefined

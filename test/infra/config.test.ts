@@ -202,6 +202,35 @@ describe('resolveConfig', () => {
     ).toThrow(/warmAfterDays \(7\) must be below deleteAfterDays \(7\)/);
   });
 
+  test('failed records expire after 90 days by default, later than the indices they failed to reach', () => {
+    // GIVEN
+    const context = withProfile({ openSearch: { retention: { deleteAfterDays: 30 } } });
+    // WHEN
+    const config = resolveConfig(context, 'test');
+    // THEN
+    expect(config.failedRecords).toEqual({ expireAfterDays: 90 });
+  });
+
+  test('fails when failed records would expire before (or with) the indices, naming both settings', () => {
+    // GIVEN
+    const context = withProfile({
+      openSearch: { retention: { deleteAfterDays: 120 } },
+      failedRecords: { expireAfterDays: 120 },
+    });
+    // WHEN
+    const resolve = (): unknown => resolveConfig(context, 'test');
+    // THEN
+    expect(resolve).toThrow(
+      /failedRecords\.expireAfterDays \(120\) must be above openSearch\.retention\.deleteAfterDays \(120\)/,
+    );
+  });
+
+  test('fails when failedRecords.expireAfterDays is not a whole number of days', () => {
+    expect(() => resolveConfig(withProfile({ failedRecords: { expireAfterDays: 0 } }), 'test')).toThrow(
+      /failedRecords\.expireAfterDays is 0; expected an integer from 1 to 36500/,
+    );
+  });
+
   test('fails when a slow-log INFO threshold is not below its WARN threshold', () => {
     expect(() =>
       resolveConfig(withProfile({ openSearch: { indexTemplate: { slowSearchInfoMs: 9000 } } }), 'test'),
