@@ -41,6 +41,7 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     domainName: stem,
     openSearch: config.openSearch,
     streams: config.streams,
+    failedRecords: config.failedRecords,
     removalPolicy,
   });
 

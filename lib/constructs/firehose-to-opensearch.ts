@@ -7,6 +7,7 @@ import type * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import type { IndexRotation } from '../config';
+import { grantBucketKeyWrite } from './bucket-key';
 import { justifyWildcardResources } from '../nag';
 
 export interface FirehoseToOpenSearchProps {
@@ -154,7 +155,8 @@ export class FirehoseToOpenSearch extends Construct {
         resources: [p.backupBucket.arnForObjects(`${p.backupPrefix}*`)],
       }),
     );
-    if (p.backupBucket.encryptionKey) p.backupBucket.encryptionKey.grantEncrypt(this.role);
+    // The Firehose guide's S3 grant: kms:GenerateDataKey and kms:Decrypt (its backups may be multipart uploads).
+    grantBucketKeyWrite(p.backupBucket, this.role, { multipartUploads: true });
     this.role.addToPolicy(
       new iam.PolicyStatement({
         actions: ['logs:PutLogEvents'],

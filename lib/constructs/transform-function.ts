@@ -8,6 +8,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { grantBucketKeyWrite } from './bucket-key';
 import { LOCAL_ESBUILD_BUNDLING, PROJECT_ROOT } from './bundling';
 
 /**
@@ -23,7 +24,8 @@ export const ON_FAILURE_KEY_PREFIX = 'aws/lambda/';
  * retention; SQS and SNS would only get shard and sequence numbers. aws-cdk-lib's `S3OnFailureDestination` grants
  * `grantReadWrite` on the whole bucket (read and delete of every failed document too); the documented need is only
  * `s3:PutObject` and `s3:ListBucket`, so this grants PutObject under {@link ON_FAILURE_KEY_PREFIX} only, and
- * ListBucket on the bucket.
+ * ListBucket on the bucket. The mapping writes as the function's role, so with an SSE-KMS bucket the role also gets
+ * kms:GenerateDataKey on the bucket's key, as the Lambda guide documents for customer managed keys.
  */
 export class S3PrefixOnFailureDestination implements lambda.IEventSourceDlq {
   constructor(private readonly bucket: s3.IBucket) {}
@@ -43,6 +45,7 @@ export class S3PrefixOnFailureDestination implements lambda.IEventSourceDlq {
         resources: [this.bucket.bucketArn],
       }),
     );
+    grantBucketKeyWrite(this.bucket, targetHandler);
     return { destination: this.bucket.bucketArn };
   }
 }
@@ -53,8 +56,8 @@ export interface TransformEventSourceProps {
   readonly stream: kinesis.IStream;
   /**
    * Where the mapping writes a batch it gives up on (retries or record age exhausted): the whole invocation record,
-   * data included, under `aws/lambda/` ({@link ON_FAILURE_KEY_PREFIX}). SSE-S3 or unencrypted buckets only: a KMS
-   * bucket would also need kms:GenerateDataKey, which this construct does not grant.
+   * data included, under `aws/lambda/` ({@link ON_FAILURE_KEY_PREFIX}). With an SSE-KMS bucket the function's role
+   * also gets kms:GenerateDataKey on the bucket's key.
    */
   readonly onFailureBucket: s3.IBucket;
   /** @default 100 */

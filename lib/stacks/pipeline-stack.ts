@@ -10,6 +10,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as iamPolicy from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import type { DeliveryConfig, OpenSearchConfig, TransformConfig, Transport } from '../config';
+import { grantBucketKeyWrite } from '../constructs/bucket-key';
 import { FirehoseToOpenSearch } from '../constructs/firehose-to-opensearch';
 import { LogsDeliveryRole } from '../constructs/logs-delivery-role';
 import { OpenSearchProvisioner } from '../constructs/opensearch-provisioner';
@@ -143,6 +144,8 @@ export class PipelineStack extends Stack {
       fn.role.addToPolicy(
         new iamPolicy.PolicyStatement({ actions: ['s3:PutObject'], resources: [deadLetterObjects] }),
       );
+      // S3 encrypts them with the bucket's KMS key as this role, which therefore needs kms:GenerateDataKey.
+      grantBucketKeyWrite(props.bucket, fn.role);
       justifyWildcardResources(fn.role, [
         {
           resource: deadLetterObjects,

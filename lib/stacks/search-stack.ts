@@ -7,7 +7,7 @@ import type * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { OpenSearchConfig, StreamConfig } from '../config';
+import type { FailedRecordsConfig, OpenSearchConfig, StreamConfig } from '../config';
 import { SearchDomain } from '../constructs/search-domain';
 
 export interface SearchStackProps extends StackProps {
@@ -15,6 +15,8 @@ export interface SearchStackProps extends StackProps {
   readonly domainName: string;
   readonly openSearch: OpenSearchConfig;
   readonly streams: { readonly raw: StreamConfig; readonly events: StreamConfig };
+  /** How long the failed-records bucket keeps an object (config `failedRecords`). */
+  readonly failedRecords: FailedRecordsConfig;
   /**
    * What happens to the domain, bucket, streams and queue when this stack is deleted.
    * @default RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE
@@ -26,7 +28,9 @@ export interface SearchStackProps extends StackProps {
  * The stateful stack: everything that holds data.
  *
  * - the OpenSearch domain (the logs themselves);
- * - the bucket for documents OpenSearch rejected and records the transform could not parse;
+ * - the bucket for documents OpenSearch rejected and records the transform could not parse, encrypted with the
+ *   streams' key (the records left a KMS-encrypted stream and stay under the same key) and expired after
+ *   `failedRecords.expireAfterDays`;
  * - the raw and events Kinesis streams and their KMS key. Streams hold up to `retentionHours` of logs in flight:
  *   deleting or replacing one loses everything not yet delivered, and the raw stream is the target of every
  *   subscription filter (and of the account policy). Keeping them here means the stateless Pipeline stack can be
@@ -66,7 +70,7 @@ export class SearchStack extends Stack {
     const os = props.openSearch;
 
     this.streamKey = new kms.Key(this, 'StreamKey', {
-      description: 'Encrypts the kfek raw and events Kinesis streams',
+      description: 'Encrypts the kfek raw and events Kinesis streams and the failed-records bucket',
       enableKeyRotation: true,
       removalPolicy,
     });
@@ -91,14 +95,29 @@ export class SearchStack extends Stack {
     this.eventsStream = stream('EventsStream', props.streams.events);
 
     const bucket = new s3.Bucket(this, 'FailedRecordsBucket', {
-      encryption: s3.BucketEncryption.S3_MANAGED,
+      // The stream key, not SSE-S3: whoever may not decrypt the streams may not read what fell out of them either.
+      // S3 Bucket Keys make S3 ask KMS for a bucket-level key instead of one data key per object, which cuts the KMS
+      // requests (and their cost) of Firehose's and Lambda's writes
+      // (https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucket-key.html). Every writer needs
+      // kms:GenerateDataKey on the key (granted where each writer is defined), every reader kms:Decrypt.
+      encryption: s3.BucketEncryption.KMS,
+      encryptionKey: this.streamKey,
+      bucketKeyEnabled: true,
       blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
       enforceSSL: true,
       minimumTLSVersion: 1.2,
       versioned: false,
       removalPolicy,
       autoDeleteObjects: false,
-      lifecycleRules: [{ abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      lifecycleRules: [
+        {
+          // Config validation keeps this above the index retention: a record is replayable while the logs around
+          // it are searchable, and gone (with its possibly sensitive content) some time after.
+          expiration: Duration.days(props.failedRecords.expireAfterDays),
+          // Parts of an abandoned multipart upload are stored and billed, invisibly, until the upload is aborted.
+          abortIncompleteMultipartUploadAfter: Duration.days(1),
+        },
+      ],
     });
     Validations.of(bucket).acknowledge({
       id: 'AwsSolutions-S1',

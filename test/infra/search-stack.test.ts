@@ -146,11 +146,59 @@ describe('SearchStack (stateful)', () => {
     });
   });
 
+  test('the failed-records bucket is encrypted with the stream key (SSE-KMS) and S3 Bucket Keys', () => {
+    // GIVEN
+    const keys = Object.keys(sandbox.findResources('AWS::KMS::Key'));
+    // THEN: one key for streams and bucket (the records leave the stream for the bucket under the same key).
+    expect(keys).toHaveLength(1);
+    sandbox.hasResourceProperties('AWS::S3::Bucket', {
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [
+          {
+            ServerSideEncryptionByDefault: {
+              SSEAlgorithm: 'aws:kms',
+              KMSMasterKeyID: { 'Fn::GetAtt': [keys[0], 'Arn'] },
+            },
+            BucketKeyEnabled: true,
+          },
+        ],
+      },
+    });
+  });
+
+  test('failed records expire after failedRecords.expireAfterDays and incomplete uploads are aborted', () => {
+    // GIVEN
+    const custom = Template.fromStack(
+      buildTestApp({
+        overrides: {
+          removalPolicy: 'destroy',
+          openSearch: { retention: { deleteAfterDays: 60 } },
+          failedRecords: { expireAfterDays: 61 },
+        },
+      }).stacks.search,
+    );
+    // THEN
+    for (const [template, days] of [
+      [sandbox, 90],
+      [production, 90],
+      [custom, 61],
+    ] as const) {
+      template.hasResourceProperties('AWS::S3::Bucket', {
+        LifecycleConfiguration: {
+          Rules: Match.arrayWith([
+            Match.objectLike({
+              Status: 'Enabled',
+              ExpirationInDays: days,
+              AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
+            }),
+          ]),
+        },
+      });
+    }
+  });
+
   test('the failed-records bucket blocks public access and refuses plain HTTP', () => {
     sandbox.hasResourceProperties('AWS::S3::Bucket', {
-      BucketEncryption: Match.objectLike({
-        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
-      }),
       PublicAccessBlockConfiguration: {
         BlockPublicAcls: true,
         BlockPublicPolicy: true,

@@ -183,6 +183,53 @@ export function s3Bucket(m: AppModel, who: AppResource, bucket: AppResource, act
   };
 }
 
+/**
+ * The KMS key a bucket encrypts new objects with by default (SSE-KMS); throws when the bucket is not KMS-encrypted,
+ * so every row writing the failed-records bucket fails if its default encryption stops being the pipeline's key.
+ */
+export function bucketKey(m: AppModel, bucket: AppResource): AppResource {
+  const enc = bucket.properties.BucketEncryption as
+    | {
+        ServerSideEncryptionConfiguration: {
+          ServerSideEncryptionByDefault: { SSEAlgorithm: string; KMSMasterKeyID?: string };
+        }[];
+      }
+    | undefined;
+  const rule = enc?.ServerSideEncryptionConfiguration[0]?.ServerSideEncryptionByDefault;
+  if (rule?.SSEAlgorithm !== 'aws:kms' || rule.KMSMasterKeyID === undefined) {
+    throw new Error(`${bucket.path} is not encrypted with a customer managed KMS key`);
+  }
+  return m.byValue('AWS::KMS::Key', rule.KMSMasterKeyID);
+}
+
+/**
+ * The KMS calls S3 makes as the writer (or reader) of an SSE-KMS object: S3 calls KMS on the caller's behalf, so
+ * the caller needs the key actions, through `s3.<region>.amazonaws.com`. With S3 Bucket Keys the encryption
+ * context is the bucket ARN, not the object ARN
+ * (https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucket-key.html).
+ */
+export function bucketKeyCalls(
+  m: AppModel,
+  who: AppResource,
+  bucket: AppResource,
+  actions: readonly string[],
+): Call[] {
+  const key = bucketKey(m, bucket);
+  return actions.map((action) => ({
+    ...caller(m, who),
+    action,
+    resource: key.path,
+    resourceArn: m.attr(key),
+    resourcePolicy: m.keyPolicy(key),
+    context: {
+      'kms:ViaService': `s3.${m.region}.amazonaws.com`,
+      'kms:CallerAccount': m.account,
+      'kms:EncryptionContext:aws:s3:arn': m.attr(bucket),
+    },
+    expect: 'Allowed',
+  }));
+}
+
 export function domainOf(m: AppModel, arn: string): AppResource {
   return m.byValue('AWS::OpenSearchService::Domain', arn);
 }

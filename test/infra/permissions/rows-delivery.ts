@@ -12,6 +12,7 @@ import {
   assume,
   s3Object,
   s3Bucket,
+  bucketKeyCalls,
   domainOf,
   domainCall,
   firehose,
@@ -66,7 +67,7 @@ export const DELIVERY_ROWS: readonly Row[] = [
     },
   },
   {
-    name: 'Firehose | s3:PutObject, AbortMultipartUpload, GetBucketLocation, ListBucket* | failed-documents prefix | identity, bucket policy',
+    name: 'Firehose | s3:PutObject, AbortMultipartUpload, GetBucketLocation, ListBucket*, kms:GenerateDataKey, kms:Decrypt | failed-documents prefix, its key | identity, bucket policy, key',
     calls: (m) => {
       const f = firehose(m);
       const s3 = f.dest.S3Configuration as { BucketARN: string; Prefix: string; ErrorOutputPrefix: string };
@@ -103,6 +104,8 @@ export const DELIVERY_ROWS: readonly Row[] = [
         ...['s3:GetBucketLocation', 's3:ListBucket', 's3:ListBucketMultipartUploads'].map((a) =>
           s3Bucket(m, f.role, bucket, a),
         ),
+        // Firehose's documented S3 grant: GenerateDataKey to write, Decrypt for the parts of a multipart upload.
+        ...bucketKeyCalls(m, f.role, bucket, ['kms:GenerateDataKey', 'kms:Decrypt']),
       ];
     },
   },

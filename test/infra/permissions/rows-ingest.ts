@@ -14,6 +14,7 @@ import {
   assume,
   s3Object,
   s3Bucket,
+  bucketKeyCalls,
   transformFunction,
   env,
   isLambda,
@@ -85,7 +86,7 @@ export const INGEST_ROWS: readonly Row[] = [
     },
   },
   {
-    name: 'transform | s3:PutObject | dead-letter prefix of DEAD_LETTER_BUCKET | identity, bucket policy',
+    name: 'transform | s3:PutObject, kms:GenerateDataKey | dead-letter prefix of DEAD_LETTER_BUCKET, its key | identity, bucket policy, key',
     when: isLambda,
     calls: (m) => {
       const fn = transformFunction(m, 'lambda');
@@ -99,11 +100,12 @@ export const INGEST_ROWS: readonly Row[] = [
           's3:PutObject',
           'Allowed',
         ),
+        ...bucketKeyCalls(m, m.functionRole(fn), bucket, ['kms:GenerateDataKey']),
       ];
     },
   },
   {
-    name: 'Lambda service (event source mapping on-failure) | s3:PutObject, s3:ListBucket | aws/lambda/ prefix | identity, bucket policy',
+    name: 'Lambda service (event source mapping on-failure) | s3:PutObject, s3:ListBucket, kms:GenerateDataKey | aws/lambda/ prefix, its key | identity, bucket policy, key',
     when: isLambda,
     calls: (m) =>
       m.findAll('AWS::Lambda::EventSourceMapping').flatMap((esm) => {
@@ -122,6 +124,8 @@ export const INGEST_ROWS: readonly Row[] = [
             'Allowed',
           ),
           s3Bucket(m, r, bucket, 's3:ListBucket'),
+          // The mapping writes as the function's role (documented: kms:GenerateDataKey for a KMS-encrypted bucket).
+          ...bucketKeyCalls(m, r, bucket, ['kms:GenerateDataKey']),
         ];
       }),
   },
