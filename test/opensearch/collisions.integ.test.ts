@@ -9,13 +9,8 @@ import { provisionOpenSearch } from '../../lib/opensearch/provision';
 import { resolveOpenSearchSpec } from '../../lib/opensearch/spec';
 import { bulkIndex, useOpenSearchNode } from '../helpers/opensearch';
 
-const spec = resolveOpenSearchSpec({
-  indexPrefix: 'logs',
-  // One node: replicas would leave every index yellow.
-  indexTemplate: { shards: 1, replicas: 0, totalFieldsLimit: 1000 },
-  retention: { deleteAfterDays: 7 },
-  access: { firehoseRoleArn: 'arn:aws:iam::123456789012:role/firehose' },
-});
+// One node: replicas would leave every index yellow.
+const spec = resolveOpenSearchSpec({ indexPrefix: 'logs', indexTemplate: { replicas: 0 } });
 const INDEX = 'logs-2026-11-23';
 const SOURCE = { logGroup: '/aws/lambda/orders', logStream: 's1', owner: '123456789012' };
 
