@@ -91,6 +91,11 @@ export function buildProperties(): Record<string, unknown> {
     },
     kfek: {
       properties: {
+        // App fields moved aside because their names address ours (README "Collisions"). As one `flat_object`
+        // every leaf is a keyword, so what one app moved here can never conflict with what another moved (a value
+        // in one document, an object at the same path in the next), which dynamic mapping would reject; the values
+        // stay searchable by path (`kfek.collisions.cloudwatch.owner:x`) and cost one field against the limit.
+        collisions: { type: 'flat_object' },
         truncated: { type: 'boolean' },
         originalBytes: { type: 'long' },
         error: {

@@ -92,6 +92,51 @@ describe('toDocument', () => {
     });
   });
 
+  it('moves dotted keys that OpenSearch would expand into our namespaces under kfek.collisions (issue 14)', () => {
+    // GIVEN the issue's spoofing log line: OpenSearch expands a dotted name into a path
+    const app = {
+      'cloudwatch.logGroup': '/aws/lambda/payments',
+      'cloudwatch.owner': '999999999999',
+      'kfek.error.reason': 'fake poison',
+      'kfek.truncated': true,
+      '@timestamp.foo': 1,
+      'message.x': 'y',
+      'cloudwatch.': 'trailing dot, which OpenSearch drops',
+      user: 'u-1',
+    };
+
+    // WHEN
+    const doc = toDocument(event(JSON.stringify(app)), SOURCE) as Record<string, unknown>;
+
+    // THEN every key whose first path segment is ours moved, under its own name; the rest stays
+    expect(doc.user).toBe('u-1');
+    expect(doc.kfek).toEqual({ [COLLISIONS_KEY]: { ...app, user: undefined } });
+    expect(Object.keys(doc).sort()).toEqual(['@timestamp', 'cloudwatch', 'kfek', 'message', 'user']);
+  });
+
+  it('moves a dotted key into a derived field (lambda.requestId beside a platform event) under kfek.collisions', () => {
+    const doc = toDocument(
+      event('{"type":"platform.start","record":{"requestId":"r-1"},"lambda.requestId":"spoof"}'),
+      SOURCE,
+    );
+    expect(doc.lambda).toEqual({ type: 'platform.start', requestId: 'r-1' });
+    expect(doc.kfek).toEqual({ collisions: { 'lambda.requestId': 'spoof' } });
+  });
+
+  it.each([
+    // Nested keys: the path starts with the parent's name, so it can never reach our namespaces.
+    ['a nested dotted key', { a: { 'cloudwatch.owner': 'x', 'kfek.error.reason': 'y' } }],
+    // Only an exact first segment addresses ours: OpenSearch does not trim, nor fold case.
+    ['a look-alike first segment', { ' cloudwatch.owner': 'x', 'Cloudwatch.owner': 'x', 'kfekx.y': 1 }],
+    // OpenSearch rejects empty path segments ("failed to parse"): they address nothing of ours.
+    ['a leading dot or an empty segment', { '.cloudwatch': 1, 'x..cloudwatch': 2, '.kfek.error': 3 }],
+    ['a derived name when nothing was derived', { 'lambda.requestId': 'r', 'level.code': 3 }],
+  ])('keeps %s as an app field', (_, app) => {
+    const doc = toDocument(event(JSON.stringify(app)), SOURCE) as Record<string, unknown>;
+    expect(doc.kfek).toBeUndefined();
+    expect(doc).toMatchObject(app);
+  });
+
   it('keeps an app field named like a derived one (lambda on a platform JSON event) under kfek.collisions', () => {
     const doc = toDocument(
       event('{"type":"platform.start","record":{"requestId":"r-1"},"lambda":"app value"}'),

@@ -49,7 +49,24 @@ const jsonObjectText = fc
   .oneof(
     fc.object(),
     fc.dictionary(
-      fc.constantFrom('@timestamp', 'cloudwatch', 'kfek', 'message', 'level', 'lambda', '__proto__', 'x'),
+      fc.constantFrom(
+        '@timestamp',
+        'cloudwatch',
+        'kfek',
+        'message',
+        'level',
+        'lambda',
+        '__proto__',
+        'x',
+        // Dotted names OpenSearch expands into our namespaces (collisions), and look-alikes (not).
+        'cloudwatch.owner',
+        'kfek.error.reason',
+        '@timestamp.x',
+        'message.x',
+        'lambda.requestId',
+        '.cloudwatch',
+        'kfekx',
+      ),
       fc.jsonValue(),
     ),
   )
