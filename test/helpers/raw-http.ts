@@ -3,6 +3,7 @@
  * add headers of its own, and one connection per request.
  */
 import * as http from 'node:http';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 
 export interface Answer {
   readonly status: number;
@@ -62,4 +63,16 @@ export async function waitFor(condition: () => boolean, timeoutMillis = 10_000):
     if (performance.now() > deadline) throw new Error('timed out waiting');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** A port on 127.0.0.1 that was free a moment ago and that nothing listens on. */
+export function freeClosedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }

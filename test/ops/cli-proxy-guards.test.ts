@@ -14,8 +14,9 @@ import {
   type Socket,
 } from 'node:net';
 import type { AwsCredentialIdentity } from '@smithy/types';
+import { run } from '../../lib/cli/main';
 import { createSigningProxy, type SigningProxy, type SigningProxyOptions } from '../../lib/cli/proxy';
-import { send, waitFor } from '../helpers/raw-http';
+import { freeClosedPort, send, waitFor } from '../helpers/raw-http';
 
 const CREDENTIALS: AwsCredentialIdentity = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' };
 const MIB = 1024 * 1024;
@@ -316,6 +317,55 @@ describe('timeouts', () => {
 
     // THEN
     expect((await answer).status).toBe(200);
+  });
+});
+
+describe('`kfek proxy` options', () => {
+  test('--headers-timeout and --max-bodies reach the proxy', async () => {
+    // GIVEN the CLI with credentials in the environment, an STS nobody answers (not fatal), and tight limits
+    const saved = { ...process.env };
+    Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret' });
+    delete process.env.AWS_PROFILE;
+    const stsPort = await freeClosedPort();
+    const port = await freeClosedPort();
+    const out: string[] = [];
+    const stop = new AbortController();
+    let release = (): void => undefined;
+    upstream.hold = new Promise<void>((resolve) => (release = resolve));
+    const argv = ['proxy', '--endpoint', upstream.origin, '--port', String(port)];
+    const limits = ['--headers-timeout', '300ms', '--request-timeout', '1s', '--max-bodies', '1'];
+    try {
+      const exit = run([...argv, ...limits], {
+        stdout: { write: (t: string) => out.push(t) },
+        stderr: { write: () => undefined },
+        env: { AWS_ENDPOINT_URL_STS: `http://127.0.0.1:${stsPort}` },
+        stop: stop.signal,
+      });
+      await waitFor(() => out.join('').includes('Ctrl-C'));
+      const base = `http://127.0.0.1:${port}`;
+
+      // WHEN one body is in flight and a second arrives, and a client trickles its headers
+      const first = send(base, '/a/_doc', { method: 'POST', body: '{}' });
+      await waitFor(() => upstream.received.length === 1);
+      const second = await send(base, '/b/_doc', { method: 'POST', body: '{}' });
+      release();
+      const socket = await openSocket(base);
+      const started = performance.now();
+      socket.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n`);
+      const trickle = setInterval(() => socket.write('X-Slow: 1\r\n'), 100);
+      const slow = await closedWithin(socket, 3000, started).finally(() => clearInterval(trickle));
+      stop.abort();
+
+      // THEN
+      expect((await first).status).toBe(200);
+      expect(second.status).toBe(503);
+      expect(slow.answer).toMatch(/^HTTP\/1\.1 408/);
+      expect(await exit).toBe(0);
+    } finally {
+      stop.abort();
+      release();
+      process.env = saved;
+    }
   });
 });
 

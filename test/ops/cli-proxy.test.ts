@@ -26,7 +26,7 @@ import {
   splitTarget,
 } from '../../lib/cli/proxy';
 import { startMoto, type MotoServer } from '../../scripts/moto-server';
-import { send, waitFor } from '../helpers/raw-http';
+import { freeClosedPort, send, waitFor } from '../helpers/raw-http';
 
 const REGION = 'eu-west-1';
 const CREDENTIALS: AwsCredentialIdentity = {
@@ -875,17 +875,5 @@ function listenOn(port: number): Promise<void> {
     const server = createNetServer();
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => server.close(() => resolve()));
-  });
-}
-
-/** A port that was free a moment ago and that nothing listens on. */
-function freeClosedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
   });
 }
