@@ -8,7 +8,10 @@
  * provisioner already uses (lib/opensearch/http.ts) and the SDK's credential chain, so it adds no dependency.
  *
  * {@link createSigningProxy} is the core: it starts the server and returns a handle; tests use it in-process with
- * static credentials and a plain-HTTP upstream.
+ * static credentials and a plain-HTTP upstream. Beside it: guard.ts decides which requests a web page made and
+ * are refused, body-budget.ts bounds the request bodies buffered for signing, http-messages.ts holds what crosses
+ * the proxy (headers, targets, redirects), signing.ts the SigV4 and STS pieces `kfek doctor` shares, errors.ts the
+ * typed errors. This file keeps the names other modules import from `lib/cli/proxy`.
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
