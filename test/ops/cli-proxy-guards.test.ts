@@ -227,6 +227,46 @@ describe('buffered request bodies', () => {
     expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 200, 503]);
   });
 
+  test('a client that goes away mid-body gives its bytes and its slot back', async () => {
+    // GIVEN a proxy with room for one body at a time
+    const buffered: number[] = [];
+    const proxy = await startProxy({
+      maxBodyBytes: MIB,
+      maxBufferedBytes: MIB,
+      maxConcurrentBodies: 1,
+      onBufferedBytes: (bytes) => buffered.push(bytes),
+    });
+
+    // WHEN a client announces 1 MiB, sends half and disconnects
+    const socket = await openSocket(proxy.url);
+    socket.write(
+      `POST /_bulk HTTP/1.1\r\nHost: ${new URL(proxy.url).host}\r\nContent-Length: ${MIB}\r\n\r\n`,
+    );
+    socket.write(Buffer.alloc(MIB / 2, 'x'));
+    await waitFor(() => buffered.length > 0);
+    socket.destroy();
+    await waitFor(() => buffered[buffered.length - 1] === 0);
+
+    // THEN the next full-size body is admitted
+    const next = await send(proxy.url, '/_bulk', { method: 'POST', body: Buffer.alloc(MIB, 'x') });
+    expect(next.status).toBe(200);
+    await waitFor(() => buffered.length === 4);
+    expect(buffered).toEqual([MIB, 0, MIB, 0]);
+  });
+
+  test('fails when a chunked body grows past the per-request cap: 413, nothing sent', async () => {
+    const proxy = await startProxy({ maxBodyBytes: 1024 });
+
+    const answer = await send(proxy.url, '/_bulk', {
+      method: 'POST',
+      chunks: [Buffer.alloc(800, 'x'), Buffer.alloc(800, 'x')],
+    });
+
+    expect(answer.status).toBe(413);
+    expect(answer.body.toString()).toContain('larger than 1024 bytes');
+    expect(upstream.received).toEqual([]);
+  });
+
   test('fails to start when the total buffer cannot hold one largest body', async () => {
     await expect(startProxy({ maxBodyBytes: 2 * MIB, maxBufferedBytes: MIB })).rejects.toThrow(
       /maxBufferedBytes \(1048576\) must be at least maxBodyBytes \(2097152\)/,
