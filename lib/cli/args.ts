@@ -56,6 +56,31 @@ export interface ProxyArgs {
   readonly region?: string;
   /** Port on 127.0.0.1. */
   readonly port: number;
+  /**
+   * Most request-body bytes buffered by all requests together (`--max-buffered-mib`).
+   * @default - the proxy's default, 256 MiB
+   */
+  readonly maxBufferedBytes?: number;
+  /**
+   * Most requests with a body in flight at once (`--max-bodies`).
+   * @default - the proxy's default, 8
+   */
+  readonly maxConcurrentBodies?: number;
+  /**
+   * Time a client has to send a request's headers (`--headers-timeout`).
+   * @default - the proxy's default, 20 s
+   */
+  readonly headersTimeoutInMillis?: number;
+  /**
+   * Time a client has to send a whole request (`--request-timeout`).
+   * @default - the proxy's default, 120 s
+   */
+  readonly requestTimeoutInMillis?: number;
+  /**
+   * Time the domain may stay silent before a 504 (`--upstream-timeout`).
+   * @default - the proxy's default, 300 s
+   */
+  readonly upstreamTimeoutInMillis?: number;
 }
 
 export interface DoctorArgs {
@@ -86,7 +111,8 @@ Usage:
               [--ingest-field F] [--sigv4]
   kfek query  --name NAME [--log-group G ...] [--profile NAME] [--since 1h] [--timeout S]
   kfek query  --list
-  kfek proxy  --endpoint DOMAIN-ENDPOINT [--port 9200] [--region R]
+  kfek proxy  --endpoint DOMAIN-ENDPOINT [--port 9200] [--region R] [--max-buffered-mib 256] [--max-bodies 8]
+              [--headers-timeout 20s] [--request-timeout 120s] [--upstream-timeout 300s]
   kfek doctor [--profile sandbox] [--region R] [--skip-synth | --cdk-out DIR] [--synth-timeout 300s] [--json]
 
 Common options:
@@ -104,7 +130,11 @@ groups of the cdk.json profile, default sandbox) or a saved definition by its fu
 a table.
 proxy listens on 127.0.0.1 only and relays every request to the OpenSearch domain signed with SigV4 (your AWS
 credentials, service es), so a browser can open http://127.0.0.1:9200/_dashboards; Ctrl-C stops it. The region
-defaults to --region, AWS_REGION, or the one in the endpoint host name.
+defaults to --region, AWS_REGION, or the one in the endpoint host name. It refuses requests other web pages make
+(foreign Host or Origin, Sec-Fetch-Site cross-site or same-site) with 403; request bodies are buffered to be signed,
+at most 100 MiB each and --max-buffered-mib in total for at most --max-bodies requests at once (more get 503 with
+Retry-After); a client slower than --headers-timeout / --request-timeout gets 408, a silent domain 504 after
+--upstream-timeout.
 doctor checks, before \`cdk deploy\`, that your credentials work (and the backend role OpenSearch will see), the
 region is set, the account is bootstrapped there, the profile synthesizes, the Lambda concurrency quota and the
 OpenSearch instance type fit, and no existing resource holds a name the profile wants; once deployed, that the
@@ -325,10 +355,16 @@ function parseProxy(args: readonly string[], env: Env): ProxyArgs | HelpArgs {
       endpoint: { type: 'string' },
       region: { type: 'string' },
       port: { type: 'string', default: '9200' },
+      'max-buffered-mib': { type: 'string' },
+      'max-bodies': { type: 'string' },
+      'headers-timeout': { type: 'string' },
+      'request-timeout': { type: 'string' },
+      'upstream-timeout': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   if (values.help) return { command: 'help' };
+  const limits = parseProxyLimits(values);
   const endpoint = values.endpoint?.trim();
   if (endpoint === undefined || endpoint === '') {
     throw new UsageError(
@@ -354,6 +390,55 @@ function parseProxy(args: readonly string[], env: Env): ProxyArgs | HelpArgs {
     endpoint,
     ...(region !== undefined && region !== '' ? { region } : {}),
     port,
+    ...limits,
+  };
+}
+
+/** The proxy's optional memory and timeout limits; only those given are set (the proxy owns the defaults). */
+function parseProxyLimits(values: {
+  readonly 'max-buffered-mib'?: string;
+  readonly 'max-bodies'?: string;
+  readonly 'headers-timeout'?: string;
+  readonly 'request-timeout'?: string;
+  readonly 'upstream-timeout'?: string;
+}): Pick<
+  ProxyArgs,
+  | 'maxBufferedBytes'
+  | 'maxConcurrentBodies'
+  | 'headersTimeoutInMillis'
+  | 'requestTimeoutInMillis'
+  | 'upstreamTimeoutInMillis'
+> {
+  const mib = values['max-buffered-mib'];
+  // The total must hold one largest body (100 MiB), or that body could never be signed.
+  if (mib !== undefined && parseCount(mib, '--max-buffered-mib', 0) < 100) {
+    throw new UsageError(
+      `--max-buffered-mib ${JSON.stringify(mib)} must be at least 100 (the largest single body, 100 MiB)`,
+    );
+  }
+  const duration = (name: 'headers-timeout' | 'request-timeout' | 'upstream-timeout'): number | undefined => {
+    const text = values[name];
+    if (text === undefined) return undefined;
+    const millis = parseDuration(text, `--${name}`);
+    if (millis <= 0) throw new UsageError(`--${name} ${JSON.stringify(text)} must be longer than 0`);
+    return millis;
+  };
+  const headers = duration('headers-timeout');
+  const request = duration('request-timeout');
+  if (headers !== undefined && request !== undefined && headers > request) {
+    throw new UsageError(
+      `--headers-timeout (${values['headers-timeout']}) must not be longer than --request-timeout ` +
+        `(${values['request-timeout']}): the headers are part of the request`,
+    );
+  }
+  const upstream = duration('upstream-timeout');
+  const bodies = values['max-bodies'];
+  return {
+    ...(mib !== undefined ? { maxBufferedBytes: Number(mib) * 1024 * 1024 } : {}),
+    ...(bodies !== undefined ? { maxConcurrentBodies: parseCount(bodies, '--max-bodies', 1) } : {}),
+    ...(headers !== undefined ? { headersTimeoutInMillis: headers } : {}),
+    ...(request !== undefined ? { requestTimeoutInMillis: request } : {}),
+    ...(upstream !== undefined ? { upstreamTimeoutInMillis: upstream } : {}),
   };
 }
 

@@ -226,6 +226,17 @@ async function proxy(args: ProxyArgs, io: CliIo): Promise<number> {
     region,
     credentials,
     port: args.port,
+    ...(args.maxBufferedBytes !== undefined ? { maxBufferedBytes: args.maxBufferedBytes } : {}),
+    ...(args.maxConcurrentBodies !== undefined ? { maxConcurrentBodies: args.maxConcurrentBodies } : {}),
+    ...(args.headersTimeoutInMillis !== undefined
+      ? { headersTimeoutMillis: args.headersTimeoutInMillis }
+      : {}),
+    ...(args.requestTimeoutInMillis !== undefined
+      ? { requestTimeoutMillis: args.requestTimeoutInMillis }
+      : {}),
+    ...(args.upstreamTimeoutInMillis !== undefined
+      ? { upstreamTimeoutMillis: args.upstreamTimeoutInMillis }
+      : {}),
     identity: whoAmI,
     log: (line) => io.stderr.write(`${line}\n`),
   });

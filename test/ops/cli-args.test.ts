@@ -214,6 +214,36 @@ describe('parseCliArgs proxy', () => {
     ).toEqual(expect.objectContaining({ region: 'eu-central-1' }));
   });
 
+  test('the memory and timeout limits: MiB, a count and durations', () => {
+    // WHEN
+    const args = parseCliArgs([
+      'proxy',
+      '--endpoint',
+      'http://127.0.0.1:9201',
+      '--max-buffered-mib',
+      '512',
+      '--max-bodies',
+      '4',
+      '--headers-timeout',
+      '5s',
+      '--request-timeout',
+      '2m',
+      '--upstream-timeout',
+      '90',
+    ]);
+
+    // THEN
+    expect(args).toEqual(
+      expect.objectContaining({
+        maxBufferedBytes: 512 * 1024 * 1024,
+        maxConcurrentBodies: 4,
+        headersTimeoutInMillis: 5000,
+        requestTimeoutInMillis: 120_000,
+        upstreamTimeoutInMillis: 90_000,
+      }),
+    );
+  });
+
   test('a plain-http local endpoint needs no region', () => {
     expect(parseCliArgs(['proxy', '--endpoint', 'http://127.0.0.1:9201', '--port', '0'])).toEqual({
       command: 'proxy',
@@ -229,6 +259,13 @@ describe('parseCliArgs proxy', () => {
     [['proxy', '--endpoint', 'h', '--port', 'abc'], /--port "abc" is not a whole number/],
     [['proxy', '--endpoint', 'h', '--port=-1'], /--port "-1" is not a whole number/],
     [['proxy', '--endpoint', 'h', '--port', '70000'], /--port "70000" is not a port \(0-65535\)/],
+    [['proxy', '--endpoint', 'h', '--max-bodies', '0'], /--max-bodies "0" is not a whole number >= 1/],
+    [['proxy', '--endpoint', 'h', '--max-buffered-mib', '99'], /--max-buffered-mib "99" .* at least 100/],
+    [['proxy', '--endpoint', 'h', '--headers-timeout', 'soon'], /--headers-timeout "soon" is not a duration/],
+    [
+      ['proxy', '--endpoint', 'h', '--headers-timeout', '3m', '--request-timeout', '1m'],
+      /--headers-timeout \(3m\) must not be longer than --request-timeout \(1m\)/,
+    ],
     [['proxy', '--endpoint', 'h', '--bogus'], /proxy: Unknown option '--bogus'/],
     [['proxy', '--endpoint', 'h', 'extra'], /proxy: .*positional/i],
   ])('fails when %j', (argv, message) => {

@@ -26,6 +26,7 @@ import {
   splitTarget,
 } from '../../lib/cli/proxy';
 import { startMoto, type MotoServer } from '../../scripts/moto-server';
+import { freeClosedPort, send, waitFor } from '../helpers/raw-http';
 
 const REGION = 'eu-west-1';
 const CREDENTIALS: AwsCredentialIdentity = {
@@ -151,43 +152,6 @@ async function signatureIsValid(
     { signingDate },
   );
   return expected.headers.authorization === auth;
-}
-
-interface Answer {
-  readonly status: number;
-  readonly headers: http.IncomingHttpHeaders;
-  readonly body: Buffer;
-}
-
-/** A raw HTTP/1.1 request (no fetch: it would normalize the target and add headers of its own). */
-function send(
-  base: string,
-  target: string,
-  options: { method?: string; headers?: Record<string, string>; body?: Buffer | string } = {},
-): Promise<Answer> {
-  const url = new URL(base);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: url.hostname,
-        port: url.port,
-        method: options.method ?? 'GET',
-        path: target,
-        headers: options.headers,
-        agent: false,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
-        );
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(options.body);
-  });
 }
 
 let upstream: Upstream;
@@ -912,24 +876,4 @@ function listenOn(port: number): Promise<void> {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => server.close(() => resolve()));
   });
-}
-
-/** A port that was free a moment ago and that nothing listens on. */
-function freeClosedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitFor(condition: () => boolean, timeoutMillis = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMillis;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
