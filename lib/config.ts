@@ -774,7 +774,12 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
       aggregation: readAggregation(r, profiles[selected]),
     },
     openSearch: {
-      engineVersion: r.str('openSearch.engineVersion', /^\d+\.\d+$/, 'an OpenSearch version such as "2.19"'),
+      // 2.7 is the oldest engine that has the `flat_object` type kfek's index template maps `kfek.collisions` to.
+      engineVersion: r.str(
+        'openSearch.engineVersion',
+        /^(2\.([7-9]|\d{2,})|[3-9]\.\d+|[1-9]\d+\.\d+)$/,
+        'an OpenSearch version 2.7 or later such as "2.19" (the index template maps kfek.collisions as flat_object, new in 2.7)',
+      ),
       dataNodeInstanceType: r.str('openSearch.dataNodeInstanceType', INSTANCE_TYPE, INSTANCE_HINT),
       dataNodeCount: r.int('openSearch.dataNodeCount', 1, 80),
       volumeSizeGb: r.int('openSearch.volumeSizeGb', 10, 16_384),

@@ -225,6 +225,21 @@ describe('resolveConfig', () => {
     );
   });
 
+  test.each(['2.5', '1.3', '2.19.1', 'latest'])(
+    'fails when openSearch.engineVersion is %s, not 2.7 or later',
+    (v) => {
+      expect(() => resolveConfig(withProfile({ openSearch: { engineVersion: v } }), 'test')).toThrow(
+        /openSearch\.engineVersion .*an OpenSearch version 2\.7 or later/,
+      );
+    },
+  );
+
+  test.each(['2.7', '2.19', '2.10', '3.1', '10.0'])('accepts openSearch.engineVersion %s', (v) => {
+    expect(
+      resolveConfig(withProfile({ openSearch: { engineVersion: v } }), 'test').openSearch.engineVersion,
+    ).toBe(v);
+  });
+
   test('fails when failedRecords.expireAfterDays is not a whole number of days', () => {
     expect(() => resolveConfig(withProfile({ failedRecords: { expireAfterDays: 0 } }), 'test')).toThrow(
       /failedRecords\.expireAfterDays is 0; expected an integer from 1 to 36500/,
