@@ -264,8 +264,18 @@ describe('the local pipeline, end to end', () => {
     const events = mixedEvents(runId, 30);
     const before = running().eventSource.snapshot();
     faults.clear();
-    // Every third document of this run fails once per entry, up to 60 times, plus whole-call faults.
-    faults.failEntries((data) => data.includes(runId) && data.length % 3 === 0, { times: 60 });
+    // Every entry that carries this run's documents fails on its first attempt (an aggregated record holds many
+    // documents, so a run makes only a few entries: a sample of them could be empty), up to 60 entries, plus
+    // whole-call faults.
+    const failedOnce = new Set<string>();
+    faults.failEntries(
+      (data) => {
+        if (!data.includes(runId) || failedOnce.has(data)) return false;
+        failedOnce.add(data);
+        return true;
+      },
+      { times: 60 },
+    );
     faults.throttleCalls(3);
     faults.failCalls(3, 503);
     // WHEN
