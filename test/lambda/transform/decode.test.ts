@@ -211,12 +211,18 @@ describe('gzip bombs', () => {
       });
       const child = `
         const { gzipSync } = require('node:zlib');
+        const { existsSync, readFileSync } = require('node:fs');
+        // VmHWM is this process image's own peak RSS; getrusage's maxRSS also counts the parent's memory copied
+        // at fork, which is the jest worker's whole heap.
+        const peak = () => existsSync('/proc/self/status')
+          ? Number(/VmHWM:\\s+(\\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))[1]) * 1024
+          : process.resourceUsage().maxRSS * 1024;
         const { transformRecord } = require(${JSON.stringify(entry)});
         const member = gzipSync(Buffer.alloc(1024 * 1024));
         const data = Buffer.concat(Array.from({ length: 200 }, () => member)).toString('base64');
         const before = process.memoryUsage().rss;
         const outcome = transformRecord(data);
-        const peakAfter = process.resourceUsage().maxRSS * 1024;
+        const peakAfter = peak();
         process.stdout.write(JSON.stringify({ reason: outcome.reason, before, peakAfter }));
       `;
       // WHEN
