@@ -14,6 +14,7 @@
  * {@link resolveConfig} is pure (no CDK App, no env), so the local runner of `npm start` can read cdk.json with it
  * and create the same log groups, streams and index names locally.
  */
+import { readFileSync } from 'node:fs';
 import type { App } from 'aws-cdk-lib';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -211,6 +212,17 @@ export class ConfigError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'ConfigError';
+  }
+}
+
+/** cdk.json could not be read or is not JSON. */
+export class CdkJsonReadError extends ConfigError {
+  constructor(
+    readonly cdkJsonPath: string,
+    override readonly cause: unknown,
+  ) {
+    super(`could not read ${cdkJsonPath}: ${String(cause)}`);
+    this.name = 'CdkJsonReadError';
   }
 }
 
@@ -856,6 +868,22 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
   }
   if (r.problems.length > 0) throw new ConfigValidationError(selected, r.problems);
   return { profile: selected, ...body };
+}
+
+/**
+ * The configuration of a profile as `cdk deploy` would resolve it, read straight from a cdk.json: the reader for
+ * code that runs outside a CDK app (the local runner, the CLI).
+ * @throws CdkJsonReadError when the file cannot be read or parsed; the errors of {@link resolveConfig} otherwise
+ */
+export function configFromCdkJson(cdkJsonPath: string, profile?: string): PipelineConfig {
+  let context: Record<string, unknown>;
+  try {
+    const cdkJson = JSON.parse(readFileSync(cdkJsonPath, 'utf8')) as { context?: Record<string, unknown> };
+    context = cdkJson.context ?? {};
+  } catch (error) {
+    throw new CdkJsonReadError(cdkJsonPath, error);
+  }
+  return resolveConfig(context, profile);
 }
 
 /**

@@ -1,12 +1,11 @@
 /**
  * The cdk.json profile as the CLI sees it: the log groups a profile subscribes, so a built-in saved query runs
  * on the same groups the Monitoring stack saves it with (`kfek query --name errors-by-15m` needs no
- * `--log-group`). Reads cdk.json with the CDK app's own pure `resolveConfig` (lib/config.ts imports only CDK
+ * `--log-group`). Reads cdk.json with the CDK app's own `configFromCdkJson` (lib/config.ts imports only CDK
  * types), so the CLI and `cdk deploy` can never disagree on a profile.
  */
-import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { ConfigError, UnknownProfileError, resolveConfig } from '../config';
+import { CdkJsonReadError, ConfigError, UnknownProfileError, configFromCdkJson } from '../config';
 import { CliError, UsageError } from './errors';
 
 /** The project's cdk.json (the CLI runs from the project: `npx kfek`). */
@@ -18,18 +17,12 @@ export const PROJECT_CDK_JSON = path.resolve(__dirname, '..', '..', 'cdk.json');
  * @throws UsageError for an unknown profile; CliError when cdk.json cannot be read or the profile is invalid
  */
 export function profileLogGroupNames(profile?: string, cdkJsonPath: string = PROJECT_CDK_JSON): string[] {
-  let context: Record<string, unknown>;
   try {
-    const cdkJson = JSON.parse(readFileSync(cdkJsonPath, 'utf8')) as { context?: Record<string, unknown> };
-    context = cdkJson.context ?? {};
+    return configFromCdkJson(cdkJsonPath, profile).sources.logGroups.map((group) => group.name);
   } catch (error) {
-    throw new CliError(`could not read ${cdkJsonPath}: ${String(error)}; pass --log-group instead`, {
-      cause: error,
-    });
-  }
-  try {
-    return resolveConfig(context, profile).sources.logGroups.map((group) => group.name);
-  } catch (error) {
+    if (error instanceof CdkJsonReadError) {
+      throw new CliError(`${error.message}; pass --log-group instead`, { cause: error.cause });
+    }
     if (error instanceof UnknownProfileError) {
       throw new UsageError(
         `unknown config profile ${JSON.stringify(error.profile)}: cdk.json defines ` +

@@ -1,6 +1,11 @@
-import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { indexNameFor, indexPatternFor, type PipelineConfig, resolveConfig } from '../../lib/config';
+import {
+  CdkJsonReadError,
+  configFromCdkJson,
+  indexNameFor,
+  indexPatternFor,
+  type PipelineConfig,
+} from '../../lib/config';
 import { type OpenSearchSpec, resolveOpenSearchSpec } from '../../lib/opensearch/spec';
 import { LocalRunError } from './errors';
 import { type LocalPipelineSpec, MOTO_ACCOUNT_ID } from './spec';
@@ -13,14 +18,12 @@ export const REPO_ROOT = path.resolve(__dirname, '..', '..');
  * log groups, streams, batch size, index naming and template that `cdk deploy` would deploy.
  */
 export function loadConfig(profile?: string, cdkJsonPath = path.join(REPO_ROOT, 'cdk.json')): PipelineConfig {
-  let context: Record<string, unknown>;
   try {
-    const cdkJson = JSON.parse(readFileSync(cdkJsonPath, 'utf8')) as { context?: Record<string, unknown> };
-    context = cdkJson.context ?? {};
+    return configFromCdkJson(cdkJsonPath, profile);
   } catch (error) {
-    throw new LocalRunError(`could not read ${cdkJsonPath}: ${String(error)}`, { cause: error });
+    if (error instanceof CdkJsonReadError) throw new LocalRunError(error.message, { cause: error.cause });
+    throw error;
   }
-  return resolveConfig(context, profile);
 }
 
 export interface LocalSpecOptions {

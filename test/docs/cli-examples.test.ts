@@ -12,9 +12,8 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { resolveConfig } from '../../lib/config';
 import { createHttpClient, provisionOpenSearch } from '../../lib/opensearch';
-import { localSpecFromConfig, openSearchSpecFromConfig } from '../../scripts/local/config-spec';
+import { loadConfig, localSpecFromConfig, openSearchSpecFromConfig } from '../../scripts/local/config-spec';
 import { LocalPipeline } from '../../scripts/local/pipeline';
 import { localSearchHttp } from '../../scripts/local/search-http';
 import { startMoto, type MotoServer } from '../../scripts/moto-server';
@@ -45,10 +44,7 @@ const EXAMPLES: readonly CliExample[] = DOCS.flatMap((file) =>
 );
 /** The made-up domain endpoint of the docs' examples; it stands for the local OpenSearch node. */
 const EXAMPLE_DOMAIN = 'https://search-kfek-sandbox-xxxx.eu-west-1.es.amazonaws.com';
-const CONFIG = resolveConfig(
-  (JSON.parse(readFileSync(join(REPO, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context,
-  'sandbox',
-);
+const CONFIG = loadConfig('sandbox');
 const SPEC = localSpecFromConfig(CONFIG);
 const LOG_GROUP = CONFIG.sources.logGroups[0].name;
 

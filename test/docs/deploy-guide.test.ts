@@ -28,8 +28,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { ListShardsCommand } from '@aws-sdk/client-kinesis';
-import { resolveConfig } from '../../lib/config';
 import { localAwsClients } from '../../scripts/local/aws-clients';
+import { loadConfig } from '../../scripts/local/config-spec';
 import { ShardReader } from '../../scripts/local/shard-reader';
 import { startMoto, type MotoServer } from '../../scripts/moto-server';
 import {
@@ -58,10 +58,7 @@ const SNIPPETS = fencedBlocks(GUIDE.text, GUIDE.firstLine, 'README.md');
 /** moto's account id for any credentials. */
 const ACCOUNT = '123456789012';
 const REGION = 'eu-west-1';
-const SANDBOX = resolveConfig(
-  (JSON.parse(readFileSync(join(REPO, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }).context,
-  'sandbox',
-);
+const SANDBOX = loadConfig('sandbox');
 const LOG_GROUP = SANDBOX.sources.logGroups[0].name;
 const DOMAIN = `${SANDBOX.name}-${SANDBOX.profile}`;
 /** The identity policy the guide attaches (placeholders `<region>`, `<account>`, `<profile>`). */

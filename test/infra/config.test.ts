@@ -2,10 +2,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import {
+  CdkJsonReadError,
   ConfigValidationError,
   DEFAULTS,
   UnknownProfileError,
   configFromApp,
+  configFromCdkJson,
   indexNameFor,
   indexPatternFor,
   resolveConfig,
@@ -349,6 +351,19 @@ describe('the account-level subscription policy across profiles (one per account
     // WHEN / THEN
     expect(resolveConfig(context, 'b').sources.accountPolicy.enabled).toBe(false);
     expect(resolveConfig(context, 'a').sources.accountPolicy.enabled).toBe(true);
+  });
+});
+
+describe('configFromCdkJson', () => {
+  test('resolves a profile of the shipped cdk.json as the app does', () => {
+    const cdkJson = path.join(__dirname, '..', '..', 'cdk.json');
+    expect(configFromCdkJson(cdkJson, 'production')).toEqual(resolveConfig(CDK_JSON_CONTEXT, 'production'));
+  });
+
+  test('fails when cdk.json cannot be read, naming the file', () => {
+    const missing = path.join(__dirname, 'no-such-cdk.json');
+    expect(() => configFromCdkJson(missing)).toThrow(CdkJsonReadError);
+    expect(() => configFromCdkJson(missing)).toThrow(/could not read .*no-such-cdk\.json: Error: ENOENT/);
   });
 });
 
