@@ -72,7 +72,11 @@ export function publishCounters(metrics: Metrics, counters: TransformCounters): 
     metrics.addMetric(name, MetricUnit.Count, counters[name]);
   }
   if (counters.RecordsOut > 0) {
-    metrics.addMetric(DOCUMENTS_PER_RECORD_METRIC, MetricUnit.NoUnit, counters.EventsOut / counters.RecordsOut);
+    metrics.addMetric(
+      DOCUMENTS_PER_RECORD_METRIC,
+      MetricUnit.NoUnit,
+      counters.EventsOut / counters.RecordsOut,
+    );
   }
   metrics.publishStoredMetrics();
 }

@@ -28,7 +28,11 @@ export class LogsDeliveryRole extends Construct {
     // CreateDestination guide uses the same account-and-region wildcard. It is still confused-deputy safe: only
     // CloudWatch Logs acting for this account in this region can assume the role.
     // https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/SubscriptionFilters.html#DestinationKinesisExample
-    const logsOfThisAccount = stack.formatArn({ service: 'logs', resource: '*', arnFormat: ArnFormat.NO_RESOURCE_NAME });
+    const logsOfThisAccount = stack.formatArn({
+      service: 'logs',
+      resource: '*',
+      arnFormat: ArnFormat.NO_RESOURCE_NAME,
+    });
     const role = new iam.Role(this, 'Role', {
       description: 'CloudWatch Logs writes subscribed log events to the kfek raw stream',
       assumedBy: new iam.ServicePrincipal('logs.amazonaws.com', {

@@ -337,7 +337,8 @@ function jsonObjectSource(raw: Uint8Array): string | undefined {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(raw).toString('utf8'));
     // Re-serializing keeps the source on one line, as the NDJSON bulk body requires.
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return JSON.stringify(parsed);
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
+      return JSON.stringify(parsed);
   } catch {
     // Not JSON: OpenSearch would reject it; the caller keeps it as a failed document.
   }

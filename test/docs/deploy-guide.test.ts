@@ -14,14 +14,7 @@
  * What the stacks would create and later steps rely on (the sandbox log group subscribed to the raw stream, the
  * IAM user moto reports as the caller) is created in moto before the session: that is the GIVEN.
  */
-import {
-  mkdtempSync,
-  readFileSync,
-  copyFileSync,
-  mkdirSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdtempSync, readFileSync, copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';

@@ -96,7 +96,9 @@ describe('every profile, together, in one account and region', () => {
   test('the account-level subscription policy is one per account and region, whatever its name', () => {
     // GIVEN: two profiles that would both enable it (synthesized one at a time, past the config check, which
     // refuses this combination in one cdk.json: see config.test.ts).
-    const a = synthAll({ sandbox: variant({ sandbox: { sources: { accountPolicy: { enabled: true } } } }).sandbox });
+    const a = synthAll({
+      sandbox: variant({ sandbox: { sources: { accountPolicy: { enabled: true } } } }).sandbox,
+    });
     const b = synthAll({
       production: variant({ production: { sources: { accountPolicy: { enabled: true } } } }).production,
     });
@@ -104,7 +106,9 @@ describe('every profile, together, in one account and region', () => {
     const claims = [...a, ...b].flatMap(([profile, assembly]) => nameClaims(assembly, profile));
     // THEN
     expect(clashes(claims)).toEqual([
-      expect.stringMatching(/^account-region account-level subscription filter policy .*sandbox .* and production /),
+      expect.stringMatching(
+        /^account-region account-level subscription filter policy .*sandbox .* and production /,
+      ),
     ]);
   });
 });

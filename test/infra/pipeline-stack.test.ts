@@ -167,10 +167,7 @@ describe('PipelineStack, transport lambda (sandbox)', () => {
                 'aws:SourceArn': {
                   'Fn::Join': [
                     '',
-                    Match.arrayWith([
-                      Match.stringLikeRegexp(':logs:'),
-                      Match.stringLikeRegexp('^:\\*$'),
-                    ]),
+                    Match.arrayWith([Match.stringLikeRegexp(':logs:'), Match.stringLikeRegexp('^:\\*$')]),
                   ],
                 },
               },
