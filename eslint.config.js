@@ -1,12 +1,64 @@
 // @ts-check
 const js = require('@eslint/js');
 const tseslint = require('typescript-eslint');
-const jest = require('eslint-plugin-jest');
+const jestPlugin = require('eslint-plugin-jest');
 const importPlugin = require('eslint-plugin-import');
 const prettier = require('eslint-config-prettier');
 
+/**
+ * Borders between the runtimes (see each folder's README): code that is bundled into a Lambda or loaded by several
+ * runtimes must never pull in the CDK app, the CLI or aws-cdk-lib; the CDK app never imports Lambda code or the
+ * CLI; the CLI never imports the CDK app. test/lint/borders.test.ts proves each rule fires.
+ */
+const CDK_PACKAGES = ['aws-cdk-lib', 'aws-cdk-lib/*', 'constructs', 'cdk-nag', 'cdk-monitoring-constructs'];
+const runtimeBorders = {
+  'import/no-restricted-paths': [
+    'error',
+    {
+      zones: [
+        {
+          target: ['./lambda', './core'],
+          from: ['./lib', './cli', './bin', './scripts', './bench'],
+          message: 'Lambda and CDK-free code must not import the CDK app, the CLI or the local runner.',
+        },
+        {
+          target: './core',
+          from: './lambda',
+          message: 'CDK-free shared code must not import Lambda handlers.',
+        },
+        {
+          target: './lib',
+          from: ['./lambda', './cli', './scripts', './bench'],
+          message: 'The CDK app must not import Lambda code or the CLI: move the shared part to core/.',
+        },
+        {
+          target: './cli',
+          from: ['./lib', './lambda', './scripts', './bench'],
+          message: 'The CLI must not import the CDK app or Lambda code: move the shared part to core/.',
+        },
+      ],
+    },
+  ],
+};
+const noCdkImports = {
+  'no-restricted-imports': [
+    'error',
+    {
+      patterns: [
+        {
+          group: CDK_PACKAGES,
+          message:
+            'Lambda, CLI and CDK-free code never load CDK: it would be bundled into a Lambda or slow the CLI.',
+        },
+      ],
+    },
+  ],
+};
+
 module.exports = tseslint.config(
-  { ignores: ['node_modules/**', 'cdk.out/**', '.kfek/**', '.venv/**', 'coverage/**', '**/*.js', '**/*.d.ts'] },
+  {
+    ignores: ['node_modules/**', 'cdk.out/**', '.kfek/**', '.venv/**', 'coverage/**', '**/*.js', '**/*.d.ts'],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -14,6 +66,8 @@ module.exports = tseslint.config(
       parserOptions: { projectService: true, tsconfigRootDir: __dirname },
     },
     plugins: { import: importPlugin },
+    // The import plugin resolves relative TypeScript imports itself (for no-restricted-paths below).
+    settings: { 'import/resolver': { node: { extensions: ['.ts', '.js', '.json'] } } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/return-await': ['error', 'in-try-catch'],
@@ -29,11 +83,13 @@ module.exports = tseslint.config(
       ],
     },
   },
+  { files: ['lambda/**/*.ts', 'core/**/*.ts', 'cli/**/*.ts'], rules: { ...runtimeBorders, ...noCdkImports } },
+  { files: ['lib/**/*.ts', 'bin/**/*.ts'], rules: runtimeBorders },
   {
     files: ['test/**/*.ts'],
-    ...jest.configs['flat/recommended'],
+    ...jestPlugin.configs['flat/recommended'],
     rules: {
-      ...jest.configs['flat/recommended'].rules,
+      ...jestPlugin.configs['flat/recommended'].rules,
       'jest/no-focused-tests': 'error',
       '@typescript-eslint/unbound-method': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',

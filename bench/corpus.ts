@@ -4,7 +4,7 @@
  * formats, Node/Python runtime prefixes, Log4J, plain text, multi-line stack traces).
  */
 
-import { seededRandom } from '../lib/cli/generate';
+import { seededRandom } from '../core/log-generator';
 
 export interface CorpusEvent {
   readonly id: string;

@@ -11,7 +11,7 @@
  * - `pipeline fingerprint`: the `fingerprint` processor hashes log group, stream and event id on the node. Kept
  *   here because its last column shows why kfek does not use it: it computes wrong hashes under concurrent bulk
  *   requests (opensearch-project/OpenSearch#23027), so some re-sent events get a new id.
- * - `pipeline painless`: the shipped pipeline (lib/opensearch/ingest-pipeline.ts), the same hash in a Painless
+ * - `pipeline painless`: the shipped pipeline (core/opensearch/ingest-pipeline.ts), the same hash in a Painless
  *   script.
  *
  * The rounds interleave the variants (rotating their order) so drift on a shared machine hits all of them, and the
@@ -21,10 +21,10 @@
  */
 import { gzipSync } from 'node:zlib';
 import { transformRecord } from '../lambda/transform/transform';
-import { createHttpClient, type OpenSearchHttpClient } from '../lib/opensearch/http';
-import { buildIndexTemplate } from '../lib/opensearch/index-template';
-import { buildIngestPipeline, documentIdFor } from '../lib/opensearch/ingest-pipeline';
-import { resolveOpenSearchSpec } from '../lib/opensearch/spec';
+import { createHttpClient, type OpenSearchHttpClient } from '../core/opensearch/http';
+import { buildIndexTemplate } from '../core/opensearch/index-template';
+import { buildIngestPipeline, documentIdFor } from '../core/opensearch/ingest-pipeline';
+import { resolveOpenSearchSpec } from '../core/opensearch/spec';
 import { startOpenSearch } from '../scripts/opensearch-node';
 import { CorpusGenerator } from './corpus';
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `kfek` command (package.json "bin"). The CLI is TypeScript in lib/cli; ts-node compiles it on the fly in
+// The `kfek` command (package.json "bin"). The CLI is TypeScript in cli/; ts-node compiles it on the fly in
 // transpile-only mode (no type checking: `npm run typecheck` does that), so `npx kfek ...` works right after
 // `npm ci` with no build step.
 'use strict';
@@ -21,7 +21,7 @@ require('ts-node').register({
   compilerOptions: { module: 'commonjs' },
 });
 
-require('../lib/cli/main')
+require('../cli/main')
   .run(process.argv.slice(2))
   .then((code) => {
     process.exitCode = code;

@@ -1,5 +1,5 @@
 import { RemovalPolicy, type App, type Environment } from 'aws-cdk-lib';
-import type { PipelineConfig } from './config';
+import type { PipelineConfig } from '../core/config';
 import { MonitoringStack } from './stacks/monitoring-stack';
 import { PipelineStack } from './stacks/pipeline-stack';
 import { SearchStack } from './stacks/search-stack';

@@ -1,6 +1,6 @@
 /**
  * `npm run cost-table`: prints the volume table of README.md ("What kfek costs at volume") from the formulas
- * below, so the table's arithmetic is code that a test checks (test/ops/cost-table.test.ts) and the README cannot
+ * below, so the table's arithmetic is code that a test checks (test/scripts/cost-table.test.ts) and the README cannot
  * drift from it. Every number that is an assumption rather than a price or an AWS limit is named in ASSUMPTIONS
  * and printed under the table.
  */

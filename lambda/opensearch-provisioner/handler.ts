@@ -8,15 +8,15 @@
  */
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
-import { OpenSearchSpecError } from '../../lib/opensearch/errors';
-import { createHttpClient, type HttpAuth, type OpenSearchHttpClient } from '../../lib/opensearch/http';
+import { OpenSearchSpecError } from '../../core/opensearch/errors';
+import { createHttpClient, type HttpAuth, type OpenSearchHttpClient } from '../../core/opensearch/http';
 import {
   provisionOpenSearch,
   type AccessDeniedRetryOptions,
   type ProvisionOptions,
   type ProvisionReport,
-} from '../../lib/opensearch/provision';
-import { resolveOpenSearchSpec, type OpenSearchSpecInput } from '../../lib/opensearch/spec';
+} from '../../core/opensearch/provision';
+import { resolveOpenSearchSpec, type OpenSearchSpecInput } from '../../core/opensearch/spec';
 
 /** The custom resource's properties (CloudFormation passes every value as a string). */
 export interface ProvisionerProperties {

@@ -3,35 +3,8 @@
  * format (EMF) to stdout, and CloudWatch Logs extracts them; no PutMetricData call on the hot path.
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { DOCUMENTS_PER_RECORD_METRIC, MetricName } from '../../core/contracts/metrics';
 import type { CommonEnv } from './env';
-
-/** Metric names: a public contract (alarms and dashboards use them). */
-export const MetricName = {
-  /** Source records received (Kinesis records or Pipes records). */
-  RecordsIn: 'RecordsIn',
-  /** Documents produced (written to the events stream, or returned to Pipes). */
-  EventsOut: 'EventsOut',
-  /**
-   * Events-stream records written (Kinesis handler). With aggregation one record holds many documents:
-   * `EventsOut / RecordsOut` is the documents per record, which sets the Kinesis and Firehose bill.
-   */
-  RecordsOut: 'RecordsOut',
-  /** CONTROL_MESSAGE envelopes (CloudWatch Logs' reachability checks), which produce no document. */
-  ControlMessages: 'ControlMessages',
-  /** Records that could not be decoded (stored in S3, or returned as an error document). */
-  PoisonRecords: 'PoisonRecords',
-  /** Poison records stored in the dead-letter bucket. */
-  DeadLetteredRecords: 'DeadLetteredRecords',
-  /** Documents whose message was cut to fit one Kinesis record. */
-  TruncatedDocuments: 'TruncatedDocuments',
-  /** PutRecords entries sent again after a failure. */
-  RetriedEntries: 'RetriedEntries',
-  /** Throttling answers from Kinesis (per entry or per call). */
-  Throttles: 'Throttles',
-  /** Invocations that ended with a partial batch response (Lambda retries from the reported record). */
-  PartialBatchResponses: 'PartialBatchResponses',
-} as const;
-export type MetricName = (typeof MetricName)[keyof typeof MetricName];
 
 /** What one invocation counted. */
 export type TransformCounters = Record<MetricName, number>;
@@ -55,13 +28,6 @@ export function emptyCounters(): TransformCounters {
 export function createMetrics(env: CommonEnv): Metrics {
   return new Metrics({ namespace: env.metricsNamespace, serviceName: env.serviceName });
 }
-
-/**
- * Documents per events-stream record in one invocation; published only when records were written, so an idle
- * or failed invocation does not pull the average towards zero. The dashboard plots the exact ratio of sums
- * (`EventsOut / RecordsOut`); this one also shows the spread (min, max, percentiles) between invocations.
- */
-export const DOCUMENTS_PER_RECORD_METRIC = 'DocumentsPerRecord';
 
 /**
  * Adds every counter (zeros included, so dashboards show a flat line rather than a gap), the documents per

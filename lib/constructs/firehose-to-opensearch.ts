@@ -6,7 +6,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import type { IndexRotation } from '../config';
+import type { IndexRotation } from '../../core/config';
 import { grantBucketKeyWrite } from './bucket-key';
 import { justifyWildcardResources } from '../nag';
 
@@ -208,7 +208,7 @@ export class FirehoseToOpenSearch extends Construct {
         indexRotationPeriod: p.indexRotation,
         // No Firehose id in the bulk request: its ids are per Kinesis record, so they cannot collapse an event the
         // transform wrote twice. The index template's default pipeline sets `_id` from log group, stream and event
-        // id instead (lib/opensearch/ingest-pipeline.ts). AWS documents NO_DOCUMENT_ID as the lighter setting for
+        // id instead (core/opensearch/ingest-pipeline.ts). AWS documents NO_DOCUMENT_ID as the lighter setting for
         // log ingestion: https://docs.aws.amazon.com/firehose/latest/APIReference/API_DocumentIdOptions.html
         documentIdOptions: { defaultDocumentIdFormat: 'NO_DOCUMENT_ID' },
         roleArn: this.role.roleArn,

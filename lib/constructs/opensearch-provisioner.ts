@@ -10,17 +10,17 @@ import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { LOCAL_ESBUILD_BUNDLING, PROJECT_ROOT } from './bundling';
 import { flattenCfnReference } from '../nag';
-import { buildSavedObjects } from '../opensearch/dashboards';
-import { buildIndexTemplate } from '../opensearch/index-template';
-import { buildIsmPolicy } from '../opensearch/ism-policy';
-import { buildSecurityRoles } from '../opensearch/security';
+import { buildSavedObjects } from '../../core/opensearch/dashboards';
+import { buildIndexTemplate } from '../../core/opensearch/index-template';
+import { buildIsmPolicy } from '../../core/opensearch/ism-policy';
+import { buildSecurityRoles } from '../../core/opensearch/security';
 import {
   contentHash,
   resolveOpenSearchSpec,
   type IndexTemplateSettings,
   type OpenSearchSpecInput,
   type RetentionSettings,
-} from '../opensearch/spec';
+} from '../../core/opensearch/spec';
 
 function buildPayloads(input: OpenSearchSpecInput): unknown {
   const spec = resolveOpenSearchSpec({

@@ -16,8 +16,12 @@ import {
   SnsAlarmActionStrategy,
 } from 'cdk-monitoring-constructs';
 import { Construct } from 'constructs';
-import { MetricName } from '../../lambda/transform/metrics';
-import { SAVED_QUERIES, SAVED_QUERY_FOLDER, savedQueryDefinitionName } from './monitoring-queries';
+import { MetricName } from '../../core/contracts/metrics';
+import {
+  SAVED_QUERIES,
+  SAVED_QUERY_FOLDER,
+  savedQueryDefinitionName,
+} from '../../core/contracts/saved-queries';
 
 /**
  * When each alarm fires. Every field is optional; {@link DEFAULT_ALARM_THRESHOLDS} holds the defaults, and
@@ -105,7 +109,7 @@ export const DEFAULT_ALARM_THRESHOLDS = {
 export const DEFAULT_MIN_FREE_STORAGE_SPACE_IN_MIB = 20_480;
 
 /**
- * Metric names the transform publishes in embedded metric format (EMF); see lambda/transform/metrics.ts.
+ * Metric names the transform publishes in embedded metric format (EMF); owned by core/contracts/metrics.ts.
  * Powertools Metrics adds one dimension, `service`, set from `serviceName`.
  */
 export const TRANSFORM_METRIC_NAMES = MetricName;

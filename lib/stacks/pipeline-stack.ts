@@ -9,7 +9,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as iamPolicy from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
-import type { DeliveryConfig, OpenSearchConfig, TransformConfig, Transport } from '../config';
+import type { DeliveryConfig, OpenSearchConfig, TransformConfig, Transport } from '../../core/config';
 import { grantBucketKeyWrite } from '../constructs/bucket-key';
 import { FirehoseToOpenSearch } from '../constructs/firehose-to-opensearch';
 import { LogsDeliveryRole } from '../constructs/logs-delivery-role';

@@ -7,7 +7,7 @@ import type * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { FailedRecordsConfig, OpenSearchConfig, StreamConfig } from '../config';
+import type { FailedRecordsConfig, OpenSearchConfig, StreamConfig } from '../../core/config';
 import { SearchDomain } from '../constructs/search-domain';
 
 export interface SearchStackProps extends StackProps {

@@ -3,7 +3,7 @@ import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kinesis from 'aws-cdk-lib/aws-kinesis';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import type { SourcesConfig } from '../config';
+import type { SourcesConfig } from '../../core/config';
 import { AccountSubscriptionPolicy } from '../constructs/account-subscription-policy';
 import { LogSubscription } from '../constructs/log-subscription';
 

@@ -5,8 +5,8 @@ import {
   indexNameFor,
   indexPatternFor,
   type PipelineConfig,
-} from '../../lib/config';
-import { type OpenSearchSpec, resolveOpenSearchSpec } from '../../lib/opensearch/spec';
+} from '../../core/config';
+import { type OpenSearchSpec, resolveOpenSearchSpec } from '../../core/opensearch/spec';
 import { LocalRunError } from './errors';
 import { type LocalPipelineSpec, MOTO_ACCOUNT_ID } from './spec';
 

@@ -105,7 +105,7 @@ export const FAILED_DOCUMENTS_PREFIX = 'AmazonOpenSearchService-failed';
  * not a valid aggregate, a wrong MD5 included, is one document as it is), buffers, bulk-indexes with Firehose's
  * index naming (arrival time, rotation from config) and no document id in the bulk action (kfek's
  * `DocumentIdOptions` is NO_DOCUMENT_ID: the index template's default pipeline sets `_id` from the CloudWatch event,
- * see lib/opensearch/ingest-pipeline.ts), retries retryable item
+ * see core/opensearch/ingest-pipeline.ts), retries retryable item
  * failures (429, 5xx) with backoff for the retry duration, and writes documents rejected for good to
  * `<failedDocumentsDir>/AmazonOpenSearchService-failed/YYYY/MM/DD/HH/` in Firehose's failed-document shape.
  *

@@ -5,9 +5,9 @@
  * 2. Starts moto (CloudWatch Logs, Kinesis, S3) and a real OpenSearch node on 127.0.0.1, free ports.
  * 3. Creates the log groups, subscription filters, streams and dead-letter bucket from the CDK app's own config
  *    (`resolveConfig` over cdk.json, profile `sandbox` unless `--profile`), provisions OpenSearch with the shipped
- *    lib/opensearch code, and runs the transform handler under a local event-source loop and a local stand-in for
+ *    core/opensearch code, and runs the transform handler under a local event-source loop and a local stand-in for
  *    Firehose (scripts/local/pipeline.ts).
- * 4. Writes generated log events (lib/cli/generate.ts) with a progress bar, waits until every event is indexed or
+ * 4. Writes generated log events (core/log-generator.ts) with a progress bar, waits until every event is indexed or
  *    accounted for, and prints a summary. Ctrl-C stops everything it started; `--keep` leaves OpenSearch up.
  *
  * See docs/local.md.
@@ -15,9 +15,9 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { createHttpClient, provisionOpenSearch } from '../../lib/opensearch';
-import { generateEvents, newRunId } from '../../lib/cli/generate';
-import { ProgressBar } from '../../lib/cli/progress';
+import { createHttpClient, provisionOpenSearch } from '../../core/opensearch';
+import { generateEvents, newRunId } from '../../core/log-generator';
+import { ProgressBar } from '../../cli/progress';
 import { startOpenSearch, type RunningOpenSearch } from '../opensearch-node';
 import { startMoto, type MotoServer } from '../moto-server';
 import { loadConfig, localSpecFromConfig, openSearchSpecFromConfig, REPO_ROOT } from './config-spec';
@@ -276,7 +276,7 @@ async function run(
   );
 
   step(
-    'provisioning OpenSearch with lib/opensearch (index template, retention policy where the plugin exists)',
+    'provisioning OpenSearch with core/opensearch (index template, retention policy where the plugin exists)',
   );
   await provisionOpenSearch(createHttpClient({ baseUrl: searchUrl }), openSearchSpecFromConfig(config), {
     log: (line) => console.log(`    ${line}`),

@@ -1,4 +1,4 @@
-import { createHttpClient, type HttpMethod, type OpenSearchHttpClient } from '../../lib/opensearch/http';
+import { createHttpClient, type HttpMethod, type OpenSearchHttpClient } from '../../core/opensearch/http';
 import { SearchRequestError } from './errors';
 
 /** One item of a `_bulk` answer (only the fields the delivery loop reads). */
@@ -12,7 +12,7 @@ export interface BulkItemResult {
 }
 
 /**
- * The calls the local runner makes to its OpenSearch node, over the shipped HTTP port of lib/opensearch
+ * The calls the local runner makes to its OpenSearch node, over the shipped HTTP port of core/opensearch
  * (plain HTTP on 127.0.0.1: the integ-test distribution has no security plugin). It adds what the runner needs
  * on top: errors for non-2xx answers, and `_bulk` item parsing.
  */

@@ -1,6 +1,6 @@
 /**
  * What the local runner needs to know about the pipeline, derived from the same typed config the CDK app
- * synthesizes (lib/config.ts `resolveConfig` over cdk.json's context) by {@link localSpecFromConfig}.
+ * synthesizes (core/config.ts `resolveConfig` over cdk.json's context) by {@link localSpecFromConfig}.
  */
 export interface LocalPipelineSpec {
   /** Region in the ARNs moto builds; any region works locally. */

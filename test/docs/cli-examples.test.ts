@@ -12,7 +12,7 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createHttpClient, provisionOpenSearch } from '../../lib/opensearch';
+import { createHttpClient, provisionOpenSearch } from '../../core/opensearch';
 import { loadConfig, localSpecFromConfig, openSearchSpecFromConfig } from '../../scripts/local/config-spec';
 import { LocalPipeline } from '../../scripts/local/pipeline';
 import { localSearchHttp } from '../../scripts/local/search-http';

@@ -8,7 +8,7 @@
  *   `AWS_SHARED_CREDENTIALS_FILE` point into an empty temp dir (removed afterwards);
  * - `npx cdk ...` replaced by a shim that records its argv: cdk bootstrap/deploy cannot run against moto, so
  *   what is asserted is the exact command line the reader's shell hands to the CDK CLI (synth runs for real
- *   in scripts/check-templates.sh and test/infra);
+ *   in scripts/check-templates.sh and test/lib);
  * - `npx kfek ...` running the project's CLI for real.
  *
  * What the stacks would create and later steps rely on (the sandbox log group subscribed to the raw stream, the
@@ -256,7 +256,7 @@ describe('the deploy guide (README.md "Deploy to AWS")', () => {
   test('deploys all four stacks of the sandbox profile after the preflight', () => {
     // GIVEN the preflight block, not run here
     const doctor = SNIPPETS.find((s) => s.code.trim() === 'npx kfek doctor --profile sandbox');
-    expect(doctor?.marker).toEqual({ kind: 'skip', reason: 'covered by test/ops doctor tests' });
+    expect(doctor?.marker).toEqual({ kind: 'skip', reason: 'covered by test/cli/doctor tests' });
     expect(doctor!.line).toBeLessThan(block('deploy').line);
     // THEN
     sessionBlock('deploy');
@@ -413,7 +413,7 @@ describe('the deploy guide (README.md "Deploy to AWS")', () => {
 
     beforeAll(async () => {
       // A stand-in for the domain: records what the proxy sends (the proxy against the real node is tested in
-      // test/ops/cli-proxy-node.integ.test.ts).
+      // test/cli/proxy/proxy-node.integ.test.ts).
       upstream = createServer((request, response) => {
         seen.push(request.headers);
         response.writeHead(200, { 'content-type': 'application/json' });

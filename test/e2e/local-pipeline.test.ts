@@ -2,9 +2,9 @@
  * End-to-end: the whole pipeline on one machine, with real components only.
  *
  * moto (CloudWatch Logs, Kinesis, S3) and a real OpenSearch node are started here and stopped in afterAll, even
- * when a test fails. The resources come from lib/config.ts (`resolveConfig`, an `e2e` profile over the defaults),
+ * when a test fails. The resources come from core/config.ts (`resolveConfig`, an `e2e` profile over the defaults),
  * the transform is lambda/transform/handler.ts called by the local event-source loop exactly as Lambda calls it,
- * and the local Firehose stand-in indexes into OpenSearch provisioned by lib/opensearch. The transform's
+ * and the local Firehose stand-in indexes into OpenSearch provisioned by core/opensearch. The transform's
  * PutRecords go through the fault-injecting proxy (test/helpers/fault-proxy.ts), which passes everything through
  * until a test arms a fault. Nothing is mocked.
  *
@@ -17,8 +17,8 @@ import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { PutRecordCommand } from '@aws-sdk/client-kinesis';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import { resolveConfig } from '../../lib/config';
-import { createHttpClient, documentIdFor, provisionOpenSearch } from '../../lib/opensearch';
+import { resolveConfig } from '../../core/config';
+import { createHttpClient, documentIdFor, provisionOpenSearch } from '../../core/opensearch';
 import type { DeadLetterObject } from '../../lambda/transform/dead-letter';
 import { localSpecFromConfig, openSearchSpecFromConfig } from '../../scripts/local/config-spec';
 import { readFailedDocuments } from '../../scripts/local/failed-documents';

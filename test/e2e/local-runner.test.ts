@@ -2,8 +2,8 @@
  * The pure parts of `npm start` (scripts/local): the command line, the run's events, the spec derived from the
  * CDK app's config, percentiles and the printed summary. No servers.
  */
-import { DEFAULTS, indexNameFor, resolveConfig } from '../../lib/config';
-import { parseRunMarker } from '../../lib/cli/generate';
+import { DEFAULTS, indexNameFor, resolveConfig } from '../../core/config';
+import { parseRunMarker } from '../../core/log-generator';
 import { localSpecFromConfig, openSearchSpecFromConfig } from '../../scripts/local/config-spec';
 import { UsageError } from '../../scripts/local/errors';
 import { percentile } from '../../scripts/local/latency-probe';

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { buildKfek, type KfekStacks } from '../../lib/app';
-import { CONTEXT_KEY, resolveConfig, type PipelineConfig } from '../../lib/config';
+import { CONTEXT_KEY, resolveConfig, type PipelineConfig } from '../../core/config';
 
 /** The context of the cdk.json that ships (feature flags and profiles). */
 export const CDK_JSON_CONTEXT: Readonly<Record<string, unknown>> = (

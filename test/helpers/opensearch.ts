@@ -4,7 +4,7 @@
  * `useOpenSearchNode()` starts one node in `beforeAll` and stops it in `afterAll` (also when tests fail), so one
  * test file costs one ~15-30 s start. The node listens on 127.0.0.1 only.
  */
-import { createHttpClient, type HttpResponse, type OpenSearchHttpClient } from '../../lib/opensearch/http';
+import { createHttpClient, type HttpResponse, type OpenSearchHttpClient } from '../../core/opensearch/http';
 import {
   startOpenSearch,
   type RunningOpenSearch,

@@ -1,6 +1,6 @@
 /**
  * `handler.ts` end to end with the real transform core: real gzip envelopes in, PutRecords and PutObject out.
- * Kinesis and S3 are aws-sdk-client-mock doubles here (no AWS account); `test/integration/` runs the same
+ * Kinesis and S3 are aws-sdk-client-mock doubles here (no AWS account); `test/lambda/transform/handler-integration.test.ts` runs the same
  * handler against a real moto server.
  */
 import { KinesisClient, PutRecordsCommand, type PutRecordsCommandInput } from '@aws-sdk/client-kinesis';

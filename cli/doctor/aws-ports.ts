@@ -1,0 +1,349 @@
+/**
+ * The doctor's ports over the AWS SDK (create-ports.ts wires them to real clients). Each port is built from one client, so a test can point most of them at
+ * moto and replace the few whose API moto lacks (see test/cli/doctor/aws-ports.test.ts) with aws-sdk-client-mock.
+ */
+import {
+  CloudFormationClient,
+  DescribeStacksCommand,
+  ListStackResourcesCommand,
+  ListStacksCommand,
+  type StackStatus,
+  type Stack,
+} from '@aws-sdk/client-cloudformation';
+import {
+  CloudWatchLogsClient,
+  DescribeAccountPoliciesCommand,
+  DescribeLogGroupsCommand,
+  DescribeResourcePoliciesCommand,
+  DescribeSubscriptionFiltersCommand,
+} from '@aws-sdk/client-cloudwatch-logs';
+import { GetAccountSettingsCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import {
+  DescribeDomainCommand,
+  DescribeInstanceTypeLimitsCommand,
+  OpenSearchClient,
+  type OpenSearchPartitionInstanceType,
+} from '@aws-sdk/client-opensearch';
+import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import { createHttpClient } from '../../core/opensearch/http';
+import { CliError } from '../errors';
+import { type AuthInfo, parseAuthInfo } from '../proxy';
+import type { BootstrapFacts, DeployedStack, ExistingName, InstanceFit, LambdaFacts } from './model';
+import type { DoctorPorts } from './facts';
+import type { NamedResource } from './plan';
+
+/** The bootstrap stack `cdk bootstrap` creates (default qualifier). */
+export const TOOLKIT_STACK = 'CDKToolkit';
+
+/** Every stack status but DELETE_COMPLETE: stacks that still own their resources. */
+const LIVE_STACK_STATUSES: StackStatus[] = [
+  'CREATE_IN_PROGRESS',
+  'CREATE_FAILED',
+  'CREATE_COMPLETE',
+  'ROLLBACK_IN_PROGRESS',
+  'ROLLBACK_FAILED',
+  'ROLLBACK_COMPLETE',
+  'DELETE_IN_PROGRESS',
+  'DELETE_FAILED',
+  'UPDATE_IN_PROGRESS',
+  'UPDATE_COMPLETE_CLEANUP_IN_PROGRESS',
+  'UPDATE_COMPLETE',
+  'UPDATE_FAILED',
+  'UPDATE_ROLLBACK_IN_PROGRESS',
+  'UPDATE_ROLLBACK_FAILED',
+  'UPDATE_ROLLBACK_COMPLETE_CLEANUP_IN_PROGRESS',
+  'UPDATE_ROLLBACK_COMPLETE',
+  'REVIEW_IN_PROGRESS',
+  'IMPORT_IN_PROGRESS',
+  'IMPORT_COMPLETE',
+  'IMPORT_ROLLBACK_IN_PROGRESS',
+  'IMPORT_ROLLBACK_FAILED',
+  'IMPORT_ROLLBACK_COMPLETE',
+];
+
+const errorName = (error: unknown): string =>
+  typeof error === 'object' && error !== null && 'name' in error ? String(error.name) : '';
+const errorMessage = (error: unknown): string =>
+  typeof error === 'object' && error !== null && 'message' in error ? String(error.message) : String(error);
+
+/** CloudFormation answers a missing stack with a ValidationError "Stack with id X does not exist". */
+const isMissingStack = (error: unknown): boolean =>
+  errorName(error) === 'ValidationError' && /does not exist/.test(errorMessage(error));
+
+export async function describeStack(
+  cfn: CloudFormationClient,
+  stackName: string,
+): Promise<Stack | undefined> {
+  try {
+    return (await cfn.send(new DescribeStacksCommand({ StackName: stackName }))).Stacks?.[0];
+  } catch (error) {
+    if (isMissingStack(error)) return undefined;
+    throw error;
+  }
+}
+
+export function bootstrapPort(cfn: CloudFormationClient, ssm: SSMClient): DoctorPorts['bootstrap'] {
+  return async (parameterName) => {
+    const stack = await describeStack(cfn, TOOLKIT_STACK);
+    let parameterVersion: number | undefined;
+    try {
+      const p = await ssm.send(new GetParameterCommand({ Name: parameterName }));
+      parameterVersion = Number(p.Parameter?.Value);
+    } catch (error) {
+      if (errorName(error) !== 'ParameterNotFound') throw error;
+    }
+    const output = stack?.Outputs?.find((o) => o.OutputKey === 'BootstrapVersion')?.OutputValue;
+    const facts: BootstrapFacts = {
+      stackStatus: stack?.StackStatus,
+      stackVersion: output !== undefined ? Number(output) : undefined,
+      parameterVersion: Number.isFinite(parameterVersion) ? parameterVersion : undefined,
+    };
+    return facts;
+  };
+}
+
+export function lambdaLimitsPort(lambda: LambdaClient): DoctorPorts['lambdaLimits'] {
+  return async (): Promise<LambdaFacts> => {
+    const limit = (await lambda.send(new GetAccountSettingsCommand({}))).AccountLimit;
+    if (limit?.ConcurrentExecutions === undefined || limit.UnreservedConcurrentExecutions === undefined) {
+      throw new CliError('Lambda GetAccountSettings returned no concurrency limits');
+    }
+    return {
+      concurrentExecutions: limit.ConcurrentExecutions,
+      unreservedConcurrentExecutions: limit.UnreservedConcurrentExecutions,
+    };
+  };
+}
+
+/** Errors DescribeInstanceTypeLimits gives for a type or engine version it does not offer. */
+const NOT_OFFERED = new Set(['InvalidTypeException', 'ResourceNotFoundException', 'ValidationException']);
+
+export function instanceFitPort(opensearch: OpenSearchClient): DoctorPorts['instanceFit'] {
+  return async (role, instanceType, engineVersion, volumeType) => {
+    let limits;
+    try {
+      limits = (
+        await opensearch.send(
+          new DescribeInstanceTypeLimitsCommand({
+            // The SDK's union lists the types it knew when built; the service is the judge of newer or wrong ones.
+            InstanceType: instanceType as OpenSearchPartitionInstanceType,
+            EngineVersion: engineVersion,
+          }),
+        )
+      ).LimitsByRole?.[role];
+    } catch (error) {
+      if (!NOT_OFFERED.has(errorName(error))) throw error;
+      return { role, instanceType, unavailable: `${errorName(error)}: ${errorMessage(error)}` };
+    }
+    if (limits === undefined) return { role, instanceType, unavailable: `no limits for ${role} nodes` };
+    const counts = limits.InstanceLimits?.InstanceCountLimits;
+    const ebs =
+      limits.StorageTypes?.find((t) => t.StorageTypeName === 'ebs' && t.StorageSubTypeName === volumeType) ??
+      limits.StorageTypes?.find((t) => t.StorageTypeName === 'ebs');
+    const limit = (name: string): number | undefined => {
+      const value = ebs?.StorageTypeLimits?.find((l) => l.LimitName === name)?.LimitValues?.[0];
+      return value === undefined || value === '' ? undefined : Number(value);
+    };
+    const fit: InstanceFit = {
+      role,
+      instanceType,
+      ...(counts?.MinimumInstanceCount !== undefined ? { minimumCount: counts.MinimumInstanceCount } : {}),
+      ...(counts?.MaximumInstanceCount !== undefined ? { maximumCount: counts.MaximumInstanceCount } : {}),
+      ...(limit('MinimumVolumeSize') !== undefined ? { minimumVolumeGb: limit('MinimumVolumeSize') } : {}),
+      ...(limit('MaximumVolumeSize') !== undefined ? { maximumVolumeGb: limit('MaximumVolumeSize') } : {}),
+    };
+    return fit;
+  };
+}
+
+/** Names of the account-level subscription filter policies (one port: moto lacks the API). */
+export function accountPolicyNamesPort(logs: CloudWatchLogsClient): () => Promise<readonly string[]> {
+  return async () => {
+    const out = await logs.send(
+      new DescribeAccountPoliciesCommand({ policyType: 'SUBSCRIPTION_FILTER_POLICY' }),
+    );
+    return (out.accountPolicies ?? []).map((p) => p.policyName ?? '');
+  };
+}
+
+export interface ExistingPortClients {
+  readonly logs: CloudWatchLogsClient;
+  readonly opensearch: OpenSearchClient;
+  readonly cloudformation: CloudFormationClient;
+  readonly accountPolicyNames: () => Promise<readonly string[]>;
+}
+
+export function existingPort(clients: ExistingPortClients): DoctorPorts['existing'] {
+  const { logs, opensearch, cloudformation } = clients;
+  let resourcePolicyNames: Promise<Set<string>> | undefined;
+  let accountPolicyNames: Promise<readonly string[]> | undefined;
+  /**
+   * The names of existing resources that stand in the way of `r`: its own name when taken, and for the
+   * account-level subscription policy every such policy, whatever its name, since a log group takes at most one
+   * account-level subscription filter (PutAccountPolicy in the CloudWatch Logs API reference).
+   */
+  const existing = async (r: NamedResource): Promise<readonly string[]> => {
+    const own = (taken: boolean): readonly string[] => (taken ? [r.name] : []);
+    switch (r.kind) {
+      case 'opensearch-domain':
+        try {
+          await opensearch.send(new DescribeDomainCommand({ DomainName: r.name }));
+          return own(true);
+        } catch (error) {
+          if (errorName(error) === 'ResourceNotFoundException') return own(false);
+          throw error;
+        }
+      case 'log-group': {
+        const out = await logs.send(new DescribeLogGroupsCommand({ logGroupNamePrefix: r.name }));
+        return own((out.logGroups ?? []).some((g) => g.logGroupName === r.name));
+      }
+      case 'logs-resource-policy':
+        resourcePolicyNames ??= logs
+          .send(new DescribeResourcePoliciesCommand({ limit: 50 }))
+          .then((out) => new Set((out.resourcePolicies ?? []).map((p) => p.policyName ?? '')));
+        return own((await resourcePolicyNames).has(r.name));
+      case 'logs-account-policy':
+        accountPolicyNames ??= clients.accountPolicyNames();
+        return accountPolicyNames;
+    }
+  };
+  /**
+   * Physical ids of the resources of every live stack whose name starts with `stackPrefix` (this app's stacks,
+   * all profiles). DescribeStackResources by physical id would answer directly, but it also needs the stack to
+   * exist and moto does not implement that form; listing the app's stacks works on both.
+   */
+  const owners = async (stackPrefix: string): Promise<Map<string, string>> => {
+    const map = new Map<string, string>();
+    let token: string | undefined;
+    do {
+      const page = await cloudformation.send(
+        new ListStacksCommand({ StackStatusFilter: LIVE_STACK_STATUSES, NextToken: token }),
+      );
+      for (const summary of page.StackSummaries ?? []) {
+        const stackName = summary.StackName ?? '';
+        if (!stackName.startsWith(stackPrefix)) continue;
+        let next: string | undefined;
+        do {
+          const resources = await cloudformation.send(
+            new ListStackResourcesCommand({ StackName: stackName, NextToken: next }),
+          );
+          for (const r of resources.StackResourceSummaries ?? []) {
+            if (r.PhysicalResourceId !== undefined) map.set(r.PhysicalResourceId, stackName);
+          }
+          next = resources.NextToken;
+        } while (next !== undefined);
+      }
+      token = page.NextToken;
+    } while (token !== undefined);
+    return map;
+  };
+  return async (names, stackPrefix) => {
+    const found: NamedResource[] = [];
+    for (const r of names) {
+      for (const name of await existing(r)) found.push({ ...r, name });
+    }
+    if (found.length === 0) return [];
+    const byPhysicalId = await owners(stackPrefix);
+    // Some physical ids join several parts with '|' (account policies among them): match the name as one part.
+    const ownerOf = (name: string): string | undefined =>
+      byPhysicalId.get(name) ?? [...byPhysicalId].find(([id]) => id.split('|').includes(name))?.[1];
+    return found.map((r): ExistingName => ({ ...r, ownerStack: ownerOf(r.name) }));
+  };
+}
+
+export function stacksPort(cfn: CloudFormationClient): DoctorPorts['stacks'] {
+  return async (stackNames) => {
+    const found: DeployedStack[] = [];
+    for (const stackName of stackNames) {
+      const stack = await describeStack(cfn, stackName);
+      if (stack === undefined) continue;
+      const outputs = stack.Outputs ?? [];
+      found.push({
+        stackName,
+        status: stack.StackStatus ?? 'UNKNOWN',
+        exports: Object.fromEntries(
+          outputs.flatMap((o) => (o.ExportName !== undefined ? [[o.ExportName, o.OutputValue ?? '']] : [])),
+        ),
+        outputs: Object.fromEntries(outputs.map((o) => [o.OutputKey ?? '', o.OutputValue ?? ''])),
+      });
+    }
+    return found;
+  };
+}
+
+export function subscriptionsPort(logs: CloudWatchLogsClient): DoctorPorts['subscriptionDestinations'] {
+  return async (logGroupName) => {
+    try {
+      const out = await logs.send(new DescribeSubscriptionFiltersCommand({ logGroupName }));
+      return (out.subscriptionFilters ?? []).map((f) => f.destinationArn ?? '');
+    } catch (error) {
+      if (errorName(error) === 'ResourceNotFoundException') return undefined;
+      throw error;
+    }
+  };
+}
+
+/** The caller's mapping on the domain, through the same signed HTTP client the provisioner uses. */
+export function authInfoPort(
+  credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider,
+): DoctorPorts['authInfo'] {
+  return async (dashboardsUrl, region): Promise<AuthInfo> => {
+    const base = new URL(dashboardsUrl).origin;
+    const client = createHttpClient({
+      baseUrl: base,
+      auth: { kind: 'sigv4', region, credentials },
+      maxAttempts: 2,
+    });
+    const response = await client.request({ method: 'GET', path: '/_plugins/_security/authinfo' });
+    if (response.status === 403 || response.status === 401) {
+      throw new CliError(
+        `${base} refused the signed request (HTTP ${response.status}): the domain's access policy or your identity ` +
+          'policy does not allow es:ESHttpGet',
+      );
+    }
+    const info = response.status === 200 ? parseAuthInfo(response.body) : undefined;
+    if (info === undefined) {
+      throw new CliError(
+        `${base}/_plugins/_security/authinfo answered HTTP ${response.status}: ${response.text.slice(0, 200)}`,
+      );
+    }
+    return info;
+  };
+}
+
+/** The clients the account ports use. */
+export interface DoctorClients {
+  readonly cloudformation: CloudFormationClient;
+  readonly ssm: SSMClient;
+  readonly lambda: LambdaClient;
+  readonly opensearch: OpenSearchClient;
+  readonly logs: CloudWatchLogsClient;
+  /** Client for DescribeInstanceTypeLimits. @default - `opensearch` */
+  readonly instanceLimits?: OpenSearchClient;
+  /** Client for DescribeAccountPolicies. @default - `logs` */
+  readonly accountPolicies?: CloudWatchLogsClient;
+}
+
+/** Every port that asks the account something (all but region, caller and plan). */
+export type AccountPorts = Omit<DoctorPorts, 'region' | 'callerArn' | 'plan'>;
+
+export function accountPorts(
+  clients: DoctorClients,
+  credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider,
+): AccountPorts {
+  return {
+    bootstrap: bootstrapPort(clients.cloudformation, clients.ssm),
+    lambdaLimits: lambdaLimitsPort(clients.lambda),
+    instanceFit: instanceFitPort(clients.instanceLimits ?? clients.opensearch),
+    existing: existingPort({
+      logs: clients.logs,
+      opensearch: clients.opensearch,
+      cloudformation: clients.cloudformation,
+      accountPolicyNames: accountPolicyNamesPort(clients.accountPolicies ?? clients.logs),
+    }),
+    stacks: stacksPort(clients.cloudformation),
+    subscriptionDestinations: subscriptionsPort(clients.logs),
+    authInfo: authInfoPort(credentials),
+  };
+}

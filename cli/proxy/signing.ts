@@ -1,0 +1,167 @@
+/**
+ * SigV4 pieces the proxy shares with `kfek doctor`: a native SHA-256 for the signer, the credential check, STS
+ * GetCallerIdentity, the security plugin's authinfo answer, and how errors are described to the operator.
+ */
+import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import { SignatureV4 } from '@smithy/signature-v4';
+import type {
+  AwsCredentialIdentity,
+  AwsCredentialIdentityProvider,
+  Checksum,
+  SourceData,
+} from '@smithy/types';
+import { defaultCredentialProvider } from '../../core/opensearch/http';
+import { ProxyCredentialsError, ProxyError } from './errors';
+
+/**
+ * SHA-256 (and HMAC-SHA-256 when given a secret) for the signer, on Node's native crypto. The signer hashes every
+ * request body; the pure-JavaScript `@aws-crypto/sha256-js` that core/opensearch/http.ts uses for small JSON took
+ * most of a second for a 50 MiB `_bulk` body, OpenSSL a fraction of that.
+ */
+export class NodeSha256 implements Checksum {
+  private hash: Hash | Hmac;
+
+  constructor(private readonly secret?: SourceData) {
+    this.hash = this.fresh();
+  }
+
+  update(data: Uint8Array): void {
+    this.hash.update(data);
+  }
+
+  digest(): Promise<Uint8Array> {
+    return Promise.resolve(new Uint8Array(this.hash.digest()));
+  }
+
+  reset(): void {
+    this.hash = this.fresh();
+  }
+
+  private fresh(): Hash | Hmac {
+    if (this.secret === undefined) return createHash('sha256');
+    const key =
+      typeof this.secret === 'string'
+        ? Buffer.from(this.secret, 'utf8')
+        : ArrayBuffer.isView(this.secret)
+          ? Buffer.from(this.secret.buffer, this.secret.byteOffset, this.secret.byteLength)
+          : Buffer.from(this.secret);
+    return createHmac('sha256', key);
+  }
+}
+
+/** How the security plugin sees a caller: the answer of `GET _plugins/_security/authinfo`. */
+export interface AuthInfo {
+  /** Backend roles it derived from the signature: the exact strings a role mapping must contain. */
+  readonly backendRoles: readonly string[];
+  /** The OpenSearch roles those are mapped to. */
+  readonly roles: readonly string[];
+}
+
+/** Reads an authinfo response body; undefined when it is not one (no `backend_roles` array). */
+export function parseAuthInfo(body: unknown): AuthInfo | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const info = body as { backend_roles?: unknown; roles?: unknown };
+  if (!Array.isArray(info.backend_roles)) return undefined;
+  return {
+    backendRoles: info.backend_roles.map(String),
+    roles: Array.isArray(info.roles) ? info.roles.map(String) : [],
+  };
+}
+
+/** The role ARN to map for an assumed-role session ARN; other ARNs are returned unchanged. */
+export function mappableArn(arn: string): string {
+  const m = /^arn:(aws[a-z-]*):sts::(\d{12}):assumed-role\/([^/]+)\/.+$/.exec(arn);
+  return m === null ? arn : `arn:${m[1]}:iam::${m[2]}:role/${m[3]}`;
+}
+
+export async function resolveCredentials(
+  source: AwsCredentialIdentity | AwsCredentialIdentityProvider,
+): Promise<AwsCredentialIdentity> {
+  let credentials: AwsCredentialIdentity;
+  try {
+    credentials = typeof source === 'function' ? await source() : source;
+  } catch (error) {
+    const detail = messageOf(error).split('\n')[0];
+    throw new ProxyCredentialsError(detail, { cause: error });
+  }
+  if (credentials.expiration !== undefined && credentials.expiration.getTime() <= Date.now()) {
+    throw new ProxyCredentialsError(`they expired at ${credentials.expiration.toISOString()}`);
+  }
+  return credentials;
+}
+
+export interface CallerIdentityOptions {
+  readonly region: string;
+  readonly credentials?: AwsCredentialIdentity | AwsCredentialIdentityProvider;
+  /**
+   * STS endpoint, e.g. a moto server in tests.
+   * @default - the regional endpoint https://sts.<region>.amazonaws.com
+   */
+  readonly endpoint?: string;
+}
+
+/**
+ * The caller's ARN from STS GetCallerIdentity. @aws-sdk/client-sts is not a dependency of this project and this
+ * is one Query API call that needs no IAM permission, so it is signed here with
+ * the same signer as the proxied requests instead of adding the client.
+ * https://docs.aws.amazon.com/STS/latest/APIReference/API_GetCallerIdentity.html
+ */
+export async function getCallerIdentity(options: CallerIdentityOptions): Promise<string> {
+  const credentials = await resolveCredentials(options.credentials ?? (await defaultCredentialProvider()));
+  const url = new URL(options.endpoint ?? `https://sts.${options.region}.amazonaws.com/`);
+  const body = 'Action=GetCallerIdentity&Version=2011-06-15';
+  const signer = new SignatureV4({ service: 'sts', region: options.region, credentials, sha256: NodeSha256 });
+  const signed = await signer.sign({
+    method: 'POST',
+    protocol: url.protocol,
+    hostname: url.hostname,
+    ...(url.port === '' ? {} : { port: Number(url.port) }),
+    path: url.pathname,
+    query: {},
+    headers: { host: url.host, 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
+    body,
+  });
+  const { host: _host, ...headers } = signed.headers;
+  let response: Response;
+  let text: string;
+  try {
+    response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
+    text = await response.text();
+  } catch (error) {
+    // fetch reports every network failure as "fetch failed"; the reason is in its cause.
+    const cause =
+      typeof error === 'object' && error !== null && 'cause' in error && error.cause !== undefined
+        ? error.cause
+        : error;
+    throw new ProxyError(
+      `Cannot ask STS who signs (GetCallerIdentity at ${url.origin}: ${describeNetworkError(cause)}).`,
+      { cause: error },
+    );
+  }
+  const arn = /<Arn>([^<]+)<\/Arn>/.exec(text)?.[1];
+  if (!response.ok || arn === undefined) {
+    const code = /<Code>([^<]+)<\/Code>/.exec(text)?.[1] ?? `HTTP ${response.status}`;
+    throw new ProxyCredentialsError(`STS GetCallerIdentity answered ${code}`);
+  }
+  return arn;
+}
+
+/** The message of anything thrown (duck-typed for the reason given below). */
+export function messageOf(error: unknown): string {
+  return typeof error === 'object' && error !== null && 'message' in error
+    ? String(error.message)
+    : String(error);
+}
+
+/**
+ * `code: message` of a network error. Duck-typed rather than `instanceof Error`: fetch's errors come from
+ * undici's realm, which is not the caller's in some hosts (jest's VM contexts).
+ */
+export function describeNetworkError(error: unknown): string {
+  if (typeof error === 'object' && error !== null && 'message' in error) {
+    const message = String(error.message);
+    const code = 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+    return code !== undefined && !message.includes(code) ? `${code}: ${message}` : message;
+  }
+  return String(error);
+}

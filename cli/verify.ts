@@ -1,0 +1,293 @@
+/**
+ * `kfek verify`: finds one run's events in OpenSearch and reports what arrived, what is missing and how long it
+ * took.
+ */
+import type { OpenSearchHttpClient } from '../core/opensearch/http';
+import { sleep as realSleep } from './aws';
+import { OpenSearchRequestError, UsageError } from './errors';
+import { parseRunMarker, validateRunId } from '../core/log-generator';
+
+export interface VerifyOptions {
+  readonly runId: string;
+  /** Index pattern to search, e.g. `logs-*`. @default '*' */
+  readonly indexPattern?: string;
+  /** Events the run wrote (`kfek send --count`). @default - unknown: missing = gaps below the highest seq seen */
+  readonly expected?: number;
+  /** Keep polling until every expected event is found or this much time has passed. 0 = search once. */
+  readonly timeoutInMillis: number;
+  /** @default 2000 */
+  readonly pollIntervalInMillis?: number;
+  /**
+   * Document field holding the time the document was indexed (e.g. set by an ingest pipeline). When absent,
+   * latency is measured to the poll in which the event was first seen.
+   * @default - none
+   */
+  readonly ingestField?: string;
+  /** Hits per page. @default 1000 */
+  readonly pageSize?: number;
+  /** Called after each poll. */
+  readonly onPoll?: (found: number, expected: number | undefined) => void;
+  /** Injected by tests. @default Date.now */
+  readonly now?: () => number;
+  /** Injected by tests. @default setTimeout */
+  readonly sleep?: (millis: number) => Promise<void>;
+}
+
+export interface LatencySummary {
+  /** `ingest-field`: the documents' own ingest time; `first-seen`: the poll that first found the event. */
+  readonly basis: 'ingest-field' | 'first-seen';
+  readonly samples: number;
+  readonly p50InMillis: number;
+  readonly p95InMillis: number;
+  readonly p99InMillis: number;
+  readonly maxInMillis: number;
+}
+
+export interface VerifyResult {
+  readonly runId: string;
+  readonly expected?: number;
+  /** Distinct events found (by sequence number). */
+  readonly delivered: number;
+  /** Extra copies of events already found (Firehose delivers at least once). */
+  readonly duplicates: number;
+  /** Events not found (expected minus delivered, or gaps when `expected` is unknown). */
+  readonly missing: number;
+  /** The first missing sequence numbers (at most 20). */
+  readonly missingSample: readonly number[];
+  /** Events already searchable at the first poll: their first-seen latency is only an upper bound. */
+  readonly presentAtFirstPoll: number;
+  readonly latency?: LatencySummary;
+  readonly polls: number;
+  readonly elapsedInMillis: number;
+  /** True when every expected event was found. */
+  readonly complete: boolean;
+}
+
+interface Seen {
+  readonly timestamp: number;
+  readonly firstSeenAt: number;
+  readonly ingestedAt?: number;
+  readonly atFirstPoll: boolean;
+}
+
+interface SearchHit {
+  readonly _source?: Record<string, unknown>;
+}
+
+interface SearchAnswer {
+  readonly _scroll_id?: string;
+  readonly hits?: { readonly hits?: readonly SearchHit[] };
+}
+
+const INDEX_PATTERN = /^[^\s/?#\\"<>|]+$/;
+
+/** Nearest-rank percentile of sorted values. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
+}
+
+/** Reads a dotted path (`kfek.ingestedAt`) or a literal key with dots from a document. */
+function fieldAt(source: Record<string, unknown>, path: string): unknown {
+  if (path in source) return source[path];
+  let current: unknown = source;
+  for (const part of path.split('.')) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = (current as Record<string, unknown>)[part];
+  }
+  return current;
+}
+
+function toMillis(value: unknown): number | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  if (typeof value === 'string') {
+    const parsed = Date.parse(value);
+    return Number.isNaN(parsed) ? undefined : parsed;
+  }
+  return undefined;
+}
+
+/** All of a run's documents, through the scroll API (works on every OpenSearch version and on the service). */
+async function fetchRun(
+  client: OpenSearchHttpClient,
+  indexPattern: string,
+  runId: string,
+  fields: readonly string[],
+  pageSize: number,
+): Promise<SearchHit[]> {
+  const hits: SearchHit[] = [];
+  const first = await call<SearchAnswer>(
+    client,
+    'POST',
+    `/${indexPattern}/_search?scroll=1m&ignore_unavailable=true&allow_no_indices=true`,
+    {
+      size: pageSize,
+      _source: fields,
+      sort: ['_doc'],
+      // The marker is in `message` (analysed text) whatever the layout; the phrase keeps its tokens together.
+      query: { match_phrase: { message: `kfek_run=${runId}` } },
+    },
+  );
+  let scrollId = first._scroll_id;
+  let page = first.hits?.hits ?? [];
+  try {
+    while (page.length > 0) {
+      hits.push(...page);
+      if (page.length < pageSize || scrollId === undefined) break;
+      const next = await call<SearchAnswer>(client, 'POST', '/_search/scroll', {
+        scroll: '1m',
+        scroll_id: scrollId,
+      });
+      scrollId = next._scroll_id ?? scrollId;
+      page = next.hits?.hits ?? [];
+    }
+  } finally {
+    if (scrollId !== undefined) {
+      // Frees the search context now rather than in a minute; a failure here loses nothing.
+      await client
+        .request({ method: 'DELETE', path: '/_search/scroll', body: { scroll_id: [scrollId] } })
+        .catch(() => {
+          /* best effort */
+        });
+    }
+  }
+  return hits;
+}
+
+async function call<T>(
+  client: OpenSearchHttpClient,
+  method: 'GET' | 'POST',
+  path: string,
+  body: unknown,
+): Promise<T> {
+  let response;
+  try {
+    response = await client.request({ method, path, body });
+  } catch (error) {
+    throw new OpenSearchRequestError(
+      `Could not reach OpenSearch at ${client.baseUrl} (${String(error)}): check --opensearch and that it is running.`,
+      { cause: error },
+    );
+  }
+  if (response.status === 401 || response.status === 403) {
+    throw new OpenSearchRequestError(
+      `OpenSearch at ${client.baseUrl} refused the search (HTTP ${response.status}): pass credentials ` +
+        '(--sigv4 for IAM, or https://user:password@host for basic auth) with read access to the index.',
+    );
+  }
+  if (response.status >= 300) {
+    throw new OpenSearchRequestError(
+      `OpenSearch ${method} ${path} answered HTTP ${response.status}: ${response.text.slice(0, 300)}`,
+    );
+  }
+  if (typeof response.body !== 'object' || response.body === null) {
+    throw new OpenSearchRequestError(`OpenSearch ${method} ${path} answered something that is not JSON.`);
+  }
+  return response.body as T;
+}
+
+/** Searches (and re-searches, until complete or timed out) for the run's events. */
+export async function verifyRun(client: OpenSearchHttpClient, options: VerifyOptions): Promise<VerifyResult> {
+  validateRunId(options.runId);
+  const indexPattern = options.indexPattern ?? '*';
+  if (!INDEX_PATTERN.test(indexPattern)) {
+    throw new UsageError(`--index ${JSON.stringify(indexPattern)} is not an index pattern such as logs-*`);
+  }
+  if (options.expected !== undefined && !(Number.isInteger(options.expected) && options.expected >= 0)) {
+    throw new UsageError(`--expect is ${options.expected}; expected a whole number >= 0`);
+  }
+  const now = options.now ?? Date.now;
+  const pause = options.sleep ?? realSleep;
+  const interval = options.pollIntervalInMillis ?? 2000;
+  const fields = [
+    'message',
+    '@timestamp',
+    ...(options.ingestField !== undefined ? [options.ingestField] : []),
+  ];
+  const startedAt = now();
+  const seen = new Map<number, Seen>();
+  let duplicates = 0;
+  let polls = 0;
+
+  for (;;) {
+    const pollStartedAt = now();
+    const hits = await fetchRun(client, indexPattern, options.runId, fields, options.pageSize ?? 1000);
+    polls += 1;
+    const copies = new Map<number, number>();
+    for (const hit of hits) {
+      const source = hit._source ?? {};
+      const message = typeof source.message === 'string' ? source.message : '';
+      const marker = parseRunMarker(message);
+      if (marker === undefined || marker.runId !== options.runId) continue;
+      copies.set(marker.seq, (copies.get(marker.seq) ?? 0) + 1);
+      if (seen.has(marker.seq)) continue;
+      const timestamp = toMillis(source['@timestamp']);
+      if (timestamp === undefined) continue;
+      seen.set(marker.seq, {
+        timestamp,
+        // The event became searchable between the previous poll and this one; this poll's start bounds it.
+        firstSeenAt: pollStartedAt,
+        ingestedAt:
+          options.ingestField !== undefined ? toMillis(fieldAt(source, options.ingestField)) : undefined,
+        atFirstPoll: polls === 1,
+      });
+    }
+    duplicates = [...copies.values()].reduce((sum, n) => sum + Math.max(0, n - 1), 0);
+    options.onPoll?.(seen.size, options.expected);
+    const complete = options.expected !== undefined && seen.size >= options.expected;
+    if (complete || now() - startedAt + interval > options.timeoutInMillis) break;
+    await pause(interval);
+  }
+
+  const expectedSeqs = options.expected ?? (seen.size === 0 ? 0 : Math.max(...seen.keys()) + 1);
+  const missingSample: number[] = [];
+  let missing = 0;
+  for (let seq = 0; seq < expectedSeqs; seq++) {
+    if (!seen.has(seq)) {
+      missing += 1;
+      if (missingSample.length < 20) missingSample.push(seq);
+    }
+  }
+  return {
+    runId: options.runId,
+    expected: options.expected,
+    delivered: seen.size,
+    duplicates,
+    missing,
+    missingSample,
+    presentAtFirstPoll: [...seen.values()].filter((s) => s.atFirstPoll).length,
+    latency: summarizeLatency([...seen.values()], options.ingestField !== undefined),
+    polls,
+    elapsedInMillis: now() - startedAt,
+    complete: missing === 0 && (options.expected === undefined || seen.size >= options.expected),
+  };
+}
+
+/**
+ * With an ingest field, latency is ingest time minus `@timestamp` for every event that has one. Without, it is
+ * first-seen minus `@timestamp` over the events that appeared after the first poll (for those already there, the
+ * first poll says only "at most"); if every event was there at the first poll, those upper bounds are reported.
+ */
+function summarizeLatency(events: readonly Seen[], useIngestField: boolean): LatencySummary | undefined {
+  let basis: LatencySummary['basis'];
+  let values: number[];
+  if (useIngestField) {
+    basis = 'ingest-field';
+    values = events.flatMap((e) => (e.ingestedAt === undefined ? [] : [e.ingestedAt - e.timestamp]));
+  } else {
+    basis = 'first-seen';
+    const later = events.filter((e) => !e.atFirstPoll);
+    values = (later.length > 0 ? later : events).map((e) => e.firstSeenAt - e.timestamp);
+  }
+  if (values.length === 0) return undefined;
+  values.sort((a, b) => a - b);
+  return {
+    basis,
+    samples: values.length,
+    p50InMillis: percentile(values, 50),
+    p95InMillis: percentile(values, 95),
+    p99InMillis: percentile(values, 99),
+    maxInMillis: values[values.length - 1],
+  };
+}

@@ -1,0 +1,103 @@
+/** Defaults as data (README "Default settings" lists the same values), and the keys a profile may add or no longer use. */
+
+/** The context key holding `{ profiles: { NAME: PartialConfig } }`. */
+export const CONTEXT_KEY = 'kfek';
+/** The context key selecting a profile (`-c profile=NAME`). */
+export const PROFILE_CONTEXT_KEY = 'profile';
+export const DEFAULT_PROFILE = 'sandbox';
+
+/**
+ * Every default, in the input shape (log groups carry optional `filterPattern`/`retentionDays`/`create`).
+ * The defaults are the cheap sandbox; profiles override.
+ */
+export const DEFAULTS = {
+  name: 'kfek',
+  // Safe by default: a profile must opt in to deleting data with its stacks (the sandbox profile does).
+  removalPolicy: 'retain',
+  transport: 'lambda',
+  sources: {
+    logGroups: [{ name: '/kfek/app', create: true }],
+    filterPattern: '',
+    retentionDays: 14,
+    accountPolicy: { enabled: false, filterPattern: '', excludeLogGroups: [] },
+  },
+  streams: {
+    raw: { mode: 'PROVISIONED', shardCount: 1, retentionHours: 24 },
+    events: { mode: 'PROVISIONED', shardCount: 1, retentionHours: 24 },
+  },
+  transform: {
+    memoryMb: 512,
+    timeoutSeconds: 60,
+    batchSize: 100,
+    maxBatchingWindowSeconds: 1,
+    parallelizationFactor: 1,
+    retryAttempts: 3,
+    maxRecordAgeSeconds: 3600,
+    logRetentionDays: 14,
+    deadLetterPrefix: 'dead-letter/transform/',
+  },
+  delivery: {
+    bufferingIntervalSeconds: 60,
+    bufferingSizeMb: 5,
+    indexPrefix: 'logs',
+    indexRotation: 'OneDay',
+    retryDurationSeconds: 300,
+    failedDocumentsPrefix: 'failed-documents/',
+    logRetentionDays: 14,
+    aggregation: true,
+  },
+  openSearch: {
+    engineVersion: '2.19',
+    dataNodeInstanceType: 't3.small.search',
+    dataNodeCount: 1,
+    volumeSizeGb: 10,
+    zoneAwareness: { enabled: false, availabilityZoneCount: 2 },
+    dedicatedMasters: { enabled: false, instanceType: 'm7g.large.search', count: 3 },
+    logRetentionDays: 14,
+    auditLogs: true,
+    indexTemplate: {
+      shards: 1,
+      replicas: 0,
+      totalFieldsLimit: 1000,
+      slowSearchWarnMs: 5000,
+      slowSearchInfoMs: 2000,
+      slowIndexWarnMs: 5000,
+      slowIndexInfoMs: 2000,
+    },
+    retention: { deleteAfterDays: 14 },
+    access: {},
+  },
+  // 90 days: well past the default (14) and production (30) index retention, so someone who notices a gap in the
+  // indexed logs while they are still searchable can replay what was kept; after that nobody replays into indices
+  // ISM has already deleted, and keeping failed records forever only keeps their (possibly sensitive) content.
+  failedRecords: { expireAfterDays: 90 },
+  alarms: {
+    iteratorAgeMs: 60_000,
+    poisonRecords: 1,
+    firehoseFreshnessSeconds: 900,
+    freeStorageMb: 2048,
+    jvmMemoryPressurePercent: 85,
+  },
+} as const;
+
+/** Keys that may appear in input although {@link DEFAULTS} leaves them unset (optional settings). */
+export const OPTIONAL_KEYS: Readonly<Record<string, readonly string[]>> = {
+  '': ['account', 'region'],
+  'openSearch.retention': ['warmAfterDays'],
+  'openSearch.access': ['adminBackendRoles', 'readerBackendRoles'],
+  alarms: ['email'],
+};
+
+/**
+ * Settings that existed once and were removed, with what replaces them: a profile that still sets one gets this
+ * message instead of a bare "unknown setting", so nobody deploys believing a knob still works.
+ */
+export const REMOVED_KEYS: Readonly<Record<string, string>> = {
+  'openSearch.access.masterUserName':
+    "the domain master user is now kfek's IAM admin role (no internal users, no password); " +
+    'to give people full access, use openSearch.access.adminBackendRoles (IAM role/user ARNs)',
+  'openSearch.access.allowedCidrs':
+    'the access policy admits only requests signed by IAM principals of the account (unsigned requests would be ' +
+    'anonymous and refused by fine-grained access control anyway); use openSearch.access.adminBackendRoles ' +
+    '(or readerBackendRoles) for your IAM role and sign your requests (README.md, "Deploy to AWS" step 1)',
+};

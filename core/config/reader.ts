@@ -1,0 +1,120 @@
+/** Deep merge of a profile over the defaults, and the typed reader that records every problem instead of stopping at the first. */
+import { OPTIONAL_KEYS, REMOVED_KEYS } from './defaults';
+import { LOG_RETENTION_DAYS } from './types';
+
+export type Json = unknown;
+export type JsonObject = Record<string, Json>;
+
+export function isObject(v: Json): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Deep-merges `override` into `base`; reports keys that neither the defaults nor {@link OPTIONAL_KEYS} know. */
+export function merge(base: JsonObject, override: Json, path: string, problems: string[]): JsonObject {
+  if (!isObject(override)) {
+    problems.push(`${path || 'the profile'} must be an object, got ${JSON.stringify(override)}.`);
+    return base;
+  }
+  const out: JsonObject = { ...base };
+  for (const [key, value] of Object.entries(override)) {
+    const keyPath = path === '' ? key : `${path}.${key}`;
+    const optional = OPTIONAL_KEYS[path] ?? [];
+    const removed = REMOVED_KEYS[keyPath];
+    if (removed !== undefined) {
+      problems.push(`${keyPath} was removed: ${removed}. Delete it from the profile.`);
+      continue;
+    }
+    if (!(key in base) && !optional.includes(key)) {
+      const known = [...Object.keys(base), ...optional].sort();
+      problems.push(
+        `unknown setting ${keyPath}; known settings here: ${known.join(', ')}. Check the spelling.`,
+      );
+      continue;
+    }
+    const current = base[key];
+    out[key] = isObject(current) && isObject(value) ? merge(current, value, keyPath, problems) : value;
+  }
+  return out;
+}
+
+/** Reads typed values from the merged input, recording every problem instead of stopping at the first. */
+export class Reader {
+  readonly problems: string[] = [];
+
+  constructor(private readonly root: JsonObject) {}
+
+  private get(path: string): Json {
+    let v: Json = this.root;
+    for (const part of path.split('.')) v = isObject(v) ? v[part] : undefined;
+    return v;
+  }
+
+  private bad(path: string, value: Json, expected: string): void {
+    this.problems.push(`${path} is ${JSON.stringify(value)}; expected ${expected}.`);
+  }
+
+  int(path: string, min: number, max: number, value: Json = this.get(path)): number {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      this.bad(path, value, `an integer from ${min} to ${max}`);
+      return min;
+    }
+    return value;
+  }
+
+  bool(path: string, value: Json = this.get(path)): boolean {
+    if (typeof value !== 'boolean') {
+      this.bad(path, value, 'true or false');
+      return false;
+    }
+    return value;
+  }
+
+  str(path: string, pattern?: RegExp, hint?: string, value: Json = this.get(path)): string {
+    if (typeof value !== 'string' || (pattern !== undefined && !pattern.test(value))) {
+      this.bad(path, value, hint ?? (pattern ? `a string matching ${pattern.source}` : 'a string'));
+      return '';
+    }
+    return value;
+  }
+
+  optStr(path: string, pattern?: RegExp, hint?: string): string | undefined {
+    const value = this.get(path);
+    return value === undefined ? undefined : this.str(path, pattern, hint, value);
+  }
+
+  oneOf<T extends string>(path: string, allowed: readonly T[], value: Json = this.get(path)): T {
+    if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
+      this.bad(path, value, `one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`);
+      return allowed[0];
+    }
+    return value as T;
+  }
+
+  retention(path: string, value: Json = this.get(path)): number {
+    if (typeof value !== 'number' || !LOG_RETENTION_DAYS.includes(value)) {
+      this.bad(path, value, `a CloudWatch Logs retention in days: ${LOG_RETENTION_DAYS.join(', ')}`);
+      return 14;
+    }
+    return value;
+  }
+
+  array(path: string, value: Json = this.get(path)): readonly Json[] {
+    if (!Array.isArray(value)) {
+      this.bad(path, value, 'an array');
+      return [];
+    }
+    return value;
+  }
+
+  strings(path: string, pattern?: RegExp, hint?: string, value: Json = this.get(path)): string[] {
+    return this.array(path, value).map((v, i) => this.str(`${path}[${i}]`, pattern, hint, v));
+  }
+
+  problem(message: string): void {
+    this.problems.push(message);
+  }
+
+  raw(path: string): Json {
+    return this.get(path);
+  }
+}

@@ -1,0 +1,183 @@
+/** The configuration's types: what a resolved profile looks like (see ./index.ts for the whole model). */
+
+/** How raw records get from the raw stream through the transform to the events stream. */
+export type Transport = 'lambda' | 'pipes';
+/** Kinesis capacity mode. */
+export type StreamMode = 'PROVISIONED' | 'ON_DEMAND';
+/** Firehose `IndexRotationPeriod` for the OpenSearch destination. */
+export type IndexRotation = 'NoRotation' | 'OneHour' | 'OneDay' | 'OneWeek' | 'OneMonth';
+/** What happens to data-bearing resources when their stack is deleted or they are replaced. */
+export type RemovalPolicyName = 'destroy' | 'retain';
+
+export const TRANSPORTS: readonly Transport[] = ['lambda', 'pipes'];
+export const STREAM_MODES: readonly StreamMode[] = ['PROVISIONED', 'ON_DEMAND'];
+export const INDEX_ROTATIONS: readonly IndexRotation[] = [
+  'NoRotation',
+  'OneHour',
+  'OneDay',
+  'OneWeek',
+  'OneMonth',
+];
+export const REMOVAL_POLICIES: readonly RemovalPolicyName[] = ['destroy', 'retain'];
+
+/**
+ * CloudWatch Logs retention values the API accepts (days). Anything else is rejected by `PutRetentionPolicy`.
+ * https://docs.aws.amazon.com/AmazonCloudWatchLogs/latest/APIReference/API_PutRetentionPolicy.html
+ */
+export const LOG_RETENTION_DAYS: readonly number[] = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+];
+
+/** One log group to subscribe to the raw stream. */
+export interface LogGroupSource {
+  /** The log group name, e.g. `/kfek/sandbox/app`. */
+  readonly name: string;
+  /** True: the Sources stack creates it (STANDARD class, retention set). False: it exists already; subscribe only. */
+  readonly create: boolean;
+  /** Subscription filter pattern; `''` forwards every event. Falls back to `sources.filterPattern`. */
+  readonly filterPattern: string;
+  /** Retention of a created log group (days). Falls back to `sources.retentionDays`. Ignored for existing groups. */
+  readonly retentionDays: number;
+}
+
+export interface SourcesConfig {
+  readonly logGroups: readonly LogGroupSource[];
+  /** Default subscription filter pattern (`''` = all events). */
+  readonly filterPattern: string;
+  /** Default retention (days) of the log groups kfek creates. */
+  readonly retentionDays: number;
+  /** Account-level subscription filter policy (every log group in the account, except the pipeline's own). */
+  readonly accountPolicy: {
+    readonly enabled: boolean;
+    /** Filter pattern of the account policy (`''` = all events). */
+    readonly filterPattern: string;
+    /** Further log group names to exclude, beyond the pipeline's own (which are always excluded). */
+    readonly excludeLogGroups: readonly string[];
+  };
+}
+
+export interface StreamConfig {
+  readonly mode: StreamMode;
+  /** Shards when `mode` is PROVISIONED (ignored for ON_DEMAND). */
+  readonly shardCount: number;
+  /** How long records stay readable (hours, 24..8760). */
+  readonly retentionHours: number;
+}
+
+export interface TransformConfig {
+  readonly memoryMb: number;
+  readonly timeoutSeconds: number;
+  /** Records per invocation (event source mapping or pipe). */
+  readonly batchSize: number;
+  /** Seconds to gather a batch before invoking (0..300). */
+  readonly maxBatchingWindowSeconds: number;
+  /** Concurrent batches per shard (1..10), for the event source mapping or the pipe. */
+  readonly parallelizationFactor: number;
+  /** Retries of a failing batch before it goes to the on-failure destination (0..10000). */
+  readonly retryAttempts: number;
+  /** Records older than this are sent to the on-failure destination unprocessed (60..604800 s). */
+  readonly maxRecordAgeSeconds: number;
+  /** Retention of the function's log group (days). */
+  readonly logRetentionDays: number;
+  /** S3 key prefix of dead-lettered poison records (ends with `/`). */
+  readonly deadLetterPrefix: string;
+}
+
+export interface DeliveryConfig {
+  /** Firehose buffering interval (0..900 s). */
+  readonly bufferingIntervalSeconds: number;
+  /** Firehose buffering size (1..100 MiB). */
+  readonly bufferingSizeMb: number;
+  /** Index name prefix: Firehose writes `<indexPrefix>-<rotation suffix>`, e.g. `logs-2026-11-22`. */
+  readonly indexPrefix: string;
+  readonly indexRotation: IndexRotation;
+  /** How long Firehose retries a failed delivery before backing up to S3 (0..7200 s). */
+  readonly retryDurationSeconds: number;
+  /** S3 key prefix of documents OpenSearch rejected (ends with `/`). */
+  readonly failedDocumentsPrefix: string;
+  /** Retention of the Firehose error log group (days). */
+  readonly logRetentionDays: number;
+  /**
+   * The transform packs documents into KPL aggregated records, which Firehose de-aggregates. Always false with
+   * the Pipes transport (a pipe writes each item its enrichment returns as one record).
+   */
+  readonly aggregation: boolean;
+}
+
+export interface OpenSearchConfig {
+  /** OpenSearch engine version, e.g. `2.19`. */
+  readonly engineVersion: string;
+  readonly dataNodeInstanceType: string;
+  readonly dataNodeCount: number;
+  /** EBS gp3 volume per data node (GiB). */
+  readonly volumeSizeGb: number;
+  readonly zoneAwareness: { readonly enabled: boolean; readonly availabilityZoneCount: 2 | 3 };
+  readonly dedicatedMasters: {
+    readonly enabled: boolean;
+    readonly instanceType: string;
+    readonly count: number;
+  };
+  /** Retention of the domain's slow, application and audit log groups (days). */
+  readonly logRetentionDays: number;
+  /** Turn the security plugin's audit logging on (the provisioner writes its audit config). */
+  readonly auditLogs: boolean;
+  readonly indexTemplate: {
+    readonly shards: number;
+    readonly replicas: number;
+    readonly totalFieldsLimit: number;
+    /** Slow-log thresholds (ms): queries / indexing operations slower than these are logged at WARN / INFO. */
+    readonly slowSearchWarnMs: number;
+    readonly slowSearchInfoMs: number;
+    readonly slowIndexWarnMs: number;
+    readonly slowIndexInfoMs: number;
+  };
+  readonly retention: { readonly deleteAfterDays: number; readonly warmAfterDays?: number };
+  readonly access: {
+    /**
+     * IAM role/user ARNs of people mapped to `all_access` (and `security_manager`, to manage mappings in Dashboards).
+     * The domain's master user is kfek's own OpenSearch admin role (the provisioner's); these are the humans.
+     */
+    readonly adminBackendRoles?: readonly string[];
+    /** Backend roles (IAM role ARNs, SAML groups) mapped to the read-only kfek reader role (issue 5). */
+    readonly readerBackendRoles?: readonly string[];
+  };
+}
+
+/** The failed-records bucket: failed documents, dead-lettered poison records and discarded batches. */
+export interface FailedRecordsConfig {
+  /**
+   * Days after which S3 deletes an object of the bucket. Must be above `openSearch.retention.deleteAfterDays`: a
+   * record that never reached OpenSearch stays replayable at least as long as the indexed logs around it exist.
+   */
+  readonly expireAfterDays: number;
+}
+
+export interface AlarmsConfig {
+  /** E-mail subscribed to the alarm topic. */
+  readonly email?: string;
+  readonly iteratorAgeMs: number;
+  readonly poisonRecords: number;
+  readonly firehoseFreshnessSeconds: number;
+  readonly freeStorageMb: number;
+  readonly jvmMemoryPressurePercent: number;
+}
+
+/** The resolved, validated configuration. */
+export interface PipelineConfig {
+  /** The profile these settings come from. */
+  readonly profile: string;
+  /** Name stem of stacks and named resources (lowercase, digits, hyphens; the domain name is `<name>-<profile>`). */
+  readonly name: string;
+  /** Account/region; undefined means environment-agnostic stacks. */
+  readonly env: { readonly account?: string; readonly region?: string };
+  /** `retain` keeps domain, bucket and streams when their stack goes; also turns on termination protection. */
+  readonly removalPolicy: RemovalPolicyName;
+  readonly transport: Transport;
+  readonly sources: SourcesConfig;
+  readonly streams: { readonly raw: StreamConfig; readonly events: StreamConfig };
+  readonly transform: TransformConfig;
+  readonly delivery: DeliveryConfig;
+  readonly openSearch: OpenSearchConfig;
+  readonly failedRecords: FailedRecordsConfig;
+  readonly alarms: AlarmsConfig;
+}

@@ -1,0 +1,40 @@
+/**
+ * The transform's metric names: a contract between the Lambda that publishes them (lambda/transform/metrics.ts)
+ * and the alarms and dashboard that read them (lib/constructs/pipeline-monitoring.ts). CDK-free and
+ * Powertools-free, so synth does not load the Lambda's dependencies.
+ */
+
+/** Metric names: a public contract (alarms and dashboards use them). */
+export const MetricName = {
+  /** Source records received (Kinesis records or Pipes records). */
+  RecordsIn: 'RecordsIn',
+  /** Documents produced (written to the events stream, or returned to Pipes). */
+  EventsOut: 'EventsOut',
+  /**
+   * Events-stream records written (Kinesis handler). With aggregation one record holds many documents:
+   * `EventsOut / RecordsOut` is the documents per record, which sets the Kinesis and Firehose bill.
+   */
+  RecordsOut: 'RecordsOut',
+  /** CONTROL_MESSAGE envelopes (CloudWatch Logs' reachability checks), which produce no document. */
+  ControlMessages: 'ControlMessages',
+  /** Records that could not be decoded (stored in S3, or returned as an error document). */
+  PoisonRecords: 'PoisonRecords',
+  /** Poison records stored in the dead-letter bucket. */
+  DeadLetteredRecords: 'DeadLetteredRecords',
+  /** Documents whose message was cut to fit one Kinesis record. */
+  TruncatedDocuments: 'TruncatedDocuments',
+  /** PutRecords entries sent again after a failure. */
+  RetriedEntries: 'RetriedEntries',
+  /** Throttling answers from Kinesis (per entry or per call). */
+  Throttles: 'Throttles',
+  /** Invocations that ended with a partial batch response (Lambda retries from the reported record). */
+  PartialBatchResponses: 'PartialBatchResponses',
+} as const;
+export type MetricName = (typeof MetricName)[keyof typeof MetricName];
+
+/**
+ * Documents per events-stream record in one invocation; published only when records were written, so an idle
+ * or failed invocation does not pull the average towards zero. The dashboard plots the exact ratio of sums
+ * (`EventsOut / RecordsOut`); this one also shows the spread (min, max, percentiles) between invocations.
+ */
+export const DOCUMENTS_PER_RECORD_METRIC = 'DocumentsPerRecord';

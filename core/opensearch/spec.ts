@@ -1,0 +1,281 @@
+import { createHash } from 'node:crypto';
+import { OpenSearchSpecError } from './errors';
+
+/**
+ * The inputs of OpenSearch provisioning, shaped like the `openSearch` config sections (core/config.ts) so the
+ * composition root can pass them through. Everything here is plain data: it travels to the provisioner Lambda as
+ * a JSON custom-resource property and to the local runner of `npm start` unchanged.
+ */
+
+/** Index template settings (config `openSearch.indexTemplate`). */
+export interface IndexTemplateSettings {
+  /**
+   * Primary shards per index. One daily index of a few GB needs one shard (AWS sizing guidance: 10-50 GB per shard).
+   * @default 1
+   */
+  readonly shards?: number;
+  /**
+   * Replicas per primary shard. Must be below the data node count or the indices stay yellow.
+   * @default 1
+   */
+  readonly replicas?: number;
+  /**
+   * `index.mapping.total_fields.limit`: the cap on mapped fields per index, the guard against mapping explosions.
+   * @default 1000
+   */
+  readonly totalFieldsLimit?: number;
+  /**
+   * Search slow log: a query phase slower than this is logged at WARN (`index.search.slowlog.threshold.query.warn`).
+   * OpenSearch's own default is -1 (off), which would leave the domain's slow-log group empty.
+   * https://docs.aws.amazon.com/opensearch-service/latest/developerguide/createdomain-configure-slow-logs.html
+   * @default 5000
+   */
+  readonly slowSearchWarnMs?: number;
+  /** Search slow log at INFO (`index.search.slowlog.threshold.query.info`). @default 2000 */
+  readonly slowSearchInfoMs?: number;
+  /** Indexing slow log at WARN (`index.indexing.slowlog.threshold.index.warn`). @default 5000 */
+  readonly slowIndexWarnMs?: number;
+  /** Indexing slow log at INFO (`index.indexing.slowlog.threshold.index.info`). @default 2000 */
+  readonly slowIndexInfoMs?: number;
+}
+
+/** Retention (config `openSearch.retention`). */
+export interface RetentionSettings {
+  /** Indices older than this many days (by creation date) are deleted by the ISM policy. */
+  readonly deleteAfterDays: number;
+  /**
+   * Move indices to UltraWarm storage after this many days. Only valid on domains with warm nodes.
+   * @default - no warm phase
+   */
+  readonly warmAfterDays?: number;
+}
+
+/** Access (config `openSearch.access`) plus the role ARNs the stacks know. */
+export interface AccessSettings {
+  /**
+   * IAM role ARN Firehose delivers with; mapped as a backend role to the writer role.
+   * @default - no writer mapping (local node)
+   */
+  readonly firehoseRoleArn?: string;
+  /**
+   * Backend roles (IAM role ARNs, SAML/Cognito groups) mapped to the read-only role.
+   * @default - none; map people in Dashboards (Security > Roles) afterwards
+   */
+  readonly readerBackendRoles?: readonly string[];
+  /**
+   * Internal users mapped to the read-only role.
+   * @default - none
+   */
+  readonly readerUsers?: readonly string[];
+  /**
+   * Backend roles (IAM role/user ARNs of people) mapped to `all_access` and `security_manager`.
+   * @default - none; only the master user administers the domain
+   */
+  readonly adminBackendRoles?: readonly string[];
+}
+
+/** Everything the provisioner needs to know; the input form (optional fields). */
+export interface OpenSearchSpecInput {
+  /**
+   * Index name prefix; Firehose writes `<prefix>-<rotation suffix>`, e.g. `logs-2026-11-22`, so the template,
+   * retention policy and roles cover `<prefix>-*`.
+   */
+  readonly indexPrefix: string;
+  /** @default - see {@link IndexTemplateSettings} */
+  readonly indexTemplate?: IndexTemplateSettings;
+  /** @default - delete after 30 days, no warm phase */
+  readonly retention?: RetentionSettings;
+  /** @default - no role mappings */
+  readonly access?: AccessSettings;
+  /**
+   * Turn the security plugin's audit logging on (failures, security changes; not every successful request) so the
+   * domain's audit-log group receives something. `false` turns it off. Needs the security plugin.
+   * @default true
+   */
+  readonly auditLogs?: boolean;
+  /**
+   * Name stem of everything kfek creates in OpenSearch (template, policy, roles, saved objects).
+   * @default 'kfek'
+   */
+  readonly name?: string;
+}
+
+/** The resolved spec: defaults applied, validated. */
+export interface OpenSearchSpec {
+  readonly name: string;
+  readonly indexPrefix: string;
+  /** `<prefix>-*`. */
+  readonly indexPattern: string;
+  readonly indexTemplate: Required<IndexTemplateSettings>;
+  readonly retention: RetentionSettings;
+  readonly auditLogs: boolean;
+  readonly access: {
+    readonly firehoseRoleArn?: string;
+    readonly readerBackendRoles: readonly string[];
+    readonly readerUsers: readonly string[];
+    readonly adminBackendRoles: readonly string[];
+  };
+  /** Names of the objects created in OpenSearch. */
+  readonly names: {
+    readonly indexTemplate: string;
+    /** The ingest pipeline that sets each document's `_id` (the template's `index.default_pipeline`). */
+    readonly ingestPipeline: string;
+    readonly ismPolicy: string;
+    readonly writerRole: string;
+    readonly readerRole: string;
+  };
+}
+
+/** Defaults are data, applied once in {@link resolveOpenSearchSpec} (the app's own defaults are listed in README.md, "Default settings"). */
+export const OPENSEARCH_SPEC_DEFAULTS = {
+  name: 'kfek',
+  shards: 1,
+  replicas: 1,
+  totalFieldsLimit: 1000,
+  slowSearchWarnMs: 5000,
+  slowSearchInfoMs: 2000,
+  slowIndexWarnMs: 5000,
+  slowIndexInfoMs: 2000,
+  deleteAfterDays: 30,
+} as const;
+
+/**
+ * The template maps about 30 fields itself; a limit below this leaves almost no room for application fields.
+ */
+export const MIN_TOTAL_FIELDS_LIMIT = 100;
+
+// OpenSearch index names: lowercase, no \ / * ? " < > | space , #, must not start with - _ +. The prefix is
+// followed by `-` and a date, so a valid prefix gives valid index names.
+const INDEX_PREFIX_RE = /^[a-z0-9][a-z0-9._-]{0,200}$/;
+const NAME_RE = /^[a-z][a-z0-9_-]{0,60}$/;
+
+function checkInt(field: string, value: number, min: number, max: number, fix: string): void {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new OpenSearchSpecError(
+      `${field} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}. ${fix}`,
+    );
+  }
+}
+
+const SLOW_LOG_KEYS = ['slowSearchWarnMs', 'slowSearchInfoMs', 'slowIndexWarnMs', 'slowIndexInfoMs'] as const;
+
+/** The slow-log thresholds with defaults applied; each INFO threshold must be below its WARN one. */
+function slowLogThresholds(
+  input: IndexTemplateSettings,
+): Pick<Required<IndexTemplateSettings>, (typeof SLOW_LOG_KEYS)[number]> {
+  const out = Object.fromEntries(
+    SLOW_LOG_KEYS.map((key) => [key, input[key] ?? OPENSEARCH_SPEC_DEFAULTS[key]]),
+  ) as Record<(typeof SLOW_LOG_KEYS)[number], number>;
+  for (const key of SLOW_LOG_KEYS) {
+    checkInt(`indexTemplate.${key}`, out[key], 1, 3_600_000, 'Use milliseconds, e.g. 5000 for 5 s.');
+  }
+  for (const [info, warn] of [
+    ['slowSearchInfoMs', 'slowSearchWarnMs'],
+    ['slowIndexInfoMs', 'slowIndexWarnMs'],
+  ] as const) {
+    if (out[info] >= out[warn]) {
+      throw new OpenSearchSpecError(
+        `indexTemplate.${info} (${out[info]}) must be below ${warn} (${out[warn]}): INFO logs the slower ` +
+          'operations first, WARN only the slowest.',
+      );
+    }
+  }
+  return out;
+}
+
+/** Applies defaults and validates; throws {@link OpenSearchSpecError} naming the field, the value and the fix. */
+export function resolveOpenSearchSpec(input: OpenSearchSpecInput): OpenSearchSpec {
+  const name = input.name ?? OPENSEARCH_SPEC_DEFAULTS.name;
+  if (!NAME_RE.test(name)) {
+    throw new OpenSearchSpecError(
+      `name must be lowercase letters, digits, '-' or '_' starting with a letter, got ${JSON.stringify(name)}.`,
+    );
+  }
+  if (!INDEX_PREFIX_RE.test(input.indexPrefix)) {
+    throw new OpenSearchSpecError(
+      `indexPrefix must be a valid lowercase index name start (a-z, 0-9, '.', '_', '-'; not starting with ` +
+        `'-', '_' or '.'), got ${JSON.stringify(input.indexPrefix)}. Use e.g. 'logs'.`,
+    );
+  }
+  const shards = input.indexTemplate?.shards ?? OPENSEARCH_SPEC_DEFAULTS.shards;
+  const replicas = input.indexTemplate?.replicas ?? OPENSEARCH_SPEC_DEFAULTS.replicas;
+  const totalFieldsLimit = input.indexTemplate?.totalFieldsLimit ?? OPENSEARCH_SPEC_DEFAULTS.totalFieldsLimit;
+  checkInt('indexTemplate.shards', shards, 1, 1024, 'One shard per 10-50 GB of daily data is enough.');
+  checkInt('indexTemplate.replicas', replicas, 0, 15, 'Use 0 on a one-node domain, 1 otherwise.');
+  checkInt(
+    'indexTemplate.totalFieldsLimit',
+    totalFieldsLimit,
+    MIN_TOTAL_FIELDS_LIMIT,
+    100_000,
+    'Keep it near 1000: a higher limit only postpones a mapping explosion.',
+  );
+
+  const deleteAfterDays = input.retention?.deleteAfterDays ?? OPENSEARCH_SPEC_DEFAULTS.deleteAfterDays;
+  checkInt('retention.deleteAfterDays', deleteAfterDays, 1, 36_500, 'Set how many days of logs to keep.');
+  const warmAfterDays = input.retention?.warmAfterDays;
+  if (warmAfterDays !== undefined) {
+    checkInt(
+      'retention.warmAfterDays',
+      warmAfterDays,
+      1,
+      deleteAfterDays - 1,
+      'The warm move must come before deletion (warmAfterDays < deleteAfterDays); omit it without UltraWarm.',
+    );
+  }
+
+  const readerBackendRoles = [...(input.access?.readerBackendRoles ?? [])];
+  const readerUsers = [...(input.access?.readerUsers ?? [])];
+  const adminBackendRoles = [...(input.access?.adminBackendRoles ?? [])];
+  for (const [field, values] of [
+    ['access.readerBackendRoles', readerBackendRoles],
+    ['access.readerUsers', readerUsers],
+    ['access.adminBackendRoles', adminBackendRoles],
+  ] as const) {
+    if (values.some((v) => typeof v !== 'string' || v.length === 0)) {
+      throw new OpenSearchSpecError(`${field} must hold non-empty strings, got ${JSON.stringify(values)}.`);
+    }
+  }
+
+  return {
+    name,
+    indexPrefix: input.indexPrefix,
+    indexPattern: `${input.indexPrefix}-*`,
+    indexTemplate: { shards, replicas, totalFieldsLimit, ...slowLogThresholds(input.indexTemplate ?? {}) },
+    retention: warmAfterDays === undefined ? { deleteAfterDays } : { deleteAfterDays, warmAfterDays },
+    auditLogs: input.auditLogs ?? true,
+    access: {
+      ...(input.access?.firehoseRoleArn === undefined
+        ? {}
+        : { firehoseRoleArn: input.access.firehoseRoleArn }),
+      readerBackendRoles,
+      readerUsers,
+      adminBackendRoles,
+    },
+    names: {
+      indexTemplate: `${name}-${input.indexPrefix}`,
+      ingestPipeline: `${name}-${input.indexPrefix}-document-id`,
+      ismPolicy: `${name}-${input.indexPrefix}-retention`,
+      writerRole: `${name}_writer`,
+      readerRole: `${name}_reader`,
+    },
+  };
+}
+
+/** Canonical JSON (sorted keys) so equal content always hashes equal. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) {
+    return `[${value.map((v) => canonicalJson(v)).join(',')}]`;
+  }
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** SHA-256 (hex) of the canonical JSON of a value. */
+export function contentHash(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value)).digest('hex');
+}

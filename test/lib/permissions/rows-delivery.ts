@@ -1,0 +1,186 @@
+/**
+ * Matrix rows from the events stream to OpenSearch: Firehose (trust, source, domain, failed documents, logs),
+ * the provisioner, and the people who read the domain.
+ */
+import type { Call } from '../../helpers/permission-matrix';
+import {
+  INDEX,
+  userPolicy,
+  stream,
+  caller,
+  readCalls,
+  assume,
+  s3Object,
+  s3Bucket,
+  bucketKeyCalls,
+  domainOf,
+  domainCall,
+  firehose,
+  type Row,
+} from './calls';
+
+export const DELIVERY_ROWS: readonly Row[] = [
+  {
+    name: 'Firehose | sts:AssumeRole (aws:SourceAccount, aws:SourceArn) | delivery stream role | trust',
+    calls: (m) => {
+      const f = firehose(m);
+      return [
+        assume(m, f.role, 'firehose.amazonaws.com', {
+          'aws:SourceAccount': m.account,
+          'aws:SourceArn': m.attr(f.ds),
+        }),
+      ];
+    },
+  },
+  {
+    name: 'Firehose | stream reads, kms:Decrypt | events stream, key | identity, key',
+    calls: (m) => {
+      const f = firehose(m);
+      return readCalls(m, f.role, stream(m, f.src.KinesisStreamARN));
+    },
+  },
+  {
+    name: 'Firehose | es:Describe*, es:ESHttpPost/Put/Get | domain | identity, domain access policy',
+    calls: (m) => {
+      const f = firehose(m);
+      const domain = domainOf(m, f.dest.DomainARN as string);
+      const c = caller(m, f.role);
+      const index = `${f.dest.IndexName as string}-2026-11-23`;
+      return [
+        ...['es:DescribeDomain', 'es:DescribeDomains', 'es:DescribeDomainConfig'].map((a) =>
+          domainCall(m, c, domain, a, ''),
+        ),
+        domainCall(m, c, domain, 'es:ESHttpPost', '_bulk'),
+        domainCall(m, c, domain, 'es:ESHttpPost', `${index}/_bulk`),
+        domainCall(m, c, domain, 'es:ESHttpPut', `${index}/_doc/1`),
+        ...[
+          '_all/_settings',
+          '_cluster/stats',
+          `${index}/_mapping/_doc`,
+          '_nodes',
+          '_nodes/stats',
+          '_nodes/AbCdEf123/stats',
+          '_stats',
+          `${index}/_stats`,
+        ].map((p) => domainCall(m, c, domain, 'es:ESHttpGet', p)),
+      ];
+    },
+  },
+  {
+    name: 'Firehose | s3:PutObject, AbortMultipartUpload, GetBucketLocation, ListBucket*, kms:GenerateDataKey, kms:Decrypt | failed-documents prefix, its key | identity, bucket policy, key',
+    calls: (m) => {
+      const f = firehose(m);
+      const s3 = f.dest.S3Configuration as { BucketARN: string; Prefix: string; ErrorOutputPrefix: string };
+      const bucket = m.byValue('AWS::S3::Bucket', s3.BucketARN);
+      const errors = s3.ErrorOutputPrefix.replace(
+        '!{firehose:error-output-type}',
+        'AmazonOpenSearchService-failed',
+      );
+      return [
+        s3Object(
+          m,
+          f.role,
+          bucket,
+          `${s3.Prefix}2026/11/23/10/kfek-1-2026-11-23-10-00-00-abc.gz`,
+          's3:PutObject',
+          'Allowed',
+        ),
+        s3Object(
+          m,
+          f.role,
+          bucket,
+          `${errors}2026/11/23/10/kfek-1-2026-11-23-10-00-00-abc.gz`,
+          's3:PutObject',
+          'Allowed',
+        ),
+        s3Object(
+          m,
+          f.role,
+          bucket,
+          `${s3.Prefix}2026/11/23/10/kfek-1-2026-11-23-10-00-00-abc.gz`,
+          's3:AbortMultipartUpload',
+          'Allowed',
+        ),
+        ...['s3:GetBucketLocation', 's3:ListBucket', 's3:ListBucketMultipartUploads'].map((a) =>
+          s3Bucket(m, f.role, bucket, a),
+        ),
+        // Firehose's documented S3 grant: GenerateDataKey to write, Decrypt for the parts of a multipart upload.
+        ...bucketKeyCalls(m, f.role, bucket, ['kms:GenerateDataKey', 'kms:Decrypt']),
+      ];
+    },
+  },
+  {
+    name: 'Firehose | logs:PutLogEvents | its delivery log streams | identity',
+    calls: (m) => {
+      const f = firehose(m);
+      const options = [
+        f.dest.CloudWatchLoggingOptions,
+        (f.dest.S3Configuration as { CloudWatchLoggingOptions: unknown }).CloudWatchLoggingOptions,
+      ] as { LogGroupName: string; LogStreamName: string }[];
+      return options.map((o): Call => ({
+        ...caller(m, f.role),
+        action: 'logs:PutLogEvents',
+        resource: `${o.LogGroupName}:${o.LogStreamName}`,
+        resourceArn: `arn:aws:logs:${m.region}:${m.account}:log-group:${o.LogGroupName}:log-stream:${o.LogStreamName}`,
+        expect: 'Allowed',
+      }));
+    },
+  },
+  {
+    name: 'provisioner | sts:AssumeRole into the admin role, es:ESHttp* | domain (of its DomainEndpoint) | trust, identity, domain policy',
+    calls: (m) => {
+      const fn = m.find('Pipeline/OpenSearchProvisioner/Function', 'AWS::Lambda::Function');
+      const admin = m.functionRole(fn);
+      const cr = m.find('Pipeline/OpenSearchProvisioner/Resource', 'Custom::KfekOpenSearchProvisioning');
+      const domain = m
+        .findAll('AWS::OpenSearchService::Domain')
+        .find((d) => m.attr(d, 'DomainEndpoint') === cr.properties.DomainEndpoint);
+      if (domain === undefined)
+        throw new Error(
+          `${cr.path} provisions ${String(cr.properties.DomainEndpoint)}, which is no domain of the app`,
+        );
+      const c = caller(m, admin);
+      // The requests core/opensearch/provision.ts makes, by method and path.
+      const requests: [string, string][] = [
+        ['es:ESHttpGet', ''],
+        ['es:ESHttpGet', '_cat/plugins'],
+        ['es:ESHttpGet', '_index_template/logs'],
+        ['es:ESHttpPut', '_index_template/logs'],
+        ['es:ESHttpGet', '_plugins/_ism/policies/logs-retention'],
+        ['es:ESHttpPut', '_plugins/_ism/policies/logs-retention'],
+        ['es:ESHttpPost', '_plugins/_ism/add/logs-*'],
+        ['es:ESHttpPut', '_plugins/_security/api/roles/kfek_writer'],
+        ['es:ESHttpGet', '_plugins/_security/api/rolesmapping/kfek_writer'],
+        ['es:ESHttpPut', '_plugins/_security/api/rolesmapping/kfek_writer'],
+        ['es:ESHttpGet', '_dashboards/api/status'],
+        ['es:ESHttpPost', '_dashboards/api/saved_objects/_bulk_create'],
+      ];
+      return [
+        assume(m, admin, 'lambda.amazonaws.com', {}),
+        ...requests.map(([action, p]) => domainCall(m, c, domain, action, p)),
+      ];
+    },
+  },
+  {
+    name: 'a mapped person | es:ESHttpGet/Post | domain (Dashboards, search) | domain policy + docs/deploy/opensearch-user-policy.json',
+    calls: (m) => {
+      const domain = m.find('Search/Search/Domain', 'AWS::OpenSearchService::Domain');
+      const person = {
+        caller: 'a person (role Analyst) with docs/deploy/opensearch-user-policy.json',
+        principal: `arn:aws:iam::${m.account}:role/Analyst`,
+        identityPolicies: [
+          {
+            name: 'docs/deploy/opensearch-user-policy.json',
+            policy: userPolicy({ region: m.region, account: m.account, domainName: m.ref(domain) }),
+          },
+        ],
+      };
+      return [
+        domainCall(m, person, domain, 'es:ESHttpGet', '_dashboards/app/home'),
+        domainCall(m, person, domain, 'es:ESHttpPost', '_dashboards/api/saved_objects/_find'),
+        domainCall(m, person, domain, 'es:ESHttpGet', `${INDEX}/_search`),
+        domainCall(m, person, domain, 'es:ESHttpPost', 'logs-*/_search'),
+      ];
+    },
+  },
+];

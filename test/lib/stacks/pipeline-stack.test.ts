@@ -1,0 +1,339 @@
+/* eslint jest/expect-expect: ["warn", { "assertFunctionNames": ["expect", "*.hasResourceProperties", "*.hasResource", "*.resourceCountIs", "*.allResources", "*.allResourcesProperties", "*.hasWarning"] }] -- Template assertions throw on mismatch. */
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { buildTestApp } from '../../helpers/app';
+
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+}
+
+/** Every Allow statement of every IAM policy (inline and AWS::IAM::Policy) in a template. */
+function allowStatements(template: Template): Statement[] {
+  const out: Statement[] = [];
+  for (const r of Object.values(template.findResources('AWS::IAM::Policy'))) {
+    out.push(...(r.Properties.PolicyDocument.Statement as Statement[]));
+  }
+  for (const r of Object.values(template.findResources('AWS::IAM::Role'))) {
+    for (const p of (r.Properties.Policies ?? []) as Array<{ PolicyDocument: { Statement: Statement[] } }>) {
+      out.push(...p.PolicyDocument.Statement);
+    }
+  }
+  return out.filter((s) => s.Effect === 'Allow');
+}
+
+const actionsOf = (s: Statement): string[] => (Array.isArray(s.Action) ? s.Action : [s.Action]);
+
+/** The single AWS::IAM::Policy whose logical id starts with `prefix`. */
+function policyStatements(template: Template, prefix: string): Statement[] {
+  const matches = Object.entries(template.findResources('AWS::IAM::Policy')).filter(([id]) =>
+    id.startsWith(prefix),
+  );
+  expect(matches).toHaveLength(1);
+  return (matches[0][1].Properties.PolicyDocument.Statement as Statement[]).filter(
+    (s) => s.Effect === 'Allow',
+  );
+}
+
+describe('PipelineStack, transport lambda (sandbox)', () => {
+  let template: Template;
+  let others: Template[];
+  let pipelineLogGroupIds: string[];
+
+  beforeAll(() => {
+    const { stacks } = buildTestApp();
+    template = Template.fromStack(stacks.pipeline);
+    others = [Template.fromStack(stacks.search), Template.fromStack(stacks.sources)];
+    pipelineLogGroupIds = stacks.pipeline.logGroups.map((g) => g.node.path);
+  });
+
+  test('the transform is an arm64 Node 24 function with its own log group and the handler contract env', () => {
+    // The transform, the OpenSearch provisioner and the custom resource provider's framework function.
+    template.resourceCountIs('AWS::Lambda::Function', 3);
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      MemorySize: 512,
+      Timeout: 60,
+      LoggingConfig: Match.objectLike({ LogFormat: 'JSON', LogGroup: Match.anyValue() }),
+      Environment: {
+        Variables: {
+          EVENTS_STREAM_ARN: Match.anyValue(),
+          DEAD_LETTER_BUCKET: Match.anyValue(),
+          DEAD_LETTER_PREFIX: 'dead-letter/transform/',
+          EVENTS_AGGREGATION: 'true',
+          POWERTOOLS_METRICS_NAMESPACE: 'kfek',
+          POWERTOOLS_SERVICE_NAME: 'transform',
+          NODE_OPTIONS: '--enable-source-maps',
+        },
+      },
+    });
+  });
+
+  test('the event source mapping reports partial failures, bisects, bounds retries and age, and sends discarded batches to the bucket', () => {
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 1);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      StartingPosition: 'TRIM_HORIZON',
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 3,
+      MaximumRecordAgeInSeconds: 3600,
+      ParallelizationFactor: 1,
+      BatchSize: 100,
+      MaximumBatchingWindowInSeconds: 1,
+      // S3, where Lambda writes the whole invocation record (data included), not SQS (metadata only).
+      DestinationConfig: {
+        OnFailure: {
+          Destination: { 'Fn::ImportValue': Match.stringLikeRegexp('FailedRecordsBucket.*Arn') },
+        },
+      },
+    });
+  });
+
+  test('the transform may only put discarded batches under aws/lambda/ and list the bucket; it never reads or deletes', () => {
+    const statements = policyStatements(template, 'TransformRoleDefaultPolicy');
+    const s3 = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('s3:')));
+    expect(s3.flatMap(actionsOf).sort()).toEqual(['s3:ListBucket', 's3:PutObject']);
+    const put = JSON.stringify(s3.find((s) => actionsOf(s).includes('s3:PutObject'))?.Resource);
+    expect(put).toContain('"/aws/lambda/*"');
+    expect(put).toContain('"/dead-letter/transform/*"');
+    // No SQS for the Lambda transport any more.
+    expect(statements.flatMap(actionsOf).filter((a) => a.startsWith('sqs:'))).toEqual([]);
+  });
+
+  test('the OpenSearch provisioner custom resource exists and runs as the Search stack admin role, signed', () => {
+    template.resourceCountIs('Custom::KfekOpenSearchProvisioning', 1);
+    template.hasResourceProperties('Custom::KfekOpenSearchProvisioning', {
+      DomainEndpoint: { 'Fn::ImportValue': Match.stringLikeRegexp('SearchDomain.*DomainEndpoint') },
+      Spec: Match.anyValue(),
+      SpecHash: Match.stringLikeRegexp('^[0-9a-f]{64}$'),
+      Dashboards: 'true',
+    });
+    const resource = Object.values(template.findResources('Custom::KfekOpenSearchProvisioning'))[0] as {
+      Properties: Record<string, unknown>;
+    };
+    // Signed mode: no master user secret.
+    expect(resource.Properties).not.toHaveProperty('MasterUserSecretArn');
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Handler: 'index.onEvent',
+      Role: { 'Fn::ImportValue': Match.stringLikeRegexp('OpenSearchAdminRole.*Arn') },
+    });
+  });
+
+  test('the delivery stream depends on the provisioner (indices configured before delivery)', () => {
+    const provisioner = Object.keys(template.findResources('Custom::KfekOpenSearchProvisioning'))[0];
+    template.hasResource('AWS::KinesisFirehose::DeliveryStream', {
+      DependsOn: Match.arrayWith([provisioner]),
+    });
+  });
+
+  test('the provisioner policy is least-privilege: its own log group, and HTTP on this domain without DELETE', () => {
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyName: Match.stringLikeRegexp('^OpenSearchProvisionerPolicy'),
+      Roles: [{ 'Fn::ImportValue': Match.stringLikeRegexp('OpenSearchAdminRole') }],
+    });
+    const statements = policyStatements(template, 'OpenSearchProvisionerPolicy');
+    expect(statements.map((s) => actionsOf(s).sort())).toEqual([
+      ['logs:CreateLogStream', 'logs:PutLogEvents'],
+      ['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPost', 'es:ESHttpPut'],
+    ]);
+    expect(statements[0].Resource).toEqual({
+      'Fn::GetAtt': [expect.stringMatching(/^OpenSearchProvisionerLogGroup/), 'Arn'],
+    });
+    const domainResources = JSON.stringify(statements[1].Resource);
+    expect(domainResources).toMatch(/SearchDomain.*Arn/);
+    expect(domainResources).not.toContain('"*"');
+  });
+
+  test("the provisioner's log groups are the pipeline's own (the account subscription policy excludes them)", () => {
+    expect(pipelineLogGroupIds).toEqual(
+      expect.arrayContaining([
+        'Pipeline/OpenSearchProvisioner/LogGroup',
+        'Pipeline/OpenSearchProvisioner/ProviderLogGroup',
+        'Pipeline/Delivery/LogGroup',
+      ]),
+    );
+  });
+
+  test('the CloudWatch Logs role only puts records on the raw stream and trusts logs only for this account and region', () => {
+    template.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: {
+        Statement: [
+          Match.objectLike({
+            Principal: { Service: 'logs.amazonaws.com' },
+            Condition: {
+              StringLike: {
+                'aws:SourceArn': {
+                  'Fn::Join': [
+                    '',
+                    Match.arrayWith([Match.stringLikeRegexp(':logs:'), Match.stringLikeRegexp('^:\\*$')]),
+                  ],
+                },
+              },
+            },
+          }),
+        ],
+      },
+    });
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyName: Match.stringLikeRegexp('^LogsDeliveryRole'),
+      PolicyDocument: {
+        Statement: [
+          Match.objectLike({ Action: ['kinesis:PutRecord', 'kinesis:PutRecords'] }),
+          Match.objectLike({ Action: 'kms:GenerateDataKey' }),
+        ],
+      },
+    });
+  });
+
+  test('Firehose reads the events stream and delivers to OpenSearch with rotation, S3 backup of failures and error logging', () => {
+    template.resourceCountIs('AWS::KinesisFirehose::DeliveryStream', 1);
+    template.hasResourceProperties('AWS::KinesisFirehose::DeliveryStream', {
+      DeliveryStreamType: 'KinesisStreamAsSource',
+      KinesisStreamSourceConfiguration: { KinesisStreamARN: Match.anyValue(), RoleARN: Match.anyValue() },
+      AmazonopensearchserviceDestinationConfiguration: Match.objectLike({
+        IndexName: 'logs',
+        IndexRotationPeriod: 'OneDay',
+        BufferingHints: { IntervalInSeconds: 60, SizeInMBs: 5 },
+        RetryOptions: { DurationInSeconds: 300 },
+        S3BackupMode: 'FailedDocumentsOnly',
+        S3Configuration: Match.objectLike({ Prefix: 'failed-documents/', CompressionFormat: 'GZIP' }),
+        CloudWatchLoggingOptions: {
+          Enabled: true,
+          LogGroupName: Match.anyValue(),
+          LogStreamName: Match.anyValue(),
+        },
+      }),
+    });
+  });
+
+  test("Firehose sends no document id: the index template's default pipeline sets it from the event", () => {
+    template.hasResourceProperties('AWS::KinesisFirehose::DeliveryStream', {
+      AmazonopensearchserviceDestinationConfiguration: Match.objectLike({
+        DocumentIdOptions: { DefaultDocumentIdFormat: 'NO_DOCUMENT_ID' },
+      }),
+    });
+  });
+
+  test('the Firehose role may write the domain and read only the documented paths', () => {
+    const firehose = policyStatements(template, 'DeliveryRoleDefaultPolicy').filter((s) =>
+      actionsOf(s).some((a) => a.startsWith('es:')),
+    );
+    expect(firehose.flatMap(actionsOf).sort()).toEqual(
+      [
+        'es:DescribeDomain',
+        'es:DescribeDomainConfig',
+        'es:DescribeDomains',
+        'es:ESHttpGet',
+        'es:ESHttpPost',
+        'es:ESHttpPut',
+      ].sort(),
+    );
+  });
+
+  test('no role in the app has a wildcard action, and only justified wildcard resources', () => {
+    const statements = [template, ...others].flatMap(allowStatements);
+    expect(statements.length).toBeGreaterThan(10);
+    expect(statements.flatMap(actionsOf).filter((a) => a.includes('*'))).toEqual([]);
+    // A literal "*" resource (any resource) is never granted.
+    const resources = statements.flatMap((s): unknown[] =>
+      Array.isArray(s.Resource) ? (s.Resource as unknown[]) : [s.Resource],
+    );
+    expect(resources).not.toContain('*');
+  });
+
+  test('matches the snapshot', () => {
+    expect(template.toJSON()).toMatchSnapshot();
+  });
+});
+
+describe('PipelineStack, delivery.aggregation false', () => {
+  test('the transform is told to write one record per document', () => {
+    // GIVEN
+    const { stacks } = buildTestApp({ overrides: { delivery: { aggregation: false } } });
+    // WHEN
+    const template = Template.fromStack(stacks.pipeline);
+    // THEN
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: 'transform', EVENTS_AGGREGATION: 'false' }),
+      },
+    });
+  });
+});
+
+describe('PipelineStack, transport pipes', () => {
+  let template: Template;
+  let annotations: Annotations;
+
+  beforeAll(() => {
+    const { stacks } = buildTestApp({
+      overrides: {
+        removalPolicy: 'destroy',
+        transport: 'pipes',
+        transform: { batchSize: 50, parallelizationFactor: 2 },
+      },
+    });
+    template = Template.fromStack(stacks.pipeline);
+    annotations = Annotations.fromStack(stacks.pipeline);
+  });
+
+  test('a pipe reads the raw stream, enriches with the Pipes handler and writes the events stream', () => {
+    template.resourceCountIs('AWS::Pipes::Pipe', 1);
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', 0);
+    template.hasResourceProperties('AWS::Pipes::Pipe', {
+      Source: Match.anyValue(),
+      Enrichment: Match.anyValue(),
+      Target: Match.anyValue(),
+      SourceParameters: {
+        KinesisStreamParameters: {
+          StartingPosition: 'TRIM_HORIZON',
+          BatchSize: 50,
+          MaximumRetryAttempts: 3,
+          MaximumRecordAgeInSeconds: 3600,
+          ParallelizationFactor: 2,
+          OnPartialBatchItemFailure: 'AUTOMATIC_BISECT',
+          DeadLetterConfig: { Arn: Match.anyValue() },
+        },
+      },
+      TargetParameters: { KinesisStreamParameters: { PartitionKey: '$.cloudwatch.logStream' } },
+      LogConfiguration: Match.objectLike({ Level: 'ERROR' }),
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: 'transform-pipes' }) },
+    });
+  });
+
+  test('the pipe role can invoke the enrichment, write the target and the dead-letter queue', () => {
+    const actions = allowStatements(template).flatMap(actionsOf);
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        'lambda:InvokeFunction',
+        'kinesis:PutRecords',
+        'sqs:SendMessage',
+        'kms:GenerateDataKey',
+      ]),
+    );
+  });
+
+  test('warns when the batch size can exceed the 500-results limit of a Kinesis target', () => {
+    annotations.hasWarning(
+      '*',
+      Match.stringLikeRegexp('Pipes does not invoke a Kinesis target with more than 500'),
+    );
+  });
+});
+
+describe('PipelineStack, OpenSearch provisioning switches', () => {
+  test.each([true, false])('openSearch.auditLogs %s reaches the provisioner spec', (auditLogs) => {
+    // GIVEN
+    const { stacks } = buildTestApp({ overrides: { removalPolicy: 'destroy', openSearch: { auditLogs } } });
+    // WHEN
+    const provisioning = JSON.stringify(
+      Template.fromStack(stacks.pipeline).findResources('Custom::KfekOpenSearchProvisioning'),
+    );
+    // THEN
+    expect(provisioning).toContain(`\\"auditLogs\\":${auditLogs}`);
+  });
+});

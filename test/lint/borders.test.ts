@@ -1,0 +1,60 @@
+/**
+ * The borders between runtimes are lint rules (eslint.config.js), not comments: this test lints one stray import
+ * per border, as if it were written into a real file of that folder, and expects the rule to fire; and it checks
+ * that the imports each runtime is meant to make stay allowed.
+ */
+import * as path from 'node:path';
+import { ESLint } from 'eslint';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const BORDER_RULES = new Set(['import/no-restricted-paths', 'no-restricted-imports']);
+
+let eslint: ESLint;
+beforeAll(() => {
+  // ESLint loads eslint.config.js with a dynamic import(), which jest's module system refuses; hand it the same
+  // config object instead.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const config = require(path.join(ROOT, 'eslint.config.js')) as ESLint.Options['overrideConfig'];
+  eslint = new ESLint({ cwd: ROOT, overrideConfigFile: true, overrideConfig: config });
+});
+
+async function borderFindings(filePath: string, specifier: string): Promise<string[]> {
+  const code = `import * as probe from '${specifier}';\nexport const used = probe;\n`;
+  const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, filePath) });
+  return (result?.messages ?? []).filter((m) => m.ruleId && BORDER_RULES.has(m.ruleId)).map((m) => m.message);
+}
+
+describe('runtime borders', () => {
+  test.each([
+    ['lambda/transform/handler.ts', '../../lib/config', /must not import the CDK app/],
+    ['lambda/transform/handler.ts', '../../cli/main', /must not import the CDK app, the CLI/],
+    ['lambda/transform/handler.ts', 'aws-cdk-lib', /never load CDK/],
+    ['lambda/opensearch-provisioner/handler.ts', 'aws-cdk-lib/aws-iam', /never load CDK/],
+    ['core/config.ts', '../lib/stacks/pipeline-stack', /must not import the CDK app/],
+    ['core/config.ts', '../cli/main', /must not import the CDK app, the CLI/],
+    ['core/config.ts', '../lambda/transform/transform', /must not import Lambda handlers/],
+    ['core/opensearch/provision.ts', 'constructs', /never load CDK/],
+    ['lib/stacks/pipeline-stack.ts', '../../lambda/transform/metrics', /CDK app must not import Lambda code/],
+    [
+      'lib/constructs/pipeline-monitoring.ts',
+      '../../cli/main',
+      /CDK app must not import Lambda code or the CLI/,
+    ],
+    ['cli/main.ts', '../lib/config', /CLI must not import the CDK app/],
+    ['cli/main.ts', '../lambda/transform/transform', /CLI must not import the CDK app or Lambda code/],
+    ['cli/main.ts', 'aws-cdk-lib', /never load CDK/],
+  ])('fails when %s imports %s', async (file, specifier, expected) => {
+    const findings = await borderFindings(file, specifier);
+    expect(findings).toEqual([expect.stringMatching(expected)]);
+  });
+
+  test.each([
+    ['lib/stacks/pipeline-stack.ts', '../../core/config'],
+    ['lib/constructs/opensearch-provisioner.ts', '../../core/opensearch/spec'],
+    ['lambda/opensearch-provisioner/handler.ts', '../../core/opensearch/provision'],
+    ['cli/main.ts', '../core/opensearch/http'],
+    ['scripts/local/main.ts', '../../lambda/transform/handler'],
+  ])('allows %s to import %s', async (file, specifier) => {
+    expect(await borderFindings(file, specifier)).toEqual([]);
+  });
+});
