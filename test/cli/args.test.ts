@@ -87,14 +87,21 @@ describe('parseCliArgs', () => {
   });
 
   test('help in every spelling', () => {
-    for (const argv of [[], ['help'], ['--help'], ['-h'], ['send', '--help']]) {
+    for (const argv of [[], ['help'], ['--help'], ['-h'], ['help', 'frobnicate']]) {
       expect(parseCliArgs(argv)).toEqual({ command: 'help' });
+    }
+    for (const argv of [
+      ['send', '--help'],
+      ['send', '-h'],
+      ['help', 'send'],
+    ]) {
+      expect(parseCliArgs(argv)).toEqual({ command: 'help', topic: 'send' });
     }
   });
 
   test.each([
     [['send'], /--log-group is required/],
-    [['send', '--log-group', 'g', '--count', '0'], /--count "0" is not a whole number >= 1/],
+    [['send', '--log-group', 'g', '--count', '0'], /--count "0" must be a whole number >= 1/],
     [['send', '--log-group', 'g', '--count', '1.5'], /--count/],
     [['send', '--log-group', 'g', '--rate', 'fast'], /--rate "fast"/],
     [['send', '--log-group', 'g', '--bogus'], /send: Unknown option '--bogus'/],
@@ -256,10 +263,10 @@ describe('parseCliArgs proxy', () => {
     [['proxy'], /proxy: --endpoint is required/],
     [['proxy', '--endpoint', ''], /proxy: --endpoint is required/],
     [['proxy', '--endpoint', 'ftp://x.example.com'], /neither a host name nor an http\(s\) URL/],
-    [['proxy', '--endpoint', 'h', '--port', 'abc'], /--port "abc" is not a whole number/],
-    [['proxy', '--endpoint', 'h', '--port=-1'], /--port "-1" is not a whole number/],
+    [['proxy', '--endpoint', 'h', '--port', 'abc'], /--port "abc" must be a whole number/],
+    [['proxy', '--endpoint', 'h', '--port=-1'], /--port "-1" must be a whole number/],
     [['proxy', '--endpoint', 'h', '--port', '70000'], /--port "70000" is not a port \(0-65535\)/],
-    [['proxy', '--endpoint', 'h', '--max-bodies', '0'], /--max-bodies "0" is not a whole number >= 1/],
+    [['proxy', '--endpoint', 'h', '--max-bodies', '0'], /--max-bodies "0" must be a whole number >= 1/],
     [['proxy', '--endpoint', 'h', '--max-buffered-mib', '99'], /--max-buffered-mib "99" .* at least 100/],
     [['proxy', '--endpoint', 'h', '--headers-timeout', 'soon'], /--headers-timeout "soon" is not a duration/],
     [
@@ -274,7 +281,7 @@ describe('parseCliArgs proxy', () => {
   });
 
   test('the usage text documents proxy', () => {
-    expect(parseCliArgs(['proxy', '--help'])).toEqual({ command: 'help' });
+    expect(parseCliArgs(['proxy', '--help'])).toEqual({ command: 'help', topic: 'proxy' });
     expect(USAGE).toMatch(/kfek proxy {2}--endpoint DOMAIN-ENDPOINT \[--port 9200\] \[--region R\]/);
   });
 });

@@ -316,6 +316,6 @@ describe('bin/kfek-cli.js (the npx kfek entry point)', () => {
       timeout: 60_000,
     });
     expect(result.status).toBe(2);
-    expect(result.stderr).toMatch(/^kfek: --count "many" is not a whole number >= 1/);
+    expect(result.stderr).toMatch(/^kfek: --count "many" must be a whole number >= 1/);
   });
 });

@@ -1,0 +1,81 @@
+/** Parsers of the commands that talk to CloudWatch Logs and OpenSearch data: send, verify, query. */
+import { UsageError } from '../errors';
+import { parseOptions, QUERY_OPTIONS, SEND_OPTIONS, VERIFY_OPTIONS } from './options';
+import type { CommonArgs, HelpArgs, QueryArgs, SendArgs, VerifyArgs } from './types';
+import { parseCount, parseDuration, parseRate, parseUrl } from './values';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+function common(values: { endpoint?: string; region?: string; json?: boolean }): CommonArgs {
+  return {
+    ...(values.endpoint !== undefined ? { endpoint: parseUrl(values.endpoint, '--endpoint') } : {}),
+    ...(values.region !== undefined ? { region: values.region } : {}),
+    json: values.json === true,
+  };
+}
+
+export function parseSend(args: readonly string[]): SendArgs | HelpArgs {
+  const values = parseOptions(args, SEND_OPTIONS);
+  if (values.help) return { command: 'help', topic: 'send' };
+  const logGroupName = values['log-group'];
+  if (logGroupName === undefined || logGroupName === '')
+    throw new UsageError('send: --log-group is required');
+  return {
+    command: 'send',
+    ...common(values),
+    logGroupName,
+    ...(values['log-stream'] !== undefined ? { logStreamName: values['log-stream'] } : {}),
+    count: parseCount(values.count, '--count', 1),
+    ...(values.rate !== undefined ? { ratePerSecond: parseRate(values.rate) } : {}),
+    ...(values['run-id'] !== undefined ? { runId: values['run-id'] } : {}),
+    ...(values.seed !== undefined ? { seed: parseCount(values.seed, '--seed', 0) } : {}),
+  };
+}
+
+export function parseVerify(args: readonly string[], env: Env): VerifyArgs | HelpArgs {
+  const values = parseOptions(args, VERIFY_OPTIONS);
+  if (values.help) return { command: 'help', topic: 'verify' };
+  const runId = values['run-id'];
+  if (runId === undefined || runId === '') throw new UsageError('verify: --run-id is required');
+  const url = values.opensearch ?? env.KFEK_OPENSEARCH_URL;
+  if (url === undefined || url === '') {
+    throw new UsageError('verify: --opensearch URL is required (or set KFEK_OPENSEARCH_URL)');
+  }
+  const expected = values.expect === undefined ? undefined : parseCount(values.expect, '--expect', 0);
+  return {
+    command: 'verify',
+    ...common(values),
+    runId,
+    openSearchUrl: parseUrl(url, '--opensearch'),
+    indexPattern: values.index,
+    ...(expected !== undefined ? { expected } : {}),
+    // Without --expect there is nothing to wait for: one search. With it, wait up to 5 minutes by default.
+    timeoutInMillis:
+      values.timeout !== undefined
+        ? parseDuration(values.timeout, '--timeout')
+        : expected !== undefined
+          ? 300_000
+          : 0,
+    pollIntervalInMillis: parseDuration(values.interval, '--interval'),
+    ...(values['ingest-field'] !== undefined ? { ingestField: values['ingest-field'] } : {}),
+    sigv4: values.sigv4,
+  };
+}
+
+export function parseQuery(args: readonly string[]): QueryArgs | HelpArgs {
+  const values = parseOptions(args, QUERY_OPTIONS);
+  if (values.help) return { command: 'help', topic: 'query' };
+  if (!values.list && (values.name === undefined || values.name === '')) {
+    throw new UsageError('query: --name is required (or --list to see the built-in queries)');
+  }
+  return {
+    command: 'query',
+    ...common(values),
+    ...(values.name !== undefined ? { name: values.name } : {}),
+    list: values.list,
+    logGroupNames: values['log-group'] ?? [],
+    ...(values.profile !== undefined ? { profile: values.profile } : {}),
+    sinceInMillis: parseDuration(values.since, '--since'),
+    timeoutInMillis: parseDuration(values.timeout, '--timeout'),
+  };
+}

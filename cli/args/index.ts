@@ -1,0 +1,57 @@
+/**
+ * Command-line parsing: argv in, a typed command out. Pure (the environment is passed in), so every rule is
+ * unit-testable. types.ts holds what a command line parses into, options.ts each command's option table (with its
+ * help), values.ts the single-value parsers, help.ts the help texts, commands.ts and proxy-doctor.ts the commands.
+ */
+import { UsageError } from '../errors';
+import { type Env, parseQuery, parseSend, parseVerify } from './commands';
+import { parseDoctor, parseProxy } from './proxy-doctor';
+import { type CliArgs, COMMAND_NAMES, type CommandName } from './types';
+
+export { USAGE, commandHelp } from './help';
+export * from './types';
+export { parseDuration, parseRate, regionFromHost } from './values';
+
+const isCommand = (name: string | undefined): name is CommandName =>
+  (COMMAND_NAMES as readonly (string | undefined)[]).includes(name);
+
+/** Parses `argv` (without `node` and the script). */
+export function parseCliArgs(argv: readonly string[], env: Env = {}): CliArgs {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h') return { command: 'help' };
+  if (command === 'help')
+    return isCommand(rest[0]) ? { command: 'help', topic: rest[0] } : { command: 'help' };
+  if (command === '--version' || command === '-v' || command === 'version') return { command: 'version' };
+  try {
+    switch (command) {
+      case 'send':
+        return parseSend(rest);
+      case 'verify':
+        return parseVerify(rest, env);
+      case 'query':
+        return parseQuery(rest);
+      case 'proxy':
+        return parseProxy(rest, env);
+      case 'doctor':
+        return parseDoctor(rest);
+      default:
+        throw new UsageError(
+          `unknown command ${JSON.stringify(command)}; expected send, verify, query, proxy, doctor or help`,
+        );
+    }
+  } catch (error) {
+    // parseArgs throws TypeErrors with codes such as ERR_PARSE_ARGS_UNKNOWN_OPTION; they are usage errors.
+    if (error instanceof UsageError) throw error;
+    const message = (error instanceof Error ? error.message : String(error))
+      .split('\n')[0]
+      .replace(/^TypeError \[[A-Z_]+\]: /, '');
+    // Node's three-line "argument is ambiguous" (an option followed by another option instead of its value).
+    const ambiguous = /^Option '(-[^' ]+)[^']*' argument is ambiguous/.exec(message);
+    if (ambiguous !== null) {
+      throw new UsageError(
+        `${command}: ${ambiguous[1]} needs a value (one starting with a dash is written ${ambiguous[1]}=VALUE)`,
+      );
+    }
+    throw new UsageError(`${command}: ${message}`);
+  }
+}

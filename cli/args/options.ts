@@ -1,0 +1,212 @@
+/**
+ * Every command's options, once: the table `util.parseArgs` reads (type, default) carries the help text too, so
+ * `kfek <command> --help` prints exactly the defaults the parser applies. `value` names an option's argument in the
+ * help, `help` says what it does, `shownDefault` describes a default the command computes itself.
+ */
+import { parseArgs } from 'node:util';
+import type { CommandName } from './types';
+
+/** One option: what `util.parseArgs` needs, plus its help. */
+export interface OptionSpec {
+  readonly type: 'string' | 'boolean';
+  readonly short?: string;
+  readonly multiple?: boolean;
+  readonly default?: string | boolean;
+  /** Name of the argument in the help, e.g. `N` in `--count N`. */
+  readonly value?: string;
+  readonly help: string;
+  /**
+   * The default as the help prints it when the command computes it (it depends on other options).
+   * @default - `default`, when it is a string
+   */
+  readonly shownDefault?: string;
+}
+
+export type OptionTable = Readonly<Record<string, OptionSpec>>;
+
+const HELP = { type: 'boolean', short: 'h', default: false, help: "this command's options" } as const;
+const REGION = {
+  type: 'string',
+  value: 'R',
+  help: 'AWS region',
+  shownDefault: 'AWS_REGION, or us-east-1 with an endpoint override',
+} as const;
+const JSON_OUTPUT = { type: 'boolean', default: false, help: 'print the result as JSON on stdout' } as const;
+
+const COMMON_OPTIONS = {
+  endpoint: {
+    type: 'string',
+    value: 'URL',
+    help: 'CloudWatch Logs endpoint (e.g. http://127.0.0.1:5000 for moto)',
+    shownDefault: 'AWS_ENDPOINT_URL, else AWS',
+  },
+  region: REGION,
+  json: JSON_OUTPUT,
+  help: HELP,
+} as const;
+
+export const SEND_OPTIONS = {
+  'log-group': { type: 'string', value: 'G', help: 'log group to write to (required)' },
+  count: { type: 'string', value: 'N', default: '100', help: 'events to write' },
+  rate: { type: 'string', value: 'R/s', help: 'at most this many events per second (50, 50/s, 3000/m)' },
+  'run-id': { type: 'string', value: 'ID', help: 'run id the events carry', shownDefault: 'a new one' },
+  'log-stream': {
+    type: 'string',
+    value: 'S',
+    help: 'log stream to write to',
+    shownDefault: 'kfek-cli/<run id>',
+  },
+  seed: {
+    type: 'string',
+    value: 'N',
+    help: 'seed of the event generator, for repeatable runs',
+    shownDefault: '1',
+  },
+  ...COMMON_OPTIONS,
+} as const;
+
+export const VERIFY_OPTIONS = {
+  'run-id': { type: 'string', value: 'ID', help: 'run to look for (required)' },
+  opensearch: {
+    type: 'string',
+    value: 'URL',
+    help: 'OpenSearch URL, may carry user:password for basic auth',
+    shownDefault: 'KFEK_OPENSEARCH_URL',
+  },
+  index: { type: 'string', value: 'PATTERN', default: '*', help: 'index pattern to search' },
+  expect: { type: 'string', value: 'N', help: 'keep polling until N events are found' },
+  timeout: {
+    type: 'string',
+    value: 'S',
+    help: 'give up after this long',
+    shownDefault: '300s with --expect, else 0: one search',
+  },
+  interval: { type: 'string', value: 'S', default: '2s', help: 'time between searches' },
+  'ingest-field': {
+    type: 'string',
+    value: 'F',
+    help: 'document field holding the index time, for latency',
+    shownDefault: 'latency to the poll that saw the event',
+  },
+  sigv4: { type: 'boolean', default: false, help: 'sign requests with SigV4 (Amazon OpenSearch Service)' },
+  ...COMMON_OPTIONS,
+} as const;
+
+export const QUERY_OPTIONS = {
+  name: { type: 'string', value: 'NAME', help: 'built-in query or saved definition name (required)' },
+  list: { type: 'boolean', default: false, help: 'list the built-in queries' },
+  'log-group': {
+    type: 'string',
+    value: 'G',
+    multiple: true,
+    help: 'log group to query (repeatable)',
+    shownDefault: "the cdk.json profile's log groups",
+  },
+  profile: { type: 'string', value: 'NAME', help: 'cdk.json profile', shownDefault: 'sandbox' },
+  since: { type: 'string', value: 'D', default: '1h', help: 'how far back to query' },
+  timeout: { type: 'string', value: 'S', default: '120s', help: 'give up after this long' },
+  ...COMMON_OPTIONS,
+} as const;
+
+export const PROXY_OPTIONS = {
+  endpoint: {
+    type: 'string',
+    value: 'DOMAIN-ENDPOINT',
+    help: 'domain endpoint from the Search stack outputs, or an http(s) URL (required)',
+  },
+  port: { type: 'string', value: 'P', default: '9200', help: 'port on 127.0.0.1 (0 picks a free one)' },
+  region: { ...REGION, shownDefault: 'AWS_REGION, or the one in the endpoint host name' },
+  'max-buffered-mib': {
+    type: 'string',
+    value: 'N',
+    help: 'most request-body MiB buffered for signing, all requests together',
+    shownDefault: '256',
+  },
+  'max-bodies': {
+    type: 'string',
+    value: 'N',
+    help: 'most requests with a body at once (more get 503)',
+    shownDefault: '8',
+  },
+  'headers-timeout': {
+    type: 'string',
+    value: 'S',
+    help: 'time a client has to send its headers (408 after)',
+    shownDefault: '20s',
+  },
+  'request-timeout': {
+    type: 'string',
+    value: 'S',
+    help: 'time a client has to send a whole request (408 after)',
+    shownDefault: '120s',
+  },
+  'upstream-timeout': {
+    type: 'string',
+    value: 'S',
+    help: 'time the domain may stay silent (504 after)',
+    shownDefault: '300s',
+  },
+  help: HELP,
+} as const;
+
+export const DOCTOR_OPTIONS = {
+  profile: { type: 'string', value: 'NAME', default: 'sandbox', help: 'cdk.json profile to check' },
+  region: { ...REGION, shownDefault: 'AWS_REGION' },
+  'skip-synth': { type: 'boolean', default: false, help: 'do not run cdk synth (fewer checks)' },
+  'cdk-out': {
+    type: 'string',
+    value: 'DIR',
+    help: 'read this synthesized assembly instead of running cdk synth',
+  },
+  'synth-timeout': {
+    type: 'string',
+    value: 'S',
+    default: '300s',
+    help: 'give up on cdk synth after this long',
+  },
+  json: JSON_OUTPUT,
+  help: HELP,
+} as const;
+
+export const OPTIONS: Readonly<Record<CommandName, OptionTable>> = {
+  send: SEND_OPTIONS,
+  verify: VERIFY_OPTIONS,
+  query: QUERY_OPTIONS,
+  proxy: PROXY_OPTIONS,
+  doctor: DOCTOR_OPTIONS,
+};
+
+/**
+ * `util.parseArgs` with kfek's table, strict and without positionals. A negative number after an option that takes
+ * a value (`--count -5`) is that option's value: parseArgs would refuse it as "ambiguous", and kfek's own check of
+ * the value says what is wrong with it instead.
+ */
+export function parseOptions<T extends OptionTable>(
+  args: readonly string[],
+  options: T,
+): ReturnType<
+  typeof parseArgs<{ args: string[]; options: T; strict: true; allowPositionals: false }>
+>['values'] {
+  return parseArgs({
+    args: joinNegativeValues(args, options),
+    options,
+    strict: true,
+    allowPositionals: false,
+  }).values;
+}
+
+function joinNegativeValues(args: readonly string[], options: OptionTable): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    const next = args[i + 1];
+    const spec = arg.startsWith('--') && !arg.includes('=') ? options[arg.slice(2)] : undefined;
+    if (spec?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      joined.push(`${arg}=${next}`);
+      i++;
+    } else {
+      joined.push(arg);
+    }
+  }
+  return joined;
+}
