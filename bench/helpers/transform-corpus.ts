@@ -1,0 +1,68 @@
+/**
+ * The transform benchmarks' workload and the handler's chunking: the corpus of small and 10,000-event envelopes,
+ * and the chunks of documents the Kinesis handler writes (closed at the first record boundary after 5,000
+ * documents or 25 MiB, as `kinesis-batch.ts` does).
+ */
+import { gzipSync } from 'node:zlib';
+import { transformRecord } from '../../lambda/transform/transform';
+import type { SerializedDocument } from '../../lambda/transform/types';
+import { CorpusGenerator } from '../corpus';
+
+const SMALL_BATCH_EVENTS = 100_000;
+const LARGE_BATCHES = 10;
+export const LARGE_BATCH_SIZE = 10_000;
+export const CHUNK_DOCUMENTS = 5000;
+const CHUNK_BYTES = 25 * 1024 * 1024;
+
+export interface Corpus {
+  readonly records: string[];
+  readonly events: number;
+  readonly smallRecords: number;
+  readonly largeRecords: number;
+}
+
+/** A subscription envelope as Kinesis carries it: gzip, then base64. */
+export function encode(envelope: object): string {
+  return gzipSync(Buffer.from(JSON.stringify(envelope), 'utf8')).toString('base64');
+}
+
+export function buildCorpus(): Corpus {
+  const gen = new CorpusGenerator(42);
+  const records: string[] = [];
+  let events = 0;
+  let smallRecords = 0;
+  while (events < SMALL_BATCH_EVENTS) {
+    const n = gen.between(1, 50);
+    records.push(encode(gen.envelope(n)));
+    events += n;
+    smallRecords++;
+  }
+  for (let i = 0; i < LARGE_BATCHES; i++) {
+    records.push(encode(gen.envelope(LARGE_BATCH_SIZE)));
+    events += LARGE_BATCH_SIZE;
+  }
+  return { records, events, smallRecords, largeRecords: LARGE_BATCHES };
+}
+
+/** Transforms `records` and hands their documents over in the handler's chunks. */
+export function forEachChunk(
+  records: readonly string[],
+  onChunk: (documents: SerializedDocument[]) => void,
+): void {
+  let documents: SerializedDocument[] = [];
+  let bytes = 0;
+  for (const r of records) {
+    const outcome = transformRecord(r);
+    if (outcome.kind !== 'data') throw new Error(`benchmark record was ${outcome.kind}`);
+    for (const d of outcome.documents) {
+      documents.push(d);
+      bytes += d.bytes;
+    }
+    if (documents.length >= CHUNK_DOCUMENTS || bytes >= CHUNK_BYTES) {
+      onChunk(documents);
+      documents = [];
+      bytes = 0;
+    }
+  }
+  if (documents.length > 0) onChunk(documents);
+}
