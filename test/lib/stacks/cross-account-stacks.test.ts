@@ -275,52 +275,35 @@ describe('cross-account stacks with an organization and account-level policies',
 describe('cross-account constructs validate first', () => {
   const stack = (): Stack => new Stack(new App(), 'S', { env: { account: CENTRAL, region: 'eu-west-1' } });
 
+  /** A destination in a fresh stack admitting `sourceAccounts`. */
+  const destination = (sourceAccounts: readonly string[]): LogsDestination =>
+    new LogsDestination(stack(), 'D', {
+      destinationName: 'd',
+      targetArn: 'arn:aws:kinesis:eu-west-1:111122223333:stream/s',
+      roleArn: 'arn:aws:iam::111122223333:role/r',
+      sourceAccounts,
+    });
+
   test('fails when a destination admits nobody', () => {
-    expect(
-      () =>
-        new LogsDestination(stack(), 'D', {
-          destinationName: 'd',
-          targetArn: 'arn:aws:kinesis:eu-west-1:111122223333:stream/s',
-          roleArn: 'arn:aws:iam::111122223333:role/r',
-          sourceAccounts: [],
-        }),
-    ).toThrow(/neither sourceAccounts nor organizationId is set; the destination would admit nobody/);
+    expect(() => destination([])).toThrow(
+      /neither sourceAccounts nor organizationId is set; the destination would admit nobody/,
+    );
   });
 
   test('fails when the access policy would exceed 5120 bytes, pointing at organizationId', () => {
     const many = Array.from({ length: 400 }, (_v, i) => String(200000000000 + i));
-    expect(
-      () =>
-        new LogsDestination(stack(), 'D', {
-          destinationName: 'd',
-          targetArn: 'arn:aws:kinesis:eu-west-1:111122223333:stream/s',
-          roleArn: 'arn:aws:iam::111122223333:role/r',
-          sourceAccounts: many,
-        }),
-    ).toThrow(/at most 5120\. Admit the accounts through sources\.organizationId/);
+    expect(() => destination(many)).toThrow(
+      /at most 5120\. Admit the accounts through sources\.organizationId/,
+    );
   });
 
   test('fails when the destination role has no region or no source', () => {
     const s = stack();
     const stream = new kinesis.Stream(s, 'Stream');
-    expect(
-      () =>
-        new LogsDestinationRole(s, 'R1', {
-          stream,
-          roleName: 'r',
-          sourceAccounts: ['222233334444'],
-          regions: [],
-        }),
-    ).toThrow(/regions is empty/);
-    expect(
-      () =>
-        new LogsDestinationRole(s, 'R2', {
-          stream,
-          roleName: 'r',
-          sourceAccounts: [],
-          regions: ['eu-west-1'],
-        }),
-    ).toThrow(/neither sourceAccounts nor organizationId is set/);
+    const role = (id: string, sourceAccounts: string[], regions: string[]): LogsDestinationRole =>
+      new LogsDestinationRole(s, id, { stream, roleName: 'r', sourceAccounts, regions });
+    expect(() => role('R1', ['222233334444'], [])).toThrow(/regions is empty/);
+    expect(() => role('R2', [], ['eu-west-1'])).toThrow(/neither sourceAccounts nor organizationId is set/);
   });
 
   test('fails when the source side would subscribe nothing', () => {
