@@ -1,5 +1,6 @@
 import { RemovalPolicy, type App, type Environment } from 'aws-cdk-lib';
-import type { PipelineConfig } from '../core/config';
+import { isCrossAccount, type PipelineConfig } from '../core/config';
+import { buildCrossAccount, type CrossAccountStacks, rawStreamNameFor } from './cross-account';
 import { MonitoringStack } from './stacks/monitoring-stack';
 import { PipelineStack } from './stacks/pipeline-stack';
 import { SearchStack } from './stacks/search-stack';
@@ -11,6 +12,8 @@ export interface KfekStacks {
   readonly pipeline: PipelineStack;
   readonly sources: SourcesStack;
   readonly monitoring: MonitoringStack;
+  /** Cross-account destinations and source stacks (profiles with `sources.accounts`/`organizationId`). */
+  readonly crossAccount?: CrossAccountStacks;
 }
 
 /**
@@ -39,6 +42,7 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     stackName: `${stem}-search`,
     description: `kfek (${config.profile}): OpenSearch domain, streams, failed-records bucket and queue (stateful)`,
     domainName: stem,
+    ...(isCrossAccount(config.sources) ? { rawStreamName: rawStreamNameFor(stem) } : {}),
     openSearch: config.openSearch,
     streams: config.streams,
     failedRecords: config.failedRecords,
@@ -107,5 +111,13 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
   // The saved queries name the log groups the Sources stack creates.
   monitoring.addStackDependency(sources);
 
-  return { search, pipeline, sources, monitoring };
+  const crossAccount = isCrossAccount(config.sources)
+    ? buildCrossAccount(app, config, {
+        rawStream: search.rawStream,
+        tags: tags.tags,
+        terminationProtection: retain,
+      })
+    : undefined;
+
+  return { search, pipeline, sources, monitoring, ...(crossAccount ? { crossAccount } : {}) };
 }

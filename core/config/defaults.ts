@@ -20,6 +20,14 @@ export const DEFAULTS = {
     filterPattern: '',
     retentionDays: 14,
     accountPolicy: { enabled: false, filterPattern: '', excludeLogGroups: [] },
+    // Cross-account (docs/multi-account.md): off while both `accounts` and `organizationId` are unset.
+    accounts: [],
+    regions: [],
+    remote: {
+      logGroups: [],
+      filterPattern: '',
+      accountPolicy: { enabled: false, filterPattern: '', excludeLogGroups: [] },
+    },
   },
   streams: {
     raw: { mode: 'PROVISIONED', shardCount: 1, retentionHours: 24 },
@@ -84,6 +92,7 @@ export const DEFAULTS = {
 export const OPTIONAL_KEYS: Readonly<Record<string, readonly string[]>> = {
   '': ['account', 'region'],
   'openSearch.retention': ['warmAfterDays'],
+  sources: ['organizationId'],
   'openSearch.access': ['adminBackendRoles', 'readerBackendRoles'],
   alarms: ['email'],
 };

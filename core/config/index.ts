@@ -20,3 +20,4 @@ export * from './errors';
 export { CONTEXT_KEY, DEFAULT_PROFILE, DEFAULTS, PROFILE_CONTEXT_KEY } from './defaults';
 export { indexNameFor, indexPatternFor } from '../contracts/index-naming';
 export { configFromCdkJson, resolveConfig } from './resolve';
+export { isCrossAccount } from './cross-account';

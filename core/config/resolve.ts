@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { CONTEXT_KEY, DEFAULT_PROFILE, DEFAULTS, PROFILE_CONTEXT_KEY } from './defaults';
+import { readCrossAccount } from './cross-account';
 import { CdkJsonReadError, ConfigValidationError, UnknownProfileError } from './errors';
 import { type Json, type JsonObject, Reader, isObject, merge } from './reader';
 import {
@@ -223,12 +224,14 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
   const adminBackendRoles = r.raw('openSearch.access.adminBackendRoles');
   const warmAfterDays = r.raw('openSearch.retention.warmAfterDays');
 
+  const env = {
+    account: r.optStr('account', ACCOUNT, 'a 12-digit AWS account id'),
+    region: r.optStr('region', REGION, 'an AWS region such as "us-east-1"'),
+  };
+
   const body: Omit<PipelineConfig, 'profile'> = {
     name,
-    env: {
-      account: r.optStr('account', ACCOUNT, 'a 12-digit AWS account id'),
-      region: r.optStr('region', REGION, 'an AWS region such as "us-east-1"'),
-    },
+    env,
     removalPolicy: r.oneOf('removalPolicy', REMOVAL_POLICIES),
     transport: r.oneOf('transport', TRANSPORTS),
     sources: {
@@ -244,6 +247,7 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
         ),
         excludeLogGroups: r.strings('sources.accountPolicy.excludeLogGroups', LOG_GROUP_NAME, LOG_GROUP_HINT),
       },
+      ...readCrossAccount(r, env),
     },
     streams: { raw: readStream(r, 'streams.raw'), events: readStream(r, 'streams.events') },
     transform: {

@@ -54,6 +54,35 @@ export interface SourcesConfig {
     /** Further log group names to exclude, beyond the pipeline's own (which are always excluded). */
     readonly excludeLogGroups: readonly string[];
   };
+  /**
+   * Other accounts whose logs this pipeline receives through CloudWatch Logs destinations (docs/multi-account.md).
+   * Empty (and no {@link organizationId}): single-account, nothing cross-account is synthesized.
+   */
+  readonly accounts: readonly string[];
+  /** AWS Organization id (`o-...`): every account of the organization is admitted (`aws:PrincipalOrgID`). */
+  readonly organizationId?: string;
+  /**
+   * Regions with source log groups: one destination (central account) and one source stack each. Resolved to the
+   * profile's `region` when the profile leaves it empty; always empty when nothing is cross-account.
+   */
+  readonly regions: readonly string[];
+  /** What the source-account stack subscribes in every source account and region. */
+  readonly remote: RemoteSourcesConfig;
+}
+
+/** The source-account side of a cross-account profile: the same in every source account and region. */
+export interface RemoteSourcesConfig {
+  /** Existing log groups to subscribe to the destination (source stacks never create or delete log groups). */
+  readonly logGroups: readonly string[];
+  /** Filter pattern of those subscriptions (`''` = all events). */
+  readonly filterPattern: string;
+  /** Account-level subscription filter policy in each source account and region. */
+  readonly accountPolicy: {
+    readonly enabled: boolean;
+    readonly filterPattern: string;
+    /** Log groups of the source account to leave out (kfek owns none there). */
+    readonly excludeLogGroups: readonly string[];
+  };
 }
 
 export interface StreamConfig {

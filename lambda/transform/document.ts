@@ -2,6 +2,7 @@
  * Shapes one CloudWatch log event into one document (the public schema, see "Document schema" in README.md).
  * Pure: no SDK, no environment, no I/O.
  */
+import { regionFromSubscriptionFilters } from '../../core/contracts/cross-account-naming';
 import { CloudWatchLogEvent } from './decode';
 import { DerivedFields, parseMessage, ParsedMessage } from './parsers';
 import { CloudWatchMetadata, LogDocument } from './types';
@@ -11,6 +12,11 @@ export interface EventSource {
   readonly logGroup: string;
   readonly logStream: string;
   readonly owner: string;
+  /**
+   * The envelope's `subscriptionFilters`: a kfek source stack names its filter `<stem>@<region>`, which gives
+   * `cloudwatch.region` when no `@aws.region` is extracted (core/contracts/cross-account-naming.ts).
+   */
+  readonly subscriptionFilters?: readonly string[];
 }
 
 /**
@@ -66,10 +72,21 @@ export function collidesWithOurs(key: string, derived: DerivedFields | undefined
 export function toCloudWatchMetadata(event: CloudWatchLogEvent, source: EventSource): CloudWatchMetadata {
   const extracted = event.extractedFields;
   if (extracted === undefined) {
-    return { id: event.id, logGroup: source.logGroup, logStream: source.logStream, owner: source.owner };
+    const fromFilter = regionFromSubscriptionFilters(source.subscriptionFilters ?? []);
+    return {
+      id: event.id,
+      logGroup: source.logGroup,
+      logStream: source.logStream,
+      owner: source.owner,
+      ...(fromFilter === undefined ? {} : { region: fromFilter }),
+    };
   }
   const account = extracted['@aws.account'];
-  const region = extracted['@aws.region'];
+  const extractedRegion = extracted['@aws.region'];
+  const region =
+    typeof extractedRegion === 'string'
+      ? extractedRegion
+      : regionFromSubscriptionFilters(source.subscriptionFilters ?? []);
   return {
     id: event.id,
     logGroup: source.logGroup,
@@ -143,9 +160,10 @@ export class DocumentSerializer {
   private secondPrefix = '';
 
   public constructor(private readonly source: EventSource) {
+    const region = regionFromSubscriptionFilters(source.subscriptionFilters ?? []);
     this.cloudwatchTail =
       `,"logGroup":${JSON.stringify(source.logGroup)},"logStream":${JSON.stringify(source.logStream)}` +
-      `,"owner":${JSON.stringify(source.owner)}}`;
+      `,"owner":${JSON.stringify(source.owner)}${region === undefined ? '' : `,"region":${JSON.stringify(region)}`}}`;
   }
 
   public json(event: CloudWatchLogEvent): string {

@@ -13,6 +13,12 @@ import { SearchDomain } from '../constructs/search-domain';
 export interface SearchStackProps extends StackProps {
   /** OpenSearch domain name (3-28 characters). */
   readonly domainName: string;
+  /**
+   * A fixed name for the raw stream. Cross-account profiles set it: destinations in other regions name the stream
+   * by an ARN built from it (lib/cross-account.ts). Setting or changing it on a deployed stack REPLACES the stream.
+   * @default - a name CloudFormation generates
+   */
+  readonly rawStreamName?: string;
   readonly openSearch: OpenSearchConfig;
   readonly streams: { readonly raw: StreamConfig; readonly events: StreamConfig };
   /** How long the failed-records bucket keeps an object (config `failedRecords`). */
@@ -74,8 +80,9 @@ export class SearchStack extends Stack {
       enableKeyRotation: true,
       removalPolicy,
     });
-    const stream = (sid: string, cfg: StreamConfig): kinesis.Stream => {
+    const stream = (sid: string, cfg: StreamConfig, streamName?: string): kinesis.Stream => {
       const s = new kinesis.Stream(this, sid, {
+        streamName,
         streamMode: cfg.mode === 'ON_DEMAND' ? kinesis.StreamMode.ON_DEMAND : kinesis.StreamMode.PROVISIONED,
         shardCount: cfg.mode === 'ON_DEMAND' ? undefined : cfg.shardCount,
         retentionPeriod: Duration.hours(cfg.retentionHours),
@@ -91,7 +98,7 @@ export class SearchStack extends Stack {
       });
       return s;
     };
-    this.rawStream = stream('RawStream', props.streams.raw);
+    this.rawStream = stream('RawStream', props.streams.raw, props.rawStreamName);
     this.eventsStream = stream('EventsStream', props.streams.events);
 
     const bucket = new s3.Bucket(this, 'FailedRecordsBucket', {

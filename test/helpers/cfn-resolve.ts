@@ -59,6 +59,11 @@ export class CfnResolver {
   constructor(
     stacks: readonly StackTemplate[],
     readonly target: DeployTarget,
+    /**
+     * Stacks deployed elsewhere than `target` (cross-account and cross-region stacks), by stack name.
+     * @default - every stack in `target`
+     */
+    private readonly stackTargets: ReadonlyMap<string, DeployTarget> = new Map(),
   ) {
     this.partition = target.partition ?? 'aws';
     for (const stack of stacks) {
@@ -165,9 +170,9 @@ export class CfnResolver {
   private ref(stackName: string, name: string): string {
     switch (name) {
       case 'AWS::AccountId':
-        return this.target.account;
+        return this.targetOf(stackName).account;
       case 'AWS::Region':
-        return this.target.region;
+        return this.targetOf(stackName).region;
       case 'AWS::Partition':
         return this.partition;
       case 'AWS::URLSuffix':
@@ -184,7 +189,7 @@ export class CfnResolver {
     const resource = stack?.template.Resources[logicalId];
     if (resource === undefined)
       throw new UnresolvableReferenceError(stackName, `resource ${logicalId} (not in the template)`);
-    const { account, region } = this.target;
+    const { account, region } = this.targetOf(stackName);
     const p = this.partition;
     const props = resource.Properties ?? {};
     // The name CloudFormation would generate (stack name, logical id; the random suffix is left out) unless the
@@ -290,6 +295,11 @@ export class CfnResolver {
           `Ref/Fn::GetAtt of ${logicalId} (type ${resource.Type})`,
         );
     }
+  }
+
+  /** Where a stack is deployed. */
+  targetOf(stackName: string): DeployTarget {
+    return this.stackTargets.get(stackName) ?? this.target;
   }
 
   private iamPath(stackName: string, props: Readonly<Record<string, unknown>>): string {

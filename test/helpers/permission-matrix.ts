@@ -7,7 +7,7 @@
  * bin/, so it is never bundled or shipped.
  */
 import { runSimulation, type Simulation } from '@cloud-copilot/iam-simulate';
-import { CfnResource, Stack } from 'aws-cdk-lib';
+import { CfnResource, Stack, Token } from 'aws-cdk-lib';
 import { buildTestApp, type TestAppOptions, type TestApp } from './app';
 import { CfnResolver, type CfnTemplate, type DeployTarget, type StackTemplate } from './cfn-resolve';
 
@@ -66,13 +66,29 @@ export class AppModel {
   constructor(
     readonly testApp: TestApp,
     target: DeployTarget = MATRIX_TARGET,
+    /**
+     * The account of stacks whose account is left to the deploying credentials (the cross-account source stacks,
+     * one template for every source account).
+     * @default - `target.account`
+     */
+    readonly unpinnedAccount: string = target.account,
   ) {
+    // Cached by the App after the first call: further models of the same app (other source accounts) reuse it.
     const assembly = testApp.app.synth();
     const stacks: StackTemplate[] = assembly.stacks.map((s) => ({
       stackName: s.stackName,
       template: s.template as CfnTemplate,
     }));
-    this.resolver = new CfnResolver(stacks, target);
+    // A stack pinned to an account or region (cross-account profiles) is resolved there; the rest in `target`.
+    const stackTargets = new Map<string, DeployTarget>();
+    for (const stack of testApp.app.node.children.filter((c): c is Stack => c instanceof Stack)) {
+      const account = Token.isUnresolved(stack.account) ? unpinnedAccount : stack.account;
+      const region = Token.isUnresolved(stack.region) ? target.region : stack.region;
+      if (account !== target.account || region !== target.region) {
+        stackTargets.set(stack.stackName, { ...target, account, region });
+      }
+    }
+    this.resolver = new CfnResolver(stacks, target, stackTargets);
     this.account = target.account;
     this.region = target.region;
     const resources: AppResource[] = [];
@@ -94,6 +110,11 @@ export class AppModel {
       }
     }
     this.resources = resources;
+  }
+
+  /** The same app seen with its account-agnostic stacks (the cross-account source stacks) deployed in `account`. */
+  inSourceAccount(account: string): AppModel {
+    return new AppModel(this.testApp, this.resolver.target, account);
   }
 
   /** The one resource of `type` whose construct path starts with `pathPrefix` (e.g. `Search/RawStream`). */

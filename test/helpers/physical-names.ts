@@ -38,6 +38,7 @@ export const NAME_PROPERTIES: Readonly<Record<string, readonly NameProperty[]>> 
   'AWS::Lambda::Function': [REGIONAL('FunctionName')],
   'AWS::Lambda::Permission': [],
   'AWS::Logs::AccountPolicy': [REGIONAL('PolicyName')],
+  'AWS::Logs::Destination': [REGIONAL('DestinationName')],
   'AWS::Logs::LogGroup': [REGIONAL('LogGroupName')],
   // A log stream's name is unique within its log group (LogGroupName is a reference, not a claim).
   'AWS::Logs::LogStream': [],
@@ -129,14 +130,23 @@ export function unlistedResourceTypes(assembly: CloudAssembly): string[] {
 /** Every physical name one deployment (one synthesized profile) claims, stack names and exports included. */
 export function nameClaims(assembly: CloudAssembly, profile: string): NameClaim[] {
   const claims: NameClaim[] = [];
+  // The deployment's own region is the shared one (the first stack's, Search): a stack a cross-account profile pins
+  // to another region (a destination, a source stack) claims its regional names there, not in the shared region.
+  const home = assembly.stacks[0]?.environment.region;
   for (const stack of assembly.stacks) {
+    const elsewhere = stack.environment.region !== home ? ` in ${stack.environment.region}` : '';
+    const regional = (scope: NameScope): string =>
+      scope === 'account-region' ? `${scope}${elsewhere}` : scope;
     const owner = (id: string): string => `${profile} ${stack.stackName}/${id}`;
-    claims.push({ key: `account-region AWS::CloudFormation::Stack = ${stack.stackName}`, owner: owner('') });
+    claims.push({
+      key: `${regional('account-region')} AWS::CloudFormation::Stack = ${stack.stackName}`,
+      owner: owner(''),
+    });
     const template = stack.template as Template;
     for (const [id, output] of Object.entries(template.Outputs ?? {})) {
       if (output.Export?.Name !== undefined) {
         claims.push({
-          key: `account-region CloudFormation export = ${render(output.Export.Name, stack.stackName)}`,
+          key: `${regional('account-region')} CloudFormation export = ${render(output.Export.Name, stack.stackName)}`,
           owner: owner(`Outputs.${id}`),
         });
       }
@@ -146,14 +156,14 @@ export function nameClaims(assembly: CloudAssembly, profile: string): NameClaim[
       for (const { property, scope } of NAME_PROPERTIES[resource.Type] ?? []) {
         if (properties[property] !== undefined) {
           claims.push({
-            key: `${scope} ${resource.Type}.${property} = ${render(properties[property], stack.stackName)}`,
+            key: `${regional(scope)} ${resource.Type}.${property} = ${render(properties[property], stack.stackName)}`,
             owner: owner(id),
           });
         }
       }
       for (const singleton of SINGLETONS) {
         if (resource.Type === singleton.type && singleton.match(properties)) {
-          claims.push({ key: `account-region ${singleton.what}`, owner: owner(id) });
+          claims.push({ key: `${regional('account-region')} ${singleton.what}`, owner: owner(id) });
         }
       }
     }

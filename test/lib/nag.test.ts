@@ -12,6 +12,22 @@ describe('cdk-nag (AwsSolutions + Serverless)', () => {
   test.each([
     ['sandbox', { profile: 'sandbox' }],
     ['production', { profile: 'production' }],
+    ['multi: two source accounts, two regions (central and source stacks)', { profile: 'multi' }],
+    [
+      'multi with an organization and account-level policies in the source accounts',
+      {
+        overrides: {
+          removalPolicy: 'destroy',
+          account: '111122223333',
+          region: 'eu-west-1',
+          sources: {
+            organizationId: 'o-a1b2c3d4e5',
+            regions: ['eu-west-1', 'ap-southeast-2'],
+            remote: { logGroups: ['/app/orders'], accountPolicy: { enabled: true } },
+          },
+        },
+      },
+    ],
     [
       'pipes transport, account policy, admin and reader backend roles',
       {

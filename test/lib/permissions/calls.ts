@@ -14,6 +14,10 @@ export interface VariantTraits {
   readonly transport: 'lambda' | 'pipes';
   readonly accountPolicy: boolean;
   readonly alarmEmail: boolean;
+  /** Source accounts or an organization deliver through CloudWatch Logs destinations. */
+  readonly crossAccount: boolean;
+  /** The destinations admit an AWS Organization. */
+  readonly organization: boolean;
 }
 
 export interface Row {
@@ -57,6 +61,11 @@ export function streamKey(m: AppModel, stream: AppResource): AppResource {
   const enc = stream.properties.StreamEncryption as { EncryptionType: string; KeyId: string } | undefined;
   if (enc?.EncryptionType !== 'KMS') throw new Error(`${stream.path} is not KMS-encrypted`);
   return m.byValue('AWS::KMS::Key', enc.KeyId);
+}
+
+/** The central account's own subscriptions (the Sources stack); cross-account ones are in rows-cross-account.ts. */
+export function sameAccountFilters(m: AppModel): readonly AppResource[] {
+  return m.findAll('AWS::Logs::SubscriptionFilter').filter((f) => f.path.startsWith('Sources/'));
 }
 
 export function stream(m: AppModel, arn: string): AppResource {

@@ -23,7 +23,7 @@ import { resolveOpenSearchSpec, type OpenSearchSpecInput } from '../../../core/o
 import { CDK_JSON_CONTEXT } from '../../helpers/app';
 import { type AppModel, type Call, failures, matrixModel } from '../../helpers/permission-matrix';
 import { ALLOW_ROWS, DENY_ROWS, USER_POLICY_FILE, type VariantTraits } from './rows';
-import { CONTEXT_KEY, resolveConfig } from '../../../core/config';
+import { CONTEXT_KEY, isCrossAccount, resolveConfig } from '../../../core/config';
 import { testContext, type TestAppOptions } from '../../helpers/app';
 
 interface Variant extends VariantTraits {
@@ -43,6 +43,8 @@ function variant(name: string, options: TestAppOptions): Variant {
     transport: config.transport,
     accountPolicy: config.sources.accountPolicy.enabled,
     alarmEmail: config.alarms.email !== undefined,
+    crossAccount: isCrossAccount(config.sources),
+    organization: config.sources.organizationId !== undefined,
   };
 }
 
@@ -60,6 +62,19 @@ const VARIANTS: readonly Variant[] = [
   }),
   variant('sandbox + alarm e-mail', {
     overrides: { ...PROFILES.sandbox, alarms: { email: 'ops@example.com' } },
+  }),
+  variant('multi + organization and account-level policies in the source accounts', {
+    overrides: {
+      ...PROFILES.multi,
+      sources: {
+        ...(PROFILES.multi.sources as object),
+        organizationId: 'o-a1b2c3d4e5',
+        remote: {
+          logGroups: ['/app/orders'],
+          accountPolicy: { enabled: true, excludeLogGroups: ['/aws/noisy'] },
+        },
+      },
+    },
   }),
   variant('production + pipes transport', {
     overrides: { ...PROFILES.production, transport: 'pipes', transform: { batchSize: 10 } },
@@ -171,6 +186,62 @@ describe('permission matrix: a removed grant fails its row, naming caller, actio
     expect(failed).toEqual([
       expect.stringMatching(
         /^expected Allowed, got ImplicitlyDenied: logs\.amazonaws\.com .* sts:AssumeRole on Pipeline\/LogsDeliveryRole\/Role\/Resource/,
+      ),
+    ]);
+  });
+});
+
+describe('permission matrix: a cross-account hop that loses its grant fails', () => {
+  let model: AppModel;
+  beforeAll(() => {
+    model = matrixModel({ profile: 'multi' });
+  });
+
+  test('fails when the destination access policy stops admitting a source account', async () => {
+    // GIVEN the PutSubscriptionFilter row, with the destination policy admitting only the first source account
+    const row = ALLOW_ROWS.find((r) => r.name.startsWith('source account | logs:PutSubscriptionFilter'));
+    if (row === undefined) throw new Error('row missing');
+    const narrowed = row.calls(model).map((c) => ({
+      ...c,
+      resourcePolicy: c.resourcePolicy && {
+        ...c.resourcePolicy,
+        policy: {
+          ...c.resourcePolicy.policy,
+          Statement: c.resourcePolicy.policy.Statement.map((st) => ({
+            ...st,
+            Principal: { AWS: ['222233334444'] },
+          })),
+        },
+      },
+    }));
+
+    // WHEN
+    const failed = await failures(narrowed, model.account);
+
+    // THEN: two regions x two log groups of the second account
+    expect(failed).toHaveLength(4);
+    expect(failed[0]).toMatch(
+      /^expected Allowed, got ImplicitlyDenied: source account 333344445555 deployer .* -> logs:PutSubscriptionFilter on Destination/,
+    );
+  });
+
+  test('fails when the destination role trust loses a source region', async () => {
+    // GIVEN CloudWatch Logs delivering for a source account from a region without a destination
+    const row = ALLOW_ROWS.find((r) => r.name.startsWith('CloudWatch Logs (delivering for a source account'));
+    if (row === undefined) throw new Error('row missing');
+    const [call] = row.calls(model);
+    const elsewhere = {
+      ...call,
+      context: { 'aws:SourceArn': 'arn:aws:logs:ap-south-1:222233334444:log-group:/app/orders' },
+    };
+
+    // WHEN
+    const failed = await failures([elsewhere], model.account);
+
+    // THEN
+    expect(failed).toEqual([
+      expect.stringMatching(
+        /^expected Allowed, got ImplicitlyDenied: logs\.amazonaws\.com .* on DestinationRole\//,
       ),
     ]);
   });

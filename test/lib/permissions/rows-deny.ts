@@ -10,6 +10,7 @@ import {
   domainCall,
   alarmTopicCalls,
   firehose,
+  sameAccountFilters,
   type Row,
 } from './calls';
 
@@ -19,7 +20,7 @@ export const DENY_ROWS: readonly Row[] = [
     calls: (m) => {
       const events = m.find('Search/EventsStream', 'AWS::Kinesis::Stream');
       const raw = m.find('Search/RawStream', 'AWS::Kinesis::Stream');
-      return m.findAll('AWS::Logs::SubscriptionFilter').flatMap((f) => {
+      return sameAccountFilters(m).flatMap((f) => {
         const c = caller(m, role(m, f.properties.RoleArn as string));
         return [
           ...['kinesis:PutRecord', 'kinesis:PutRecords'].map((action): Call => ({
@@ -82,6 +83,9 @@ export const DENY_ROWS: readonly Row[] = [
           // Lambda only assumes a role someone with iam:PassRole in this account gave a function; every other
           // service principal acts for whoever calls it, so its trust must name this account (confused deputy).
           if (service === 'lambda.amazonaws.com') continue;
+          // The cross-account destination role exists to be used for other accounts: rows-cross-account.ts checks
+          // that its trust admits exactly the source accounts (with an organization, the access policy is the gate).
+          if (r.path.startsWith('DestinationRole/')) continue;
           calls.push(
             assume(
               m,
@@ -101,7 +105,7 @@ export const DENY_ROWS: readonly Row[] = [
   {
     name: 'CloudWatch Logs acting for another region of this account, or for another account, cannot assume the delivery role',
     calls: (m) =>
-      m.findAll('AWS::Logs::SubscriptionFilter').flatMap((f) => {
+      sameAccountFilters(m).flatMap((f) => {
         const r = role(m, f.properties.RoleArn as string);
         const otherRegion = m.region === 'us-west-2' ? 'eu-west-1' : 'us-west-2';
         return [

@@ -19,6 +19,7 @@ import {
   env,
   isLambda,
   isPipes,
+  sameAccountFilters,
   type Row,
 } from './calls';
 
@@ -26,7 +27,7 @@ export const INGEST_ROWS: readonly Row[] = [
   {
     name: 'CloudWatch Logs | sts:AssumeRole (aws:SourceArn of each subscribed log group) | delivery role | trust',
     calls: (m) =>
-      m.findAll('AWS::Logs::SubscriptionFilter').map((f) =>
+      sameAccountFilters(m).map((f) =>
         assume(m, role(m, f.properties.RoleArn as string), 'logs.amazonaws.com', {
           'aws:SourceArn': `arn:aws:logs:${m.region}:${m.account}:log-group:${f.properties.LogGroupName as string}`,
           'aws:SourceAccount': m.account,
@@ -36,15 +37,13 @@ export const INGEST_ROWS: readonly Row[] = [
   {
     name: 'delivery role | kinesis:PutRecord(s), kms:GenerateDataKey | each subscription destination, stream key | identity, key',
     calls: (m) =>
-      m
-        .findAll('AWS::Logs::SubscriptionFilter')
-        .flatMap((f) =>
-          writeCalls(
-            m,
-            role(m, f.properties.RoleArn as string),
-            stream(m, f.properties.DestinationArn as string),
-          ),
+      sameAccountFilters(m).flatMap((f) =>
+        writeCalls(
+          m,
+          role(m, f.properties.RoleArn as string),
+          stream(m, f.properties.DestinationArn as string),
         ),
+      ),
   },
   {
     name: 'account-level policy | sts:AssumeRole, kinesis:PutRecord(s), kms:GenerateDataKey for a log group it covers | delivery role, raw stream, key | trust, identity, key',
