@@ -144,8 +144,9 @@ function buildIndexTemplateContent(spec: OpenSearchSpec): Record<string, unknown
           // redelivered event overwrites its document (core/opensearch/ingest-pipeline.ts says why).
           default_pipeline: spec.names.ingestPipeline,
           codec: 'best_compression',
-          // Logs are searched seconds after they arrive at most; 5 s refresh cuts segment churn on small domains.
-          refresh_interval: '5s',
+          // From config (openSearch.indexTemplate.refreshSeconds): the last stage of ingest-to-searchable
+          // latency; docs/latency.md weighs it against the refreshes and merges a shorter interval costs.
+          refresh_interval: `${spec.indexTemplate.refreshSeconds}s`,
           mapping: {
             total_fields: { limit: spec.indexTemplate.totalFieldsLimit },
             ignore_malformed: true,

@@ -407,6 +407,7 @@ describe('resolveOpenSearchSpec', () => {
         shards: 1,
         replicas: 1,
         totalFieldsLimit: 1000,
+        refreshSeconds: 5,
         slowSearchWarnMs: 5000,
         slowSearchInfoMs: 2000,
         slowIndexWarnMs: 5000,
@@ -434,6 +435,10 @@ describe('resolveOpenSearchSpec', () => {
     [
       { indexPrefix: 'logs', indexTemplate: { totalFieldsLimit: 50 } },
       /totalFieldsLimit must be an integer from 100/,
+    ],
+    [
+      { indexPrefix: 'logs', indexTemplate: { refreshSeconds: 0 } },
+      /indexTemplate.refreshSeconds must be an integer from 1 to 3600/,
     ],
     [
       { indexPrefix: 'logs', indexTemplate: { slowSearchWarnMs: 0 } },
@@ -483,6 +488,13 @@ describe('buildIndexTemplate', () => {
           },
         },
       },
+    });
+  });
+
+  test('takes refresh_interval from config (docs/latency.md)', () => {
+    const realtime = resolveOpenSearchSpec({ indexPrefix: 'logs', indexTemplate: { refreshSeconds: 1 } });
+    expect(buildIndexTemplate(realtime)).toMatchObject({
+      template: { settings: { index: { refresh_interval: '1s' } } },
     });
   });
 
