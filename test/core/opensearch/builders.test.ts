@@ -498,6 +498,21 @@ describe('buildIndexTemplate', () => {
     });
   });
 
+  test('field limits: deep app objects and the app fields past the budget are flat_object (docs/field-limits.md)', () => {
+    const template = buildIndexTemplate(spec) as {
+      template: { mappings: { dynamic_templates: Record<string, Record<string, unknown>>[] } };
+    };
+    // The first dynamic template wins: deep objects must be caught before any other rule.
+    expect(template.template.mappings.dynamic_templates[0]).toEqual({
+      app_deep_objects: {
+        match_mapping_type: 'object',
+        path_match: '*.*.*',
+        mapping: { type: 'flat_object' },
+      },
+    });
+    expect(mappedType('kfek.overflow')).toBe('flat_object');
+  });
+
   test('maps the fields the transform writes', () => {
     expect(mappedType('@timestamp')).toBe('date');
     expect(mappedType('message')).toBe('text');
