@@ -19,14 +19,12 @@
  * one round's documents to show which variants collapse duplicates. The numbers are for this 2-core machine and a
  * 512 MB heap: compare the ratios, not the absolute rates, with a domain.
  */
-import { gzipSync } from 'node:zlib';
-import { transformRecord } from '../lambda/transform/transform';
 import { createHttpClient, type OpenSearchHttpClient } from '../core/opensearch/http';
 import { buildIndexTemplate } from '../core/opensearch/index-template';
 import { buildIngestPipeline, documentIdFor } from '../core/opensearch/ingest-pipeline';
 import { resolveOpenSearchSpec } from '../core/opensearch/spec';
 import { startOpenSearch } from '../scripts/opensearch-node';
-import { CorpusGenerator } from './corpus';
+import { median, request, sendBulks, transformDocuments } from './opensearch-bench';
 
 const ROUNDS = Number(process.env.KFEK_BENCH_ROUNDS ?? 5);
 const DOCS_PER_ROUND = Number(process.env.KFEK_BENCH_DOCS ?? 20_000);
@@ -51,28 +49,13 @@ interface BenchDocument {
   readonly id: string;
 }
 
-class BenchError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'BenchError';
-  }
-}
-
-/** Real transform output: corpus envelopes of 100 events through `transformRecord`. */
+/** Real transform output, each document with the id kfek's pipeline computes. */
 function corpus(count: number): BenchDocument[] {
-  const generator = new CorpusGenerator(9);
-  const docs: BenchDocument[] = [];
-  while (docs.length < count) {
-    const data = gzipSync(Buffer.from(JSON.stringify(generator.envelope(100)), 'utf8')).toString('base64');
-    const outcome = transformRecord(data);
-    if (outcome.kind !== 'data') throw new BenchError(`corpus envelope gave ${outcome.kind}`);
-    for (const doc of outcome.documents) {
-      const cw = (JSON.parse(doc.json) as { cloudwatch: { logGroup: string; logStream: string; id: string } })
-        .cloudwatch;
-      docs.push({ json: doc.json, id: documentIdFor(cw.logGroup, cw.logStream, cw.id) });
-    }
-  }
-  return docs.slice(0, count);
+  return transformDocuments(9, count).map((json) => {
+    const cw = (JSON.parse(json) as { cloudwatch: { logGroup: string; logStream: string; id: string } })
+      .cloudwatch;
+    return { json, id: documentIdFor(cw.logGroup, cw.logStream, cw.id) };
+  });
 }
 
 function bulkBody(variant: Variant, index: string, docs: readonly BenchDocument[]): string {
@@ -90,26 +73,6 @@ function bulkBody(variant: Variant, index: string, docs: readonly BenchDocument[
   return body;
 }
 
-async function request(
-  client: OpenSearchHttpClient,
-  method: 'GET' | 'PUT' | 'POST',
-  path: string,
-  body?: unknown,
-): Promise<unknown> {
-  const response = await client.request({
-    method,
-    path,
-    body,
-    ...(typeof body === 'string' ? { headers: { 'content-type': 'application/x-ndjson' } } : {}),
-  });
-  if (response.status >= 300) {
-    throw new BenchError(
-      `${method} ${path} answered HTTP ${response.status}: ${response.text.slice(0, 500)}`,
-    );
-  }
-  return response.body;
-}
-
 /** Indexes `docs` in bulks of {@link DOCS_PER_BULK}, {@link PARALLEL_BULKS} at a time; returns documents/s. */
 async function indexAll(
   client: OpenSearchHttpClient,
@@ -121,23 +84,7 @@ async function indexAll(
   for (let i = 0; i < docs.length; i += DOCS_PER_BULK) {
     bodies.push(bulkBody(variant, index, docs.slice(i, i + DOCS_PER_BULK)));
   }
-  let next = 0;
-  const started = process.hrtime.bigint();
-  const worker = async (): Promise<void> => {
-    while (next < bodies.length) {
-      const body = bodies[next++];
-      const answer = (await request(client, 'POST', '/_bulk', body)) as {
-        errors?: boolean;
-        items?: Array<{ index: { status: number } }>;
-      };
-      if (answer.errors === true) {
-        const bad = answer.items?.find((item) => item.index.status >= 300);
-        throw new BenchError(`bulk into ${index} had item errors, first: ${JSON.stringify(bad)}`);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: PARALLEL_BULKS }, worker));
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const seconds = await sendBulks(client, index, bodies, PARALLEL_BULKS);
   return docs.length / seconds;
 }
 
@@ -151,12 +98,6 @@ function verdict(difference: number): string {
   if (difference > 0) return ` (${difference} duplicates)`;
   if (difference < 0) return ` (${-difference} events LOST: overwritten by another event's id)`;
   return '';
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 async function main(): Promise<void> {

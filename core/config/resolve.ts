@@ -296,6 +296,7 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
         shards: r.int('openSearch.indexTemplate.shards', 1, 1024),
         replicas: r.int('openSearch.indexTemplate.replicas', 0, 15),
         totalFieldsLimit: r.int('openSearch.indexTemplate.totalFieldsLimit', 100, 100_000),
+        refreshSeconds: r.int('openSearch.indexTemplate.refreshSeconds', 1, 3600),
         slowSearchWarnMs: r.int('openSearch.indexTemplate.slowSearchWarnMs', 1, 3_600_000),
         slowSearchInfoMs: r.int('openSearch.indexTemplate.slowSearchInfoMs', 1, 3_600_000),
         slowIndexWarnMs: r.int('openSearch.indexTemplate.slowIndexWarnMs', 1, 3_600_000),

@@ -154,6 +154,11 @@ export interface OpenSearchConfig {
     readonly shards: number;
     readonly replicas: number;
     readonly totalFieldsLimit: number;
+    /**
+     * `index.refresh_interval` (s): how long an indexed document waits before searches see it, the last stage of
+     * ingest-to-searchable latency (docs/latency.md). Lower costs more segment refreshes and merges.
+     */
+    readonly refreshSeconds: number;
     /** Slow-log thresholds (ms): queries / indexing operations slower than these are logged at WARN / INFO. */
     readonly slowSearchWarnMs: number;
     readonly slowSearchInfoMs: number;

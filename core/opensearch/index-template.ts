@@ -1,3 +1,4 @@
+import { deepObjectPathMatch, OVERFLOW_KEY } from '../contracts/field-budget';
 import { contentHash, type OpenSearchSpec } from './spec';
 
 /**
@@ -35,6 +36,17 @@ const keyword = { type: 'keyword', ignore_above: KEYWORD_IGNORE_ABOVE } as const
 /** Dynamic templates, in match order (the first matching template wins). */
 export function buildDynamicTemplates(): ReadonlyArray<Record<string, unknown>> {
   return [
+    // An app object nested deeper than MAPPED_OBJECT_DEPTH (field-budget.ts) levels is one flat_object field (every leaf a keyword,
+    // searchable by its full path), so neither a wide nor a deep object can fill the index's field limit or
+    // pass its depth limit of 20 (docs/field-limits.md). kfek's own objects are mapped explicitly below and never
+    // reach a dynamic template.
+    {
+      app_deep_objects: {
+        match_mapping_type: 'object',
+        path_match: deepObjectPathMatch(),
+        mapping: { type: 'flat_object' },
+      },
+    },
     // Lambda platform REPORT metrics (durationMs, billedDurationMs, initDurationMs, ...): double, because
     // durations have fractions (0.62 ms) and the first value of a day must not fix the type to long.
     // No match_mapping_type: a numeric string ("12.5") is coerced as well.
@@ -96,6 +108,9 @@ export function buildProperties(): Record<string, unknown> {
         // in one document, an object at the same path in the next), which dynamic mapping would reject; the values
         // stay searchable by path (`kfek.collisions.cloudwatch.owner:x`) and cost one field against the limit.
         collisions: { type: 'flat_object' },
+        // App fields past the field budget of one document (core/contracts/field-budget.ts): one field, however
+        // many keys an app writes, searchable by path (`kfek.overflow.someKey:value`).
+        [OVERFLOW_KEY]: { type: 'flat_object' },
         truncated: { type: 'boolean' },
         originalBytes: { type: 'long' },
         error: {
@@ -144,8 +159,9 @@ function buildIndexTemplateContent(spec: OpenSearchSpec): Record<string, unknown
           // redelivered event overwrites its document (core/opensearch/ingest-pipeline.ts says why).
           default_pipeline: spec.names.ingestPipeline,
           codec: 'best_compression',
-          // Logs are searched seconds after they arrive at most; 5 s refresh cuts segment churn on small domains.
-          refresh_interval: '5s',
+          // From config (openSearch.indexTemplate.refreshSeconds): the last stage of ingest-to-searchable
+          // latency; docs/latency.md weighs it against the refreshes and merges a shorter interval costs.
+          refresh_interval: `${spec.indexTemplate.refreshSeconds}s`,
           mapping: {
             total_fields: { limit: spec.indexTemplate.totalFieldsLimit },
             ignore_malformed: true,

@@ -25,6 +25,12 @@ export interface IndexTemplateSettings {
    */
   readonly totalFieldsLimit?: number;
   /**
+   * `index.refresh_interval` in seconds: how long after indexing a document becomes searchable (docs/latency.md).
+   * A lower value costs more refreshes (more, smaller segments to merge) on the data nodes.
+   * @default 5
+   */
+  readonly refreshSeconds?: number;
+  /**
    * Search slow log: a query phase slower than this is logged at WARN (`index.search.slowlog.threshold.query.warn`).
    * OpenSearch's own default is -1 (off), which would leave the domain's slow-log group empty.
    * https://docs.aws.amazon.com/opensearch-service/latest/developerguide/createdomain-configure-slow-logs.html
@@ -132,6 +138,7 @@ export const OPENSEARCH_SPEC_DEFAULTS = {
   shards: 1,
   replicas: 1,
   totalFieldsLimit: 1000,
+  refreshSeconds: 5,
   slowSearchWarnMs: 5000,
   slowSearchInfoMs: 2000,
   slowIndexWarnMs: 5000,
@@ -210,6 +217,15 @@ export function resolveOpenSearchSpec(input: OpenSearchSpecInput): OpenSearchSpe
     'Keep it near 1000: a higher limit only postpones a mapping explosion.',
   );
 
+  const refreshSeconds = input.indexTemplate?.refreshSeconds ?? OPENSEARCH_SPEC_DEFAULTS.refreshSeconds;
+  checkInt(
+    'indexTemplate.refreshSeconds',
+    refreshSeconds,
+    1,
+    3600,
+    'Use 1 for near-realtime search, 5-30 to spend less on refreshes (docs/latency.md).',
+  );
+
   const deleteAfterDays = input.retention?.deleteAfterDays ?? OPENSEARCH_SPEC_DEFAULTS.deleteAfterDays;
   checkInt('retention.deleteAfterDays', deleteAfterDays, 1, 36_500, 'Set how many days of logs to keep.');
   const warmAfterDays = input.retention?.warmAfterDays;
@@ -240,7 +256,13 @@ export function resolveOpenSearchSpec(input: OpenSearchSpecInput): OpenSearchSpe
     name,
     indexPrefix: input.indexPrefix,
     indexPattern: `${input.indexPrefix}-*`,
-    indexTemplate: { shards, replicas, totalFieldsLimit, ...slowLogThresholds(input.indexTemplate ?? {}) },
+    indexTemplate: {
+      shards,
+      replicas,
+      totalFieldsLimit,
+      refreshSeconds,
+      ...slowLogThresholds(input.indexTemplate ?? {}),
+    },
     retention: warmAfterDays === undefined ? { deleteAfterDays } : { deleteAfterDays, warmAfterDays },
     auditLogs: input.auditLogs ?? true,
     access: {

@@ -3,6 +3,7 @@
  * Pure: no SDK, no environment, no I/O.
  */
 import { regionFromSubscriptionFilters } from '../../core/contracts/cross-account-naming';
+import { APP_FIELD_BUDGET, mappedFieldCost, OVERFLOW_KEY } from '../../core/contracts/field-budget';
 import { CloudWatchLogEvent } from './decode';
 import { DerivedFields, parseMessage, ParsedMessage } from './parsers';
 import { CloudWatchMetadata, LogDocument } from './types';
@@ -118,17 +119,34 @@ function buildDocument(event: CloudWatchLogEvent, source: EventSource, parsed: P
   const app = parsed.appFields;
   if (app !== undefined) {
     let collisions: Record<string, unknown> | undefined;
+    let overflow: Record<string, unknown> | undefined;
+    // The field budget (core/contracts/field-budget.ts): app keys are mapped in written order until one does not
+    // fit; it and every later key are kept under kfek.overflow, so one wide document cannot fill the index.
+    let budget = APP_FIELD_BUDGET;
     for (const key of Object.keys(app)) {
       if (key === 'message' && parsed.messageFromApp) continue;
       const value = app[key];
       if (collidesWithOurs(key, derived)) {
         collisions ??= {};
         setOwn(collisions, key, value);
-      } else {
-        setOwn(doc, key, value);
+        continue;
       }
+      if (overflow === undefined) {
+        budget -= mappedFieldCost(value, 1, budget);
+        if (budget >= 0) {
+          setOwn(doc, key, value);
+          continue;
+        }
+        overflow = {};
+      }
+      setOwn(overflow, key, value);
     }
-    if (collisions !== undefined) doc.kfek = { [COLLISIONS_KEY]: collisions };
+    if (collisions !== undefined || overflow !== undefined) {
+      doc.kfek = {
+        ...(collisions === undefined ? {} : { [COLLISIONS_KEY]: collisions }),
+        ...(overflow === undefined ? {} : { [OVERFLOW_KEY]: overflow }),
+      };
+    }
   }
   return doc as unknown as LogDocument;
 }
@@ -212,15 +230,21 @@ export class DocumentSerializer {
 /** '000' to '999', so formatting milliseconds is one lookup. */
 const MILLIS: readonly string[] = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
 
-/** True when an app field would collide with one of ours, so the event needs `buildDocument`. */
+/**
+ * True when an app field would collide with one of ours, or the app fields exceed the field budget, so the event
+ * needs `buildDocument`.
+ */
 function needsGeneralRules(parsed: ParsedMessage): boolean {
   const app = parsed.appFields;
   if (app === undefined) return false;
+  let budget = APP_FIELD_BUDGET;
   // for...in, not Object.keys: no array per event. A parsed JSON object has no inherited
   // enumerable keys, and `__proto__` is an own key there.
   for (const key in app) {
     if (key === 'message' && parsed.messageFromApp) continue;
     if (collidesWithOurs(key, parsed.derived)) return true;
+    budget -= mappedFieldCost(app[key], 1, budget);
+    if (budget < 0) return true;
   }
   return false;
 }

@@ -178,6 +178,25 @@ describe('resolveConfig', () => {
     },
   );
 
+  test('near-realtime by default, production trades some latency for larger bulk requests (docs/latency.md)', () => {
+    // WHEN
+    const sandbox = resolveConfig(CDK_JSON_CONTEXT);
+    const production = resolveConfig(CDK_JSON_CONTEXT, 'production');
+    // THEN zero buffering, no batching window and a 1 s refresh in the sandbox
+    expect(sandbox.delivery.bufferingIntervalSeconds).toBe(0);
+    expect(sandbox.transform.maxBatchingWindowSeconds).toBe(0);
+    expect(sandbox.openSearch.indexTemplate.refreshSeconds).toBe(1);
+    expect(production.delivery).toMatchObject({ bufferingIntervalSeconds: 10, bufferingSizeMb: 10 });
+    expect(production.transform.maxBatchingWindowSeconds).toBe(1);
+    expect(production.openSearch.indexTemplate.refreshSeconds).toBe(5);
+  });
+
+  test.each([0, 3601, 1.5])('fails when openSearch.indexTemplate.refreshSeconds is %p', (bad) => {
+    expect(() =>
+      resolveConfig(withProfile({ openSearch: { indexTemplate: { refreshSeconds: bad } } }), 'test'),
+    ).toThrow(/openSearch\.indexTemplate\.refreshSeconds/);
+  });
+
   test('fails when zone awareness cannot spread the data nodes evenly', () => {
     expect(() =>
       resolveConfig(

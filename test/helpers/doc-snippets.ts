@@ -53,6 +53,19 @@ function parseMarker(line: string, where: string): DocMarker | undefined {
  * The lines of `markdown` from the heading `from` (inclusive) to the heading `to` (exclusive), as
  * `{ text, firstLine }`. Both headings must exist, so a renamed heading fails the test instead of emptying it.
  */
+/** Rows of the markdown tables in `markdown` as trimmed cells, separator rows left out (prettier pads columns). */
+export function markdownTableCells(markdown: string): string[][] {
+  return markdown
+    .split('\n')
+    .filter((l) => l.startsWith('|') && !/^\|[\s|:-]+\|$/.test(l))
+    .map((l) =>
+      l
+        .slice(1, -1)
+        .split('|')
+        .map((c) => c.trim()),
+    );
+}
+
 export function markdownSection(
   markdown: string,
   from: string,

@@ -65,3 +65,18 @@ export async function bulkIndex(
     headers: { 'content-type': 'application/x-ndjson' },
   });
 }
+
+/** Documents of `index` that a Lucene `query_string` matches. */
+export async function searchHits(
+  client: OpenSearchHttpClient,
+  index: string,
+  query: string,
+): Promise<number> {
+  const response = await client.request({
+    method: 'POST',
+    path: `/${index}/_search`,
+    body: { query: { query_string: { query } }, size: 0 },
+  });
+  expect(response.status).toBe(200);
+  return (response.body as { hits: { total: { value: number } } }).hits.total.value;
+}

@@ -4,20 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { markdownTableCells } from '../helpers/doc-snippets';
 import { ASSUMPTIONS, costTable, LIMITS, PRICES, scenarioCosts } from '../../scripts/cost-table';
-
-/** Rows of a markdown table as trimmed cells (prettier pads the README's columns). */
-function cells(markdown: string): string[][] {
-  return markdown
-    .split('\n')
-    .filter((l) => l.startsWith('|') && !/^\|[\s|:-]+\|$/.test(l))
-    .map((l) =>
-      l
-        .slice(1, -1)
-        .split('|')
-        .map((c) => c.trim()),
-    );
-}
 
 describe('cost table', () => {
   test('one record per 300-byte event: Firehose bills 5 KB per event, about 16x the log volume', () => {
@@ -55,6 +43,6 @@ describe('cost table', () => {
     const start = readme.indexOf('| GB/day');
     expect(start).toBeGreaterThan(0);
     const block = readme.slice(start, readme.indexOf('\n\n', start));
-    expect(cells(block)).toEqual(cells(costTable()));
+    expect(markdownTableCells(block)).toEqual(markdownTableCells(costTable()));
   });
 });

@@ -407,6 +407,7 @@ describe('resolveOpenSearchSpec', () => {
         shards: 1,
         replicas: 1,
         totalFieldsLimit: 1000,
+        refreshSeconds: 5,
         slowSearchWarnMs: 5000,
         slowSearchInfoMs: 2000,
         slowIndexWarnMs: 5000,
@@ -434,6 +435,10 @@ describe('resolveOpenSearchSpec', () => {
     [
       { indexPrefix: 'logs', indexTemplate: { totalFieldsLimit: 50 } },
       /totalFieldsLimit must be an integer from 100/,
+    ],
+    [
+      { indexPrefix: 'logs', indexTemplate: { refreshSeconds: 0 } },
+      /indexTemplate.refreshSeconds must be an integer from 1 to 3600/,
     ],
     [
       { indexPrefix: 'logs', indexTemplate: { slowSearchWarnMs: 0 } },
@@ -484,6 +489,28 @@ describe('buildIndexTemplate', () => {
         },
       },
     });
+  });
+
+  test('takes refresh_interval from config (docs/latency.md)', () => {
+    const realtime = resolveOpenSearchSpec({ indexPrefix: 'logs', indexTemplate: { refreshSeconds: 1 } });
+    expect(buildIndexTemplate(realtime)).toMatchObject({
+      template: { settings: { index: { refresh_interval: '1s' } } },
+    });
+  });
+
+  test('field limits: deep app objects and the app fields past the budget are flat_object (docs/field-limits.md)', () => {
+    const template = buildIndexTemplate(spec) as {
+      template: { mappings: { dynamic_templates: Record<string, Record<string, unknown>>[] } };
+    };
+    // The first dynamic template wins: deep objects must be caught before any other rule.
+    expect(template.template.mappings.dynamic_templates[0]).toEqual({
+      app_deep_objects: {
+        match_mapping_type: 'object',
+        path_match: '*.*.*',
+        mapping: { type: 'flat_object' },
+      },
+    });
+    expect(mappedType('kfek.overflow')).toBe('flat_object');
   });
 
   test('maps the fields the transform writes', () => {

@@ -4,10 +4,9 @@
  * under `kfek.collisions` indexes and stays searchable there.
  */
 import { toDocument } from '../../../lambda/transform/document';
-import { type OpenSearchHttpClient } from '../../../core/opensearch/http';
 import { provisionOpenSearch } from '../../../core/opensearch/provision';
 import { resolveOpenSearchSpec } from '../../../core/opensearch/spec';
-import { bulkIndex, useOpenSearchNode } from '../../helpers/opensearch';
+import { bulkIndex, searchHits, useOpenSearchNode } from '../../helpers/opensearch';
 
 // One node: replicas would leave every index yellow.
 const spec = resolveOpenSearchSpec({ indexPrefix: 'logs', indexTemplate: { replicas: 0 } });
@@ -30,16 +29,6 @@ function documentFor(app: object): object {
   );
 }
 
-async function hits(client: OpenSearchHttpClient, query: string): Promise<number> {
-  const response = await client.request({
-    method: 'POST',
-    path: `/${INDEX}/_search`,
-    body: { query: { query_string: { query } }, size: 0 },
-  });
-  expect(response.status).toBe(200);
-  return (response.body as { hits: { total: { value: number } } }).hits.total.value;
-}
-
 describe('dotted app keys against a real local node', () => {
   const os = useOpenSearchNode();
 
@@ -56,14 +45,14 @@ describe('dotted app keys against a real local node', () => {
 
     // THEN it is indexed, and only kfek's own values answer searches on kfek's fields
     expect(bulk.body).toMatchObject({ errors: false, items: [{ index: { status: 201 } }] });
-    expect(await hits(os.client(), 'cloudwatch.logGroup:"/aws/lambda/payments"')).toBe(0);
-    expect(await hits(os.client(), 'cloudwatch.owner:999999999999')).toBe(0);
-    expect(await hits(os.client(), 'kfek.error.reason:*')).toBe(0);
-    expect(await hits(os.client(), 'kfek.truncated:true')).toBe(0);
-    expect(await hits(os.client(), 'cloudwatch.owner:123456789012 AND message:hello')).toBe(1);
+    expect(await searchHits(os.client(), INDEX, 'cloudwatch.logGroup:"/aws/lambda/payments"')).toBe(0);
+    expect(await searchHits(os.client(), INDEX, 'cloudwatch.owner:999999999999')).toBe(0);
+    expect(await searchHits(os.client(), INDEX, 'kfek.error.reason:*')).toBe(0);
+    expect(await searchHits(os.client(), INDEX, 'kfek.truncated:true')).toBe(0);
+    expect(await searchHits(os.client(), INDEX, 'cloudwatch.owner:123456789012 AND message:hello')).toBe(1);
     // The app's values stay searchable where they were moved (OpenSearch expands the dotted names there).
-    expect(await hits(os.client(), 'kfek.collisions.cloudwatch.owner:999999999999')).toBe(1);
-    expect(await hits(os.client(), 'kfek.collisions.kfek.error.reason:"fake poison"')).toBe(1);
+    expect(await searchHits(os.client(), INDEX, 'kfek.collisions.cloudwatch.owner:999999999999')).toBe(1);
+    expect(await searchHits(os.client(), INDEX, 'kfek.collisions.kfek.error.reason:"fake poison"')).toBe(1);
   });
 
   test('collisions that overlap as paths index, in one document and across documents', async () => {
@@ -80,6 +69,6 @@ describe('dotted app keys against a real local node', () => {
 
     // THEN every document is indexed: none goes to failed documents because of what an app wrote
     expect(bulk.body).toMatchObject({ errors: false });
-    expect(await hits(os.client(), 'message:(one OR two OR three OR four)')).toBe(4);
+    expect(await searchHits(os.client(), INDEX, 'message:(one OR two OR three OR four)')).toBe(4);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Document shaping: the schema rules for `@timestamp`, `message`, `cloudwatch`, app fields and collisions.
  */
-import { COLLISIONS_KEY, toDocument } from '../../../lambda/transform/document';
+import { APP_FIELD_BUDGET } from '../../../core/contracts/field-budget';
+import { COLLISIONS_KEY, DocumentSerializer, toDocument } from '../../../lambda/transform/document';
 import { CloudWatchLogEvent } from '../../../lambda/transform/decode';
 
 const SOURCE = {
@@ -175,5 +176,59 @@ describe('toDocument', () => {
   it('message removes exactly one trailing newline', () => {
     expect(toDocument(event('two\n\n'), SOURCE).message).toBe('two\n');
     expect(toDocument(event(''), SOURCE).message).toBe('');
+  });
+});
+
+describe('the field budget (issue 14 defect 5, docs/field-limits.md)', () => {
+  const wide = (count: number): Record<string, string> =>
+    Object.fromEntries(Array.from({ length: count }, (_, i) => [`flag${i}`, `v${i}`]));
+
+  it('maps the first app keys up to the budget and keeps the rest, in order, under kfek.overflow', () => {
+    // GIVEN a line with 150 distinct keys
+    const doc = toDocument(event(JSON.stringify({ ...wide(150), message: 'wide' })), SOURCE) as Record<
+      string,
+      unknown
+    >;
+    // THEN
+    expect(doc.message).toBe('wide');
+    expect(doc.flag0).toBe('v0');
+    expect(doc[`flag${APP_FIELD_BUDGET - 1}`]).toBe(`v${APP_FIELD_BUDGET - 1}`);
+    expect(doc[`flag${APP_FIELD_BUDGET}`]).toBeUndefined();
+    const overflow = (doc.kfek as { overflow: Record<string, string> }).overflow;
+    expect(Object.keys(overflow)).toEqual(
+      Array.from({ length: 150 - APP_FIELD_BUDGET }, (_, i) => `flag${APP_FIELD_BUDGET + i}`),
+    );
+  });
+
+  it('moves a key that does not fit, and every later key, even when a later one would fit', () => {
+    // GIVEN a small field, an object too wide for what is left, then a small field again
+    const counts = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`user${i}`, i]));
+    const doc = toDocument(event(JSON.stringify({ requestId: 'r-1', counts, after: 'x' })), SOURCE) as Record<
+      string,
+      unknown
+    >;
+    // THEN
+    expect(doc.requestId).toBe('r-1');
+    expect(doc.counts).toBeUndefined();
+    expect(doc.kfek).toEqual({ overflow: { counts, after: 'x' } });
+  });
+
+  it('keeps collisions and overflow side by side under kfek, and a narrow line unchanged', () => {
+    const doc = toDocument(
+      event(JSON.stringify({ ...wide(APP_FIELD_BUDGET + 1), 'cloudwatch.owner': 'x' })),
+      SOURCE,
+    );
+    expect(doc.kfek).toEqual({
+      collisions: { 'cloudwatch.owner': 'x' },
+      overflow: { [`flag${APP_FIELD_BUDGET}`]: `v${APP_FIELD_BUDGET}` },
+    });
+    expect(toDocument(event(JSON.stringify(wide(APP_FIELD_BUDGET))), SOURCE).kfek).toBeUndefined();
+  });
+
+  it('the serializer fast path writes the same document as toDocument for a line over the budget', () => {
+    const message = JSON.stringify({ ...wide(APP_FIELD_BUDGET + 20), nested: { a: { b: { c: 1 } } } });
+    expect(JSON.parse(new DocumentSerializer(SOURCE).json(event(message)))).toEqual(
+      JSON.parse(JSON.stringify(toDocument(event(message), SOURCE))),
+    );
   });
 });

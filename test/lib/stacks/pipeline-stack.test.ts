@@ -81,7 +81,8 @@ describe('PipelineStack, transport lambda (sandbox)', () => {
       MaximumRecordAgeInSeconds: 3600,
       ParallelizationFactor: 1,
       BatchSize: 100,
-      MaximumBatchingWindowInSeconds: 1,
+      // Realtime sandbox (docs/latency.md): invoke as soon as a poll returns records.
+      MaximumBatchingWindowInSeconds: 0,
       // S3, where Lambda writes the whole invocation record (data included), not SQS (metadata only).
       DestinationConfig: {
         OnFailure: {
@@ -195,7 +196,8 @@ describe('PipelineStack, transport lambda (sandbox)', () => {
       AmazonopensearchserviceDestinationConfiguration: Match.objectLike({
         IndexName: 'logs',
         IndexRotationPeriod: 'OneDay',
-        BufferingHints: { IntervalInSeconds: 60, SizeInMBs: 5 },
+        // Zero buffering: Firehose delivers within seconds (docs/latency.md).
+        BufferingHints: { IntervalInSeconds: 0, SizeInMBs: 5 },
         RetryOptions: { DurationInSeconds: 300 },
         S3BackupMode: 'FailedDocumentsOnly',
         S3Configuration: Match.objectLike({ Prefix: 'failed-documents/', CompressionFormat: 'GZIP' }),
@@ -245,6 +247,37 @@ describe('PipelineStack, transport lambda (sandbox)', () => {
 
   test('matches the snapshot', () => {
     expect(template.toJSON()).toMatchSnapshot();
+  });
+});
+
+describe('PipelineStack, production latency settings (docs/latency.md)', () => {
+  test('buffers 10 s or 10 MB in Firehose, gathers batches for 1 s and refreshes new indices every 5 s', () => {
+    // GIVEN
+    const { stacks } = buildTestApp({ profile: 'production' });
+    // WHEN
+    const template = Template.fromStack(stacks.pipeline);
+    // THEN
+    template.hasResourceProperties('AWS::KinesisFirehose::DeliveryStream', {
+      AmazonopensearchserviceDestinationConfiguration: Match.objectLike({
+        BufferingHints: { IntervalInSeconds: 10, SizeInMBs: 10 },
+      }),
+    });
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 500,
+      MaximumBatchingWindowInSeconds: 1,
+    });
+    // The spec is JSON joined with the Firehose role's ARN, so it is matched as text.
+    expect(JSON.stringify(template.findResources('Custom::KfekOpenSearchProvisioning'))).toContain(
+      '\\"refreshSeconds\\":5',
+    );
+  });
+
+  test('the sandbox applies a 1 s refresh_interval to new indices', () => {
+    const { stacks } = buildTestApp();
+    const provisioning = Template.fromStack(stacks.pipeline).findResources(
+      'Custom::KfekOpenSearchProvisioning',
+    );
+    expect(JSON.stringify(provisioning)).toContain('\\"refreshSeconds\\":1');
   });
 });
 

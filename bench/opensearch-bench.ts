@@ -1,0 +1,83 @@
+/**
+ * What the benchmarks against the real local OpenSearch node share (bench/indexing-ids.bench.ts,
+ * bench/bulk-sizes.bench.ts): the transform's real output as a workload, a request that fails loudly, and the median.
+ */
+import { gzipSync } from 'node:zlib';
+import { transformRecord } from '../lambda/transform/transform';
+import { type OpenSearchHttpClient } from '../core/opensearch/http';
+import { CorpusGenerator } from './corpus';
+
+export class BenchError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BenchError';
+  }
+}
+
+/** `count` transform documents (JSON text): corpus envelopes of 100 events through `transformRecord`. */
+export function transformDocuments(seed: number, count: number): string[] {
+  const generator = new CorpusGenerator(seed);
+  const docs: string[] = [];
+  while (docs.length < count) {
+    const data = gzipSync(Buffer.from(JSON.stringify(generator.envelope(100)), 'utf8')).toString('base64');
+    const outcome = transformRecord(data);
+    if (outcome.kind !== 'data') throw new BenchError(`corpus envelope gave ${outcome.kind}`);
+    for (const doc of outcome.documents) docs.push(doc.json);
+  }
+  return docs.slice(0, count);
+}
+
+/** One request; an answer of 300 or more throws with the start of its body. NDJSON strings go as `_bulk` bodies. */
+export async function request(
+  client: OpenSearchHttpClient,
+  method: 'GET' | 'PUT' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
+  const response = await client.request({
+    method,
+    path,
+    body,
+    ...(typeof body === 'string' ? { headers: { 'content-type': 'application/x-ndjson' } } : {}),
+  });
+  if (response.status >= 300) {
+    throw new BenchError(
+      `${method} ${path} answered HTTP ${response.status}: ${response.text.slice(0, 500)}`,
+    );
+  }
+  return response.body;
+}
+
+/**
+ * Sends NDJSON `_bulk` bodies into `index`, `parallel` requests in flight at once; returns the seconds taken. Any
+ * refused item throws: a benchmark that drops documents measures nothing.
+ */
+export async function sendBulks(
+  client: OpenSearchHttpClient,
+  index: string,
+  bodies: readonly string[],
+  parallel: number,
+): Promise<number> {
+  let next = 0;
+  const started = process.hrtime.bigint();
+  const worker = async (): Promise<void> => {
+    while (next < bodies.length) {
+      const answer = (await request(client, 'POST', '/_bulk', bodies[next++])) as {
+        errors?: boolean;
+        items?: Array<{ index: { status: number } }>;
+      };
+      if (answer.errors === true) {
+        const bad = answer.items?.find((item) => item.index.status >= 300);
+        throw new BenchError(`bulk into ${index} had item errors, first: ${JSON.stringify(bad)}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, worker));
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
