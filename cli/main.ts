@@ -29,6 +29,7 @@ import { ProgressBar, type ProgressOutput } from './progress';
 import { createSigningProxy, getCallerIdentity, mappableArn, messageOf, upstreamOrigin } from './proxy';
 import { profileLogGroupNames } from './profile';
 import { runQuery } from './query';
+import { replayCommand } from './replay/command';
 import { sendLogEvents } from './send';
 import { verifyRun } from './verify';
 
@@ -66,6 +67,8 @@ function untilStopped(signal: AbortSignal | undefined): Promise<void> {
 /** Runs one command; never throws: errors become a one-line message on stderr and a non-zero exit code. */
 export async function run(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   try {
+    // replay parses its own options (cli/replay/args.ts).
+    if (argv[0] === 'replay') return await replayCommand(argv.slice(1), io);
     const args = parseCliArgs(argv, io.env);
     switch (args.command) {
       case 'help':
