@@ -20,6 +20,7 @@ import { parseReplayArgs, REPLAY_USAGE, type ReplayArgs } from './args';
 import { createReplayClients, kinesisPort, s3ObjectStore, searchStackResources, sqsQueue } from './aws-ports';
 import type { KeptSources } from './collect';
 import { folderStore, LOCAL_LAYOUT } from './folder-store';
+import { ReplayError } from './errors';
 import { formatReplayReport } from './format';
 import { runReplay } from './run';
 
@@ -83,6 +84,15 @@ export async function replayCommand(argv: readonly string[], io: ReplayIo): Prom
     if (needsLookup) {
       const stack = `${config.name}-${config.profile}-search`;
       const found = await searchStackResources(clients.cloudformation, stack).catch((error: unknown) => {
+        // CloudFormation answers a missing stack with ValidationError "Stack with id X does not exist".
+        if ((error as Error).name === 'ValidationError' && /does not exist/.test((error as Error).message)) {
+          throw new ReplayError(
+            `replay: stack ${stack} does not exist in ${region ?? 'this region'}: deploy profile ${config.profile}, ` +
+              'check --region (or AWS_REGION), or name the places with --bucket, --queue-url, --raw-stream and ' +
+              '--events-stream',
+            { cause: error },
+          );
+        }
         throw translateAwsError(error, `DescribeStackResources of ${stack}`, { endpoint });
       });
       if (args.localDir === undefined) bucket ??= found.bucket;
