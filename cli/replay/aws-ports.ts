@@ -101,7 +101,13 @@ export function sqsQueue(sqs: SQSClient, queueUrl: string): MessageQueue {
         );
         let fresh = 0;
         for (const m of out.Messages ?? []) {
-          if (m.MessageId === undefined || m.ReceiptHandle === undefined || seen.has(m.MessageId)) continue;
+          if (m.MessageId === undefined || m.ReceiptHandle === undefined) continue;
+          const known = seen.get(m.MessageId);
+          if (known !== undefined) {
+            // DeleteMessage wants the handle of the latest receipt (SQS DeleteMessage reference).
+            seen.set(m.MessageId, { ...known, receiptHandle: m.ReceiptHandle });
+            continue;
+          }
           const sent = Number(m.Attributes?.SentTimestamp);
           seen.set(m.MessageId, {
             messageId: m.MessageId,
