@@ -25,6 +25,11 @@ const processIo = (): CliIo => ({ stdout: process.stdout, stderr: process.stderr
 /** Runs one command; never throws: errors become a one-line message on stderr and a non-zero exit code. */
 export async function run(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   try {
+    // replay parses its own options (cli/replay/args.ts); loaded only when it runs, like the other runners.
+    if (argv[0] === 'replay') {
+      const { replayCommand } = await import('./replay/command');
+      return await replayCommand(argv.slice(1), io);
+    }
     const args = parseCliArgs(argv, io.env);
     switch (args.command) {
       case 'help':

@@ -14,6 +14,8 @@ Usage:
   kfek proxy  --endpoint DOMAIN-ENDPOINT [--port 9200] [--region R] [--max-buffered-mib 256] [--max-bodies 8]
               [--headers-timeout 20s] [--request-timeout 120s] [--upstream-timeout 300s]
   kfek doctor [--profile sandbox] [--region R] [--skip-synth | --cdk-out DIR] [--synth-timeout 300s] [--json]
+  kfek replay [--profile NAME | --local] [--kind K ...] [--since T] [--until T] [--reason R] [--limit N]
+              [--rate R/s] [--dry-run] [--delete-after] [--json]   (kfek replay --help for all options)
   kfek <command> --help    that command's options with their defaults
   kfek --version           the version of kfek
 

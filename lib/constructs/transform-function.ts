@@ -9,14 +9,11 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { grantBucketKeyWrite } from './bucket-key';
+import { ON_FAILURE_KEY_PREFIX } from '../../core/contracts/kept-data';
 import { LOCAL_ESBUILD_BUNDLING, PROJECT_ROOT } from './bundling';
 
-/**
- * The key prefix Lambda writes a Kinesis event source mapping's discarded batches under. Lambda chooses the key
- * itself, `aws/lambda/<mapping UUID>/<shard id>/YYYY/MM/DD/YYYY-MM-DDTHH.MM.SS-<UUID>`; it cannot be configured.
- * https://docs.aws.amazon.com/lambda/latest/dg/kinesis-on-failure-destination.html
- */
-export const ON_FAILURE_KEY_PREFIX = 'aws/lambda/';
+/** Re-exported for the stacks; the contract's owner is core/contracts/kept-data.ts (`kfek replay` reads it too). */
+export { ON_FAILURE_KEY_PREFIX };
 
 /**
  * An S3 on-failure destination with least-privilege grants. For S3, Lambda writes the whole invocation record (the

@@ -1,5 +1,6 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import * as path from 'node:path';
+import { LOCAL_KEPT_FOLDERS } from '../../core/contracts/kept-data';
 import { type LocalAwsClients, LOCAL_CREDENTIALS, localAwsClients } from './aws-clients';
 import { DeliveryLoop } from './delivery-loop';
 import { DrainTimeoutError, LocalRunError } from './errors';
@@ -45,8 +46,8 @@ export interface LocalPipelineProps {
 /** Where the local stand-ins keep what AWS would keep in S3 / on-failure destinations. */
 export function localFolders(workDir: string): { failedDocuments: string; onFailure: string } {
   return {
-    failedDocuments: path.join(workDir, 'failed-documents'),
-    onFailure: path.join(workDir, 'event-source-on-failure'),
+    failedDocuments: path.join(workDir, LOCAL_KEPT_FOLDERS.failedDocuments),
+    onFailure: path.join(workDir, LOCAL_KEPT_FOLDERS.onFailure),
   };
 }
 

@@ -9,13 +9,18 @@
  * {@link placeholders}, and the example domain endpoint {@link EXAMPLE_DOMAIN} stands for the local node.
  * Nothing else in a command is changed.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { PutRecordCommand } from '@aws-sdk/client-kinesis';
+import { CreateQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createHttpClient, provisionOpenSearch } from '../../core/opensearch';
 import { loadConfig, localSpecFromConfig, openSearchSpecFromConfig } from '../../scripts/local/config-spec';
+import { LOCAL_CREDENTIALS } from '../../scripts/local/aws-clients';
 import { LocalPipeline } from '../../scripts/local/pipeline';
 import { localSearchHttp } from '../../scripts/local/search-http';
+import { countDocuments } from '../../scripts/local/summary';
 import { startMoto, type MotoServer } from '../../scripts/moto-server';
 import {
   type CliExample,
@@ -26,6 +31,7 @@ import {
   substitutePlaceholders,
   writeNpxShim,
 } from '../helpers/doc-snippets';
+import { encodeEnvelope, makeEnvelope } from '../helpers/cloudwatch';
 import {
   OPENSEARCH_START_TIMEOUT_MILLIS,
   startOpenSearch,
@@ -63,6 +69,13 @@ const PROXY_README = 'npx kfek proxy --endpoint <DashboardsUrl>';
 const PROXY_PROFILE = `AWS_PROFILE=sandbox npx kfek proxy --endpoint ${EXAMPLE_DOMAIN}/_dashboards`;
 const DOCTOR_README = 'npx kfek doctor --profile sandbox';
 const DOCTOR_PROFILE = 'AWS_PROFILE=sandbox npx kfek doctor --profile sandbox';
+const REPLAY_PROFILE_DRY = 'npx kfek replay --profile sandbox --since 24h --dry-run';
+const REPLAY_PROFILE_DOCS =
+  'npx kfek replay --profile sandbox --kind failed-document --reason mapper_parsing_exception --rate 200/s';
+const REPLAY_QUEUE = 'npx kfek replay --queue-url <FailureQueueUrl> --raw-stream <raw stream> --delete-after';
+const REPLAY_LOCAL_DRY = 'npx kfek replay --local --local-dir <local folder> --dry-run';
+const REPLAY_LOCAL =
+  'npx kfek replay --local --local-dir <local folder> --raw-stream <raw stream> --events-stream <events stream> --rate 100/s';
 const RUN_HERE = [
   SEND_5000,
   SEND_LOCAL,
@@ -73,6 +86,11 @@ const RUN_HERE = [
   PROXY_PROFILE,
   DOCTOR_README,
   DOCTOR_PROFILE,
+  REPLAY_PROFILE_DRY,
+  REPLAY_PROFILE_DOCS,
+  REPLAY_QUEUE,
+  REPLAY_LOCAL_DRY,
+  REPLAY_LOCAL,
 ];
 
 let moto: MotoServer | undefined;
@@ -80,12 +98,18 @@ let node: RunningOpenSearch | undefined;
 let pipeline: LocalPipeline | undefined;
 let tmp: string;
 let env: Record<string, string>;
+/** The pipe's dead-letter queue of the replay example, created in moto by its test. */
+let failureQueueUrl = '';
 
 function placeholders(): Record<string, string> {
   return {
     'moto port': String(moto!.port),
     group: LOG_GROUP,
     DashboardsUrl: `${node!.url}/_dashboards`,
+    FailureQueueUrl: failureQueueUrl,
+    'raw stream': pipeline!.resources.rawStreamArn,
+    'events stream': pipeline!.resources.eventsStreamArn,
+    'local folder': join(tmp, 'pipeline'),
   };
 }
 
@@ -228,4 +252,114 @@ describe('the kfek examples of README.md and docs/*.md', () => {
     },
     70_000,
   );
+});
+
+describe('the kfek replay examples of docs/operations.md', () => {
+  /** Documents of one log stream in the local node, after a refresh. */
+  async function documentsOf(logStream: string): Promise<number> {
+    const search = localSearchHttp(node!.url);
+    await search.json('POST', '/logs-*/_refresh');
+    return countDocuments(search, 'logs-*', [logStream]);
+  }
+
+  test.each([REPLAY_PROFILE_DRY, REPLAY_PROFILE_DOCS])(
+    '%s says the profile is not deployed in the (empty) moto account, and what to do',
+    async (command) => {
+      const result = await bash(runnable(command), 60_000);
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr).toMatch(
+        /^kfek: replay: stack kfek-sandbox-search does not exist in \S+: deploy profile sandbox, check --region/m,
+      );
+    },
+    70_000,
+  );
+
+  test(`${REPLAY_LOCAL_DRY}, then ${REPLAY_LOCAL}: a failed document of npm start's folder is searchable again`, async () => {
+    // GIVEN one failed document in the local pipeline's folder, as the Firehose stand-in writes it
+    const logStream = `doc-replay-${Date.now()}`;
+    const document = {
+      '@timestamp': new Date().toISOString(),
+      message: 'replayed from the failed-documents folder',
+      cloudwatch: { logGroup: LOG_GROUP, logStream, id: '1', owner: '123456789012' },
+    };
+    const folder = join(tmp, 'pipeline', 'failed-documents', 'AmazonOpenSearchService-failed', 'doc-test');
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(
+      join(folder, 'failed-1'),
+      `${JSON.stringify({
+        attemptsMade: 1,
+        arrivalTimestamp: Date.now(),
+        errorCode: '400',
+        errorMessage: 'mapper_parsing_exception',
+        attemptEndingTimestamp: Date.now(),
+        rawData: Buffer.from(JSON.stringify(document)).toString('base64'),
+        subsequenceNumber: 0,
+        esDocumentId: 'shardId-000000000000-1',
+        esIndexName: 'logs-2026-11-23',
+        esTypeName: '',
+      })}\n`,
+    );
+    // WHEN listed, then replayed
+    const listed = await bash(runnable(REPLAY_LOCAL_DRY), 60_000);
+    const replayed = await bash(runnable(REPLAY_LOCAL), 60_000);
+    await pipeline!.waitUntilSettled(60_000);
+    // THEN
+    expect(listed.exitCode).toBe(0);
+    expect(listed.stdout).toMatch(/^failed-document +1 +1 /m);
+    expect(listed.stdout).toContain('nothing was sent or deleted');
+    expect(replayed.exitCode).toBe(0);
+    expect(replayed.stdout).toContain(
+      `re-sent 1 document(s) of 1 item(s) to the events stream ${pipeline!.resources.eventsStreamArn}`,
+    );
+    expect(await documentsOf(logStream)).toBe(1);
+  }, 140_000);
+
+  test(`${REPLAY_QUEUE} reads the batch back from the raw stream and deletes the message`, async () => {
+    // GIVEN a record on the raw stream and a dead-letter message that names it by sequence number only
+    const logStream = `doc-replay-queue-${Date.now()}`;
+    const envelope = makeEnvelope({ logGroup: LOG_GROUP, logStream }, [
+      { id: '1', timestamp: Date.now(), message: 'replayed from the queue' },
+    ]);
+    const put = await pipeline!.clients.kinesis.send(
+      new PutRecordCommand({
+        StreamARN: pipeline!.resources.rawStreamArn,
+        Data: Buffer.from(encodeEnvelope(envelope), 'base64'),
+        PartitionKey: 'doc-test',
+      }),
+    );
+    const sqs = new SQSClient({
+      endpoint: moto!.endpoint,
+      region: SPEC.region,
+      credentials: LOCAL_CREDENTIALS,
+      requestHandler: new NodeHttpHandler(),
+    });
+    try {
+      failureQueueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'kfek-sandbox-failures' })))
+        .QueueUrl!;
+      await sqs.send(
+        new SendMessageCommand({
+          QueueUrl: failureQueueUrl,
+          MessageBody: JSON.stringify({
+            context: {
+              shardId: put.ShardId,
+              startSequenceNumber: put.SequenceNumber,
+              endSequenceNumber: put.SequenceNumber,
+              batchSize: 1,
+              streamArn: pipeline!.resources.rawStreamArn,
+            },
+          }),
+        }),
+      );
+      // WHEN
+      const result = await bash(runnable(REPLAY_QUEUE), 60_000);
+      await pipeline!.waitUntilSettled(60_000);
+      // THEN the event is searchable once (the original and the replayed copy share their id)
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout).toMatch(/^re-sent 1 raw record\(s\) of 1 item\(s\) to the raw stream /m);
+      expect(result.stdout).toMatch(/^deleted 1 re-sent object\(s\)\/message\(s\)/m);
+      expect(await documentsOf(logStream)).toBe(1);
+    } finally {
+      sqs.destroy();
+    }
+  }, 140_000);
 });

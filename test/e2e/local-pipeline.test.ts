@@ -11,29 +11,21 @@
  * The tests run in file order and share the pipeline; each writes to its own log streams (named after a run id)
  * and asserts only on those.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { PutRecordCommand } from '@aws-sdk/client-kinesis';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { resolveConfig } from '../../core/config';
-import { createHttpClient, documentIdFor, provisionOpenSearch } from '../../core/opensearch';
+import { documentIdFor } from '../../core/opensearch';
 import type { DeadLetterObject } from '../../lambda/transform/dead-letter';
-import { localSpecFromConfig, openSearchSpecFromConfig } from '../../scripts/local/config-spec';
 import { readFailedDocuments } from '../../scripts/local/failed-documents';
-import { LocalPipeline, localFolders } from '../../scripts/local/pipeline';
-import { localSearchHttp, type SearchHttp } from '../../scripts/local/search-http';
+import { type LocalPipeline, localFolders } from '../../scripts/local/pipeline';
+import type { SearchHttp } from '../../scripts/local/search-http';
 import type { OutgoingLogEvent, SentLogEvent } from '../../scripts/local/sender';
 import type { LocalPipelineSpec } from '../../scripts/local/spec';
 import { countDocuments } from '../../scripts/local/summary';
-import { startFaultProxy, type FaultProxy } from '../helpers/fault-proxy';
-import { startMoto, type MotoServer } from '../../scripts/moto-server';
-import {
-  OPENSEARCH_START_TIMEOUT_MILLIS,
-  startOpenSearch,
-  type RunningOpenSearch,
-} from '../helpers/opensearch';
+import type { FaultProxy } from '../helpers/fault-proxy';
+import { LocalStackRunner } from '../helpers/local-stack';
+import { OPENSEARCH_START_TIMEOUT_MILLIS } from '../helpers/opensearch';
 
 /** The e2e profile: several log groups and shards, a short function timeout so an outage exhausts a budget. */
 const E2E_CONTEXT = {
@@ -60,8 +52,7 @@ const E2E_CONTEXT = {
 
 const SETTLE_TIMEOUT_MILLIS = 60_000;
 
-let moto: MotoServer | undefined;
-let node: RunningOpenSearch | undefined;
+const stack = new LocalStackRunner();
 let proxy: FaultProxy | undefined;
 let pipeline: LocalPipeline | undefined;
 let workDir: string;
@@ -69,39 +60,13 @@ let search: SearchHttp;
 let spec: LocalPipelineSpec;
 
 beforeAll(async () => {
-  workDir = mkdtempSync(path.join(tmpdir(), 'kfek-e2e-'));
-  const config = resolveConfig(E2E_CONTEXT, 'e2e');
-  spec = localSpecFromConfig(config);
-  // Both servers start in parallel: OpenSearch takes 15-30 s, moto 2-3 s.
-  const [startedMoto, startedNode] = await Promise.allSettled([startMoto(), startOpenSearch()]);
-  if (startedMoto.status === 'fulfilled') moto = startedMoto.value;
-  if (startedNode.status === 'fulfilled') node = startedNode.value;
-  if (startedMoto.status === 'rejected') throw startedMoto.reason;
-  if (startedNode.status === 'rejected') throw startedNode.reason;
-  const motoEndpoint = (moto as MotoServer).endpoint;
-  const nodeUrl = (node as RunningOpenSearch).url;
-  await provisionOpenSearch(createHttpClient({ baseUrl: nodeUrl }), openSearchSpecFromConfig(config));
-  proxy = await startFaultProxy(motoEndpoint);
-  search = localSearchHttp(nodeUrl);
-  pipeline = await LocalPipeline.start({
-    spec,
-    awsEndpoint: motoEndpoint,
-    transformKinesisEndpoint: proxy.url,
-    search,
-    workDir,
-    deliveryBufferIntervalInMillis: 500,
-    transformLogLevel: 'CRITICAL',
-  });
+  ({ proxy, pipeline, workDir, search, spec } = await stack.start(resolveConfig(E2E_CONTEXT, 'e2e'), {
+    workDirPrefix: 'kfek-e2e-',
+  }));
 }, OPENSEARCH_START_TIMEOUT_MILLIS);
 
-afterAll(async () => {
-  // Every step runs even when an earlier one fails, so no process outlives the file.
-  const results = await Promise.allSettled([pipeline?.stop()]);
-  results.push(...(await Promise.allSettled([proxy?.close(), moto?.stop(), node?.stop()])));
-  rmSync(workDir, { recursive: true, force: true });
-  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed !== undefined) throw failed.reason;
-}, 60_000);
+// Every step runs even when an earlier one fails, so no process outlives the file.
+afterAll(() => stack.stop(), 60_000);
 
 function running(): LocalPipeline {
   if (pipeline === undefined) throw new Error('the pipeline did not start (see beforeAll)');

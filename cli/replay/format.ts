@@ -1,0 +1,61 @@
+/** The text `kfek replay` prints: what is kept, what was chosen, what was re-sent where, what was not and why. */
+import { formatTable } from '../format';
+import type { KindSummary } from './plan';
+import type { ReplayReport } from './run';
+
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+const iso = (date: Date | undefined): string => date?.toISOString() ?? '-';
+
+function table(summaries: readonly KindSummary[]): string {
+  const rows = summaries.map((s) => ({
+    kind: s.kind,
+    items: String(s.items),
+    records: `${s.records}${s.ranges > 0 ? ` (${s.ranges} range${s.ranges === 1 ? '' : 's'} in the raw stream)` : ''}`,
+    stored: formatBytes(s.storedBytes),
+    first: iso(s.first),
+    last: iso(s.last),
+  }));
+  return formatTable(['kind', 'items', 'records', 'stored', 'first', 'last'], rows, 160);
+}
+
+function reasons(summaries: readonly KindSummary[]): string[] {
+  return summaries.flatMap((s) => s.reasons.slice(0, 5).map((r) => `  ${s.kind}: ${r.count} x ${r.reason}`));
+}
+
+export function formatReplayReport(report: ReplayReport, where: string): string {
+  const lines = [`kept in ${where}:`, table(report.kept)];
+  const why = reasons(report.kept);
+  if (why.length > 0) lines.push('reasons:', ...why);
+  const chosenItems = report.chosen.reduce((sum, s) => sum + s.items, 0);
+  const keptItems = report.kept.reduce((sum, s) => sum + s.items, 0);
+  lines.push(`chosen: ${chosenItems} of ${keptItems} item(s)`);
+  if (report.dryRun) {
+    const raw = report.chosen.filter((s) => s.kind !== 'failed-document');
+    const docs = report.chosen.find((s) => s.kind === 'failed-document');
+    lines.push(
+      `dry run: would re-send ${raw.reduce((sum, s) => sum + s.records, 0)} raw record(s) to the raw stream and ` +
+        `${docs?.records ?? 0} document(s) to the events stream; nothing was sent or deleted`,
+    );
+  }
+  for (const s of report.sent) {
+    lines.push(
+      `re-sent ${s.records} ${s.target === 'raw' ? 'raw record(s)' : 'document(s)'} of ${s.items} item(s) to the ` +
+        `${s.target} stream ${s.stream}${report.retries > 0 ? ` (${report.retries} entries retried)` : ''}`,
+    );
+  }
+  for (const u of report.unreplayed) lines.push(`not re-sent: ${u.kind} ${u.message}`);
+  for (const p of report.problems) lines.push(`unreadable: ${p.message}`);
+  if (!report.dryRun && report.sent.length > 0) {
+    lines.push(
+      report.deleted.length > 0
+        ? `deleted ${report.deleted.length} re-sent object(s)/message(s): ${report.deleted.join(', ')}`
+        : 'nothing was deleted (--delete-after deletes what was fully re-sent)',
+    );
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,175 @@
+/**
+ * The replay itself, over ports: list what is kept, choose, and (unless a dry run) resolve each chosen item to
+ * records (read back from the raw stream when only metadata was kept), put them on the stream they belong to, and
+ * with `--delete-after` delete the objects, files and messages that were fully re-sent.
+ */
+import { type Collected, collectKept, type KeptSources, ownerOf } from './collect';
+import { MissingTargetError, PutRecordsFailedError, RangeExpiredError, ReplayError } from './errors';
+import { type KeptItem, type KeptKind, type ReplayRecord, type ReplayTarget, TARGET_OF } from './model';
+import { type KindSummary, type ReplayFilter, selectItems, summarize } from './plan';
+import type { KinesisPort } from './ports';
+import { readRange } from './read-range';
+import { RecordSender } from './sender';
+
+export interface ReplayPlan {
+  readonly kinds: readonly KeptKind[];
+  readonly filter: ReplayFilter;
+  readonly dryRun: boolean;
+  readonly deleteAfter: boolean;
+  readonly ratePerSecond?: number;
+  /** Stream names or ARNs to re-send to. */
+  readonly targets: { readonly raw?: string; readonly events?: string };
+}
+
+export interface ReplayPorts {
+  readonly sources: KeptSources;
+  /** Absent for a dry run that needs no stream. */
+  readonly kinesis?: KinesisPort;
+  readonly now: () => number;
+  readonly sleep: (millis: number) => Promise<void>;
+  readonly random?: () => number;
+  /** Progress of the re-sending: records put so far of `total`. */
+  readonly onProgress?: (put: number, total: number, note: string) => void;
+  /** Called once the total is known, before the first record is put. */
+  readonly onStart?: (total: number) => void;
+}
+
+/** An item that was chosen but not re-sent, and why. */
+export interface Unreplayed {
+  readonly location: string;
+  readonly kind: KeptKind;
+  readonly message: string;
+}
+
+export interface ReplayReport {
+  readonly dryRun: boolean;
+  /** Everything kept, per kind. */
+  readonly kept: readonly KindSummary[];
+  /** What the filter chose, per kind. */
+  readonly chosen: readonly KindSummary[];
+  readonly problems: Collected['problems'];
+  /** Records put per target, with the stream. */
+  readonly sent: readonly {
+    readonly target: ReplayTarget;
+    readonly stream: string;
+    readonly records: number;
+    readonly items: number;
+  }[];
+  readonly retries: number;
+  readonly unreplayed: readonly Unreplayed[];
+  /** Locations deleted after a full re-send (`--delete-after`). */
+  readonly deleted: readonly string[];
+}
+
+export async function runReplay(plan: ReplayPlan, ports: ReplayPorts): Promise<ReplayReport> {
+  const collected = await collectKept(ports.sources, plan.kinds);
+  const chosen = selectItems(collected.items, plan.filter);
+  const base = {
+    dryRun: plan.dryRun,
+    kept: summarize(collected.items),
+    chosen: summarize(chosen),
+    problems: collected.problems,
+  };
+  if (plan.dryRun || chosen.length === 0) {
+    return { ...base, sent: [], retries: 0, unreplayed: [], deleted: [] };
+  }
+  const kinesis = ports.kinesis;
+  const targets = (['raw', 'events'] as const).filter((t) => chosen.some((i) => TARGET_OF[i.kind] === t));
+  for (const target of targets) if (plan.targets[target] === undefined) throw new MissingTargetError(target);
+  if (kinesis === undefined) throw new ReplayError('no Kinesis client to re-send with');
+
+  // Resolve every item first, so the progress bar knows its total and expired ranges are reported together.
+  const unreplayed: Unreplayed[] = [];
+  const resolved: { item: KeptItem; records: readonly ReplayRecord[] }[] = [];
+  for (const item of chosen) {
+    if (item.content.type === 'records') {
+      resolved.push({ item, records: item.content.records });
+      continue;
+    }
+    const range = item.content.range;
+    try {
+      const records = await readRange(
+        kinesis,
+        range.streamArn ?? plan.targets.raw!,
+        range,
+        item.container.location,
+        {
+          sleep: ports.sleep,
+        },
+      );
+      resolved.push({ item, records });
+    } catch (error) {
+      if (!(error instanceof RangeExpiredError) && !(error instanceof ReplayError)) throw error;
+      unreplayed.push({ location: item.container.location, kind: item.kind, message: error.message });
+    }
+  }
+  const total = resolved.reduce((sum, r) => sum + r.records.length, 0);
+  ports.onStart?.(total);
+  const sender = new RecordSender({
+    kinesis,
+    now: ports.now,
+    sleep: ports.sleep,
+    ...(ports.random !== undefined ? { random: ports.random } : {}),
+    ...(plan.ratePerSecond !== undefined ? { ratePerSecond: plan.ratePerSecond } : {}),
+    onProgress: (put, note) => ports.onProgress?.(put, total, note),
+  });
+  const sent: ReplayReport['sent'][number][] = [];
+  const fullySent = new Set<KeptItem>();
+  let retries = 0;
+  for (const target of targets) {
+    const stream = plan.targets[target]!;
+    const mine = resolved.filter((r) => TARGET_OF[r.item.kind] === target);
+    const records = mine.flatMap((r) => r.records);
+    const result = await sender.send(stream, records);
+    retries += result.retries;
+    let at = 0;
+    let items = 0;
+    for (const { item, records: own } of mine) {
+      const ok = result.accepted.slice(at, at + own.length).every(Boolean);
+      at += own.length;
+      if (ok) {
+        fullySent.add(item);
+        items += 1;
+      } else {
+        unreplayed.push({
+          location: item.container.location,
+          kind: item.kind,
+          message: new PutRecordsFailedError(stream, own.length, result.lastErrorCode ?? 'unknown').message,
+        });
+      }
+    }
+    sent.push({ target, stream, records: result.accepted.filter(Boolean).length, items });
+  }
+  const deleted = plan.deleteAfter ? await deleteFullySent(collected, chosen, fullySent, ports.sources) : [];
+  return { ...base, sent, retries, unreplayed, deleted };
+}
+
+/**
+ * Deletes a container (object, file, message) only when every item read from it was chosen and re-sent, and
+ * nothing in it failed to parse: a failed-documents object holds many documents, and a partial replay keeps it.
+ */
+async function deleteFullySent(
+  collected: Collected,
+  chosen: readonly KeptItem[],
+  fullySent: ReadonlySet<KeptItem>,
+  sources: KeptSources,
+): Promise<string[]> {
+  const byContainer = new Map<string, KeptItem[]>();
+  for (const item of collected.items) {
+    const list = byContainer.get(item.container.location) ?? [];
+    list.push(item);
+    byContainer.set(item.container.location, list);
+  }
+  const chosenSet = new Set(chosen);
+  const deleted: string[] = [];
+  for (const [location, items] of byContainer) {
+    if (!items.every((i) => chosenSet.has(i) && fullySent.has(i))) continue;
+    if (collected.problems.some((p) => p.location.startsWith(location))) continue;
+    const first = items[0];
+    const owner = ownerOf(sources, first.kind);
+    if (owner === undefined) continue;
+    await owner.delete(first.container.handle);
+    deleted.push(location);
+  }
+  return deleted;
+}

@@ -1,0 +1,173 @@
+/**
+ * In-memory fakes of `kfek replay`'s ports (cli/replay/ports.ts) for unit tests: a bucket, a queue and a Kinesis
+ * with shards that can be trimmed (retention passed) and PutRecords entries that can be made to fail. The end-to-end
+ * test (test/e2e/replay.test.ts) runs the real ports against moto instead.
+ */
+import type { ReplayRecord } from '../../cli/replay/model';
+import type {
+  KinesisPort,
+  MessageQueue,
+  ObjectStore,
+  QueuedMessage,
+  ShardRecord,
+} from '../../cli/replay/ports';
+
+export class MemoryStore implements ObjectStore {
+  readonly objects = new Map<string, { bytes: Uint8Array; lastModified?: Date }>();
+  readonly deleted: string[] = [];
+
+  constructor(private readonly name = 'kept') {}
+
+  put(key: string, body: string | Uint8Array, lastModified?: Date): this {
+    const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
+    this.objects.set(key, { bytes, ...(lastModified !== undefined ? { lastModified } : {}) });
+    return this;
+  }
+
+  locationOf(key: string): string {
+    return `s3://${this.name}/${key}`;
+  }
+
+  list(prefix: string): Promise<{ key: string; sizeBytes: number; lastModified?: Date }[]> {
+    return Promise.resolve(
+      [...this.objects.entries()]
+        .filter(([key]) => key.startsWith(prefix))
+        .map(([key, o]) => ({
+          key,
+          sizeBytes: o.bytes.length,
+          ...(o.lastModified !== undefined ? { lastModified: o.lastModified } : {}),
+        })),
+    );
+  }
+
+  read(key: string): Promise<Uint8Array> {
+    const object = this.objects.get(key);
+    return object === undefined ? Promise.reject(new Error(`no ${key}`)) : Promise.resolve(object.bytes);
+  }
+
+  delete(key: string): Promise<void> {
+    this.objects.delete(key);
+    this.deleted.push(key);
+    return Promise.resolve();
+  }
+}
+
+export class MemoryQueue implements MessageQueue {
+  readonly location = 'https://sqs.eu-west-1.amazonaws.com/123456789012/kfek-failures';
+  readonly messages: QueuedMessage[] = [];
+  readonly deleted: string[] = [];
+
+  add(body: object, sentAt?: Date): this {
+    const n = this.messages.length + 1;
+    this.messages.push({
+      messageId: `m-${n}`,
+      body: JSON.stringify(body),
+      receiptHandle: `r-${n}`,
+      ...(sentAt !== undefined ? { sentAt } : {}),
+    });
+    return this;
+  }
+
+  peekAll(max: number): Promise<QueuedMessage[]> {
+    return Promise.resolve(this.messages.slice(0, max));
+  }
+
+  delete(receiptHandle: string): Promise<void> {
+    this.deleted.push(receiptHandle);
+    return Promise.resolve();
+  }
+}
+
+/** An SDK-like error with a name (what the real port throws). */
+function sdkError(name: string, message: string): Error {
+  const error = new Error(message);
+  error.name = name;
+  return error;
+}
+
+export class FakeKinesis implements KinesisPort {
+  /** Records per `stream/shard`, oldest first; sequence numbers count up from 1000 in steps of 10. */
+  readonly shards = new Map<string, ShardRecord[]>();
+  /** Records put, per stream, in order of acceptance. */
+  readonly put = new Map<string, ReplayRecord[]>();
+  /** PutRecords calls: stream and number of entries. */
+  readonly calls: { stream: string; entries: number }[] = [];
+  /** Fails the next N entries put (any stream) with this error code. */
+  failNextEntries = 0;
+  failCode = 'ProvisionedThroughputExceededException';
+  /** GetRecords answers hold at most this many records. */
+  pageSize = 2;
+
+  addShard(stream: string, shardId: string, datas: readonly string[]): ShardRecord[] {
+    const records = datas.map((d, i) => ({
+      data: Buffer.from(d),
+      partitionKey: `pk-${i}`,
+      sequenceNumber: String(1000 + i * 10),
+    }));
+    this.shards.set(`${stream}/${shardId}`, records);
+    return records;
+  }
+
+  /** Drops every record before `sequenceNumber`, as Kinesis does when the retention passes. */
+  trimBefore(stream: string, shardId: string, sequenceNumber: string): void {
+    const key = `${stream}/${shardId}`;
+    this.shards.set(
+      key,
+      (this.shards.get(key) ?? []).filter((r) => BigInt(r.sequenceNumber) >= BigInt(sequenceNumber)),
+    );
+  }
+
+  iteratorAt(stream: string, shardId: string, sequenceNumber: string): Promise<string> {
+    const records = this.shards.get(`${stream}/${shardId}`);
+    if (records === undefined) {
+      return Promise.reject(
+        sdkError('ResourceNotFoundException', `Shard ${shardId} in stream ${stream} not found`),
+      );
+    }
+    // Like Kinesis: an iterator at a trimmed sequence number starts at the trim horizon.
+    const index = records.findIndex((r) => BigInt(r.sequenceNumber) >= BigInt(sequenceNumber));
+    return Promise.resolve(`${stream}/${shardId}#${index < 0 ? records.length : index}`);
+  }
+
+  getRecords(
+    iterator: string,
+  ): Promise<{ records: ShardRecord[]; next?: string; millisBehindLatest?: number }> {
+    const [key, at] = iterator.split('#');
+    const records = this.shards.get(key) ?? [];
+    const from = Number(at);
+    const page = records.slice(from, from + this.pageSize);
+    return Promise.resolve({
+      records: page,
+      next: `${key}#${from + page.length}`,
+      millisBehindLatest: from + page.length >= records.length ? 0 : 1000,
+    });
+  }
+
+  putRecords(stream: string, records: readonly ReplayRecord[]): Promise<(string | undefined)[]> {
+    this.calls.push({ stream, entries: records.length });
+    return Promise.resolve(
+      records.map((record) => {
+        if (this.failNextEntries > 0) {
+          this.failNextEntries -= 1;
+          return this.failCode;
+        }
+        const list = this.put.get(stream) ?? [];
+        list.push(record);
+        this.put.set(stream, list);
+        return undefined;
+      }),
+    );
+  }
+}
+
+/** A clock that only moves when slept on. */
+export class FakeClock {
+  millis = 0;
+  readonly sleeps: number[] = [];
+  readonly now = (): number => this.millis;
+  readonly sleep = (ms: number): Promise<void> => {
+    this.sleeps.push(ms);
+    this.millis += ms;
+    return Promise.resolve();
+  };
+}
