@@ -62,6 +62,8 @@ export interface BulkIndexerStats {
   /** Document attempts that were retried after a retryable answer. */
   readonly documentRetries: number;
   readonly bulkRequests: number;
+  /** From the start of the first bulk request to the end of the latest (0 before the first ends). */
+  readonly indexingSpanInMillis: number;
 }
 
 /** Subfolder Firehose appends for the OpenSearch destination's failed documents. */
@@ -75,7 +77,9 @@ export class BulkIndexer {
     documentsFailed: 0,
     documentRetries: 0,
     bulkRequests: 0,
+    indexingSpanInMillis: 0,
   };
+  private firstBulkStartedAt: number | undefined;
   private readonly indices = new Set<string>();
 
   constructor(private readonly props: BulkIndexerProps) {}
@@ -137,8 +141,13 @@ export class BulkIndexer {
     this.stats.bulkRequests += 1;
     let items: readonly BulkItemResult[];
     const started = Date.now();
+    this.firstBulkStartedAt ??= started;
     try {
-      items = await this.props.search.bulk(`${lines.join('\n')}\n`);
+      try {
+        items = await this.props.search.bulk(`${lines.join('\n')}\n`);
+      } finally {
+        this.stats.indexingSpanInMillis = Date.now() - this.firstBulkStartedAt;
+      }
       this.props.trace?.(
         `delivery: bulk of ${docs.length} document(s) answered in ${Date.now() - started} ms`,
       );

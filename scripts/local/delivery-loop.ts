@@ -62,6 +62,8 @@ export interface DeliveryStats extends BulkIndexerStats {
   readonly userRecords: number;
   /** Every index name the loop wrote to. */
   readonly indices: readonly string[];
+  /** Failed GetRecords calls retried (emulator errors). */
+  readonly readErrors: number;
 }
 
 /**
@@ -129,7 +131,12 @@ export class DeliveryLoop extends ShardPollingLoop {
   }
 
   snapshot(): DeliveryStats {
-    return { recordsRead: this.recordsRead, userRecords: this.userRecords, ...this.indexer.snapshot() };
+    return {
+      recordsRead: this.recordsRead,
+      userRecords: this.userRecords,
+      readErrors: this.readErrors(),
+      ...this.indexer.snapshot(),
+    };
   }
 
   protected async pollShard(reader: ShardReader): Promise<void> {
@@ -152,6 +159,7 @@ export class DeliveryLoop extends ShardPollingLoop {
           caughtUp = batch.records.length === 0 && batch.millisBehindLatest === 0;
         } catch (error) {
           if (!this.signal.aborted) {
+            this.countReadError();
             this.log(`delivery: GetRecords on ${reader.shardId} failed, retrying: ${String(error)}`);
           }
         }
