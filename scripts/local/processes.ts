@@ -28,7 +28,7 @@ export class Processes {
    */
   async startServers(): Promise<{ moto: MotoServer; openSearch: RunningOpenSearch }> {
     const starts = Promise.allSettled([
-      startMoto().then((m) => (this.moto = m)),
+      startMoto({ serialized: true }).then((m) => (this.moto = m)),
       startOpenSearch().then((o) => (this.openSearch = o)),
     ]);
     this.starting = starts;
