@@ -14,6 +14,12 @@ import type { LocalPipeline } from './pipeline';
 /** Where `--keep` records the node it leaves running; `scripts/opensearch-node.ts stop` reads it. */
 export const KEPT_NODE_STATE = path.join(REPO_ROOT, '.kfek', 'opensearch-node.json');
 
+/**
+ * A fresh node is healthy in about 15 s on a quiet 2-core machine; with a load average of 25-30 (other test runs)
+ * it once needed more than the node helper's default 120 s.
+ */
+const OPENSEARCH_START_TIMEOUT_MILLIS = 300_000;
+
 /** What `main` started, stopped in reverse order on exit, error or Ctrl-C. */
 export class Processes {
   moto: MotoServer | undefined;
@@ -29,7 +35,9 @@ export class Processes {
   async startServers(): Promise<{ moto: MotoServer; openSearch: RunningOpenSearch }> {
     const starts = Promise.allSettled([
       startMoto({ serialized: true }).then((m) => (this.moto = m)),
-      startOpenSearch().then((o) => (this.openSearch = o)),
+      startOpenSearch({ startTimeoutMillis: OPENSEARCH_START_TIMEOUT_MILLIS }).then(
+        (o) => (this.openSearch = o),
+      ),
     ]);
     this.starting = starts;
     const [moto, openSearch] = await starts;
