@@ -87,7 +87,7 @@ export interface DeliveryStats extends BulkIndexerStats {
  * Reading never waits for OpenSearch: a due buffer is cut into bulk requests of at most `bulkSizeInBytes` and
  * handed to at most `maxConcurrentBulks` requests in flight (the loop waits for a free slot, which is its
  * back-pressure), while the shard goes on being read. Before this, one bulk at a time blocked the reading, the
- * buffer grew behind it, and a 100,000-event run sent bulks of 62,500 documents (about 87 MB) to a 512 MB heap.
+ * buffer grew behind it, and a 100,000-event run sent bulks of 62,500 documents (about 30 MB) to a 512 MB heap.
  */
 export class DeliveryLoop extends ShardPollingLoop {
   private recordsRead = 0;
