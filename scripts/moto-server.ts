@@ -32,7 +32,33 @@ export interface StartMotoOptions {
    * @default 20000
    */
   readonly startTimeoutMs?: number;
+  /**
+   * Serve one request at a time (werkzeug with threading off) instead of `moto_server`'s thread per request.
+   * moto's Kinesis keeps a shard's records in an unlocked OrderedDict: a GetRecords that runs while another thread
+   * appends fails with "RuntimeError: OrderedDict mutated during iteration" (an HTML 500 page to the SDK), and two
+   * concurrent PutRecords can get the same sequence number, the second replacing the first. The local runner
+   * reads and writes the same streams at once, so it serialises. Python's GIL lets moto use about one core either
+   * way, so this costs little; tests that hold connections open (the fault proxy) keep the threaded server.
+   * @default false
+   */
+  readonly serialized?: boolean;
 }
+
+/**
+ * `moto_server` without threads: the same app and request handler moto's own `main` passes to werkzeug's
+ * `run_simple` (moto/server.py), with `threaded=False`. Without threads werkzeug speaks HTTP/1.0 and closes each
+ * connection after its answer, so one idle client can never block the others.
+ */
+const SERIALIZED_MOTO_PY = `
+import os, sys
+from werkzeug.serving import run_simple
+from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
+os.environ.setdefault("MOTO_PORT", sys.argv[2])
+run_simple(sys.argv[1], int(sys.argv[2]), DomainDispatcherApplication(create_backend_app), threaded=False,
+           request_handler=MotoRequestHandler)
+`;
+
+const VENV_PYTHON = join(__dirname, '..', '.venv', 'bin', 'python');
 
 export const MOTO_SERVER_BIN = join(__dirname, '..', '.venv', 'bin', 'moto_server');
 
@@ -80,7 +106,11 @@ export async function startMoto(options: StartMotoOptions = {}): Promise<MotoSer
   const port = await freePort();
   const endpoint = `http://127.0.0.1:${port}`;
   // detached: its own process group, so stop() also ends any worker it forks.
-  const child = spawn(MOTO_SERVER_BIN, ['-H', '127.0.0.1', '-p', String(port)], {
+  const [command, args] =
+    options.serialized === true
+      ? [VENV_PYTHON, ['-c', SERIALIZED_MOTO_PY, '127.0.0.1', String(port)]]
+      : [MOTO_SERVER_BIN, ['-H', '127.0.0.1', '-p', String(port)]];
+  const child = spawn(command, args, {
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
-import * as path from 'node:path';
 import type { _Record } from '@aws-sdk/client-kinesis';
 import { deaggregate } from '../../lambda/transform/kpl-aggregation';
-import { DeliveryError, SearchRequestError } from './errors';
-import type { BulkItemResult, SearchHttp } from './search-http';
+import { BulkIndexer, type BulkIndexerStats, jsonObjectSource, type PendingDocument } from './bulk-indexer';
+import { DeliveryError } from './errors';
+import type { SearchHttp } from './search-http';
 import { ShardPollingLoop, type ShardPollingLoopProps } from './shard-pollers';
 import { type ShardReader, sleep } from './shard-reader';
 
@@ -32,6 +31,20 @@ export interface DeliveryLoopProps extends ShardPollingLoopProps {
    */
   readonly bufferSizeInBytes?: number;
   /**
+   * Most document bytes in one bulk request: a due buffer is cut into requests of this size (about 2,000 of
+   * kfek's documents per MiB, the bulk size `npm run bench:ids` measured). With 5 MiB bulks on a loaded machine
+   * (load average 36) one bulk took longer than the 30 s request timeout: the timed-out bulk was sent again while
+   * the node still indexed the first copy, 167,730 document retries and 20,978 overwrites in one 100,000-event run.
+   * @default 1 MiB
+   */
+  readonly bulkSizeInBytes?: number;
+  /**
+   * Bulk requests in flight at once over all shards. Two keep both write threads of a 2-core node busy while
+   * the next request is being built and sent.
+   * @default 2
+   */
+  readonly maxConcurrentBulks?: number;
+  /**
    * How long a document that fails with a retryable status (429, 5xx, no answer) is retried before it is written
    * to the failed-documents folder (Firehose's `RetryOptions.DurationInSeconds`).
    * @default 300_000
@@ -44,59 +57,16 @@ export interface DeliveryLoopProps extends ShardPollingLoopProps {
   readonly retryBaseDelayInMillis?: number;
 }
 
-export interface DeliveryStats {
+export interface DeliveryStats extends BulkIndexerStats {
   /** Records read from the events stream. */
   readonly recordsRead: number;
   /** User records (documents) those records held after de-aggregation. */
   readonly userRecords: number;
-  /** Documents OpenSearch acknowledged (2xx per bulk item). */
-  readonly documentsIndexed: number;
-  /** Of those, documents that replaced one with the same `_id` (result `updated`): duplicates collapsed. */
-  readonly documentsOverwritten: number;
-  /** Documents written to the failed-documents folder. */
-  readonly documentsFailed: number;
-  /** Document attempts that were retried after a retryable answer. */
-  readonly documentRetries: number;
-  readonly bulkRequests: number;
   /** Every index name the loop wrote to. */
   readonly indices: readonly string[];
+  /** Failed GetRecords calls retried (emulator errors). */
+  readonly readErrors: number;
 }
-
-/** The record Firehose writes to S3 for a document it could not deliver to OpenSearch. */
-export interface FailedDocumentRecord {
-  readonly attemptsMade: number;
-  /** Epoch millis the record arrived (here: its approximate arrival in the events stream). */
-  readonly arrivalTimestamp: number;
-  /** The HTTP status of the item (e.g. "400") or a Firehose-style code for a transport failure. */
-  readonly errorCode: string;
-  readonly errorMessage: string;
-  readonly attemptEndingTimestamp: number;
-  /** The record data, base64, exactly as read from the stream. */
-  readonly rawData: string;
-  readonly subsequenceNumber: number;
-  readonly esDocumentId: string;
-  readonly esIndexName: string;
-  readonly esTypeName: string;
-}
-
-/** One buffered record on its way to OpenSearch. */
-interface PendingDocument {
-  readonly id: string;
-  readonly index: string;
-  readonly arrival: Date;
-  readonly raw: Uint8Array;
-  /** Position of the document in its aggregated record (0 for a record that was not aggregated). */
-  readonly subsequenceNumber: number;
-  /** The compact JSON source, or undefined when the data is not a JSON object. */
-  readonly source: string | undefined;
-  attempts: number;
-  lastError?: { readonly code: string; readonly message: string };
-}
-
-type MutableStats = { -readonly [K in keyof Omit<DeliveryStats, 'indices'>]: DeliveryStats[K] };
-
-/** Subfolder Firehose appends for the OpenSearch destination's failed documents. */
-export const FAILED_DOCUMENTS_PREFIX = 'AmazonOpenSearchService-failed';
 
 /**
  * A local stand-in for Amazon Data Firehose (Kinesis source, OpenSearch destination). It is NOT part of what
@@ -113,50 +83,77 @@ export const FAILED_DOCUMENTS_PREFIX = 'AmazonOpenSearchService-failed';
  * idle only when its latest read was empty at the tip of the stream AND its buffer is empty, so `caughtUpSince()`
  * means every record written to the events stream before it is indexed or kept as failed. `stop()` delivers what
  * is buffered before it returns.
+ *
+ * Reading never waits for OpenSearch: a due buffer is cut into bulk requests of at most `bulkSizeInBytes` and
+ * handed to at most `maxConcurrentBulks` requests in flight (the loop waits for a free slot, which is its
+ * back-pressure), while the shard goes on being read. Before this, one bulk at a time blocked the reading, the
+ * buffer grew behind it, and a 100,000-event run sent bulks of 62,500 documents (about 30 MB) to a 512 MB heap.
  */
 export class DeliveryLoop extends ShardPollingLoop {
-  private readonly stats: MutableStats = {
-    recordsRead: 0,
-    userRecords: 0,
-    documentsIndexed: 0,
-    documentsOverwritten: 0,
-    documentsFailed: 0,
-    documentRetries: 0,
-    bulkRequests: 0,
-  };
-  private readonly indices = new Set<string>();
+  private recordsRead = 0;
+  private userRecords = 0;
+  private readonly indexer: BulkIndexer;
   private readonly bufferIntervalInMillis: number;
   private readonly bufferSizeInBytes: number;
-  private readonly retryDurationInMillis: number;
-  private readonly retryBaseDelayInMillis: number;
+  private readonly bulkSizeInBytes: number;
+  private readonly maxConcurrentBulks: number;
+  /** Bulk requests in flight over all shards, for the concurrency limit. */
+  private readonly bulksInFlight = new Set<Promise<void>>();
+  /** The first failure of a bulk delivery running in the background; the shard that sees it rethrows it. */
+  private deliveryFailure: Error | undefined;
 
   constructor(private readonly props: DeliveryLoopProps) {
     super(props, { errorClass: DeliveryError, loopName: 'delivery loop' });
     this.bufferIntervalInMillis = props.bufferIntervalInMillis ?? 1000;
     this.bufferSizeInBytes = props.bufferSizeInBytes ?? 5 * 1024 * 1024;
-    this.retryDurationInMillis = props.retryDurationInMillis ?? 300_000;
-    this.retryBaseDelayInMillis = props.retryBaseDelayInMillis ?? 200;
-    if (this.retryDurationInMillis < 0 || this.bufferSizeInBytes < 1) {
+    this.bulkSizeInBytes = props.bulkSizeInBytes ?? 1024 * 1024;
+    this.maxConcurrentBulks = props.maxConcurrentBulks ?? 2;
+    const retryDurationInMillis = props.retryDurationInMillis ?? 300_000;
+    if (
+      retryDurationInMillis < 0 ||
+      this.bufferSizeInBytes < 1 ||
+      this.bulkSizeInBytes < 1 ||
+      !Number.isInteger(this.maxConcurrentBulks) ||
+      this.maxConcurrentBulks < 1
+    ) {
       throw new DeliveryError(
-        `retryDurationInMillis must be >= 0 and bufferSizeInBytes >= 1, got ${this.retryDurationInMillis} and ` +
-          `${this.bufferSizeInBytes}`,
+        `retryDurationInMillis must be >= 0, bufferSizeInBytes and bulkSizeInBytes >= 1 and maxConcurrentBulks a ` +
+          `whole number >= 1, got ${retryDurationInMillis}, ${this.bufferSizeInBytes}, ${this.bulkSizeInBytes} ` +
+          `and ${this.maxConcurrentBulks}`,
       );
     }
+    this.indexer = new BulkIndexer({
+      search: props.search,
+      failedDocumentsDir: props.failedDocumentsDir,
+      retryDurationInMillis,
+      retryBaseDelayInMillis: props.retryBaseDelayInMillis ?? 200,
+      log: props.log,
+      trace: props.trace,
+    });
   }
 
   snapshot(): DeliveryStats {
-    return { ...this.stats, indices: [...this.indices].sort() };
+    return {
+      recordsRead: this.recordsRead,
+      userRecords: this.userRecords,
+      readErrors: this.readErrors(),
+      ...this.indexer.snapshot(),
+    };
   }
 
   protected async pollShard(reader: ShardReader): Promise<void> {
     let buffer: PendingDocument[] = [];
     let bufferBytes = 0;
     let oldest = 0;
+    /** This shard's bulk requests in flight: the shard is idle only when none is. */
+    const inFlight = new Set<Promise<void>>();
     for (;;) {
+      this.throwDeliveryFailure();
       const stopping = this.signal.aborted;
       let records: readonly _Record[] = [];
       let caughtUp = false;
       const readStarted = Date.now();
+      const busyBeforeRead = inFlight.size > 0;
       if (!stopping) {
         try {
           const batch = await reader.read(10_000);
@@ -164,6 +161,7 @@ export class DeliveryLoop extends ShardPollingLoop {
           caughtUp = batch.records.length === 0 && batch.millisBehindLatest === 0;
         } catch (error) {
           if (!this.signal.aborted) {
+            this.countReadError();
             this.log(`delivery: GetRecords on ${reader.shardId} failed, retrying: ${String(error)}`);
           }
         }
@@ -173,25 +171,59 @@ export class DeliveryLoop extends ShardPollingLoop {
           if (buffer.length === 0) oldest = Date.now();
           buffer.push(doc);
           bufferBytes += doc.raw.byteLength;
-          this.stats.userRecords += 1;
+          this.userRecords += 1;
         }
       }
-      this.stats.recordsRead += records.length;
+      this.recordsRead += records.length;
       const due =
         buffer.length > 0 &&
         (stopping ||
           bufferBytes >= this.bufferSizeInBytes ||
           Date.now() - oldest >= this.bufferIntervalInMillis);
       if (due) {
-        const batch = buffer;
+        const chunks = splitBySize(buffer, this.bulkSizeInBytes);
         buffer = [];
         bufferBytes = 0;
-        await this.deliver(batch);
+        for (const chunk of chunks) await this.launchBulk(chunk, inFlight);
       }
-      this.setIdleSince(reader.shardId, caughtUp && buffer.length === 0 ? readStarted : undefined);
-      if (stopping) return;
-      if (records.length === 0) await sleep(this.pollIntervalInMillis, this.signal);
+      if (stopping) {
+        await Promise.all(inFlight);
+        this.throwDeliveryFailure();
+        this.setIdleSince(reader.shardId, undefined);
+        return;
+      }
+      // Idle means: the read found the tip, nothing is buffered, and no bulk of this shard was in flight from
+      // before the read until now (a bulk that ends later would hold documents read before `readStarted`).
+      const idle = caughtUp && buffer.length === 0 && !busyBeforeRead && inFlight.size === 0;
+      this.setIdleSince(reader.shardId, idle ? readStarted : undefined);
+      if (records.length === 0) {
+        // Wake up early when a bulk of this shard ends, so idleness is noticed without a full poll interval.
+        await Promise.race([sleep(this.pollIntervalInMillis, this.signal), ...inFlight]);
+      }
     }
+  }
+
+  /** Starts one bulk delivery in the background once a slot is free (back-pressure for the reading). */
+  private async launchBulk(docs: PendingDocument[], inFlight: Set<Promise<void>>): Promise<void> {
+    while (this.bulksInFlight.size >= this.maxConcurrentBulks) {
+      await Promise.race(this.bulksInFlight);
+    }
+    this.throwDeliveryFailure();
+    const delivery: Promise<void> = this.indexer
+      .deliver(docs)
+      .catch((error: unknown) => {
+        this.deliveryFailure ??= error instanceof Error ? error : new DeliveryError(String(error));
+      })
+      .finally(() => {
+        this.bulksInFlight.delete(delivery);
+        inFlight.delete(delivery);
+      });
+    this.bulksInFlight.add(delivery);
+    inFlight.add(delivery);
+  }
+
+  private throwDeliveryFailure(): void {
+    if (this.deliveryFailure !== undefined) throw this.deliveryFailure;
   }
 
   /** The documents one events-stream record holds: one, or each user record of an aggregated record. */
@@ -211,138 +243,24 @@ export class DeliveryLoop extends ShardPollingLoop {
       attempts: 0,
     }));
   }
-
-  /** Delivers one buffer: bulk, retry the retryable items until the retry duration is spent, keep the rest. */
-  private async deliver(batch: readonly PendingDocument[]): Promise<void> {
-    const failed: PendingDocument[] = [];
-    let pending: PendingDocument[] = [];
-    for (const doc of batch) {
-      if (doc.source === undefined) {
-        doc.attempts = 1;
-        doc.lastError = {
-          code: '400',
-          message: JSON.stringify({
-            type: 'mapper_parsing_exception',
-            reason:
-              'the record data is not a JSON object (rejected before indexing by the local delivery loop)',
-          }),
-        };
-        failed.push(doc);
-      } else {
-        pending.push(doc);
-      }
-    }
-    const started = Date.now();
-    let round = 0;
-    while (pending.length > 0) {
-      round += 1;
-      const retry = await this.bulkOnce(pending, failed);
-      pending = retry;
-      if (pending.length === 0) break;
-      if (Date.now() - started >= this.retryDurationInMillis) {
-        failed.push(...pending);
-        break;
-      }
-      this.stats.documentRetries += pending.length;
-      const cap = Math.min(5000, this.retryBaseDelayInMillis * 2 ** (round - 1));
-      // Full jitter (random between 0 and the cap), as the AWS architecture blog recommends for retries.
-      await sleep(Math.random() * cap);
-    }
-    if (failed.length > 0) await this.writeFailed(failed);
-  }
-
-  /** One `_bulk` call; returns the documents to retry and appends the ones rejected for good to `failed`. */
-  private async bulkOnce(
-    docs: readonly PendingDocument[],
-    failed: PendingDocument[],
-  ): Promise<PendingDocument[]> {
-    const lines: string[] = [];
-    for (const doc of docs) {
-      // No `_id`, as Firehose with NO_DOCUMENT_ID sends: the index's default pipeline sets it from the event.
-      lines.push(JSON.stringify({ index: { _index: doc.index } }), doc.source ?? '{}');
-      doc.attempts += 1;
-    }
-    this.stats.bulkRequests += 1;
-    let items: readonly BulkItemResult[];
-    const started = Date.now();
-    try {
-      items = await this.props.search.bulk(`${lines.join('\n')}\n`);
-      this.props.trace?.(
-        `delivery: bulk of ${docs.length} document(s) answered in ${Date.now() - started} ms`,
-      );
-    } catch (error) {
-      const status = error instanceof SearchRequestError ? error.statusCode : 0;
-      const code = status === 0 ? 'OS.ConnectionFailed' : String(status);
-      for (const doc of docs) doc.lastError = { code, message: String(error) };
-      // A whole-request failure: retryable if there was no answer, throttling or a server error.
-      if (status === 0 || status === 429 || status >= 500) return [...docs];
-      failed.push(...docs);
-      return [];
-    }
-    if (items.length !== docs.length) {
-      throw new DeliveryError(`_bulk answered ${items.length} items for ${docs.length} documents`);
-    }
-    const retry: PendingDocument[] = [];
-    items.forEach((item, i) => {
-      const doc = docs[i];
-      if (item.status >= 200 && item.status < 300) {
-        this.stats.documentsIndexed += 1;
-        if (item.result === 'updated') this.stats.documentsOverwritten += 1;
-        this.indices.add(doc.index);
-        return;
-      }
-      doc.lastError = { code: String(item.status), message: JSON.stringify(item.error ?? null) };
-      if (item.status === 429 || item.status >= 500) retry.push(doc);
-      else failed.push(doc);
-    });
-    return retry;
-  }
-
-  private async writeFailed(docs: readonly PendingDocument[]): Promise<void> {
-    const now = new Date();
-    const hourPath = now.toISOString().slice(0, 13).replace(/[-T]/g, '/');
-    const dir = path.join(this.props.failedDocumentsDir, FAILED_DOCUMENTS_PREFIX, hourPath);
-    const records = docs.map((doc): FailedDocumentRecord => ({
-      attemptsMade: doc.attempts,
-      arrivalTimestamp: doc.arrival.getTime(),
-      errorCode: doc.lastError?.code ?? 'unknown',
-      errorMessage: doc.lastError?.message ?? 'unknown',
-      attemptEndingTimestamp: now.getTime(),
-      rawData: Buffer.from(doc.raw).toString('base64'),
-      subsequenceNumber: doc.subsequenceNumber,
-      esDocumentId: doc.id,
-      esIndexName: doc.index,
-      esTypeName: '',
-    }));
-    try {
-      await mkdir(dir, { recursive: true });
-      const file = path.join(
-        dir,
-        `kfek-local-delivery-${now.toISOString().replace(/[:.]/g, '-')}-${randomUUID()}`,
-      );
-      await writeFile(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
-      this.stats.documentsFailed += docs.length;
-      this.log(`delivery: ${docs.length} document(s) rejected for good, kept in ${file}`);
-    } catch (error) {
-      // Firehose blocks delivery when it cannot back up a failed document; locally that is a hard error.
-      throw new DeliveryError(`could not write failed documents to ${dir}: ${String(error)}`, {
-        cause: error,
-      });
-    }
-  }
 }
 
-/** The compact JSON text of `raw`, or undefined when it is not a JSON object. */
-function jsonObjectSource(raw: Uint8Array): string | undefined {
-  try {
-    const parsed: unknown = JSON.parse(Buffer.from(raw).toString('utf8'));
-    // Re-serializing keeps the source on one line, as the NDJSON bulk body requires.
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
-      return JSON.stringify(parsed);
-  } catch {
-    // Not JSON: OpenSearch would reject it; the caller keeps it as a failed document.
+/** Cuts a buffer into bulk requests of at most `maxBytes` of document data each (at least one document each). */
+export function splitBySize(docs: readonly PendingDocument[], maxBytes: number): PendingDocument[][] {
+  const chunks: PendingDocument[][] = [];
+  let current: PendingDocument[] = [];
+  let bytes = 0;
+  for (const doc of docs) {
+    if (current.length > 0 && bytes + doc.raw.byteLength > maxBytes) {
+      chunks.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(doc);
+    bytes += doc.raw.byteLength;
   }
-  return undefined;
+  if (current.length > 0) chunks.push(current);
+  return chunks;
 }
 
 /** `shardId-000000000001` -> `1` (short document ids); any other shape is kept as it is. */

@@ -62,10 +62,14 @@ export interface EventSourceStats {
   readonly recordsRetried: number;
   /** Records given up on after the retries and described in the on-failure folder. */
   readonly recordsSentToOnFailure: number;
+  /** Milliseconds spent inside the handler, all invocations together. */
+  readonly invocationMillis: number;
+  /** Failed GetRecords/GetShardIterator calls retried (emulator errors). */
+  readonly readErrors: number;
 }
 
 /** Mutable counterpart of {@link EventSourceStats}, kept private to the loop. */
-type MutableStats = { -readonly [K in keyof EventSourceStats]: EventSourceStats[K] };
+type MutableStats = { -readonly [K in keyof Omit<EventSourceStats, 'readErrors'>]: EventSourceStats[K] };
 
 /** The outcome of one invocation, reduced to what the mapping needs to move on. */
 type InvocationResult =
@@ -97,6 +101,7 @@ export class EventSourceLoop extends ShardPollingLoop {
     functionErrors: 0,
     recordsRetried: 0,
     recordsSentToOnFailure: 0,
+    invocationMillis: 0,
   };
   private lastInvocationEnded = 0;
   private readonly retryAttempts: number;
@@ -123,7 +128,7 @@ export class EventSourceLoop extends ShardPollingLoop {
 
   /** A copy of the counters. */
   snapshot(): EventSourceStats {
-    return { ...this.stats };
+    return { ...this.stats, readErrors: this.readErrors() };
   }
 
   /** When the latest invocation returned (0 before the first): what it wrote is in the events stream by then. */
@@ -141,6 +146,7 @@ export class EventSourceLoop extends ShardPollingLoop {
         batch = await reader.read(this.props.batchSize);
       } catch (error) {
         if (this.signal.aborted) return;
+        this.countReadError();
         // A poller error (throttling, a dropped connection) is retried by Lambda too; it never skips data.
         this.log(`event source: GetRecords on ${reader.shardId} failed, retrying: ${String(error)}`);
         await sleep(this.pollIntervalInMillis, this.signal);
@@ -190,6 +196,7 @@ export class EventSourceLoop extends ShardPollingLoop {
         await reader.seek(position);
         return;
       } catch (error) {
+        this.countReadError();
         this.log(`event source: GetShardIterator on ${reader.shardId} failed, retrying: ${String(error)}`);
         await sleep(this.pollIntervalInMillis, this.signal);
       }
@@ -219,7 +226,11 @@ export class EventSourceLoop extends ShardPollingLoop {
     let response: KinesisStreamBatchResponse | void;
     const started = Date.now();
     try {
-      response = await withTimeout(this.props.handler(event, context), this.timeoutInMillis);
+      try {
+        response = await withTimeout(this.props.handler(event, context), this.timeoutInMillis);
+      } finally {
+        this.stats.invocationMillis += Date.now() - started;
+      }
       this.props.trace?.(
         `event source: ${records.length} record(s) of ${shardId} handled in ${Date.now() - started} ms, ` +
           `${response?.batchItemFailures?.length ?? 0} item failure(s)`,

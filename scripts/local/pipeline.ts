@@ -12,6 +12,17 @@ import { type OutgoingLogEvent, type SendOptions, sendLogEvents, type SentLogEve
 import { sleep } from './shard-reader';
 import type { LocalPipelineSpec } from './spec';
 import { countDistinctEvents, countDocuments, errorsPer15Minutes, type RunSummary } from './summary';
+import type { ThroughputReport } from './throughput';
+
+/** When a measured run wrote and when its documents became searchable (epoch millis). */
+export interface RunTiming {
+  /** Start of the first PutLogEvents call. */
+  readonly firstWriteAt: number;
+  /** End of the last PutLogEvents call. */
+  readonly lastWriteEndedAt: number;
+  /** When a search (no forced refresh) first found every indexed document; undefined if it never did. */
+  readonly searchableAt: number | undefined;
+}
 
 export interface LocalPipelineProps {
   readonly spec: LocalPipelineSpec;
@@ -183,6 +194,32 @@ export class LocalPipeline {
     );
   }
 
+  /**
+   * After {@link waitUntilSettled}: polls `_count` over the run's log streams, without forcing a refresh, until a
+   * search finds every document OpenSearch acknowledged as new (indexed minus overwritten), so the time includes
+   * the index's refresh interval as a user's search would see it. Returns when that happened, or undefined after
+   * `timeoutInMillis`.
+   */
+  async waitUntilSearchable(
+    logStreams: readonly string[],
+    timeoutInMillis = 60_000,
+  ): Promise<number | undefined> {
+    const { documentsIndexed, documentsOverwritten } = this.delivery.snapshot();
+    const expected = documentsIndexed - documentsOverwritten;
+    const deadline = Date.now() + timeoutInMillis;
+    while (Date.now() < deadline) {
+      const visible = await countDocuments(
+        this.props.search,
+        this.props.spec.delivery.indexPattern,
+        logStreams,
+        false,
+      );
+      if (visible >= expected) return Date.now();
+      await sleep(100);
+    }
+    return undefined;
+  }
+
   /** Objects in the dead-letter bucket (one per poison record). */
   async deadLetterKeys(): Promise<string[]> {
     const keys: string[] = [];
@@ -212,6 +249,7 @@ export class LocalPipeline {
     sent: readonly SentLogEvent[],
     probe: LatencyProbe,
     startedAt: number,
+    timing?: RunTiming,
   ): Promise<RunSummary> {
     const { indexPattern } = this.props.spec.delivery;
     const logStreams = [...new Set(sent.map((e) => e.logStreamName))];
@@ -235,6 +273,25 @@ export class LocalPipeline {
       errorBins,
       latency,
       elapsedInMillis: Date.now() - startedAt,
+      throughput: timing === undefined ? undefined : this.throughput(sent.length, timing),
+    };
+  }
+
+  private throughput(events: number, timing: RunTiming): ThroughputReport {
+    const source = this.eventSource.snapshot();
+    const delivery = this.delivery.snapshot();
+    return {
+      events,
+      endToEndInMillis:
+        timing.searchableAt === undefined ? undefined : timing.searchableAt - timing.firstWriteAt,
+      writeInMillis: timing.lastWriteEndedAt - timing.firstWriteAt,
+      transformInvocations: source.invocations,
+      transformBusyInMillis: source.invocationMillis,
+      eventsStreamRecords: delivery.recordsRead,
+      documentsIndexed: delivery.documentsIndexed,
+      bulkRequests: delivery.bulkRequests,
+      indexingSpanInMillis: delivery.indexingSpanInMillis,
+      emulatorErrors: source.readErrors + delivery.readErrors,
     };
   }
 

@@ -49,6 +49,7 @@ export abstract class ShardPollingLoop {
   private readonly abort = new AbortController();
   private running: Promise<void> | undefined;
   private failed: Error | undefined;
+  private readErrorCount = 0;
 
   protected constructor(
     private readonly pollingProps: ShardPollingLoopProps,
@@ -92,6 +93,19 @@ export abstract class ShardPollingLoop {
     this.abort.abort();
     await this.running;
     if (this.failed !== undefined) throw this.failed;
+  }
+
+  /**
+   * GetRecords and GetShardIterator calls that failed and were retried: with moto, each is an emulator error (an
+   * HTML error page, a connection reset), counted so a run's summary shows every one.
+   */
+  readErrors(): number {
+    return this.readErrorCount;
+  }
+
+  /** Counts one failed read that the loop retries (see {@link readErrors}). */
+  protected countReadError(): void {
+    this.readErrorCount += 1;
   }
 
   /** The error that stopped the loop, if one did. */

@@ -2,6 +2,7 @@ import type { DeliveryStats } from './delivery-loop';
 import type { EventSourceStats } from './event-source-loop';
 import type { LatencyReport } from './latency-probe';
 import type { SearchHttp } from './search-http';
+import { formatThroughput, type ThroughputReport } from './throughput';
 
 /** One 15-minute bin of the error count. */
 export interface ErrorBin {
@@ -31,6 +32,8 @@ export interface RunSummary {
   readonly errorBins: readonly ErrorBin[];
   readonly latency: LatencyReport;
   readonly elapsedInMillis: number;
+  /** Per stage and end to end; set by runs that measured it (`npm start`, `npm run bench:e2e`). */
+  readonly throughput?: ThroughputReport;
 }
 
 /** Restricts a query to one run's documents: its log streams are named after the run. */
@@ -38,13 +41,19 @@ export function runFilter(logStreams: readonly string[]): Record<string, unknown
   return { terms: { 'cloudwatch.logStream': [...logStreams] } };
 }
 
-/** Counts the run's documents (after a refresh, so the number is final). */
+/**
+ * Counts the run's documents: after a refresh, so the number is final; or, with `refresh` false, what a search
+ * sees right now (the throughput measurement must not force what the refresh interval decides).
+ */
 export async function countDocuments(
   search: SearchHttp,
   indexPattern: string,
   logStreams: readonly string[],
+  refresh = true,
 ): Promise<number> {
-  await search.json('POST', `/${indexPattern}/_refresh?ignore_unavailable=true&allow_no_indices=true`);
+  if (refresh) {
+    await search.json('POST', `/${indexPattern}/_refresh?ignore_unavailable=true&allow_no_indices=true`);
+  }
   const answer = await search.json<{ count: number }>(
     'POST',
     `/${indexPattern}/_count?ignore_unavailable=true&allow_no_indices=true`,
@@ -162,6 +171,8 @@ export function formatSummary(summary: RunSummary): string {
       `${summary.eventSource.functionErrors} function errors`,
     `  delivery:  ${summary.delivery.bulkRequests} bulk requests, ${summary.delivery.documentRetries} retried ` +
       `documents, indices ${summary.delivery.indices.join(', ') || '-'}`,
+    `  emulator errors retried:  ${summary.eventSource.readErrors} by the event source, ` +
+      `${summary.delivery.readErrors} by the delivery loop (moto GetRecords/GetShardIterator failures)`,
     '',
     '  errors per 15 minutes (filter level == "ERROR" | stats count() by bin(15m)):',
     ...(summary.errorBins.length === 0
@@ -171,6 +182,7 @@ export function formatSummary(summary: RunSummary): string {
     `  end-to-end latency, PutLogEvents to searchable (${summary.latency.found} of ${summary.latency.sampled} ` +
       `sampled events): p50 ${ms(summary.latency.p50InMillis)}, p95 ${ms(summary.latency.p95InMillis)}, ` +
       `max ${ms(summary.latency.maxInMillis)}`,
+    ...(summary.throughput === undefined ? [] : ['', ...formatThroughput(summary.throughput)]),
     '',
   ];
   return lines.join('\n');

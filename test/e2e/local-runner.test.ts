@@ -7,8 +7,10 @@ import { parseRunMarker } from '../../core/log-generator';
 import { localSpecFromConfig, openSearchSpecFromConfig } from '../../scripts/local/config-spec';
 import { UsageError } from '../../scripts/local/errors';
 import { percentile } from '../../scripts/local/latency-probe';
-import { DEFAULT_EVENTS, parseStartOptions, runEvents } from '../../scripts/local/main';
+import { DEFAULT_EVENTS, parseStartOptions } from '../../scripts/local/options';
+import { runEvents } from '../../scripts/local/workload';
 import { formatSummary, type RunSummary } from '../../scripts/local/summary';
+import { pipelineLine, type ThroughputReport } from '../../scripts/local/throughput';
 
 describe('npm start options', () => {
   test('defaults', () => {
@@ -145,6 +147,8 @@ describe('summary', () => {
       functionErrors: 0,
       recordsRetried: 0,
       recordsSentToOnFailure: 0,
+      invocationMillis: 600,
+      readErrors: 0,
     },
     delivery: {
       // Ten events of one log stream travel in one aggregated record.
@@ -155,6 +159,8 @@ describe('summary', () => {
       documentsFailed: 0,
       documentRetries: 0,
       bulkRequests: 1,
+      indexingSpanInMillis: 1200,
+      readErrors: 0,
       indices: ['logs-2026-11-23'],
     },
     deadLettered: 0,
@@ -198,5 +204,46 @@ describe('summary', () => {
     expect(text).not.toContain('MISMATCH');
     expect(text).toContain('OK: every event is searchable');
     expect(text).toContain('3 extra document(s): an event in two daily indices');
+  });
+
+  test('counts the emulator errors the loops retried', () => {
+    const text = formatSummary({
+      ...summary,
+      eventSource: { ...summary.eventSource, readErrors: 2 },
+      delivery: { ...summary.delivery, readErrors: 1 },
+    });
+    expect(text).toContain('emulator errors retried:  2 by the event source, 1 by the delivery loop');
+  });
+
+  const throughput: ThroughputReport = {
+    events: 100_000,
+    endToEndInMillis: 32_000,
+    writeInMillis: 20_000,
+    transformInvocations: 130,
+    transformBusyInMillis: 5_000,
+    eventsStreamRecords: 400,
+    documentsIndexed: 100_000,
+    bulkRequests: 10,
+    indexingSpanInMillis: 25_000,
+    emulatorErrors: 3,
+  };
+
+  test('prints events/s per stage and end to end when the run measured them', () => {
+    const text = formatSummary({ ...summary, throughput });
+    expect(text).toContain('first write to all searchable 32.0 s: 3125 events/s end to end');
+    expect(text).toMatch(/write \(PutLogEvents into moto\) +20\.0 s +5000 events\/s/);
+    expect(text).toMatch(/transform \(handler busy time\) +5\.0 s +20000 events\/s busy, 130 invocations/);
+    expect(text).toMatch(/indexing \(first to last bulk\) +25\.0 s +4000 docs\/s, 10 bulk requests/);
+    expect(formatSummary(summary)).not.toContain('throughput');
+  });
+
+  test("bench:e2e's last line has the fixed format, and says n/a when nothing became searchable", () => {
+    expect(pipelineLine(throughput, summary.latency)).toBe('pipeline: 3125 events/s, p50 1.50 s, p95 2.50 s');
+    expect(
+      pipelineLine(
+        { ...throughput, endToEndInMillis: undefined },
+        { sampled: 0, found: 0, p50InMillis: undefined, p95InMillis: undefined, maxInMillis: undefined },
+      ),
+    ).toBe('pipeline: n/a events/s, p50 n/a s, p95 n/a s');
   });
 });

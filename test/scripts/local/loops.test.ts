@@ -405,6 +405,62 @@ describe('delivery loop (Firehose stand-in)', () => {
     }
   });
 
+  test('cuts a due buffer into bulks of at most bulkSizeInBytes, at most maxConcurrentBulks at once, and keeps reading meanwhile', async () => {
+    // GIVEN four 7-byte documents, bulks of at most 14 bytes (two documents), two in flight, and an OpenSearch
+    // that holds every bulk until the test releases it
+    const streamArn = await streamWith(0);
+    await putRecords(streamArn, ['{"n":0}', '{"n":1}', '{"n":2}', '{"n":3}']);
+    const held: Array<() => void> = [];
+    const sizes: number[] = [];
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const gated: OpenSearchHttpClient = {
+      baseUrl: 'http://gated.invalid',
+      request: async (request: HttpRequest): Promise<HttpResponse> => {
+        const docs = String(request.body).trim().split('\n').length / 2;
+        sizes.push(docs);
+        inFlight += 1;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        await new Promise<void>((release) => held.push(release));
+        inFlight -= 1;
+        const body = {
+          errors: false,
+          items: Array.from({ length: docs }, () => ({ index: { status: 201 } })),
+        };
+        return { status: 200, body, text: JSON.stringify(body) };
+      },
+    };
+    const loop = new DeliveryLoop({
+      kinesis: clients.kinesis,
+      streamArn,
+      search: new SearchHttp(gated),
+      indexFor: () => 'logs-test',
+      failedDocumentsDir: path.join(workDir, 'failed-concurrent'),
+      bufferIntervalInMillis: 20,
+      bulkSizeInBytes: 14,
+      maxConcurrentBulks: 2,
+      pollIntervalInMillis: 20,
+    });
+    // WHEN two bulks are held
+    await loop.start();
+    await eventually(() => held.length === 2);
+    // THEN records written meanwhile are still read
+    await putRecords(streamArn, ['{"n":4}', '{"n":5}', '{"n":6}']);
+    await eventually(() => loop.snapshot().recordsRead === 7);
+    expect(loop.isCaughtUp()).toBe(false);
+    // WHEN every bulk is answered as it comes
+    while (loop.snapshot().documentsIndexed < 7) {
+      held.splice(0).forEach((release) => release());
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await eventually(() => loop.isCaughtUp());
+    await loop.stop();
+    // THEN no bulk held more than two documents and never more than two were in flight
+    expect(maxInFlight).toBe(2);
+    expect(Math.max(...sizes)).toBe(2);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(7);
+  });
+
   test('sends no _id in the bulk action, as Firehose does with NO_DOCUMENT_ID', async () => {
     // GIVEN the same document twice (a record the transform wrote again)
     const streamArn = await streamWith(0);

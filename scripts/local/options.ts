@@ -1,0 +1,71 @@
+/** `npm start`'s command line: options, defaults and usage text. */
+import { UsageError } from './errors';
+
+/** Parsed command line. */
+export interface StartOptions {
+  /** Events to write. */
+  readonly events: number;
+  /** cdk.json profile; undefined picks the config's default (sandbox). */
+  readonly profile?: string;
+  /** Leave OpenSearch running after the summary. */
+  readonly keep: boolean;
+  /** Log streams per log group. */
+  readonly streamsPerGroup: number;
+  /** Print every invocation's and bulk request's timing. */
+  readonly verbose: boolean;
+}
+
+/** About a minute end to end on a 2-core machine once OpenSearch is unpacked (its start is most of it). */
+export const DEFAULT_EVENTS = 3000;
+
+export const USAGE = `usage: npm start -- [--events N] [--profile NAME] [--keep] [--verbose]
+
+  --events N       log events to write (default ${DEFAULT_EVENTS})
+  --profile NAME   config profile from cdk.json "kfek.profiles" (default: sandbox)
+  --keep           leave OpenSearch running afterwards for exploring (prints how to stop it)
+  --verbose        print the timing of every transform invocation and bulk request`;
+
+/** Parses `process.argv.slice(2)`; throws {@link UsageError} for anything it does not know. */
+export function parseStartOptions(argv: readonly string[]): StartOptions | 'help' {
+  let events = DEFAULT_EVENTS;
+  let profile: string | undefined;
+  let keep = false;
+  let verbose = false;
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i];
+    const [flag, inline] =
+      arg.startsWith('--') && arg.includes('=') ? arg.split(/=(.*)/s, 2) : [arg, undefined];
+    const value = (): string => {
+      const v = inline ?? argv[++i];
+      if (v === undefined || v === '') throw new UsageError(`${flag} needs a value\n\n${USAGE}`);
+      return v;
+    };
+    switch (flag) {
+      case '--events': {
+        const text = value();
+        events = Number(text);
+        if (!/^\d+$/.test(text) || events < 1 || events > 1_000_000) {
+          throw new UsageError(
+            `--events is ${JSON.stringify(text)}; expected a whole number from 1 to 1000000`,
+          );
+        }
+        break;
+      }
+      case '--profile':
+        profile = value();
+        break;
+      case '--keep':
+        keep = true;
+        break;
+      case '--verbose':
+        verbose = true;
+        break;
+      case '--help':
+      case '-h':
+        return 'help';
+      default:
+        throw new UsageError(`unknown option ${JSON.stringify(arg)}\n\n${USAGE}`);
+    }
+  }
+  return { events, profile, keep, verbose, streamsPerGroup: 2 };
+}

