@@ -131,14 +131,27 @@ function transformEvent(
   }
 }
 
+/** Where a poison record's whole data is kept (the dead-letter object). */
+export interface DeadLetterReference {
+  readonly bucket: string;
+  readonly key: string;
+}
+
 /**
  * The document the Pipes handler returns for a poison record: it has no log event, so
- * `cloudwatch` fields are empty strings, `@timestamp` is when the record was received, and the raw
- * data (base64, as received) is kept under `kfek.error.data`, capped at `MAX_ERROR_DATA_CHARS`.
+ * `cloudwatch` fields are empty strings, `@timestamp` is when the record was received, the raw
+ * data (base64, as received) is previewed under `kfek.error.data`, capped at `MAX_ERROR_DATA_CHARS`,
+ * and `kfek.error.deadLetter` names the S3 object that keeps the whole record.
  *
  * @param receivedAt @default now
+ * @param deadLetter @default none (the record is kept nowhere else)
  */
-export function toErrorDocument(data: string, reason: string, receivedAt: Date = new Date()): LogDocument {
+export function toErrorDocument(
+  data: string,
+  reason: string,
+  receivedAt: Date = new Date(),
+  deadLetter?: DeadLetterReference,
+): LogDocument {
   const cut = data.length > MAX_ERROR_DATA_CHARS;
   return {
     '@timestamp': receivedAt.toISOString(),
@@ -149,6 +162,7 @@ export function toErrorDocument(data: string, reason: string, receivedAt: Date =
         reason,
         data: cut ? data.slice(0, MAX_ERROR_DATA_CHARS) : data,
         ...(cut ? { dataTruncated: true as const } : {}),
+        ...(deadLetter ? { deadLetter: { bucket: deadLetter.bucket, key: deadLetter.key } } : {}),
       },
     },
   };
