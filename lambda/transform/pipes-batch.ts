@@ -8,7 +8,7 @@
  * answer is at most 6 MB (https://docs.aws.amazon.com/eventbridge/latest/userguide/pipes-enrichment.html). One
  * CloudWatch Logs envelope holds up to 10,000 events, so no source batch size keeps every answer inside. When the
  * answer would not fit, this writes ALL the batch's items to the events stream itself (the Kinesis handler's
- * writer) and answers with an empty array, which makes the pipe skip the target: nothing is lost, the batch keeps
+ * writer, in chunks as the records are transformed) and answers with an empty array, which makes the pipe skip the target: nothing is lost, the batch keeps
  * its order, and the overflow is counted (`OverflowDocuments`). If that write cannot finish, the invocation fails
  * and Pipes retries the batch (at-least-once: items already written appear again).
  *
@@ -43,6 +43,13 @@ export const PIPES_MAX_ANSWER_BYTES = 5 * 1024 * 1024;
  */
 export const PIPES_ITEM_RESERVED_BYTES = 128;
 
+/**
+ * Once the answer overflows, items are written in chunks of this many documents (ten full PutRecords calls)...
+ */
+export const OVERFLOW_CHUNK_DOCUMENTS = 5000;
+/** ... or this many bytes (five full PutRecords calls), as the Kinesis handler chunks its batches. */
+export const OVERFLOW_CHUNK_BYTES = 25 * 1024 * 1024;
+
 /** Base class of the Pipes batch's errors: each fails the invocation, so Pipes retries the batch. */
 export class PipesBatchError extends Error {
   constructor(message: string, options?: ErrorOptions) {
@@ -65,10 +72,10 @@ export class PipesDeadLetterError extends PipesBatchError {
 
 /** The answer did not fit the pipe and writing it to the events stream did not finish. */
 export class PipesOverflowWriteError extends PipesBatchError {
-  constructor(written: number, total: number, options?: ErrorOptions) {
+  constructor(written: number, options?: ErrorOptions) {
     super(
-      `Wrote ${written} of ${total} documents that do not fit one pipe answer to the events stream before ` +
-        'giving up; failing the batch so Pipes retries it (documents already written may appear twice). ' +
+      `Wrote ${written} documents of a batch too large for one pipe answer to the events stream, then had to ` +
+        'stop; failing the batch so Pipes retries it (documents already written may appear twice). ' +
         'Check the events stream (throttling, permissions) and the enrichment timeout.',
       options,
     );
@@ -132,11 +139,21 @@ export async function processPipesBatch(event: unknown, deps: PipesBatchDeps): P
   const counters = emptyCounters();
   const records: unknown[] = Array.isArray(event) ? event : [event];
   counters.RecordsIn = records.length;
-  const items: SerializedDocument[] = [];
+  // Items not yet answered or written. Once the answer cannot fit the pipe, they are written in chunks as records
+  // are transformed, so memory holds one chunk (plus one record's documents), not the whole batch's.
+  let pending: SerializedDocument[] = [];
+  let pendingBytes = 0;
   let answerBytes = 2; // the brackets of the JSON array
+  let overflowing = false;
   const add = (item: SerializedDocument): void => {
-    items.push(item);
-    answerBytes += item.bytes + (items.length > 1 ? 1 : 0);
+    pending.push(item);
+    pendingBytes += item.bytes;
+    answerBytes += item.bytes + 1;
+  };
+  const flush = async (): Promise<void> => {
+    await writeOverflow(pending, deps, counters);
+    pending = [];
+    pendingBytes = 0;
   };
 
   for (const record of records) {
@@ -167,42 +184,50 @@ export async function processPipesBatch(event: unknown, deps: PipesBatchDeps): P
         if (doc.truncated) counters.TruncatedDocuments += 1;
       }
     }
+    if (
+      !overflowing &&
+      (pending.length > PIPES_KINESIS_TARGET_MAX_ITEMS || answerBytes > PIPES_MAX_ANSWER_BYTES)
+    ) {
+      overflowing = true;
+      deps.logger.warn('The answer does not fit the pipe target; writing the batch to the events stream', {
+        maxItems: PIPES_KINESIS_TARGET_MAX_ITEMS,
+        maxAnswerBytes: PIPES_MAX_ANSWER_BYTES,
+      });
+    }
+    if (overflowing && (pending.length >= OVERFLOW_CHUNK_DOCUMENTS || pendingBytes >= OVERFLOW_CHUNK_BYTES)) {
+      await flush();
+    }
   }
 
-  if (items.length <= PIPES_KINESIS_TARGET_MAX_ITEMS && answerBytes <= PIPES_MAX_ANSWER_BYTES) {
-    counters.EventsOut = items.length;
-    return { items: items.map((item) => JSON.parse(item.json) as PipesItem), counters };
+  if (!overflowing) {
+    counters.EventsOut = pending.length;
+    return { items: pending.map((item) => JSON.parse(item.json) as PipesItem), counters };
   }
-  await writeOverflow(items, answerBytes, deps, counters);
+  if (pending.length > 0) await flush();
   return { items: [], counters };
 }
 
-/** Writes every item to the events stream; throws unless all are written. */
+/** Writes overflow items to the events stream; throws unless all are written. */
 async function writeOverflow(
   items: readonly SerializedDocument[],
-  answerBytes: number,
   deps: PipesBatchDeps,
   counters: TransformCounters,
 ): Promise<void> {
-  deps.logger.warn('The answer does not fit the pipe target; writing it to the events stream', {
-    documents: items.length,
-    answerBytes,
-    maxItems: PIPES_KINESIS_TARGET_MAX_ITEMS,
-    maxAnswerBytes: PIPES_MAX_ANSWER_BYTES,
-  });
   let result;
   try {
     result = await deps.writer.write(items, { remainingMs: deps.remainingMs });
   } catch (error) {
     const written = error instanceof KinesisWriteRejectedError ? error.progress.writtenCount : 0;
-    throw new PipesOverflowWriteError(written, items.length, { cause: error });
+    throw new PipesOverflowWriteError(counters.OverflowDocuments + written, { cause: error });
   }
   counters.RetriedEntries += result.retriedEntries;
   counters.Throttles += result.throttles;
   counters.RecordsOut += result.recordsWritten;
-  if (!result.complete) throw new PipesOverflowWriteError(result.writtenCount, items.length);
-  counters.EventsOut = items.length;
-  counters.OverflowDocuments = items.length;
+  if (!result.complete) {
+    throw new PipesOverflowWriteError(counters.OverflowDocuments + result.writtenCount);
+  }
+  counters.EventsOut += items.length;
+  counters.OverflowDocuments += items.length;
 }
 
 /** The item for `doc`: its JSON with `kfek.partitionKey` set, measured. */

@@ -9,6 +9,7 @@ import type { Context } from 'aws-lambda';
 import type { DeadLetterSource } from '../../../lambda/transform/dead-letter';
 import { KinesisWriteRejectedError, type WriteResult } from '../../../lambda/transform/kinesis-writer';
 import {
+  OVERFLOW_CHUNK_DOCUMENTS,
   PIPES_MAX_ANSWER_BYTES,
   PipesDeadLetterError,
   PipesOverflowWriteError,
@@ -301,4 +302,32 @@ test.each([
   const { deps } = fakes({ writer: { write } });
   const input = pipesRecords([encodeEnvelope(makeEnvelope({ logEvents: makeLogEvents(501) }))]);
   await expect(pipes.processPipesBatch(input, deps)).rejects.toBeInstanceOf(PipesOverflowWriteError);
+});
+
+test('writes an overflow in chunks as records are transformed, so memory holds one chunk, not the batch', async () => {
+  // GIVEN: three records of 3,000 events; the answer overflows after the first.
+  const envelopes = [0, 1, 2].map((r) =>
+    encodeEnvelope(makeEnvelope({ logEvents: makeLogEvents(3_000, (i) => `r${r} e${i}`) })),
+  );
+  const calls: number[] = [];
+  const { deps, written } = fakes();
+  const write = deps.writer.write.bind(deps.writer);
+  // WHEN
+  const { items, counters } = await pipes.processPipesBatch(pipesRecords(envelopes), {
+    ...deps,
+    writer: {
+      write: (docs, options) => {
+        calls.push(docs.length);
+        return write(docs, options);
+      },
+    },
+  });
+  // THEN: a chunk is written once it reaches OVERFLOW_CHUNK_DOCUMENTS (at a record boundary), the rest at the end.
+  expect(OVERFLOW_CHUNK_DOCUMENTS).toBe(5_000);
+  expect(calls).toEqual([6_000, 3_000]);
+  expect(items).toEqual([]);
+  expect(written.map((d) => (JSON.parse(d.json) as { message: string }).message)).toEqual(
+    [0, 1, 2].flatMap((r) => Array.from({ length: 3_000 }, (_, i) => `r${r} e${i}`)),
+  );
+  expect(counters).toMatchObject({ EventsOut: 9_000, OverflowDocuments: 9_000 });
 });
