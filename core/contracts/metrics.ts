@@ -29,6 +29,12 @@ export const MetricName = {
   Throttles: 'Throttles',
   /** Invocations that ended with a partial batch response (Lambda retries from the reported record). */
   PartialBatchResponses: 'PartialBatchResponses',
+  /**
+   * Documents the Pipes enrichment wrote to the events stream itself because its answer would not fit the pipe
+   * (more than 500 items for a Kinesis target, or more than the answer size limit). Not a failure: nothing is lost;
+   * a steady rate says the pipe's batch size is too large for the log groups it carries.
+   */
+  OverflowDocuments: 'OverflowDocuments',
 } as const;
 export type MetricName = (typeof MetricName)[keyof typeof MetricName];
 

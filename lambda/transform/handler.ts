@@ -7,40 +7,26 @@
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
-import { createKinesisClient, createS3Client } from './aws-clients';
-import { S3DeadLetterStore } from './dead-letter';
+import { remainingBudget } from './budget';
 import { readTransformEnv } from './env';
 import { processKinesisBatch } from './kinesis-batch';
-import { KinesisWriter } from './kinesis-writer';
 import { createMetrics, publishCounters } from './metrics';
+import { createTransformPorts } from './ports';
 import { transformRecord } from './transform';
 
-/**
- * Time kept back from the invocation's remaining time: enough to flush metrics and return the partial batch
- * response before Lambda's timeout, which would otherwise retry the whole batch.
- */
-export const BUDGET_SAFETY_MARGIN_MS = 1_000;
+export { BUDGET_SAFETY_MARGIN_MS } from './budget';
 
 const env = readTransformEnv();
 const logger = new Logger({ serviceName: env.serviceName });
 const metrics = createMetrics(env);
-const writer = new KinesisWriter({
-  client: createKinesisClient(),
-  streamArn: env.eventsStreamArn,
-  aggregate: env.aggregation,
-});
-const deadLetters = new S3DeadLetterStore({
-  client: createS3Client(env),
-  bucket: env.deadLetterBucket,
-  prefix: env.deadLetterPrefix,
-});
+const { writer, deadLetters } = createTransformPorts(env);
 
 export async function handler(
   event: KinesisStreamEvent,
   context: Context,
 ): Promise<KinesisStreamBatchResponse> {
   logger.addContext(context);
-  const remainingMs = (): number => context.getRemainingTimeInMillis() - BUDGET_SAFETY_MARGIN_MS;
+  const remainingMs = remainingBudget(context);
   try {
     const outcome = await processKinesisBatch(event, remainingMs, {
       transform: (data) => transformRecord(data),

@@ -21,6 +21,7 @@ export function emptyCounters(): TransformCounters {
     RetriedEntries: 0,
     Throttles: 0,
     PartialBatchResponses: 0,
+    OverflowDocuments: 0,
   };
 }
 

@@ -17,6 +17,31 @@ import {
 } from './types';
 
 /**
+ * Most log events one raw record may hold. CloudWatch Logs puts at most 10,000 events in one envelope
+ * (https://docs.aws.amazon.com/AmazonCloudWatchLogs/latest/APIReference/API_PutLogEvents.html); the limit is twice
+ * that so a producer that concatenates two full envelopes into one record still gets through. Above it the record
+ * is poison (dead-lettered whole, with the reason) before any document is built: the 64 MiB input cap bounds the
+ * bytes, this bounds the documents (a record of 1,000,000 one-character events was 173 MiB of documents, more than
+ * a 512 MB function can hold beside its input). Measured in test/lambda/transform/memory-bound.test.ts.
+ */
+export const DEFAULT_MAX_EVENTS_PER_RECORD = 20_000;
+
+/** Limits and sizes of one `transformRecord` call. */
+export interface TransformOptions extends DecodeLimits {
+  /**
+   * Most log events one record may hold; a record with more is poison.
+   * @default DEFAULT_MAX_EVENTS_PER_RECORD (20,000)
+   */
+  readonly maxEventsPerRecord?: number;
+  /**
+   * Largest events-stream record a document must fit with its partition key. The Pipes enrichment passes less
+   * than 1 MiB: it adds the partition key to the item it returns.
+   * @default MAX_KINESIS_RECORD_BYTES (1 MiB)
+   */
+  readonly maxRecordBytes?: number;
+}
+
+/**
  * Largest raw record data (base64 text) copied into an error document. Kinesis records hold at most
  * 1 MiB, whose base64 is ~1.4 MB: 256 KiB keeps an error document well inside one Kinesis record
  * and OpenSearch's default `http.max_content_length` while leaving enough to diagnose the record.
@@ -31,11 +56,26 @@ export const MAX_ERROR_DATA_CHARS = 256 * 1024;
  *
  * @param data the record data as base64 text (`kinesis.data`) or already-decoded bytes.
  */
-export function transformRecord(data: string | Buffer, limits?: DecodeLimits): RecordOutcome {
+export function transformRecord(data: string | Buffer, options: TransformOptions = {}): RecordOutcome {
   try {
-    const dataEnvelopes = decodeEnvelopes(data, limits).filter((e) => e.messageType === 'DATA_MESSAGE');
+    const dataEnvelopes = decodeEnvelopes(data, options).filter((e) => e.messageType === 'DATA_MESSAGE');
     if (dataEnvelopes.length === 0) return { kind: 'control' };
-    return { kind: 'data', documents: dataEnvelopes.flatMap(envelopeDocuments) };
+    const maxEvents = options.maxEventsPerRecord ?? DEFAULT_MAX_EVENTS_PER_RECORD;
+    let events = 0;
+    for (const envelope of dataEnvelopes) events += envelope.logEvents.length;
+    if (events > maxEvents) {
+      return {
+        kind: 'poison',
+        reason:
+          `record holds ${events} log events, more than the limit of ${maxEvents} per record ` +
+          '(CloudWatch Logs sends at most 10,000 per envelope); split it into smaller records to replay it',
+      };
+    }
+    const maxRecordBytes = options.maxRecordBytes ?? MAX_KINESIS_RECORD_BYTES;
+    return {
+      kind: 'data',
+      documents: dataEnvelopes.flatMap((envelope) => envelopeDocuments(envelope, maxRecordBytes)),
+    };
   } catch (err) {
     if (err instanceof PoisonRecordError) return { kind: 'poison', reason: err.message };
     // Not expected for any input: a bug. Dead-lettering the record keeps its data; retrying it
@@ -45,14 +85,14 @@ export function transformRecord(data: string | Buffer, limits?: DecodeLimits): R
 }
 
 /** One serialized document per log event of a `DATA_MESSAGE` envelope, in order. */
-function envelopeDocuments(envelope: CloudWatchEnvelope): SerializedDocument[] {
+function envelopeDocuments(envelope: CloudWatchEnvelope, maxRecordBytes: number): SerializedDocument[] {
   const partitionKey = partitionKeyFor(envelope.logGroup, envelope.logStream);
   const events = envelope.logEvents;
   const documents: SerializedDocument[] = new Array<SerializedDocument>(events.length);
   const serializer = new DocumentSerializer(envelope);
-  const budget = MAX_KINESIS_RECORD_BYTES - Buffer.byteLength(partitionKey, 'utf8');
+  const budget = maxRecordBytes - Buffer.byteLength(partitionKey, 'utf8');
   for (let i = 0; i < events.length; i++) {
-    documents[i] = transformEvent(events[i], envelope, partitionKey, serializer, budget);
+    documents[i] = transformEvent(events[i], envelope, partitionKey, serializer, budget, maxRecordBytes);
   }
   return documents;
 }
@@ -68,13 +108,17 @@ function transformEvent(
   partitionKey: string,
   serializer: DocumentSerializer,
   budget: number,
+  maxRecordBytes: number,
 ): SerializedDocument {
   try {
     // Almost every document fits as it is; the rare one that does not is rebuilt as an object and
     // cut by serializeDocument.
     return (
       serializedIfFits(serializer.json(event), partitionKey, budget) ??
-      serializeDocument(toDocument(event, source), partitionKey, { originalText: event.message })
+      serializeDocument(toDocument(event, source), partitionKey, {
+        originalText: event.message,
+        maxRecordBytes,
+      })
     );
   } catch (err) {
     const doc: LogDocument = {
@@ -83,18 +127,31 @@ function transformEvent(
       cloudwatch: toCloudWatchMetadata(event, source),
       kfek: { parseError: errorMessage(err) },
     };
-    return serializeDocument(doc, partitionKey);
+    return serializeDocument(doc, partitionKey, { maxRecordBytes });
   }
+}
+
+/** Where a poison record's whole data is kept (the dead-letter object). */
+export interface DeadLetterReference {
+  readonly bucket: string;
+  readonly key: string;
 }
 
 /**
  * The document the Pipes handler returns for a poison record: it has no log event, so
- * `cloudwatch` fields are empty strings, `@timestamp` is when the record was received, and the raw
- * data (base64, as received) is kept under `kfek.error.data`, capped at `MAX_ERROR_DATA_CHARS`.
+ * `cloudwatch` fields are empty strings, `@timestamp` is when the record was received, the raw
+ * data (base64, as received) is previewed under `kfek.error.data`, capped at `MAX_ERROR_DATA_CHARS`,
+ * and `kfek.error.deadLetter` names the S3 object that keeps the whole record.
  *
  * @param receivedAt @default now
+ * @param deadLetter @default none (the record is kept nowhere else)
  */
-export function toErrorDocument(data: string, reason: string, receivedAt: Date = new Date()): LogDocument {
+export function toErrorDocument(
+  data: string,
+  reason: string,
+  receivedAt: Date = new Date(),
+  deadLetter?: DeadLetterReference,
+): LogDocument {
   const cut = data.length > MAX_ERROR_DATA_CHARS;
   return {
     '@timestamp': receivedAt.toISOString(),
@@ -105,6 +162,7 @@ export function toErrorDocument(data: string, reason: string, receivedAt: Date =
         reason,
         data: cut ? data.slice(0, MAX_ERROR_DATA_CHARS) : data,
         ...(cut ? { dataTruncated: true as const } : {}),
+        ...(deadLetter ? { deadLetter: { bucket: deadLetter.bucket, key: deadLetter.key } } : {}),
       },
     },
   };

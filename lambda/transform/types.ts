@@ -34,11 +34,18 @@ export interface KfekMetadata {
   /** Present on error documents (Pipes path) only. */
   readonly error?: {
     readonly reason: string;
-    /** The raw record data (base64, as received), capped. */
+    /** The raw record data (base64, as received), capped: a preview; `deadLetter` keeps it whole. */
     readonly data: string;
     /** True when `data` was cut. */
     readonly dataTruncated?: true;
+    /** The dead-letter object that keeps the whole record (S3 bucket and key). */
+    readonly deadLetter?: { readonly bucket: string; readonly key: string };
   };
+  /**
+   * Pipes items only: the events-stream partition key the pipe's target reads (`$.kfek.partitionKey`), the same
+   * one the Kinesis handler uses for the document's record.
+   */
+  readonly partitionKey?: string;
   /** Where an app field that collided with a reserved top-level key was moved to, if any. */
   readonly [key: string]: unknown;
 }

@@ -543,6 +543,8 @@ export class PipelineMonitoring extends Construct {
           this.emfMetric(TRANSFORM_METRIC_NAMES.RecordsIn).with({ label: 'RecordsIn' }),
           this.emfMetric(TRANSFORM_METRIC_NAMES.EventsOut).with({ label: 'EventsOut' }),
           this.emfMetric(TRANSFORM_METRIC_NAMES.PoisonRecords).with({ label: 'PoisonRecords' }),
+          // Pipes only (0 with the lambda transport): answers too large for the pipe, written by the enrichment.
+          this.emfMetric(TRANSFORM_METRIC_NAMES.OverflowDocuments).with({ label: 'OverflowDocuments' }),
         ],
         {
           // The ratio of sums, not the average of per-invocation ratios: it is what Kinesis and Firehose bill.

@@ -18,7 +18,8 @@ export interface PipesTransportProps {
   readonly deadLetterQueue: sqs.IQueue;
   /**
    * Records per batch. Pipes invokes a Kinesis target with at most 500 results; one CloudWatch Logs record can
-   * carry many events, so keep this small (see README.md, "Pipes and the 500-results limit").
+   * carry many events. A larger answer is written by the enrichment itself, so keep this small for the common
+   * case (docs/transform-runtime.md, "The EventBridge Pipes path").
    * @default 10
    */
   readonly batchSize?: number;
@@ -33,6 +34,9 @@ export interface PipesTransportProps {
   /** Retention of the pipe's error log group. @default logs.RetentionDays.TWO_WEEKS */
   readonly logRetention?: logs.RetentionDays;
 }
+
+/** Where the enrichment puts each item's partition key (lambda/transform/pipes-batch.ts). */
+export const PIPES_PARTITION_KEY_PATH = '$.kfek.partitionKey';
 
 const DEFAULTS = {
   batchSize: 10,
@@ -133,8 +137,10 @@ export class PipesTransport extends Construct {
       enrichment: p.enrichment.functionArn,
       target: p.target.streamArn,
       targetParameters: {
-        // Per log stream, as the Lambda transport partitions: keeps one stream's events in order.
-        kinesisStreamParameters: { partitionKey: '$.cloudwatch.logStream' },
+        // The key the enrichment sets on every item: the Lambda transport's per-log-stream hash (keeps one stream's
+        // events in order), 43 characters, never empty (error documents hash the source record's key). A name
+        // such as `$.cloudwatch.logStream` can be empty or longer than Kinesis' 256 characters.
+        kinesisStreamParameters: { partitionKey: PIPES_PARTITION_KEY_PATH },
       },
       logConfiguration: {
         level: 'ERROR',

@@ -7,15 +7,14 @@ import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
-import * as iamPolicy from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import type { DeliveryConfig, OpenSearchConfig, TransformConfig, Transport } from '../../core/config';
-import { grantBucketKeyWrite } from '../constructs/bucket-key';
 import { FirehoseToOpenSearch } from '../constructs/firehose-to-opensearch';
 import { LogsDeliveryRole } from '../constructs/logs-delivery-role';
 import { OpenSearchProvisioner } from '../constructs/opensearch-provisioner';
 import { PipesTransport } from '../constructs/pipes-transport';
 import { ON_FAILURE_KEY_PREFIX, TransformFunction } from '../constructs/transform-function';
+import { grantTransformWrites, transformWritesEnvironment } from '../constructs/transform-writes';
 import { justifyWildcardResources } from '../nag';
 
 /**
@@ -99,6 +98,14 @@ export class PipelineStack extends Stack {
     };
     const metrics = { POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? 'kfek' };
     const ownLogGroups: logs.ILogGroup[] = [];
+    // Both transports write the events stream and dead-letter poison records themselves (the Pipes enrichment
+    // for answers too large for the pipe).
+    const writes = {
+      eventsStream: props.eventsStream,
+      bucket: props.bucket,
+      deadLetterPrefix: t.deadLetterPrefix,
+      aggregation: d.aggregation,
+    };
 
     if (transport === 'lambda') {
       const fn = new TransformFunction(this, 'Transform', {
@@ -108,10 +115,7 @@ export class PipelineStack extends Stack {
         environment: {
           ...metrics,
           POWERTOOLS_SERVICE_NAME: 'transform',
-          EVENTS_STREAM_ARN: props.eventsStream.streamArn,
-          DEAD_LETTER_BUCKET: props.bucket.bucketName,
-          DEAD_LETTER_PREFIX: t.deadLetterPrefix,
-          EVENTS_AGGREGATION: d.aggregation ? 'true' : 'false',
+          ...transformWritesEnvironment(writes),
         },
         eventSource: {
           stream: props.rawStream,
@@ -124,34 +128,8 @@ export class PipelineStack extends Stack {
           maxRecordAge: Duration.seconds(t.maxRecordAgeSeconds),
         },
       });
-      // The writer calls PutRecords by stream ARN only; producers of a KMS stream need kms:GenerateDataKey.
-      fn.role.addToPolicy(
-        new iamPolicy.PolicyStatement({
-          actions: ['kinesis:PutRecord', 'kinesis:PutRecords'],
-          resources: [props.eventsStream.streamArn],
-        }),
-      );
-      if (props.eventsStream.encryptionKey) {
-        fn.role.addToPolicy(
-          new iamPolicy.PolicyStatement({
-            actions: ['kms:GenerateDataKey'],
-            resources: [props.eventsStream.encryptionKey.keyArn],
-          }),
-        );
-      }
-      // Poison records are written under the dead-letter prefix only.
-      const deadLetterObjects = props.bucket.arnForObjects(`${t.deadLetterPrefix}*`);
-      fn.role.addToPolicy(
-        new iamPolicy.PolicyStatement({ actions: ['s3:PutObject'], resources: [deadLetterObjects] }),
-      );
-      // S3 encrypts them with the bucket's KMS key as this role, which therefore needs kms:GenerateDataKey.
-      grantBucketKeyWrite(props.bucket, fn.role);
       justifyWildcardResources(fn.role, [
-        {
-          resource: deadLetterObjects,
-          reason:
-            'The transform names each dead-letter object itself (time and sequence number) under this prefix.',
-        },
+        grantTransformWrites(fn.role, writes),
         {
           resource: props.bucket.arnForObjects(`${ON_FAILURE_KEY_PREFIX}*`),
           reason:
@@ -166,8 +144,13 @@ export class PipelineStack extends Stack {
         ...common,
         entry: 'lambda/transform/pipes.ts',
         description: 'kfek: EventBridge Pipes enrichment, CloudWatch Logs envelopes to documents',
-        environment: { ...metrics, POWERTOOLS_SERVICE_NAME: 'transform-pipes' },
+        environment: {
+          ...metrics,
+          POWERTOOLS_SERVICE_NAME: 'transform-pipes',
+          ...transformWritesEnvironment(writes),
+        },
       });
+      justifyWildcardResources(fn.role, [grantTransformWrites(fn.role, writes)]);
       this.pipe = new PipesTransport(this, 'Pipe', {
         source: props.rawStream,
         enrichment: fn.function,
@@ -186,7 +169,8 @@ export class PipelineStack extends Stack {
         Annotations.of(this.pipe).addWarningV2(
           'kfek:pipes-batch-size',
           `transform.batchSize is ${t.batchSize} with transport "pipes": Pipes does not invoke a Kinesis target ` +
-            'with more than 500 results per batch, and one CloudWatch Logs record can hold hundreds of events. ' +
+            'with more than 500 results per batch, and one CloudWatch Logs record can hold hundreds of events; ' +
+            'the enrichment then writes the batch to the events stream itself (metric OverflowDocuments). ' +
             `Use ${PIPES_SAFE_BATCH_SIZE} or less (README.md, "Pipes and the 500-results limit").`,
         );
       }

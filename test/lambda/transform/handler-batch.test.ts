@@ -145,6 +145,7 @@ test('a mix of data, control and poison: every document written, poison stored, 
     RetriedEntries: 0,
     Throttles: 0,
     PartialBatchResponses: 0,
+    OverflowDocuments: 0,
   });
   // Documents of several records share one PutRecords call.
   expect(kinesis.commandCalls(PutRecordsCommand)).toHaveLength(1);

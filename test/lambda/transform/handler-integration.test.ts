@@ -15,15 +15,11 @@ import {
 } from '@aws-sdk/client-cloudwatch-logs';
 import {
   CreateStreamCommand,
-  DescribeStreamCommand,
-  GetRecordsCommand,
-  GetShardIteratorCommand,
   KinesisClient,
   PutRecordCommand,
   type _Record as KinesisRecord,
 } from '@aws-sdk/client-kinesis';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type {
   Context,
   KinesisStreamBatchResponse,
@@ -34,6 +30,7 @@ import type { DeadLetterObject } from '../../../lambda/transform/dead-letter';
 import type { LogDocument } from '../../../lambda/transform/types';
 import { encodeEnvelope, makeEnvelope, makeLogEvents } from '../../helpers/cloudwatch';
 import { startFaultProxy, type FaultProxy } from '../../helpers/fault-proxy';
+import { motoClientConfig, readStreamRecords, transformHandlerEnv } from '../../helpers/kinesis-stream';
 import { referenceDeaggregate } from '../../helpers/kpl-reference';
 import { startMoto, type MotoServer } from '../../../scripts/moto-server';
 
@@ -75,25 +72,8 @@ function context(budgetMs: number): Context {
   };
 }
 
-async function readStream(streamName: string): Promise<Array<KinesisRecord & { shardId: string }>> {
-  const { StreamDescription } = await kinesis.send(new DescribeStreamCommand({ StreamName: streamName }));
-  const out: Array<KinesisRecord & { shardId: string }> = [];
-  for (const shard of StreamDescription!.Shards!) {
-    let { ShardIterator: iterator } = await kinesis.send(
-      new GetShardIteratorCommand({
-        StreamName: streamName,
-        ShardId: shard.ShardId,
-        ShardIteratorType: 'TRIM_HORIZON',
-      }),
-    );
-    while (iterator) {
-      const page = await kinesis.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 10_000 }));
-      out.push(...(page.Records ?? []).map((r) => ({ ...r, shardId: shard.ShardId! })));
-      if ((page.Records ?? []).length === 0) break;
-      iterator = page.NextShardIterator;
-    }
-  }
-  return out;
+function readStream(streamName: string): Promise<Array<KinesisRecord & { shardId: string }>> {
+  return readStreamRecords(kinesis, streamName);
 }
 
 /** What an event source mapping would hand the function for these Kinesis records. */
@@ -163,12 +143,7 @@ beforeAll(async () => {
   moto = await startMoto();
   try {
     proxy = await startFaultProxy(moto.endpoint);
-    const direct = {
-      region: REGION,
-      endpoint: moto.endpoint,
-      credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
-      requestHandler: new NodeHttpHandler(),
-    };
+    const direct = motoClientConfig(moto.endpoint, REGION);
     kinesis = new KinesisClient(direct);
     s3 = new S3Client({ ...direct, forcePathStyle: true });
     logs = new CloudWatchLogsClient(direct);
@@ -178,14 +153,12 @@ beforeAll(async () => {
 
     // The handler's clients go through the fault proxy, configured only by environment, as when deployed.
     Object.assign(process.env, {
-      AWS_ENDPOINT_URL: proxy.url,
-      AWS_REGION: REGION,
-      AWS_ACCESS_KEY_ID: 'testing',
-      AWS_SECRET_ACCESS_KEY: 'testing',
-      EVENTS_STREAM_ARN: EVENTS_ARN,
-      DEAD_LETTER_BUCKET: BUCKET,
-      POWERTOOLS_METRICS_DISABLED: 'true',
-      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      ...transformHandlerEnv({
+        endpoint: proxy.url,
+        region: REGION,
+        eventsStreamArn: EVENTS_ARN,
+        deadLetterBucket: BUCKET,
+      }),
     });
     ({ handler } = (await import('../../../lambda/transform/handler')) as { handler: Handler });
   } catch (error) {

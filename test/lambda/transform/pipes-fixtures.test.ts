@@ -7,10 +7,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KinesisStreamEvent } from 'aws-lambda';
 import { processKinesisBatch } from '../../../lambda/transform/kinesis-batch';
-import { transformPipesBatch } from '../../../lambda/transform/pipes';
+import { processPipesBatch } from '../../../lambda/transform/pipes-batch';
 import { transformRecord } from '../../../lambda/transform/transform';
 import type { LogDocument, SerializedDocument } from '../../../lambda/transform/types';
 import { encodeEnvelope, makeEnvelope, makeKinesisEvent } from '../../helpers/cloudwatch';
+import { completeWrite } from '../../helpers/write-results';
 
 const FIXTURES = join(__dirname, '../../fixtures');
 
@@ -63,16 +64,7 @@ test.each(fixtures)('%s: the Kinesis handler and the Pipes enrichment agree', as
     writer: {
       write: (docs) => {
         written.push(...docs);
-        return Promise.resolve({
-          written: docs.map(() => true),
-          writtenCount: docs.length,
-          recordsWritten: docs.length,
-          complete: true,
-          firstUnwritten: docs.length,
-          calls: 1,
-          retriedEntries: 0,
-          throttles: 0,
-        });
+        return Promise.resolve(completeWrite(docs));
       },
     },
     deadLetters: {
@@ -83,9 +75,18 @@ test.each(fixtures)('%s: the Kinesis handler and the Pipes enrichment agree', as
     },
     logger: { warn: () => undefined, error: () => undefined },
   });
-  const pipes = transformPipesBatch(
+  const pipes = await processPipesBatch(
     event.Records.map(({ kinesis, ...rest }) => ({ ...kinesis, ...rest })),
-    () => new Date('2026-11-23T09:00:00.000Z'),
+    {
+      writer: {
+        write: () => Promise.reject(new Error('no fixture is larger than one pipe answer')),
+      },
+      deadLetters: { put: () => Promise.resolve('key') },
+      deadLetterBucket: 'bucket',
+      logger: { warn: () => undefined, error: () => undefined },
+      remainingMs: () => 60_000,
+      now: () => new Date('2026-11-23T09:00:00.000Z'),
+    },
   );
 
   // THEN: Pipes returns exactly the documents the handler wrote, with an error document where the handler
@@ -104,8 +105,13 @@ test.each(fixtures)('%s: the Kinesis handler and the Pipes enrichment agree', as
     next += count;
   }
   expect(next).toBe(written.length);
-  const actual = pipes.documents.map((d) =>
-    d.kfek?.error ? { error: d.kfek.error.reason, data: d.kfek.error.data } : d,
+  // Pipes items also carry their partition key (the pipe's target reads it); the documents are otherwise equal.
+  const actual = pipes.items.map(({ kfek: { partitionKey: _key, ...kfek }, ...doc }) =>
+    kfek.error
+      ? { error: kfek.error.reason, data: kfek.error.data }
+      : Object.keys(kfek).length > 0
+        ? { ...doc, kfek }
+        : doc,
   );
   expect(actual).toEqual(expected);
   expect(outcome.response.batchItemFailures).toEqual([]);

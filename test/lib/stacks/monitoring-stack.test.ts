@@ -405,6 +405,7 @@ describe('MonitoringStack dashboard', () => {
     ['EMF records in', '\\"kfek\\",\\"RecordsIn\\",\\"service\\",\\"transform\\"'],
     ['EMF events out', '\\"kfek\\",\\"EventsOut\\",\\"service\\",\\"transform\\"'],
     ['EMF records out', '\\"kfek\\",\\"RecordsOut\\",\\"service\\",\\"transform\\"'],
+    ['EMF overflow documents (Pipes)', '\\"kfek\\",\\"OverflowDocuments\\",\\"service\\",\\"transform\\"'],
     ['documents per events-stream record', 'IF(recordsOut > 0, eventsOut / recordsOut)'],
     ['iterator age', 'GetRecords.IteratorAgeMilliseconds'],
     ['Lambda iterator age', 'IteratorAge'],

@@ -330,11 +330,52 @@ describe('PipelineStack, transport pipes', () => {
           DeadLetterConfig: { Arn: Match.anyValue() },
         },
       },
-      TargetParameters: { KinesisStreamParameters: { PartitionKey: '$.cloudwatch.logStream' } },
+      // The key every item carries (1..256 characters, never empty), not a log stream name (may be 512 or empty).
+      TargetParameters: { KinesisStreamParameters: { PartitionKey: '$.kfek.partitionKey' } },
       LogConfiguration: Match.objectLike({ Level: 'ERROR' }),
     });
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: 'transform-pipes' }) },
+    });
+  });
+
+  test('the enrichment knows and may write the events stream and the dead-letter prefix (overflow, poison)', () => {
+    // GIVEN: the enrichment function and its role's policy
+    const functions = template.findResources('AWS::Lambda::Function', {
+      Properties: {
+        Environment: { Variables: Match.objectLike({ POWERTOOLS_SERVICE_NAME: 'transform-pipes' }) },
+      },
+    });
+    const [enrichment] = Object.values(functions) as Array<{
+      Properties: {
+        Role: { 'Fn::GetAtt': [string, string] };
+        Environment: { Variables: Record<string, unknown> };
+      };
+    }>;
+    const roleId = enrichment.Properties.Role['Fn::GetAtt'][0];
+    // THEN
+    expect(enrichment.Properties.Environment.Variables).toEqual(
+      expect.objectContaining({
+        EVENTS_STREAM_ARN: expect.anything(),
+        DEAD_LETTER_BUCKET: expect.anything(),
+        DEAD_LETTER_PREFIX: 'dead-letter/transform/',
+        EVENTS_AGGREGATION: 'false',
+      }),
+    );
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      Roles: [{ Ref: roleId }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Action: ['kinesis:PutRecord', 'kinesis:PutRecords'], Effect: 'Allow' }),
+          Match.objectLike({ Action: 'kms:GenerateDataKey', Effect: 'Allow' }),
+          Match.objectLike({
+            Action: 's3:PutObject',
+            Resource: {
+              'Fn::Join': ['', Match.arrayWith([Match.stringLikeRegexp('/dead-letter/transform/\\*$')])],
+            },
+          }),
+        ]),
+      },
     });
   });
 

@@ -1,0 +1,278 @@
+/**
+ * One EventBridge Pipes enrichment batch: transform the records, keep every poison record whole in the dead-letter
+ * bucket, and answer the pipe with items it can deliver, or deliver them here when it cannot.
+ *
+ * The pipe writes each returned item as one events-stream record, but only within its limits: a Kinesis target
+ * takes at most 500 items per invocation, and Pipes does not invoke it at all with more
+ * (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-pipes-batching-concurrency.html); an enrichment's
+ * answer is at most 6 MB (https://docs.aws.amazon.com/eventbridge/latest/userguide/pipes-enrichment.html). One
+ * CloudWatch Logs envelope holds up to 10,000 events, so no source batch size keeps every answer inside. When the
+ * answer would not fit, this writes ALL the batch's items to the events stream itself (the Kinesis handler's
+ * writer, in chunks as the records are transformed) and answers with an empty array, which makes the pipe skip the target: nothing is lost, the batch keeps
+ * its order, and the overflow is counted (`OverflowDocuments`). If that write cannot finish, the invocation fails
+ * and Pipes retries the batch (at-least-once: items already written appear again).
+ *
+ * Every item carries its events-stream partition key in `kfek.partitionKey` (the pipe's target reads it with a
+ * JSON path): the same 43-character hash the Kinesis handler uses (`partitionKeyFor`), always within Kinesis'
+ * 1..256 characters, and documents are sized so that item plus key fit one Kinesis record.
+ *
+ * Kept apart from `pipes.ts` (which only wires env, clients and metrics) so it can be tested with any writer and
+ * dead-letter store.
+ */
+import { createHash } from 'node:crypto';
+import { shardIdOf, type DeadLetterSource } from './dead-letter';
+import type { KinesisBatchDeps } from './kinesis-batch';
+import { KinesisWriteRejectedError } from './kinesis-writer';
+import { emptyCounters, type TransformCounters } from './metrics';
+import { partitionKeyFor } from './serialize';
+import { toErrorDocument, transformRecord } from './transform';
+import { MAX_KINESIS_RECORD_BYTES, type LogDocument, type SerializedDocument } from './types';
+
+/** Most items a Kinesis stream (or Firehose) target accepts per pipe invocation. */
+export const PIPES_KINESIS_TARGET_MAX_ITEMS = 500;
+
+/**
+ * Largest answer returned to the pipe, as JSON bytes. Enrichment responses are limited to 6 MB; this leaves room
+ * for any re-encoding on the way and is also PutRecords' 5 MiB per call.
+ */
+export const PIPES_MAX_ANSWER_BYTES = 5 * 1024 * 1024;
+
+/**
+ * Bytes kept free in every document for the `kfek.partitionKey` field the enrichment adds
+ * (`,"kfek":{"partitionKey":"<43 characters>"}` is 69 bytes), with room to spare.
+ */
+export const PIPES_ITEM_RESERVED_BYTES = 128;
+
+/**
+ * Once the answer overflows, items are written in chunks of this many documents (ten full PutRecords calls)...
+ */
+export const OVERFLOW_CHUNK_DOCUMENTS = 5000;
+/** ... or this many bytes (five full PutRecords calls), as the Kinesis handler chunks its batches. */
+export const OVERFLOW_CHUNK_BYTES = 25 * 1024 * 1024;
+
+/** Base class of the Pipes batch's errors: each fails the invocation, so Pipes retries the batch. */
+export class PipesBatchError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'PipesBatchError';
+  }
+}
+
+/** A poison record could not be stored; answering without it would lose it. */
+export class PipesDeadLetterError extends PipesBatchError {
+  constructor(sequenceNumber: string, options?: ErrorOptions) {
+    super(
+      `Could not store poison record ${sequenceNumber || '(no sequence number)'} in the dead-letter bucket; ` +
+        'failing the batch so Pipes retries it. Check the bucket and the enrichment role (s3:PutObject, KMS).',
+      options,
+    );
+    this.name = 'PipesDeadLetterError';
+  }
+}
+
+/** The answer did not fit the pipe and writing it to the events stream did not finish. */
+export class PipesOverflowWriteError extends PipesBatchError {
+  constructor(written: number, options?: ErrorOptions) {
+    super(
+      `Wrote ${written} documents of a batch too large for one pipe answer to the events stream, then had to ` +
+        'stop; failing the batch so Pipes retries it (documents already written may appear twice). ' +
+        'Check the events stream (throttling, permissions) and the enrichment timeout.',
+      options,
+    );
+    this.name = 'PipesOverflowWriteError';
+  }
+}
+
+/** One record as EventBridge Pipes delivers it from a Kinesis stream source (flat, not under `kinesis`). */
+export interface PipesKinesisRecord {
+  readonly kinesisSchemaVersion?: string;
+  readonly partitionKey: string;
+  readonly sequenceNumber: string;
+  /** The record data, base64. */
+  readonly data: string;
+  /** Seconds since the epoch. */
+  readonly approximateArrivalTimestamp?: number;
+  readonly eventSource?: string;
+  readonly eventVersion?: string;
+  readonly eventID?: string;
+  readonly eventName?: string;
+  readonly invokeIdentityArn?: string;
+  readonly awsRegion?: string;
+  readonly eventSourceARN?: string;
+}
+
+/** An item for the pipe: a document with its partition key under `kfek`. */
+export type PipesItem = LogDocument & { readonly kfek: { readonly partitionKey: string } };
+
+export interface PipesBatchDeps {
+  readonly writer: KinesisBatchDeps['writer'];
+  readonly deadLetters: KinesisBatchDeps['deadLetters'];
+  /** Bucket name written into error documents next to the object key. */
+  readonly deadLetterBucket: string;
+  readonly logger: KinesisBatchDeps['logger'];
+  /** Milliseconds left for I/O. */
+  readonly remainingMs: () => number;
+  /**
+   * Clock for error documents' `@timestamp`; injected by tests.
+   * @default () => new Date()
+   */
+  readonly now?: () => Date;
+}
+
+export interface PipesBatchOutcome {
+  /** What the pipe gets: every item, or none when they were written here. */
+  readonly items: PipesItem[];
+  readonly counters: TransformCounters;
+}
+
+/** Partition key of an error document: the same rule, over the source record's own key (no log stream known). */
+export function errorPartitionKey(sourcePartitionKey: string): string {
+  return partitionKeyFor('', sourcePartitionKey);
+}
+
+/**
+ * Processes one batch. Resolves with the answer; rejects with a `PipesBatchError` only when something could not
+ * be kept (a dead-letter object, or an overflow write), so that Pipes retries instead of losing it.
+ */
+export async function processPipesBatch(event: unknown, deps: PipesBatchDeps): Promise<PipesBatchOutcome> {
+  const now = deps.now ?? (() => new Date());
+  const counters = emptyCounters();
+  const records: unknown[] = Array.isArray(event) ? event : [event];
+  counters.RecordsIn = records.length;
+  // Items not yet answered or written. Once the answer cannot fit the pipe, they are written in chunks as records
+  // are transformed, so memory holds one chunk (plus one record's documents), not the whole batch's.
+  let pending: SerializedDocument[] = [];
+  let pendingBytes = 0;
+  let answerBytes = 2; // the brackets of the JSON array
+  let overflowing = false;
+  const add = (item: SerializedDocument): void => {
+    pending.push(item);
+    pendingBytes += item.bytes;
+    answerBytes += item.bytes + 1;
+  };
+  const flush = async (): Promise<void> => {
+    await writeOverflow(pending, deps, counters);
+    pending = [];
+    pendingBytes = 0;
+  };
+
+  for (const record of records) {
+    const data = dataOf(record);
+    const outcome =
+      data === undefined
+        ? { kind: 'poison' as const, reason: 'record has no base64 `data` string' }
+        : transformRecord(data, { maxRecordBytes: MAX_KINESIS_RECORD_BYTES - PIPES_ITEM_RESERVED_BYTES });
+    if (outcome.kind === 'control') {
+      counters.ControlMessages += 1;
+    } else if (outcome.kind === 'poison') {
+      counters.PoisonRecords += 1;
+      const raw = data ?? rawOf(record);
+      const source = sourceOf(record, raw);
+      let key: string;
+      try {
+        key = await deps.deadLetters.put(source, raw, outcome.reason);
+      } catch (error) {
+        throw new PipesDeadLetterError(source.sequenceNumber, { cause: error });
+      }
+      counters.DeadLetteredRecords += 1;
+      deps.logger.warn('Poison record stored in the dead-letter bucket', { key, reason: outcome.reason });
+      const doc = toErrorDocument(raw, outcome.reason, now(), { bucket: deps.deadLetterBucket, key });
+      add(withPartitionKey(doc, errorPartitionKey(source.partitionKey)));
+    } else {
+      for (const doc of outcome.documents) {
+        add(withPartitionKey(JSON.parse(doc.json) as LogDocument, doc.partitionKey));
+        if (doc.truncated) counters.TruncatedDocuments += 1;
+      }
+    }
+    if (
+      !overflowing &&
+      (pending.length > PIPES_KINESIS_TARGET_MAX_ITEMS || answerBytes > PIPES_MAX_ANSWER_BYTES)
+    ) {
+      overflowing = true;
+      deps.logger.warn('The answer does not fit the pipe target; writing the batch to the events stream', {
+        maxItems: PIPES_KINESIS_TARGET_MAX_ITEMS,
+        maxAnswerBytes: PIPES_MAX_ANSWER_BYTES,
+      });
+    }
+    if (overflowing && (pending.length >= OVERFLOW_CHUNK_DOCUMENTS || pendingBytes >= OVERFLOW_CHUNK_BYTES)) {
+      await flush();
+    }
+  }
+
+  if (!overflowing) {
+    counters.EventsOut = pending.length;
+    return { items: pending.map((item) => JSON.parse(item.json) as PipesItem), counters };
+  }
+  if (pending.length > 0) await flush();
+  return { items: [], counters };
+}
+
+/** Writes overflow items to the events stream; throws unless all are written. */
+async function writeOverflow(
+  items: readonly SerializedDocument[],
+  deps: PipesBatchDeps,
+  counters: TransformCounters,
+): Promise<void> {
+  let result;
+  try {
+    result = await deps.writer.write(items, { remainingMs: deps.remainingMs });
+  } catch (error) {
+    const written = error instanceof KinesisWriteRejectedError ? error.progress.writtenCount : 0;
+    throw new PipesOverflowWriteError(counters.OverflowDocuments + written, { cause: error });
+  }
+  counters.RetriedEntries += result.retriedEntries;
+  counters.Throttles += result.throttles;
+  counters.RecordsOut += result.recordsWritten;
+  if (!result.complete) {
+    throw new PipesOverflowWriteError(counters.OverflowDocuments + result.writtenCount);
+  }
+  counters.EventsOut += items.length;
+  counters.OverflowDocuments += items.length;
+}
+
+/** The item for `doc`: its JSON with `kfek.partitionKey` set, measured. */
+function withPartitionKey(doc: LogDocument, partitionKey: string): SerializedDocument {
+  const item = { ...doc, kfek: { ...(doc.kfek ?? {}), partitionKey } };
+  const json = JSON.stringify(item);
+  return { json, bytes: Buffer.byteLength(json, 'utf8'), partitionKey, truncated: false };
+}
+
+function dataOf(record: unknown): string | undefined {
+  if (typeof record !== 'object' || record === null) return undefined;
+  const data = (record as { data?: unknown }).data;
+  return typeof data === 'string' ? data : undefined;
+}
+
+/** For input that is not a Pipes Kinesis record at all: its JSON, base64, so the dead-letter object keeps it. */
+function rawOf(record: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(record) ?? String(record);
+  } catch {
+    text = String(record);
+  }
+  return Buffer.from(text, 'utf8').toString('base64');
+}
+
+/**
+ * Where a record came from. A record without a sequence number (malformed input) gets a digest of its data in
+ * its place, so its dead-letter key is still its own and a retry overwrites rather than piles up.
+ */
+function sourceOf(record: unknown, raw: string): DeadLetterSource {
+  const r = (typeof record === 'object' && record !== null ? record : {}) as Partial<
+    Record<keyof PipesKinesisRecord, unknown>
+  >;
+  const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+  const eventId = text(r.eventID);
+  const sequenceNumber =
+    text(r.sequenceNumber) || `unknown-${createHash('sha256').update(raw).digest('hex').slice(0, 32)}`;
+  return {
+    eventId,
+    sequenceNumber,
+    shardId: shardIdOf(eventId),
+    partitionKey: text(r.partitionKey),
+    streamArn: text(r.eventSourceARN),
+    approximateArrivalTimestamp: Number(r.approximateArrivalTimestamp),
+    ...(typeof r.awsRegion === 'string' ? { awsRegion: r.awsRegion } : {}),
+  };
+}

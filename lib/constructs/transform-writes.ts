@@ -1,0 +1,63 @@
+/**
+ * What a transform function writes, for both transports: the Kinesis handler, and the Pipes enrichment (which
+ * dead-letters poison records and writes answers too large for the pipe itself). One place for the environment
+ * that tells the function where, and for the grants that let it.
+ */
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kinesis from 'aws-cdk-lib/aws-kinesis';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import type { WildcardJustification } from '../nag';
+import { grantBucketKeyWrite } from './bucket-key';
+
+export interface TransformWritesProps {
+  /** The events stream the function writes with PutRecords. */
+  readonly eventsStream: kinesis.IStream;
+  /** The bucket of dead-letter objects. */
+  readonly bucket: s3.IBucket;
+  /** Key prefix of dead-letter objects (config `transform.deadLetterPrefix`). */
+  readonly deadLetterPrefix: string;
+  /** Write KPL aggregated records (config `delivery.aggregation`). */
+  readonly aggregation: boolean;
+}
+
+/** The variables lambda/transform/env.ts `readTransformEnv` reads. */
+export function transformWritesEnvironment(props: TransformWritesProps): Record<string, string> {
+  return {
+    EVENTS_STREAM_ARN: props.eventsStream.streamArn,
+    DEAD_LETTER_BUCKET: props.bucket.bucketName,
+    DEAD_LETTER_PREFIX: props.deadLetterPrefix,
+    EVENTS_AGGREGATION: props.aggregation ? 'true' : 'false',
+  };
+}
+
+/**
+ * Grants `role` PutRecords on the events stream (by ARN only, as the writer calls it; producers of a KMS stream
+ * need kms:GenerateDataKey) and PutObject under the dead-letter prefix (with the bucket key's GenerateDataKey).
+ * Returns the justification of the prefix wildcard for `justifyWildcardResources`.
+ */
+export function grantTransformWrites(role: iam.Role, props: TransformWritesProps): WildcardJustification {
+  role.addToPolicy(
+    new iam.PolicyStatement({
+      actions: ['kinesis:PutRecord', 'kinesis:PutRecords'],
+      resources: [props.eventsStream.streamArn],
+    }),
+  );
+  if (props.eventsStream.encryptionKey) {
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['kms:GenerateDataKey'],
+        resources: [props.eventsStream.encryptionKey.keyArn],
+      }),
+    );
+  }
+  // Poison records are written under the dead-letter prefix only.
+  const deadLetterObjects = props.bucket.arnForObjects(`${props.deadLetterPrefix}*`);
+  role.addToPolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [deadLetterObjects] }));
+  // S3 encrypts them with the bucket's KMS key as this role, which therefore needs kms:GenerateDataKey.
+  grantBucketKeyWrite(props.bucket, role);
+  return {
+    resource: deadLetterObjects,
+    reason:
+      'The transform names each dead-letter object itself (time and sequence number) under this prefix.',
+  };
+}

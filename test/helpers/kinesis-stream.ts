@@ -1,0 +1,74 @@
+/**
+ * Tests of the transform against moto: client settings, the handlers' environment, and reading a whole stream
+ * back, shard by shard from TRIM_HORIZON.
+ */
+import {
+  DescribeStreamCommand,
+  GetRecordsCommand,
+  GetShardIteratorCommand,
+  type KinesisClient,
+  type _Record as KinesisRecord,
+} from '@aws-sdk/client-kinesis';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+
+/** Every record of every shard, each with its shard id, in shard then sequence order. */
+export async function readStreamRecords(
+  kinesis: KinesisClient,
+  streamName: string,
+): Promise<Array<KinesisRecord & { shardId: string }>> {
+  const { StreamDescription } = await kinesis.send(new DescribeStreamCommand({ StreamName: streamName }));
+  const out: Array<KinesisRecord & { shardId: string }> = [];
+  for (const shard of StreamDescription!.Shards!) {
+    let { ShardIterator: iterator } = await kinesis.send(
+      new GetShardIteratorCommand({
+        StreamName: streamName,
+        ShardId: shard.ShardId,
+        ShardIteratorType: 'TRIM_HORIZON',
+      }),
+    );
+    while (iterator) {
+      const page = await kinesis.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 10_000 }));
+      out.push(...(page.Records ?? []).map((r) => ({ ...r, shardId: shard.ShardId! })));
+      if ((page.Records ?? []).length === 0) break;
+      iterator = page.NextShardIterator;
+    }
+  }
+  return out;
+}
+
+/** SDK client settings for moto: its endpoint, dummy credentials, HTTP/1.1 (moto rejects HTTP/2). */
+export function motoClientConfig(
+  endpoint: string,
+  region: string,
+): {
+  region: string;
+  endpoint: string;
+  credentials: { accessKeyId: string; secretAccessKey: string };
+  requestHandler: NodeHttpHandler;
+} {
+  return {
+    region,
+    endpoint,
+    credentials: { accessKeyId: 'testing', secretAccessKey: 'testing' },
+    requestHandler: new NodeHttpHandler(),
+  };
+}
+
+/** The environment a transform entry point reads at load, pointed at `endpoint`, with metrics and logs quiet. */
+export function transformHandlerEnv(props: {
+  readonly endpoint: string;
+  readonly region: string;
+  readonly eventsStreamArn: string;
+  readonly deadLetterBucket: string;
+}): Record<string, string> {
+  return {
+    AWS_ENDPOINT_URL: props.endpoint,
+    AWS_REGION: props.region,
+    AWS_ACCESS_KEY_ID: 'testing',
+    AWS_SECRET_ACCESS_KEY: 'testing',
+    EVENTS_STREAM_ARN: props.eventsStreamArn,
+    DEAD_LETTER_BUCKET: props.deadLetterBucket,
+    POWERTOOLS_METRICS_DISABLED: 'true',
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+  };
+}
