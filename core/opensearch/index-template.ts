@@ -119,8 +119,12 @@ export function buildProperties(): Record<string, unknown> {
             // The raw record (base64) is kept for replay, never searched: not indexed, no doc values.
             data: { type: 'keyword', index: false, doc_values: false },
             dataTruncated: { type: 'boolean' },
+            // Where the whole raw record is kept (dead-letter bucket and key), for `kfek replay` and people.
+            deadLetter: { properties: { bucket: keyword, key: keyword } },
           },
         },
+        // Pipes items only: the events-stream partition key the pipe reads; a hash, kept but never searched.
+        partitionKey: { type: 'keyword', index: false, doc_values: false },
       },
     },
   };
