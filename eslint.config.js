@@ -84,6 +84,29 @@ module.exports = tseslint.config(
     },
   },
   { files: ['lambda/**/*.ts', 'core/**/*.ts', 'cli/**/*.ts'], rules: { ...runtimeBorders, ...noCdkImports } },
+  {
+    // The transform's batch logic works against ports (writer-port.ts, dead-letter-object.ts) so tests can pass any
+    // writer and store; only the adapters and the wiring (ports.ts, the handlers) may load the AWS SDK.
+    files: [
+      'lambda/transform/kinesis-batch.ts',
+      'lambda/transform/pipes-batch.ts',
+      'lambda/transform/transform.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...noCdkImports['no-restricted-imports'][1].patterns,
+            {
+              group: ['@aws-sdk/*', './aws-clients', './dead-letter', './kinesis-writer', './ports'],
+              message: 'Batch logic must not load an adapter or the AWS SDK: depend on the ports instead.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   { files: ['lib/**/*.ts', 'bin/**/*.ts'], rules: runtimeBorders },
   {
     files: ['test/**/*.ts'],

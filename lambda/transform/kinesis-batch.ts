@@ -12,10 +12,10 @@
  * written again on the retry (at-least-once delivery; `cloudwatch.id` identifies duplicates).
  */
 import type { KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
-import type { DeadLetterPutOptions, DeadLetterSource } from './dead-letter';
-import { shardIdOf } from './dead-letter';
-import type { WriteOptions, WriteResult } from './kinesis-writer';
-import { KinesisWriteRejectedError } from './kinesis-writer';
+import type { DeadLetterPutOptions, DeadLetterSource } from './dead-letter-object';
+import { shardIdOf } from './dead-letter-object';
+import type { WriteOptions, WriteResult } from './writer-port';
+import { KinesisWriteRejectedError } from './kinesis-writer-errors';
 import { emptyCounters, type TransformCounters } from './metrics';
 import { MAX_KINESIS_RECORD_BYTES, type RecordOutcome, type SerializedDocument } from './types';
 

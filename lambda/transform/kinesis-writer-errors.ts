@@ -3,6 +3,7 @@
  * (`record-plan.ts`); a file of their own so both can use them without importing each other.
  */
 import { MAX_KINESIS_RECORD_BYTES } from './types';
+import type { WriteResult } from './writer-port';
 
 /** Base class of every error the Kinesis writer throws. */
 export class KinesisWriterError extends Error {
@@ -23,5 +24,20 @@ export class OversizedDocumentError extends KinesisWriterError {
         `${MAX_KINESIS_RECORD_BYTES}. The transform core must truncate documents before they reach the writer.`,
     );
     this.name = 'OversizedDocumentError';
+  }
+}
+
+/**
+ * PutRecords failed in a way retrying cannot fix (access denied, stream not found, validation). `progress` tells
+ * which documents were written before the failure, so the caller can still report an exact resume point.
+ */
+export class KinesisWriteRejectedError extends KinesisWriterError {
+  constructor(
+    message: string,
+    readonly progress: WriteResult,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'KinesisWriteRejectedError';
   }
 }

@@ -24,21 +24,8 @@ import { MAX_PUT_RECORDS_BYTES, MAX_PUT_RECORDS_ENTRIES } from './types';
 import type { SerializedDocument } from './types';
 
 export { KinesisWriterError, OversizedDocumentError } from './kinesis-writer-errors';
-
-/**
- * PutRecords failed in a way retrying cannot fix (access denied, stream not found, validation). `progress` tells
- * which documents were written before the failure, so the caller can still report an exact resume point.
- */
-export class KinesisWriteRejectedError extends KinesisWriterError {
-  constructor(
-    message: string,
-    readonly progress: WriteResult,
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-    this.name = 'KinesisWriteRejectedError';
-  }
-}
+import { KinesisWriteRejectedError } from './kinesis-writer-errors';
+import type { WriteOptions, WriteResult } from './writer-port';
 
 export interface KinesisWriterProps {
   /** A Kinesis client, ideally with `maxAttempts: 1` (this writer retries) and an HTTP/1.1 keep-alive handler. */
@@ -86,32 +73,6 @@ export interface KinesisWriterProps {
    * @default Math.random
    */
   readonly random?: () => number;
-}
-
-export interface WriteOptions {
-  /** Milliseconds the caller can still spend; the writer stops before this reaches zero. */
-  readonly remainingMs: () => number;
-}
-
-export interface WriteResult {
-  /** `written[i]` is true once `documents[i]` is acknowledged by Kinesis. */
-  readonly written: readonly boolean[];
-  /** Number of documents written. */
-  readonly writtenCount: number;
-  /** Events-stream records written (each holds one document, or several when aggregated). */
-  readonly recordsWritten: number;
-  /** True when every document was written. */
-  readonly complete: boolean;
-  /** Index of the first document not written, or `documents.length` when complete. */
-  readonly firstUnwritten: number;
-  /** PutRecords calls made (including failed ones). */
-  readonly calls: number;
-  /** Records (PutRecords entries) queued again after a per-entry failure or a failed whole call (re-sent unless the budget ran out). */
-  readonly retriedEntries: number;
-  /** Throttling answers seen: per-entry and whole-call. */
-  readonly throttles: number;
-  /** Why the writer stopped early; absent when complete. */
-  readonly stoppedBecause?: 'budget';
 }
 
 /** Per-entry error codes and whole-call error names that mean "slow down". */

@@ -20,9 +20,9 @@
  * dead-letter store.
  */
 import { createHash } from 'node:crypto';
-import { shardIdOf, type DeadLetterSource } from './dead-letter';
+import { shardIdOf, type DeadLetterSource } from './dead-letter-object';
 import type { KinesisBatchDeps } from './kinesis-batch';
-import { KinesisWriteRejectedError } from './kinesis-writer';
+import { KinesisWriteRejectedError } from './kinesis-writer-errors';
 import { emptyCounters, type TransformCounters } from './metrics';
 import { partitionKeyFor } from './serialize';
 import { toErrorDocument, transformRecord } from './transform';

@@ -16,7 +16,7 @@ import { PutRecordCommand } from '@aws-sdk/client-kinesis';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { resolveConfig } from '../../core/config';
 import { documentIdFor } from '../../core/opensearch';
-import type { DeadLetterObject } from '../../lambda/transform/dead-letter';
+import type { DeadLetterObject } from '../../lambda/transform/dead-letter-object';
 import { readFailedDocuments } from '../../scripts/local/failed-documents';
 import { type LocalPipeline, localFolders } from '../../scripts/local/pipeline';
 import type { SearchHttp } from '../../scripts/local/search-http';

@@ -43,6 +43,9 @@ describe('runtime borders', () => {
     ['cli/main.ts', '../lib/config', /CLI must not import the CDK app/],
     ['cli/main.ts', '../lambda/transform/transform', /CLI must not import the CDK app or Lambda code/],
     ['cli/main.ts', 'aws-cdk-lib', /never load CDK/],
+    ['lambda/transform/kinesis-batch.ts', './kinesis-writer', /must not load an adapter/],
+    ['lambda/transform/pipes-batch.ts', '@aws-sdk/client-s3', /must not load an adapter/],
+    ['lambda/transform/kinesis-batch.ts', 'aws-cdk-lib', /never load CDK/],
   ])('fails when %s imports %s', async (file, specifier, expected) => {
     const findings = await borderFindings(file, specifier);
     expect(findings).toEqual([expect.stringMatching(expected)]);
@@ -54,6 +57,7 @@ describe('runtime borders', () => {
     ['lambda/opensearch-provisioner/handler.ts', '../../core/opensearch/provision'],
     ['cli/main.ts', '../core/opensearch/http'],
     ['scripts/local/main.ts', '../../lambda/transform/handler'],
+    ['lambda/transform/kinesis-batch.ts', './writer-port'],
   ])('allows %s to import %s', async (file, specifier) => {
     expect(await borderFindings(file, specifier)).toEqual([]);
   });

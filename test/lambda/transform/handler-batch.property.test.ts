@@ -11,7 +11,8 @@ import { PutObjectCommand, S3Client, type PutObjectCommandInput } from '@aws-sdk
 import type { KinesisStreamEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import fc from 'fast-check';
-import { S3DeadLetterStore, type DeadLetterObject } from '../../../lambda/transform/dead-letter';
+import { S3DeadLetterStore } from '../../../lambda/transform/dead-letter';
+import { type DeadLetterObject } from '../../../lambda/transform/dead-letter-object';
 import { processKinesisBatch } from '../../../lambda/transform/kinesis-batch';
 import { KinesisWriter } from '../../../lambda/transform/kinesis-writer';
 import { deaggregate } from '../../../lambda/transform/kpl-aggregation';

@@ -7,7 +7,8 @@ import { KinesisClient, PutRecordsCommand, type PutRecordsCommandInput } from '@
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { S3DeadLetterStore, type DeadLetterObject } from '../../../lambda/transform/dead-letter';
+import { S3DeadLetterStore } from '../../../lambda/transform/dead-letter';
+import { type DeadLetterObject } from '../../../lambda/transform/dead-letter-object';
 import { processKinesisBatch, type BatchLogger } from '../../../lambda/transform/kinesis-batch';
 import { KinesisWriter } from '../../../lambda/transform/kinesis-writer';
 import { deaggregate } from '../../../lambda/transform/kpl-aggregation';

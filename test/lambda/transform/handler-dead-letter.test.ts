@@ -3,11 +3,13 @@ import { mockClient } from 'aws-sdk-client-mock';
 import {
   buildDeadLetterObject,
   deadLetterKey,
+  shardIdOf,
+  type DeadLetterSource,
+} from '../../../lambda/transform/dead-letter-object';
+import {
   DeadLetterError,
   DeadLetterWriteError,
   S3DeadLetterStore,
-  shardIdOf,
-  type DeadLetterSource,
 } from '../../../lambda/transform/dead-letter';
 
 const s3 = mockClient(S3Client);

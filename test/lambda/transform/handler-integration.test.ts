@@ -26,7 +26,7 @@ import type {
   KinesisStreamEvent,
   KinesisStreamRecord,
 } from 'aws-lambda';
-import type { DeadLetterObject } from '../../../lambda/transform/dead-letter';
+import type { DeadLetterObject } from '../../../lambda/transform/dead-letter-object';
 import type { LogDocument } from '../../../lambda/transform/types';
 import { encodeEnvelope, makeEnvelope, makeLogEvents } from '../../helpers/cloudwatch';
 import { startFaultProxy, type FaultProxy } from '../../helpers/fault-proxy';

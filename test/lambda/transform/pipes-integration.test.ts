@@ -11,7 +11,7 @@ import { gzipSync } from 'node:zlib';
 import { CreateStreamCommand, KinesisClient, PutRecordCommand } from '@aws-sdk/client-kinesis';
 import { CreateBucketCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { Context } from 'aws-lambda';
-import type { DeadLetterObject } from '../../../lambda/transform/dead-letter';
+import type { DeadLetterObject } from '../../../lambda/transform/dead-letter-object';
 import type { PipesItem, PipesKinesisRecord } from '../../../lambda/transform/pipes';
 import { MAX_KINESIS_RECORD_BYTES, type LogDocument } from '../../../lambda/transform/types';
 import { encodeEnvelope, makeEnvelope, makeLogEvents } from '../../helpers/cloudwatch';

@@ -6,8 +6,9 @@
  * tested); pipes-integration.test.ts runs the deployed handler against moto's Kinesis and S3.
  */
 import type { Context } from 'aws-lambda';
-import type { DeadLetterSource } from '../../../lambda/transform/dead-letter';
-import { KinesisWriteRejectedError, type WriteResult } from '../../../lambda/transform/kinesis-writer';
+import type { DeadLetterSource } from '../../../lambda/transform/dead-letter-object';
+import { KinesisWriteRejectedError } from '../../../lambda/transform/kinesis-writer-errors';
+import { type WriteResult } from '../../../lambda/transform/writer-port';
 import {
   OVERFLOW_CHUNK_DOCUMENTS,
   PIPES_MAX_ANSWER_BYTES,

@@ -7,12 +7,12 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import {
   classifyCallError,
-  KinesisWriteRejectedError,
   KinesisWriter,
   KinesisWriterError,
   OversizedDocumentError,
   type KinesisWriterProps,
 } from '../../../lambda/transform/kinesis-writer';
+import { KinesisWriteRejectedError } from '../../../lambda/transform/kinesis-writer-errors';
 import {
   MAX_KINESIS_RECORD_BYTES,
   MAX_PUT_RECORDS_BYTES,
