@@ -2,6 +2,7 @@ import { ArnFormat, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kinesis from 'aws-cdk-lib/aws-kinesis';
 import { Construct } from 'constructs';
+import { grantPutRecords } from './stream-write';
 
 export interface LogsDeliveryRoleProps {
   /** The stream subscription filters (and the account policy) deliver to. */
@@ -39,22 +40,7 @@ export class LogsDeliveryRole extends Construct {
         conditions: { StringLike: { 'aws:SourceArn': logsOfThisAccount } },
       }),
     });
-    role.addToPolicy(
-      new iam.PolicyStatement({
-        actions: ['kinesis:PutRecord', 'kinesis:PutRecords'],
-        resources: [props.stream.streamArn],
-      }),
-    );
-    if (props.stream.encryptionKey) {
-      // Producers of a KMS-encrypted stream need GenerateDataKey on its key (Kinesis SSE).
-      // https://docs.aws.amazon.com/streams/latest/dev/permissions-user-key-KMS.html
-      role.addToPolicy(
-        new iam.PolicyStatement({
-          actions: ['kms:GenerateDataKey'],
-          resources: [props.stream.encryptionKey.keyArn],
-        }),
-      );
-    }
+    grantPutRecords(props.stream, role);
     this.role = role;
   }
 }
