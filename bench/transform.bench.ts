@@ -11,6 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { TransformServiceName, transformEnvironment } from '../core/contracts/transform-env';
 import { encodeRecord, planRecords } from '../lambda/transform/record-plan';
 import { transformRecord } from '../lambda/transform/transform';
 import { MAX_PUT_RECORDS_BYTES, type SerializedDocument } from '../lambda/transform/types';
@@ -471,9 +472,11 @@ function bundleReport(): string[] {
         env: {
           ...process.env,
           AWS_REGION: 'eu-west-1',
-          EVENTS_STREAM_ARN: 'arn:aws:kinesis:eu-west-1:123456789012:stream/kfek-events',
-          DEAD_LETTER_BUCKET: 'kfek-dead-letters',
-          DEAD_LETTER_BUCKET_NAME: 'kfek-dead-letters',
+          ...transformEnvironment({
+            serviceName: TransformServiceName.kinesis,
+            eventsStreamArn: 'arn:aws:kinesis:eu-west-1:123456789012:stream/kfek-events',
+            deadLetterBucket: 'kfek-dead-letters',
+          }),
           AWS_LAMBDA_FUNCTION_NAME: 'kfek-transform',
         },
       },

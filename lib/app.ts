@@ -1,5 +1,6 @@
 import { RemovalPolicy, type App, type Environment } from 'aws-cdk-lib';
 import type { PipelineConfig } from '../core/config';
+import { transformServiceName } from '../core/contracts/transform-env';
 import { MonitoringStack } from './stacks/monitoring-stack';
 import { PipelineStack } from './stacks/pipeline-stack';
 import { SearchStack } from './stacks/search-stack';
@@ -92,7 +93,7 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     sourceLogGroupNames: [...sources.logGroups.keys()],
     dataNodeVolumeSizeInGiB: config.openSearch.volumeSizeGb,
     metricsNamespace: config.name,
-    transformServiceName: config.transport === 'pipes' ? 'transform-pipes' : 'transform',
+    transformServiceName: transformServiceName(config.transport),
     alarmEmail: config.alarms.email,
     thresholds: {
       maxIteratorAgeInSeconds: config.alarms.iteratorAgeMs / 1000,

@@ -17,6 +17,7 @@ import {
 } from 'cdk-monitoring-constructs';
 import { Construct } from 'constructs';
 import { MetricName } from '../../core/contracts/metrics';
+import { DEFAULT_METRICS_NAMESPACE, TransformServiceName } from '../../core/contracts/transform-env';
 import {
   SAVED_QUERIES,
   SAVED_QUERY_FOLDER,
@@ -190,8 +191,8 @@ export class PipelineMonitoring extends Construct {
   constructor(scope: Construct, id: string, props: PipelineMonitoringProps) {
     super(scope, id);
     this.namePrefix = props.namePrefix ?? 'kfek';
-    this.metricsNamespace = props.metricsNamespace ?? 'kfek';
-    this.emfDimensions = { service: props.transformServiceName ?? 'transform' };
+    this.metricsNamespace = props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE;
+    this.emfDimensions = { service: props.transformServiceName ?? TransformServiceName.kinesis };
     this.thresholds = resolveThresholds(props);
     validate(this, props, this.thresholds);
 

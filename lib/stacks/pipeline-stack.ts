@@ -10,7 +10,13 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as iamPolicy from 'aws-cdk-lib/aws-iam';
 import type { Construct } from 'constructs';
 import type { DeliveryConfig, OpenSearchConfig, TransformConfig, Transport } from '../../core/config';
+import {
+  DEFAULT_METRICS_NAMESPACE,
+  TransformServiceName,
+  transformEnvironment,
+} from '../../core/contracts/transform-env';
 import { grantBucketKeyWrite } from '../constructs/bucket-key';
+import { grantPutRecords } from '../constructs/stream-write';
 import { FirehoseToOpenSearch } from '../constructs/firehose-to-opensearch';
 import { LogsDeliveryRole } from '../constructs/logs-delivery-role';
 import { OpenSearchProvisioner } from '../constructs/opensearch-provisioner';
@@ -50,7 +56,7 @@ export interface PipelineStackProps extends StackProps {
   readonly delivery: DeliveryConfig;
   /**
    * CloudWatch metrics namespace of the transform's EMF metrics.
-   * @default 'kfek'
+   * @default 'kfek' (DEFAULT_METRICS_NAMESPACE)
    */
   readonly metricsNamespace?: string;
 }
@@ -97,7 +103,7 @@ export class PipelineStack extends Stack {
       timeout: Duration.seconds(t.timeoutSeconds),
       logRetention: t.logRetentionDays as logs.RetentionDays,
     };
-    const metrics = { POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? 'kfek' };
+    const metricsNamespace = props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE;
     const ownLogGroups: logs.ILogGroup[] = [];
 
     if (transport === 'lambda') {
@@ -105,14 +111,14 @@ export class PipelineStack extends Stack {
         ...common,
         entry: 'lambda/transform/handler.ts',
         description: 'kfek: CloudWatch Logs envelopes from the raw stream to documents on the events stream',
-        environment: {
-          ...metrics,
-          POWERTOOLS_SERVICE_NAME: 'transform',
-          EVENTS_STREAM_ARN: props.eventsStream.streamArn,
-          DEAD_LETTER_BUCKET: props.bucket.bucketName,
-          DEAD_LETTER_PREFIX: t.deadLetterPrefix,
-          EVENTS_AGGREGATION: d.aggregation ? 'true' : 'false',
-        },
+        environment: transformEnvironment({
+          metricsNamespace,
+          serviceName: TransformServiceName.kinesis,
+          eventsStreamArn: props.eventsStream.streamArn,
+          deadLetterBucket: props.bucket.bucketName,
+          deadLetterPrefix: t.deadLetterPrefix,
+          aggregation: d.aggregation,
+        }),
         eventSource: {
           stream: props.rawStream,
           // S3, not SQS: Lambda writes the whole discarded batch there, so it outlives the raw stream's retention.
@@ -124,21 +130,8 @@ export class PipelineStack extends Stack {
           maxRecordAge: Duration.seconds(t.maxRecordAgeSeconds),
         },
       });
-      // The writer calls PutRecords by stream ARN only; producers of a KMS stream need kms:GenerateDataKey.
-      fn.role.addToPolicy(
-        new iamPolicy.PolicyStatement({
-          actions: ['kinesis:PutRecord', 'kinesis:PutRecords'],
-          resources: [props.eventsStream.streamArn],
-        }),
-      );
-      if (props.eventsStream.encryptionKey) {
-        fn.role.addToPolicy(
-          new iamPolicy.PolicyStatement({
-            actions: ['kms:GenerateDataKey'],
-            resources: [props.eventsStream.encryptionKey.keyArn],
-          }),
-        );
-      }
+      // The writer calls PutRecords by stream ARN only.
+      grantPutRecords(props.eventsStream, fn.role);
       // Poison records are written under the dead-letter prefix only.
       const deadLetterObjects = props.bucket.arnForObjects(`${t.deadLetterPrefix}*`);
       fn.role.addToPolicy(
@@ -166,7 +159,7 @@ export class PipelineStack extends Stack {
         ...common,
         entry: 'lambda/transform/pipes.ts',
         description: 'kfek: EventBridge Pipes enrichment, CloudWatch Logs envelopes to documents',
-        environment: { ...metrics, POWERTOOLS_SERVICE_NAME: 'transform-pipes' },
+        environment: transformEnvironment({ metricsNamespace, serviceName: TransformServiceName.pipes }),
       });
       this.pipe = new PipesTransport(this, 'Pipe', {
         source: props.rawStream,
