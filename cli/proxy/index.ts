@@ -4,45 +4,37 @@
  * The domain's access policy admits only requests signed with SigV4 by IAM principals of the account, and a browser
  * cannot sign. This proxy listens on 127.0.0.1, signs every request with the caller's AWS credentials (service
  * `es`) and relays it to the domain, so a person opens OpenSearch Dashboards at http://127.0.0.1:9200/_dashboards.
- * It is the well-known pattern of aws-es-proxy and aws-sigv4-proxy, built on the `@smithy/signature-v4` signer the
- * provisioner already uses (core/opensearch/http.ts) and the SDK's credential chain, so it adds no dependency.
+ * It is the well-known pattern of aws-es-proxy and aws-sigv4-proxy, built on the SigV4 signing the provisioner
+ * also uses (core/aws-signing.ts) and the SDK's credential chain, so it adds no dependency.
  *
  * {@link createSigningProxy} is the core: it starts the server and returns a handle; tests use it in-process with
  * static credentials and a plain-HTTP upstream. Beside it: guard.ts decides which requests a web page made and
  * are refused, body-budget.ts bounds the request bodies buffered for signing, http-messages.ts holds what crosses
- * the proxy (headers, targets, redirects), signing.ts the SigV4 and STS pieces `kfek doctor` shares, errors.ts the
+ * the proxy (headers, redirects), signing.ts the credential and STS pieces `kfek doctor` shares, errors.ts the
  * typed errors. This file keeps the names other modules import from `cli/proxy`.
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import * as tls from 'node:tls';
-import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
-import { defaultCredentialProvider } from '../../core/opensearch/http';
+import { defaultCredentialProvider, type SignedRequest, signRequest } from '../../core/aws-signing';
 import { BodyBudget } from './body-budget';
 import { ProxyError, ProxyPortInUseError } from './errors';
 import { foreignRequestReason } from './guard';
-import {
-  forwardRequestHeaders,
-  relayResponseHeaders,
-  sendText,
-  splitTarget,
-  upstreamOrigin,
-} from './http-messages';
+import { forwardRequestHeaders, relayResponseHeaders, sendText, upstreamOrigin } from './http-messages';
 import {
   type AuthInfo,
   describeNetworkError,
   getCallerIdentity,
   mappableArn,
   messageOf,
-  NodeSha256,
   parseAuthInfo,
   resolveCredentials,
 } from './signing';
 
 export { ProxyCredentialsError, ProxyError, ProxyPortInUseError } from './errors';
-export { rewriteLocation, splitTarget, upstreamOrigin } from './http-messages';
+export { rewriteLocation, upstreamOrigin } from './http-messages';
 export {
   type AuthInfo,
   type CallerIdentityOptions,
@@ -203,27 +195,21 @@ export async function createSigningProxy(options: SigningProxyOptions): Promise<
     log(line);
   };
 
-  /** Signs a request to the domain: `toSign` are the caller's headers to sign; host is added here. */
+  /**
+   * Signs a request to the domain: `target` is the browser's path and query, `toSign` the caller's headers to sign
+   * (host is added). Send the returned target: it is the canonical form that was signed.
+   */
   async function sign(
     credentials: AwsCredentialIdentity,
     method: string,
-    path: string,
-    query: Record<string, string | string[]>,
+    target: string,
     toSign: Record<string, string>,
     body: Buffer,
-  ): Promise<Record<string, string>> {
-    const signer = new SignatureV4({ service, region: options.region, credentials, sha256: NodeSha256 });
-    const signed = await signer.sign({
-      method,
-      protocol: upstream.protocol,
-      hostname: upstream.hostname,
-      ...(upstream.port === '' ? {} : { port: Number(upstream.port) }),
-      path,
-      query,
-      headers: { ...toSign, host: upstream.host },
-      ...(body.length > 0 ? { body } : {}),
-    });
-    return signed.headers;
+  ): Promise<SignedRequest> {
+    return signRequest(
+      { service, region: options.region, credentials },
+      { method, origin: upstream, target, headers: toSign, body },
+    );
   }
 
   /**
@@ -237,7 +223,7 @@ export async function createSigningProxy(options: SigningProxyOptions): Promise<
     try {
       const credentials = await resolveCredentials(credentialSource);
       const path = '/_plugins/_security/authinfo';
-      const { host: _host, ...headers } = await sign(credentials, 'GET', path, {}, {}, Buffer.alloc(0));
+      const { host: _host, ...headers } = (await sign(credentials, 'GET', path, {}, Buffer.alloc(0))).headers;
       const response = await new Promise<{ ok: boolean; text: string }>((resolve, reject) => {
         const req = transport.request(
           {
@@ -328,15 +314,15 @@ export async function createSigningProxy(options: SigningProxyOptions): Promise<
       return;
     }
     const method = (req.method ?? 'GET').toUpperCase();
-    const { path, query, search } = splitTarget(req.url ?? '/');
     const headers = forwardRequestHeaders(req.headers);
     // Only host and content-type are signed (plus the x-amz-* headers the signer adds): every other browser
     // header is relayed unsigned, so nothing Node or the browser normalizes can break the signature.
     const toSign: Record<string, string> = {};
     const contentType = req.headers['content-type'];
     if (contentType !== undefined) toSign['content-type'] = contentType;
-    const signedHeaders = await sign(credentials, method, path, query, toSign, body);
-    const outgoing: Record<string, string | string[]> = { ...headers, ...signedHeaders };
+    const signed = await sign(credentials, method, req.url ?? '/', toSign, body);
+    const path = signed.target.split('?')[0];
+    const outgoing: Record<string, string | string[]> = { ...headers, ...signed.headers };
     if (body.length > 0 || !['GET', 'HEAD', 'DELETE', 'OPTIONS'].includes(method)) {
       outgoing['content-length'] = String(body.length);
     }
@@ -348,7 +334,7 @@ export async function createSigningProxy(options: SigningProxyOptions): Promise<
           hostname: upstream.hostname,
           port: upstream.port === '' ? undefined : Number(upstream.port),
           method,
-          path: `${path}${search}`,
+          path: signed.target,
           headers: outgoing,
           agent,
           timeout: upstreamTimeoutMillis,
