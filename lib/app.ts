@@ -1,4 +1,4 @@
-import { RemovalPolicy, type App, type Environment } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, type App, type Environment } from 'aws-cdk-lib';
 import type { PipelineConfig } from '../core/config';
 import { transformServiceName } from '../core/contracts/transform-env';
 import { MonitoringStack } from './stacks/monitoring-stack';
@@ -96,7 +96,7 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     transformServiceName: transformServiceName(config.transport),
     alarmEmail: config.alarms.email,
     thresholds: {
-      maxIteratorAgeInSeconds: config.alarms.iteratorAgeMs / 1000,
+      maxIteratorAge: Duration.millis(config.alarms.iteratorAgeMs),
       // The config says "alarm at this many"; the alarm compares with "greater than".
       maxPoisonRecords: config.alarms.poisonRecords - 1,
       maxDeliveryDataFreshnessInSeconds: config.alarms.firehoseFreshnessSeconds,
