@@ -13,6 +13,7 @@ import { OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LOCAL_ESBUILD_BUNDLING } from '../lib/constructs/bundling';
 import { BENCH_OUT_DIR, ROOT, bundle } from './helpers/esbuild';
 import { median } from './helpers/stats';
+import { TransformServiceName, transformEnvironment } from '../core/contracts/transform-env';
 
 const ITERATIONS = 15;
 const DEPLOYED = LOCAL_ESBUILD_BUNDLING.bundling ?? {};
@@ -25,9 +26,11 @@ const DEPLOYED_DESCRIPTION =
 /** A Lambda-like environment, so module-scope configuration parsing succeeds. */
 const HANDLER_ENV = {
   AWS_REGION: 'eu-west-1',
-  EVENTS_STREAM_ARN: 'arn:aws:kinesis:eu-west-1:123456789012:stream/kfek-events',
-  DEAD_LETTER_BUCKET: 'kfek-dead-letters',
-  DEAD_LETTER_BUCKET_NAME: 'kfek-dead-letters',
+  ...transformEnvironment({
+    serviceName: TransformServiceName.kinesis,
+    eventsStreamArn: 'arn:aws:kinesis:eu-west-1:123456789012:stream/kfek-events',
+    deadLetterBucket: 'kfek-dead-letters',
+  }),
   AWS_LAMBDA_FUNCTION_NAME: 'kfek-transform',
   // Lambda's Node 24 runtime would not print it; here it would only add noise to the measured process.
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',

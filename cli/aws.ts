@@ -25,7 +25,7 @@ export interface AwsTarget {
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** One client per command. Retries are ours ({@link withRetries}), so the SDK makes a single attempt per call. */
-export function createLogsClient(target: AwsTarget, env: Env = process.env): CloudWatchLogsClient {
+export function createLogsClient(target: AwsTarget, env: Env): CloudWatchLogsClient {
   const endpointFromEnv = env.AWS_ENDPOINT_URL_CLOUDWATCH_LOGS ?? env.AWS_ENDPOINT_URL;
   const region =
     target.region ??

@@ -5,7 +5,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HttpAuth } from '../core/opensearch/http';
-import { createHttpClient, defaultCredentialProvider } from '../core/opensearch/http';
+import { createHttpClient } from '../core/opensearch/http';
+import { defaultCredentialProvider } from '../core/aws-signing';
 import { SAVED_QUERIES, savedQueryDefinitionName } from '../core/contracts/saved-queries';
 import { newRunId, validateRunId } from '../core/log-generator';
 import {

@@ -1,5 +1,6 @@
-import { RemovalPolicy, type App, type Environment } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, type App, type Environment } from 'aws-cdk-lib';
 import { isCrossAccount, type PipelineConfig } from '../core/config';
+import { transformServiceName } from '../core/contracts/transform-env';
 import { buildCrossAccount, type CrossAccountStacks, rawStreamNameFor } from './cross-account';
 import { MonitoringStack } from './stacks/monitoring-stack';
 import { PipelineStack } from './stacks/pipeline-stack';
@@ -96,10 +97,10 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     sourceLogGroupNames: [...sources.logGroups.keys()],
     dataNodeVolumeSizeInGiB: config.openSearch.volumeSizeGb,
     metricsNamespace: config.name,
-    transformServiceName: config.transport === 'pipes' ? 'transform-pipes' : 'transform',
+    transformServiceName: transformServiceName(config.transport),
     alarmEmail: config.alarms.email,
     thresholds: {
-      maxIteratorAgeInSeconds: config.alarms.iteratorAgeMs / 1000,
+      maxIteratorAge: Duration.millis(config.alarms.iteratorAgeMs),
       // The config says "alarm at this many"; the alarm compares with "greater than".
       maxPoisonRecords: config.alarms.poisonRecords - 1,
       maxDeliveryDataFreshnessInSeconds: config.alarms.firehoseFreshnessSeconds,

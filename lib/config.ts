@@ -1,7 +1,12 @@
 /**
- * The CDK app's one reader of context: turns the app's context (cdk.json, `-c` flags) and the account/region the
- * CDK CLI resolved into a validated {@link PipelineConfig}. The model itself (types, defaults, validation) is
- * CDK-free in core/config.ts so the CLI and the local runner read the same profiles without loading aws-cdk-lib.
+ * The CDK app's one reader of context and of the environment: turns the app's context (cdk.json, `-c` flags) and
+ * the account/region the CDK CLI resolved (`CDK_DEFAULT_*`) into a validated {@link PipelineConfig}; nothing below
+ * it in lib/ reads either. The model itself (types, defaults, validation) is CDK-free in core/config/ so the CLI
+ * and the local runner read the same profiles without loading aws-cdk-lib.
+ *
+ * The other runtimes read the environment at their own edges, once: lambda/transform/env.ts (the transform's
+ * variables, core/contracts/transform-env.ts), lambda/opensearch-provisioner/handler.ts (`AWS_REGION`),
+ * cli/main.ts (which hands `process.env` down as `io.env`) and the local runner's entry points in scripts/.
  */
 import type { App } from 'aws-cdk-lib';
 import { CONTEXT_KEY, PROFILE_CONTEXT_KEY, type PipelineConfig, resolveConfig } from '../core/config';

@@ -1,7 +1,7 @@
 /**
- * The HTTP side of relaying: which headers cross the proxy in each direction, how a request target is split for
- * signing, how the domain's redirects and cookies are made to work on 127.0.0.1, and the proxy's own plain-text
- * answers.
+ * The HTTP side of relaying: which headers cross the proxy in each direction, how the domain's redirects and
+ * cookies are made to work on 127.0.0.1, and the proxy's own plain-text answers. (The request target's canonical
+ * form for signing is core/aws-signing.ts's.)
  */
 import type * as http from 'node:http';
 import { ProxyError } from './errors';
@@ -54,40 +54,6 @@ export function upstreamOrigin(endpoint: string): URL {
     throw new ProxyError(`--endpoint ${JSON.stringify(endpoint)} must be an http(s) URL or a host name.`);
   }
   return new URL(url.origin);
-}
-
-/** RFC 3986 percent-encoding, the form SigV4's canonical query string uses (encodeURIComponent leaves !'()*). */
-function rfc3986(text: string): string {
-  return encodeURIComponent(text).replace(
-    /[!'()*]/g,
-    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
-}
-
-/**
- * Splits the raw request target into the path as sent (signed as is: the signer encodes each segment once more,
- * which is the double encoding SigV4 prescribes for every service but S3) and the query.
- *
- * The query is decoded and re-encoded strictly (RFC 3986, `%20` for a space): the canonical request encodes it
- * that way, and a browser's `+` or unencoded `:` would otherwise leave the domain to guess what was signed.
- * OpenSearch decodes `+` and `%20` alike, so the request means the same.
- */
-export function splitTarget(target: string): {
-  path: string;
-  query: Record<string, string | string[]>;
-  search: string;
-} {
-  const q = target.indexOf('?');
-  const path = q < 0 ? target : target.slice(0, q);
-  const params = new URLSearchParams(q < 0 ? '' : target.slice(q + 1));
-  const query: Record<string, string | string[]> = {};
-  const pairs: string[] = [];
-  for (const [k, v] of params) {
-    const prev = query[k];
-    query[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
-    pairs.push(`${rfc3986(k)}=${rfc3986(v)}`);
-  }
-  return { path: path === '' ? '/' : path, query, search: pairs.length === 0 ? '' : `?${pairs.join('&')}` };
 }
 
 export function sendText(

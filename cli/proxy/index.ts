@@ -4,8 +4,8 @@
  * The domain's access policy admits only requests signed with SigV4 by IAM principals of the account, and a browser
  * cannot sign. This proxy listens on 127.0.0.1, signs every request with the caller's AWS credentials (service
  * `es`) and relays it to the domain, so a person opens OpenSearch Dashboards at http://127.0.0.1:9200/_dashboards.
- * It is the well-known pattern of aws-es-proxy and aws-sigv4-proxy, built on the `@smithy/signature-v4` signer the
- * provisioner already uses (core/opensearch/http.ts) and the SDK's credential chain, so it adds no dependency.
+ * It is the well-known pattern of aws-es-proxy and aws-sigv4-proxy, built on the SigV4 signing the provisioner
+ * also uses (core/aws-signing.ts) and the SDK's credential chain, so it adds no dependency.
  *
  * {@link createSigningProxy} is the core: it starts the server and returns a handle; tests use it in-process with
  * static credentials and a plain-HTTP upstream. Beside it: options.ts holds its options and defaults, upstream.ts
@@ -18,18 +18,12 @@ import type * as http from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AwsCredentialIdentity } from '@smithy/types';
-import { defaultCredentialProvider } from '../../core/opensearch/http';
+import { defaultCredentialProvider } from '../../core/aws-signing';
 import { BodyBudget } from './body-budget';
 import { ProxyError, ProxyPortInUseError } from './errors';
 import { forbiddenHint } from './forbidden-hint';
 import { foreignRequestReason } from './guard';
-import {
-  forwardRequestHeaders,
-  relayResponseHeaders,
-  sendText,
-  splitTarget,
-  upstreamOrigin,
-} from './http-messages';
+import { forwardRequestHeaders, relayResponseHeaders, sendText, upstreamOrigin } from './http-messages';
 import {
   DEFAULT_HEADERS_TIMEOUT_MILLIS,
   DEFAULT_MAX_BODY_BYTES,
@@ -45,7 +39,7 @@ import { describeNetworkError, getCallerIdentity, messageOf, resolveCredentials 
 import { Upstream } from './upstream';
 
 export { ProxyCredentialsError, ProxyError, ProxyPortInUseError } from './errors';
-export { rewriteLocation, splitTarget, upstreamOrigin } from './http-messages';
+export { rewriteLocation, upstreamOrigin } from './http-messages';
 export type { SigningProxy, SigningProxyOptions } from './options';
 export {
   type AuthInfo,
@@ -138,15 +132,15 @@ export async function createSigningProxy(options: SigningProxyOptions): Promise<
       return;
     }
     const method = (req.method ?? 'GET').toUpperCase();
-    const { path, query, search } = splitTarget(req.url ?? '/');
     const headers = forwardRequestHeaders(req.headers);
     // Only host and content-type are signed (plus the x-amz-* headers the signer adds): every other browser
     // header is relayed unsigned, so nothing Node or the browser normalizes can break the signature.
     const toSign: Record<string, string> = {};
     const contentType = req.headers['content-type'];
     if (contentType !== undefined) toSign['content-type'] = contentType;
-    const signedHeaders = await target.sign(credentials, method, path, query, toSign, body);
-    const outgoing: Record<string, string | string[]> = { ...headers, ...signedHeaders };
+    const signed = await target.sign(credentials, method, req.url ?? '/', toSign, body);
+    const path = signed.target.split('?')[0] ?? '/';
+    const outgoing: Record<string, string | string[]> = { ...headers, ...signed.headers };
     if (body.length > 0 || !['GET', 'HEAD', 'DELETE', 'OPTIONS'].includes(method)) {
       outgoing['content-length'] = String(body.length);
     }
@@ -158,7 +152,7 @@ export async function createSigningProxy(options: SigningProxyOptions): Promise<
           hostname: upstream.hostname,
           port: target.port,
           method,
-          path: `${path}${search}`,
+          path: signed.target,
           headers: outgoing,
           agent,
           timeout: upstreamTimeoutMillis,

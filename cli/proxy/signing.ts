@@ -1,53 +1,10 @@
 /**
- * SigV4 pieces the proxy shares with `kfek doctor`: a native SHA-256 for the signer, the credential check, STS
- * GetCallerIdentity, the security plugin's authinfo answer, and how errors are described to the operator.
+ * Identity pieces the proxy shares with `kfek doctor`: the credential check, STS GetCallerIdentity, the security
+ * plugin's authinfo answer, and how errors are described to the operator. Signing itself is core/aws-signing.ts.
  */
-import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
-import { SignatureV4 } from '@smithy/signature-v4';
-import type {
-  AwsCredentialIdentity,
-  AwsCredentialIdentityProvider,
-  Checksum,
-  SourceData,
-} from '@smithy/types';
-import { defaultCredentialProvider } from '../../core/opensearch/http';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import { defaultCredentialProvider, signRequest } from '../../core/aws-signing';
 import { ProxyCredentialsError, ProxyError } from './errors';
-
-/**
- * SHA-256 (and HMAC-SHA-256 when given a secret) for the signer, on Node's native crypto. The signer hashes every
- * request body; the pure-JavaScript `@aws-crypto/sha256-js` that core/opensearch/http.ts uses for small JSON took
- * most of a second for a 50 MiB `_bulk` body, OpenSSL a fraction of that.
- */
-export class NodeSha256 implements Checksum {
-  private hash: Hash | Hmac;
-
-  constructor(private readonly secret?: SourceData) {
-    this.hash = this.fresh();
-  }
-
-  update(data: Uint8Array): void {
-    this.hash.update(data);
-  }
-
-  digest(): Promise<Uint8Array> {
-    return Promise.resolve(new Uint8Array(this.hash.digest()));
-  }
-
-  reset(): void {
-    this.hash = this.fresh();
-  }
-
-  private fresh(): Hash | Hmac {
-    if (this.secret === undefined) return createHash('sha256');
-    const key =
-      typeof this.secret === 'string'
-        ? Buffer.from(this.secret, 'utf8')
-        : ArrayBuffer.isView(this.secret)
-          ? Buffer.from(this.secret.buffer, this.secret.byteOffset, this.secret.byteLength)
-          : Buffer.from(this.secret);
-    return createHmac('sha256', key);
-  }
-}
 
 /** How the security plugin sees a caller: the answer of `GET _plugins/_security/authinfo`. */
 export interface AuthInfo {
@@ -103,29 +60,33 @@ export interface CallerIdentityOptions {
 /**
  * The caller's ARN from STS GetCallerIdentity. @aws-sdk/client-sts is not a dependency of this project and this
  * is one Query API call that needs no IAM permission, so it is signed here with
- * the same signer as the proxied requests instead of adding the client.
+ * the same signing as the proxied requests (core/aws-signing.ts) instead of adding the client.
  * https://docs.aws.amazon.com/STS/latest/APIReference/API_GetCallerIdentity.html
  */
 export async function getCallerIdentity(options: CallerIdentityOptions): Promise<string> {
   const credentials = await resolveCredentials(options.credentials ?? (await defaultCredentialProvider()));
   const url = new URL(options.endpoint ?? `https://sts.${options.region}.amazonaws.com/`);
   const body = 'Action=GetCallerIdentity&Version=2011-06-15';
-  const signer = new SignatureV4({ service: 'sts', region: options.region, credentials, sha256: NodeSha256 });
-  const signed = await signer.sign({
-    method: 'POST',
-    protocol: url.protocol,
-    hostname: url.hostname,
-    ...(url.port === '' ? {} : { port: Number(url.port) }),
-    path: url.pathname,
-    query: {},
-    headers: { host: url.host, 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
-    body,
-  });
+  const signed = await signRequest(
+    { service: 'sts', region: options.region, credentials },
+    {
+      method: 'POST',
+      origin: url,
+      target: url.pathname,
+      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
+      body,
+    },
+  );
   const { host: _host, ...headers } = signed.headers;
   let response: Response;
   let text: string;
   try {
-    response = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
+    response = await fetch(new URL(signed.target, url.origin), {
+      method: 'POST',
+      headers,
+      body,
+      signal: AbortSignal.timeout(10_000),
+    });
     text = await response.text();
   } catch (error) {
     // fetch reports every network failure as "fetch failed"; the reason is in its cause.

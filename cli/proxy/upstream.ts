@@ -5,9 +5,9 @@
 import * as http from 'node:http';
 import * as https from 'node:https';
 import * as tls from 'node:tls';
-import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
-import { type AuthInfo, NodeSha256, parseAuthInfo, resolveCredentials } from './signing';
+import { type SignedRequest, signRequest } from '../../core/aws-signing';
+import { type AuthInfo, parseAuthInfo, resolveCredentials } from './signing';
 
 export interface UpstreamProps {
   /** Origin of the domain (from `upstreamOrigin`). */
@@ -42,32 +42,22 @@ export class Upstream {
     return this.origin.port === '' ? undefined : Number(this.origin.port);
   }
 
-  /** Signs a request to the domain: `toSign` are the caller's headers to sign; host is added here. */
+  /**
+   * Signs a request to the domain with the one SigV4 implementation (core/aws-signing.ts): `target` is the
+   * browser's path and query, `toSign` the caller's headers to sign (host is added). Send the returned target: it
+   * is the canonical form that was signed.
+   */
   async sign(
     credentials: AwsCredentialIdentity,
     method: string,
-    path: string,
-    query: Record<string, string | string[]>,
+    target: string,
     toSign: Record<string, string>,
     body: Buffer,
-  ): Promise<Record<string, string>> {
-    const signer = new SignatureV4({
-      service: this.props.service,
-      region: this.props.region,
-      credentials,
-      sha256: NodeSha256,
-    });
-    const signed = await signer.sign({
-      method,
-      protocol: this.origin.protocol,
-      hostname: this.origin.hostname,
-      ...(this.port === undefined ? {} : { port: this.port }),
-      path,
-      query,
-      headers: { ...toSign, host: this.origin.host },
-      ...(body.length > 0 ? { body } : {}),
-    });
-    return signed.headers;
+  ): Promise<SignedRequest> {
+    return signRequest(
+      { service: this.props.service, region: this.props.region, credentials },
+      { method, origin: this.origin, target, headers: toSign, body },
+    );
   }
 
   /**
@@ -83,7 +73,7 @@ export class Upstream {
     try {
       const credentials = await resolveCredentials(credentialSource);
       const path = '/_plugins/_security/authinfo';
-      const { host: _host, ...headers } = await this.sign(credentials, 'GET', path, {}, {}, Buffer.alloc(0));
+      const { host: _host, ...headers } = (await this.sign(credentials, 'GET', path, {}, Buffer.alloc(0))).headers;
       const response = await new Promise<{ ok: boolean; text: string }>((resolve, reject) => {
         const req = this.transport.request(
           {

@@ -1,5 +1,7 @@
 /** Defaults as data (README "Default settings" lists the same values), and the keys a profile may add or no longer use. */
 
+import { DEFAULT_DEAD_LETTER_PREFIX } from '../contracts/transform-env';
+
 /** The context key holding `{ profiles: { NAME: PartialConfig } }`. */
 export const CONTEXT_KEY = 'kfek';
 /** The context key selecting a profile (`-c profile=NAME`). */
@@ -44,7 +46,7 @@ export const DEFAULTS = {
     retryAttempts: 3,
     maxRecordAgeSeconds: 3600,
     logRetentionDays: 14,
-    deadLetterPrefix: 'dead-letter/transform/',
+    deadLetterPrefix: DEFAULT_DEAD_LETTER_PREFIX,
   },
   delivery: {
     // Zero buffering: Firehose delivers within seconds instead of waiting up to 60 s (docs/latency.md says what the

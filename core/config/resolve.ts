@@ -147,6 +147,15 @@ function crossCheck(r: Reader, c: Omit<PipelineConfig, 'profile'>): void {
         'no longer be replayed. Raise failedRecords.expireAfterDays or lower the index retention.',
     );
   }
+  // The alarm fires at or below this much free space per node: at or above the whole volume it would always fire.
+  // (The monitoring construct checks the same for its own props; this message names the config keys.)
+  if (c.alarms.freeStorageMb >= os.volumeSizeGb * 1024) {
+    r.problem(
+      `alarms.freeStorageMb (${c.alarms.freeStorageMb}) must be below openSearch.volumeSizeGb ` +
+        `(${os.volumeSizeGb} GiB = ${os.volumeSizeGb * 1024} MB) or the free-storage alarm always fires; ` +
+        `use about 25% of the volume (${Math.floor(os.volumeSizeGb * 256)}).`,
+    );
+  }
   const warm = os.retention.warmAfterDays;
   if (warm !== undefined && warm >= os.retention.deleteAfterDays) {
     r.problem(

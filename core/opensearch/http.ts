@@ -1,6 +1,5 @@
-import { Sha256 } from '@aws-crypto/sha256-js';
-import { SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import { defaultCredentialProvider, signRequest } from '../aws-signing';
 import { OpenSearchProvisioningError } from './errors';
 
 /**
@@ -77,15 +76,6 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/**
- * The AWS SDK's default credential chain (environment, SSO, profiles, container and instance roles). Loaded lazily:
- * its module graph is large, and the plain-HTTP local path never needs it.
- */
-export async function defaultCredentialProvider(): Promise<AwsCredentialIdentityProvider> {
-  const { defaultProvider } = await import('@aws-sdk/credential-provider-node');
-  return defaultProvider();
-}
-
 /** Creates an {@link OpenSearchHttpClient} over `fetch`. */
 export function createHttpClient(options: HttpClientOptions): OpenSearchHttpClient {
   const base = new URL(options.baseUrl);
@@ -94,61 +84,49 @@ export function createHttpClient(options: HttpClientOptions): OpenSearchHttpClie
   const initialBackoffMillis = options.initialBackoffMillis ?? 1000;
   const timeoutMillis = options.timeoutMillis ?? 30_000;
   const fetchImpl = options.fetchImpl ?? globalThis.fetch;
-  let signer: SignatureV4 | undefined;
+  let credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider | undefined;
 
-  async function headersFor(
+  /** The URL to fetch and its headers: signed (target in the form signed, see core/aws-signing.ts) or not. */
+  async function prepare(
     method: HttpMethod,
-    url: URL,
+    target: string,
     body: string | undefined,
     extra: Readonly<Record<string, string>>,
-  ): Promise<Record<string, string>> {
+  ): Promise<{ url: URL; headers: Record<string, string> }> {
     const headers: Record<string, string> = { ...extra };
     if (body !== undefined && headers['content-type'] === undefined) {
       headers['content-type'] = 'application/json';
     }
     if (auth.kind === 'basic') {
       headers.authorization = `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;
-      return headers;
     }
-    if (auth.kind === 'none') {
-      return headers;
+    if (auth.kind !== 'sigv4') {
+      return { url: new URL(`${base.origin}${target}`), headers };
     }
-    signer ??= new SignatureV4({
-      service: auth.service ?? 'es',
-      region: auth.region,
-      credentials: auth.credentials ?? (await defaultCredentialProvider()),
-      sha256: Sha256,
-    });
-    const query: Record<string, string | string[]> = {};
-    for (const [k, v] of url.searchParams) {
-      const prev = query[k];
-      query[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
-    }
-    const signed = await signer.sign({
-      method,
-      protocol: url.protocol,
-      hostname: url.hostname,
-      ...(url.port === '' ? {} : { port: Number(url.port) }),
-      path: decodeURIComponent(url.pathname),
-      query,
-      // The host header is part of the signature; fetch sends the same value.
-      headers: { ...headers, host: url.host },
-      ...(body === undefined ? {} : { body }),
-    });
+    credentials ??= auth.credentials ?? (await defaultCredentialProvider());
+    const signed = await signRequest(
+      { service: auth.service ?? 'es', region: auth.region, credentials },
+      { method, origin: base, target, headers, ...(body === undefined ? {} : { body }) },
+    );
+    // fetch sets host itself, from the URL: the same value that was signed.
     const { host: _host, ...rest } = signed.headers;
-    return rest;
+    return { url: new URL(`${base.origin}${signed.target}`), headers: rest };
   }
 
   async function once(request: HttpRequest): Promise<HttpResponse> {
     const basePath = base.pathname.replace(/\/$/, '');
-    const url = new URL(`${base.origin}${basePath}${request.path}`);
     const body =
       request.body === undefined
         ? undefined
         : typeof request.body === 'string'
           ? request.body
           : JSON.stringify(request.body);
-    const headers = await headersFor(request.method, url, body, request.headers ?? {});
+    const { url, headers } = await prepare(
+      request.method,
+      `${basePath}${request.path}`,
+      body,
+      request.headers ?? {},
+    );
     const response = await fetchImpl(url, {
       method: request.method,
       headers,

@@ -3,13 +3,12 @@
  * domain: Create and Update run the idempotent applier, Delete leaves everything in place (the log indices and
  * their template outlive the stack on purpose; deleting a stack must never delete data).
  *
- * A thin adapter: it parses the properties, builds the HTTP client (SigV4 as the function's role, or HTTP basic as
- * the fine-grained access control master user read from Secrets Manager) and calls `provisionOpenSearch`.
+ * A thin adapter: it parses the properties, builds the HTTP client (SigV4 as the function's role, the domain's
+ * fine-grained access control master user) and calls `provisionOpenSearch`.
  */
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
 import { OpenSearchSpecError } from '../../core/opensearch/errors';
-import { createHttpClient, type HttpAuth, type OpenSearchHttpClient } from '../../core/opensearch/http';
+import { createHttpClient, type OpenSearchHttpClient } from '../../core/opensearch/http';
 import {
   provisionOpenSearch,
   type AccessDeniedRetryOptions,
@@ -26,8 +25,6 @@ export interface ProvisionerProperties {
   readonly Spec: string;
   /** Hash of the spec; only there so a spec change is an Update. */
   readonly SpecHash?: string;
-  /** ARN of the master user secret (`{"username","password"}`); absent: sign with SigV4 as the function's role. */
-  readonly MasterUserSecretArn?: string;
   /** Create saved objects in OpenSearch Dashboards (`https://<endpoint>/_dashboards`). `"false"` skips them. */
   readonly Dashboards?: string;
 }
@@ -43,7 +40,6 @@ export const PHYSICAL_RESOURCE_ID = 'kfek-opensearch-provisioning';
 /** The I/O the handler needs, injectable for tests. */
 export interface ProvisionerDeps {
   readonly region: string;
-  readonly readSecret: (arn: string) => Promise<string>;
   readonly createClient: typeof createHttpClient;
   readonly provision: (
     client: OpenSearchHttpClient,
@@ -73,30 +69,12 @@ function parseProperties(raw: Record<string, unknown>): ProvisionerProperties {
   if (typeof spec !== 'string') {
     throw new OpenSearchSpecError(`Spec must be a JSON string, got ${typeof spec}.`);
   }
-  const secret = raw.MasterUserSecretArn;
   const dashboards = raw.Dashboards;
   return {
     DomainEndpoint: endpoint,
     Spec: spec,
-    ...(typeof secret === 'string' && secret.length > 0 ? { MasterUserSecretArn: secret } : {}),
     ...(typeof dashboards === 'string' ? { Dashboards: dashboards } : {}),
   };
-}
-
-async function authFor(props: ProvisionerProperties, deps: ProvisionerDeps): Promise<HttpAuth> {
-  if (props.MasterUserSecretArn === undefined) {
-    return { kind: 'sigv4', region: deps.region, service: 'es' };
-  }
-  const parsed = JSON.parse(await deps.readSecret(props.MasterUserSecretArn)) as {
-    username?: unknown;
-    password?: unknown;
-  };
-  if (typeof parsed.username !== 'string' || typeof parsed.password !== 'string') {
-    throw new OpenSearchSpecError(
-      `The master user secret ${props.MasterUserSecretArn} must be JSON with "username" and "password".`,
-    );
-  }
-  return { kind: 'basic', username: parsed.username, password: parsed.password };
 }
 
 /** The handler logic with its I/O injected. */
@@ -111,7 +89,8 @@ export async function handleEvent(
   }
   const props = parseProperties(event.ResourceProperties);
   const spec = resolveOpenSearchSpec(JSON.parse(props.Spec) as OpenSearchSpecInput);
-  const auth = await authFor(props, deps);
+  // The function's role is the domain's master user (the Search stack's OpenSearchAdminRole): SigV4 only.
+  const auth = { kind: 'sigv4', region: deps.region, service: 'es' } as const;
   const baseUrl = `https://${props.DomainEndpoint}`;
   const client = deps.createClient({ baseUrl, auth });
   const dashboards =
@@ -138,18 +117,8 @@ export async function handleEvent(
   };
 }
 
-// Created once per execution environment, as the house style asks.
-const secrets = new SecretsManagerClient({});
-
 const defaultDeps: ProvisionerDeps = {
   region: process.env.AWS_REGION ?? '',
-  readSecret: async (arn) => {
-    const out = await secrets.send(new GetSecretValueCommand({ SecretId: arn }));
-    if (out.SecretString === undefined) {
-      throw new OpenSearchSpecError(`Secret ${arn} has no SecretString.`);
-    }
-    return out.SecretString;
-  },
   createClient: createHttpClient,
   provision: provisionOpenSearch,
   log: (line) => console.log(line),

@@ -1,9 +1,16 @@
 /**
- * The transform functions' configuration, read once per container from the environment.
+ * The transform functions' configuration, read once per container from the environment. The variable names and
+ * defaults are a contract owned by core/contracts/transform-env.ts, whose `transformEnvironment` writes them.
  *
  * Handlers call these at module scope, so a misconfigured function fails at init with a message naming the
  * variable, instead of failing every record.
  */
+import {
+  DEFAULT_DEAD_LETTER_PREFIX,
+  DEFAULT_METRICS_NAMESPACE,
+  TransformEnvVar,
+  TransformServiceName,
+} from '../../core/contracts/transform-env';
 
 /** Base class of configuration errors. */
 export class TransformEnvError extends Error {
@@ -63,10 +70,6 @@ export interface TransformEnv extends CommonEnv {
   readonly aggregation: boolean;
 }
 
-export const DEFAULT_DEAD_LETTER_PREFIX = 'dead-letter/transform/';
-export const DEFAULT_METRICS_NAMESPACE = 'kfek';
-export const DEFAULT_SERVICE_NAME = 'transform';
-
 type Env = Readonly<Record<string, string | undefined>>;
 
 function optional(env: Env, name: string): string | undefined {
@@ -83,8 +86,8 @@ function required(env: Env, name: string): string {
 /** Reads the settings both entry points share. */
 export function readCommonEnv(env: Env = process.env): CommonEnv {
   return {
-    metricsNamespace: optional(env, 'POWERTOOLS_METRICS_NAMESPACE') ?? DEFAULT_METRICS_NAMESPACE,
-    serviceName: optional(env, 'POWERTOOLS_SERVICE_NAME') ?? DEFAULT_SERVICE_NAME,
+    metricsNamespace: optional(env, TransformEnvVar.MetricsNamespace) ?? DEFAULT_METRICS_NAMESPACE,
+    serviceName: optional(env, TransformEnvVar.ServiceName) ?? TransformServiceName.kinesis,
     s3ForcePathStyle:
       optional(env, 'AWS_ENDPOINT_URL_S3') !== undefined || optional(env, 'AWS_ENDPOINT_URL') !== undefined,
   };
@@ -95,26 +98,30 @@ const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 
 /** Reads and validates the Kinesis handler's settings. */
 export function readTransformEnv(env: Env = process.env): TransformEnv {
-  const eventsStreamArn = required(env, 'EVENTS_STREAM_ARN');
+  const eventsStreamArn = required(env, TransformEnvVar.EventsStreamArn);
   if (!STREAM_ARN.test(eventsStreamArn)) {
     throw new InvalidEnvironmentVariableError(
-      'EVENTS_STREAM_ARN',
+      TransformEnvVar.EventsStreamArn,
       eventsStreamArn,
       'a Kinesis stream ARN such as arn:aws:kinesis:eu-west-1:123456789012:stream/kfek-events',
     );
   }
-  const deadLetterBucket = required(env, 'DEAD_LETTER_BUCKET');
+  const deadLetterBucket = required(env, TransformEnvVar.DeadLetterBucket);
   if (!BUCKET_NAME.test(deadLetterBucket)) {
     throw new InvalidEnvironmentVariableError(
-      'DEAD_LETTER_BUCKET',
+      TransformEnvVar.DeadLetterBucket,
       deadLetterBucket,
       'an S3 bucket name (not an ARN)',
     );
   }
-  const prefix = optional(env, 'DEAD_LETTER_PREFIX') ?? DEFAULT_DEAD_LETTER_PREFIX;
-  const aggregation = optional(env, 'EVENTS_AGGREGATION') ?? 'true';
+  const prefix = optional(env, TransformEnvVar.DeadLetterPrefix) ?? DEFAULT_DEAD_LETTER_PREFIX;
+  const aggregation = optional(env, TransformEnvVar.EventsAggregation) ?? 'true';
   if (aggregation !== 'true' && aggregation !== 'false') {
-    throw new InvalidEnvironmentVariableError('EVENTS_AGGREGATION', aggregation, '"true" or "false"');
+    throw new InvalidEnvironmentVariableError(
+      TransformEnvVar.EventsAggregation,
+      aggregation,
+      '"true" or "false"',
+    );
   }
   return {
     ...readCommonEnv(env),

@@ -7,6 +7,7 @@ import type * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import type { IndexRotation } from '../../core/config';
+import { withDefaults } from '../defaults';
 import { grantBucketKeyWrite } from './bucket-key';
 import { justifyWildcardResources } from '../nag';
 
@@ -60,10 +61,7 @@ export class FirehoseToOpenSearch extends Construct {
 
   constructor(scope: Construct, id: string, props: FirehoseToOpenSearchProps) {
     super(scope, id);
-    const p = {
-      ...DEFAULTS,
-      ...Object.fromEntries(Object.entries(props).filter(([, v]) => v !== undefined)),
-    } as Required<FirehoseToOpenSearchProps>;
+    const p = withDefaults(DEFAULTS, props);
 
     // Validate (limits from the Firehose API reference: AmazonopensearchserviceBufferingHints, RetryOptions).
     const interval = p.bufferingInterval.toSeconds();

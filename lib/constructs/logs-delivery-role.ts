@@ -2,7 +2,7 @@ import { ArnFormat, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kinesis from 'aws-cdk-lib/aws-kinesis';
 import { Construct } from 'constructs';
-import { grantStreamPut } from './stream-grants';
+import { grantPutRecords } from './stream-write';
 
 export interface LogsDeliveryRoleProps {
   /** The stream subscription filters (and the account policy) deliver to. */
@@ -40,7 +40,7 @@ export class LogsDeliveryRole extends Construct {
         conditions: { StringLike: { 'aws:SourceArn': logsOfThisAccount } },
       }),
     });
-    grantStreamPut(role, props.stream);
+    grantPutRecords(props.stream, role);
     this.role = role;
   }
 }

@@ -2,7 +2,7 @@ import { Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kinesis from 'aws-cdk-lib/aws-kinesis';
 import { Construct } from 'constructs';
-import { grantStreamPut } from './stream-grants';
+import { grantPutRecords } from './stream-write';
 
 export interface LogsDestinationRoleProps {
   /** The raw stream every destination targets (same account; any region). */
@@ -63,6 +63,6 @@ export class LogsDestinationRole extends Construct {
         conditions: { StringLike: { 'aws:SourceArn': [...new Set(sourceArns)] } },
       }),
     });
-    grantStreamPut(this.role, props.stream);
+    grantPutRecords(props.stream, this.role);
   }
 }

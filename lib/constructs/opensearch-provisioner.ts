@@ -5,9 +5,9 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
-import type * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
+import { withDefaults } from '../defaults';
 import { LOCAL_ESBUILD_BUNDLING, PROJECT_ROOT } from './bundling';
 import { flattenCfnReference } from '../nag';
 import { buildSavedObjects } from '../../core/opensearch/dashboards';
@@ -67,16 +67,12 @@ export interface OpenSearchProvisionerProps {
    */
   readonly adminBackendRoles?: readonly string[];
   /**
-   * How the provisioner authenticates under fine-grained access control; see the class comment.
-   * - `role` given, no secret: SigV4 as this role. Make it the domain's master user
-   *   (`fineGrainedAccessControl.masterUserArn: role.roleArn`, e.g. a role the Search stack creates).
-   * - `masterUserSecret` given: HTTP basic auth as the internal master user read from that secret (the CDK-generated
-   *   `{"username","password"}` secret of `fineGrainedAccessControl.masterUserName`).
-   * @default - a new role, SigV4; it must then be mapped to all_access and security_manager by hand
+   * The role the provisioner runs as and signs its requests (SigV4) with; see the class comment. Make it the
+   * domain's master user (`fineGrainedAccessControl.masterUserArn: role.roleArn`, e.g. a role the Search stack
+   * creates).
+   * @default - a new role; it must then be mapped to all_access and security_manager by hand
    */
   readonly role?: iam.IRole;
-  /** The internal master user's secret; see {@link role}. @default - SigV4 */
-  readonly masterUserSecret?: secretsmanager.ISecret;
   /**
    * Create the starter Dashboards objects (index pattern, saved search, visualizations, dashboard).
    * @default true
@@ -104,13 +100,10 @@ const DEFAULTS = {
  *
  * Fine-grained access control: the security REST API (roles, role mappings) is only open to the master user or to
  * users mapped to `all_access` plus `security_manager`, and nobody can create that mapping before the first run.
- * So the provisioner must BE the master user. Two ways, chosen by props:
- * 1. SigV4 (`role`): the domain's master user is this IAM role (`masterUserArn`). Works with a domain access policy
- *    that only admits signed requests of the account. People then reach Dashboards through IAM/SAML/Cognito.
- * 2. Basic auth (`masterUserSecret`): the master user is an internal user whose password CDK generated into Secrets
- *    Manager. The request is unsigned, so the domain access policy must let it reach fine-grained access control
- *    (AWS's recommended FGAC setup: a policy open to the account/any principal, with FGAC doing authorization); an
- *    IP allow-list alone shuts the Lambda out because it has no fixed address.
+ * So the provisioner must BE the master user: it runs as {@link OpenSearchProvisionerProps.role}, the domain's master
+ * user (`masterUserArn`), and signs with SigV4, which the domain access policy (signed requests of the account only)
+ * admits. (An internal master user with a password in Secrets Manager was removed with the config's
+ * `openSearch.access.masterUserName`.)
  */
 export class OpenSearchProvisioner extends Construct {
   /** The custom resource; Firehose's delivery stream should depend on it. */
@@ -127,6 +120,7 @@ export class OpenSearchProvisioner extends Construct {
 
   constructor(scope: Construct, id: string, props: OpenSearchProvisionerProps) {
     super(scope, id);
+    const p = withDefaults(DEFAULTS, props);
     // Validate: the same checks the applier runs, at synth, with the same messages.
     const specInput: OpenSearchSpecInput = {
       indexPrefix: props.indexPrefix,
@@ -143,12 +137,12 @@ export class OpenSearchProvisioner extends Construct {
     if (!Token.isUnresolved(props.indexPrefix)) {
       resolveOpenSearchSpec(specInput);
     }
-    const dashboards = props.dashboards ?? DEFAULTS.dashboards;
+    const dashboards = p.dashboards;
 
     // Build.
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
-      retention: props.logRetention ?? DEFAULTS.logRetention,
-      removalPolicy: props.logRemovalPolicy ?? DEFAULTS.logRemovalPolicy,
+      retention: p.logRetention,
+      removalPolicy: p.logRemovalPolicy,
     });
     // An own role (unless one is given) instead of the default one, whose AWSLambdaBasicExecutionRole managed policy
     // may write to any log group of the account.
@@ -170,22 +164,6 @@ export class OpenSearchProvisioner extends Construct {
         resources: [props.domain.domainArn, `${props.domain.domainArn}/*`],
       }),
     ];
-    if (props.masterUserSecret !== undefined) {
-      statements.push(
-        new iam.PolicyStatement({
-          actions: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
-          resources: [props.masterUserSecret.secretArn],
-        }),
-      );
-      if (props.masterUserSecret.encryptionKey !== undefined) {
-        statements.push(
-          new iam.PolicyStatement({
-            actions: ['kms:Decrypt'],
-            resources: [props.masterUserSecret.encryptionKey.keyArn],
-          }),
-        );
-      }
-    }
     // A separate Policy in this construct, so it also works for a role imported or created in another stack.
     const policy = new iam.Policy(this, 'Policy', { statements, roles: [this.role] });
 
@@ -208,8 +186,8 @@ export class OpenSearchProvisioner extends Construct {
     this.function.node.addDependency(policy);
 
     const providerLogGroup = new logs.LogGroup(this, 'ProviderLogGroup', {
-      retention: props.logRetention ?? DEFAULTS.logRetention,
-      removalPolicy: props.logRemovalPolicy ?? DEFAULTS.logRemovalPolicy,
+      retention: p.logRetention,
+      removalPolicy: p.logRemovalPolicy,
     });
     this.logGroups = [this.logGroup, providerLogGroup];
     const provider = new cr.Provider(this, 'Provider', {
@@ -235,9 +213,6 @@ export class OpenSearchProvisioner extends Construct {
         Spec: specJson,
         SpecHash: this.specHash,
         Dashboards: String(dashboards),
-        ...(props.masterUserSecret === undefined
-          ? {}
-          : { MasterUserSecretArn: props.masterUserSecret.secretArn }),
       },
     });
     // cdk-nag acknowledgements, each on the narrowest construct. The wildcard ids are granular and contain

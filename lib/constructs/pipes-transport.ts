@@ -6,6 +6,8 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as pipes from 'aws-cdk-lib/aws-pipes';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { withDefaults } from '../defaults';
+import { grantPutRecords } from './stream-write';
 
 export interface PipesTransportProps {
   /** The raw stream (pipe source). */
@@ -60,10 +62,7 @@ export class PipesTransport extends Construct {
 
   constructor(scope: Construct, id: string, props: PipesTransportProps) {
     super(scope, id);
-    const p = {
-      ...DEFAULTS,
-      ...Object.fromEntries(Object.entries(props).filter(([, v]) => v !== undefined)),
-    } as typeof DEFAULTS & PipesTransportProps;
+    const p = withDefaults(DEFAULTS, props);
 
     // Validate (Pipes Kinesis source limits).
     if (p.batchSize < 1 || p.batchSize > 10_000) {
@@ -96,21 +95,8 @@ export class PipesTransport extends Construct {
     this.role.addToPolicy(
       new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [p.enrichment.functionArn] }),
     );
-    // Target: producers of a KMS-encrypted stream need kms:GenerateDataKey.
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        actions: ['kinesis:PutRecord', 'kinesis:PutRecords'],
-        resources: [p.target.streamArn],
-      }),
-    );
-    if (p.target.encryptionKey) {
-      this.role.addToPolicy(
-        new iam.PolicyStatement({
-          actions: ['kms:GenerateDataKey'],
-          resources: [p.target.encryptionKey.keyArn],
-        }),
-      );
-    }
+    // Target: PutRecords (+ kms:GenerateDataKey for a KMS-encrypted stream).
+    grantPutRecords(p.target, this.role);
     p.deadLetterQueue.grantSendMessages(this.role);
     this.role.addToPolicy(
       new iam.PolicyStatement({

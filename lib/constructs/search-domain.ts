@@ -4,6 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
 import { Construct } from 'constructs';
+import { withDefaults } from '../defaults';
 
 export interface SearchDomainProps {
   /** Domain name: 3-28 of a-z 0-9 -, starting with a letter. Fixed, so IAM and the access policy can name it. */
@@ -62,10 +63,7 @@ export class SearchDomain extends Construct {
 
   constructor(scope: Construct, id: string, props: SearchDomainProps) {
     super(scope, id);
-    const p = {
-      ...DEFAULTS,
-      ...Object.fromEntries(Object.entries(props).filter(([, v]) => v !== undefined)),
-    } as typeof DEFAULTS & SearchDomainProps;
+    const p = withDefaults(DEFAULTS, props);
 
     // Validate.
     if (!Token.isUnresolved(p.domainName) && !/^[a-z][a-z0-9-]{2,27}$/.test(p.domainName)) {

@@ -8,6 +8,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { withDefaults } from '../defaults';
 import { grantBucketKeyWrite } from './bucket-key';
 import { ON_FAILURE_KEY_PREFIX } from '../../core/contracts/kept-data';
 import { LOCAL_ESBUILD_BUNDLING, PROJECT_ROOT } from './bundling';
@@ -119,7 +120,7 @@ export class TransformFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: TransformFunctionProps) {
     super(scope, id);
-    const p = { ...DEFAULTS, ...stripUndefined(props), ...stripUndefined(props.eventSource ?? {}) };
+    const p = withDefaults(DEFAULTS, { ...props, ...props.eventSource });
 
     // Validate (Lambda's documented limits; tokens are not expected here).
     if (p.batchSize < 1 || p.batchSize > 10_000) {
@@ -208,8 +209,4 @@ export class TransformFunction extends Construct {
       this.function.addEventSource(this.eventSource);
     }
   }
-}
-
-function stripUndefined<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -1,13 +1,14 @@
 /**
  * What a transform function writes, for both transports: the Kinesis handler, and the Pipes enrichment (which
  * dead-letters poison records and writes answers too large for the pipe itself). One place for the environment
- * that tells the function where, and for the grants that let it.
+ * grants that let it (the environment itself is written by core/contracts/transform-env.ts).
  */
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kinesis from 'aws-cdk-lib/aws-kinesis';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type { WildcardJustification } from '../nag';
 import { grantBucketKeyWrite } from './bucket-key';
+import { grantPutRecords } from './stream-write';
 
 export interface TransformWritesProps {
   /** The events stream the function writes with PutRecords. */
@@ -20,36 +21,13 @@ export interface TransformWritesProps {
   readonly aggregation: boolean;
 }
 
-/** The variables lambda/transform/env.ts `readTransformEnv` reads. */
-export function transformWritesEnvironment(props: TransformWritesProps): Record<string, string> {
-  return {
-    EVENTS_STREAM_ARN: props.eventsStream.streamArn,
-    DEAD_LETTER_BUCKET: props.bucket.bucketName,
-    DEAD_LETTER_PREFIX: props.deadLetterPrefix,
-    EVENTS_AGGREGATION: props.aggregation ? 'true' : 'false',
-  };
-}
-
 /**
  * Grants `role` PutRecords on the events stream (by ARN only, as the writer calls it; producers of a KMS stream
  * need kms:GenerateDataKey) and PutObject under the dead-letter prefix (with the bucket key's GenerateDataKey).
  * Returns the justification of the prefix wildcard for `justifyWildcardResources`.
  */
 export function grantTransformWrites(role: iam.Role, props: TransformWritesProps): WildcardJustification {
-  role.addToPolicy(
-    new iam.PolicyStatement({
-      actions: ['kinesis:PutRecord', 'kinesis:PutRecords'],
-      resources: [props.eventsStream.streamArn],
-    }),
-  );
-  if (props.eventsStream.encryptionKey) {
-    role.addToPolicy(
-      new iam.PolicyStatement({
-        actions: ['kms:GenerateDataKey'],
-        resources: [props.eventsStream.encryptionKey.keyArn],
-      }),
-    );
-  }
+  grantPutRecords(props.eventsStream, role);
   // Poison records are written under the dead-letter prefix only.
   const deadLetterObjects = props.bucket.arnForObjects(`${props.deadLetterPrefix}*`);
   role.addToPolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [deadLetterObjects] }));

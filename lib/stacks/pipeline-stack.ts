@@ -9,12 +9,17 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { DeliveryConfig, OpenSearchConfig, TransformConfig, Transport } from '../../core/config';
+import {
+  DEFAULT_METRICS_NAMESPACE,
+  TransformServiceName,
+  transformEnvironment,
+} from '../../core/contracts/transform-env';
 import { FirehoseToOpenSearch } from '../constructs/firehose-to-opensearch';
 import { LogsDeliveryRole } from '../constructs/logs-delivery-role';
 import { OpenSearchProvisioner } from '../constructs/opensearch-provisioner';
 import { PipesTransport } from '../constructs/pipes-transport';
 import { ON_FAILURE_KEY_PREFIX, TransformFunction } from '../constructs/transform-function';
-import { grantTransformWrites, transformWritesEnvironment } from '../constructs/transform-writes';
+import { grantTransformWrites } from '../constructs/transform-writes';
 import { justifyWildcardResources } from '../nag';
 
 /**
@@ -49,7 +54,7 @@ export interface PipelineStackProps extends StackProps {
   readonly delivery: DeliveryConfig;
   /**
    * CloudWatch metrics namespace of the transform's EMF metrics.
-   * @default 'kfek'
+   * @default 'kfek' (DEFAULT_METRICS_NAMESPACE)
    */
   readonly metricsNamespace?: string;
 }
@@ -96,7 +101,7 @@ export class PipelineStack extends Stack {
       timeout: Duration.seconds(t.timeoutSeconds),
       logRetention: t.logRetentionDays as logs.RetentionDays,
     };
-    const metrics = { POWERTOOLS_METRICS_NAMESPACE: props.metricsNamespace ?? 'kfek' };
+    const metricsNamespace = props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE;
     const ownLogGroups: logs.ILogGroup[] = [];
     // Both transports write the events stream and dead-letter poison records themselves (the Pipes enrichment
     // for answers too large for the pipe).
@@ -106,17 +111,20 @@ export class PipelineStack extends Stack {
       deadLetterPrefix: t.deadLetterPrefix,
       aggregation: d.aggregation,
     };
+    const writesEnv = {
+      metricsNamespace,
+      eventsStreamArn: props.eventsStream.streamArn,
+      deadLetterBucket: props.bucket.bucketName,
+      deadLetterPrefix: t.deadLetterPrefix,
+      aggregation: d.aggregation,
+    };
 
     if (transport === 'lambda') {
       const fn = new TransformFunction(this, 'Transform', {
         ...common,
         entry: 'lambda/transform/handler.ts',
         description: 'kfek: CloudWatch Logs envelopes from the raw stream to documents on the events stream',
-        environment: {
-          ...metrics,
-          POWERTOOLS_SERVICE_NAME: 'transform',
-          ...transformWritesEnvironment(writes),
-        },
+        environment: transformEnvironment({ ...writesEnv, serviceName: TransformServiceName.kinesis }),
         eventSource: {
           stream: props.rawStream,
           // S3, not SQS: Lambda writes the whole discarded batch there, so it outlives the raw stream's retention.
@@ -144,11 +152,7 @@ export class PipelineStack extends Stack {
         ...common,
         entry: 'lambda/transform/pipes.ts',
         description: 'kfek: EventBridge Pipes enrichment, CloudWatch Logs envelopes to documents',
-        environment: {
-          ...metrics,
-          POWERTOOLS_SERVICE_NAME: 'transform-pipes',
-          ...transformWritesEnvironment(writes),
-        },
+        environment: transformEnvironment({ ...writesEnv, serviceName: TransformServiceName.pipes }),
       });
       justifyWildcardResources(fn.role, [grantTransformWrites(fn.role, writes)]);
       this.pipe = new PipesTransport(this, 'Pipe', {

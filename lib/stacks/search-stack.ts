@@ -49,7 +49,8 @@ export interface SearchStackProps extends StackProps {
  *   names it (`MasterUserARN`); the Pipeline stack's provisioner Lambda runs as it and attaches its own grants, so
  *   references only point from Pipeline to Search.
  *
- * Outside the sandbox all of it is RETAINed and the stack is termination protected (see bin/kfek.ts).
+ * With config `removalPolicy: retain` all of it is RETAINed and the stack is termination protected (see
+ * `buildKfek` in lib/app.ts).
  */
 export class SearchStack extends Stack {
   readonly domain: opensearch.IDomain;

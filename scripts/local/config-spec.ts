@@ -77,7 +77,7 @@ export function localSpecFromConfig(
 }
 
 /**
- * The provisioning spec the Search stack's custom resource applies, from the same config: template, retention
+ * The provisioning spec the Pipeline stack's OpenSearch provisioner (custom resource) applies, from the same config: template, retention
  * and names are identical; the local node has no security plugin, so there are no role mappings to make.
  */
 export function openSearchSpecFromConfig(config: PipelineConfig): OpenSearchSpec {

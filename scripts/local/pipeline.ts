@@ -1,6 +1,7 @@
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import * as path from 'node:path';
 import { LOCAL_KEPT_FOLDERS } from '../../core/contracts/kept-data';
+import { TransformServiceName, transformEnvironment } from '../../core/contracts/transform-env';
 import { type LocalAwsClients, LOCAL_CREDENTIALS, localAwsClients } from './aws-clients';
 import { DeliveryLoop } from './delivery-loop';
 import { DrainTimeoutError, LocalRunError } from './errors';
@@ -113,11 +114,13 @@ export class LocalPipeline {
           AWS_LAMBDA_FUNCTION_NAME: spec.eventSource.functionName,
           AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(spec.eventSource.memorySizeInMb),
           AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
-          EVENTS_STREAM_ARN: resources.eventsStreamArn,
-          DEAD_LETTER_BUCKET: resources.deadLetterBucket,
-          ...(spec.deadLetterPrefix === undefined ? {} : { DEAD_LETTER_PREFIX: spec.deadLetterPrefix }),
-          EVENTS_AGGREGATION: spec.delivery.aggregation === false ? 'false' : 'true',
-          POWERTOOLS_SERVICE_NAME: 'kfek-transform',
+          ...transformEnvironment({
+            serviceName: TransformServiceName.kinesis,
+            eventsStreamArn: resources.eventsStreamArn,
+            deadLetterBucket: resources.deadLetterBucket,
+            deadLetterPrefix: spec.deadLetterPrefix,
+            aggregation: spec.delivery.aggregation !== false,
+          }),
           POWERTOOLS_LOG_LEVEL: props.transformLogLevel ?? 'WARN',
           // Metrics in embedded metric format are log lines for CloudWatch; locally nobody reads them.
           POWERTOOLS_METRICS_DISABLED: 'true',

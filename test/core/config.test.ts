@@ -244,6 +244,17 @@ describe('resolveConfig', () => {
     );
   });
 
+  test('fails when the free-storage alarm threshold is not below the volume, naming both config keys', () => {
+    // GIVEN
+    const context = withProfile({ openSearch: { volumeSizeGb: 10 }, alarms: { freeStorageMb: 10_240 } });
+    // WHEN
+    const resolve = (): unknown => resolveConfig(context, 'test');
+    // THEN
+    expect(resolve).toThrow(
+      /alarms\.freeStorageMb \(10240\) must be below openSearch\.volumeSizeGb \(10 GiB = 10240 MB\)/,
+    );
+  });
+
   test.each(['2.5', '1.3', '2.19.1', 'latest'])(
     'fails when openSearch.engineVersion is %s, not 2.7 or later',
     (v) => {

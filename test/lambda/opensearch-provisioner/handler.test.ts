@@ -65,19 +65,13 @@ function fakeDeps(options: FakeOptions = { ism: true, security: true, dashboards
   deps: ProvisionerDeps;
   fake: FakeOpenSearch;
   clientOptions: HttpClientOptions[];
-  secretsRead: string[];
 } {
   const fake = new FakeOpenSearch(options);
   const clientOptions: HttpClientOptions[] = [];
-  const secretsRead: string[] = [];
   const clock = { t: 0, now: () => clock.t, sleep: (ms: number) => Promise.resolve(void (clock.t += ms)) };
   const deps: ProvisionerDeps = {
     clock,
     region: 'eu-west-1',
-    readSecret: (arn) => {
-      secretsRead.push(arn);
-      return Promise.resolve(JSON.stringify({ username: 'kfek-admin', password: 's3cret' }));
-    },
     createClient: (o) => {
       clientOptions.push(o);
       return o.baseUrl.endsWith('/_dashboards') ? fake.dashboardsClient() : fake.client();
@@ -85,7 +79,7 @@ function fakeDeps(options: FakeOptions = { ism: true, security: true, dashboards
     provision: provisionOpenSearch,
     log: () => undefined,
   };
-  return { deps, fake, clientOptions, secretsRead };
+  return { deps, fake, clientOptions };
 }
 
 describe('opensearch-provisioner handler', () => {
@@ -140,17 +134,6 @@ describe('opensearch-provisioner handler', () => {
     expect(response).toEqual({ PhysicalResourceId: PHYSICAL_RESOURCE_ID });
     expect(clientOptions).toEqual([]);
     expect(fake.requests).toEqual([]);
-  });
-
-  test('with a master user secret, authenticates with HTTP basic auth as that user', async () => {
-    const { deps, clientOptions, secretsRead } = fakeDeps();
-    const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:master-AbCdEf';
-    await handleEvent(createEvent({ MasterUserSecretArn: arn }), deps);
-    expect(secretsRead).toEqual([arn]);
-    expect(clientOptions[0]).toEqual({
-      baseUrl: `https://${ENDPOINT}`,
-      auth: { kind: 'basic', username: 'kfek-admin', password: 's3cret' },
-    });
   });
 
   test('Dashboards "false" skips the Dashboards client', async () => {
@@ -215,14 +198,6 @@ describe('opensearch-provisioner handler', () => {
     await expect(handleEvent(badSpec, deps)).rejects.toBeInstanceOf(OpenSearchSpecError);
     const badEndpoint: CloudFormationCustomResourceEvent = createEvent({ DomainEndpoint: 'https://x/y' });
     await expect(handleEvent(badEndpoint, deps)).rejects.toThrow(/DomainEndpoint must be a host name/);
-  });
-
-  test('fails when the master user secret lacks username or password', async () => {
-    const { deps } = fakeDeps();
-    const broken: ProvisionerDeps = { ...deps, readSecret: () => Promise.resolve('{"password":"x"}') };
-    await expect(handleEvent(createEvent({ MasterUserSecretArn: 'arn:secret' }), broken)).rejects.toThrow(
-      /must be JSON with "username" and "password"/,
-    );
   });
 
   test('a Dashboards failure does not fail the deployment; it is reported in Data', async () => {

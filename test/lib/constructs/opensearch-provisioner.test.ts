@@ -3,7 +3,6 @@ import { App, Fn, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
-import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import {
   OpenSearchProvisioner,
@@ -117,42 +116,6 @@ describe('OpenSearchProvisioner', () => {
     expect(actions.filter((a) => a === '*' || a === 'es:*')).toEqual([]);
   });
 
-  test('with a master user secret, passes its ARN and may read that secret only', () => {
-    // GIVEN
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-    const stack = new Stack(app, 'Secret');
-    const secret = new secretsmanager.Secret(stack, 'Master');
-    const domain = opensearch.Domain.fromDomainAttributes(stack, 'Domain', {
-      domainArn: DOMAIN_ARN,
-      domainEndpoint: 'search-kfek-sandbox-abc.eu-west-1.es.amazonaws.com',
-    });
-
-    // WHEN
-    new OpenSearchProvisioner(stack, 'Provisioner', {
-      domain,
-      indexPrefix: 'logs',
-      firehoseRole: iam.Role.fromRoleArn(stack, 'Firehose', 'arn:aws:iam::123456789012:role/firehose'),
-      masterUserSecret: secret,
-    });
-
-    // THEN
-    const template = Template.fromStack(stack);
-    template.hasResourceProperties('Custom::KfekOpenSearchProvisioning', {
-      MasterUserSecretArn: { Ref: Match.stringLikeRegexp('^Master') },
-    });
-    template.hasResourceProperties('AWS::IAM::Policy', {
-      PolicyDocument: {
-        Statement: Match.arrayWith([
-          {
-            Effect: 'Allow',
-            Action: ['secretsmanager:GetSecretValue', 'secretsmanager:DescribeSecret'],
-            Resource: { Ref: Match.stringLikeRegexp('^Master') },
-          },
-        ]),
-      },
-    });
-  });
-
   test('uses a given role (e.g. the domain master user) instead of creating one', () => {
     // GIVEN
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -212,14 +175,11 @@ describe('OpenSearchProvisioner', () => {
 });
 
 describe('OpenSearchProvisioner under cdk-nag', () => {
-  test('AwsSolutions and Serverless checks find nothing unacknowledged, also with an imported domain and secret', () => {
-    // GIVEN: the domain in a stateful stack, the provisioner beside Firehose in another (as the app wires it).
+  test('AwsSolutions and Serverless checks find nothing unacknowledged, also with an imported domain', () => {
+    // GIVEN: the domain imported from the stateful stack, the provisioner beside Firehose (as the app wires it).
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
     const env = { account: '123456789012', region: 'eu-west-1' };
-    const search = new Stack(app, 'Search', { env });
-    const secret = new secretsmanager.Secret(search, 'Master');
-    Validations.of(secret).acknowledge({ id: 'AwsSolutions-SMG4', reason: 'test secret' });
     const pipeline = new Stack(app, 'Pipeline', { env });
     // Imported attributes: the granular nag ids then hold Fn::ImportValue references, the hard case.
     const domain = opensearch.Domain.fromDomainAttributes(pipeline, 'Domain', {
@@ -235,7 +195,6 @@ describe('OpenSearchProvisioner under cdk-nag', () => {
       domain,
       indexPrefix: 'logs',
       firehoseRole,
-      masterUserSecret: secret,
     });
 
     // THEN: synth throws on any unacknowledged finding.

@@ -1,5 +1,5 @@
 /* eslint jest/expect-expect: ["warn", { "assertFunctionNames": ["expect", "*.hasResourceProperties", "*.resourceCountIs", "*.*.resourceCountIs", "*.hasWarning"] }] */
-import { App, Stack } from 'aws-cdk-lib';
+import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as kinesis from 'aws-cdk-lib/aws-kinesis';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -158,7 +158,7 @@ describe('MonitoringStack alarms', () => {
         expect.objectContaining({
           namespace: 'AWS/Kinesis',
           statistic: 'Maximum',
-          threshold: DEFAULT_ALARM_THRESHOLDS.maxIteratorAgeInSeconds * 1000,
+          threshold: DEFAULT_ALARM_THRESHOLDS.maxIteratorAge.toMilliseconds(),
           comparison: 'GreaterThanThreshold',
           missing: 'breaching',
         }),
@@ -285,7 +285,7 @@ describe('MonitoringStack alarms', () => {
   test('thresholds come from config', () => {
     // GIVEN
     const thresholds: PipelineAlarmThresholds = {
-      maxIteratorAgeInSeconds: 60,
+      maxIteratorAge: Duration.seconds(60),
       maxTransformErrors: 2,
       maxPoisonRecords: 5,
       maxFailedDocuments: 7,
@@ -325,13 +325,38 @@ describe('MonitoringStack alarms', () => {
 
   test('fails when a threshold is out of range', () => {
     expect(() => synth({ thresholds: { minDeliverySuccessRatio: 1.5 } })).toThrow(
-      /alarms.minDeliverySuccessRatio is 1.5; expected a ratio in \(0, 1\]/,
+      /thresholds\.minDeliverySuccessRatio is 1\.5; expected a ratio in \(0, 1\]/,
     );
-    expect(() => synth({ thresholds: { maxIteratorAgeInSeconds: Number.NaN } })).toThrow(
-      /maxIteratorAgeInSeconds/,
+    expect(() => synth({ thresholds: { maxIteratorAge: Duration.millis(Number.NaN) } })).toThrow(
+      /PipelineMonitoring Monitoring\/Monitoring: thresholds\.maxIteratorAge is NaN ms/,
+    );
+    expect(() => synth({ thresholds: { maxIteratorAge: Duration.millis(500) } })).toThrow(
+      /thresholds\.maxIteratorAge is 500 ms; expected a Duration of at least 1 second/,
     );
     expect(() => synth({ thresholds: { writeThrottlingPeriods: 1.5 } })).toThrow(/writeThrottlingPeriods/);
     expect(() => synth({ thresholds: { maxPoisonRecords: -1 } })).toThrow(/maxPoisonRecords is -1/);
+  });
+
+  test('validation errors name the construct props, never a config key that does not exist', () => {
+    // The construct's props are not the config's keys (alarms.iteratorAgeMs, alarms.poisonRecords, ...): naming an
+    // "alarms.*" key here sent operators looking for settings such as alarms.maxIteratorAgeInSeconds.
+    const messages = [
+      { thresholds: { maxIteratorAge: Duration.millis(1) } },
+      { thresholds: { maxPoisonRecords: -1 } },
+      { thresholds: { minFreeStorageSpaceInMiB: 20_480 } },
+      { alarmEmail: 'ops at example' },
+    ].map((overrides) => {
+      try {
+        synth(overrides);
+        return 'no error';
+      } catch (error) {
+        return String(error);
+      }
+    });
+    for (const message of messages) {
+      expect(message).toMatch(/PipelineMonitoring Monitoring\/Monitoring: (thresholds\.|alarmEmail)/);
+      expect(message).not.toMatch(/alarms\./);
+    }
   });
 
   test('fails when the free-storage threshold exceeds the volume', () => {
@@ -341,7 +366,7 @@ describe('MonitoringStack alarms', () => {
   });
 
   test('fails when the alarm e-mail is not an address', () => {
-    expect(() => synth({ alarmEmail: 'ops at example' })).toThrow(/alarms.email is "ops at example"/);
+    expect(() => synth({ alarmEmail: 'ops at example' })).toThrow(/alarmEmail is "ops at example"/);
   });
 
   test('fails when more than 50 log groups are given for the queries', () => {

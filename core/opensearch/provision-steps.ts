@@ -1,0 +1,195 @@
+/**
+ * The provisioning steps, each idempotent: the document-id ingest pipeline, the index template, the ISM retention
+ * policy, the security roles and mappings, the audit configuration and the Dashboards saved objects.
+ */
+import { mergeAuditConfig } from './audit';
+import { buildSavedObjects } from './dashboards';
+import { OpenSearchProvisioningError } from './errors';
+import type { OpenSearchHttpClient } from './http';
+import { buildIndexTemplate, TEMPLATE_HASH_META_KEY } from './index-template';
+import { buildIngestPipeline } from './ingest-pipeline';
+import { buildIsmPolicy, isSamePolicy } from './ism-policy';
+import { call, record } from './provision-client';
+import type { ProvisionStep } from './provision-types';
+import { buildSecurityRoles, mergeRoleMapping } from './security';
+import { canonicalJson, type OpenSearchSpec } from './spec';
+
+/**
+ * GET, then PUT unless `isSame` says the stored object (the GET answer's body) already has the desired content.
+ * Shared by the objects addressed by a fixed name whose PUT replaces them whole (pipeline, index template).
+ */
+async function putUnlessSame(
+  client: OpenSearchHttpClient,
+  step: string,
+  path: string,
+  body: Record<string, unknown>,
+  isSame: (stored: Record<string, unknown>) => boolean,
+): Promise<ProvisionStep> {
+  const existing = await call(client, { method: 'GET', path }, [200, 404]);
+  if (existing.status === 200 && isSame(record(existing.body))) {
+    return { step, status: 'unchanged' };
+  }
+  await call(client, { method: 'PUT', path, body }, [200]);
+  return { step, status: existing.status === 404 ? 'created' : 'updated' };
+}
+
+/**
+ * The document-id pipeline. `GET _ingest/pipeline/<id>` answers `{ <id>: <body as stored> }`, so comparing
+ * canonical JSON tells "same content" without a hash field.
+ */
+export async function applyIngestPipeline(
+  client: OpenSearchHttpClient,
+  spec: OpenSearchSpec,
+): Promise<ProvisionStep> {
+  const name = spec.names.ingestPipeline;
+  const body = buildIngestPipeline(spec);
+  return putUnlessSame(
+    client,
+    `ingest pipeline ${name}`,
+    `/_ingest/pipeline/${name}`,
+    body,
+    (stored) => canonicalJson(stored[name]) === canonicalJson(body),
+  );
+}
+
+export async function applyIndexTemplate(
+  client: OpenSearchHttpClient,
+  spec: OpenSearchSpec,
+): Promise<ProvisionStep> {
+  const name = spec.names.indexTemplate;
+  const body = buildIndexTemplate(spec);
+  const desiredHash = record(body._meta)[TEMPLATE_HASH_META_KEY];
+  return putUnlessSame(client, `index template ${name}`, `/_index_template/${name}`, body, (stored) => {
+    // GET answers { index_templates: [{ name, index_template: { ..., _meta } }] }.
+    const list = stored.index_templates;
+    const meta = record(record(record(Array.isArray(list) ? list[0] : undefined).index_template)._meta);
+    return meta[TEMPLATE_HASH_META_KEY] === desiredHash;
+  });
+}
+
+export async function applyIsmPolicy(
+  client: OpenSearchHttpClient,
+  spec: OpenSearchSpec,
+): Promise<ProvisionStep[]> {
+  const id = spec.names.ismPolicy;
+  const path = `/_plugins/_ism/policies/${id}`;
+  const desired = buildIsmPolicy(spec);
+  const existing = await call(client, { method: 'GET', path }, [200, 404]);
+  const steps: ProvisionStep[] = [];
+  if (existing.status === 404) {
+    await call(client, { method: 'PUT', path, body: desired }, [200, 201]);
+    steps.push({ step: `ISM policy ${id}`, status: 'created' });
+  } else {
+    const current = record(existing.body);
+    if (isSamePolicy(current.policy, desired)) {
+      steps.push({ step: `ISM policy ${id}`, status: 'unchanged' });
+    } else {
+      // ISM refuses an overwrite without the optimistic-concurrency pair from the GET.
+      const seqNo = Number(current._seq_no);
+      const primaryTerm = Number(current._primary_term);
+      await call(
+        client,
+        { method: 'PUT', path: `${path}?if_seq_no=${seqNo}&if_primary_term=${primaryTerm}`, body: desired },
+        [200, 201],
+      );
+      steps.push({
+        step: `ISM policy ${id}`,
+        status: 'updated',
+        detail:
+          'indices already managed keep the previous version until changed with _plugins/_ism/change_policy',
+      });
+    }
+  }
+  // ism_template only catches indices created from now on; attach the ones that already exist (e.g. the index
+  // Firehose created before this ran). Indices that already have a policy are reported as failures and left alone.
+  const add = await call(
+    client,
+    { method: 'POST', path: `/_plugins/_ism/add/${spec.indexPattern}`, body: { policy_id: id } },
+    [200, 404],
+  );
+  const updated = Number(record(add.body).updated_indices ?? 0);
+  steps.push({
+    step: `ISM attach existing ${spec.indexPattern}`,
+    status: updated > 0 ? 'updated' : 'unchanged',
+    detail: `${updated} index(es) attached`,
+  });
+  return steps;
+}
+
+export async function applySecurity(
+  client: OpenSearchHttpClient,
+  spec: OpenSearchSpec,
+): Promise<ProvisionStep[]> {
+  const steps: ProvisionStep[] = [];
+  for (const role of buildSecurityRoles(spec)) {
+    if (role.role !== undefined) {
+      // PUT replaces the role with exactly this content; 201 when it was new.
+      const put = await call(
+        client,
+        { method: 'PUT', path: `/_plugins/_security/api/roles/${role.name}`, body: role.role },
+        [200, 201],
+      );
+      steps.push({ step: `security role ${role.name}`, status: put.status === 201 ? 'created' : 'updated' });
+    }
+    if (role.mapping !== undefined) {
+      const path = `/_plugins/_security/api/rolesmapping/${role.name}`;
+      const existing = await call(client, { method: 'GET', path }, [200, 404]);
+      const current = existing.status === 200 ? record(existing.body)[role.name] : undefined;
+      const merged = mergeRoleMapping(current, role.mapping);
+      if (merged === undefined) {
+        steps.push({ step: `role mapping ${role.name}`, status: 'unchanged' });
+      } else {
+        await call(client, { method: 'PUT', path, body: merged }, [200, 201]);
+        steps.push({
+          step: `role mapping ${role.name}`,
+          status: existing.status === 404 ? 'created' : 'updated',
+        });
+      }
+    }
+  }
+  return steps;
+}
+
+export async function applyAuditConfig(
+  client: OpenSearchHttpClient,
+  spec: OpenSearchSpec,
+): Promise<ProvisionStep> {
+  // GET answers { _readonly: [...], config: { enabled, audit, compliance } }; the PUT takes the config object.
+  const existing = await call(client, { method: 'GET', path: '/_plugins/_security/api/audit' }, [200, 404]);
+  const current = existing.status === 200 ? record(existing.body).config : undefined;
+  const merged = mergeAuditConfig(current, spec.auditLogs);
+  const step = `security audit logging (${spec.auditLogs ? 'on' : 'off'})`;
+  if (merged === undefined) {
+    return { step, status: 'unchanged' };
+  }
+  await call(client, { method: 'PUT', path: '/_plugins/_security/api/audit/config', body: merged }, [200]);
+  return { step, status: current === undefined ? 'created' : 'updated' };
+}
+
+export async function applyDashboards(
+  dashboards: OpenSearchHttpClient,
+  spec: OpenSearchSpec,
+  tenant: string | undefined,
+): Promise<ProvisionStep> {
+  const objects = buildSavedObjects(spec);
+  const response = await call(
+    dashboards,
+    {
+      method: 'POST',
+      path: '/api/saved_objects/_bulk_create?overwrite=true',
+      body: objects,
+      // Dashboards refuses state-changing API calls without this header (CSRF protection).
+      headers: { 'osd-xsrf': 'true', ...(tenant === undefined ? {} : { securitytenant: tenant }) },
+    },
+    [200],
+  );
+  const saved = record(response.body).saved_objects;
+  const failed = (Array.isArray(saved) ? saved : [])
+    .map((o) => record(o))
+    .filter((o) => o.error !== undefined)
+    .map((o) => `${String(o.type)}/${String(o.id)}: ${JSON.stringify(o.error)}`);
+  if (failed.length > 0) {
+    throw new OpenSearchProvisioningError(`Dashboards refused saved objects: ${failed.join('; ')}`);
+  }
+  return { step: 'dashboards saved objects', status: 'updated', detail: `${objects.length} objects written` };
+}

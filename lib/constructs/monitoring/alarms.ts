@@ -1,0 +1,253 @@
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as kinesis from 'aws-cdk-lib/aws-kinesis';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import {
+  DefaultDashboardFactory,
+  MonitoringFacade,
+  OpenSearchClusterStatus,
+  SnsAlarmActionStrategy,
+} from 'cdk-monitoring-constructs';
+import { MetricName } from '../../../core/contracts/metrics';
+import { FIVE_MINUTES, type MonitoringContext } from './context';
+
+/*
+ * The pipeline's alarms. Kinesis, Lambda and OpenSearch alarms come from cdk-monitoring-constructs, whose factories
+ * encode the usual statistics and missing-data choices. Its Firehose monitoring covers Direct PUT and format
+ * conversion only, so the delivery alarms, the EMF poison-record alarm and the per-node free-storage alarm (the
+ * library offers a cluster-wide percentage) are plain `cloudwatch.Alarm`s.
+ */
+
+/** What the alarms watch. */
+export interface AlarmTargets {
+  readonly rawStream: kinesis.IStream;
+  readonly eventsStream: kinesis.IStream;
+  readonly transformFunction: lambda.IFunction;
+  readonly domain: opensearch.IDomain;
+}
+
+type HandWrittenAlarmOptions = Omit<cloudwatch.CreateAlarmOptions, 'evaluationPeriods' | 'alarmName'> & {
+  readonly metric: cloudwatch.IMetric;
+  readonly evaluationPeriods?: number;
+};
+
+/** An alarm description that says where the runbook is: operators read it in the notification e-mail. */
+function describe(what: string, anchor: string): string {
+  return `${what} What to do: docs/operations.md#${anchor}`;
+}
+
+export function createLibraryAlarms(
+  ctx: MonitoringContext,
+  props: AlarmTargets,
+  topic: sns.ITopic,
+): cloudwatch.IAlarm[] {
+  const t = ctx.thresholds;
+  const facade = new MonitoringFacade(ctx.scope, 'Facade', {
+    alarmFactoryDefaults: {
+      alarmNamePrefix: ctx.namePrefix,
+      actionsEnabled: true,
+      action: new SnsAlarmActionStrategy({ onAlarmTopic: topic, onOkTopic: topic }),
+    },
+    // Alarms only: the pipeline dashboard below is built by hand.
+    dashboardFactory: new DefaultDashboardFactory(ctx.scope, 'NoDashboards', {
+      dashboardNamePrefix: ctx.namePrefix,
+      createDashboard: false,
+      createSummaryDashboard: false,
+      createAlarmDashboard: false,
+    }),
+  });
+  const maxAgeInMillis = t.maxIteratorAge.toMilliseconds();
+  // The library's defaults are 3 of 3 five-minute periods; the alarms below that must page sooner say so.
+  for (const [friendlyName, stream] of [
+    ['RawStream', props.rawStream],
+    ['EventsStream', props.eventsStream],
+  ] as const) {
+    facade.monitorKinesisDataStream({
+      streamName: stream.streamName,
+      alarmFriendlyName: friendlyName,
+      addIteratorMaxAgeAlarm: {
+        Critical: {
+          maxAgeInMillis,
+          // Consumers (the event source mapping or Pipes, and Firehose) poll every shard about once a second,
+          // idle or not, so this metric never goes quiet while they run: missing data means the consumer
+          // stopped, which is the failure this alarm exists for.
+          treatMissingDataOverride: cloudwatch.TreatMissingData.BREACHING,
+          alarmDescriptionOverride: describe(
+            `The ${friendlyName} consumer is falling behind.`,
+            'iterator-age',
+          ),
+        },
+      },
+      addWriteProvisionedThroughputExceededAlarm: {
+        Critical: {
+          // The library alarms on the Average of WriteProvisionedThroughputExceeded: > 0 means a put was refused.
+          maxRecordsThrottledThreshold: 0,
+          evaluationPeriods: t.writeThrottlingPeriods,
+          datapointsToAlarm: t.writeThrottlingPeriods,
+          alarmDescriptionOverride: describe(
+            `Writes to the ${friendlyName} are throttled.`,
+            'write-throttling',
+          ),
+        },
+      },
+    });
+  }
+  facade.monitorLambdaFunction({
+    lambdaFunction: props.transformFunction,
+    alarmFriendlyName: 'Transform',
+    // Errors and Throttles are emitted only when something happened: missing data is "none" (library default).
+    addFaultCountAlarm: {
+      Critical: {
+        maxErrorCount: t.maxTransformErrors,
+        // A failed invocation means a whole batch is retried (or bisected): page on the first period.
+        evaluationPeriods: 1,
+        datapointsToAlarm: 1,
+        alarmDescriptionOverride: describe('The transform function failed invocations.', 'transform-errors'),
+      },
+    },
+    addThrottlesCountAlarm: {
+      Critical: {
+        maxErrorCount: t.maxTransformThrottles,
+        alarmDescriptionOverride: describe('The transform function is throttled.', 'transform-throttles'),
+      },
+    },
+    addMaxIteratorAgeAlarm: {
+      Critical: {
+        maxAgeInMillis,
+        // IteratorAge exists only while the function is invoked: an idle stream (or the Pipes transport) sends
+        // none, and the stream-level alarm above already covers a stopped consumer.
+        treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
+        alarmDescriptionOverride: describe('The transform is falling behind the raw stream.', 'iterator-age'),
+      },
+    },
+  });
+  facade.monitorOpenSearchCluster({
+    domain: props.domain,
+    alarmFriendlyName: 'Search',
+    // The library treats missing OpenSearch data as breaching: a domain that stops reporting is down.
+    addClusterStatusAlarm: {
+      // Red means a primary shard is unassigned and part of the data cannot be written: page within a minute.
+      Red: {
+        status: OpenSearchClusterStatus.RED,
+        period: Duration.minutes(1),
+        evaluationPeriods: 1,
+        datapointsToAlarm: 1,
+        alarmDescriptionOverride: describe('OpenSearch cluster status is red.', 'cluster-status-red'),
+      },
+      ...(t.alarmOnClusterStatusYellow
+        ? {
+            Yellow: {
+              status: OpenSearchClusterStatus.YELLOW,
+              alarmDescriptionOverride: describe(
+                'OpenSearch cluster status is yellow.',
+                'cluster-status-yellow',
+              ),
+            },
+          }
+        : {}),
+    },
+    addClusterIndexWritesBlockedAlarm: {
+      Critical: {
+        maxBlockedWrites: 0,
+        evaluationPeriods: 1,
+        datapointsToAlarm: 1,
+        alarmDescriptionOverride: describe('OpenSearch blocks index writes.', 'index-writes-blocked'),
+      },
+    },
+    addJvmMemoryPressureAlarm: {
+      Critical: {
+        maxUsagePercent: t.maxJvmMemoryPressurePercent,
+        alarmDescriptionOverride: describe('OpenSearch JVM memory pressure is high.', 'jvm-memory-pressure'),
+      },
+    },
+  });
+  return facade.createdAlarms().map((created) => created.alarm);
+}
+
+export function createHandWrittenAlarms(ctx: MonitoringContext, props: AlarmTargets): cloudwatch.Alarm[] {
+  const t = ctx.thresholds;
+  const firehose = ctx.firehoseMetric;
+  const alarm = (name: string, options: HandWrittenAlarmOptions): cloudwatch.Alarm =>
+    handWrittenAlarm(ctx, name, options);
+  return [
+    alarm('PoisonRecords', {
+      metric: ctx.emfMetric(MetricName.PoisonRecords),
+      threshold: t.maxPoisonRecords,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: describe(
+        'The transform met records it cannot decode; they are in the dead-letter bucket with their reason.',
+        'poison-records',
+      ),
+    }),
+    alarm('DeliverySuccess', {
+      metric: firehose('DeliveryToAmazonOpenSearchService.Success', cloudwatch.Stats.AVERAGE),
+      threshold: t.minDeliverySuccessRatio,
+      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+      // Firehose retries refused bulk requests for its retry duration, so one bad period is not yet a loss.
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      // Emitted only when Firehose delivers something: an idle pipeline is healthy.
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: describe(
+        'OpenSearch refused part of what Firehose tried to index.',
+        'delivery-success',
+      ),
+    }),
+    alarm('DeliveryDataFreshness', {
+      metric: firehose('DeliveryToAmazonOpenSearchService.DataFreshness', cloudwatch.Stats.MAXIMUM),
+      threshold: t.maxDeliveryDataFreshnessInSeconds,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 3,
+      // A Firehose that stops reading altogether shows up on the events stream's iterator-age alarm.
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: describe(
+        'Records wait in Firehose too long before reaching OpenSearch.',
+        'data-freshness',
+      ),
+    }),
+    alarm('FailedDocuments', {
+      // With S3 backup mode FailedDocumentsOnly, everything Firehose writes to S3 is a failed document
+      // (under the AmazonOpenSearchService-failed/ prefix), so this count is exactly the documents lost to
+      // OpenSearch. S3's own object-count metrics are daily and would fire a day late.
+      metric: firehose('DeliveryToS3.Records', cloudwatch.Stats.SUM),
+      threshold: t.maxFailedDocuments,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: describe(
+        'Firehose gave up on documents and wrote them to the failed-documents bucket.',
+        'failed-documents',
+      ),
+    }),
+    alarm('FreeStorageSpace', {
+      // Minimum over the domain's ClientId/DomainName dimensions is the fullest data node.
+      metric: props.domain.metricFreeStorageSpace({
+        statistic: cloudwatch.Stats.MINIMUM,
+        period: FIVE_MINUTES,
+      }),
+      threshold: t.minFreeStorageSpaceInMiB,
+      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_OR_EQUAL_TO_THRESHOLD,
+      // No data means the domain stopped reporting; the cluster-status alarms (missing = breaching) cover
+      // that, so this one keeps its last state instead of paging twice.
+      treatMissingData: cloudwatch.TreatMissingData.MISSING,
+      alarmDescription: describe('A data node is running out of disk space.', 'free-storage-space'),
+    }),
+  ];
+}
+
+function handWrittenAlarm(
+  ctx: MonitoringContext,
+  name: string,
+  props: HandWrittenAlarmOptions,
+): cloudwatch.Alarm {
+  const { metric, evaluationPeriods, ...options } = props;
+  return new cloudwatch.Alarm(ctx.scope, `${name}Alarm`, {
+    ...options,
+    metric,
+    evaluationPeriods: evaluationPeriods ?? 1,
+    alarmName: `${ctx.namePrefix}-${name}`,
+  });
+}

@@ -1,0 +1,160 @@
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { MetricName } from '../../../core/contracts/metrics';
+import type { AlarmTargets } from './alarms';
+import { FIVE_MINUTES, type MonitoringContext } from './context';
+
+/**
+ * The pipeline dashboard, hand-built in data-flow order (rather than the monitoring library's per-service layout),
+ * with the alarm lines on the graphs they belong to and every alarm's state at the bottom.
+ */
+export function createDashboard(
+  ctx: MonitoringContext,
+  props: AlarmTargets,
+  alarms: readonly cloudwatch.IAlarm[],
+): cloudwatch.Dashboard {
+  const { rawStream, eventsStream, transformFunction: fn, domain } = props;
+  const t = ctx.thresholds;
+  const sum = { statistic: cloudwatch.Stats.SUM, period: FIVE_MINUTES };
+  const max = { statistic: cloudwatch.Stats.MAXIMUM, period: FIVE_MINUTES };
+  const firehose = (metricName: string, label: string, statistic: string): cloudwatch.Metric =>
+    ctx.firehoseMetric(metricName, statistic, label);
+  const iteratorAgeLine: cloudwatch.HorizontalAnnotation = {
+    value: t.maxIteratorAge.toMilliseconds(),
+    label: 'alarm',
+  };
+  const graph = (
+    title: string,
+    left: cloudwatch.IMetric[],
+    extra: Partial<cloudwatch.GraphWidgetProps> = {},
+  ): cloudwatch.GraphWidget => new cloudwatch.GraphWidget({ title, left, width: 8, height: 6, ...extra });
+
+  const dashboard = new cloudwatch.Dashboard(ctx.scope, 'Dashboard', {
+    dashboardName: `${ctx.namePrefix}-pipeline`,
+    defaultInterval: Duration.hours(3),
+  });
+  dashboard.addWidgets(
+    new cloudwatch.TextWidget({
+      markdown:
+        `# ${ctx.namePrefix} pipeline\n` +
+        'CloudWatch Logs → raw stream → transform Lambda → events stream → Firehose → OpenSearch ' +
+        '(failed documents → S3). Rows follow the data; see docs/operations.md for what each alarm means.',
+      width: 24,
+      height: 2,
+    }),
+  );
+  dashboard.addWidgets(
+    graph('Records in (raw stream)', [
+      rawStream.metricIncomingRecords({ ...sum, label: 'raw IncomingRecords' }),
+    ]),
+    graph(
+      'Transform: records in / events out (EMF)',
+      [
+        ctx.emfMetric(MetricName.RecordsIn).with({ label: 'RecordsIn' }),
+        ctx.emfMetric(MetricName.EventsOut).with({ label: 'EventsOut' }),
+        ctx.emfMetric(MetricName.PoisonRecords).with({ label: 'PoisonRecords' }),
+        // Pipes only (0 with the lambda transport): answers too large for the pipe, written by the enrichment.
+        ctx.emfMetric(MetricName.OverflowDocuments).with({ label: 'OverflowDocuments' }),
+      ],
+      {
+        // The ratio of sums, not the average of per-invocation ratios: it is what Kinesis and Firehose bill.
+        // About 1 without aggregation (or with the Pipes transport); in the hundreds with it.
+        right: [
+          new cloudwatch.MathExpression({
+            expression: 'IF(recordsOut > 0, eventsOut / recordsOut)',
+            usingMetrics: {
+              eventsOut: ctx.emfMetric(MetricName.EventsOut),
+              recordsOut: ctx.emfMetric(MetricName.RecordsOut),
+            },
+            label: 'documents per events-stream record',
+            period: FIVE_MINUTES,
+          }),
+        ],
+        rightYAxis: { min: 0 },
+      },
+    ),
+    graph(
+      'Iterator age (max, ms)',
+      [
+        rawStream.metricGetRecordsIteratorAgeMilliseconds({ ...max, label: 'raw stream' }),
+        fn.metric('IteratorAge', { ...max, label: 'transform IteratorAge' }),
+        eventsStream.metricGetRecordsIteratorAgeMilliseconds({ ...max, label: 'events stream' }),
+      ],
+      { leftAnnotations: [iteratorAgeLine] },
+    ),
+  );
+  dashboard.addWidgets(
+    graph('Transform duration (ms)', [
+      fn.metricDuration({ statistic: cloudwatch.Stats.p(50), period: FIVE_MINUTES, label: 'p50' }),
+      fn.metricDuration({ statistic: cloudwatch.Stats.p(95), period: FIVE_MINUTES, label: 'p95' }),
+      fn.metricDuration({ ...max, label: 'max' }),
+    ]),
+    graph('Transform concurrency', [
+      fn.metric('ConcurrentExecutions', { ...max, label: 'ConcurrentExecutions' }),
+    ]),
+    graph('Transform errors and throttles', [
+      fn.metricErrors({ ...sum, label: 'Errors' }),
+      fn.metricThrottles({ ...sum, label: 'Throttles' }),
+    ]),
+  );
+  dashboard.addWidgets(
+    graph('Firehose delivery (records)', [
+      firehose('DataReadFromKinesisStream.Records', 'read from events stream', cloudwatch.Stats.SUM),
+      firehose('DeliveryToAmazonOpenSearchService.Records', 'indexed', cloudwatch.Stats.SUM),
+      firehose('DeliveryToS3.Records', 'failed → S3', cloudwatch.Stats.SUM),
+    ]),
+    graph(
+      'Firehose success and freshness',
+      [firehose('DeliveryToAmazonOpenSearchService.Success', 'success ratio', cloudwatch.Stats.AVERAGE)],
+      {
+        right: [
+          firehose(
+            'DeliveryToAmazonOpenSearchService.DataFreshness',
+            'data freshness (s)',
+            cloudwatch.Stats.MAXIMUM,
+          ),
+        ],
+        leftYAxis: { min: 0, max: 1 },
+      },
+    ),
+    graph('Stream write throttling', [
+      rawStream.metricWriteProvisionedThroughputExceeded({ ...max, label: 'raw stream' }),
+      eventsStream.metricWriteProvisionedThroughputExceeded({ ...max, label: 'events stream' }),
+    ]),
+  );
+  dashboard.addWidgets(
+    graph('OpenSearch indexing rate (per minute)', [
+      // IndexingRate is per minute; Sum across nodes at a 1-minute period is the cluster's rate.
+      domain.metric('IndexingRate', { statistic: cloudwatch.Stats.SUM, period: Duration.minutes(1) }),
+    ]),
+    graph(
+      'OpenSearch storage and memory',
+      [
+        domain.metricFreeStorageSpace({
+          statistic: cloudwatch.Stats.MINIMUM,
+          label: 'free storage (MiB, min node)',
+        }),
+      ],
+      {
+        right: [
+          domain.metricJVMMemoryPressure({ statistic: cloudwatch.Stats.MAXIMUM, label: 'JVM pressure %' }),
+        ],
+        leftAnnotations: [{ value: t.minFreeStorageSpaceInMiB, label: 'alarm' }],
+      },
+    ),
+    new cloudwatch.SingleValueWidget({
+      title: 'OpenSearch cluster status',
+      metrics: [
+        domain.metricClusterStatusRed({ label: 'red' }),
+        domain.metricClusterStatusYellow({ label: 'yellow' }),
+        domain.metricClusterIndexWritesBlocked({ label: 'writes blocked' }),
+      ],
+      width: 8,
+      height: 6,
+    }),
+  );
+  dashboard.addWidgets(
+    new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: [...alarms], width: 24, height: 4 }),
+  );
+  return dashboard;
+}
