@@ -187,7 +187,7 @@ export class PipelineStack extends Stack {
           'kfek:pipes-batch-size',
           `transform.batchSize is ${t.batchSize} with transport "pipes": Pipes does not invoke a Kinesis target ` +
             'with more than 500 results per batch, and one CloudWatch Logs record can hold hundreds of events. ' +
-            `Use ${PIPES_SAFE_BATCH_SIZE} or less (README.md, "Pipes and the 500-results limit").`,
+            `Use ${PIPES_SAFE_BATCH_SIZE} or less (docs/guarantees.md, "Pipes and the 500-results limit").`,
         );
       }
     }

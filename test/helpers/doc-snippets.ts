@@ -49,24 +49,6 @@ function parseMarker(line: string, where: string): DocMarker | undefined {
   return { kind: 'skip', reason: attributes.reason };
 }
 
-/**
- * The lines of `markdown` from the heading `from` (inclusive) to the heading `to` (exclusive), as
- * `{ text, firstLine }`. Both headings must exist, so a renamed heading fails the test instead of emptying it.
- */
-export function markdownSection(
-  markdown: string,
-  from: string,
-  to: string,
-): { readonly text: string; readonly firstLine: number } {
-  const lines = markdown.split('\n');
-  const start = lines.findIndex((line) => line.trim() === from);
-  const end = lines.findIndex((line, i) => i > start && line.trim() === to);
-  if (start < 0 || end < 0) {
-    throw new DocSnippetError(`headings ${JSON.stringify(from)} .. ${JSON.stringify(to)} not found`);
-  }
-  return { text: lines.slice(start, end).join('\n'), firstLine: start + 1 };
-}
-
 /** Every fenced block of `markdown` (``` fences, also indented inside list items). */
 export function fencedBlocks(markdown: string, firstLine = 1, file = 'markdown'): DocSnippet[] {
   const lines = markdown.split('\n');
