@@ -3,8 +3,6 @@
  * it for the faults moto never produces.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   CloudWatchLogsClient,
@@ -19,6 +17,7 @@ import { run, type CliIo } from '../../cli/main';
 import { MAX_BYTES_PER_CALL, EVENT_OVERHEAD_BYTES, sendLogEvents, type SendResult } from '../../cli/send';
 import { startMoto, type MotoServer } from '../../scripts/moto-server';
 import { startLogsThrottleProxy } from '../helpers/logs-throttle-proxy';
+import { testTempDir } from '../helpers/temp-dirs';
 
 const GROUP = '/kfek/cli-test';
 const CREDENTIALS = { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: 'us-east-1' };
@@ -287,7 +286,7 @@ describe('bin/kfek-cli.js (the npx kfek entry point)', () => {
   });
 
   test('fails with one line and exit 1 when there are no credentials', () => {
-    const home = mkdtempSync(join(tmpdir(), 'kfek-nocreds-'));
+    const home = testTempDir('kfek-nocreds-');
     const result = spawnSync(node, [cli, 'send', '--endpoint', moto.endpoint, '--log-group', GROUP], {
       cwd: REPO,
       // No keys, no profile files, no instance metadata: the SDK's whole chain comes up empty.

@@ -9,6 +9,7 @@ import {
   OpenSearchProvisioner,
   type OpenSearchProvisionerProps,
 } from '../../../lib/constructs/opensearch-provisioner';
+import { testOutdir } from '../../helpers/temp-dirs';
 
 const DOMAIN_ARN = 'arn:aws:es:eu-west-1:123456789012:domain/kfek-sandbox';
 
@@ -20,7 +21,7 @@ interface Built {
 
 function build(overrides: Partial<OpenSearchProvisionerProps> = {}): Built {
   // Bundling skipped: these tests assert wiring, and esbuild would add seconds per stack.
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] }, outdir: testOutdir() });
   const stack = new Stack(app, 'Test', { env: { account: '123456789012', region: 'eu-west-1' } });
   const domain = opensearch.Domain.fromDomainAttributes(stack, 'Domain', {
     domainArn: DOMAIN_ARN,
@@ -119,7 +120,7 @@ describe('OpenSearchProvisioner', () => {
 
   test('with a master user secret, passes its ARN and may read that secret only', () => {
     // GIVEN
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] }, outdir: testOutdir() });
     const stack = new Stack(app, 'Secret');
     const secret = new secretsmanager.Secret(stack, 'Master');
     const domain = opensearch.Domain.fromDomainAttributes(stack, 'Domain', {
@@ -155,7 +156,7 @@ describe('OpenSearchProvisioner', () => {
 
   test('uses a given role (e.g. the domain master user) instead of creating one', () => {
     // GIVEN
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] }, outdir: testOutdir() });
     const stack = new Stack(app, 'GivenRole');
     const role = new iam.Role(stack, 'MasterRole', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
@@ -214,7 +215,7 @@ describe('OpenSearchProvisioner', () => {
 describe('OpenSearchProvisioner under cdk-nag', () => {
   test('AwsSolutions and Serverless checks find nothing unacknowledged, also with an imported domain and secret', () => {
     // GIVEN: the domain in a stateful stack, the provisioner beside Firehose in another (as the app wires it).
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] }, outdir: testOutdir() });
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
     const env = { account: '123456789012', region: 'eu-west-1' };
     const search = new Stack(app, 'Search', { env });
