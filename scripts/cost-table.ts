@@ -1,11 +1,11 @@
 /**
- * `npm run cost-table`: prints the volume table of README.md ("What kfek costs at volume") from the formulas
- * below, so the table's arithmetic is code that a test checks (test/scripts/cost-table.test.ts) and the README cannot
+ * `npm run cost-table`: prints the volume table of docs/costs.md ("What kfek costs at volume") from the formulas
+ * below, so the table's arithmetic is code that a test checks (test/scripts/cost-table.test.ts) and the page cannot
  * drift from it. Every number that is an assumption rather than a price or an AWS limit is named in ASSUMPTIONS
  * and printed under the table.
  */
 
-/** us-east-1 list prices (USD); README.md names the pages and the date they were taken from. */
+/** us-east-1 list prices (USD); docs/costs.md names the pages and the date they were taken from. */
 export const PRICES = {
   kinesisShardHour: 0.015,
   kinesisPerMillionPutUnits: 0.014,
@@ -140,7 +140,7 @@ function streamFigures(
   };
 }
 
-/** The costs of one volume and event size (formulas in README.md, "What kfek costs at volume"). */
+/** The costs of one volume and event size (formulas in docs/costs.md, "What kfek costs at volume"). */
 export function scenarioCosts(scenario: Scenario): ScenarioCosts {
   const logBytesPerDay = scenario.gbPerDay * A.bytesPerGb;
   const eventsPerDay = logBytesPerDay / scenario.eventBytes;
@@ -200,7 +200,7 @@ function count(value: number): string {
   return Math.round(value).toLocaleString('en-US');
 }
 
-/** The markdown table README.md carries, one row per scenario. */
+/** The markdown table docs/costs.md carries, one row per scenario. */
 export function costTable(scenarios: readonly Scenario[] = SCENARIOS): string {
   const header = [
     'GB/day',

@@ -1,4 +1,4 @@
-/** Defaults as data (README "Default settings" lists the same values), and the keys a profile may add or no longer use. */
+/** Defaults as data (docs/settings.md lists the same values), and the keys a profile may add or no longer use. */
 
 import { DEFAULT_DEAD_LETTER_PREFIX } from '../contracts/transform-env';
 
@@ -115,5 +115,5 @@ export const REMOVED_KEYS: Readonly<Record<string, string>> = {
   'openSearch.access.allowedCidrs':
     'the access policy admits only requests signed by IAM principals of the account (unsigned requests would be ' +
     'anonymous and refused by fine-grained access control anyway); use openSearch.access.adminBackendRoles ' +
-    '(or readerBackendRoles) for your IAM role and sign your requests (README.md, "Deploy to AWS" step 1)',
+    '(or readerBackendRoles) for your IAM role and sign your requests (docs/deploy.md, step 1)',
 };

@@ -32,7 +32,7 @@ export class OpenSearchHttpError extends OpenSearchProvisioningError {
 
 /**
  * The target refused the provisioner (HTTP 401/403). Under fine-grained access control the caller must be the
- * master user or mapped to `all_access` and `security_manager`; see README.md, "OpenSearch".
+ * master user or mapped to `all_access` and `security_manager`; see docs/opensearch.md.
  */
 export class OpenSearchAccessDeniedError extends OpenSearchProvisioningError {
   constructor(
@@ -50,7 +50,7 @@ export class OpenSearchAccessDeniedError extends OpenSearchProvisioningError {
           : `It was still refused after retrying for ${Math.round(waitedMillis / 1000)} s, longer than a just-attached ` +
             'IAM policy or role mapping takes to propagate, so the grant itself is missing. ') +
         'The provisioner must be the fine-grained access control master user (or mapped to all_access and ' +
-        'security_manager), and the domain access policy must let its requests through; see README.md, "OpenSearch".',
+        'security_manager), and the domain access policy must let its requests through; see docs/opensearch.md.',
     );
     this.name = 'OpenSearchAccessDeniedError';
   }

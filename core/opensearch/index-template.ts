@@ -4,7 +4,7 @@ import { contentHash, type OpenSearchSpec } from './spec';
 /**
  * The composable index template for the log indices (`PUT _index_template/<name>`).
  *
- * Why these mappings (see README.md, "What the index template maps, and why", for the user-facing version):
+ * Why these mappings (see docs/opensearch.md, "What the index template maps, and why", for the user-facing version):
  * - Without a template OpenSearch guesses each field's type from the first document of each daily index, so one
  *   app logging `level: 3` turns `level` numeric for everyone that day. The fields kfek itself writes are mapped
  *   explicitly, and every other field is caught by dynamic templates with predictable types.
@@ -103,7 +103,7 @@ export function buildProperties(): Record<string, unknown> {
     },
     kfek: {
       properties: {
-        // App fields moved aside because their names address ours (README "Collisions"). As one `flat_object`
+        // App fields moved aside because their names address ours (docs/schema.md, "Collisions"). As one `flat_object`
         // every leaf is a keyword, so what one app moved here can never conflict with what another moved (a value
         // in one document, an object at the same path in the next), which dynamic mapping would reject; the values
         // stay searchable by path (`kfek.collisions.cloudwatch.owner:x`) and cost one field against the limit.

@@ -6,7 +6,7 @@ import type { OpenSearchSpec } from './spec';
  * the index template's `index.default_pipeline`, so a redelivered event overwrites its document instead of adding
  * a second one.
  *
- * Why this shape (README.md, "Delivery guarantee", has the user-facing version):
+ * Why this shape (docs/guarantees.md, "Delivery guarantee", has the user-facing version):
  * - Delivery is at least once: a partial batch response, a Lambda retry or a Firehose retry writes an event
  *   again. Firehose's own ids (`FIREHOSE_DEFAULT`) are per Kinesis record, so they only collapse Firehose's own
  *   retries, not a record the transform wrote twice. The id must come from the event itself.

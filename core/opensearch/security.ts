@@ -70,7 +70,7 @@ export const DASHBOARDS_USER_ROLE = 'opensearch_dashboards_user';
 /**
  * The built-in roles people in `access.adminBackendRoles` are mapped to: `all_access` (every index, every
  * Dashboards tenant) and `security_manager`, without which the security REST API and Dashboards' Security pages
- * refuse them, so they could not map a colleague to the reader role (the workflow README.md describes under "Roles and mappings").
+ * refuse them, so they could not map a colleague to the reader role (the workflow docs/opensearch.md describes under "Roles and mappings").
  * https://docs.aws.amazon.com/opensearch-service/latest/developerguide/fgac.html
  */
 export const ADMIN_ROLES = ['all_access', 'security_manager'] as const;

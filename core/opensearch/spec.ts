@@ -132,7 +132,7 @@ export interface OpenSearchSpec {
   };
 }
 
-/** Defaults are data, applied once in {@link resolveOpenSearchSpec} (the app's own defaults are listed in README.md, "Default settings"). */
+/** Defaults are data, applied once in {@link resolveOpenSearchSpec} (the app's own defaults are listed in docs/settings.md). */
 export const OPENSEARCH_SPEC_DEFAULTS = {
   name: 'kfek',
   shards: 1,

@@ -1,5 +1,5 @@
 /**
- * Shapes one CloudWatch log event into one document (the public schema, see "Document schema" in README.md).
+ * Shapes one CloudWatch log event into one document (the public schema, docs/schema.md).
  * Pure: no SDK, no environment, no I/O.
  */
 import { regionFromSubscriptionFilters } from '../../core/contracts/cross-account-naming';

@@ -2,7 +2,7 @@
  * The contract between the pure transform core (decode, parse, shape, serialize) and the two
  * thin handlers (Kinesis event source mapping, EventBridge Pipes enrichment).
  *
- * Nothing in this file does I/O. The document schema is a public contract documented in README.md.
+ * Nothing in this file does I/O. The document schema is a public contract documented in docs/schema.md.
  */
 
 /** A Kinesis record may carry at most 1 MiB of data plus partition key (PutRecords limit). */

@@ -175,7 +175,7 @@ export class PipelineStack extends Stack {
           `transform.batchSize is ${t.batchSize} with transport "pipes": Pipes does not invoke a Kinesis target ` +
             'with more than 500 results per batch, and one CloudWatch Logs record can hold hundreds of events; ' +
             'the enrichment then writes the batch to the events stream itself (metric OverflowDocuments). ' +
-            `Use ${PIPES_SAFE_BATCH_SIZE} or less (README.md, "Pipes and the 500-results limit").`,
+            `Use ${PIPES_SAFE_BATCH_SIZE} or less (docs/guarantees.md, "Pipes and the 500-results limit").`,
         );
       }
     }

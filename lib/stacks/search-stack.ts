@@ -171,7 +171,7 @@ export class SearchStack extends Stack {
     this.domain = this.searchDomain.domain;
     this.logGroups = this.searchDomain.logGroups;
 
-    // What a person needs after `cdk deploy` (README.md, "Deploy to AWS").
+    // What a person needs after `cdk deploy` (docs/deploy.md).
     new CfnOutput(this, 'DashboardsUrl', { value: `https://${this.domain.domainEndpoint}/_dashboards` });
     new CfnOutput(this, 'OpenSearchAdminRoleArn', { value: this.adminRole.roleArn });
     new CfnOutput(this, 'FailedRecordsBucketName', { value: this.bucket.bucketName });

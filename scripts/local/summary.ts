@@ -150,7 +150,7 @@ export function formatSummary(summary: RunSummary): string {
         : `MISMATCH: ${-missing} event(s) searchable that this run did not write`;
   const extra = summary.documentsSearchable - summary.eventsSearchable;
   // Extra documents are copies, never missing events: a redelivered event whose copy landed in the next daily
-  // index keeps its id there too, so nothing collapses it (README.md, "Delivery guarantee").
+  // index keeps its id there too, so nothing collapses it (docs/guarantees.md, "Delivery guarantee").
   const extraNote = extra > 0 ? `   ${extra} extra document(s): an event in two daily indices` : '';
   const lines = [
     '',

@@ -3,8 +3,6 @@
  * it for the faults moto never produces.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   CloudWatchLogsClient,
@@ -19,6 +17,7 @@ import { run, type CliIo } from '../../cli/main';
 import { MAX_BYTES_PER_CALL, EVENT_OVERHEAD_BYTES, sendLogEvents, type SendResult } from '../../cli/send';
 import { startMoto, type MotoServer } from '../../scripts/moto-server';
 import { startLogsThrottleProxy } from '../helpers/logs-throttle-proxy';
+import { testTempDir } from '../helpers/temp-dirs';
 
 const GROUP = '/kfek/cli-test';
 const CREDENTIALS = { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: 'us-east-1' };
@@ -163,17 +162,24 @@ describe('kfek send against moto', () => {
   });
 
   test('paces the events to --rate', async () => {
-    // GIVEN 60 events at 40/s: the last is due 59/40 = 1.475 s after the first
+    // GIVEN 60 events at 40/s: the last is due 59/40 = 1.475 s after the first. The pacing runs on a virtual
+    // clock that only its sleeps advance, so how fast moto answers on a loaded machine changes nothing.
     const started = Date.now();
+    let clock = started;
     // WHEN
     const result = await sendLogEvents(client, {
       logGroupName: GROUP,
       count: 60,
       ratePerSecond: 40,
       runId: 'moto-rate',
+      now: () => clock,
+      sleep: (millis) => {
+        clock += millis;
+        return Promise.resolve();
+      },
     });
     // THEN
-    const elapsed = Date.now() - started;
+    const elapsed = clock - started;
     expect(result.sent).toBe(60);
     expect(elapsed).toBeGreaterThanOrEqual(1400);
     expect(elapsed).toBeLessThan(5000);
@@ -287,7 +293,7 @@ describe('bin/kfek-cli.js (the npx kfek entry point)', () => {
   });
 
   test('fails with one line and exit 1 when there are no credentials', () => {
-    const home = mkdtempSync(join(tmpdir(), 'kfek-nocreds-'));
+    const home = testTempDir('kfek-nocreds-');
     const result = spawnSync(node, [cli, 'send', '--endpoint', moto.endpoint, '--log-group', GROUP], {
       cwd: REPO,
       // No keys, no profile files, no instance metadata: the SDK's whole chain comes up empty.

@@ -1,5 +1,5 @@
 /**
- * README.md's "Deploy to AWS" guide is executable. Its bash blocks are read from the README itself (marked
+ * The deploy guide (docs/deploy.md) is executable. Its bash blocks are read from the page itself (marked
  * `<!-- kfek:doc-test id=... -->`, see test/helpers/doc-snippets.ts), so the text and the test cannot drift, and
  * they run in ONE `bash` session with `set -euo pipefail`, as a reader pasting them into one terminal, with:
  *
@@ -29,7 +29,6 @@ import {
   type DocSnippet,
   type SessionResult,
   fencedBlocks,
-  markdownSection,
   recordedCdkCalls,
   runBashSession,
   runProcess,
@@ -42,12 +41,9 @@ import {
 
 const REPO = resolve(__dirname, '..', '..');
 const AWS_CLI = join(REPO, '.venv', 'bin', 'aws');
-const GUIDE = markdownSection(
-  readFileSync(join(REPO, 'README.md'), 'utf8'),
-  '## Deploy to AWS',
-  '### Default settings',
-);
-const SNIPPETS = fencedBlocks(GUIDE.text, GUIDE.firstLine, 'README.md');
+const GUIDE = 'docs/deploy.md';
+const GUIDE_TEXT = readFileSync(join(REPO, GUIDE), 'utf8');
+const SNIPPETS = fencedBlocks(GUIDE_TEXT, 1, GUIDE);
 /** moto's account id for any credentials. */
 const ACCOUNT = '123456789012';
 const REGION = 'eu-west-1';
@@ -133,7 +129,7 @@ function sessionBlock(id: string): { stdout: string; stderr: string } {
   if (result === undefined) throw new Error(`block ${id} was not run in the session`);
   if (!result.completed) {
     throw new Error(
-      `block ${id} (README.md:${block(id).line}) did not complete:\n${result.stderr}\n${session.stderr}`,
+      `block ${id} (${GUIDE}:${block(id).line}) did not complete:\n${result.stderr}\n${session.stderr}`,
     );
   }
   return result;
@@ -220,12 +216,12 @@ afterAll(async () => {
   if (tmp !== undefined) rmSync(tmp, { recursive: true, force: true });
 });
 
-describe('the deploy guide (README.md "Deploy to AWS")', () => {
+describe('the deploy guide (docs/deploy.md)', () => {
   test('every bash block is run by a test or marked not runnable here with a reason', () => {
     // GIVEN the guide's blocks
     const bash = SNIPPETS.filter((s) => s.lang === 'bash' || s.lang === 'sh' || s.lang === 'shell');
     // THEN none is unmarked, and every tested id has assertions in this file
-    expect(bash.filter((s) => s.marker === undefined).map((s) => `README.md:${s.line}`)).toEqual([]);
+    expect(bash.filter((s) => s.marker === undefined).map((s) => `${GUIDE}:${s.line}`)).toEqual([]);
     const ids = bash.flatMap((s) => (s.marker?.kind === 'test' ? [s.marker.id] : []));
     expect([...ids].sort()).toEqual([...TESTED_IDS].sort());
   });
@@ -263,8 +259,8 @@ describe('the deploy guide (README.md "Deploy to AWS")', () => {
     expect(recordedCdkCalls(cdkRecords).filter((argv) => argv[0] === 'deploy')).toEqual([
       ['deploy', '--all', '-c', 'profile=sandbox', '--require-approval', 'never'],
     ]);
-    expect(GUIDE.text).toMatch(/\*\*Deploy\*\* all four stacks/);
-    expect(GUIDE.text).not.toMatch(/three stacks/);
+    expect(GUIDE_TEXT).toMatch(/\*\*Deploy\*\* all four stacks/);
+    expect(GUIDE_TEXT).not.toMatch(/three stacks/);
   });
 
   test('attaches the identity policy that allows es:ESHttp* on the domain, placeholders filled in', async () => {

@@ -8,6 +8,7 @@ import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { buildKfek, type KfekStacks } from '../../lib/app';
 import { CONTEXT_KEY, resolveConfig, type PipelineConfig } from '../../core/config';
+import { testOutdir } from './temp-dirs';
 
 /** The context of the cdk.json that ships (feature flags and profiles). */
 export const CDK_JSON_CONTEXT: Readonly<Record<string, unknown>> = (
@@ -53,7 +54,7 @@ export function testContext(options: TestAppOptions = {}): Record<string, unknow
 export function buildTestApp(options: TestAppOptions = {}): TestApp {
   const context = testContext(options);
   const profile = options.overrides !== undefined ? 'test' : (options.profile ?? 'sandbox');
-  const app = new App({ context });
+  const app = new App({ context, outdir: testOutdir() });
   const config = resolveConfig(context, profile);
   const stacks = buildKfek(app, config);
   if (options.nag === true) {

@@ -49,10 +49,6 @@ function parseMarker(line: string, where: string): DocMarker | undefined {
   return { kind: 'skip', reason: attributes.reason };
 }
 
-/**
- * The lines of `markdown` from the heading `from` (inclusive) to the heading `to` (exclusive), as
- * `{ text, firstLine }`. Both headings must exist, so a renamed heading fails the test instead of emptying it.
- */
 /** Rows of the markdown tables in `markdown` as trimmed cells, separator rows left out (prettier pads columns). */
 export function markdownTableCells(markdown: string): string[][] {
   return markdown
@@ -64,20 +60,6 @@ export function markdownTableCells(markdown: string): string[][] {
         .split('|')
         .map((c) => c.trim()),
     );
-}
-
-export function markdownSection(
-  markdown: string,
-  from: string,
-  to: string,
-): { readonly text: string; readonly firstLine: number } {
-  const lines = markdown.split('\n');
-  const start = lines.findIndex((line) => line.trim() === from);
-  const end = lines.findIndex((line, i) => i > start && line.trim() === to);
-  if (start < 0 || end < 0) {
-    throw new DocSnippetError(`headings ${JSON.stringify(from)} .. ${JSON.stringify(to)} not found`);
-  }
-  return { text: lines.slice(start, end).join('\n'), firstLine: start + 1 };
 }
 
 /** Every fenced block of `markdown` (``` fences, also indented inside list items). */

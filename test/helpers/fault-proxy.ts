@@ -74,6 +74,11 @@ export interface FaultProxy {
    * `blackhole` accepts requests and never answers (clients hang until they give up).
    */
   goDown(ms: number, mode?: 'reset' | 'blackhole'): void;
+  /**
+   * A short outage counted in requests rather than time: the next `requests` requests have their connection
+   * reset, then the proxy forwards again. Deterministic however fast or slow the client retries.
+   */
+  resetNext(requests: number): void;
   /** Removes all faults and zeroes the stats. */
   clear(): void;
   close(): Promise<void>;
@@ -147,6 +152,7 @@ export async function startFaultProxy(targetEndpoint: string): Promise<FaultProx
   let serverErrorStatus = 500;
   let downUntil = 0;
   let downMode: 'reset' | 'blackhole' = 'reset';
+  let resetsLeft = 0;
   const held = new Set<ServerResponse>();
   const sockets = new Set<Socket>();
 
@@ -216,6 +222,12 @@ export async function startFaultProxy(targetEndpoint: string): Promise<FaultProx
   };
 
   const server: Server = createServer((req, res) => {
+    if (resetsLeft > 0) {
+      resetsLeft -= 1;
+      stats.droppedConnections += 1;
+      req.socket.destroy();
+      return;
+    }
     if (Date.now() < downUntil) {
       stats.droppedConnections += 1;
       if (downMode === 'reset') req.socket.destroy();
@@ -272,7 +284,13 @@ export async function startFaultProxy(targetEndpoint: string): Promise<FaultProx
       // Kill idle keep-alive connections too, as an outage would.
       for (const socket of sockets) socket.destroy();
     },
+    resetNext(requests) {
+      resetsLeft += requests;
+      // Kill idle keep-alive connections too, as an outage would.
+      for (const socket of sockets) socket.destroy();
+    },
     clear() {
+      resetsLeft = 0;
       entryRules = [];
       throttleLeft = 0;
       serverErrorsLeft = 0;

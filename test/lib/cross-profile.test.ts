@@ -9,6 +9,7 @@ import { buildKfek } from '../../lib/app';
 import { CONTEXT_KEY, resolveConfig } from '../../core/config';
 import { CDK_JSON_CONTEXT, testContext } from '../helpers/app';
 import { clashes, nameClaims, unlistedResourceTypes } from '../helpers/physical-names';
+import { testOutdir } from '../helpers/temp-dirs';
 
 type Profiles = Record<string, Record<string, unknown>>;
 
@@ -19,7 +20,7 @@ function synthAll(profiles: Profiles): Map<string, CloudAssembly> {
   const context = { ...testContext(), [CONTEXT_KEY]: { profiles } };
   const out = new Map<string, CloudAssembly>();
   for (const profile of Object.keys(profiles)) {
-    const app = new App({ context });
+    const app = new App({ context, outdir: testOutdir() });
     buildKfek(app, resolveConfig(context, profile));
     out.set(profile, app.synth());
   }
@@ -50,7 +51,8 @@ const SCENARIOS: Record<string, Profiles> = {
   // exception, see below), the alarm e-mail subscription, and the Pipes transport in a retained profile.
   'with the account-level policy, alarm e-mail and Pipes variants': variant({
     sandbox: { sources: { accountPolicy: { enabled: true } }, alarms: { email: 'ops@example.com' } },
-    production: { transport: 'pipes', alarms: { email: 'ops@example.com' } },
+    // Batch size 10, as documented for Pipes: a larger one only adds synth's batch-size warning to the output.
+    production: { transport: 'pipes', transform: { batchSize: 10 }, alarms: { email: 'ops@example.com' } },
   }),
 };
 

@@ -7,6 +7,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { justifyWildcardResources } from '../../lib/nag';
 import { buildTestApp } from '../helpers/app';
+import { testOutdir } from '../helpers/temp-dirs';
 
 describe('cdk-nag (AwsSolutions + Serverless)', () => {
   test.each([
@@ -54,7 +55,7 @@ describe('cdk-nag (AwsSolutions + Serverless)', () => {
 
   test('the harness catches a finding: an unjustified wildcard resource fails synth', () => {
     // GIVEN
-    const app = new App();
+    const app = new App({ outdir: testOutdir() });
     const stack = new Stack(app, 'Probe');
     const role = new iam.Role(stack, 'Role', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
     role.addToPolicy(
@@ -72,7 +73,7 @@ describe('cdk-nag (AwsSolutions + Serverless)', () => {
 
   test('a justified wildcard resource is acknowledged with its granular id', () => {
     // GIVEN
-    const app = new App();
+    const app = new App({ outdir: testOutdir() });
     const stack = new Stack(app, 'Probe');
     const role = new iam.Role(stack, 'Role', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
     role.addToPolicy(

@@ -1,6 +1,6 @@
 /**
- * The README's volume table is the output of scripts/cost-table.ts: its arithmetic is checked here against
- * figures worked out by hand, and the README must carry exactly the table the script prints.
+ * The volume table of docs/costs.md is the output of scripts/cost-table.ts: its arithmetic is checked here against
+ * figures worked out by hand, and the page must carry exactly the table the script prints.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -38,11 +38,11 @@ describe('cost table', () => {
     );
   });
 
-  test('README.md carries exactly the table the script prints', () => {
-    const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
-    const start = readme.indexOf('| GB/day');
+  test('docs/costs.md carries exactly the table the script prints', () => {
+    const page = readFileSync(join(__dirname, '..', '..', 'docs', 'costs.md'), 'utf8');
+    const start = page.indexOf('| GB/day');
     expect(start).toBeGreaterThan(0);
-    const block = readme.slice(start, readme.indexOf('\n\n', start));
+    const block = page.slice(start, page.indexOf('\n\n', start));
     expect(markdownTableCells(block)).toEqual(markdownTableCells(costTable()));
   });
 });

@@ -24,7 +24,7 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  await proxy.close();
+  await proxy?.close(); // undefined when beforeAll failed (e.g. the node did not start): report that, not a TypeError
 });
 
 test('indexes with _bulk NDJSON and searches it back through the proxy', async () => {

@@ -183,16 +183,15 @@ describe('gzip bombs', () => {
     return Buffer.concat(Array.from({ length: 200 }, () => member));
   }
 
-  it('are poison, fast and with bounded memory, at the default 64 MiB limit', () => {
-    // GIVEN
+  it('are poison at the default 64 MiB limit', () => {
+    // GIVEN 200 MB of zeros in under 300 KB
     const data = bomb();
     expect(data.length).toBeLessThan(300 * 1024);
-    const started = Date.now();
     // WHEN
     const reason = poisonReason(data.toString('base64'));
-    // THEN
+    // THEN (the memory bound is measured in a fresh process below; speed is a benchmark's business, not a timed
+    // unit test's)
     expect(reason).toBe('decompressed size exceeds 64 MiB');
-    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('never hold more than the limit while decompressing a bomb (measured in a fresh process)', () => {

@@ -11,6 +11,7 @@ import type { DeadLetterObject } from '../../../lambda/transform/dead-letter-obj
 import { deaggregate } from '../../../lambda/transform/kpl-aggregation';
 import type { LogDocument } from '../../../lambda/transform/types';
 import { encodeEnvelope, makeEnvelope, makeKinesisEvent, makeLogEvents } from '../../helpers/cloudwatch';
+import { lambdaContext, lambdaContextWithBudget } from '../../helpers/lambda-context';
 
 type Handler = (event: KinesisStreamEvent, context: Context) => Promise<KinesisStreamBatchResponse>;
 
@@ -20,23 +21,6 @@ const s3 = mockClient(S3Client);
 const savedEnv = { ...process.env };
 let handler: Handler;
 let consoleLog: jest.SpyInstance;
-
-function context(remainingMs: () => number): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName: 'kfek-transform',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:kfek-transform',
-    memoryLimitInMB: '512',
-    awsRequestId: 'c6af9ac6-7b61-11e6-9a41-93e812345678',
-    logGroupName: '/aws/lambda/kfek-transform',
-    logStreamName: '2026/11/23/[$LATEST]abcdef',
-    getRemainingTimeInMillis: remainingMs,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
 
 /** The documents one PutRecords entry holds (the handler aggregates by default), parsed. */
 function documentsOf(data: Uint8Array): LogDocument[] {
@@ -88,6 +72,7 @@ beforeEach(() => {
 
 afterEach(() => {
   jest.restoreAllMocks();
+  jest.useRealTimers();
 });
 
 function acknowledgeAll(refuse: (doc: LogDocument) => boolean = () => false): void {
@@ -131,7 +116,7 @@ test('writes one document per log event, skips control messages, dead-letters po
   // WHEN
   const response = await handler(
     event,
-    context(() => 60_000),
+    lambdaContext(() => 60_000),
   );
   // THEN
   expect(response).toEqual({ batchItemFailures: [] });
@@ -195,7 +180,8 @@ test('writes one document per log event, skips control messages, dead-letters po
 
 test('names the earliest record with unwritten events when the budget runs out; earlier records are written', async () => {
   // GIVEN: four data records from four log streams (so four aggregated records); one event of record 2 is
-  // throttled forever. 1.6 s left = 0.6 s of budget.
+  // throttled forever. 1.6 s left = 0.6 s of budget, on jest's fake clock: the writer's backoff sleeps and the
+  // remaining time both run on it, so the test takes no real time and cannot race the machine's load.
   const records = [0, 1, 2, 3].map((r) =>
     makeLogEvents(4).map((e, i) => ({
       ...e,
@@ -207,12 +193,12 @@ test('names the earliest record with unwritten events when the budget runs out; 
     records.map((logEvents, r) => encodeEnvelope(makeEnvelope({ logEvents, logStream: `stream-${r}` }))),
   );
   acknowledgeAll((doc) => doc.message === 'record 2 event 3');
+  jest.useFakeTimers({ now: Date.parse('2026-11-23T09:00:00Z'), doNotFake: ['nextTick', 'queueMicrotask'] });
   const deadline = Date.now() + 1_600;
-  // WHEN
-  const response = await handler(
-    event,
-    context(() => deadline - Date.now()),
-  );
+  // WHEN the handler runs until the fake clock passes the deadline
+  const responding = handler(event, lambdaContextWithBudget(1_600));
+  await jest.advanceTimersByTimeAsync(1_600);
+  const response = await responding;
   // THEN
   expect(response).toEqual({
     batchItemFailures: [{ itemIdentifier: event.Records[2].kinesis.sequenceNumber }],
@@ -242,7 +228,7 @@ test('retries throttled entries and writes the whole batch when there is time', 
   // WHEN
   const response = await handler(
     event,
-    context(() => 30_000),
+    lambdaContext(() => 30_000),
   );
   // THEN
   expect(response.batchItemFailures).toEqual([]);
@@ -254,13 +240,13 @@ test('an empty or malformed event is answered without throwing', async () => {
   await expect(
     handler(
       { Records: [] },
-      context(() => 10_000),
+      lambdaContext(() => 10_000),
     ),
   ).resolves.toEqual({ batchItemFailures: [] });
   await expect(
     handler(
       {} as KinesisStreamEvent,
-      context(() => 10_000),
+      lambdaContext(() => 10_000),
     ),
   ).resolves.toEqual({ batchItemFailures: [] });
   expect(kinesis.commandCalls(PutRecordsCommand)).toHaveLength(0);

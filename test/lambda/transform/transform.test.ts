@@ -76,9 +76,13 @@ describe('toErrorDocument', () => {
   });
 
   it('defaults @timestamp to now', () => {
-    const before = Date.now();
-    const stamp = Date.parse(toErrorDocument('', 'x')['@timestamp']);
-    expect(stamp).toBeGreaterThanOrEqual(before);
-    expect(stamp).toBeLessThanOrEqual(Date.now());
+    // GIVEN the clock at a known instant (jest's fake clock: toErrorDocument reads `new Date()` by default)
+    jest.useFakeTimers({ now: Date.parse('2026-11-23T09:00:05.000Z') });
+    try {
+      // THEN
+      expect(toErrorDocument('', 'x')['@timestamp']).toBe('2026-11-23T09:00:05.000Z');
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

@@ -387,9 +387,11 @@ describe('budget', () => {
   });
 
   test('aborts a call that outlives the budget and counts its entries as unwritten', async () => {
-    // GIVEN: a call that never answers (a black-holed connection), and 300 ms of real budget.
+    // GIVEN: a call that never answers (a black-holed connection), and 300 ms of budget on jest's fake clock (the
+    // writer's abort timer is a real setTimeout, so this test fakes the timers rather than injecting a sleep).
     // aws-sdk-client-mock does not hand the abort signal to the fake, so it rejects on its own later, as an
     // aborted SDK call would; the integration test covers a real aborted connection.
+    jest.useFakeTimers({ now: 0, doNotFake: ['nextTick', 'queueMicrotask'] });
     kinesis
       .on(PutRecordsCommand)
       .callsFake(
@@ -398,16 +400,25 @@ describe('budget', () => {
             setTimeout(() => reject(Object.assign(new Error('aborted'), { name: 'AbortError' })), 600),
           ),
       );
-    const started = Date.now();
-    const deadline = started + 300;
-    // WHEN
-    const result = await new KinesisWriter({
+    const deadline = Date.now() + 300;
+    // WHEN 600 ms pass
+    const writing = new KinesisWriter({
       client: new KinesisClient({ region: 'eu-west-1' }),
       streamArn: STREAM_ARN,
       minCallBudgetMs: 10,
     }).write(docs(2), { remainingMs: () => deadline - Date.now() });
-    // THEN
-    expect(result).toMatchObject({ complete: false, writtenCount: 0, stoppedBecause: 'budget' });
+    try {
+      await jest.advanceTimersByTimeAsync(600);
+      // THEN
+      await expect(writing).resolves.toMatchObject({
+        complete: false,
+        writtenCount: 0,
+        stoppedBecause: 'budget',
+      });
+      expect(kinesis.commandCalls(PutRecordsCommand)).toHaveLength(1);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   test('with an empty input makes no call', async () => {

@@ -12,6 +12,7 @@ import { LogSubscription } from '../../../lib/constructs/log-subscription';
 import { SearchDomain } from '../../../lib/constructs/search-domain';
 import { TransformFunction } from '../../../lib/constructs/transform-function';
 import { flattenCfnReference } from '../../../lib/nag';
+import { testOutdir } from '../../helpers/temp-dirs';
 
 /** A stack with the inputs the constructs take (bundling skipped). */
 function inputs(): {
@@ -22,7 +23,7 @@ function inputs(): {
   bucket: s3.Bucket;
   queue: sqs.Queue;
 } {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] }, outdir: testOutdir() });
   const stack = new Stack(app, 'Test');
   return {
     stack,

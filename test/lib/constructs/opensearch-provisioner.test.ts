@@ -8,6 +8,7 @@ import {
   OpenSearchProvisioner,
   type OpenSearchProvisionerProps,
 } from '../../../lib/constructs/opensearch-provisioner';
+import { testOutdir } from '../../helpers/temp-dirs';
 
 const DOMAIN_ARN = 'arn:aws:es:eu-west-1:123456789012:domain/kfek-sandbox';
 
@@ -19,7 +20,7 @@ interface Built {
 
 function build(overrides: Partial<OpenSearchProvisionerProps> = {}): Built {
   // Bundling skipped: these tests assert wiring, and esbuild would add seconds per stack.
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] }, outdir: testOutdir() });
   const stack = new Stack(app, 'Test', { env: { account: '123456789012', region: 'eu-west-1' } });
   const domain = opensearch.Domain.fromDomainAttributes(stack, 'Domain', {
     domainArn: DOMAIN_ARN,
@@ -118,7 +119,7 @@ describe('OpenSearchProvisioner', () => {
 
   test('uses a given role (e.g. the domain master user) instead of creating one', () => {
     // GIVEN
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] }, outdir: testOutdir() });
     const stack = new Stack(app, 'GivenRole');
     const role = new iam.Role(stack, 'MasterRole', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),

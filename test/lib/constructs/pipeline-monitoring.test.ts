@@ -76,7 +76,8 @@ describe('buildKfek monitoring wiring', () => {
   );
 
   test('with the Pipes transport, the poison alarm follows the enrichment function’s service', () => {
-    const { stacks } = buildTestApp({ overrides: { transport: 'pipes' } });
+    // Batch size 10, as documented for Pipes (a larger one makes synth print its batch-size warning).
+    const { stacks } = buildTestApp({ overrides: { transport: 'pipes', transform: { batchSize: 10 } } });
     const poison = alarms(Template.fromStack(stacks.monitoring)).filter(
       (a) => metricOf(a) === 'PoisonRecords',
     );

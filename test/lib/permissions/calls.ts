@@ -31,7 +31,7 @@ export const TLS = { 'aws:SecureTransport': 'true' };
 export const DAY = '2026/11/23';
 export const INDEX = 'logs-2026-11-23';
 
-/** The path of the identity policy people attach (README, "Deploy to AWS"). */
+/** The path of the identity policy people attach (docs/deploy.md, step 1). */
 export const USER_POLICY_FILE = path.join(
   __dirname,
   '..',

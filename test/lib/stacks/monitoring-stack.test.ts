@@ -11,6 +11,7 @@ import {
 } from '../../../lib/constructs/pipeline-monitoring';
 import { SAVED_QUERIES, renderInsightsQuery } from '../../../core/contracts/saved-queries';
 import { MonitoringStack, type MonitoringStackProps } from '../../../lib/stacks/monitoring-stack';
+import { testOutdir } from '../../helpers/temp-dirs';
 
 const ENV = { account: '123456789012', region: 'eu-west-1' };
 
@@ -19,7 +20,7 @@ function synth(overrides: Partial<MonitoringStackProps> = {}): {
   template: Template;
   stack: MonitoringStack;
 } {
-  const app = new App();
+  const app = new App({ outdir: testOutdir() });
   const source = new Stack(app, 'Source', { env: ENV });
   const rawStream = new kinesis.Stream(source, 'Raw', { streamName: 'kfek-raw' });
   const eventsStream = new kinesis.Stream(source, 'Events', { streamName: 'kfek-events' });

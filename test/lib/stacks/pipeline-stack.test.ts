@@ -1,6 +1,7 @@
 /* eslint jest/expect-expect: ["warn", { "assertFunctionNames": ["expect", "*.hasResourceProperties", "*.hasResource", "*.resourceCountIs", "*.allResources", "*.allResourcesProperties", "*.hasWarning"] }] -- Template assertions throw on mismatch. */
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { buildTestApp } from '../../helpers/app';
+import { captureConsoleError } from '../../helpers/console';
 
 interface Statement {
   Effect: string;
@@ -299,6 +300,8 @@ describe('PipelineStack, delivery.aggregation false', () => {
 describe('PipelineStack, transport pipes', () => {
   let template: Template;
   let annotations: Annotations;
+  /** What synth printed: CDK reports warning annotations on console.error while it synthesizes. */
+  let synthReport: string;
 
   beforeAll(() => {
     const { stacks } = buildTestApp({
@@ -308,8 +311,10 @@ describe('PipelineStack, transport pipes', () => {
         transform: { batchSize: 50, parallelizationFactor: 2 },
       },
     });
-    template = Template.fromStack(stacks.pipeline);
-    annotations = Annotations.fromStack(stacks.pipeline);
+    ({ printed: synthReport } = captureConsoleError(() => {
+      template = Template.fromStack(stacks.pipeline);
+      annotations = Annotations.fromStack(stacks.pipeline);
+    }));
   });
 
   test('a pipe reads the raw stream, enriches with the Pipes handler and writes the events stream', () => {
@@ -396,6 +401,9 @@ describe('PipelineStack, transport pipes', () => {
       '*',
       Match.stringLikeRegexp('Pipes does not invoke a Kinesis target with more than 500'),
     );
+    // and synth reports it, with the id that acknowledges it
+    expect(synthReport).toMatch(/WARNING transform\.batchSize is 50 with transport "pipes"/);
+    expect(synthReport).toContain("Acknowledge with 'Annotation::kfek:pipes-batch-size'");
   });
 });
 

@@ -6,6 +6,7 @@ import * as kinesis from 'aws-cdk-lib/aws-kinesis';
 import { resolveConfig } from '../../../core/config';
 import { SourcesStack, constructIdFor } from '../../../lib/stacks/sources-stack';
 import { buildTestApp } from '../../helpers/app';
+import { testOutdir } from '../../helpers/temp-dirs';
 
 describe('SourcesStack', () => {
   let sandbox: Template;
@@ -97,7 +98,7 @@ describe('SourcesStack', () => {
 
   test('fails when two log group names map to the same construct ID', () => {
     // GIVEN
-    const app = new App();
+    const app = new App({ outdir: testOutdir() });
     const stack = new Stack(app, 'Inputs');
     const stream = new kinesis.Stream(stack, 'Raw');
     const role = new iam.Role(stack, 'Role', { assumedBy: new iam.ServicePrincipal('logs.amazonaws.com') });
