@@ -9,6 +9,8 @@
  * Layouts follow what the transform parses (lambda/transform/parsers): Powertools-style JSON app logs, Lambda
  * platform lines in the text log format (START / END / REPORT, with tab separators as Lambda writes them), and
  * Log4J pattern-layout lines.
+ *
+ * One file (over ~300 lines) because every layout shares the seeded random source and the run marker.
  */
 
 export type GeneratedKind = 'app-json' | 'lambda-platform' | 'log4j';

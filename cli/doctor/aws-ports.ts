@@ -1,6 +1,9 @@
 /**
  * The doctor's ports over the AWS SDK (create-ports.ts wires them to real clients). Each port is built from one client, so a test can point most of them at
  * moto and replace the few whose API moto lacks (see test/cli/doctor/aws-ports.test.ts) with aws-sdk-client-mock.
+ *
+ * One file (over ~300 lines) on purpose: each port is a few lines over one client, and keeping them together keeps
+ * the moto / mock seam in one place.
  */
 import {
   CloudFormationClient,

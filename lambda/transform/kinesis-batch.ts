@@ -10,6 +10,8 @@
  * So the answer names the EARLIEST record that is not fully handled: a data record with any unwritten document,
  * or a poison record whose dead-letter object is not stored. Records after it may already be written; they are
  * written again on the retry (at-least-once delivery; `cloudwatch.id` identifies duplicates).
+ *
+ * Just over ~300 lines: the resume-point rule spans chunking, dead-lettering and writing, so they stay together.
  */
 import type { KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
 import type { DeadLetterPutOptions, DeadLetterSource } from './dead-letter-object';

@@ -1,5 +1,6 @@
 /**
  * The one I/O port of the transform: writes serialized documents to the events stream with PutRecords.
+ * (Just over ~300 lines: batching, retry and budget rules share one loop.)
  *
  * - Aggregates (by default): documents of one partition key share KPL aggregated records of up to 1 MiB
  *   (`kpl-aggregation.ts`), which Firehose de-aggregates. Kinesis shards take 1,000 records/s and Firehose bills

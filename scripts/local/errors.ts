@@ -46,10 +46,13 @@ export class DrainTimeoutError extends LocalRunError {
   }
 }
 
-/** A command-line option is missing, unknown or malformed. */
-export class UsageError extends LocalRunError {
+/**
+ * An option of `npm start` is missing, unknown or malformed. (The operator CLI's usage error is cli/errors.ts
+ * `UsageError`, with its exit code; this one belongs to the local runner's family.)
+ */
+export class StartOptionsError extends LocalRunError {
   constructor(message: string) {
     super(message);
-    this.name = 'UsageError';
+    this.name = 'StartOptionsError';
   }
 }

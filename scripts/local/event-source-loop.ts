@@ -1,3 +1,10 @@
+/**
+ * The local stand-in for Lambda's Kinesis event source mapping: polls the raw stream's shards, hands the handler
+ * Kinesis events, honours partial batch responses, retries and records what it gives up on.
+ *
+ * It stays one file (over ~300 lines) because checkpointing, retries and the partial-batch resume rule are one
+ * state machine per shard; split, each part would need the others' state.
+ */
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';

@@ -1,5 +1,5 @@
 /** `npm start`'s command line: options, defaults and usage text. */
-import { UsageError } from './errors';
+import { StartOptionsError } from './errors';
 
 /** Parsed command line. */
 export interface StartOptions {
@@ -25,7 +25,7 @@ export const USAGE = `usage: npm start -- [--events N] [--profile NAME] [--keep]
   --keep           leave OpenSearch running afterwards for exploring (prints how to stop it)
   --verbose        print the timing of every transform invocation and bulk request`;
 
-/** Parses `process.argv.slice(2)`; throws {@link UsageError} for anything it does not know. */
+/** Parses `process.argv.slice(2)`; throws {@link StartOptionsError} for anything it does not know. */
 export function parseStartOptions(argv: readonly string[]): StartOptions | 'help' {
   let events = DEFAULT_EVENTS;
   let profile: string | undefined;
@@ -37,7 +37,7 @@ export function parseStartOptions(argv: readonly string[]): StartOptions | 'help
       arg.startsWith('--') && arg.includes('=') ? arg.split(/=(.*)/s, 2) : [arg, undefined];
     const value = (): string => {
       const v = inline ?? argv[++i];
-      if (v === undefined || v === '') throw new UsageError(`${flag} needs a value\n\n${USAGE}`);
+      if (v === undefined || v === '') throw new StartOptionsError(`${flag} needs a value\n\n${USAGE}`);
       return v;
     };
     switch (flag) {
@@ -45,7 +45,7 @@ export function parseStartOptions(argv: readonly string[]): StartOptions | 'help
         const text = value();
         events = Number(text);
         if (!/^\d+$/.test(text) || events < 1 || events > 1_000_000) {
-          throw new UsageError(
+          throw new StartOptionsError(
             `--events is ${JSON.stringify(text)}; expected a whole number from 1 to 1000000`,
           );
         }
@@ -64,7 +64,7 @@ export function parseStartOptions(argv: readonly string[]): StartOptions | 'help
       case '-h':
         return 'help';
       default:
-        throw new UsageError(`unknown option ${JSON.stringify(arg)}\n\n${USAGE}`);
+        throw new StartOptionsError(`unknown option ${JSON.stringify(arg)}\n\n${USAGE}`);
     }
   }
   return { events, profile, keep, verbose, streamsPerGroup: 2 };

@@ -5,7 +5,7 @@
 import { DEFAULTS, indexNameFor, resolveConfig } from '../../core/config';
 import { parseRunMarker } from '../../core/log-generator';
 import { localSpecFromConfig, openSearchSpecFromConfig } from '../../scripts/local/config-spec';
-import { UsageError } from '../../scripts/local/errors';
+import { StartOptionsError } from '../../scripts/local/errors';
 import { percentile } from '../../scripts/local/latency-probe';
 import { DEFAULT_EVENTS, parseStartOptions } from '../../scripts/local/options';
 import { runEvents } from '../../scripts/local/workload';
@@ -33,7 +33,7 @@ describe('npm start options', () => {
   test.each([[['--events', 'ten']], [['--events', '0']], [['--events']], [['--profile']], [['--bogus']]])(
     'fails when the command line is %j',
     (argv) => {
-      expect(() => parseStartOptions(argv)).toThrow(UsageError);
+      expect(() => parseStartOptions(argv)).toThrow(StartOptionsError);
     },
   );
 });
