@@ -67,6 +67,17 @@ export interface StartOpenSearchOptions {
   readonly startTimeoutMillis?: number;
   /** Keep the temp dir (data, logs) after stop, for post-mortems. @default false */
   readonly keepData?: boolean;
+  /**
+   * The HTTP port. A restart of a killed node passes the port it had, so clients see connection refused while it
+   * is down and find it again at the same URL (the fault tests).
+   * @default - a free port
+   */
+  readonly httpPort?: number;
+  /**
+   * The data folder, kept across a restart (never deleted by `stop()`); it must be writable by the node's user.
+   * @default - `data/` in the node's temp dir
+   */
+  readonly dataDir?: string;
 }
 
 export interface RunningOpenSearch {
@@ -268,12 +279,13 @@ export async function startOpenSearch(options: StartOpenSearchOptions = {}): Pro
   const version = options.version ?? DEFAULT_OPENSEARCH_VERSION;
   const dist = ensureUnpacked(version, options.cacheDir ?? join(REPO_ROOT, '.kfek'));
   const javaHome = findJavaHome();
-  const [httpPort, transportPort] = [await freePort(), await freePort()];
+  const [httpPort, transportPort] = [options.httpPort ?? (await freePort()), await freePort()];
 
   const homeDir = mkdtempSync(join(tmpdir(), 'kfek-opensearch-'));
   const confDir = join(homeDir, 'config');
   cpSync(join(dist, 'config'), confDir, { recursive: true });
-  mkdirSync(join(homeDir, 'data'));
+  const dataDir = options.dataDir ?? join(homeDir, 'data');
+  mkdirSync(dataDir, { recursive: true });
   mkdirSync(join(homeDir, 'logs'));
   writeFileSync(
     join(confDir, 'opensearch.yml'),
@@ -284,7 +296,7 @@ export async function startOpenSearch(options: StartOpenSearchOptions = {}): Pro
       'network.host: 127.0.0.1',
       `http.port: ${httpPort}`,
       `transport.port: ${transportPort}`,
-      `path.data: ${join(homeDir, 'data')}`,
+      `path.data: ${dataDir}`,
       `path.logs: ${join(homeDir, 'logs')}`,
       // A developer machine's disk is often over 90 % full; the default watermarks would make indices read-only.
       'cluster.routing.allocation.disk.threshold_enabled: false',
@@ -300,12 +312,13 @@ export async function startOpenSearch(options: StartOpenSearchOptions = {}): Pro
     jvmOptionsFile,
     readFileSync(jvmOptionsFile, 'utf8')
       .replaceAll('logs/', `${join(homeDir, 'logs')}/`)
-      .replace(/HeapDumpPath=data\b/, `HeapDumpPath=${join(homeDir, 'data')}`),
+      .replace(/HeapDumpPath=data\b/, `HeapDumpPath=${dataDir}`),
   );
   chmodSync(homeDir, 0o755);
   const runAsNobody = isRoot();
   if (runAsNobody) {
     chownTree(homeDir, NOBODY_UID, NOGROUP_GID);
+    if (options.dataDir !== undefined) chownTree(options.dataDir, NOBODY_UID, NOGROUP_GID);
   }
 
   const env: NodeJS.ProcessEnv = {
