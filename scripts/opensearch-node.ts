@@ -37,6 +37,17 @@ export interface StartOpenSearchOptions {
   readonly startTimeoutMillis?: number;
   /** Keep the temp dir (data, logs) after stop, for post-mortems. @default false */
   readonly keepData?: boolean;
+  /**
+   * The HTTP port. A restart of a killed node passes the port it had, so clients see connection refused while it
+   * is down and find it again at the same URL (the fault tests).
+   * @default - a free port
+   */
+  readonly httpPort?: number;
+  /**
+   * The data folder, kept across a restart (never deleted by `stop()`); it must be writable by the node's user.
+   * @default - `data/` in the node's temp dir
+   */
+  readonly dataDir?: string;
   /** Download and unpack progress. @default - printed on stderr */
   readonly log?: (line: string) => void;
 }

@@ -36,6 +36,17 @@ export interface NodeProcessOptions {
   readonly startTimeoutMillis?: number;
   /** Keep the temp dir (data, logs) after stop, for post-mortems. @default false */
   readonly keepData?: boolean;
+  /**
+   * The HTTP port. A restart of a killed node passes the port it had, so clients see connection refused while it
+   * is down and find it again at the same URL (the fault tests).
+   * @default - a free port
+   */
+  readonly httpPort?: number;
+  /**
+   * The data folder, kept across a restart (never deleted by `stop()`); it must be writable by the node's user.
+   * @default - `data/` in the node's temp dir
+   */
+  readonly dataDir?: string;
 }
 
 export interface RunningOpenSearch {
@@ -111,10 +122,11 @@ function writeNodeConfig(
   homeDir: string,
   httpPort: number,
   transportPort: number,
+  dataDir: string,
 ): string {
   const confDir = join(homeDir, 'config');
   cpSync(join(distribution, 'config'), confDir, { recursive: true });
-  mkdirSync(join(homeDir, 'data'));
+  mkdirSync(dataDir, { recursive: true });
   mkdirSync(join(homeDir, 'logs'));
   writeFileSync(
     join(confDir, 'opensearch.yml'),
@@ -125,7 +137,7 @@ function writeNodeConfig(
       'network.host: 127.0.0.1',
       `http.port: ${httpPort}`,
       `transport.port: ${transportPort}`,
-      `path.data: ${join(homeDir, 'data')}`,
+      `path.data: ${dataDir}`,
       `path.logs: ${join(homeDir, 'logs')}`,
       // A developer machine's disk is often over 90 % full; the default watermarks would make indices read-only.
       'cluster.routing.allocation.disk.threshold_enabled: false',
@@ -141,7 +153,7 @@ function writeNodeConfig(
     jvmOptionsFile,
     readFileSync(jvmOptionsFile, 'utf8')
       .replaceAll('logs/', `${join(homeDir, 'logs')}/`)
-      .replace(/HeapDumpPath=data\b/, `HeapDumpPath=${join(homeDir, 'data')}`),
+      .replace(/HeapDumpPath=data\b/, `HeapDumpPath=${dataDir}`),
   );
   return confDir;
 }
@@ -149,13 +161,15 @@ function writeNodeConfig(
 /** Starts a node and resolves when the cluster is green or yellow. */
 export async function startNodeProcess(options: NodeProcessOptions): Promise<RunningOpenSearch> {
   const { distribution, javaHome, version } = options;
-  const [httpPort, transportPort] = [await freePort(), await freePort()];
+  const [httpPort, transportPort] = [options.httpPort ?? (await freePort()), await freePort()];
   const homeDir = mkdtempSync(join(tmpdir(), 'kfek-opensearch-'));
-  const confDir = writeNodeConfig(distribution, homeDir, httpPort, transportPort);
+  const dataDir = options.dataDir ?? join(homeDir, 'data');
+  const confDir = writeNodeConfig(distribution, homeDir, httpPort, transportPort, dataDir);
   chmodSync(homeDir, 0o755);
   const runAsNobody = isRoot();
   if (runAsNobody) {
     chownTree(homeDir, NOBODY_UID, NOGROUP_GID);
+    if (options.dataDir !== undefined) chownTree(options.dataDir, NOBODY_UID, NOGROUP_GID);
   }
 
   const heap = options.heap ?? '512m';

@@ -95,7 +95,7 @@ interface PutRecordsAnswer {
   [key: string]: unknown;
 }
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
+export function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -104,7 +104,8 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-function forward(
+/** Forwards a request with its (already read) body to `target`; resolves with the whole answer. */
+export function forward(
   target: URL,
   req: IncomingMessage,
   body: Buffer,
@@ -133,6 +134,22 @@ function sendJson(res: ServerResponse, status: number, payload: unknown, errorTy
     ...(errorType ? { 'x-amzn-errortype': errorType } : {}),
   });
   res.end(body);
+}
+
+/**
+ * Listens on 127.0.0.1 and a free port, tracking open sockets in `sockets` (so an outage or `close()` can destroy
+ * them); resolves with `http://127.0.0.1:<port>`.
+ */
+export async function listenOnLoopback(server: Server, sockets: Set<Socket>): Promise<string> {
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 /** Starts a proxy on 127.0.0.1 and a free port, forwarding to `targetEndpoint` (e.g. moto). */
@@ -249,18 +266,10 @@ export async function startFaultProxy(targetEndpoint: string): Promise<FaultProx
         else res.destroy();
       });
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const url = await listenOnLoopback(server, sockets);
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     stats,
     failEntries(match, options = {}) {
       entryRules.push({

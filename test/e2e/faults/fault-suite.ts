@@ -1,0 +1,194 @@
+/**
+ * Shared setup of the fault suites (test/e2e/faults/*.test.ts): one moto and one real OpenSearch node per suite
+ * file, the resources and index template from the config model, and the local pipeline (the real transform handler
+ * under the event-source loop, the Firehose stand-in). A suite picks how the Firehose stand-in reaches the node
+ * (directly, or through a fault proxy) and its retry duration. Nothing here is mocked.
+ */
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { resolveConfig } from '../../../core/config';
+import { createHttpClient, provisionOpenSearch } from '../../../core/opensearch';
+import { localSpecFromConfig, openSearchSpecFromConfig } from '../../../scripts/local/config-spec';
+import { readFailedDocuments } from '../../../scripts/local/failed-documents';
+import type { FailedDocumentRecord } from '../../../scripts/local/bulk-indexer';
+import { LocalPipeline, localFolders } from '../../../scripts/local/pipeline';
+import { SearchHttp } from '../../../scripts/local/search-http';
+import type { OutgoingLogEvent } from '../../../scripts/local/sender';
+import type { LocalPipelineSpec } from '../../../scripts/local/spec';
+import { countDocuments } from '../../../scripts/local/summary';
+import { startMoto, type MotoServer } from '../../../scripts/moto-server';
+import { freePort, startOpenSearch, type RunningOpenSearch } from '../../../scripts/opensearch-node';
+
+export const LOG_GROUP = '/kfek/faults/app';
+export const SETTLE_TIMEOUT_MILLIS = 90_000;
+/**
+ * A node start on a loaded 2-core machine (several suites at once) has taken over 120 s; a restart is as slow.
+ * The jest timeouts of the suites' beforeAll and of a restarting test are above this.
+ */
+export const NODE_START_TIMEOUT_MILLIS = 300_000;
+
+export interface FaultSuiteOptions {
+  /** Firehose's RetryOptions.DurationInSeconds for the stand-in. */
+  readonly retryDurationSeconds: number;
+  /** The URL the Firehose stand-in uses, from the node's URL (a proxy in front of it). @default - the node */
+  readonly deliveryUrl?: (nodeUrl: string) => Promise<string>;
+  /** Per-request timeout of the stand-in's `_bulk` calls (a hung node costs this much per attempt). */
+  readonly bulkTimeoutInMillis: number;
+}
+
+export interface FaultSuite {
+  readonly moto: MotoServer;
+  readonly pipeline: LocalPipeline;
+  readonly spec: LocalPipelineSpec;
+  readonly workDir: string;
+  /** A client straight to the node (assertions; never through a proxy). */
+  readonly search: SearchHttp;
+  node(): RunningOpenSearch;
+  /** SIGKILLs the node's process group (connections refused from now on); keeps its data folder. */
+  killNode(): Promise<void>;
+  /** Starts the node again on the same port and data folder. */
+  restartNode(): Promise<void>;
+  /** The number of this suite's documents of some log streams in OpenSearch. */
+  count(logStreams: readonly string[]): Promise<number>;
+  /** The events (field `i` of {@link runEvents}) found more than once, with each copy's `_index` and `_id`. */
+  duplicates(logStreams: readonly string[]): Promise<string[]>;
+  /** Failed-document records whose data contains `marker`. */
+  failedDocuments(marker: string): Promise<FailedDocumentRecord[]>;
+  stop(): Promise<void>;
+}
+
+/** `n` JSON log events in `streams` streams of {@link LOG_GROUP}, distinct timestamps, all carrying `runId`. */
+export function runEvents(runId: string, n: number, streams = 2): OutgoingLogEvent[] {
+  const base = Date.now() - 30 * 60_000;
+  return Array.from({ length: n }, (_, i) => ({
+    logGroupName: LOG_GROUP,
+    logStreamName: `${runId}/${i % streams}`,
+    timestamp: base + i,
+    message: JSON.stringify({ level: 'INFO', message: `${runId} event ${i}`, i }),
+  }));
+}
+
+export function streamsOf(events: readonly OutgoingLogEvent[]): string[] {
+  return [...new Set(events.map((e) => e.logStreamName))];
+}
+
+export async function startFaultSuite(options: FaultSuiteOptions): Promise<FaultSuite> {
+  const workDir = mkdtempSync(path.join(tmpdir(), 'kfek-faults-'));
+  // The node runs as `nobody` when tests run as root: its data folder's parents must be traversable.
+  chmodSync(workDir, 0o755);
+  const dataDir = path.join(workDir, 'opensearch-data');
+  const httpPort = await freePort();
+  const config = resolveConfig(
+    {
+      kfek: {
+        profiles: {
+          faults: {
+            sources: { logGroups: [{ name: LOG_GROUP, create: true }] },
+            streams: { raw: { shardCount: 1 }, events: { shardCount: 1 } },
+            transform: { timeoutSeconds: 5, batchSize: 20, retryAttempts: 1000, maxBatchingWindowSeconds: 0 },
+            delivery: { retryDurationSeconds: options.retryDurationSeconds },
+            openSearch: { indexTemplate: { replicas: 0 } },
+          },
+        },
+      },
+    },
+    'faults',
+  );
+  const spec = localSpecFromConfig(config);
+  let node: RunningOpenSearch | undefined;
+  let moto: MotoServer | undefined;
+  const stopAll = async (): Promise<void> => {
+    const results = await Promise.allSettled([moto?.stop(), node?.stop()]);
+    rmSync(workDir, { recursive: true, force: true });
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed !== undefined) throw failed.reason;
+  };
+  try {
+    const [startedMoto, startedNode] = await Promise.allSettled([
+      startMoto(),
+      startOpenSearch({ httpPort, dataDir, startTimeoutMillis: NODE_START_TIMEOUT_MILLIS }),
+    ]);
+    if (startedMoto.status === 'fulfilled') moto = startedMoto.value;
+    if (startedNode.status === 'fulfilled') node = startedNode.value;
+    if (startedMoto.status === 'rejected') throw startedMoto.reason;
+    if (startedNode.status === 'rejected') throw startedNode.reason;
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+  const runningMoto = moto as MotoServer;
+  const nodeUrl = (node as RunningOpenSearch).url;
+  const search = new SearchHttp(createHttpClient({ baseUrl: nodeUrl, maxAttempts: 1 }));
+  let pipeline: LocalPipeline;
+  try {
+    await provisionOpenSearch(createHttpClient({ baseUrl: nodeUrl }), openSearchSpecFromConfig(config));
+    const deliveryUrl = options.deliveryUrl === undefined ? nodeUrl : await options.deliveryUrl(nodeUrl);
+    pipeline = await LocalPipeline.start({
+      spec,
+      awsEndpoint: runningMoto.endpoint,
+      // The stand-in leaves retrying to its Firehose policy (one attempt per call), with a short timeout so a hung
+      // node costs seconds, not the 30 s default, per attempt.
+      search: new SearchHttp(
+        createHttpClient({
+          baseUrl: deliveryUrl,
+          maxAttempts: 1,
+          timeoutMillis: options.bulkTimeoutInMillis,
+        }),
+      ),
+      workDir,
+      deliveryBufferIntervalInMillis: 300,
+      transformLogLevel: 'CRITICAL',
+    });
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+  return {
+    moto: runningMoto,
+    pipeline,
+    spec,
+    workDir,
+    search,
+    node: () => node as RunningOpenSearch,
+    async killNode() {
+      const current = node as RunningOpenSearch;
+      process.kill(-current.pid, 'SIGKILL');
+      // stop() waits for the exit and removes the node's temp dir; the data folder is outside it.
+      await current.stop();
+    },
+    async restartNode() {
+      node = await startOpenSearch({ httpPort, dataDir, startTimeoutMillis: NODE_START_TIMEOUT_MILLIS });
+    },
+    async count(logStreams) {
+      await search.json('POST', `/${spec.delivery.indexPattern}/_refresh`);
+      return countDocuments(search, spec.delivery.indexPattern, logStreams);
+    },
+    async duplicates(logStreams) {
+      await search.json('POST', `/${spec.delivery.indexPattern}/_refresh`);
+      const answer = await search.json<{
+        hits: { hits: Array<{ _index: string; _id: string; _source: { i: number } }> };
+      }>('POST', `/${spec.delivery.indexPattern}/_search`, {
+        size: 10_000,
+        query: { terms: { 'cloudwatch.logStream': [...logStreams] } },
+      });
+      const copies = new Map<number, string[]>();
+      for (const hit of answer.hits.hits) {
+        copies.set(hit._source.i, [...(copies.get(hit._source.i) ?? []), `${hit._index}/${hit._id}`]);
+      }
+      return [...copies].filter(([, c]) => c.length > 1).map(([i, c]) => `${i}: ${c.join(' ')}`);
+    },
+    async failedDocuments(marker) {
+      return (await readFailedDocuments(localFolders(workDir).failedDocuments)).filter((r) =>
+        Buffer.from(r.rawData, 'base64').toString('utf8').includes(marker),
+      );
+    },
+    async stop() {
+      try {
+        await pipeline.stop();
+      } finally {
+        await stopAll();
+      }
+    },
+  };
+}
