@@ -39,9 +39,10 @@ export interface DeliveryLoopProps extends ShardPollingLoopProps {
    */
   readonly bulkSizeInBytes?: number;
   /**
-   * Bulk requests in flight at once over all shards. Two keep both write threads of a 2-core node busy while
-   * the next request is being built and sent.
-   * @default 2
+   * Bulk requests in flight at once over all shards. Three keep both write threads of a 2-core node busy while
+   * the next request is being built and sent (side by side on a quiet 2-core machine, 100,000 events: 6,136 docs/s
+   * with two, 6,706 and 7,001 with three).
+   * @default 3
    */
   readonly maxConcurrentBulks?: number;
   /**
@@ -107,7 +108,7 @@ export class DeliveryLoop extends ShardPollingLoop {
     this.bufferIntervalInMillis = props.bufferIntervalInMillis ?? 1000;
     this.bufferSizeInBytes = props.bufferSizeInBytes ?? 5 * 1024 * 1024;
     this.bulkSizeInBytes = props.bulkSizeInBytes ?? 1024 * 1024;
-    this.maxConcurrentBulks = props.maxConcurrentBulks ?? 2;
+    this.maxConcurrentBulks = props.maxConcurrentBulks ?? 3;
     const retryDurationInMillis = props.retryDurationInMillis ?? 300_000;
     if (
       retryDurationInMillis < 0 ||
