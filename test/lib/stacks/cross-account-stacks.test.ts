@@ -8,6 +8,7 @@ import { DestinationSubscriptions } from '../../../lib/constructs/destination-su
 import { LogsDestination } from '../../../lib/constructs/logs-destination';
 import { LogsDestinationRole } from '../../../lib/constructs/logs-destination-role';
 import { buildTestApp, CDK_JSON_CONTEXT } from '../../helpers/app';
+import { testOutdir } from '../../helpers/temp-dirs';
 
 const CENTRAL = '111122223333';
 const ORG = 'o-a1b2c3d4e5';
@@ -273,7 +274,8 @@ describe('cross-account stacks with an organization and account-level policies',
 });
 
 describe('cross-account constructs validate first', () => {
-  const stack = (): Stack => new Stack(new App(), 'S', { env: { account: CENTRAL, region: 'eu-west-1' } });
+  const stack = (): Stack =>
+    new Stack(new App({ outdir: testOutdir() }), 'S', { env: { account: CENTRAL, region: 'eu-west-1' } });
 
   /** A destination in a fresh stack admitting `sourceAccounts`. */
   const destination = (sourceAccounts: readonly string[]): LogsDestination =>
