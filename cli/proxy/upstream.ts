@@ -73,7 +73,8 @@ export class Upstream {
     try {
       const credentials = await resolveCredentials(credentialSource);
       const path = '/_plugins/_security/authinfo';
-      const { host: _host, ...headers } = (await this.sign(credentials, 'GET', path, {}, Buffer.alloc(0))).headers;
+      const { host: _host, ...headers } = (await this.sign(credentials, 'GET', path, {}, Buffer.alloc(0)))
+        .headers;
       const response = await new Promise<{ ok: boolean; text: string }>((resolve, reject) => {
         const req = this.transport.request(
           {
