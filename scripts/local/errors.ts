@@ -56,3 +56,11 @@ export class StartOptionsError extends LocalRunError {
     this.name = 'StartOptionsError';
   }
 }
+
+/** The transform's child process died (or could not load its handler) during an invocation: a function error. */
+export class TransformProcessError extends LocalRunError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'TransformProcessError';
+  }
+}

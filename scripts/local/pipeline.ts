@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { LOCAL_KEPT_FOLDERS } from '../../core/contracts/kept-data';
 import { TransformServiceName, transformEnvironment } from '../../core/contracts/transform-env';
 import { type LocalAwsClients, LOCAL_CREDENTIALS, localAwsClients } from './aws-clients';
+import { ChildProcessHandler } from './child-handler';
 import { DeliveryLoop } from './delivery-loop';
 import { DrainTimeoutError, LocalRunError } from './errors';
 import { EventSourceLoop, type KinesisBatchHandler } from './event-source-loop';
@@ -49,6 +50,17 @@ export interface LocalPipelineProps {
    * @default - `handler` of lambda/transform/handler.ts, loaded with the Lambda environment set
    */
   readonly handler?: KinesisBatchHandler;
+  /**
+   * Where the transform handler runs: in this process, or in a forked child process (restarted when it dies, so a
+   * fault test can SIGKILL it mid-batch; see scripts/local/child-handler.ts). Ignored when `handler` is given.
+   * @default 'in-process'
+   */
+  readonly transformProcess?: 'in-process' | 'child';
+  /**
+   * Modules the transform's child process loads first (`node -r`), when `transformProcess` is `'child'`.
+   * @default - none
+   */
+  readonly transformChildPreload?: readonly string[];
   /**
    * Powertools log level inside the transform (its JSON logs go to this process' stdout, as to CloudWatch).
    * @default 'WARN'
@@ -102,6 +114,8 @@ export class LocalPipeline {
     readonly resources: LocalResources,
     readonly eventSource: EventSourceLoop,
     readonly delivery: DeliveryLoop,
+    /** The transform's child process, when `transformProcess` is `'child'`. */
+    readonly transformChild: ChildProcessHandler | undefined,
   ) {}
 
   static async start(props: LocalPipelineProps): Promise<LocalPipeline> {
@@ -109,29 +123,37 @@ export class LocalPipeline {
     const clients = localAwsClients(props.awsEndpoint, spec.region);
     try {
       const resources = await createLocalResources(clients, spec);
-      const handler =
-        props.handler ??
-        (await loadTransformHandler({
-          AWS_REGION: spec.region,
-          AWS_DEFAULT_REGION: spec.region,
-          AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-          AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-          AWS_ENDPOINT_URL: props.awsEndpoint,
-          AWS_ENDPOINT_URL_KINESIS: props.transformKinesisEndpoint ?? props.awsEndpoint,
-          AWS_LAMBDA_FUNCTION_NAME: spec.eventSource.functionName,
-          AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(spec.eventSource.memorySizeInMb),
-          AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
-          ...transformEnvironment({
-            serviceName: TransformServiceName.kinesis,
-            eventsStreamArn: resources.eventsStreamArn,
-            deadLetterBucket: resources.deadLetterBucket,
-            deadLetterPrefix: spec.deadLetterPrefix,
-            aggregation: spec.delivery.aggregation !== false,
-          }),
-          POWERTOOLS_LOG_LEVEL: props.transformLogLevel ?? 'WARN',
-          // Metrics in embedded metric format are log lines for CloudWatch; locally nobody reads them.
-          POWERTOOLS_METRICS_DISABLED: 'true',
-        }));
+      const transformEnv: Record<string, string> = {
+        AWS_REGION: spec.region,
+        AWS_DEFAULT_REGION: spec.region,
+        AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+        AWS_ENDPOINT_URL: props.awsEndpoint,
+        AWS_ENDPOINT_URL_KINESIS: props.transformKinesisEndpoint ?? props.awsEndpoint,
+        AWS_LAMBDA_FUNCTION_NAME: spec.eventSource.functionName,
+        AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(spec.eventSource.memorySizeInMb),
+        AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+        ...transformEnvironment({
+          serviceName: TransformServiceName.kinesis,
+          eventsStreamArn: resources.eventsStreamArn,
+          deadLetterBucket: resources.deadLetterBucket,
+          deadLetterPrefix: spec.deadLetterPrefix,
+          aggregation: spec.delivery.aggregation !== false,
+        }),
+        POWERTOOLS_LOG_LEVEL: props.transformLogLevel ?? 'WARN',
+        // Metrics in embedded metric format are log lines for CloudWatch; locally nobody reads them.
+        POWERTOOLS_METRICS_DISABLED: 'true',
+      };
+      const transformChild =
+        props.handler === undefined && props.transformProcess === 'child'
+          ? new ChildProcessHandler({
+              modulePath: TRANSFORM_HANDLER_MODULE,
+              env: transformEnv,
+              preload: props.transformChildPreload,
+              log: props.log,
+            })
+          : undefined;
+      const handler = props.handler ?? transformChild?.handler ?? (await loadTransformHandler(transformEnv));
       const folders = localFolders(props.workDir);
       const eventSource = new EventSourceLoop({
         kinesis: clients.kinesis,
@@ -161,7 +183,7 @@ export class LocalPipeline {
       });
       await eventSource.start();
       await delivery.start();
-      return new LocalPipeline(props, clients, resources, eventSource, delivery);
+      return new LocalPipeline(props, clients, resources, eventSource, delivery, transformChild);
     } catch (error) {
       clients.destroy();
       throw error;
@@ -309,6 +331,7 @@ export class LocalPipeline {
   async stop(): Promise<void> {
     try {
       await this.eventSource.stop();
+      await this.transformChild?.stop();
       await this.delivery.stop();
     } finally {
       this.clients.destroy();

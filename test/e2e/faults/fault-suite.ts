@@ -35,6 +35,8 @@ export interface FaultSuiteOptions {
   readonly deliveryUrl?: (nodeUrl: string) => Promise<string>;
   /** Per-request timeout of the stand-in's `_bulk` calls (a hung node costs this much per attempt). */
   readonly bulkTimeoutInMillis: number;
+  /** Where the transform handler runs (`'child'`: a forked process a test can SIGKILL). @default 'in-process' */
+  readonly transformProcess?: 'in-process' | 'child';
 }
 
 export interface FaultSuite {
@@ -139,6 +141,9 @@ export async function startFaultSuite(options: FaultSuiteOptions): Promise<Fault
       workDir,
       deliveryBufferIntervalInMillis: 300,
       transformLogLevel: 'CRITICAL',
+      transformProcess: options.transformProcess,
+      // The child is not under jest's setup: it drops the SDK's Node-version notice itself (a run prints no warnings).
+      transformChildPreload: [path.join(__dirname, '..', '..', 'helpers', 'drop-node-version-warning.ts')],
     });
   } catch (error) {
     await stopAll();
@@ -190,5 +195,23 @@ export async function startFaultSuite(options: FaultSuiteOptions): Promise<Fault
         await stopAll();
       }
     },
+  };
+}
+
+/**
+ * Registers the file's beforeAll (start one suite) and afterAll (stop it) and returns the accessor the tests use
+ * (it throws when the suite did not start, pointing at beforeAll).
+ */
+export function useFaultSuite(options: FaultSuiteOptions): () => FaultSuite {
+  let suite: FaultSuite | undefined;
+  beforeAll(async () => {
+    suite = await startFaultSuite(options);
+  }, NODE_START_TIMEOUT_MILLIS + 60_000);
+  afterAll(async () => {
+    await suite?.stop();
+  }, 60_000);
+  return () => {
+    if (suite === undefined) throw new Error('the fault suite did not start (see beforeAll)');
+    return suite;
   };
 }
