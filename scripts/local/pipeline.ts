@@ -2,7 +2,7 @@
  * The local pipeline as one object: creates the resources, runs the event-source loop (transform) and the delivery
  * loop (Firehose stand-in), writes events and waits until every event is searchable or accounted for.
  *
- * Slightly over ~300 lines because start, drain and stop share the loops' lifecycle; the loops themselves live in
+ * Over ~300 lines (about 340) because start, drain and stop share the loops' lifecycle; the loops themselves live in
  * their own files.
  */
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
