@@ -16,7 +16,7 @@
  * (`scripts/local/delivery-loop.ts`) and the tests need it; the Lambda bundle only pulls in what the writer
  * imports. `aws-kinesis-agg` is the reference both are tested against.
  */
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 
 /** The four bytes every aggregated record starts with. */
 export const KPL_MAGIC: Readonly<Uint8Array> = Uint8Array.of(0xf3, 0x89, 0x9a, 0xc2);
@@ -135,7 +135,8 @@ export function encodeAggregatedRecord(
     }
     at += written;
   }
-  createHash('md5').update(buffer.subarray(KPL_MAGIC.length, at)).digest().copy(buffer, at);
+  // One-shot `hash` (Node >= 20.12; the function runs on 24.x): no Hash stream object per record.
+  hash('md5', buffer.subarray(KPL_MAGIC.length, at), 'buffer').copy(buffer, at);
   return buffer;
 }
 

@@ -51,9 +51,16 @@ export function planRecords(
   const limit = Math.min(MAX_KINESIS_RECORD_BYTES, options.maxBytesPerCall);
   const records: OutgoingRecord[] = [];
   const open = new Map<string, OpenAggregate>();
+  // The aggregate the previous document went to: consecutive documents mostly share a key (one envelope's events
+  // do), so the Map lookup is only needed when the key changes.
+  let last: OpenAggregate | undefined;
   for (let i = 0; i < documents.length; i++) {
     const doc = documents[i];
-    let current = options.aggregate ? open.get(doc.partitionKey) : undefined;
+    let current = !options.aggregate
+      ? undefined
+      : last !== undefined && last.partitionKey === doc.partitionKey
+        ? last
+        : open.get(doc.partitionKey);
     // Measured once per open record, not per document: keys repeat for thousands of documents.
     const keyBytes = current?.keyBytes ?? Buffer.byteLength(doc.partitionKey, 'utf8');
     const plainBytes = doc.bytes + keyBytes;
@@ -84,9 +91,11 @@ export function planRecords(
       // Too big to share a record even alone: a plain record of its own (it fits one, checked above).
       close(current);
       open.delete(doc.partitionKey);
+      last = undefined;
       continue;
     }
     current.aggregateBytes += added;
+    last = current;
   }
   for (const current of open.values()) close(current);
   return records;
