@@ -64,7 +64,8 @@ export async function startOpenSearch(options: StartOpenSearchOptions = {}): Pro
   const distribution = await ensureUnpacked({
     version,
     cacheDir: options.cacheDir ?? DEFAULT_CACHE_DIR,
-    log: options.log ?? ((line) => console.error(`    ${line}`)),
+    // process.stderr, not console.error: under jest a console call prints as an error with a code frame.
+    log: options.log ?? ((line) => process.stderr.write(`    ${line}\n`)),
   });
   return startNodeProcess({ ...options, distribution, javaHome, version });
 }
