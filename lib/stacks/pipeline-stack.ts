@@ -111,12 +111,13 @@ export class PipelineStack extends Stack {
       deadLetterPrefix: t.deadLetterPrefix,
       aggregation: d.aggregation,
     };
+    // The same writes, as the environment that tells the function where (core/contracts/transform-env.ts).
     const writesEnv = {
       metricsNamespace,
-      eventsStreamArn: props.eventsStream.streamArn,
-      deadLetterBucket: props.bucket.bucketName,
-      deadLetterPrefix: t.deadLetterPrefix,
-      aggregation: d.aggregation,
+      eventsStreamArn: writes.eventsStream.streamArn,
+      deadLetterBucket: writes.bucket.bucketName,
+      deadLetterPrefix: writes.deadLetterPrefix,
+      aggregation: writes.aggregation,
     };
 
     if (transport === 'lambda') {

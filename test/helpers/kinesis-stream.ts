@@ -10,6 +10,7 @@ import {
   type _Record as KinesisRecord,
 } from '@aws-sdk/client-kinesis';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { TransformServiceName, transformEnvironment } from '../../core/contracts/transform-env';
 
 /** Every record of every shard, each with its shard id, in shard then sequence order. */
 export async function readStreamRecords(
@@ -54,20 +55,31 @@ export function motoClientConfig(
   };
 }
 
-/** The environment a transform entry point reads at load, pointed at `endpoint`, with metrics and logs quiet. */
+/**
+ * The environment a transform entry point reads at load, pointed at `endpoint`, with metrics and logs quiet. The
+ * transform's own variables come from their one writer, `transformEnvironment`.
+ */
 export function transformHandlerEnv(props: {
   readonly endpoint: string;
   readonly region: string;
   readonly eventsStreamArn: string;
   readonly deadLetterBucket: string;
+  /** @default TransformServiceName.kinesis */
+  readonly serviceName?: TransformServiceName;
+  /** @default - unset: the reader's default (aggregated) */
+  readonly aggregation?: boolean;
 }): Record<string, string> {
   return {
     AWS_ENDPOINT_URL: props.endpoint,
     AWS_REGION: props.region,
     AWS_ACCESS_KEY_ID: 'testing',
     AWS_SECRET_ACCESS_KEY: 'testing',
-    EVENTS_STREAM_ARN: props.eventsStreamArn,
-    DEAD_LETTER_BUCKET: props.deadLetterBucket,
+    ...transformEnvironment({
+      serviceName: props.serviceName ?? TransformServiceName.kinesis,
+      eventsStreamArn: props.eventsStreamArn,
+      deadLetterBucket: props.deadLetterBucket,
+      ...(props.aggregation === undefined ? {} : { aggregation: props.aggregation }),
+    }),
     POWERTOOLS_METRICS_DISABLED: 'true',
     POWERTOOLS_LOG_LEVEL: 'SILENT',
   };

@@ -15,6 +15,7 @@ import type { DeadLetterObject } from '../../../lambda/transform/dead-letter-obj
 import type { PipesItem, PipesKinesisRecord } from '../../../lambda/transform/pipes';
 import { MAX_KINESIS_RECORD_BYTES, type LogDocument } from '../../../lambda/transform/types';
 import { encodeEnvelope, makeEnvelope, makeLogEvents } from '../../helpers/cloudwatch';
+import { TransformServiceName } from '../../../core/contracts/transform-env';
 import { motoClientConfig, readStreamRecords, transformHandlerEnv } from '../../helpers/kinesis-stream';
 import { referenceDeaggregate } from '../../helpers/kpl-reference';
 import { startMoto, type MotoServer } from '../../../scripts/moto-server';
@@ -104,9 +105,9 @@ beforeAll(async () => {
         region: REGION,
         eventsStreamArn: EVENTS_ARN,
         deadLetterBucket: BUCKET,
+        serviceName: TransformServiceName.pipes,
+        aggregation: false,
       }),
-      EVENTS_AGGREGATION: 'false',
-      POWERTOOLS_SERVICE_NAME: 'transform-pipes',
     });
     ({ handler } = (await import('../../../lambda/transform/pipes')) as { handler: Handler });
   } catch (error) {
