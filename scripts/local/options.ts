@@ -13,17 +13,21 @@ export interface StartOptions {
   readonly streamsPerGroup: number;
   /** Print every invocation's and bulk request's timing. */
   readonly verbose: boolean;
+  /** Warm the freshly started OpenSearch node up before writing (scripts/local/warm-up.ts). */
+  readonly warmUp: boolean;
 }
 
 /** About a minute end to end on a 2-core machine once OpenSearch is unpacked (its start is most of it). */
 export const DEFAULT_EVENTS = 3000;
 
-export const USAGE = `usage: npm start -- [--events N] [--profile NAME] [--keep] [--verbose]
+export const USAGE = `usage: npm start -- [--events N] [--profile NAME] [--keep] [--verbose] [--no-warm-up]
 
   --events N       log events to write (default ${DEFAULT_EVENTS})
   --profile NAME   config profile from cdk.json "kfek.profiles" (default: sandbox)
   --keep           leave OpenSearch running afterwards for exploring (prints how to stop it)
-  --verbose        print the timing of every transform invocation and bulk request`;
+  --verbose        print the timing of every transform invocation and bulk request
+  --no-warm-up     write at once to the cold OpenSearch node (by default 20,000 documents warm it up first,
+                   into an index that is deleted again, so the run measures a node in steady state)`;
 
 /** Parses `process.argv.slice(2)`; throws {@link StartOptionsError} for anything it does not know. */
 export function parseStartOptions(argv: readonly string[]): StartOptions | 'help' {
@@ -31,6 +35,7 @@ export function parseStartOptions(argv: readonly string[]): StartOptions | 'help
   let profile: string | undefined;
   let keep = false;
   let verbose = false;
+  let warmUp = true;
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
     const [flag, inline] =
@@ -60,6 +65,9 @@ export function parseStartOptions(argv: readonly string[]): StartOptions | 'help
       case '--verbose':
         verbose = true;
         break;
+      case '--no-warm-up':
+        warmUp = false;
+        break;
       case '--help':
       case '-h':
         return 'help';
@@ -67,5 +75,5 @@ export function parseStartOptions(argv: readonly string[]): StartOptions | 'help
         throw new StartOptionsError(`unknown option ${JSON.stringify(arg)}\n\n${USAGE}`);
     }
   }
-  return { events, profile, keep, verbose, streamsPerGroup: 2 };
+  return { events, profile, keep, verbose, warmUp, streamsPerGroup: 2 };
 }

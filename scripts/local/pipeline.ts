@@ -266,11 +266,12 @@ export class LocalPipeline {
     return keys;
   }
 
-  /** Creates a latency probe over this pipeline's indices. */
-  newLatencyProbe(sampleSize?: number): LatencyProbe {
+  /** Creates a latency probe over this pipeline's indices, for a run that writes `expectedEvents`. */
+  newLatencyProbe(expectedEvents: number, sampleSize?: number): LatencyProbe {
     return new LatencyProbe({
       search: this.props.search,
       indexPattern: this.props.spec.delivery.indexPattern,
+      expectedEvents,
       sampleSize,
     });
   }

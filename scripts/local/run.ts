@@ -15,6 +15,7 @@ import { LocalPipeline, localFolders } from './pipeline';
 import { ensurePythonTools, KEPT_NODE_STATE, keptNodeStillRunning, Processes } from './processes';
 import { localSearchHttp } from './search-http';
 import { formatSummary, type RunSummary } from './summary';
+import { warmUpSearch } from './warm-up';
 import { runEvents } from './workload';
 
 export interface LocalRunResult {
@@ -75,8 +76,21 @@ export async function runLocal(
   });
   check();
 
-  step('creating log groups, subscription filters, streams and the dead-letter bucket in moto');
   const search = localSearchHttp(searchUrl);
+  if (options.warmUp) {
+    step(
+      'warming up OpenSearch: 20000 transform documents through the template and pipeline (index deleted after)',
+    );
+    const warm = await warmUpSearch(search, spec.delivery.indexPattern, spec.logGroups[0].name);
+    out(
+      `    ${warm.documents} documents in ${(warm.totalMillis / 1000).toFixed(1)} s; first bulk ` +
+        `${warm.firstBulkMillis} ms, last ${warm.lastBulkMillis} ms` +
+        (warm.rejected > 0 ? `; ${warm.rejected} REJECTED (the run's documents will likely be too)` : ''),
+    );
+    check();
+  }
+
+  step('creating log groups, subscription filters, streams and the dead-letter bucket in moto');
   const pipeline = await LocalPipeline.start({
     spec,
     awsEndpoint: motoEndpoint,
@@ -100,12 +114,14 @@ export async function runLocal(
     options.streamsPerGroup,
     Date.now(),
   );
-  const probe = pipeline.newLatencyProbe();
+  const probe = pipeline.newLatencyProbe(events.length);
   probe.start();
   const runStarted = Date.now();
   const bar = new ProgressBar(process.stderr, { total: events.length, label: 'PutLogEvents' });
-  // The probe follows events as they are written, so a slow send does not hide latency.
   const sent = await pipeline.send(events, {
+    // The probe follows each call's events as soon as it returns: following them only after the whole write
+    // made every latency at least the rest of the write time.
+    onSent: (batch) => probe.follow(batch),
     onProgress: (written) => {
       bar.update(written);
       check();
@@ -113,7 +129,6 @@ export async function runLocal(
   });
   bar.finish();
   const lastWriteEndedAt = Date.now();
-  probe.follow(sent);
 
   step('waiting until every event is indexed or accounted for');
   await pipeline.waitUntilSettled(300_000);

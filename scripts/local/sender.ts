@@ -29,6 +29,11 @@ export interface SendOptions {
   readonly eventsPerCall?: number;
   /** Called after each call with the number of events written so far. */
   readonly onProgress?: (written: number, total: number) => void;
+  /**
+   * Called as soon as each call returns, with the events it wrote (the latency probe follows them from here, so
+   * an event is looked for from the moment it was written, not from the end of the whole write).
+   */
+  readonly onSent?: (batch: readonly SentLogEvent[]) => void;
 }
 
 /** PutLogEvents: at most 1,048,576 bytes, counting each event's UTF-8 message plus 26 bytes. */
@@ -87,7 +92,9 @@ export async function sendLogEvents(
           logEvents: batch.map((e) => ({ timestamp: e.timestamp, message: e.message })),
         }),
       );
-      for (const event of batch) sent.push({ ...event, putAt });
+      const written = batch.map((event): SentLogEvent => ({ ...event, putAt }));
+      sent.push(...written);
+      options.onSent?.(written);
       options.onProgress?.(sent.length, events.length);
     }
   }

@@ -23,6 +23,7 @@ import type { SearchHttp } from '../../scripts/local/search-http';
 import type { OutgoingLogEvent, SentLogEvent } from '../../scripts/local/sender';
 import type { LocalPipelineSpec } from '../../scripts/local/spec';
 import { countDocuments } from '../../scripts/local/summary';
+import { warmUpIndexName, warmUpSearch } from '../../scripts/local/warm-up';
 import type { FaultProxy } from '../helpers/fault-proxy';
 import { LocalStackRunner } from '../helpers/local-stack';
 import { OPENSEARCH_START_TIMEOUT_MILLIS } from '../helpers/opensearch';
@@ -417,5 +418,23 @@ describe('the local pipeline, end to end', () => {
       expect(object?.source.streamArn).toBe(running().resources.rawStreamArn);
     }
     expect(new Set(objects.map((o) => o.source.sequenceNumber))).toEqual(new Set(sequenceNumbers));
+  });
+
+  test('the warm-up of npm start indexes through the template and pipeline and leaves no index behind', async () => {
+    // GIVEN the provisioned node (template with its default pipeline)
+    // WHEN npm start's warm-up runs on it
+    const report = await warmUpSearch(search, spec.delivery.indexPattern, '/kfek/e2e/orders', {
+      documents: 3_000,
+      documentsPerBulk: 1_000,
+    });
+    // THEN every document was accepted (a pipeline failure would reject them) and the index is gone again
+    expect(report).toEqual(
+      expect.objectContaining({
+        index: warmUpIndexName(spec.delivery.indexPattern),
+        documents: 3_000,
+        rejected: 0,
+      }),
+    );
+    await expect(search.json('GET', `/${report.index}`)).rejects.toMatchObject({ statusCode: 404 });
   });
 });

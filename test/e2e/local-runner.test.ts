@@ -19,8 +19,13 @@ describe('npm start options', () => {
       profile: undefined,
       keep: false,
       verbose: false,
+      warmUp: true,
       streamsPerGroup: 2,
     });
+  });
+
+  test('--no-warm-up writes to the cold node at once', () => {
+    expect(parseStartOptions(['--no-warm-up'])).toEqual(expect.objectContaining({ warmUp: false }));
   });
 
   test('reads --events, --profile (both spellings), --keep and --verbose', () => {
