@@ -25,10 +25,17 @@ const processIo = (): CliIo => ({ stdout: process.stdout, stderr: process.stderr
 /** Runs one command; never throws: errors become a one-line message on stderr and a non-zero exit code. */
 export async function run(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   try {
-    // replay parses its own options (cli/replay/args.ts); loaded only when it runs, like the other runners.
-    if (argv[0] === 'replay') {
+    // replay parses its own options and prints its own help (cli/replay/args.ts), so `kfek help replay` goes
+    // there too; loaded only when it runs, like the other runners.
+    const replayArgv =
+      argv[0] === 'replay'
+        ? argv.slice(1)
+        : argv[0] === 'help' && argv[1] === 'replay'
+          ? ['--help']
+          : undefined;
+    if (replayArgv !== undefined) {
       const { replayCommand } = await import('./replay/command');
-      return await replayCommand(argv.slice(1), io);
+      return await replayCommand(replayArgv, io);
     }
     const args = parseCliArgs(argv, io.env);
     switch (args.command) {

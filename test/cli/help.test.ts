@@ -50,6 +50,15 @@ describe('kfek <command> --help', () => {
     expect((await kfek('doctor', '--help')).out).toMatch(/--synth-timeout S .*\(default: 300s\)/);
   });
 
+  test('replay, which parses its own options, answers `kfek help replay` as it answers `kfek replay --help`', async () => {
+    const viaHelp = await kfek('help', 'replay');
+    const viaOption = await kfek('replay', '--help');
+    expect(viaHelp.code).toBe(0);
+    expect(viaOption.code).toBe(0);
+    expect(viaHelp.out).toMatch(/^kfek replay - /);
+    expect(viaHelp.out).toBe(viaOption.out);
+  });
+
   test('the overview points at the per-command help and --version', async () => {
     const { code, out } = await kfek('--help');
     expect(code).toBe(0);
