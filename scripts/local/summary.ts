@@ -174,7 +174,10 @@ export function formatSummary(summary: RunSummary): string {
     `  accounted for                      ${accounted} of ${summary.eventsWritten}`,
     '',
     `  transform: ${summary.eventSource.invocations} invocations, ${summary.eventSource.recordsDelivered} raw ` +
-      `records, ${summary.eventSource.partialBatchResponses} partial batch responses, ` +
+      // A pipe's enrichment has no partial batch response: a failing batch is bisected instead.
+      (summary.pipe === undefined
+        ? `records, ${summary.eventSource.partialBatchResponses} partial batch responses, `
+        : 'records, ') +
       `${summary.eventSource.functionErrors} function errors`,
     ...(summary.pipe === undefined ? [] : [formatPipe(summary.pipe, summary.delivery)]),
     `  delivery:  ${summary.delivery.bulkRequests} bulk requests, ${summary.delivery.documentRetries} retried ` +

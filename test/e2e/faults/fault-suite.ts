@@ -2,12 +2,13 @@
  * Shared setup of the fault suites (test/e2e/faults/*.test.ts): one moto and one real OpenSearch node per suite
  * file, the resources and index template from the config model, and the local pipeline (the real transform handler
  * under the event-source loop, the Firehose stand-in). A suite picks how the Firehose stand-in reaches the node
- * (directly, or through a fault proxy) and its retry duration. Nothing here is mocked.
+ * (directly, or through a fault proxy), its retry duration and the transport (the pipe stand-in instead of the
+ * event-source loop). Nothing here is mocked.
  */
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { resolveConfig } from '../../../core/config';
+import { resolveConfig, type Transport } from '../../../core/config';
 import { createHttpClient, provisionOpenSearch } from '../../../core/opensearch';
 import { localSpecFromConfig, openSearchSpecFromConfig } from '../../../scripts/local/config-spec';
 import { readFailedDocuments } from '../../../scripts/local/failed-documents';
@@ -37,6 +38,12 @@ export interface FaultSuiteOptions {
   readonly bulkTimeoutInMillis: number;
   /** Where the transform handler runs (`'child'`: a forked process a test can SIGKILL). @default 'in-process' */
   readonly transformProcess?: 'in-process' | 'child';
+  /**
+   * The transport: Lambda's event source mapping, or the EventBridge pipe with the `sandbox-pipes` profile's
+   * batch size (10) and the default 3 retries (so a failing batch reaches the dead-letter queue within seconds).
+   * @default 'lambda'
+   */
+  readonly transport?: Transport;
 }
 
 export interface FaultSuite {
@@ -88,7 +95,11 @@ export async function startFaultSuite(options: FaultSuiteOptions): Promise<Fault
           faults: {
             sources: { logGroups: [{ name: LOG_GROUP, create: true }] },
             streams: { raw: { shardCount: 1 }, events: { shardCount: 1 } },
-            transform: { timeoutSeconds: 5, batchSize: 20, retryAttempts: 1000, maxBatchingWindowSeconds: 0 },
+            transform:
+              options.transport === 'pipes'
+                ? { timeoutSeconds: 5, batchSize: 10, retryAttempts: 3, maxBatchingWindowSeconds: 0 }
+                : { timeoutSeconds: 5, batchSize: 20, retryAttempts: 1000, maxBatchingWindowSeconds: 0 },
+            ...(options.transport === undefined ? {} : { transport: options.transport }),
             delivery: { retryDurationSeconds: options.retryDurationSeconds },
             openSearch: { indexTemplate: { replicas: 0 } },
           },
