@@ -8,8 +8,11 @@
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { resolveConfig, type Transport } from '../../../core/config';
 import { createHttpClient, provisionOpenSearch } from '../../../core/opensearch';
+import type { DeadLetterObject } from '../../../lambda/transform/dead-letter-object';
 import { localSpecFromConfig, openSearchSpecFromConfig } from '../../../scripts/local/config-spec';
 import { readFailedDocuments } from '../../../scripts/local/failed-documents';
 import type { FailedDocumentRecord } from '../../../scripts/local/bulk-indexer';
@@ -64,6 +67,8 @@ export interface FaultSuite {
   duplicates(logStreams: readonly string[]): Promise<string[]>;
   /** Failed-document records whose data contains `marker`. */
   failedDocuments(marker: string): Promise<FailedDocumentRecord[]>;
+  /** The objects of the dead-letter bucket (poison records the transform kept). */
+  deadLetters(): Promise<DeadLetterObject[]>;
   stop(): Promise<void>;
 }
 
@@ -76,6 +81,25 @@ export function runEvents(runId: string, n: number, streams = 2): OutgoingLogEve
     timestamp: base + i,
     message: JSON.stringify({ level: 'INFO', message: `${runId} event ${i}`, i }),
   }));
+}
+
+/** A CloudWatch Logs subscription record (gzip `DATA_MESSAGE`) of `n` events of one log stream of {@link LOG_GROUP}. */
+export function envelope(logStream: string, n: number): Buffer {
+  const base = Date.now() - 10 * 60_000;
+  return gzipSync(
+    JSON.stringify({
+      messageType: 'DATA_MESSAGE',
+      owner: '123456789012',
+      logGroup: LOG_GROUP,
+      logStream,
+      subscriptionFilters: ['kfek-to-raw-stream'],
+      logEvents: Array.from({ length: n }, (_, i) => ({
+        id: `${base + i}${String(i).padStart(6, '0')}`,
+        timestamp: base + i,
+        message: JSON.stringify({ level: 'INFO', message: `${logStream} ${i}` }),
+      })),
+    }),
+  );
 }
 
 export function streamsOf(events: readonly OutgoingLogEvent[]): string[] {
@@ -198,6 +222,17 @@ export async function startFaultSuite(options: FaultSuiteOptions): Promise<Fault
       return (await readFailedDocuments(localFolders(workDir).failedDocuments)).filter((r) =>
         Buffer.from(r.rawData, 'base64').toString('utf8').includes(marker),
       );
+    },
+    async deadLetters() {
+      const objects: DeadLetterObject[] = [];
+      for (const key of await pipeline.deadLetterKeys()) {
+        const out = await pipeline.clients.s3.send(
+          new GetObjectCommand({ Bucket: pipeline.resources.deadLetterBucket, Key: key }),
+        );
+        const body = await (out.Body as { transformToString(): Promise<string> }).transformToString();
+        objects.push(JSON.parse(body) as DeadLetterObject);
+      }
+      return objects;
     },
     async stop() {
       try {

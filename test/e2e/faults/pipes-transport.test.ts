@@ -4,15 +4,20 @@
  * and writing its answers to the events stream, the Firehose stand-in, a real OpenSearch node. It includes a
  * CloudWatch envelope of 600 events (more than a Kinesis target takes per invocation, so the enrichment writes the
  * batch to the events stream itself and answers `[]`) and a poison record (dead-lettered to S3, an error document
- * indexed in its place). Nothing is mocked.
+ * indexed in its place). Then a batch the enrichment cannot finish: bisected, its last record dead-lettered to the
+ * pipe's SQS queue, and brought back by `kfek replay`. Nothing is mocked.
  */
 import { PutRecordCommand } from '@aws-sdk/client-kinesis';
-import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteBucketCommand, DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import type { DeadLetterObject } from '../../../lambda/transform/dead-letter-object';
+import { run } from '../../../cli/main';
+import { LOCAL_CREDENTIALS } from '../../../scripts/local/aws-clients';
+import type { PipeDeadLetterMessage } from '../../../scripts/local/pipes-dead-letter';
 import type { PipesStats } from '../../../scripts/local/pipes-loop';
+import { createLocalResources } from '../../../scripts/local/resources';
+import { sleep } from '../../../scripts/local/shard-reader';
 import { formatSummary } from '../../../scripts/local/summary';
-import { runEvents, SETTLE_TIMEOUT_MILLIS, streamsOf, useFaultSuite } from './fault-suite';
+import { envelope, runEvents, SETTLE_TIMEOUT_MILLIS, streamsOf, useFaultSuite } from './fault-suite';
 
 const running = useFaultSuite({ retryDurationSeconds: 60, bulkTimeoutInMillis: 10_000, transport: 'pipes' });
 
@@ -83,16 +88,7 @@ describe('the pipes transport end to end (pipe stand-in, real enrichment, real n
     expect(queued.Messages ?? []).toEqual([]);
     // ... the poison record is kept whole in the dead-letter bucket with its reason, and its error document
     // (pointing at that object) is searchable
-    const kept: DeadLetterObject[] = [];
-    for (const key of await pipeline.deadLetterKeys()) {
-      const out = await pipeline.clients.s3.send(
-        new GetObjectCommand({ Bucket: pipeline.resources.deadLetterBucket, Key: key }),
-      );
-      const object = JSON.parse(
-        await (out.Body as { transformToString(): Promise<string> }).transformToString(),
-      ) as DeadLetterObject;
-      if (object.data === poison.toString('base64')) kept.push(object);
-    }
+    const kept = (await running().deadLetters()).filter((o) => o.data === poison.toString('base64'));
     expect(kept).toHaveLength(1);
     expect(kept[0].reason.length).toBeGreaterThan(0);
     const errors = await running().search.json<{
@@ -111,5 +107,92 @@ describe('the pipes transport end to end (pipe stand-in, real enrichment, real n
     expect(text).toContain('batches given up (pipe DLQ)        0 record(s) in 0 message(s)');
     expect(text).toMatch(/pipe: +301 records by the target in \d+ PutRecords, 1 empty answers/);
     expect(text).toContain('600 records written by the enrichment itself');
+  }, 120_000);
+
+  test('a record the enrichment cannot finish is isolated by bisection, dead-lettered to the queue, and replayed', async () => {
+    // GIVEN the dead-letter bucket gone, so the enrichment fails any batch holding a poison record (it cannot keep
+    // it: PipesDeadLetterError)
+    const { pipeline } = running();
+    const pipe = pipeline.pipe as NonNullable<typeof pipeline.pipe>;
+    const { s3, kinesis } = pipeline.clients;
+    const bucket = pipeline.resources.deadLetterBucket;
+    for (const key of await pipeline.deadLetterKeys()) {
+      await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+    }
+    await s3.send(new DeleteBucketCommand({ Bucket: bucket }));
+    const runId = `pipes-dlq-${Date.now()}`;
+    const poison = Buffer.from(`not an envelope ${runId}`);
+    const before = pipe.loop.snapshot();
+    const overwrittenBefore = pipeline.delivery.snapshot().documentsOverwritten;
+    // WHEN good, poison, good records go to the raw stream, in that order (one batch)
+    for (const data of [envelope(`${runId}/a`, 10), poison, envelope(`${runId}/b`, 10)]) {
+      await kinesis.send(
+        new PutRecordCommand({ StreamARN: pipeline.resources.rawStreamArn, Data: data, PartitionKey: runId }),
+      );
+    }
+    const deadline = Date.now() + SETTLE_TIMEOUT_MILLIS;
+    while (pipe.loop.snapshot().deadLetterMessages === before.deadLetterMessages) {
+      if (Date.now() > deadline) throw new Error('the pipe never dead-lettered the batch it cannot finish');
+      await sleep(100);
+    }
+    await pipeline.waitUntilSettled(SETTLE_TIMEOUT_MILLIS);
+
+    // THEN the good records got through, each once (no copy overwrote its document by id); the poison record
+    // alone is in the queue, with the reason
+    expect(await running().count([`${runId}/a`, `${runId}/b`])).toBe(20);
+    expect(pipeline.delivery.snapshot().documentsOverwritten).toBe(overwrittenBefore);
+    const after = pipe.loop.snapshot();
+    // [a, poison, b] fails, [a, poison] fails, [a] passes, [poison] fails twice more (4 > 3 retries), [b] passes
+    expect(after.functionErrors - before.functionErrors).toBe(4);
+    expect(after.bisections - before.bisections).toBe(2);
+    expect(after.recordsSentToOnFailure - before.recordsSentToOnFailure).toBe(1);
+    const received = await pipe.sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: pipe.queue.url, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }),
+    );
+    const messages = (received.Messages ?? []).map(
+      (m) => JSON.parse(m.Body ?? '{}') as PipeDeadLetterMessage,
+    );
+    expect(messages).toHaveLength(1);
+    expect(messages[0].requestContext.condition).toBe('RetryAttemptsExhausted');
+    expect(messages[0].responseContext.functionError).toBe('Unhandled');
+    expect(messages[0].KinesisBatchInfo.batchSize).toBe(1);
+    expect(messages[0].kfekReason).toMatch(/Could not store poison record .* in the dead-letter bucket/);
+
+    // WHEN the bucket is back and `kfek replay` re-sends the queued batch from the raw stream
+    await createLocalResources(pipeline.clients, running().spec);
+    let stdout = '';
+    const code = await run(
+      [
+        'replay',
+        '--endpoint',
+        running().moto.endpoint,
+        '--region',
+        running().spec.region,
+        '--queue-url',
+        pipe.queue.url,
+        '--raw-stream',
+        pipeline.resources.rawStreamArn,
+        '--delete-after',
+      ],
+      {
+        stdout: { write: (text: string) => (stdout += text) },
+        stderr: { write: () => true },
+        env: {
+          AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+          AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+        },
+      },
+    );
+    await pipeline.waitUntilSettled(SETTLE_TIMEOUT_MILLIS);
+
+    // THEN the poison record is kept in the bucket now, and the queue is empty
+    expect({ code, stdout }).toEqual({ code: 0, stdout: expect.stringMatching(/deleted 1 re-sent/) });
+    expect((await running().deadLetters()).filter((o) => o.data === poison.toString('base64'))).toHaveLength(
+      1,
+    );
+    const left = await pipe.sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: pipe.queue.url, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }),
+    );
+    expect(left.Messages ?? []).toEqual([]);
   }, 120_000);
 });
