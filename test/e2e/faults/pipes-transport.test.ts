@@ -161,32 +161,50 @@ describe('the pipes transport end to end (pipe stand-in, real enrichment, real n
     // WHEN the bucket is back and `kfek replay` re-sends the queued batch from the raw stream
     await createLocalResources(pipeline.clients, running().spec);
     let stdout = '';
-    const code = await run(
-      [
-        'replay',
-        '--endpoint',
-        running().moto.endpoint,
-        '--region',
-        running().spec.region,
-        '--queue-url',
-        pipe.queue.url,
-        '--raw-stream',
-        pipeline.resources.rawStreamArn,
-        '--delete-after',
-      ],
-      {
-        stdout: { write: (text: string) => (stdout += text) },
-        stderr: { write: () => true },
-        env: {
-          AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-          AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    let stderr = '';
+    const credentials = {
+      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    };
+    // The CLI's SDK clients take credentials from process.env (the default provider chain), not from `io.env`;
+    // with the enrichment in this process they are there already, with it in a child they are not.
+    const saved = { ...process.env };
+    Object.assign(process.env, credentials);
+    let code: number;
+    try {
+      code = await run(
+        [
+          'replay',
+          '--endpoint',
+          running().moto.endpoint,
+          '--region',
+          running().spec.region,
+          '--queue-url',
+          pipe.queue.url,
+          '--raw-stream',
+          pipeline.resources.rawStreamArn,
+          '--delete-after',
+        ],
+        {
+          stdout: { write: (text: string) => (stdout += text) },
+          stderr: { write: (text: string) => (stderr += text) },
+          env: credentials,
         },
-      },
-    );
+      );
+    } finally {
+      for (const key of Object.keys(credentials)) {
+        if (saved[key] === undefined) delete process.env[key];
+        else process.env[key] = saved[key];
+      }
+    }
     await pipeline.waitUntilSettled(SETTLE_TIMEOUT_MILLIS);
 
     // THEN the poison record is kept in the bucket now, and the queue is empty
-    expect({ code, stdout }).toEqual({ code: 0, stdout: expect.stringMatching(/deleted 1 re-sent/) });
+    expect({ code, stdout, stderr }).toEqual({
+      code: 0,
+      stdout: expect.stringMatching(/deleted 1 re-sent/),
+      stderr: expect.any(String),
+    });
     expect((await running().deadLetters()).filter((o) => o.data === poison.toString('base64'))).toHaveLength(
       1,
     );
