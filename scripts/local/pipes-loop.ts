@@ -2,6 +2,10 @@
  * The local stand-in for the EventBridge pipe of the `pipes` transport (lib/constructs/pipes-transport.ts): the raw
  * stream as source, lambda/transform/pipes.ts as enrichment, the events stream as target, an SQS dead-letter
  * queue. See https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-pipes-kinesis.html.
+ *
+ * About 330 lines, one file: gathering a batch, expiring records, bisecting retries and dead-lettering are one
+ * per-batch state machine over the same counters; the target (pipes-target.ts) and the dead-letter message
+ * (pipes-dead-letter.ts) are the parts that stand alone.
  */
 import type { _Record } from '@aws-sdk/client-kinesis';
 import type { SQSClient } from '@aws-sdk/client-sqs';
