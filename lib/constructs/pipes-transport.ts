@@ -6,6 +6,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as pipes from 'aws-cdk-lib/aws-pipes';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { PIPES_PARTITION_KEY_PATH } from '../../core/contracts/pipes-target';
 import { withDefaults } from '../defaults';
 import { grantPutRecords } from './stream-write';
 
@@ -36,9 +37,6 @@ export interface PipesTransportProps {
   /** Retention of the pipe's error log group. @default logs.RetentionDays.TWO_WEEKS */
   readonly logRetention?: logs.RetentionDays;
 }
-
-/** Where the enrichment puts each item's partition key (lambda/transform/pipes-batch.ts). */
-export const PIPES_PARTITION_KEY_PATH = '$.kfek.partitionKey';
 
 const DEFAULTS = {
   batchSize: 10,

@@ -6,7 +6,7 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import * as path from 'node:path';
-import type { Context, KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
+import type { Context, KinesisStreamBatchResponse } from 'aws-lambda';
 import type { ChildReply, ChildRequest, ContextData } from './child-protocol';
 import { TransformProcessError } from './errors';
 import type { KinesisBatchHandler } from './event-source-loop';
@@ -30,7 +30,7 @@ export interface ChildProcessHandlerProps {
 }
 
 interface Pending {
-  readonly resolve: (response: KinesisStreamBatchResponse | void) => void;
+  readonly resolve: (response: unknown) => void;
   readonly reject: (error: Error) => void;
 }
 
@@ -50,8 +50,9 @@ export class ChildProcessHandler {
 
   constructor(private readonly props: ChildProcessHandlerProps) {}
 
-  /** The handler to give the event-source loop. */
-  readonly handler: KinesisBatchHandler = (event, context) => this.invoke(event, context);
+  /** The handler to give the event-source loop (the Kinesis transport's answer is a partial batch response). */
+  readonly handler: KinesisBatchHandler = async (event, context) =>
+    (await this.invoke(event, context)) as KinesisStreamBatchResponse | void;
 
   /** The running child's pid, if one runs. */
   pid(): number | undefined {
@@ -76,10 +77,8 @@ export class ChildProcessHandler {
     await child.exited;
   }
 
-  private async invoke(
-    event: KinesisStreamEvent,
-    context: Context,
-  ): Promise<KinesisStreamBatchResponse | void> {
+  /** Invokes the handler in the child with any event; resolves with its answer as it crossed IPC (JSON-like). */
+  async invoke(event: unknown, context: Context): Promise<unknown> {
     const child = this.child ?? this.spawn();
     await child.ready;
     const id = this.nextId++;
@@ -152,7 +151,7 @@ export class ChildProcessHandler {
           for (const listener of this.startedListeners) listener(proc.pid ?? -1);
           return;
         case 'result':
-          this.settle(message.id, (p) => p.resolve(message.response as KinesisStreamBatchResponse | void));
+          this.settle(message.id, (p) => p.resolve(message.response));
           return;
         case 'error':
           this.settle(message.id, (p) => p.reject(new TransformProcessError(message.message)));

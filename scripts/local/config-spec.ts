@@ -38,7 +38,8 @@ export interface LocalSpecOptions {
  * Derives what the local runner creates from the pipeline config. Names follow `<name>-<profile>-...`; in AWS
  * CloudFormation picks the physical names, which the local run does not need to match. Everything that changes
  * behaviour (log groups and their filter patterns, shard counts, batch size, retries, timeout, memory,
- * dead-letter prefix, index prefix and rotation, retry duration) comes from the config unchanged.
+ * dead-letter prefix, index prefix and rotation, retry duration, the transport and the pipe's batching window and
+ * maximum record age) comes from the config unchanged.
  */
 export function localSpecFromConfig(
   config: PipelineConfig,
@@ -60,13 +61,19 @@ export function localSpecFromConfig(
     eventsStream: { name: `${stem}-events`, shardCount: shards(config.streams.events) },
     deadLetterBucket: `${stem}-dead-letter`.toLowerCase(),
     deadLetterPrefix: config.transform.deadLetterPrefix,
+    transport: config.transport,
     eventSource: {
       batchSize: config.transform.batchSize,
       retryAttempts: config.transform.retryAttempts,
       timeoutInMillis: config.transform.timeoutSeconds * 1000,
       memorySizeInMb: config.transform.memoryMb,
       functionName: `${stem}-transform`,
+      maxBatchingWindowInMillis: config.transform.maxBatchingWindowSeconds * 1000,
+      maxRecordAgeInMillis: config.transform.maxRecordAgeSeconds * 1000,
     },
+    ...(config.transport === 'pipes'
+      ? { pipe: { name: `${stem}-pipe`, deadLetterQueueName: `${stem}-pipe-dead-letter` } }
+      : {}),
     delivery: {
       indexFor: (arrival) => indexNameFor(indexPrefix, indexRotation, arrival),
       indexPattern: indexPatternFor(indexPrefix, indexRotation),

@@ -64,3 +64,22 @@ export class TransformProcessError extends LocalRunError {
     this.name = 'TransformProcessError';
   }
 }
+
+/** The pipe stand-in (EventBridge Pipes) could not read the raw stream or record a batch it gave up on. */
+export class PipeError extends LocalRunError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'PipeError';
+  }
+}
+
+/**
+ * The pipe's target could not take the enrichment's answer (too many items, an item without its partition key, a
+ * failed PutRecords): the pipe retries the batch, as for an enrichment error.
+ */
+export class PipeTargetError extends PipeError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'PipeTargetError';
+  }
+}

@@ -16,6 +16,14 @@ import type {
   KinesisStreamRecord,
 } from 'aws-lambda';
 import { EventSourceError } from './errors';
+import {
+  functionArnOf,
+  type LocalFunction,
+  newLambdaContext,
+  SerialInvocations,
+  sequenceNumberOf,
+  withTimeout,
+} from './lambda-invocation';
 import { ShardPollingLoop, type ShardPollingLoopProps } from './shard-pollers';
 import { type ShardPosition, type ShardReader, sleep } from './shard-reader';
 
@@ -75,8 +83,21 @@ export interface EventSourceStats {
   readonly readErrors: number;
 }
 
-/** Mutable counterpart of {@link EventSourceStats}, kept private to the loop. */
-type MutableStats = { -readonly [K in keyof Omit<EventSourceStats, 'readErrors'>]: EventSourceStats[K] };
+/** Mutable counterpart of a loop's stats, kept private to the loop (read errors are the polling base's). */
+export type MutableStats<T extends EventSourceStats> = { -readonly [K in keyof Omit<T, 'readErrors'>]: T[K] };
+
+/** The counters a loop that invokes the transform starts from. */
+export function zeroSourceStats(): MutableStats<EventSourceStats> {
+  return {
+    invocations: 0,
+    recordsDelivered: 0,
+    partialBatchResponses: 0,
+    functionErrors: 0,
+    recordsRetried: 0,
+    recordsSentToOnFailure: 0,
+    invocationMillis: 0,
+  };
+}
 
 /** The outcome of one invocation, reduced to what the mapping needs to move on. */
 type InvocationResult =
@@ -101,23 +122,12 @@ type InvocationResult =
  * in-flight invocation end before it returns.
  */
 export class EventSourceLoop extends ShardPollingLoop {
-  private readonly stats: MutableStats = {
-    invocations: 0,
-    recordsDelivered: 0,
-    partialBatchResponses: 0,
-    functionErrors: 0,
-    recordsRetried: 0,
-    recordsSentToOnFailure: 0,
-    invocationMillis: 0,
-  };
-  private lastInvocationEnded = 0;
+  private readonly stats = zeroSourceStats();
   private readonly retryAttempts: number;
-  private readonly timeoutInMillis: number;
-  private readonly functionName: string;
-  private readonly memorySizeInMb: number;
+  private readonly fn: LocalFunction;
   private readonly retryDelayInMillis: number;
-  /** Invocations run one at a time; see {@link EventSourceLoop.invoke}. */
-  private invocationChain: Promise<unknown> = Promise.resolve();
+  /** Invocations run one at a time (see {@link SerialInvocations}). */
+  private readonly invocations = new SerialInvocations();
 
   constructor(private readonly props: EventSourceLoopProps) {
     super(props, { errorClass: EventSourceError, loopName: 'event-source loop' });
@@ -127,9 +137,13 @@ export class EventSourceLoop extends ShardPollingLoop {
       );
     }
     this.retryAttempts = props.retryAttempts ?? 2;
-    this.timeoutInMillis = props.timeoutInMillis ?? 60_000;
-    this.functionName = props.functionName ?? 'kfek-local-transform';
-    this.memorySizeInMb = props.memorySizeInMb ?? 512;
+    this.fn = {
+      functionName: props.functionName ?? 'kfek-local-transform',
+      memorySizeInMb: props.memorySizeInMb ?? 512,
+      timeoutInMillis: props.timeoutInMillis ?? 60_000,
+      region: props.region,
+      accountId: props.accountId,
+    };
     this.retryDelayInMillis = props.retryDelayInMillis ?? 100;
   }
 
@@ -140,7 +154,7 @@ export class EventSourceLoop extends ShardPollingLoop {
 
   /** When the latest invocation returned (0 before the first): what it wrote is in the events stream by then. */
   lastInvocationEndedAt(): number {
-    return this.lastInvocationEnded;
+    return this.invocations.lastEndedAt();
   }
 
   protected async pollShard(reader: ShardReader): Promise<void> {
@@ -167,7 +181,7 @@ export class EventSourceLoop extends ShardPollingLoop {
       }
       this.setIdleSince(reader.shardId, undefined);
       const records = batch.records;
-      const result = await this.invoke(reader.shardId, records);
+      const result = await this.invocations.run(() => this.invoke(reader.shardId, records));
       if (result.kind === 'success') {
         attempts = 0;
         continue;
@@ -210,31 +224,16 @@ export class EventSourceLoop extends ShardPollingLoop {
     }
   }
 
-  /**
-   * Lambda runs one invocation per shard concurrently. Locally they run one at a time: moto numbers the records of
-   * a shard with an unlocked counter, and two concurrent PutRecords calls to the same events-stream shard can get
-   * the same sequence number, the second overwriting the first (a record lost that AWS would keep).
-   */
   private async invoke(shardId: string, records: readonly _Record[]): Promise<InvocationResult> {
-    const run = this.invocationChain.then(() => this.invokeNow(shardId, records));
-    this.invocationChain = run.catch(() => undefined);
-    try {
-      return await run;
-    } finally {
-      this.lastInvocationEnded = Date.now();
-    }
-  }
-
-  private async invokeNow(shardId: string, records: readonly _Record[]): Promise<InvocationResult> {
     const event: KinesisStreamEvent = { Records: records.map((r) => this.toEventRecord(shardId, r)) };
-    const context = this.newContext();
+    const context = newLambdaContext(this.fn);
     this.stats.invocations += 1;
     this.stats.recordsDelivered += records.length;
     let response: KinesisStreamBatchResponse | void;
     const started = Date.now();
     try {
       try {
-        response = await withTimeout(this.props.handler(event, context), this.timeoutInMillis);
+        response = await withTimeout(this.props.handler(event, context), this.fn.timeoutInMillis);
       } finally {
         this.stats.invocationMillis += Date.now() - started;
       }
@@ -281,29 +280,9 @@ export class EventSourceLoop extends ShardPollingLoop {
       eventVersion: '1.0',
       eventID: `${shardId}:${sequenceNumber}`,
       eventName: 'aws:kinesis:record',
-      invokeIdentityArn: `arn:aws:iam::${this.props.accountId}:role/${this.functionName}-role`,
+      invokeIdentityArn: `arn:aws:iam::${this.props.accountId}:role/${this.fn.functionName}-role`,
       awsRegion: this.props.region,
       eventSourceARN: this.props.streamArn,
-    };
-  }
-
-  private newContext(): Context {
-    const deadline = Date.now() + this.timeoutInMillis;
-    const requestId = randomUUID();
-    const date = new Date().toISOString().slice(0, 10).replace(/-/g, '/');
-    return {
-      callbackWaitsForEmptyEventLoop: true,
-      functionName: this.functionName,
-      functionVersion: '$LATEST',
-      invokedFunctionArn: `arn:aws:lambda:${this.props.region}:${this.props.accountId}:function:${this.functionName}`,
-      memoryLimitInMB: String(this.memorySizeInMb),
-      awsRequestId: requestId,
-      logGroupName: `/aws/lambda/${this.functionName}`,
-      logStreamName: `${date}/[$LATEST]${requestId.replace(/-/g, '')}`,
-      getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-      done: () => undefined,
-      fail: () => undefined,
-      succeed: () => undefined,
     };
   }
 
@@ -319,7 +298,7 @@ export class EventSourceLoop extends ShardPollingLoop {
     const invocationRecord = {
       requestContext: {
         requestId: randomUUID(),
-        functionArn: `arn:aws:lambda:${this.props.region}:${this.props.accountId}:function:${this.functionName}`,
+        functionArn: functionArnOf(this.fn),
         condition: 'RetryAttemptsExhausted',
         approximateInvokeCount: attempts,
       },
@@ -356,25 +335,5 @@ export class EventSourceLoop extends ShardPollingLoop {
       });
     }
     this.log(`event source: gave up on ${records.length} record(s) of ${shardId}, described in ${file}`);
-  }
-}
-
-function sequenceNumberOf(record: _Record | undefined): string {
-  if (record?.SequenceNumber === undefined) {
-    throw new EventSourceError('Kinesis returned a record without a sequence number');
-  }
-  return record.SequenceNumber;
-}
-
-/** Rejects when `promise` has not settled after `ms` (the invocation's timeout). */
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new EventSourceError(`Task timed out after ${ms / 1000} seconds`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }

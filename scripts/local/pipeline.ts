@@ -1,20 +1,22 @@
 /**
- * The local pipeline as one object: creates the resources, runs the event-source loop (transform) and the delivery
- * loop (Firehose stand-in), writes events and waits until every event is searchable or accounted for.
+ * The local pipeline as one object: creates the resources, runs the transform under its transport's stand-in (the
+ * event-source loop, or the pipe) and the delivery loop (Firehose stand-in), writes events and waits until every
+ * event is searchable or accounted for.
  *
- * Over ~300 lines (about 340) because start, drain and stop share the loops' lifecycle; the loops themselves live in
- * their own files.
+ * Over ~300 lines (about 360) because start, drain and stop share the loops' lifecycle; the loops, the transform's
+ * environment (transform-runtime.ts) and the pipe's assembly (pipes-transport.ts) live in their own files.
  */
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import * as path from 'node:path';
 import { LOCAL_KEPT_FOLDERS } from '../../core/contracts/kept-data';
-import { TransformServiceName, transformEnvironment } from '../../core/contracts/transform-env';
-import { type LocalAwsClients, LOCAL_CREDENTIALS, localAwsClients } from './aws-clients';
+import { type LocalAwsClients, localAwsClients } from './aws-clients';
 import { ChildProcessHandler } from './child-handler';
 import { DeliveryLoop } from './delivery-loop';
-import { DrainTimeoutError, LocalRunError } from './errors';
-import { EventSourceLoop, type KinesisBatchHandler } from './event-source-loop';
+import { DrainTimeoutError } from './errors';
+import { EventSourceLoop, type EventSourceStats, type KinesisBatchHandler } from './event-source-loop';
 import { LatencyProbe } from './latency-probe';
+import type { PipesEnrichment } from './pipes-loop';
+import type { LocalPipesTransport } from './pipes-transport';
 import { createLocalResources, type LocalResources } from './resources';
 import type { SearchHttp } from './search-http';
 import { type OutgoingLogEvent, type SendOptions, sendLogEvents, type SentLogEvent } from './sender';
@@ -22,6 +24,7 @@ import { sleep } from './shard-reader';
 import type { LocalPipelineSpec } from './spec';
 import { countDistinctEvents, countDocuments, errorsPer15Minutes, type RunSummary } from './summary';
 import type { ThroughputReport } from './throughput';
+import { loadTransformHandler, localTransformEnv, TRANSFORM_HANDLER_MODULES } from './transform-runtime';
 
 /** When a measured run wrote and when its documents became searchable (epoch millis). */
 export interface RunTiming {
@@ -46,13 +49,19 @@ export interface LocalPipelineProps {
   /** Folder for the failed-documents and on-failure folders, e.g. `.kfek/`. */
   readonly workDir: string;
   /**
-   * The transform handler; tests of the runner itself may pass another.
+   * The transform handler (transport `lambda`); tests of the runner itself may pass another.
    * @default - `handler` of lambda/transform/handler.ts, loaded with the Lambda environment set
    */
   readonly handler?: KinesisBatchHandler;
   /**
+   * The Pipes enrichment (transport `pipes`); tests of the runner itself may pass another.
+   * @default - `handler` of lambda/transform/pipes.ts, loaded with the Lambda environment set
+   */
+  readonly enrichment?: PipesEnrichment;
+  /**
    * Where the transform handler runs: in this process, or in a forked child process (restarted when it dies, so a
-   * fault test can SIGKILL it mid-batch; see scripts/local/child-handler.ts). Ignored when `handler` is given.
+   * fault test can SIGKILL it mid-batch; see scripts/local/child-handler.ts). Ignored when `handler` (or
+   * `enrichment`) is given.
    * @default 'in-process'
    */
   readonly transformProcess?: 'in-process' | 'child';
@@ -82,94 +91,106 @@ export function localFolders(workDir: string): { failedDocuments: string; onFail
   };
 }
 
-/** The transform's Kinesis entry point, the module Lambda loads (`handler.handler`). */
-export const TRANSFORM_HANDLER_MODULE = path.join(__dirname, '..', '..', 'lambda', 'transform', 'handler');
-
 /**
- * Sets the environment the transform function gets in AWS (its variables from the Pipeline stack, plus the
- * variables the Lambda runtime sets) and loads `lambda/transform/handler.ts`. The handler reads its
- * configuration and builds its SDK clients at module scope, so the environment must be in place first.
+ * What carries raw records through the transform, as the pipeline drives it: the event-source loop (transport
+ * `lambda`) or the pipe stand-in (transport `pipes`).
  */
-export async function loadTransformHandler(
-  env: Readonly<Record<string, string>>,
-): Promise<KinesisBatchHandler> {
-  Object.assign(process.env, env);
-  const mod = (await import(TRANSFORM_HANDLER_MODULE)) as { handler?: unknown };
-  if (typeof mod.handler !== 'function') {
-    throw new LocalRunError('lambda/transform/handler.ts does not export a `handler` function');
-  }
-  return mod.handler as KinesisBatchHandler;
+export interface TransformTransportLoop {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  failure(): Error | undefined;
+  caughtUpSince(): number | undefined;
+  lastInvocationEndedAt(): number;
+  snapshot(): EventSourceStats;
 }
 
 /**
  * The whole pipeline on one machine, minus the processes (moto and OpenSearch are started by the caller):
- * creates the resources from the spec, runs the Lambda event-source loop over the real transform handler and the
- * Firehose stand-in, writes log events, waits until everything is indexed or accounted for, and summarizes.
- * `npm start` (scripts/local/main.ts) and the end-to-end tests (test/e2e/) both drive it.
+ * creates the resources from the spec, runs the transform under its transport's stand-in (Lambda's event source
+ * mapping, or the EventBridge pipe) and the Firehose stand-in, writes log events, waits until everything is
+ * indexed or accounted for, and summarizes. `npm start` (scripts/local/main.ts) and the end-to-end tests
+ * (test/e2e/) both drive it.
  */
 export class LocalPipeline {
   private constructor(
     readonly props: LocalPipelineProps,
     readonly clients: LocalAwsClients,
     readonly resources: LocalResources,
-    readonly eventSource: EventSourceLoop,
+    /** The transform's source loop: the event-source loop, or the pipe stand-in (then also {@link pipe}). */
+    readonly eventSource: TransformTransportLoop,
     readonly delivery: DeliveryLoop,
     /** The transform's child process, when `transformProcess` is `'child'`. */
     readonly transformChild: ChildProcessHandler | undefined,
+    /** The pipe stand-in and its dead-letter queue (transport `pipes`). */
+    readonly pipe: LocalPipesTransport | undefined,
   ) {}
 
   static async start(props: LocalPipelineProps): Promise<LocalPipeline> {
     const { spec } = props;
     const clients = localAwsClients(props.awsEndpoint, spec.region);
+    let pipe: LocalPipesTransport | undefined;
     try {
       const resources = await createLocalResources(clients, spec);
-      const transformEnv: Record<string, string> = {
-        AWS_REGION: spec.region,
-        AWS_DEFAULT_REGION: spec.region,
-        AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-        AWS_ENDPOINT_URL: props.awsEndpoint,
-        AWS_ENDPOINT_URL_KINESIS: props.transformKinesisEndpoint ?? props.awsEndpoint,
-        AWS_LAMBDA_FUNCTION_NAME: spec.eventSource.functionName,
-        AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(spec.eventSource.memorySizeInMb),
-        AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
-        ...transformEnvironment({
-          serviceName: TransformServiceName.kinesis,
-          eventsStreamArn: resources.eventsStreamArn,
-          deadLetterBucket: resources.deadLetterBucket,
-          deadLetterPrefix: spec.deadLetterPrefix,
-          aggregation: spec.delivery.aggregation !== false,
-        }),
-        POWERTOOLS_LOG_LEVEL: props.transformLogLevel ?? 'WARN',
-        // Metrics in embedded metric format are log lines for CloudWatch; locally nobody reads them.
-        POWERTOOLS_METRICS_DISABLED: 'true',
-      };
-      const transformChild =
-        props.handler === undefined && props.transformProcess === 'child'
-          ? new ChildProcessHandler({
-              modulePath: TRANSFORM_HANDLER_MODULE,
-              env: transformEnv,
-              preload: props.transformChildPreload,
-              log: props.log,
-            })
-          : undefined;
-      const handler = props.handler ?? transformChild?.handler ?? (await loadTransformHandler(transformEnv));
-      const folders = localFolders(props.workDir);
-      const eventSource = new EventSourceLoop({
-        kinesis: clients.kinesis,
-        streamArn: resources.rawStreamArn,
-        handler,
-        batchSize: spec.eventSource.batchSize,
-        retryAttempts: spec.eventSource.retryAttempts,
-        timeoutInMillis: spec.eventSource.timeoutInMillis,
-        memorySizeInMb: spec.eventSource.memorySizeInMb,
-        functionName: spec.eventSource.functionName,
-        region: spec.region,
-        accountId: spec.accountId,
-        onFailureDir: folders.onFailure,
-        log: props.log,
-        trace: props.trace,
+      const transformEnv = localTransformEnv({
+        spec,
+        resources,
+        awsEndpoint: props.awsEndpoint,
+        transformKinesisEndpoint: props.transformKinesisEndpoint,
+        logLevel: props.transformLogLevel,
       });
+      const folders = localFolders(props.workDir);
+      let eventSource: TransformTransportLoop;
+      let transformChild: ChildProcessHandler | undefined;
+      if (spec.transport === 'pipes') {
+        // Loaded only here: the default (lambda) run never loads the pipe stand-in or the SQS client.
+        const { createLocalPipesTransport } = await import('./pipes-transport');
+        pipe = await createLocalPipesTransport({
+          spec,
+          awsEndpoint: props.awsEndpoint,
+          clients,
+          resources,
+          transformEnv,
+          enrichment: props.enrichment,
+          transformProcess: props.transformProcess,
+          transformChildPreload: props.transformChildPreload,
+          log: props.log,
+          trace: props.trace,
+        });
+        eventSource = pipe.loop;
+        transformChild = pipe.child;
+      } else {
+        transformChild =
+          props.handler === undefined && props.transformProcess === 'child'
+            ? new ChildProcessHandler({
+                modulePath: TRANSFORM_HANDLER_MODULES.lambda,
+                env: transformEnv,
+                preload: props.transformChildPreload,
+                log: props.log,
+              })
+            : undefined;
+        const handler =
+          props.handler ??
+          transformChild?.handler ??
+          ((await loadTransformHandler(
+            TRANSFORM_HANDLER_MODULES.lambda,
+            transformEnv,
+          )) as KinesisBatchHandler);
+        eventSource = new EventSourceLoop({
+          kinesis: clients.kinesis,
+          streamArn: resources.rawStreamArn,
+          handler,
+          batchSize: spec.eventSource.batchSize,
+          retryAttempts: spec.eventSource.retryAttempts,
+          timeoutInMillis: spec.eventSource.timeoutInMillis,
+          memorySizeInMb: spec.eventSource.memorySizeInMb,
+          functionName: spec.eventSource.functionName,
+          region: spec.region,
+          accountId: spec.accountId,
+          onFailureDir: folders.onFailure,
+          log: props.log,
+          trace: props.trace,
+        });
+      }
       const delivery = new DeliveryLoop({
         kinesis: clients.kinesis,
         streamArn: resources.eventsStreamArn,
@@ -183,8 +204,9 @@ export class LocalPipeline {
       });
       await eventSource.start();
       await delivery.start();
-      return new LocalPipeline(props, clients, resources, eventSource, delivery, transformChild);
+      return new LocalPipeline(props, clients, resources, eventSource, delivery, transformChild, pipe);
     } catch (error) {
+      pipe?.sqs.destroy();
       clients.destroy();
       throw error;
     }
@@ -301,6 +323,7 @@ export class LocalPipeline {
       eventsSearchable,
       documentsSearchable,
       eventSource: this.eventSource.snapshot(),
+      ...(this.pipe === undefined ? {} : { pipe: this.pipe.loop.snapshot() }),
       delivery: this.delivery.snapshot(),
       deadLettered: deadLetterKeys.length,
       errorBins,
@@ -335,6 +358,7 @@ export class LocalPipeline {
       await this.transformChild?.stop();
       await this.delivery.stop();
     } finally {
+      this.pipe?.sqs.destroy();
       this.clients.destroy();
     }
   }

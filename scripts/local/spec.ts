@@ -1,3 +1,5 @@
+import type { Transport } from '../../core/config';
+
 /**
  * What the local runner needs to know about the pipeline, derived from the same typed config the CDK app
  * synthesizes (core/config.ts `resolveConfig` over cdk.json's context) by {@link localSpecFromConfig}.
@@ -15,12 +17,31 @@ export interface LocalPipelineSpec {
   readonly deadLetterBucket: string;
   /** @default - the handler's default prefix */
   readonly deadLetterPrefix?: string;
+  /**
+   * What carries raw records through the transform: Lambda's event source mapping (`lambda`) or an EventBridge
+   * pipe (`pipes`), as config `transport` says.
+   * @default 'lambda'
+   */
+  readonly transport?: Transport;
+  /** The transform's source settings; the pipe's (transport `pipes`) are the same config values. */
   readonly eventSource: {
     readonly batchSize: number;
     readonly retryAttempts: number;
     readonly timeoutInMillis: number;
     readonly memorySizeInMb: number;
     readonly functionName: string;
+    /** @default 0 */
+    readonly maxBatchingWindowInMillis?: number;
+    /** @default - no limit */
+    readonly maxRecordAgeInMillis?: number;
+  };
+  /**
+   * The pipe (transport `pipes`): its name and its dead-letter queue's.
+   * @default - none (transport `lambda`)
+   */
+  readonly pipe?: {
+    readonly name: string;
+    readonly deadLetterQueueName: string;
   };
   readonly delivery: {
     /** The index name for an arrival time (prefix plus rotation suffix, as Firehose names it). */

@@ -1,6 +1,7 @@
 import type { DeliveryStats } from './delivery-loop';
 import type { EventSourceStats } from './event-source-loop';
 import type { LatencyReport } from './latency-probe';
+import type { PipesStats } from './pipes-loop';
 import type { SearchHttp } from './search-http';
 import { formatThroughput, type ThroughputReport } from './throughput';
 
@@ -25,7 +26,10 @@ export interface RunSummary {
    * another daily index than its first copy (its id collapses duplicates within one index only).
    */
   readonly documentsSearchable: number;
+  /** The transform's source loop: the event-source loop, or the pipe stand-in (transport `pipes`). */
   readonly eventSource: EventSourceStats;
+  /** The pipe stand-in's own counters (transport `pipes`). @default - absent for transport `lambda` */
+  readonly pipe?: PipesStats;
   readonly delivery: DeliveryStats;
   /** Poison records the transform wrote to the dead-letter bucket. */
   readonly deadLettered: number;
@@ -163,12 +167,19 @@ export function formatSummary(summary: RunSummary): string {
       'that overwrote their event by id)',
     `  failed documents (local "S3")      ${summary.delivery.documentsFailed}`,
     `  dead-lettered raw records          ${summary.deadLettered}`,
-    `  batches given up (on-failure)      ${summary.eventSource.recordsSentToOnFailure} record(s)`,
+    summary.pipe === undefined
+      ? `  batches given up (on-failure)      ${summary.eventSource.recordsSentToOnFailure} record(s)`
+      : `  batches given up (pipe DLQ)        ${summary.pipe.recordsSentToOnFailure} record(s) in ` +
+        `${summary.pipe.deadLetterMessages} message(s)`,
     `  accounted for                      ${accounted} of ${summary.eventsWritten}`,
     '',
     `  transform: ${summary.eventSource.invocations} invocations, ${summary.eventSource.recordsDelivered} raw ` +
-      `records, ${summary.eventSource.partialBatchResponses} partial batch responses, ` +
+      // A pipe's enrichment has no partial batch response: a failing batch is bisected instead.
+      (summary.pipe === undefined
+        ? `records, ${summary.eventSource.partialBatchResponses} partial batch responses, `
+        : 'records, ') +
       `${summary.eventSource.functionErrors} function errors`,
+    ...(summary.pipe === undefined ? [] : [formatPipe(summary.pipe, summary.delivery)]),
     `  delivery:  ${summary.delivery.bulkRequests} bulk requests, ${summary.delivery.documentRetries} retried ` +
       `documents, indices ${summary.delivery.indices.join(', ') || '-'}`,
     `  emulator errors retried:  ${summary.eventSource.readErrors} by the event source, ` +
@@ -186,4 +197,18 @@ export function formatSummary(summary: RunSummary): string {
     '',
   ];
   return lines.join('\n');
+}
+
+/**
+ * The pipe's line. Records of the events stream that the target did not write are the enrichment's own writes of
+ * answers too large for the pipe (the "overflow"; lambda/transform/pipes-batch.ts): the Firehose stand-in reads
+ * every record of the stream, the target counts its own.
+ */
+function formatPipe(pipe: PipesStats, delivery: DeliveryStats): string {
+  return (
+    `  pipe:      ${pipe.targetRecords} records by the target in ${pipe.targetPuts} PutRecords, ` +
+    `${pipe.emptyAnswers} empty answers (target skipped), ` +
+    `${Math.max(0, delivery.recordsRead - pipe.targetRecords)} records written by the enrichment itself, ` +
+    `${pipe.bisections} bisections, ${pipe.targetFailures} target failures`
+  );
 }

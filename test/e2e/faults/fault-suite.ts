@@ -2,13 +2,17 @@
  * Shared setup of the fault suites (test/e2e/faults/*.test.ts): one moto and one real OpenSearch node per suite
  * file, the resources and index template from the config model, and the local pipeline (the real transform handler
  * under the event-source loop, the Firehose stand-in). A suite picks how the Firehose stand-in reaches the node
- * (directly, or through a fault proxy) and its retry duration. Nothing here is mocked.
+ * (directly, or through a fault proxy), its retry duration and the transport (the pipe stand-in instead of the
+ * event-source loop). Nothing here is mocked.
  */
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { resolveConfig } from '../../../core/config';
+import { gzipSync } from 'node:zlib';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import { resolveConfig, type Transport } from '../../../core/config';
 import { createHttpClient, provisionOpenSearch } from '../../../core/opensearch';
+import type { DeadLetterObject } from '../../../lambda/transform/dead-letter-object';
 import { localSpecFromConfig, openSearchSpecFromConfig } from '../../../scripts/local/config-spec';
 import { readFailedDocuments } from '../../../scripts/local/failed-documents';
 import type { FailedDocumentRecord } from '../../../scripts/local/bulk-indexer';
@@ -37,6 +41,12 @@ export interface FaultSuiteOptions {
   readonly bulkTimeoutInMillis: number;
   /** Where the transform handler runs (`'child'`: a forked process a test can SIGKILL). @default 'in-process' */
   readonly transformProcess?: 'in-process' | 'child';
+  /**
+   * The transport: Lambda's event source mapping, or the EventBridge pipe with the `sandbox-pipes` profile's
+   * batch size (10) and the default 3 retries (so a failing batch reaches the dead-letter queue within seconds).
+   * @default 'lambda'
+   */
+  readonly transport?: Transport;
 }
 
 export interface FaultSuite {
@@ -57,6 +67,8 @@ export interface FaultSuite {
   duplicates(logStreams: readonly string[]): Promise<string[]>;
   /** Failed-document records whose data contains `marker`. */
   failedDocuments(marker: string): Promise<FailedDocumentRecord[]>;
+  /** The objects of the dead-letter bucket (poison records the transform kept). */
+  deadLetters(): Promise<DeadLetterObject[]>;
   stop(): Promise<void>;
 }
 
@@ -69,6 +81,25 @@ export function runEvents(runId: string, n: number, streams = 2): OutgoingLogEve
     timestamp: base + i,
     message: JSON.stringify({ level: 'INFO', message: `${runId} event ${i}`, i }),
   }));
+}
+
+/** A CloudWatch Logs subscription record (gzip `DATA_MESSAGE`) of `n` events of one log stream of {@link LOG_GROUP}. */
+export function envelope(logStream: string, n: number): Buffer {
+  const base = Date.now() - 10 * 60_000;
+  return gzipSync(
+    JSON.stringify({
+      messageType: 'DATA_MESSAGE',
+      owner: '123456789012',
+      logGroup: LOG_GROUP,
+      logStream,
+      subscriptionFilters: ['kfek-to-raw-stream'],
+      logEvents: Array.from({ length: n }, (_, i) => ({
+        id: `${base + i}${String(i).padStart(6, '0')}`,
+        timestamp: base + i,
+        message: JSON.stringify({ level: 'INFO', message: `${logStream} ${i}` }),
+      })),
+    }),
+  );
 }
 
 export function streamsOf(events: readonly OutgoingLogEvent[]): string[] {
@@ -88,7 +119,11 @@ export async function startFaultSuite(options: FaultSuiteOptions): Promise<Fault
           faults: {
             sources: { logGroups: [{ name: LOG_GROUP, create: true }] },
             streams: { raw: { shardCount: 1 }, events: { shardCount: 1 } },
-            transform: { timeoutSeconds: 5, batchSize: 20, retryAttempts: 1000, maxBatchingWindowSeconds: 0 },
+            transform:
+              options.transport === 'pipes'
+                ? { timeoutSeconds: 5, batchSize: 10, retryAttempts: 3, maxBatchingWindowSeconds: 0 }
+                : { timeoutSeconds: 5, batchSize: 20, retryAttempts: 1000, maxBatchingWindowSeconds: 0 },
+            ...(options.transport === undefined ? {} : { transport: options.transport }),
             delivery: { retryDurationSeconds: options.retryDurationSeconds },
             openSearch: { indexTemplate: { replicas: 0 } },
           },
@@ -190,6 +225,17 @@ export async function startFaultSuite(options: FaultSuiteOptions): Promise<Fault
       return (await readFailedDocuments(localFolders(workDir).failedDocuments)).filter((r) =>
         Buffer.from(r.rawData, 'base64').toString('utf8').includes(marker),
       );
+    },
+    async deadLetters() {
+      const objects: DeadLetterObject[] = [];
+      for (const key of await pipeline.deadLetterKeys()) {
+        const out = await pipeline.clients.s3.send(
+          new GetObjectCommand({ Bucket: pipeline.resources.deadLetterBucket, Key: key }),
+        );
+        const body = await (out.Body as { transformToString(): Promise<string> }).transformToString();
+        objects.push(JSON.parse(body) as DeadLetterObject);
+      }
+      return objects;
     },
     async stop() {
       try {

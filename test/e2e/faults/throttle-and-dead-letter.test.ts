@@ -4,16 +4,14 @@
  * duration, and a failing S3 dead-letter write (the poison record is not checkpointed past; nothing is lost).
  * One moto and one node for the file; the Firehose stand-in reaches the node through test/helpers/search-fault-proxy.
  */
-import { gzipSync } from 'node:zlib';
 import { PutRecordCommand } from '@aws-sdk/client-kinesis';
-import { DeleteBucketCommand, GetObjectCommand } from '@aws-sdk/client-s3';
-import type { DeadLetterObject } from '../../../lambda/transform/dead-letter-object';
+import { DeleteBucketCommand } from '@aws-sdk/client-s3';
 import { createLocalResources } from '../../../scripts/local/resources';
 import { sleep } from '../../../scripts/local/shard-reader';
 import { startSearchFaultProxy, type SearchFaultProxy } from '../../helpers/search-fault-proxy';
 import {
+  envelope,
   type FaultSuite,
-  LOG_GROUP,
   NODE_START_TIMEOUT_MILLIS,
   runEvents,
   SETTLE_TIMEOUT_MILLIS,
@@ -53,25 +51,6 @@ function running(): FaultSuite {
 function faults(): SearchFaultProxy {
   if (proxy === undefined) throw new Error('the search fault proxy did not start (see beforeAll)');
   return proxy;
-}
-
-/** A CloudWatch Logs subscription record of `n` events of one log stream. */
-function envelope(logStream: string, n: number): Buffer {
-  const base = Date.now() - 10 * 60_000;
-  return gzipSync(
-    JSON.stringify({
-      messageType: 'DATA_MESSAGE',
-      owner: '123456789012',
-      logGroup: LOG_GROUP,
-      logStream,
-      subscriptionFilters: ['kfek-to-raw-stream'],
-      logEvents: Array.from({ length: n }, (_, i) => ({
-        id: `${base + i}${String(i).padStart(6, '0')}`,
-        timestamp: base + i,
-        message: JSON.stringify({ level: 'INFO', message: `${logStream} ${i}` }),
-      })),
-    }),
-  );
 }
 
 describe('whole-request 429 and a failing dead-letter write', () => {
@@ -182,17 +161,7 @@ describe('whole-request 429 and a failing dead-letter write', () => {
     await running().pipeline.waitUntilSettled(SETTLE_TIMEOUT_MILLIS);
     // THEN the poison record is in the dead-letter bucket with its reason, every good event is searchable once,
     // nothing went to the on-failure destination
-    const keys = await running().pipeline.deadLetterKeys();
-    const objects = await Promise.all(
-      keys.map(async (key) => {
-        const out = await clients.s3.send(
-          new GetObjectCommand({ Bucket: resources.deadLetterBucket, Key: key }),
-        );
-        return JSON.parse(
-          await (out.Body as { transformToString(): Promise<string> }).transformToString(),
-        ) as DeadLetterObject;
-      }),
-    );
+    const objects = await running().deadLetters();
     const mine = objects.filter((o) => o.data === poison.toString('base64'));
     expect(mine).toHaveLength(1);
     expect(mine[0].reason.length).toBeGreaterThan(0);
