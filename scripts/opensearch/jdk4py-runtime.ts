@@ -60,7 +60,7 @@ function ensureJdk4py(repoRoot: string): { home: string; version: string } {
  * Fetches the ICU4J jars into `<cacheDir>/downloads/`. A jar found in `~/.m2` is copied there too, because the node
  * runs as `nobody` when started by root, and root's home is not readable by it.
  */
-async function ensureIcuJars(options: Jdk4pyRuntimeOptions): Promise<string[]> {
+export async function ensureIcuJars(options: MavenFetchOptions): Promise<string[]> {
   const downloads = join(options.cacheDir, 'downloads');
   const jars: string[] = [];
   for (const artifact of ICU_ARTIFACTS) {
