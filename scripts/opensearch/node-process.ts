@@ -249,7 +249,19 @@ export async function startNodeProcess(options: NodeProcessOptions): Promise<Run
   };
   const pid = child.pid;
   if (pid === undefined) {
-    throw new OpenSearchStartError(`Could not spawn ${command}`);
+    // spawn reports why (EACCES, ENOENT) in an 'error' event on the next tick.
+    const reason = await new Promise<string>((resolveReason) => {
+      child.once('error', (error) => resolveReason(error.message));
+      setTimeout(() => resolveReason('no reason given'), 1_000);
+    });
+    rmSync(homeDir, { recursive: true, force: true });
+    throw new OpenSearchStartError(
+      `Could not spawn ${command}: ${reason}.` +
+        (runAsNobody
+          ? ' As root the node runs as nobody, which needs read and execute access to that folder and every ' +
+            'folder above it (a checkout under /root or a mktemp folder is mode 700).'
+          : ''),
+    );
   }
   writeFileSync(join(homeDir, 'node.pid'), String(pid));
 

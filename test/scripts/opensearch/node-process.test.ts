@@ -3,12 +3,13 @@
  * node (as `nobody` when root, switched by spawn's uid/gid) is covered by every suite that uses
  * test/helpers/opensearch.ts and by test/e2e.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalOpenSearchError } from '../../../scripts/opensearch/errors';
-import { freePort, stopDetached } from '../../../scripts/opensearch/node-process';
+import { LocalOpenSearchError, OpenSearchStartError } from '../../../scripts/opensearch/errors';
+import { freePort, startNodeProcess, stopDetached } from '../../../scripts/opensearch/node-process';
+import { testTempDir } from '../../helpers/temp-dirs';
 
 describe('freePort', () => {
   test('returns a port that can be bound on 127.0.0.1', async () => {
@@ -39,5 +40,32 @@ describe('stopDetached', () => {
   test('fails when the pid file does not hold a pid', async () => {
     writeFileSync(join(dir, 'node.pid'), 'not a pid');
     await expect(stopDetached(join(dir, 'node.pid'))).rejects.toThrow(LocalOpenSearchError);
+  });
+});
+
+describe('startNodeProcess', () => {
+  test('fails when the launcher cannot be run, saying why, and leaves no temp dir', async () => {
+    // GIVEN a distribution whose bin/opensearch is not executable (EACCES for root too), and a temp dir to watch
+    const distribution = testTempDir('kfek-dist-');
+    mkdirSync(join(distribution, 'bin'));
+    mkdirSync(join(distribution, 'config'));
+    writeFileSync(join(distribution, 'bin', 'opensearch'), '#!/bin/sh\n', { mode: 0o644 });
+    writeFileSync(join(distribution, 'config', 'jvm.options'), '-Xms1g\n');
+    const tmp = testTempDir('kfek-tmp-');
+    const savedTmpdir = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    try {
+      // WHEN
+      const attempt = startNodeProcess({ distribution, javaHome: '/nowhere', version: '0.0.0' });
+
+      // THEN
+      await expect(attempt).rejects.toThrow(OpenSearchStartError);
+      await expect(attempt).rejects.toThrow(/Could not spawn .*bin\/opensearch: spawn .*EACCES/);
+      expect(readdirSync(tmp)).toEqual([]);
+    } finally {
+      // Assigning undefined would store the string 'undefined'.
+      if (savedTmpdir === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = savedTmpdir;
+    }
   });
 });
