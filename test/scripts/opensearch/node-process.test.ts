@@ -3,7 +3,7 @@
  * node (as `nobody` when root, switched by spawn's uid/gid) is covered by every suite that uses
  * test/helpers/opensearch.ts and by test/e2e.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,28 +44,33 @@ describe('stopDetached', () => {
 });
 
 describe('startNodeProcess', () => {
+  /** The node temp dirs in the temp dir whose jvm.options holds `marker` (other suites may run nodes meanwhile). */
+  function nodeDirsWith(marker: string): string[] {
+    return readdirSync(tmpdir())
+      .filter((name) => name.startsWith('kfek-opensearch-'))
+      .filter((name) => {
+        try {
+          return readFileSync(join(tmpdir(), name, 'config', 'jvm.options'), 'utf8').includes(marker);
+        } catch {
+          return false;
+        }
+      });
+  }
+
   test('fails when the launcher cannot be run, saying why, and leaves no temp dir', async () => {
-    // GIVEN a distribution whose bin/opensearch is not executable (EACCES for root too), and a temp dir to watch
+    // GIVEN a distribution whose bin/opensearch is not executable (EACCES for root too)
     const distribution = testTempDir('kfek-dist-');
     mkdirSync(join(distribution, 'bin'));
     mkdirSync(join(distribution, 'config'));
     writeFileSync(join(distribution, 'bin', 'opensearch'), '#!/bin/sh\n', { mode: 0o644 });
-    writeFileSync(join(distribution, 'config', 'jvm.options'), '-Xms1g\n');
-    const tmp = testTempDir('kfek-tmp-');
-    const savedTmpdir = process.env.TMPDIR;
-    process.env.TMPDIR = tmp;
-    try {
-      // WHEN
-      const attempt = startNodeProcess({ distribution, javaHome: '/nowhere', version: '0.0.0' });
+    writeFileSync(join(distribution, 'config', 'jvm.options'), `# ${distribution}\n-Xms1g\n`);
 
-      // THEN
-      await expect(attempt).rejects.toThrow(OpenSearchStartError);
-      await expect(attempt).rejects.toThrow(/Could not spawn .*bin\/opensearch: spawn .*EACCES/);
-      expect(readdirSync(tmp)).toEqual([]);
-    } finally {
-      // Assigning undefined would store the string 'undefined'.
-      if (savedTmpdir === undefined) delete process.env.TMPDIR;
-      else process.env.TMPDIR = savedTmpdir;
-    }
+    // WHEN
+    const attempt = startNodeProcess({ distribution, javaHome: '/nowhere', version: '0.0.0' });
+
+    // THEN
+    await expect(attempt).rejects.toThrow(OpenSearchStartError);
+    await expect(attempt).rejects.toThrow(/Could not spawn .*bin\/opensearch: spawn .*EACCES/);
+    expect(nodeDirsWith(distribution)).toEqual([]);
   });
 });
