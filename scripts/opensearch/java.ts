@@ -48,6 +48,11 @@ export interface JavaRuntime {
   readonly missingModules?: readonly string[];
   /** One line telling the user which runtime this is and why; an installed JDK needs none. @default - none */
   readonly notice?: string;
+  /**
+   * Checks the started node can do what this runtime was patched for; throws when it cannot.
+   * @default - no check (an installed JDK)
+   */
+  readonly verifyNode?: (url: string) => Promise<void>;
 }
 
 /** Where to look; every field defaults to this machine. */

