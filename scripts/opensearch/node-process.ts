@@ -30,6 +30,18 @@ export interface NodeProcessOptions {
   readonly distribution: string;
   readonly javaHome: string;
   readonly version: string;
+  /**
+   * JVM options added after jvm.options, in a file of the node's own `jvm.options.d` (the shared distribution is
+   * never changed).
+   * @default - none
+   */
+  readonly extraJvmOptions?: readonly string[];
+  /**
+   * Modules the runtime lacks: jvm.options' `--add-modules=<module>` lines for them are dropped from the node's
+   * copy (the JVM refuses to start on a module it does not have).
+   * @default - none
+   */
+  readonly missingModules?: readonly string[];
   /** @default '512m' */
   readonly heap?: string;
   /** @default 120000 */
@@ -116,14 +128,31 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/** What {@link writeNodeConfig} needs besides the distribution's own config. */
+interface NodeConfig {
+  readonly distribution: string;
+  readonly homeDir: string;
+  readonly httpPort: number;
+  readonly transportPort: number;
+  readonly dataDir: string;
+  readonly extraJvmOptions: readonly string[];
+  readonly missingModules: readonly string[];
+}
+
+/** Drops jvm.options lines such as `20-:--add-modules=jdk.incubator.vector` that name a missing module. */
+function withoutModules(jvmOptions: string, missingModules: readonly string[]): string {
+  return jvmOptions
+    .split('\n')
+    .filter((line) => {
+      const match = /^(?:[\d-]+:)?--add-modules=(.+)$/.exec(line.trim());
+      return match === null || !missingModules.includes(match[1]);
+    })
+    .join('\n');
+}
+
 /** Writes the node's own config dir (a copy of the distribution's, with ports, paths and safe defaults). */
-function writeNodeConfig(
-  distribution: string,
-  homeDir: string,
-  httpPort: number,
-  transportPort: number,
-  dataDir: string,
-): string {
+function writeNodeConfig(config: NodeConfig): string {
+  const { distribution, homeDir, httpPort, transportPort, dataDir } = config;
   const confDir = join(homeDir, 'config');
   cpSync(join(distribution, 'config'), confDir, { recursive: true });
   mkdirSync(dataDir, { recursive: true });
@@ -151,10 +180,18 @@ function writeNodeConfig(
   const jvmOptionsFile = join(confDir, 'jvm.options');
   writeFileSync(
     jvmOptionsFile,
-    readFileSync(jvmOptionsFile, 'utf8')
+    withoutModules(readFileSync(jvmOptionsFile, 'utf8'), config.missingModules)
       .replaceAll('logs/', `${join(homeDir, 'logs')}/`)
       .replace(/HeapDumpPath=data\b/, `HeapDumpPath=${dataDir}`),
   );
+  if (config.extraJvmOptions.length > 0) {
+    // The launcher reads jvm.options.d/*.options after jvm.options, so these come later and win.
+    mkdirSync(join(confDir, 'jvm.options.d'), { recursive: true });
+    writeFileSync(
+      join(confDir, 'jvm.options.d', 'kfek-java-runtime.options'),
+      `${config.extraJvmOptions.join('\n')}\n`,
+    );
+  }
   return confDir;
 }
 
@@ -164,7 +201,15 @@ export async function startNodeProcess(options: NodeProcessOptions): Promise<Run
   const [httpPort, transportPort] = [options.httpPort ?? (await freePort()), await freePort()];
   const homeDir = mkdtempSync(join(tmpdir(), 'kfek-opensearch-'));
   const dataDir = options.dataDir ?? join(homeDir, 'data');
-  const confDir = writeNodeConfig(distribution, homeDir, httpPort, transportPort, dataDir);
+  const confDir = writeNodeConfig({
+    distribution,
+    homeDir,
+    httpPort,
+    transportPort,
+    dataDir,
+    extraJvmOptions: options.extraJvmOptions ?? [],
+    missingModules: options.missingModules ?? [],
+  });
   chmodSync(homeDir, 0o755);
   const runAsNobody = isRoot();
   if (runAsNobody) {
@@ -204,7 +249,19 @@ export async function startNodeProcess(options: NodeProcessOptions): Promise<Run
   };
   const pid = child.pid;
   if (pid === undefined) {
-    throw new OpenSearchStartError(`Could not spawn ${command}`);
+    // spawn reports why (EACCES, ENOENT) in an 'error' event on the next tick.
+    const reason = await new Promise<string>((resolveReason) => {
+      child.once('error', (error) => resolveReason(error.message));
+      setTimeout(() => resolveReason('no reason given'), 1_000);
+    });
+    rmSync(homeDir, { recursive: true, force: true });
+    throw new OpenSearchStartError(
+      `Could not spawn ${command}: ${reason}.` +
+        (runAsNobody
+          ? ' As root the node runs as nobody, which needs read and execute access to that folder and every ' +
+            'folder above it (a checkout under /root or a mktemp folder is mode 700).'
+          : ''),
+    );
   }
   writeFileSync(join(homeDir, 'node.pid'), String(pid));
 

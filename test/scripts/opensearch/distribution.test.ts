@@ -143,7 +143,7 @@ describe('ensureDownloaded', () => {
 
   test('fails with the cause and where to place the zip when nothing answers', async () => {
     await expect(ensureDownloaded(options({ repositoryUrl: 'http://127.0.0.1:1/nothing' }))).rejects.toThrow(
-      /Could not download OpenSearch 9\.9\.9 from http:\/\/127\.0\.0\.1:1\/nothing\/.*place the zip at .*downloads/,
+      /Could not download OpenSearch 9\.9\.9 from http:\/\/127\.0\.0\.1:1\/nothing\/.*place the file at .*downloads/,
     );
   });
 });

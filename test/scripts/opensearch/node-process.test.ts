@@ -3,12 +3,13 @@
  * node (as `nobody` when root, switched by spawn's uid/gid) is covered by every suite that uses
  * test/helpers/opensearch.ts and by test/e2e.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LocalOpenSearchError } from '../../../scripts/opensearch/errors';
-import { freePort, stopDetached } from '../../../scripts/opensearch/node-process';
+import { LocalOpenSearchError, OpenSearchStartError } from '../../../scripts/opensearch/errors';
+import { freePort, startNodeProcess, stopDetached } from '../../../scripts/opensearch/node-process';
+import { testTempDir } from '../../helpers/temp-dirs';
 
 describe('freePort', () => {
   test('returns a port that can be bound on 127.0.0.1', async () => {
@@ -39,5 +40,37 @@ describe('stopDetached', () => {
   test('fails when the pid file does not hold a pid', async () => {
     writeFileSync(join(dir, 'node.pid'), 'not a pid');
     await expect(stopDetached(join(dir, 'node.pid'))).rejects.toThrow(LocalOpenSearchError);
+  });
+});
+
+describe('startNodeProcess', () => {
+  /** The node temp dirs in the temp dir whose jvm.options holds `marker` (other suites may run nodes meanwhile). */
+  function nodeDirsWith(marker: string): string[] {
+    return readdirSync(tmpdir())
+      .filter((name) => name.startsWith('kfek-opensearch-'))
+      .filter((name) => {
+        try {
+          return readFileSync(join(tmpdir(), name, 'config', 'jvm.options'), 'utf8').includes(marker);
+        } catch {
+          return false;
+        }
+      });
+  }
+
+  test('fails when the launcher cannot be run, saying why, and leaves no temp dir', async () => {
+    // GIVEN a distribution whose bin/opensearch is not executable (EACCES for root too)
+    const distribution = testTempDir('kfek-dist-');
+    mkdirSync(join(distribution, 'bin'));
+    mkdirSync(join(distribution, 'config'));
+    writeFileSync(join(distribution, 'bin', 'opensearch'), '#!/bin/sh\n', { mode: 0o644 });
+    writeFileSync(join(distribution, 'config', 'jvm.options'), `# ${distribution}\n-Xms1g\n`);
+
+    // WHEN
+    const attempt = startNodeProcess({ distribution, javaHome: '/nowhere', version: '0.0.0' });
+
+    // THEN
+    await expect(attempt).rejects.toThrow(OpenSearchStartError);
+    await expect(attempt).rejects.toThrow(/Could not spawn .*bin\/opensearch: spawn .*EACCES/);
+    expect(nodeDirsWith(distribution)).toEqual([]);
   });
 });
