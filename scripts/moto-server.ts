@@ -7,8 +7,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from './free-port';
 
 export class MotoServerError extends Error {
   constructor(message: string) {
@@ -61,24 +61,6 @@ run_simple(sys.argv[1], int(sys.argv[2]), DomainDispatcherApplication(create_bac
 const VENV_PYTHON = join(__dirname, '..', '.venv', 'bin', 'python');
 
 export const MOTO_SERVER_BIN = join(__dirname, '..', '.venv', 'bin', 'moto_server');
-
-/** A free TCP port on 127.0.0.1 (asked from the OS; a tiny race before moto binds it is acceptable in tests). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      if (address === null || typeof address === 'string') {
-        server.close();
-        reject(new MotoServerError('could not read the port of a probe socket'));
-        return;
-      }
-      server.close(() => resolve(address.port));
-    });
-  });
-}
 
 async function waitUntilUp(endpoint: string, child: ChildProcess, timeoutMs: number, log: () => string) {
   const deadline = Date.now() + timeoutMs;

@@ -19,10 +19,10 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalOpenSearchError, OpenSearchStartError } from './errors';
+import { freePort } from '../free-port';
 
 /** How to run one node of an unpacked distribution. */
 export interface NodeProcessOptions {
@@ -74,18 +74,7 @@ export interface RunningOpenSearch {
   detach(): void;
 }
 
-/** Asks the kernel for a free port on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
-  });
-}
+export { freePort };
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
@@ -195,8 +184,35 @@ function writeNodeConfig(config: NodeConfig): string {
   return confDir;
 }
 
-/** Starts a node and resolves when the cluster is green or yellow. */
+/** Attempts at a start whose port another process took first (see {@link startNodeProcess}). */
+const BIND_ATTEMPTS = 3;
+
+/**
+ * Starts a node and resolves when the cluster is green or yellow. A node that exits because its HTTP or transport
+ * port was taken between the choice of the port and its bind (10-15 s later) is started again on new ports, at most
+ * {@link BIND_ATTEMPTS} times; ports the caller fixed (`httpPort`) are kept.
+ */
 export async function startNodeProcess(options: NodeProcessOptions): Promise<RunningOpenSearch> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startNodeProcessOnce(options);
+    } catch (error) {
+      if (attempt >= BIND_ATTEMPTS || !isPortTaken(error)) throw error;
+    }
+  }
+}
+
+/** True for a start that failed only because a port was in use. */
+export function isPortTaken(error: unknown): boolean {
+  return (
+    error instanceof OpenSearchStartError &&
+    /Bind(Http|Transport)Exception[^\n]*Address already in use|BindException: Address already in use/.test(
+      error.message,
+    )
+  );
+}
+
+async function startNodeProcessOnce(options: NodeProcessOptions): Promise<RunningOpenSearch> {
   const { distribution, javaHome, version } = options;
   const [httpPort, transportPort] = [options.httpPort ?? (await freePort()), await freePort()];
   const homeDir = mkdtempSync(join(tmpdir(), 'kfek-opensearch-'));
