@@ -21,6 +21,7 @@ import {
   type LocalFunction,
   newLambdaContext,
   SerialInvocations,
+  kinesisRecordParts,
   sequenceNumberOf,
   withTimeout,
 } from './lambda-invocation';
@@ -265,25 +266,14 @@ export class EventSourceLoop extends ShardPollingLoop {
   }
 
   private toEventRecord(shardId: string, record: _Record): KinesisStreamRecord {
-    const sequenceNumber = sequenceNumberOf(record);
-    const arrival = record.ApproximateArrivalTimestamp ?? new Date();
-    return {
-      kinesis: {
-        kinesisSchemaVersion: '1.0',
-        partitionKey: record.PartitionKey ?? '',
-        sequenceNumber,
-        data: Buffer.from(record.Data ?? new Uint8Array()).toString('base64'),
-        // Lambda sends seconds since the epoch with a fraction, e.g. 1545084650.987.
-        approximateArrivalTimestamp: arrival.getTime() / 1000,
-      },
-      eventSource: 'aws:kinesis',
-      eventVersion: '1.0',
-      eventID: `${shardId}:${sequenceNumber}`,
-      eventName: 'aws:kinesis:record',
-      invokeIdentityArn: `arn:aws:iam::${this.props.accountId}:role/${this.fn.functionName}-role`,
-      awsRegion: this.props.region,
-      eventSourceARN: this.props.streamArn,
-    };
+    const { payload, source } = kinesisRecordParts(record, {
+      shardId,
+      streamArn: this.props.streamArn,
+      region: this.props.region,
+      accountId: this.props.accountId,
+      roleName: `${this.fn.functionName}-role`,
+    });
+    return { kinesis: payload, ...source };
   }
 
   private async recordOnFailure(

@@ -102,3 +102,63 @@ export function sequenceNumberOf(record: _Record | undefined): string {
   }
   return record.SequenceNumber;
 }
+
+/** Where a record was read, and whose role reads it, as both stand-ins describe it to the function. */
+export interface RecordOrigin {
+  readonly shardId: string;
+  readonly streamArn: string;
+  readonly region: string;
+  readonly accountId: string;
+  /** The reader's role name (`<function>-role`, `<pipe>-role`), for `invokeIdentityArn`. */
+  readonly roleName: string;
+}
+
+/**
+ * A Kinesis record as both AWS readers hand it to a function, in two parts: the record itself (Lambda's event
+ * source nests it under `kinesis`, Pipes puts its fields at the top level) and where it came from.
+ * `approximateArrivalTimestamp` is seconds since the epoch with a fraction (e.g. 1545084650.987); a record without
+ * an arrival time gets `now`.
+ */
+export function kinesisRecordParts(
+  record: _Record,
+  origin: RecordOrigin,
+  now: () => number = Date.now,
+): {
+  readonly payload: {
+    readonly kinesisSchemaVersion: string;
+    readonly partitionKey: string;
+    readonly sequenceNumber: string;
+    readonly data: string;
+    readonly approximateArrivalTimestamp: number;
+  };
+  readonly source: {
+    readonly eventSource: string;
+    readonly eventVersion: string;
+    readonly eventID: string;
+    readonly eventName: string;
+    readonly invokeIdentityArn: string;
+    readonly awsRegion: string;
+    readonly eventSourceARN: string;
+  };
+} {
+  const sequenceNumber = sequenceNumberOf(record);
+  const arrival = record.ApproximateArrivalTimestamp ?? new Date(now());
+  return {
+    payload: {
+      kinesisSchemaVersion: '1.0',
+      partitionKey: record.PartitionKey ?? '',
+      sequenceNumber,
+      data: Buffer.from(record.Data ?? new Uint8Array()).toString('base64'),
+      approximateArrivalTimestamp: arrival.getTime() / 1000,
+    },
+    source: {
+      eventSource: 'aws:kinesis',
+      eventVersion: '1.0',
+      eventID: `${origin.shardId}:${sequenceNumber}`,
+      eventName: 'aws:kinesis:record',
+      invokeIdentityArn: `arn:aws:iam::${origin.accountId}:role/${origin.roleName}`,
+      awsRegion: origin.region,
+      eventSourceARN: origin.streamArn,
+    },
+  };
+}

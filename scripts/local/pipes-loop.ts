@@ -18,7 +18,7 @@ import {
   type LocalFunction,
   newLambdaContext,
   SerialInvocations,
-  sequenceNumberOf,
+  kinesisRecordParts,
   withTimeout,
 } from './lambda-invocation';
 import { type PipeDeadLetterCondition, pipeDeadLetterMessage, sendPipeDeadLetter } from './pipes-dead-letter';
@@ -281,22 +281,18 @@ export class PipesLoop extends ShardPollingLoop {
 
   /** One record as Pipes hands a Kinesis record to an enrichment: flat, `data` base64 (eb-pipes-kinesis). */
   private toPipesRecord(shardId: string, record: _Record): PipesKinesisRecord {
-    const sequenceNumber = sequenceNumberOf(record);
-    const arrival = record.ApproximateArrivalTimestamp ?? new Date(this.now());
-    return {
-      kinesisSchemaVersion: '1.0',
-      partitionKey: record.PartitionKey ?? '',
-      sequenceNumber,
-      data: Buffer.from(record.Data ?? new Uint8Array()).toString('base64'),
-      approximateArrivalTimestamp: arrival.getTime() / 1000,
-      eventSource: 'aws:kinesis',
-      eventVersion: '1.0',
-      eventID: `${shardId}:${sequenceNumber}`,
-      eventName: 'aws:kinesis:record',
-      invokeIdentityArn: `arn:aws:iam::${this.props.function.accountId}:role/${this.pipeName()}-role`,
-      awsRegion: this.props.function.region,
-      eventSourceARN: this.props.streamArn,
-    };
+    const { payload, source } = kinesisRecordParts(
+      record,
+      {
+        shardId,
+        streamArn: this.props.streamArn,
+        region: this.props.function.region,
+        accountId: this.props.function.accountId,
+        roleName: `${this.pipeName()}-role`,
+      },
+      this.now,
+    );
+    return { ...payload, ...source };
   }
 
   private pipeName(): string {
