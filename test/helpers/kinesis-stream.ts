@@ -3,14 +3,38 @@
  * back, shard by shard from TRIM_HORIZON.
  */
 import {
+  CreateStreamCommand,
   DescribeStreamCommand,
+  DescribeStreamSummaryCommand,
   GetRecordsCommand,
   GetShardIteratorCommand,
   type KinesisClient,
+  PutRecordsCommand,
   type _Record as KinesisRecord,
 } from '@aws-sdk/client-kinesis';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { TransformServiceName, transformEnvironment } from '../../core/contracts/transform-env';
+
+/** Creates a stream of `shardCount` shards (moto makes it active at once) and answers its ARN. */
+export async function createStream(kinesis: KinesisClient, name: string, shardCount = 1): Promise<string> {
+  await kinesis.send(new CreateStreamCommand({ StreamName: name, ShardCount: shardCount }));
+  const out = await kinesis.send(new DescribeStreamSummaryCommand({ StreamName: name }));
+  return out.StreamDescriptionSummary?.StreamARN as string;
+}
+
+/** Puts each string as one record, in one PutRecords call, all with partition key `pk`. */
+export async function putStrings(
+  kinesis: KinesisClient,
+  streamArn: string,
+  data: readonly string[],
+): Promise<void> {
+  await kinesis.send(
+    new PutRecordsCommand({
+      StreamARN: streamArn,
+      Records: data.map((d) => ({ Data: Buffer.from(d), PartitionKey: 'pk' })),
+    }),
+  );
+}
 
 /** Every record of every shard, each with its shard id, in shard then sequence order. */
 export async function readStreamRecords(

@@ -10,11 +10,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import {
-  CreateStreamCommand,
-  DescribeStreamSummaryCommand,
-  PutRecordsCommand,
-} from '@aws-sdk/client-kinesis';
+import { PutRecordsCommand } from '@aws-sdk/client-kinesis';
 import type { Context, KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
 import type { HttpRequest, HttpResponse, OpenSearchHttpClient } from '../../../core/opensearch/http';
 import { localAwsClients, type LocalAwsClients } from '../../../scripts/local/aws-clients';
@@ -25,6 +21,7 @@ import { readFailedDocuments } from '../../../scripts/local/failed-documents';
 import { SearchHttp } from '../../../scripts/local/search-http';
 import { sleep } from '../../../scripts/local/shard-reader';
 import { startMoto, type MotoServer } from '../../../scripts/moto-server';
+import { createStream, putStrings } from '../../helpers/kinesis-stream';
 import { referenceAggregate } from '../../helpers/kpl-reference';
 
 const REGION = 'eu-west-1';
@@ -48,10 +45,7 @@ afterAll(async () => {
 /** A one-shard stream holding `count` records `record-0` ... `record-<count-1>`. */
 async function streamWith(count: number): Promise<string> {
   streamCounter += 1;
-  const name = `loops-${streamCounter}`;
-  await clients.kinesis.send(new CreateStreamCommand({ StreamName: name, ShardCount: 1 }));
-  const out = await clients.kinesis.send(new DescribeStreamSummaryCommand({ StreamName: name }));
-  const arn = out.StreamDescriptionSummary?.StreamARN as string;
+  const arn = await createStream(clients.kinesis, `loops-${streamCounter}`);
   if (count > 0)
     await putRecords(
       arn,
@@ -60,13 +54,8 @@ async function streamWith(count: number): Promise<string> {
   return arn;
 }
 
-async function putRecords(streamArn: string, data: readonly string[]): Promise<void> {
-  await clients.kinesis.send(
-    new PutRecordsCommand({
-      StreamARN: streamArn,
-      Records: data.map((d) => ({ Data: Buffer.from(d), PartitionKey: 'pk' })),
-    }),
-  );
+function putRecords(streamArn: string, data: readonly string[]): Promise<void> {
+  return putStrings(clients.kinesis, streamArn, data);
 }
 
 /** Waits until `predicate` holds, polling; fails the test after `timeoutInMillis`. */

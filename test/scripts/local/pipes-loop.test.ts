@@ -5,13 +5,7 @@
  * test function, so each test decides exactly what it answers; test/e2e/faults/pipes-transport.test.ts runs the
  * real one.
  */
-import {
-  CreateStreamCommand,
-  DescribeStreamSummaryCommand,
-  GetRecordsCommand,
-  GetShardIteratorCommand,
-  PutRecordsCommand,
-} from '@aws-sdk/client-kinesis';
+import { GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-kinesis';
 import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { parseDiscardedBatch } from '../../../cli/replay/parse';
@@ -22,6 +16,7 @@ import { createDeadLetterQueue, type PipeDeadLetterMessage } from '../../../scri
 import { type PipesEnrichment, PipesLoop, type PipesLoopProps } from '../../../scripts/local/pipes-loop';
 import { sleep } from '../../../scripts/local/shard-reader';
 import { startMoto, type MotoServer } from '../../../scripts/moto-server';
+import { createStream, putStrings } from '../../helpers/kinesis-stream';
 
 const REGION = 'eu-west-1';
 const ACCOUNT = '123456789012';
@@ -49,19 +44,11 @@ afterAll(async () => {
 
 async function newStream(): Promise<string> {
   counter += 1;
-  const name = `pipes-${counter}`;
-  await clients.kinesis.send(new CreateStreamCommand({ StreamName: name, ShardCount: 1 }));
-  const out = await clients.kinesis.send(new DescribeStreamSummaryCommand({ StreamName: name }));
-  return out.StreamDescriptionSummary?.StreamARN as string;
+  return createStream(clients.kinesis, `pipes-${counter}`);
 }
 
-async function putRecords(streamArn: string, data: readonly string[]): Promise<void> {
-  await clients.kinesis.send(
-    new PutRecordsCommand({
-      StreamARN: streamArn,
-      Records: data.map((d) => ({ Data: Buffer.from(d), PartitionKey: 'pk' })),
-    }),
-  );
+function putRecords(streamArn: string, data: readonly string[]): Promise<void> {
+  return putStrings(clients.kinesis, streamArn, data);
 }
 
 /** Every record of a one-shard stream: data and partition key. */

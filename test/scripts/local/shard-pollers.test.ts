@@ -3,7 +3,7 @@
  * per shard, one abort for all, the first failure kept and rethrown, and caught-up tracking over every shard.
  * The loop under test is a minimal subclass whose poll body the test scripts; the Kinesis side is real.
  */
-import { CreateStreamCommand, DescribeStreamSummaryCommand } from '@aws-sdk/client-kinesis';
+import { createStream } from '../../helpers/kinesis-stream';
 import { localAwsClients, type LocalAwsClients } from '../../../scripts/local/aws-clients';
 import { LocalRunError } from '../../../scripts/local/errors';
 import { ShardPollingLoop } from '../../../scripts/local/shard-pollers';
@@ -66,9 +66,7 @@ function aborted(signal: AbortSignal): Promise<void> {
 async function streamWithShards(shardCount: number): Promise<string> {
   streamCounter += 1;
   const name = `pollers-${streamCounter}`;
-  await clients.kinesis.send(new CreateStreamCommand({ StreamName: name, ShardCount: shardCount }));
-  const out = await clients.kinesis.send(new DescribeStreamSummaryCommand({ StreamName: name }));
-  return out.StreamDescriptionSummary?.StreamARN as string;
+  return createStream(clients.kinesis, name, shardCount);
 }
 
 test('starts one poller per shard, and stop() aborts them all and waits for them to return', async () => {
