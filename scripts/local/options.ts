@@ -1,5 +1,6 @@
 /** `npm start`'s command line: options, defaults and usage text. */
 import { StartOptionsError } from './errors';
+import { WARM_UP_DOCUMENTS } from './warm-up';
 
 /** Parsed command line. */
 export interface StartOptions {
@@ -26,7 +27,7 @@ export const USAGE = `usage: npm start -- [--events N] [--profile NAME] [--keep]
   --profile NAME   config profile from cdk.json "kfek.profiles" (default: sandbox)
   --keep           leave OpenSearch running afterwards for exploring (prints how to stop it)
   --verbose        print the timing of every transform invocation and bulk request
-  --no-warm-up     write at once to the cold OpenSearch node (by default 20,000 documents warm it up first,
+  --no-warm-up     write at once to the cold OpenSearch node (by default ${WARM_UP_DOCUMENTS} documents warm it up first,
                    into an index that is deleted again, so the run measures a node in steady state)`;
 
 /** Parses `process.argv.slice(2)`; throws {@link StartOptionsError} for anything it does not know. */

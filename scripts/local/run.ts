@@ -15,7 +15,7 @@ import { LocalPipeline, localFolders } from './pipeline';
 import { ensurePythonTools, KEPT_NODE_STATE, keptNodeStillRunning, Processes } from './processes';
 import { localSearchHttp } from './search-http';
 import { formatSummary, type RunSummary } from './summary';
-import { warmUpSearch } from './warm-up';
+import { WARM_UP_DOCUMENTS, warmUpSearch } from './warm-up';
 import { runEvents } from './workload';
 
 export interface LocalRunResult {
@@ -79,7 +79,8 @@ export async function runLocal(
   const search = localSearchHttp(searchUrl);
   if (options.warmUp) {
     step(
-      'warming up OpenSearch: 20000 transform documents through the template and pipeline (index deleted after)',
+      `warming up OpenSearch: ${WARM_UP_DOCUMENTS} transform documents through the template and pipeline ` +
+        '(index deleted after)',
     );
     const warm = await warmUpSearch(search, spec.delivery.indexPattern, spec.logGroups[0].name);
     out(
