@@ -3,16 +3,15 @@
  * moto, the enrichment (lambda/transform/pipes.ts, in this process or a child) and the pipe stand-in over them.
  * Loaded by scripts/local/pipeline.ts only for the `pipes` transport, so the default run never loads the SQS client.
  */
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { LocalAwsClients } from './aws-clients';
-import { LOCAL_CREDENTIALS } from './aws-clients';
 import { ChildProcessHandler } from './child-handler';
 import { PipeError } from './errors';
 import { createDeadLetterQueue, type LocalQueue } from './pipes-dead-letter';
 import { type PipesEnrichment, PipesLoop } from './pipes-loop';
 import type { LocalResources } from './resources';
 import type { LocalPipelineSpec } from './spec';
+import { localSqsClient } from './sqs-client';
 import { loadTransformHandler, TRANSFORM_HANDLER_MODULES } from './transform-runtime';
 
 export interface LocalPipesTransportProps {
@@ -52,13 +51,7 @@ export async function createLocalPipesTransport(
       'the spec has no `pipe` settings; localSpecFromConfig sets them for transport "pipes"',
     );
   }
-  const sqs = new SQSClient({
-    endpoint: props.awsEndpoint,
-    region: spec.region,
-    credentials: LOCAL_CREDENTIALS,
-    maxAttempts: 3,
-    requestHandler: new NodeHttpHandler(),
-  });
+  const sqs = localSqsClient(props.awsEndpoint, spec.region);
   try {
     const queue = await createDeadLetterQueue(sqs, spec.pipe.deadLetterQueueName);
     const child =

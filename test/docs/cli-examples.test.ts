@@ -11,13 +11,12 @@
  */
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { PutRecordCommand } from '@aws-sdk/client-kinesis';
-import { CreateQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { CreateQueueCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createHttpClient, provisionOpenSearch } from '../../core/opensearch';
 import { loadConfig, localSpecFromConfig, openSearchSpecFromConfig } from '../../scripts/local/config-spec';
-import { LOCAL_CREDENTIALS } from '../../scripts/local/aws-clients';
+import { localSqsClient } from '../../scripts/local/sqs-client';
 import { LocalPipeline } from '../../scripts/local/pipeline';
 import { localSearchHttp } from '../../scripts/local/search-http';
 import { countDocuments } from '../../scripts/local/summary';
@@ -327,12 +326,7 @@ describe('the kfek replay examples of docs/operations.md', () => {
         PartitionKey: 'doc-test',
       }),
     );
-    const sqs = new SQSClient({
-      endpoint: moto!.endpoint,
-      region: SPEC.region,
-      credentials: LOCAL_CREDENTIALS,
-      requestHandler: new NodeHttpHandler(),
-    });
+    const sqs = localSqsClient(moto!.endpoint, SPEC.region);
     try {
       failureQueueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: 'kfek-sandbox-failures' })))
         .QueueUrl!;

@@ -15,11 +15,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { PutRecordCommand } from '@aws-sdk/client-kinesis';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
-import { CreateQueueCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { CreateQueueCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { run } from '../../cli/main';
 import { resolveConfig } from '../../core/config';
 import { LOCAL_CREDENTIALS } from '../../scripts/local/aws-clients';
+import { localSqsClient } from '../../scripts/local/sqs-client';
 import { readFailedDocuments } from '../../scripts/local/failed-documents';
 import { type LocalPipeline, localFolders } from '../../scripts/local/pipeline';
 import type { OutgoingLogEvent } from '../../scripts/local/sender';
@@ -53,12 +53,7 @@ beforeAll(async () => {
     workDirPrefix: 'kfek-replay-',
     deliveryBufferIntervalInMillis: 300,
   });
-  sqs = new SQSClient({
-    endpoint: moto.endpoint,
-    region: spec.region,
-    credentials: LOCAL_CREDENTIALS,
-    requestHandler: new NodeHttpHandler(),
-  });
+  sqs = localSqsClient(moto.endpoint, spec.region);
 }, OPENSEARCH_START_TIMEOUT_MILLIS);
 
 afterAll(async () => {

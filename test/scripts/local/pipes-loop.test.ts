@@ -6,15 +6,15 @@
  * real one.
  */
 import { GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-kinesis';
-import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { parseDiscardedBatch } from '../../../cli/replay/parse';
 import type { PipesKinesisRecord } from '../../../lambda/transform/pipes-batch';
-import { LOCAL_CREDENTIALS, localAwsClients, type LocalAwsClients } from '../../../scripts/local/aws-clients';
+import { localAwsClients, type LocalAwsClients } from '../../../scripts/local/aws-clients';
 import { PipeError } from '../../../scripts/local/errors';
 import { createDeadLetterQueue, type PipeDeadLetterMessage } from '../../../scripts/local/pipes-dead-letter';
 import { type PipesEnrichment, PipesLoop, type PipesLoopProps } from '../../../scripts/local/pipes-loop';
 import { sleep } from '../../../scripts/local/shard-reader';
+import { localSqsClient } from '../../../scripts/local/sqs-client';
 import { startMoto, type MotoServer } from '../../../scripts/moto-server';
 import { createStream, putStrings } from '../../helpers/kinesis-stream';
 
@@ -28,12 +28,7 @@ let counter = 0;
 beforeAll(async () => {
   moto = await startMoto();
   clients = localAwsClients(moto.endpoint, REGION);
-  sqs = new SQSClient({
-    endpoint: moto.endpoint,
-    region: REGION,
-    credentials: LOCAL_CREDENTIALS,
-    requestHandler: new NodeHttpHandler(),
-  });
+  sqs = localSqsClient(moto.endpoint, REGION);
 }, 60_000);
 
 afterAll(async () => {
