@@ -2,6 +2,7 @@
  * Shapes one CloudWatch log event into one document (the public schema, docs/schema.md).
  * Pure: no SDK, no environment, no I/O.
  */
+import { appMembersText } from './app-json';
 import { regionFromSubscriptionFilters } from '../../core/contracts/cross-account-naming';
 import { APP_FIELD_BUDGET, mappedFieldCost, OVERFLOW_KEY } from '../../core/contracts/field-budget';
 import { CloudWatchLogEvent } from './decode';
@@ -165,12 +166,13 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
 
 /**
  * Serializes the documents of one envelope straight to JSON text, the hot path of the transform.
- * `json(event)` writes the same document as `JSON.stringify(toDocument(event, source))` (a
- * property test holds it to that; only integer-like app keys, which a JavaScript object would put
- * first, keep their written place after ours) but skips building a document object per event: the envelope's `cloudwatch` fields
- * are escaped once, a JSON message's fields are stringified from the parsed object as they are,
- * and consecutive events with the same timestamp share one ISO string. Events that need the
- * general rules (collisions, `extractedFields`) take the `toDocument` path.
+ * `json(event)` writes a document that parses to the same value as `JSON.stringify(toDocument(event, source))`
+ * (a property test holds it to that) but skips building a document object per event: the envelope's `cloudwatch`
+ * fields are escaped once, a JSON message's members are copied from the app's own text where that text means
+ * exactly the parsed object (app-json.ts; else the parsed object is stringified), and consecutive events with the
+ * same timestamp share one ISO string. Only the form may differ from JSON.stringify's: app members keep their
+ * written order, whitespace, escapes and number forms. Events that need the general rules (collisions, the field
+ * budget, `extractedFields`) take the `toDocument` path.
  */
 export class DocumentSerializer {
   private readonly cloudwatchTail: string;
@@ -201,11 +203,8 @@ export class DocumentSerializer {
     }
     const app = parsed.appFields;
     if (app !== undefined) {
-      // The parsed object is ours alone; an undefined value is left out by JSON.stringify, exactly
-      // as buildDocument skips the `message` it already used.
-      if (parsed.messageFromApp) app.message = undefined;
-      const fields = JSON.stringify(app);
-      if (fields.length > 2) json += `,${fields.slice(1, -1)}`;
+      const members = appMembers(parsed, app);
+      if (members.length > 0) json += `,${members}`;
     }
     return `${json}}`;
   }
@@ -225,6 +224,24 @@ export class DocumentSerializer {
     }
     return `${this.secondPrefix}${MILLIS[millis]}Z`;
   }
+}
+
+/**
+ * The app fields as JSON members without braces: the app's own text where it means exactly the parsed object
+ * (app-json.ts), else the parsed object stringified.
+ */
+function appMembers(parsed: ParsedMessage, app: Record<string, unknown>): string {
+  const dropMessage = parsed.messageFromApp === true;
+  const text = parsed.appText;
+  if (text !== undefined && parsed.appTextClose !== undefined) {
+    const members = appMembersText(text, parsed.appTextClose, app, dropMessage);
+    if (members !== undefined) return members;
+  }
+  // The parsed object is ours alone; an undefined value is left out by JSON.stringify, exactly
+  // as buildDocument skips the `message` it already used.
+  if (dropMessage) app.message = undefined;
+  const fields = JSON.stringify(app);
+  return fields.length > 2 ? fields.slice(1, -1) : '';
 }
 
 /** '000' to '999', so formatting milliseconds is one lookup. */

@@ -61,6 +61,8 @@ function parseJsonObject(text: string): ParsedMessage | undefined {
     message: fromApp ? message : text,
     appFields,
     messageFromApp: fromApp,
+    appText: text,
+    appTextClose: last,
     ...(lambda ? { derived: { lambda } } : {}),
   };
 }

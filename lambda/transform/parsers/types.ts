@@ -51,4 +51,8 @@ export interface ParsedMessage {
   readonly appFields?: Record<string, unknown>;
   /** True when `appFields.message` was a string and became the document's `message`. */
   readonly messageFromApp?: boolean;
+  /** The JSON text `appFields` was parsed from (present with `appFields`). */
+  readonly appText?: string;
+  /** Index of the `}` that closes `appText` (only whitespace follows it). */
+  readonly appTextClose?: number;
 }

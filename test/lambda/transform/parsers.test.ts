@@ -338,6 +338,8 @@ describe('parseMessage', () => {
       message: 'hi',
       appFields: { level: 'INFO', message: 'hi', n: 1 },
       messageFromApp: true,
+      appText: '{"level":"INFO","message":"hi","n":1}',
+      appTextClose: 36,
     });
   });
 
@@ -346,6 +348,8 @@ describe('parseMessage', () => {
       message: '{"message":{"a":1}}',
       appFields: { message: { a: 1 } },
       messageFromApp: false,
+      appText: '{"message":{"a":1}}',
+      appTextClose: 18,
     });
   });
 
