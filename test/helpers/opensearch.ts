@@ -55,9 +55,20 @@ export async function bulkIndex(
   index: string,
   documents: readonly unknown[],
 ): Promise<HttpResponse> {
-  const ndjson = documents
-    .map((d) => `${JSON.stringify({ index: { _index: index } })}\n${JSON.stringify(d)}\n`)
-    .join('');
+  return bulkIndexTexts(
+    client,
+    index,
+    documents.map((d) => JSON.stringify(d)),
+  );
+}
+
+/** `bulkIndex` for documents already serialized (the transform's own JSON text, sent as it is). */
+export async function bulkIndexTexts(
+  client: OpenSearchHttpClient,
+  index: string,
+  documents: readonly string[],
+): Promise<HttpResponse> {
+  const ndjson = documents.map((d) => `${JSON.stringify({ index: { _index: index } })}\n${d}\n`).join('');
   return client.request({
     method: 'POST',
     path: '/_bulk?refresh=true',

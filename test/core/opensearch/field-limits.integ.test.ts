@@ -2,12 +2,13 @@
  * Issue 14, defect 5, against a REAL OpenSearch 3.6 node with the shipped index template and transform: one app's
  * wide or deep documents must not get another app's ordinary documents refused for the rest of the day
  * (`Limit of total fields [1000] has been exceeded`, `depth ... exceeded the allowed limit of [20]`), and what is
- * kept past the field budget stays searchable (docs/field-limits.md).
+ * kept past the field budget stays searchable (docs/field-limits.md). Also how the app's own JSON text, which the
+ * transform copies into the document (lambda/transform/app-json.ts), is typed and searched.
  */
-import { toDocument } from '../../../lambda/transform/document';
+import { DocumentSerializer, toDocument } from '../../../lambda/transform/document';
 import { provisionOpenSearch } from '../../../core/opensearch/provision';
 import { resolveOpenSearchSpec } from '../../../core/opensearch/spec';
-import { bulkIndex, searchHits, useOpenSearchNode } from '../../helpers/opensearch';
+import { bulkIndex, bulkIndexTexts, searchHits, useOpenSearchNode } from '../../helpers/opensearch';
 
 // One node: replicas would leave every index yellow. The default 1,000-field limit, as in the issue.
 const spec = resolveOpenSearchSpec({ indexPrefix: 'logs', indexTemplate: { replicas: 0 } });
@@ -95,5 +96,49 @@ describe('field limits against a real local node', () => {
     ).toBe(1);
     const leafPath = `${Array.from({ length: 25 }, (_, i) => `l${i + 1}`).join('.')}.leaf`;
     expect(await searchHits(os.client(), index, `${leafPath}:bottom`)).toBe(1);
+  });
+
+  test("app members copied as the app wrote them index with the app's number types; a key written twice keeps its last value", async () => {
+    // GIVEN the transform's own text for a line written with escapes and number forms JSON.stringify would change,
+    // and for a line with a key written twice (which the transform stringifies from the parsed object)
+    const index = 'logs-2026-11-25';
+    const serializer = new DocumentSerializer({
+      logGroup: '/aws/lambda/forms',
+      logStream: 's1',
+      owner: '123456789012',
+    });
+    const asWritten = serializer.json({
+      id: 'e-1',
+      timestamp: 1795564800000,
+      message: '{"level":"INFO","message":"m1","ratio":1.0,"count":2,"path":"a\\/b","name":"caf\\u00e9"}\n',
+    });
+    const twice = serializer.json({
+      id: 'e-2',
+      timestamp: 1795564800001,
+      message: '{"message":"m2","dup":1,"dup":2}',
+    });
+    expect(asWritten).toContain('"ratio":1.0,"count":2,"path":"a\\/b","name":"caf\\u00e9"');
+
+    // WHEN both are indexed as the transform wrote them, into a fresh daily index
+    const bulk = await bulkIndexTexts(os.client(), index, [asWritten, twice]);
+
+    // THEN both are indexed; 1.0 made a float field and 2 a long one, as the app meant; escaped values match
+    // their plain text; the key written twice has its last value only
+    expect(bulk.body).toMatchObject({ errors: false });
+    const mapping = await os.client().request({ method: 'GET', path: `/${index}/_mapping` });
+    const properties = (
+      mapping.body as Record<string, { mappings: { properties: Record<string, { type: string }> } }>
+    )[index].mappings.properties;
+    expect(properties.ratio.type).toBe('float');
+    expect(properties.count.type).toBe('long');
+    expect(
+      await searchHits(
+        os.client(),
+        index,
+        'message:m1 AND ratio:1.0 AND count:2 AND path:"a/b" AND name:café',
+      ),
+    ).toBe(1);
+    expect(await searchHits(os.client(), index, 'message:m2 AND dup:2')).toBe(1);
+    expect(await searchHits(os.client(), index, 'dup:1')).toBe(0);
   });
 });
