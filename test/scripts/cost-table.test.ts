@@ -38,6 +38,17 @@ describe('cost table', () => {
     );
   });
 
+  test('the README quotes the 100 GB/day, 300-byte row as the script computes it', () => {
+    // GIVEN the script's row for 100 GB/day of 300-byte events
+    const rows = markdownTableCells(costTable([{ gbPerDay: 100, eventBytes: 300 }]));
+    const [, , , shards, kinesis, firehose, , storage, cloudWatchLogs] = rows[rows.length - 1];
+    const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8').replace(/\s+/g, ' ');
+    // THEN the README's sentence carries the same figures
+    expect(readme).toContain(`Firehose ${firehose}, Kinesis ${kinesis}`);
+    expect(readme).toContain(`(events-stream shards ${shards.replace(/\d+ \+ /g, '')})`);
+    expect(readme).toContain(`OpenSearch storage at ${storage.split(' ')[0]}, against ${cloudWatchLogs}`);
+  });
+
   test('docs/costs.md carries exactly the table the script prints', () => {
     const page = readFileSync(join(__dirname, '..', '..', 'docs', 'costs.md'), 'utf8');
     const start = page.indexOf('| GB/day');
