@@ -52,10 +52,11 @@ export function keyCount(value: unknown): number {
   return count;
 }
 
-/** Index of the quote that closes the string whose opening quote is at `open`. */
+/** Index of the quote that closes the string whose opening quote is at `open`; -1 when none does. */
 function stringEnd(text: string, open: number): number {
   let end = text.indexOf('"', open + 1);
   for (;;) {
+    if (end < 0) return -1;
     // A quote preceded by an odd number of backslashes is escaped.
     let backslashes = 0;
     while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++;
@@ -94,6 +95,8 @@ export function appMembersText(
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
       const end = stringEnd(text, i);
+      // Not for text JSON.parse accepted; a caller's mistake must not loop forever.
+      if (end < 0) return undefined;
       if (expectKey) {
         expectKey = false;
         topMembers++;

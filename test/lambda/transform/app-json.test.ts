@@ -96,6 +96,10 @@ describe('appMembersText', () => {
     expect(members(`{"l":${'['.repeat(MAX_TEXT_DEPTH)}${']'.repeat(MAX_TEXT_DEPTH)}}`)).toBeUndefined();
   });
 
+  it('gives up on an unterminated string instead of scanning forever', () => {
+    expect(appMembersText('{"a":"b}', 7, { a: 'b' }, false)).toBeUndefined();
+  });
+
   it('ignores whitespace after the closing brace', () => {
     const text = '{"a":1}  \t';
     expect(appMembersText(text, 6, { a: 1 }, false)).toBe('"a":1');
