@@ -13,39 +13,33 @@ import * as path from 'node:path';
 import { PutRecordsCommand } from '@aws-sdk/client-kinesis';
 import type { Context, KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
 import type { HttpRequest, HttpResponse, OpenSearchHttpClient } from '../../../core/opensearch/http';
-import { localAwsClients, type LocalAwsClients } from '../../../scripts/local/aws-clients';
 import { DeliveryLoop } from '../../../scripts/local/delivery-loop';
 import { EventSourceLoop } from '../../../scripts/local/event-source-loop';
 import { EventSourceError } from '../../../scripts/local/errors';
 import { readFailedDocuments } from '../../../scripts/local/failed-documents';
 import { SearchHttp } from '../../../scripts/local/search-http';
 import { sleep } from '../../../scripts/local/shard-reader';
-import { startMoto, type MotoServer } from '../../../scripts/moto-server';
 import { createStream, putStrings } from '../../helpers/kinesis-stream';
 import { referenceAggregate } from '../../helpers/kpl-reference';
+import { useLocalMoto } from '../../helpers/local-moto';
 
 const REGION = 'eu-west-1';
-let moto: MotoServer;
-let clients: LocalAwsClients;
+const moto = useLocalMoto(REGION);
 let workDir: string;
 let streamCounter = 0;
 
-beforeAll(async () => {
-  moto = await startMoto();
-  clients = localAwsClients(moto.endpoint, REGION);
+beforeAll(() => {
   workDir = mkdtempSync(path.join(tmpdir(), 'kfek-loops-'));
-}, 60_000);
+});
 
-afterAll(async () => {
-  clients?.destroy();
-  await moto?.stop();
+afterAll(() => {
   if (workDir !== undefined) rmSync(workDir, { recursive: true, force: true });
 });
 
 /** A one-shard stream holding `count` records `record-0` ... `record-<count-1>`. */
 async function streamWith(count: number): Promise<string> {
   streamCounter += 1;
-  const arn = await createStream(clients.kinesis, `loops-${streamCounter}`);
+  const arn = await createStream(moto.clients().kinesis, `loops-${streamCounter}`);
   if (count > 0)
     await putRecords(
       arn,
@@ -55,7 +49,7 @@ async function streamWith(count: number): Promise<string> {
 }
 
 function putRecords(streamArn: string, data: readonly string[]): Promise<void> {
-  return putStrings(clients.kinesis, streamArn, data);
+  return putStrings(moto.clients().kinesis, streamArn, data);
 }
 
 /** Waits until `predicate` holds, polling; fails the test after `timeoutInMillis`. */
@@ -77,7 +71,7 @@ describe('event-source loop (Lambda event source mapping stand-in)', () => {
     const streamArn = await streamWith(7);
     const calls: Array<{ event: KinesisStreamEvent; context: Context; remaining: number }> = [];
     const loop = new EventSourceLoop({
-      kinesis: clients.kinesis,
+      kinesis: moto.clients().kinesis,
       streamArn,
       batchSize: 3,
       region: REGION,
@@ -141,7 +135,7 @@ describe('event-source loop (Lambda event source mapping stand-in)', () => {
     const batches: string[][] = [];
     let failedOnce = false;
     const loop = new EventSourceLoop({
-      kinesis: clients.kinesis,
+      kinesis: moto.clients().kinesis,
       streamArn,
       batchSize: 10,
       region: REGION,
@@ -181,7 +175,7 @@ describe('event-source loop (Lambda event source mapping stand-in)', () => {
     const streamArn = await streamWith(3);
     const batches: string[][] = [];
     const loop = new EventSourceLoop({
-      kinesis: clients.kinesis,
+      kinesis: moto.clients().kinesis,
       streamArn,
       batchSize: 10,
       region: REGION,
@@ -210,7 +204,7 @@ describe('event-source loop (Lambda event source mapping stand-in)', () => {
     const onFailureDir = path.join(workDir, `on-failure-${streamCounter}`);
     const batches: string[][] = [];
     const loop = new EventSourceLoop({
-      kinesis: clients.kinesis,
+      kinesis: moto.clients().kinesis,
       streamArn,
       batchSize: 10,
       retryAttempts: 2,
@@ -267,7 +261,7 @@ describe('event-source loop (Lambda event source mapping stand-in)', () => {
     const notADir = path.join(workDir, `not-a-dir-${streamCounter}`);
     writeFileSync(notADir, 'a file');
     const loop = new EventSourceLoop({
-      kinesis: clients.kinesis,
+      kinesis: moto.clients().kinesis,
       streamArn,
       batchSize: 10,
       retryAttempts: 0,
@@ -334,7 +328,7 @@ describe('delivery loop (Firehose stand-in)', () => {
     arrivals: Date[] = [],
   ): DeliveryLoop {
     return new DeliveryLoop({
-      kinesis: clients.kinesis,
+      kinesis: moto.clients().kinesis,
       streamArn,
       search: new SearchHttp(bulk),
       indexFor: (arrival) => {
@@ -420,7 +414,7 @@ describe('delivery loop (Firehose stand-in)', () => {
       },
     };
     const loop = new DeliveryLoop({
-      kinesis: clients.kinesis,
+      kinesis: moto.clients().kinesis,
       streamArn,
       search: new SearchHttp(gated),
       indexFor: () => 'logs-test',
@@ -473,7 +467,7 @@ describe('delivery loop (Firehose stand-in)', () => {
     );
     const corrupt = Buffer.from(aggregated);
     corrupt[corrupt.length - 1] ^= 0xff;
-    await clients.kinesis.send(
+    await moto.clients().kinesis.send(
       new PutRecordsCommand({
         StreamARN: streamArn,
         Records: [aggregated, Buffer.from('{"plain":1}'), corrupt].map((Data) => ({

@@ -9,55 +9,51 @@ import { GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-kine
 import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { parseDiscardedBatch } from '../../../cli/replay/parse';
 import type { PipesKinesisRecord } from '../../../lambda/transform/pipes-batch';
-import { localAwsClients, type LocalAwsClients } from '../../../scripts/local/aws-clients';
 import { PipeError } from '../../../scripts/local/errors';
 import { createDeadLetterQueue, type PipeDeadLetterMessage } from '../../../scripts/local/pipes-dead-letter';
 import { type PipesEnrichment, PipesLoop, type PipesLoopProps } from '../../../scripts/local/pipes-loop';
 import { sleep } from '../../../scripts/local/shard-reader';
 import { localSqsClient } from '../../../scripts/local/sqs-client';
-import { startMoto, type MotoServer } from '../../../scripts/moto-server';
 import { createStream, putStrings } from '../../helpers/kinesis-stream';
+import { useLocalMoto } from '../../helpers/local-moto';
 
 const REGION = 'eu-west-1';
 const ACCOUNT = '123456789012';
-let moto: MotoServer;
-let clients: LocalAwsClients;
+const moto = useLocalMoto(REGION);
 let sqs: SQSClient;
 let counter = 0;
 
-beforeAll(async () => {
-  moto = await startMoto();
-  clients = localAwsClients(moto.endpoint, REGION);
-  sqs = localSqsClient(moto.endpoint, REGION);
-}, 60_000);
+beforeAll(() => {
+  sqs = localSqsClient(moto.endpoint(), REGION);
+});
 
-afterAll(async () => {
+afterAll(() => {
   sqs?.destroy();
-  clients?.destroy();
-  await moto?.stop();
 });
 
 async function newStream(): Promise<string> {
   counter += 1;
-  return createStream(clients.kinesis, `pipes-${counter}`);
+  return createStream(moto.clients().kinesis, `pipes-${counter}`);
 }
 
 function putRecords(streamArn: string, data: readonly string[]): Promise<void> {
-  return putStrings(clients.kinesis, streamArn, data);
+  return putStrings(moto.clients().kinesis, streamArn, data);
 }
 
 /** Every record of a one-shard stream: data and partition key. */
 async function readAll(streamArn: string): Promise<Array<{ data: string; key: string }>> {
-  const it = await clients.kinesis.send(
+  const it = await moto.clients().kinesis.send(
     new GetShardIteratorCommand({
       StreamARN: streamArn,
       ShardId: 'shardId-000000000000',
       ShardIteratorType: 'TRIM_HORIZON',
     }),
   );
-  const out = await clients.kinesis.send(
-    new GetRecordsCommand({ StreamARN: streamArn, ShardIterator: it.ShardIterator, Limit: 10_000 }),
-  );
+  const out = await moto
+    .clients()
+    .kinesis.send(
+      new GetRecordsCommand({ StreamARN: streamArn, ShardIterator: it.ShardIterator, Limit: 10_000 }),
+    );
   return (out.Records ?? []).map((r) => ({
     data: Buffer.from(r.Data ?? new Uint8Array()).toString('utf8'),
     key: r.PartitionKey ?? '',
@@ -118,7 +114,7 @@ async function rig(
     return Promise.resolve(answer(data));
   };
   const loop = new PipesLoop({
-    kinesis: clients.kinesis,
+    kinesis: moto.clients().kinesis,
     streamArn: source,
     enrichment,
     function: {
@@ -337,7 +333,7 @@ describe('pipe stand-in (EventBridge Pipes, Kinesis source and target)', () => {
       () => {
         throw new Error('always');
       },
-      { deadLetterQueueUrl: `${moto.endpoint}/${ACCOUNT}/no-such-queue`, retryAttempts: 0 },
+      { deadLetterQueueUrl: `${moto.endpoint()}/${ACCOUNT}/no-such-queue`, retryAttempts: 0 },
     );
     // WHEN
     await r.loop.start();

@@ -4,26 +4,14 @@
  * The loop under test is a minimal subclass whose poll body the test scripts; the Kinesis side is real.
  */
 import { createStream } from '../../helpers/kinesis-stream';
-import { localAwsClients, type LocalAwsClients } from '../../../scripts/local/aws-clients';
 import { LocalRunError } from '../../../scripts/local/errors';
 import { ShardPollingLoop } from '../../../scripts/local/shard-pollers';
 import type { ShardReader } from '../../../scripts/local/shard-reader';
-import { startMoto, type MotoServer } from '../../../scripts/moto-server';
+import { useLocalMoto } from '../../helpers/local-moto';
 
 const REGION = 'eu-west-1';
-let moto: MotoServer;
-let clients: LocalAwsClients;
+const moto = useLocalMoto(REGION);
 let streamCounter = 0;
-
-beforeAll(async () => {
-  moto = await startMoto();
-  clients = localAwsClients(moto.endpoint, REGION);
-}, 60_000);
-
-afterAll(async () => {
-  clients?.destroy();
-  await moto?.stop();
-});
 
 class ProbeError extends LocalRunError {
   constructor(message: string) {
@@ -42,7 +30,7 @@ class ProbeLoop extends ShardPollingLoop {
     streamArn: string,
     private readonly body: PollBody,
   ) {
-    super({ kinesis: clients.kinesis, streamArn }, { errorClass: ProbeError, loopName: 'probe loop' });
+    super({ kinesis: moto.clients().kinesis, streamArn }, { errorClass: ProbeError, loopName: 'probe loop' });
   }
 
   markIdle(shardId: string, since: number | undefined): void {
@@ -66,7 +54,7 @@ function aborted(signal: AbortSignal): Promise<void> {
 async function streamWithShards(shardCount: number): Promise<string> {
   streamCounter += 1;
   const name = `pollers-${streamCounter}`;
-  return createStream(clients.kinesis, name, shardCount);
+  return createStream(moto.clients().kinesis, name, shardCount);
 }
 
 test('starts one poller per shard, and stop() aborts them all and waits for them to return', async () => {
