@@ -1,7 +1,8 @@
 import { Duration, RemovalPolicy, type App, type Environment } from 'aws-cdk-lib';
 import { isCrossAccount, type PipelineConfig } from '../core/config';
+import { physicalNamesFor, pipelineLogGroupNames } from '../core/contracts/physical-names';
 import { transformServiceName } from '../core/contracts/transform-env';
-import { buildCrossAccount, type CrossAccountStacks, rawStreamNameFor } from './cross-account';
+import { buildCrossAccount, type CrossAccountStacks } from './cross-account';
 import { MonitoringStack } from './stacks/monitoring-stack';
 import { PipelineStack } from './stacks/pipeline-stack';
 import { SearchStack } from './stacks/search-stack';
@@ -22,6 +23,12 @@ export interface KfekStacks {
  *
  * Stack construct IDs (`Search`, `Pipeline`, `Sources`) are the CLI's stack selectors and the template file names;
  * the CloudFormation stack names carry name and profile (`kfek-sandbox-search`) so profiles can share an account.
+ *
+ * Designed for the second deploy (docs/deploy.md, "Changing a deployed profile"): references between stacks run
+ * only from the Search stack, which changes rarely and always exports the same values, to the others; the Pipeline
+ * stack's function, delivery stream and log groups have fixed names (core/contracts/physical-names.ts) that the
+ * Sources and Monitoring stacks use as plain strings, so no change to the Pipeline stack is refused for an export
+ * in use. Streams are named on the first deploy, so adding source accounts later never replaces one.
  */
 export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
   const retain = config.removalPolicy === 'retain';
@@ -34,6 +41,7 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
       ? { account: config.env.account, region: config.env.region }
       : undefined;
   const stem = `${config.name}-${config.profile}`;
+  const names = physicalNamesFor(stem);
   const common = { env, terminationProtection: retain };
   const tags = { tags: { application: config.name, profile: config.profile } };
 
@@ -42,8 +50,8 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     ...tags,
     stackName: `${stem}-search`,
     description: `kfek (${config.profile}): OpenSearch domain, streams, failed-records bucket and queue (stateful)`,
-    domainName: stem,
-    ...(isCrossAccount(config.sources) ? { rawStreamName: rawStreamNameFor(stem) } : {}),
+    domainName: names.stem,
+    streamNames: { raw: names.rawStream, events: names.eventsStream },
     openSearch: config.openSearch,
     streams: config.streams,
     failedRecords: config.failedRecords,
@@ -66,6 +74,7 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     transform: config.transform,
     delivery: config.delivery,
     metricsNamespace: config.name,
+    names,
   });
 
   const sources = new SourcesStack(app, 'Sources', {
@@ -74,9 +83,11 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     stackName: `${stem}-sources`,
     description: `kfek (${config.profile}): log groups and subscription filters to the raw stream`,
     rawStream: search.rawStream,
-    subscriptionRole: pipeline.subscriptionRole,
+    subscriptionRole: search.subscriptionRole,
     sources: config.sources,
-    pipelineLogGroupNames: [...pipeline.logGroups, ...search.logGroups].map((g) => g.logGroupName),
+    // Plain names, not the log groups: an import from the Pipeline stack would pin it (see above). Every name
+    // the Pipeline stack may use is listed whatever the transport, so a transport switch leaves this unchanged.
+    pipelineLogGroupNames: [...pipelineLogGroupNames(names), ...search.logGroups.map((g) => g.logGroupName)],
     accountPolicyName: `${stem}-subscription`,
     removalPolicy,
   });
@@ -91,8 +102,9 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     namePrefix: stem,
     rawStream: search.rawStream,
     eventsStream: search.eventsStream,
-    transformFunction: pipeline.transformFunction,
-    deliveryStreamName: pipeline.deliveryStream.ref,
+    transformFunctionName: names.transformFunction,
+    invokedByEventSourceMapping: config.transport === 'lambda',
+    deliveryStreamName: names.deliveryStream,
     domain: search.domain,
     sourceLogGroupNames: [...sources.logGroups.keys()],
     dataNodeVolumeSizeInGiB: config.openSearch.volumeSizeGb,

@@ -13,12 +13,8 @@ import { type App, Arn, ArnFormat, Aws } from 'aws-cdk-lib';
 import type * as kinesis from 'aws-cdk-lib/aws-kinesis';
 import { type PipelineConfig } from '../core/config';
 import { destinationNameFor, subscriptionFilterNameFor } from '../core/contracts/cross-account-naming';
+import { physicalNamesFor } from '../core/contracts/physical-names';
 import { DestinationRoleStack, DestinationStack, SourceAccountStack } from './stacks/cross-account-stacks';
-
-/** The raw stream's fixed name in a cross-account profile. */
-export function rawStreamNameFor(stem: string): string {
-  return `${stem}-raw`;
-}
 
 export interface CrossAccountStacks {
   readonly role: DestinationRoleStack;
@@ -82,7 +78,7 @@ export function buildCrossAccount(
       resourceName,
       arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
     });
-  const rawStreamArn = arn('kinesis', 'stream', rawStreamNameFor(stem), region);
+  const rawStreamArn = arn('kinesis', 'stream', physicalNamesFor(stem).rawStream, region);
   const roleArn = arn('iam', 'role', roleName, '');
 
   const destinations = new Map<string, DestinationStack>();

@@ -157,9 +157,13 @@ function crossCheck(r: Reader, c: Omit<PipelineConfig, 'profile'>): void {
     );
   }
   const warm = os.retention.warmAfterDays;
-  if (warm !== undefined && warm >= os.retention.deleteAfterDays) {
+  if (warm !== undefined) {
+    // ISM's warm_migration needs UltraWarm nodes, and the domain kfek deploys has none (no config asks for them):
+    // every index would fail its warm step and stay in ISM's failed state, never reaching delete.
     r.problem(
-      `openSearch.retention.warmAfterDays (${warm}) must be below deleteAfterDays (${os.retention.deleteAfterDays}).`,
+      `openSearch.retention.warmAfterDays (${warm}) needs UltraWarm nodes, which kfek's domain does not have: ` +
+        'the ISM warm step would fail on every index and block its deletion. Remove warmAfterDays ' +
+        `(indices stay hot until deleteAfterDays, ${os.retention.deleteAfterDays}).`,
     );
   }
 }

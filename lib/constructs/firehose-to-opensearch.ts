@@ -34,6 +34,17 @@ export interface FirehoseToOpenSearchProps {
   readonly retryDuration?: Duration;
   /** Retention of the delivery error log group. @default logs.RetentionDays.TWO_WEEKS */
   readonly logRetention?: logs.RetentionDays;
+  /**
+   * The delivery stream's name. `DeliveryStreamName` is create-only, so give one that never changes; monitoring
+   * and the CLI then find the stream by it instead of importing it.
+   * @default - a name CloudFormation generates
+   */
+  readonly deliveryStreamName?: string;
+  /**
+   * The name of the delivery error log group.
+   * @default - a name CloudFormation generates
+   */
+  readonly logGroupName?: string;
 }
 
 const DEFAULTS = {
@@ -87,6 +98,7 @@ export class FirehoseToOpenSearch extends Construct {
 
     // Build.
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
+      logGroupName: props.logGroupName,
       retention: p.logRetention,
       removalPolicy: RemovalPolicy.DESTROY,
     });
@@ -195,6 +207,7 @@ export class FirehoseToOpenSearch extends Construct {
     ]);
 
     this.deliveryStream = new firehose.CfnDeliveryStream(this, 'Resource', {
+      deliveryStreamName: props.deliveryStreamName,
       deliveryStreamType: 'KinesisStreamAsSource',
       kinesisStreamSourceConfiguration: {
         kinesisStreamArn: p.sourceStream.streamArn,

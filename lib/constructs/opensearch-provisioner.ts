@@ -82,6 +82,12 @@ export interface OpenSearchProvisionerProps {
   readonly logRetention?: logs.RetentionDays;
   /** @default RemovalPolicy.DESTROY (the log group only holds provisioning runs) */
   readonly logRemovalPolicy?: RemovalPolicy;
+  /**
+   * Names of the provisioner's and its provider's log groups (fixed names let other stacks exclude them from an
+   * account-level subscription without importing them).
+   * @default - names CloudFormation generates
+   */
+  readonly logGroupNames?: { readonly provisioner: string; readonly provider: string };
 }
 
 const DEFAULTS = {
@@ -141,6 +147,7 @@ export class OpenSearchProvisioner extends Construct {
 
     // Build.
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
+      logGroupName: props.logGroupNames?.provisioner,
       retention: p.logRetention,
       removalPolicy: p.logRemovalPolicy,
     });
@@ -186,6 +193,7 @@ export class OpenSearchProvisioner extends Construct {
     this.function.node.addDependency(policy);
 
     const providerLogGroup = new logs.LogGroup(this, 'ProviderLogGroup', {
+      logGroupName: props.logGroupNames?.provider,
       retention: p.logRetention,
       removalPolicy: p.logRemovalPolicy,
     });

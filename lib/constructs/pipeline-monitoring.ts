@@ -30,8 +30,15 @@ export interface PipelineMonitoringProps {
   readonly rawStream: kinesis.IStream;
   /** The stream of documents Firehose reads. */
   readonly eventsStream: kinesis.IStream;
-  /** The transform Lambda (event source mapping on the raw stream). */
+  /** The transform Lambda (event source mapping handler or Pipes enrichment). */
   readonly transformFunction: lambda.IFunction;
+  /**
+   * Whether an event source mapping invokes the transform (transport `lambda`). Only event source mappings emit
+   * the function's `IteratorAge`; with a pipe the metric never exists, so its alarm and graph are left out (the
+   * raw stream's `GetRecords.IteratorAgeMilliseconds` alarm covers a pipe falling behind).
+   * @default true
+   */
+  readonly invokedByEventSourceMapping?: boolean;
   /** Name of the Firehose delivery stream (`CfnDeliveryStream.ref`). */
   readonly deliveryStreamName: string;
   readonly domain: opensearch.IDomain;
@@ -74,6 +81,7 @@ const DEFAULTS = {
   metricsNamespace: DEFAULT_METRICS_NAMESPACE,
   transformServiceName: TransformServiceName.kinesis,
   sourceLogGroupNames: [],
+  invokedByEventSourceMapping: true,
 };
 
 /**

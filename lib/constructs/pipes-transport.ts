@@ -36,6 +36,11 @@ export interface PipesTransportProps {
   readonly maxRecordAge?: Duration;
   /** Retention of the pipe's error log group. @default logs.RetentionDays.TWO_WEEKS */
   readonly logRetention?: logs.RetentionDays;
+  /**
+   * The name of the pipe's error log group (a fixed name lets other stacks exclude it without importing it).
+   * @default - a name CloudFormation generates
+   */
+  readonly logGroupName?: string;
 }
 
 const DEFAULTS = {
@@ -78,6 +83,7 @@ export class PipesTransport extends Construct {
 
     // Build.
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
+      logGroupName: props.logGroupName,
       retention: p.logRetention,
       removalPolicy: RemovalPolicy.DESTROY,
     });

@@ -117,6 +117,11 @@ export class SearchDomain extends Construct {
     this.domain = new opensearch.Domain(this, 'Domain', {
       domainName: p.domainName,
       version: opensearch.EngineVersion.openSearch(p.engineVersion),
+      // Without UpdatePolicy.EnableVersionUpgrade, CloudFormation REPLACES a domain to change its EngineVersion:
+      // a new, empty domain (or, with this fixed name, a refused update). With it, a new engineVersion is an
+      // in-place upgrade (blue/green, the data stays).
+      // https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-attribute-updatepolicy.html#cfn-attributes-updatepolicy-upgradeopensearchdomain
+      enableVersionUpgrade: true,
       capacity: {
         dataNodes: p.dataNodeCount,
         dataNodeInstanceType: p.dataNodeInstanceType,

@@ -21,18 +21,23 @@ export { ON_FAILURE_KEY_PREFIX };
  * batch's records, base64 data included) with the failure metadata, so a discarded batch outlives the stream's
  * retention; SQS and SNS would only get shard and sequence numbers. aws-cdk-lib's `S3OnFailureDestination` grants
  * `grantReadWrite` on the whole bucket (read and delete of every failed document too); the documented need is only
- * `s3:PutObject` and `s3:ListBucket`, so this grants PutObject under {@link ON_FAILURE_KEY_PREFIX} only, and
- * ListBucket on the bucket. The mapping writes as the function's role, so with an SSE-KMS bucket the role also gets
- * kms:GenerateDataKey on the bucket's key, as the Lambda guide documents for customer managed keys.
+ * `s3:PutObject` and `s3:ListBucket`, so this grants exactly those: PutObject on the bucket's objects and ListBucket
+ * on the bucket. Lambda writes under {@link ON_FAILURE_KEY_PREFIX}, but AWS documents neither that prefix as a
+ * contract nor which key Lambda's destination check writes or lists when the mapping is created or updated; a
+ * grant narrower than the documented one risks a refused mapping (a failed deploy) or a discarded batch that is
+ * lost, which costs more than the narrower scope saves (no read, no delete either way).
+ * https://docs.aws.amazon.com/lambda/latest/dg/kinesis-on-failure-destination.html
+ * The mapping writes as the function's role, so with an SSE-KMS bucket the role also gets kms:GenerateDataKey on
+ * the bucket's key, as the Lambda guide documents for customer managed keys.
  */
-export class S3PrefixOnFailureDestination implements lambda.IEventSourceDlq {
+export class S3PutOnlyOnFailureDestination implements lambda.IEventSourceDlq {
   constructor(private readonly bucket: s3.IBucket) {}
 
   bind(_target: lambda.IEventSourceMapping, targetHandler: lambda.IFunction): lambda.DlqDestinationConfig {
     targetHandler.addToRolePolicy(
       new iam.PolicyStatement({
         actions: ['s3:PutObject'],
-        resources: [this.bucket.arnForObjects(`${ON_FAILURE_KEY_PREFIX}*`)],
+        resources: [this.bucket.arnForObjects('*')],
       }),
     );
     targetHandler.addToRolePolicy(
@@ -76,6 +81,17 @@ export interface TransformFunctionProps {
   /** Environment of the function (the handler validates it at init). */
   readonly environment: Readonly<Record<string, string>>;
   readonly description: string;
+  /**
+   * The function's name. Give it one that never changes: other stacks (monitoring) and the CLI find the function
+   * by it, so nothing has to import it from this stack.
+   * @default - a name CloudFormation generates
+   */
+  readonly functionName?: string;
+  /**
+   * The name of the function's log group.
+   * @default - a name CloudFormation generates
+   */
+  readonly logGroupName?: string;
   /** @default 512 */
   readonly memorySizeInMb?: number;
   /** @default Duration.seconds(60) */
@@ -141,6 +157,7 @@ export class TransformFunction extends Construct {
 
     // Build.
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
+      logGroupName: props.logGroupName,
       retention: p.logRetention,
       removalPolicy: p.logRemovalPolicy,
     });
@@ -159,6 +176,7 @@ export class TransformFunction extends Construct {
     this.function = new nodejs.NodejsFunction(this, 'Function', {
       entry: path.join(PROJECT_ROOT, props.entry),
       handler: 'handler',
+      functionName: props.functionName,
       description: props.description,
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
@@ -203,7 +221,7 @@ export class TransformFunction extends Construct {
         maxRecordAge: p.maxRecordAge,
         bisectBatchOnError: true,
         reportBatchItemFailures: true,
-        onFailure: new S3PrefixOnFailureDestination(es.onFailureBucket),
+        onFailure: new S3PutOnlyOnFailureDestination(es.onFailureBucket),
       });
       // Grants read on the stream plus kms:Decrypt on its key, and the on-failure grants above.
       this.function.addEventSource(this.eventSource);

@@ -9,16 +9,16 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { DeliveryConfig, OpenSearchConfig, TransformConfig, Transport } from '../../core/config';
+import type { PhysicalNames } from '../../core/contracts/physical-names';
 import {
   DEFAULT_METRICS_NAMESPACE,
   TransformServiceName,
   transformEnvironment,
 } from '../../core/contracts/transform-env';
 import { FirehoseToOpenSearch } from '../constructs/firehose-to-opensearch';
-import { LogsDeliveryRole } from '../constructs/logs-delivery-role';
 import { OpenSearchProvisioner } from '../constructs/opensearch-provisioner';
 import { PipesTransport } from '../constructs/pipes-transport';
-import { ON_FAILURE_KEY_PREFIX, TransformFunction } from '../constructs/transform-function';
+import { TransformFunction } from '../constructs/transform-function';
 import { grantTransformWrites } from '../constructs/transform-writes';
 import { justifyWildcardResources } from '../nag';
 
@@ -57,13 +57,30 @@ export interface PipelineStackProps extends StackProps {
    * @default 'kfek' (DEFAULT_METRICS_NAMESPACE)
    */
   readonly metricsNamespace?: string;
+  /**
+   * Fixed names of the transform function, the delivery stream and the log groups
+   * (core/contracts/physical-names.ts). The Monitoring and Sources stacks and the CLI find them by these names, so
+   * this stack exports nothing and can be updated, or destroyed and redeployed, without another stack pinning it.
+   * @default - names CloudFormation generates
+   */
+  readonly names?: Pick<
+    PhysicalNames,
+    | 'transformFunction'
+    | 'transformLogGroup'
+    | 'deliveryStream'
+    | 'deliveryLogGroup'
+    | 'pipeLogGroup'
+    | 'provisionerLogGroup'
+    | 'provisionerProviderLogGroup'
+  >;
 }
 
 /**
- * The stateless stack: moves records from the raw stream to OpenSearch. Everything here can be destroyed and
- * redeployed without losing data (the data lives in the Search stack).
+ * The stateless stack: moves records from the raw stream to OpenSearch. It imports from the Search stack only and
+ * exports nothing, so changing it never pins or is pinned by another stack; destroying and redeploying it loses no
+ * log data, but a new delivery stream starts reading the events stream at its creation time: replay the events
+ * stream's window afterwards (docs/deploy.md, "Changing a deployed profile").
  *
- * - the role CloudWatch Logs assumes to write the raw stream (shared by every subscription and the account policy);
  * - the transform: a Lambda with a Kinesis event source mapping (transport `lambda`) or an EventBridge pipe with
  *   the Pipes enrichment function (transport `pipes`);
  * - the OpenSearch provisioner (custom resource) and the Firehose delivery stream from the events stream to
@@ -71,8 +88,6 @@ export interface PipelineStackProps extends StackProps {
  *   document is delivered.
  */
 export class PipelineStack extends Stack {
-  /** The role subscription filters and the account policy pass to CloudWatch Logs. */
-  readonly subscriptionRole: iam.IRole;
   /** The function doing the transform: the event source mapping handler or the Pipes enrichment. */
   readonly transformFunction: lambda.IFunction;
   readonly transport: Transport;
@@ -93,10 +108,14 @@ export class PipelineStack extends Stack {
     const t = props.transform;
     const d = props.delivery;
     this.transport = transport;
+    const names = props.names;
 
-    this.subscriptionRole = new LogsDeliveryRole(this, 'LogsDeliveryRole', { stream: props.rawStream }).role;
-
+    // One construct ID ('Transform') and one function name for both transports: switching the transport updates
+    // the function (handler, code, environment) in place instead of replacing it, so its name, log group and
+    // metrics stay, and the Monitoring stack that finds it by name needs no change.
     const common = {
+      functionName: names?.transformFunction,
+      logGroupName: names?.transformLogGroup,
       memorySizeInMb: t.memoryMb,
       timeout: Duration.seconds(t.timeoutSeconds),
       logRetention: t.logRetentionDays as logs.RetentionDays,
@@ -140,16 +159,17 @@ export class PipelineStack extends Stack {
       justifyWildcardResources(fn.role, [
         grantTransformWrites(fn.role, writes),
         {
-          resource: props.bucket.arnForObjects(`${ON_FAILURE_KEY_PREFIX}*`),
+          resource: props.bucket.arnForObjects('*'),
           reason:
-            'The event source mapping on-failure destination: Lambda names each object itself (mapping UUID, ' +
-            'shard, time) under aws/lambda/, a prefix it does not let anyone configure. PutObject only.',
+            'The event source mapping on-failure destination, as AWS documents it (s3:PutObject on the bucket): ' +
+            'Lambda names each object itself and documents no prefix for its destination check. PutObject only, ' +
+            'no read or delete.',
         },
       ]);
       this.transformFunction = fn.function;
       ownLogGroups.push(fn.logGroup);
     } else {
-      const fn = new TransformFunction(this, 'Enrichment', {
+      const fn = new TransformFunction(this, 'Transform', {
         ...common,
         entry: 'lambda/transform/pipes.ts',
         description: 'kfek: EventBridge Pipes enrichment, CloudWatch Logs envelopes to documents',
@@ -167,6 +187,7 @@ export class PipelineStack extends Stack {
         retryAttempts: t.retryAttempts,
         maxRecordAge: Duration.seconds(t.maxRecordAgeSeconds),
         logRetention: t.logRetentionDays,
+        logGroupName: names?.pipeLogGroup,
       });
       this.transformFunction = fn.function;
       ownLogGroups.push(fn.logGroup, this.pipe.logGroup);
@@ -192,6 +213,8 @@ export class PipelineStack extends Stack {
       bufferingSize: Size.mebibytes(d.bufferingSizeMb),
       retryDuration: Duration.seconds(d.retryDurationSeconds),
       logRetention: d.logRetentionDays,
+      deliveryStreamName: names?.deliveryStream,
+      logGroupName: names?.deliveryLogGroup,
     });
     this.deliveryStream = this.delivery.deliveryStream;
     this.firehoseRole = this.delivery.role;
@@ -212,6 +235,14 @@ export class PipelineStack extends Stack {
       readerBackendRoles: os.access.readerBackendRoles ?? [],
       adminBackendRoles: os.access.adminBackendRoles ?? [],
       logRetention: d.logRetentionDays,
+      ...(names !== undefined
+        ? {
+            logGroupNames: {
+              provisioner: names.provisionerLogGroup,
+              provider: names.provisionerProviderLogGroup,
+            },
+          }
+        : {}),
     });
     // Template and writer mapping before the first delivery (a first index created without the template keeps
     // guessed mappings for the whole day; without the mapping every document is rejected to S3).

@@ -8,17 +8,20 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { FailedRecordsConfig, OpenSearchConfig, StreamConfig } from '../../core/config';
+import { LogsDeliveryRole } from '../constructs/logs-delivery-role';
 import { SearchDomain } from '../constructs/search-domain';
 
 export interface SearchStackProps extends StackProps {
   /** OpenSearch domain name (3-28 characters). */
   readonly domainName: string;
   /**
-   * A fixed name for the raw stream. Cross-account profiles set it: destinations in other regions name the stream
-   * by an ARN built from it (lib/cross-account.ts). Setting or changing it on a deployed stack REPLACES the stream.
-   * @default - a name CloudFormation generates
+   * Fixed names of the raw and events streams. A Kinesis stream's `Name` is create-only: setting or changing it on
+   * a deployed stack REPLACES the stream (and loses what it holds), so kfek names both on the first deploy
+   * (core/contracts/physical-names.ts). Destinations in other regions name the raw stream by an ARN built from
+   * its name (lib/cross-account.ts).
+   * @default - names CloudFormation generates
    */
-  readonly rawStreamName?: string;
+  readonly streamNames?: { readonly raw: string; readonly events: string };
   readonly openSearch: OpenSearchConfig;
   readonly streams: { readonly raw: StreamConfig; readonly events: StreamConfig };
   /** How long the failed-records bucket keeps an object (config `failedRecords`). */
@@ -70,6 +73,8 @@ export class SearchStack extends Stack {
   readonly adminRole: iam.IRole;
   /** The domain's log groups, which an account-level subscription must exclude. */
   readonly logGroups: readonly logs.ILogGroup[];
+  /** The role subscription filters and the account policy pass to CloudWatch Logs to write the raw stream. */
+  readonly subscriptionRole: iam.IRole;
 
   constructor(scope: Construct, id: string, props: SearchStackProps) {
     super(scope, id, props);
@@ -99,8 +104,11 @@ export class SearchStack extends Stack {
       });
       return s;
     };
-    this.rawStream = stream('RawStream', props.streams.raw, props.rawStreamName);
-    this.eventsStream = stream('EventsStream', props.streams.events);
+    this.rawStream = stream('RawStream', props.streams.raw, props.streamNames?.raw);
+    this.eventsStream = stream('EventsStream', props.streams.events, props.streamNames?.events);
+    // Shared by every subscription filter and the account policy; it changes only with the raw stream, so it lives
+    // beside it and the Sources stack imports it from here, never from the often-changing Pipeline stack.
+    this.subscriptionRole = new LogsDeliveryRole(this, 'LogsDeliveryRole', { stream: this.rawStream }).role;
 
     const bucket = new s3.Bucket(this, 'FailedRecordsBucket', {
       // The stream key, not SSE-S3: whoever may not decrypt the streams may not read what fell out of them either.
@@ -175,5 +183,39 @@ export class SearchStack extends Stack {
     new CfnOutput(this, 'DashboardsUrl', { value: `https://${this.domain.domainEndpoint}/_dashboards` });
     new CfnOutput(this, 'OpenSearchAdminRoleArn', { value: this.adminRole.roleArn });
     new CfnOutput(this, 'FailedRecordsBucketName', { value: this.bucket.bucketName });
+
+    this.exportForConsumers();
+  }
+
+  /**
+   * Exports every value another stack of the app may import, whatever the profile uses today.
+   *
+   * CDK creates an export only for the values some consumer references, and CloudFormation refuses to remove an
+   * export while another stack imports it. CDK deploys this stack first, so a config change after which a consumer
+   * stops using a value (switching the transport stops the Pipeline stack using the failure queue) would remove
+   * the export while the consumer's deployed template still imports it: "Cannot delete export ... as it is in
+   * use" (aws/aws-cdk#7602). Exporting the whole set always keeps the exports stable; their values never change
+   * because nothing here is ever replaced (fixed names, no create-only property that config changes). The
+   * change-plan test (test/lib/transitions.test.ts) checks both.
+   */
+  private exportForConsumers(): void {
+    const values = [
+      this.rawStream.streamArn,
+      this.rawStream.streamName,
+      this.eventsStream.streamArn,
+      this.eventsStream.streamName,
+      this.streamKey.keyArn,
+      this.bucket.bucketArn,
+      this.bucket.bucketName,
+      this.failureQueue.queueArn,
+      this.adminRole.roleArn,
+      this.adminRole.roleName,
+      this.subscriptionRole.roleArn,
+      this.domain.domainArn,
+      this.domain.domainName,
+      this.domain.domainEndpoint,
+      ...this.logGroups.map((group) => group.logGroupName),
+    ];
+    values.forEach((value) => this.exportValue(value));
   }
 }

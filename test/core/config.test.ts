@@ -212,13 +212,15 @@ describe('resolveConfig', () => {
     ).toThrow(/replicas is 1 with 1 data node\(s\); replicas must be below the data node count/);
   });
 
-  test('fails when the warm phase does not come before deletion', () => {
+  test('fails when warmAfterDays is set: the domain has no UltraWarm nodes for the ISM warm step', () => {
     expect(() =>
       resolveConfig(
-        withProfile({ openSearch: { retention: { deleteAfterDays: 7, warmAfterDays: 7 } } }),
+        withProfile({ openSearch: { retention: { deleteAfterDays: 30, warmAfterDays: 7 } } }),
         'test',
       ),
-    ).toThrow(/warmAfterDays \(7\) must be below deleteAfterDays \(7\)/);
+    ).toThrow(
+      /warmAfterDays \(7\) needs UltraWarm nodes, which kfek's domain does not have.*Remove warmAfterDays/,
+    );
   });
 
   test('failed records expire after 90 days by default, later than the indices they failed to reach', () => {

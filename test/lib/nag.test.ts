@@ -6,7 +6,11 @@ import { App, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { justifyWildcardResources } from '../../lib/nag';
-import { buildTestApp } from '../helpers/app';
+import { buildTestApp, CDK_JSON_CONTEXT } from '../helpers/app';
+
+/** Every profile cdk.json ships, by name. */
+const SHIPPED_PROFILES = (CDK_JSON_CONTEXT.kfek as { profiles: Record<string, Record<string, unknown>> })
+  .profiles;
 import { testOutdir } from '../helpers/temp-dirs';
 
 describe('cdk-nag (AwsSolutions + Serverless)', () => {
@@ -49,6 +53,15 @@ describe('cdk-nag (AwsSolutions + Serverless)', () => {
   ])('%s: no unacknowledged finding', (_name, options) => {
     // GIVEN
     const { app } = buildTestApp({ ...options, nag: true });
+    // WHEN / THEN
+    expect(() => app.synth()).not.toThrow();
+  });
+
+  // The documented way to be notified: an alarm e-mail on any shipped profile must still synthesize with the packs.
+  test.each(Object.keys(SHIPPED_PROFILES))('%s with alarms.email: no unacknowledged finding', (profile) => {
+    // GIVEN
+    const overrides = { ...SHIPPED_PROFILES[profile], alarms: { email: 'ops@example.com' } };
+    const { app } = buildTestApp({ overrides, nag: true });
     // WHEN / THEN
     expect(() => app.synth()).not.toThrow();
   });

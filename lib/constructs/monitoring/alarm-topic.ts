@@ -1,8 +1,9 @@
-import { ArnFormat, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 
 /**
@@ -51,6 +52,23 @@ export function createAlarmTopic(scope: Construct, namePrefix: string, email: st
       },
     }),
   );
-  if (email !== undefined) topic.addSubscription(new subscriptions.EmailSubscription(email));
+  if (email !== undefined) {
+    // A redrive policy keeps the notifications SNS could not deliver to the address (a full mailbox, a rejected
+    // or unconfirmed address after SNS's retries) instead of dropping them: an operator can read what was missed.
+    // https://docs.aws.amazon.com/sns/latest/dg/sns-dead-letter-queues.html
+    const undelivered = new sqs.Queue(scope, 'AlarmEmailDeadLetterQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    for (const id of ['AwsSolutions-SQS3', 'Serverless-SQSRedrivePolicy']) {
+      Validations.of(undelivered).acknowledge({
+        id,
+        reason: 'This queue is itself the dead-letter queue of the alarm e-mail subscription.',
+      });
+    }
+    topic.addSubscription(new subscriptions.EmailSubscription(email, { deadLetterQueue: undelivered }));
+  }
   return topic;
 }

@@ -25,6 +25,8 @@ export interface AlarmTargets {
   readonly rawStream: kinesis.IStream;
   readonly eventsStream: kinesis.IStream;
   readonly transformFunction: lambda.IFunction;
+  /** Only an event source mapping emits the function's IteratorAge (PipelineMonitoringProps). */
+  readonly invokedByEventSourceMapping: boolean;
   readonly domain: opensearch.IDomain;
 }
 
@@ -113,24 +115,37 @@ export function createLibraryAlarms(
         alarmDescriptionOverride: describe('The transform function is throttled.', 'transform-throttles'),
       },
     },
-    addMaxIteratorAgeAlarm: {
-      Critical: {
-        maxAgeInMillis,
-        // IteratorAge exists only while the function is invoked: an idle stream (or the Pipes transport) sends
-        // none, and the stream-level alarm above already covers a stopped consumer.
-        treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
-        alarmDescriptionOverride: describe('The transform is falling behind the raw stream.', 'iterator-age'),
-      },
-    },
+    // IteratorAge is emitted by event source mappings only: with a pipe it never exists and an alarm on it could
+    // never fire, so the raw stream's alarm above is the one that watches a pipe falling behind.
+    ...(props.invokedByEventSourceMapping
+      ? {
+          addMaxIteratorAgeAlarm: {
+            Critical: {
+              maxAgeInMillis,
+              // IteratorAge exists only while the function is invoked: an idle stream sends none, and the
+              // stream-level alarm above already covers a stopped consumer.
+              treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
+              alarmDescriptionOverride: describe(
+                'The transform is falling behind the raw stream.',
+                'iterator-age',
+              ),
+            },
+          },
+        }
+      : {}),
   });
   facade.monitorOpenSearchCluster({
     domain: props.domain,
     alarmFriendlyName: 'Search',
-    // The library treats missing OpenSearch data as breaching: a domain that stops reporting is down.
+    // The library treats missing OpenSearch data as breaching. Not for the cluster status: OpenSearch Service
+    // publishes ClusterStatus.* once a minute but leaves gaps (a new domain, a blue/green change, a version upgrade,
+    // CloudWatch's own delays), and a one-period red alarm that breaches on a gap pages people for nothing. A
+    // domain that really stops reporting also stops the delivery, which the Firehose freshness alarm catches.
     addClusterStatusAlarm: {
       // Red means a primary shard is unassigned and part of the data cannot be written: page within a minute.
       Red: {
         status: OpenSearchClusterStatus.RED,
+        treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
         period: Duration.minutes(1),
         evaluationPeriods: 1,
         datapointsToAlarm: 1,
@@ -140,6 +155,7 @@ export function createLibraryAlarms(
         ? {
             Yellow: {
               status: OpenSearchClusterStatus.YELLOW,
+              treatMissingDataOverride: cloudwatch.TreatMissingData.NOT_BREACHING,
               alarmDescriptionOverride: describe(
                 'OpenSearch cluster status is yellow.',
                 'cluster-status-yellow',

@@ -13,7 +13,7 @@ export function createDashboard(
   props: AlarmTargets,
   alarms: readonly cloudwatch.IAlarm[],
 ): cloudwatch.Dashboard {
-  const { rawStream, eventsStream, transformFunction: fn, domain } = props;
+  const { rawStream, eventsStream, transformFunction: fn, domain, invokedByEventSourceMapping } = props;
   const t = ctx.thresholds;
   const sum = { statistic: cloudwatch.Stats.SUM, period: FIVE_MINUTES };
   const max = { statistic: cloudwatch.Stats.MAXIMUM, period: FIVE_MINUTES };
@@ -77,7 +77,10 @@ export function createDashboard(
       'Iterator age (max, ms)',
       [
         rawStream.metricGetRecordsIteratorAgeMilliseconds({ ...max, label: 'raw stream' }),
-        fn.metric('IteratorAge', { ...max, label: 'transform IteratorAge' }),
+        // Event source mappings only (see AlarmTargets.invokedByEventSourceMapping).
+        ...(invokedByEventSourceMapping
+          ? [fn.metric('IteratorAge', { ...max, label: 'transform IteratorAge' })]
+          : []),
         eventsStream.metricGetRecordsIteratorAgeMilliseconds({ ...max, label: 'events stream' }),
       ],
       { leftAnnotations: [iteratorAgeLine] },

@@ -121,7 +121,7 @@ describe('TransformFunction', () => {
     });
     const statements = JSON.stringify(template.findResources('AWS::IAM::Policy'));
     expect(statements).toContain('"Action":"s3:PutObject"');
-    expect(statements).toContain('"/aws/lambda/*"');
+    expect(statements).toContain('"/*"');
     expect(statements).toContain('"Action":"s3:ListBucket"');
     // Not aws-cdk-lib's S3OnFailureDestination, which grants read, write and delete on the whole bucket.
     expect(statements).not.toMatch(/s3:GetObject|s3:DeleteObject|s3:Abort/);

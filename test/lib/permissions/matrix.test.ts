@@ -185,7 +185,7 @@ describe('permission matrix: a removed grant fails its row, naming caller, actio
     // THEN
     expect(failed).toEqual([
       expect.stringMatching(
-        /^expected Allowed, got ImplicitlyDenied: logs\.amazonaws\.com .* sts:AssumeRole on Pipeline\/LogsDeliveryRole\/Role\/Resource/,
+        /^expected Allowed, got ImplicitlyDenied: logs\.amazonaws\.com .* sts:AssumeRole on Search\/LogsDeliveryRole\/Role\/Resource/,
       ),
     ]);
   });

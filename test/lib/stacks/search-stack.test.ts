@@ -60,7 +60,8 @@ describe('SearchStack (stateful)', () => {
   });
 
   test('the admin role trusts Lambda only and has no policy of its own in the stateful stack', () => {
-    sandbox.resourceCountIs('AWS::IAM::Role', 1);
+    // The admin role and the CloudWatch Logs delivery role.
+    sandbox.resourceCountIs('AWS::IAM::Role', 2);
     sandbox.hasResourceProperties('AWS::IAM::Role', {
       AssumeRolePolicyDocument: {
         Statement: [
@@ -68,10 +69,51 @@ describe('SearchStack (stateful)', () => {
         ],
       },
     });
-    const role = Object.values(sandbox.findResources('AWS::IAM::Role'))[0] as { Properties: object };
+    const [adminId, role] = Object.entries(sandbox.findResources('AWS::IAM::Role')).find(([id]) =>
+      id.startsWith('OpenSearchAdminRole'),
+    ) as [string, { Properties: object }];
     expect(role.Properties).not.toHaveProperty('ManagedPolicyArns');
     expect(role.Properties).not.toHaveProperty('Policies');
-    sandbox.resourceCountIs('AWS::IAM::Policy', 0);
+    // The only policy here is the delivery role's; none is attached to the admin role.
+    sandbox.resourceCountIs('AWS::IAM::Policy', 1);
+    expect(JSON.stringify(sandbox.findResources('AWS::IAM::Policy'))).not.toContain(adminId);
+  });
+
+  test('the CloudWatch Logs role lives here beside the raw stream, only puts records on the raw stream and trusts logs only for this account and region', () => {
+    sandbox.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: {
+        Statement: [
+          Match.objectLike({
+            Principal: { Service: 'logs.amazonaws.com' },
+            Condition: {
+              StringLike: {
+                'aws:SourceArn': {
+                  'Fn::Join': [
+                    '',
+                    Match.arrayWith([Match.stringLikeRegexp(':logs:'), Match.stringLikeRegexp('^:\\*$')]),
+                  ],
+                },
+              },
+            },
+          }),
+        ],
+      },
+    });
+    sandbox.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyName: Match.stringLikeRegexp('^LogsDeliveryRole'),
+      PolicyDocument: {
+        Statement: [
+          Match.objectLike({ Action: ['kinesis:PutRecord', 'kinesis:PutRecords'] }),
+          Match.objectLike({ Action: 'kms:GenerateDataKey' }),
+        ],
+      },
+    });
+  });
+
+  test('both streams are named on the first deploy and the domain upgrades its engine in place', () => {
+    sandbox.hasResourceProperties('AWS::Kinesis::Stream', { Name: 'kfek-sandbox-raw' });
+    sandbox.hasResourceProperties('AWS::Kinesis::Stream', { Name: 'kfek-sandbox-events' });
+    sandbox.hasResource('AWS::OpenSearchService::Domain', { UpdatePolicy: { EnableVersionUpgrade: true } });
   });
 
   test('slow, application and audit logs are published to log groups with retention', () => {

@@ -1,0 +1,70 @@
+/**
+ * The physical names of a deployment's resources, fixed from the first deploy and derived from the stem
+ * (`<name>-<profile>`, e.g. `kfek-sandbox`) alone. One owner for the CDK app (which gives the resources these
+ * names), the CLI (`kfek doctor`, `replay`, `query` find them without asking CloudFormation) and the docs.
+ *
+ * Why fixed names (docs/deploy.md, "Changing a deployed profile"):
+ * - a stack that needs another stack's resource builds its name or ARN from here instead of importing a
+ *   CloudFormation export, so no stack pins another (CDK's "deadly embrace", aws/aws-cdk#7602);
+ * - a Kinesis stream's `Name` is create-only: a name given later REPLACES the stream, so streams are named on the
+ *   first deploy, whatever the profile (a profile that later adds source accounts needs the fixed name).
+ *
+ * A named resource can never be replaced by CloudFormation ("cannot update a stack when a custom-named resource
+ * requires replacing"): the change-plan test (test/lib/transitions.test.ts) proves that no supported change does.
+ */
+
+export interface PhysicalNames {
+  /** The stack name prefix and OpenSearch domain name. */
+  readonly stem: string;
+  /** Kinesis: what CloudWatch Logs subscriptions write. */
+  readonly rawStream: string;
+  /** Kinesis: the transform's documents, Firehose's source. */
+  readonly eventsStream: string;
+  /** Lambda: the transform (event source mapping handler or Pipes enrichment; one function for both transports). */
+  readonly transformFunction: string;
+  /** The transform's log group. */
+  readonly transformLogGroup: string;
+  /** Firehose delivery stream from the events stream to OpenSearch. */
+  readonly deliveryStream: string;
+  /** Firehose's error log group. */
+  readonly deliveryLogGroup: string;
+  /** EventBridge pipe (transport `pipes`). */
+  readonly pipe: string;
+  /** The pipe's log group (transport `pipes`). */
+  readonly pipeLogGroup: string;
+  /** The OpenSearch provisioner function's log group. */
+  readonly provisionerLogGroup: string;
+  /** The provisioner's custom-resource provider function's log group. */
+  readonly provisionerProviderLogGroup: string;
+}
+
+/** Longest stem kfek accepts: the OpenSearch domain name (3-28 characters) is the stem itself. */
+export const MAX_STEM_LENGTH = 28;
+
+/** Every fixed physical name of the deployment `stem` (`kfek-sandbox`). */
+export function physicalNamesFor(stem: string): PhysicalNames {
+  return {
+    stem,
+    rawStream: `${stem}-raw`,
+    eventsStream: `${stem}-events`,
+    transformFunction: `${stem}-transform`,
+    transformLogGroup: `/aws/lambda/${stem}-transform`,
+    deliveryStream: `${stem}-delivery`,
+    deliveryLogGroup: `/aws/kinesisfirehose/${stem}-delivery`,
+    pipe: `${stem}-transform`,
+    pipeLogGroup: `/aws/vendedlogs/pipes/${stem}-transform`,
+    provisionerLogGroup: `/aws/lambda/${stem}-provisioner`,
+    provisionerProviderLogGroup: `/aws/lambda/${stem}-provisioner-provider`,
+  };
+}
+
+/** The names of the pipeline's own log groups (never subscribed: an account-level policy must exclude them). */
+export function pipelineLogGroupNames(names: PhysicalNames): readonly string[] {
+  return [
+    names.transformLogGroup,
+    names.deliveryLogGroup,
+    names.pipeLogGroup,
+    names.provisionerLogGroup,
+    names.provisionerProviderLogGroup,
+  ];
+}
