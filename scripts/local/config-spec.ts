@@ -1,3 +1,4 @@
+import { physicalNamesFor } from '../../core/contracts/physical-names';
 import * as path from 'node:path';
 import {
   CdkJsonReadError,
@@ -46,6 +47,8 @@ export function localSpecFromConfig(
   options: LocalSpecOptions = {},
 ): LocalPipelineSpec {
   const stem = `${config.name}-${config.profile}${options.suffix === undefined ? '' : `-${options.suffix}`}`;
+  // The names the CDK app gives the deployed resources (one owner: core/contracts/physical-names.ts).
+  const names = physicalNamesFor(stem);
   const { indexPrefix, indexRotation } = config.delivery;
   // An on-demand stream starts with 4 shards in AWS; locally a provisioned stream of that size stands in.
   const shards = (s: PipelineConfig['streams']['raw']): number => (s.mode === 'ON_DEMAND' ? 4 : s.shardCount);
@@ -57,8 +60,8 @@ export function localSpecFromConfig(
       filterPattern: group.filterPattern,
       filterName: `${config.name}-to-raw-stream`,
     })),
-    rawStream: { name: `${stem}-raw`, shardCount: shards(config.streams.raw) },
-    eventsStream: { name: `${stem}-events`, shardCount: shards(config.streams.events) },
+    rawStream: { name: names.rawStream, shardCount: shards(config.streams.raw) },
+    eventsStream: { name: names.eventsStream, shardCount: shards(config.streams.events) },
     deadLetterBucket: `${stem}-dead-letter`.toLowerCase(),
     deadLetterPrefix: config.transform.deadLetterPrefix,
     transport: config.transport,
@@ -67,7 +70,7 @@ export function localSpecFromConfig(
       retryAttempts: config.transform.retryAttempts,
       timeoutInMillis: config.transform.timeoutSeconds * 1000,
       memorySizeInMb: config.transform.memoryMb,
-      functionName: `${stem}-transform`,
+      functionName: names.transformFunction,
       maxBatchingWindowInMillis: config.transform.maxBatchingWindowSeconds * 1000,
       maxRecordAgeInMillis: config.transform.maxRecordAgeSeconds * 1000,
     },

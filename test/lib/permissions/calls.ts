@@ -342,11 +342,9 @@ export function firehose(m: AppModel): {
   return { ds, role: role(m, src.RoleARN), dest, src };
 }
 
-export function transformFunction(m: AppModel, v: 'lambda' | 'pipes'): AppResource {
-  return m.find(
-    v === 'lambda' ? 'Pipeline/Transform/Function' : 'Pipeline/Enrichment/Function',
-    'AWS::Lambda::Function',
-  );
+/** The transform function: one construct path for both transports (a transport switch updates it in place). */
+export function transformFunction(m: AppModel): AppResource {
+  return m.find('Pipeline/Transform/Function', 'AWS::Lambda::Function');
 }
 
 export function env(fn: AppResource, name: string): string {

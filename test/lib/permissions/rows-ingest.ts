@@ -80,7 +80,7 @@ export const INGEST_ROWS: readonly Row[] = [
     name: 'transform | kinesis:PutRecords, kms:GenerateDataKey | events stream (EVENTS_STREAM_ARN), key | identity, key',
     when: isLambda,
     calls: (m) => {
-      const fn = transformFunction(m, 'lambda');
+      const fn = transformFunction(m);
       return writeCalls(m, m.functionRole(fn), stream(m, env(fn, 'EVENTS_STREAM_ARN')));
     },
   },
@@ -88,7 +88,7 @@ export const INGEST_ROWS: readonly Row[] = [
     name: 'transform | s3:PutObject, kms:GenerateDataKey | dead-letter prefix of DEAD_LETTER_BUCKET, its key | identity, bucket policy, key',
     when: isLambda,
     calls: (m) => {
-      const fn = transformFunction(m, 'lambda');
+      const fn = transformFunction(m);
       const bucket = m.byValue('AWS::S3::Bucket', env(fn, 'DEAD_LETTER_BUCKET'));
       return [
         s3Object(
