@@ -8,6 +8,7 @@
 import {
   CloudFormationClient,
   DescribeStacksCommand,
+  GetTemplateCommand,
   ListStackResourcesCommand,
   ListStacksCommand,
   type StackStatus,
@@ -29,10 +30,18 @@ import {
 } from '@aws-sdk/client-opensearch';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import { asTemplate } from '../../core/change-plan';
 import { createHttpClient } from '../../core/opensearch/http';
 import { CliError } from '../errors';
 import { type AuthInfo, parseAuthInfo } from '../proxy';
-import type { BootstrapFacts, DeployedStack, ExistingName, InstanceFit, LambdaFacts } from './model';
+import type {
+  BootstrapFacts,
+  DeployedStack,
+  DeployedTemplate,
+  ExistingName,
+  InstanceFit,
+  LambdaFacts,
+} from './model';
 import type { DoctorPorts } from './facts';
 import type { NamedResource } from './plan';
 
@@ -255,24 +264,51 @@ export function existingPort(clients: ExistingPortClients): DoctorPorts['existin
   };
 }
 
+/** `read(stackName, stack)` for each of `stackNames` that exists, in order. */
+async function mapExistingStacks<T>(
+  cfn: CloudFormationClient,
+  stackNames: readonly string[],
+  read: (stackName: string, stack: Stack) => Promise<T> | T,
+): Promise<T[]> {
+  const found: T[] = [];
+  for (const stackName of stackNames) {
+    const stack = await describeStack(cfn, stackName);
+    if (stack !== undefined) found.push(await read(stackName, stack));
+  }
+  return found;
+}
+
 export function stacksPort(cfn: CloudFormationClient): DoctorPorts['stacks'] {
-  return async (stackNames) => {
-    const found: DeployedStack[] = [];
-    for (const stackName of stackNames) {
-      const stack = await describeStack(cfn, stackName);
-      if (stack === undefined) continue;
+  return (stackNames) =>
+    mapExistingStacks(cfn, stackNames, (stackName, stack): DeployedStack => {
       const outputs = stack.Outputs ?? [];
-      found.push({
+      return {
         stackName,
         status: stack.StackStatus ?? 'UNKNOWN',
         exports: Object.fromEntries(
           outputs.flatMap((o) => (o.ExportName !== undefined ? [[o.ExportName, o.OutputValue ?? '']] : [])),
         ),
         outputs: Object.fromEntries(outputs.map((o) => [o.OutputKey ?? '', o.OutputValue ?? ''])),
-      });
-    }
-    return found;
-  };
+      };
+    });
+}
+
+export function deployedTemplatesPort(cfn: CloudFormationClient): DoctorPorts['deployedTemplates'] {
+  return (stackNames) =>
+    mapExistingStacks(cfn, stackNames, async (stackName, stack): Promise<DeployedTemplate> => {
+      // Original: the template as CDK submitted it (Processed would have expanded transforms; CDK uses none).
+      const out = await cfn.send(new GetTemplateCommand({ StackName: stackName, TemplateStage: 'Original' }));
+      let json: unknown;
+      try {
+        json = JSON.parse(out.TemplateBody ?? '');
+      } catch {
+        throw new CliError(
+          `the deployed template of ${stackName} is not JSON (a YAML template was not deployed by CDK)`,
+        );
+      }
+      const template = asTemplate(json, `the deployed template of ${stackName}`);
+      return { stackName, status: stack.StackStatus ?? 'UNKNOWN', template };
+    });
 }
 
 export function subscriptionsPort(logs: CloudWatchLogsClient): DoctorPorts['subscriptionDestinations'] {
@@ -346,6 +382,7 @@ export function accountPorts(
       accountPolicyNames: accountPolicyNamesPort(clients.accountPolicies ?? clients.logs),
     }),
     stacks: stacksPort(clients.cloudformation),
+    deployedTemplates: deployedTemplatesPort(clients.cloudformation),
     subscriptionDestinations: subscriptionsPort(clients.logs),
     authInfo: authInfoPort(credentials),
   };

@@ -5,6 +5,7 @@
  */
 import { mappableArn } from '../proxy';
 import { checkMapping, checkStacks, checkSubscriptions } from './after-deploy';
+import { checkChange } from './change';
 import { type DoctorFacts, type ExistingName, type Finding, skip } from './model';
 import type { NamedResource, ProfilePlan } from './plan';
 
@@ -285,6 +286,7 @@ export function runChecks(facts: DoctorFacts): readonly Finding[] {
     checkLambdaConcurrency(facts, plan),
     checkInstanceTypes(facts, plan),
     checkClashes(facts),
+    ...checkChange(facts, plan),
     checkStacks(facts, plan),
     checkSubscriptions(facts, plan),
     checkMapping(facts),

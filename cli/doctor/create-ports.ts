@@ -113,6 +113,7 @@ export function createAwsPorts(options: AwsPortsOptions): AwsPorts {
     instanceFit: (...args) => get().instanceFit(...args),
     existing: (names, stackPrefix) => get().existing(names, stackPrefix),
     stacks: (names) => get().stacks(names),
+    deployedTemplates: (names) => get().deployedTemplates(names),
     subscriptionDestinations: (name) => get().subscriptionDestinations(name),
     authInfo: (url, region) => get().authInfo(url, region),
   };

@@ -7,6 +7,7 @@ import { type AuthInfo, messageOf } from '../proxy';
 import type {
   BootstrapFacts,
   DeployedStack,
+  DeployedTemplate,
   DoctorFacts,
   ExistingName,
   InstanceFit,
@@ -14,6 +15,7 @@ import type {
   Probe,
 } from './model';
 import type { NamedResource, ProfilePlan } from './plan';
+import { stackScope } from './stack-order';
 
 /** One function per question; the AWS implementation is aws-ports.ts. */
 export interface DoctorPorts {
@@ -38,6 +40,8 @@ export interface DoctorPorts {
   existing(names: readonly NamedResource[], stackPrefix: string): Promise<readonly ExistingName[]>;
   /** Those of `stackNames` that exist. */
   stacks(stackNames: readonly string[]): Promise<readonly DeployedStack[]>;
+  /** The templates of those of `stackNames` that exist. */
+  deployedTemplates(stackNames: readonly string[]): Promise<readonly DeployedTemplate[]>;
   /** Destination ARNs of the log group's subscription filters; undefined when it does not exist. */
   subscriptionDestinations(logGroupName: string): Promise<readonly string[] | undefined>;
   /** `GET _plugins/_security/authinfo` on the domain, signed as the caller. */
@@ -82,7 +86,8 @@ export async function gatherFacts(ports: DoctorPorts, options: GatherOptions): P
   if (p === undefined) return { ...facts, bootstrap };
 
   const domain = p.domain;
-  const [lambda, instances, existing, stacks] = await Promise.all([
+  const inScope = stackScope(p.stacks, account, region.value).inScope.map((s) => s.stackName);
+  const [lambda, instances, existing, stacks, deployedTemplates] = await Promise.all([
     probe('Lambda GetAccountSettings', () => ports.lambdaLimits()),
     domain === undefined
       ? undefined
@@ -96,6 +101,7 @@ export async function gatherFacts(ports: DoctorPorts, options: GatherOptions): P
         ),
     probe('looking for existing resources', () => ports.existing(p.namedResources, appStackPrefix(p))),
     probe('CloudFormation DescribeStacks', () => ports.stacks(Object.values(p.stackNames))),
+    probe('CloudFormation GetTemplate', () => ports.deployedTemplates(inScope)),
   ]);
   const gathered: DoctorFacts = {
     ...facts,
@@ -104,6 +110,7 @@ export async function gatherFacts(ports: DoctorPorts, options: GatherOptions): P
     ...(instances !== undefined ? { instances } : {}),
     existing,
     stacks,
+    deployedTemplates,
   };
   if (!stacks.ok) return gathered;
   const deployed = new Set(stacks.value.map((s) => s.stackName));

@@ -2,6 +2,7 @@
  * What the doctor learned (facts, each a {@link Probe}) and what it says about it (findings): the types shared by
  * the gathering (facts.ts, aws-ports.ts) and the checks.
  */
+import type { CfnTemplate } from '../../core/change-plan';
 import type { AuthInfo } from '../proxy';
 import type { NamedResource, ProfilePlan } from './plan';
 
@@ -65,6 +66,13 @@ export interface DeployedStack {
   readonly outputs: Readonly<Record<string, string>>;
 }
 
+/** A deployed stack's template (CloudFormation GetTemplate, stage Original: as it was submitted). */
+export interface DeployedTemplate {
+  readonly stackName: string;
+  readonly status: string;
+  readonly template: CfnTemplate;
+}
+
 export interface SubscriptionFacts {
   readonly logGroupName: string;
   /** Destination ARNs of its subscription filters; undefined when the log group does not exist. */
@@ -83,6 +91,8 @@ export interface DoctorFacts {
   readonly existing?: Probe<readonly ExistingName[]>;
   /** This profile's stacks that exist (absent ones are not listed). */
   readonly stacks?: Probe<readonly DeployedStack[]>;
+  /** The deployed templates of this account and region's stacks of the profile (absent ones are not listed). */
+  readonly deployedTemplates?: Probe<readonly DeployedTemplate[]>;
   readonly subscriptions?: Probe<readonly SubscriptionFacts[]>;
   readonly authInfo?: Probe<AuthInfo>;
 }

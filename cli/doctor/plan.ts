@@ -8,7 +8,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { asTemplate, type CfnTemplate } from '../../core/change-plan';
 import { CliError } from '../errors';
+import { type PlannedStack, plannedStacks } from './stack-order';
 
 /** The cloud assembly is missing, unreadable or not one of kfek's. */
 export class AssemblyError extends CliError {
@@ -69,6 +71,8 @@ export interface ProfilePlan {
   readonly reservedConcurrency: number;
   readonly namedResources: readonly NamedResource[];
   readonly subscriptions: readonly SubscriptionPlan[];
+  /** Every stack with its template, in the order `cdk deploy` deploys them (dependencies first). */
+  readonly stacks: readonly PlannedStack[];
 }
 
 type JsonObject = Readonly<Record<string, unknown>>;
@@ -105,6 +109,16 @@ function templateOf(json: unknown): Template {
   return { resources, outputs };
 }
 
+function bodyOf(json: unknown, file: string): CfnTemplate {
+  try {
+    return asTemplate(json, file);
+  } catch (error) {
+    throw new AssemblyError(`${error instanceof Error ? error.message : String(error)}: synthesize again`, {
+      cause: error,
+    });
+  }
+}
+
 /** Reads the assembly in `dir` (a `cdk synth -o dir`) for `profile`. */
 export function readPlan(dir: string, profile: string): ProfilePlan {
   const manifest = obj(readJson(join(dir, 'manifest.json')));
@@ -115,11 +129,15 @@ export function readPlan(dir: string, profile: string): ProfilePlan {
     const properties = obj(a.properties);
     const file = str(properties.templateFile);
     if (file === undefined) continue;
+    const body = readJson(join(dir, file));
     stacks.push({
       id,
       stackName: str(properties.stackName) ?? id,
       properties,
-      template: templateOf(readJson(join(dir, file))),
+      template: templateOf(body),
+      body: bodyOf(body, join(dir, file)),
+      environment: str(a.environment),
+      dependencies: Array.isArray(a.dependencies) ? a.dependencies.filter((d) => typeof d === 'string') : [],
     });
   }
   if (stacks.length === 0) {
@@ -136,6 +154,12 @@ export interface AssemblyStack {
   /** The artifact's `properties` in manifest.json. */
   readonly properties: JsonObject;
   readonly template: Template;
+  /** The whole template, as synthesized. */
+  readonly body: CfnTemplate;
+  /** `aws://<account>/<region>`, with `unknown-account` / `unknown-region` for an environment-agnostic stack. */
+  readonly environment: string | undefined;
+  /** Ids of the artifacts it depends on (stacks and asset manifests). */
+  readonly dependencies: readonly string[];
 }
 
 /** The plan of already parsed stacks. */
@@ -241,6 +265,7 @@ export function planOf(profile: string, stacks: readonly AssemblyStack[]): Profi
     reservedConcurrency,
     namedResources,
     subscriptions,
+    stacks: plannedStacks(stacks),
   };
 }
 

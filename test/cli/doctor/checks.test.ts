@@ -41,6 +41,7 @@ const plan = (overrides: Partial<ProfilePlan> = {}): ProfilePlan => ({
   reservedConcurrency: 0,
   namedResources: [{ kind: 'log-group', name: '/kfek/sandbox/app', stackName: 'kfek-sandbox-sources' }],
   subscriptions: [{ logGroupName: '/kfek/sandbox/app', destinationExport: RAW_EXPORT }],
+  stacks: [],
   ...overrides,
 });
 

@@ -73,6 +73,28 @@ describe('doctor: reading a synthesized profile', () => {
     expect(plan.consumers[0].shardCount).toBe(1);
   });
 
+  test('multi: every stack with its template and environment, each after the stacks it depends on', () => {
+    // GIVEN / WHEN
+    const plan = planOfProfile('multi');
+    // THEN
+    const at = (id: string): number => plan.stacks.findIndex((s) => s.id === id);
+    for (const s of plan.stacks) {
+      for (const dep of s.dependsOn)
+        expect(plan.stacks.findIndex((d) => d.stackName === dep)).toBeLessThan(at(s.id));
+      expect(s.template.Resources).toBeDefined();
+    }
+    expect(at('Search')).toBeLessThan(at('Pipeline'));
+    expect(plan.stacks.find((s) => s.id === 'Search')).toMatchObject({
+      account: '111122223333',
+      region: 'eu-west-1',
+    });
+    // A source stack is one template for every source account: no account of its own.
+    expect(plan.stacks.find((s) => s.id === 'SourceUsEast1')).toMatchObject({
+      account: undefined,
+      region: 'us-east-1',
+    });
+  });
+
   test('fails when the directory is not a cloud assembly', () => {
     // GIVEN
     const dir = mkdtempSync(join(tmpdir(), 'kfek-doctor-test-'));

@@ -1,0 +1,127 @@
+/**
+ * What `cdk deploy` of the new config does to the stacks already deployed in this account and region: the change
+ * planner (core/change-plan) run on the deployed templates (GetTemplate) and the synthesized ones, in the
+ * manifest's deploy order. Refused updates, replacements that lose data or that CloudFormation refuses, deleted
+ * resources with data and names still taken are failed checks with their fix; the rest is one informational line.
+ * Pure, like checks.ts.
+ */
+import {
+  type ChangePlan,
+  describeDeletion,
+  describeReplacement,
+  describeStack,
+  planChange,
+  type StackChangeInput,
+} from '../../core/change-plan';
+import { clashFix, deletionFix, exportFix, type FixContext, replacementFix } from './change-fixes';
+import { type DeployedTemplate, type DoctorFacts, type Finding, skip } from './model';
+import type { ProfilePlan } from './plan';
+import { stackScope } from './stack-order';
+
+/**
+ * Statuses of a stack that `cdk deploy` creates afresh: a create that was never executed, or a failed first create
+ * (CDK deletes the stack in ROLLBACK_COMPLETE and creates it again).
+ */
+const CREATED_AFRESH = new Set(['REVIEW_IN_PROGRESS', 'ROLLBACK_COMPLETE']);
+
+export interface ProfileChange {
+  readonly input: StackChangeInput;
+  readonly plan: ChangePlan;
+  /** Stacks of the profile that deploy elsewhere, with why (`name (why)`). */
+  readonly leftOut: readonly string[];
+}
+
+/** The change plan of the stacks that deploy to `account` in `region`. */
+export function profileChange(
+  plan: ProfilePlan,
+  deployed: readonly DeployedTemplate[],
+  account: string | undefined,
+  region: string,
+): ProfileChange {
+  const { inScope, leftOut } = stackScope(plan.stacks, account, region);
+  const byName = new Map(deployed.map((d) => [d.stackName, d]));
+  const before = Object.fromEntries(
+    inScope.map((s) => {
+      const d = byName.get(s.stackName);
+      return [s.stackName, d === undefined || CREATED_AFRESH.has(d.status) ? undefined : d.template];
+    }),
+  );
+  const input: StackChangeInput = {
+    before,
+    after: Object.fromEntries(inScope.map((s) => [s.stackName, s.template])),
+    order: inScope.map((s) => s.stackName),
+  };
+  return {
+    input,
+    plan: planChange(input),
+    leftOut: leftOut.map((l) => `${l.stack.stackName} (${l.why})`),
+  };
+}
+
+function summary(change: ProfileChange, failures: number): string {
+  const { plan } = change;
+  const actions = new Set(plan.stacks.map((s) => s.action));
+  const names = plan.stacks.map((s) => s.stackName).join(', ');
+  const parts =
+    actions.size === 1 && actions.has('create')
+      ? [`not deployed here yet: cdk deploy creates ${names}`]
+      : actions.size === 1 && actions.has('unchanged') && failures === 0
+        ? [`no change: the deployed templates of ${names} equal the new ones`]
+        : plan.stacks.map(describeStack);
+  // Replacements without data and CloudFormation's consent, and removals that keep the resource: worth knowing.
+  parts.push(...plan.replacements.filter((r) => !r.refused && !r.stateful).map(describeReplacement));
+  parts.push(...plan.deletions.filter((d) => d.retained).map(describeDeletion));
+  if (change.leftOut.length > 0) parts.push(`not checked here: ${change.leftOut.join(', ')}`);
+  return parts.join('; ');
+}
+
+export function checkChange(facts: DoctorFacts, plan: ProfilePlan | undefined): readonly Finding[] {
+  const p = facts.deployedTemplates;
+  if (p === undefined || plan === undefined || !facts.region.ok) {
+    return [skip('change', 'not checked: needs credentials and a synthesized profile')];
+  }
+  if (!p.ok) {
+    return [
+      {
+        check: 'change',
+        status: 'warn',
+        finding: p.error,
+        fix: 'allow cloudformation:GetTemplate and DescribeStacks',
+      },
+    ];
+  }
+  const account = facts.identity?.ok === true ? /:(\d{12}):/.exec(facts.identity.value)?.[1] : undefined;
+  const change = profileChange(plan, p.value, account, facts.region.value);
+  const ctx: FixContext = {
+    profile: facts.profile,
+    input: change.input,
+    idOf: (name) => plan.stacks.find((s) => s.stackName === name)?.id ?? name,
+  };
+  const fail = (check: string, finding: string, fix: string): Finding => ({
+    check,
+    status: 'fail',
+    finding,
+    fix,
+  });
+  const failures: Finding[] = [
+    ...change.plan.refused.map((r) => fail('change-exports', r.message, exportFix(r, ctx))),
+    ...change.plan.replacements
+      .filter((r) => r.refused || r.stateful)
+      .map((r) => fail('change-replace', describeReplacement(r), replacementFix(r, ctx))),
+    ...change.plan.deletions
+      .filter((d) => d.stateful && !d.retained)
+      .map((d) => fail('change-delete', describeDeletion(d), deletionFix(d, ctx))),
+    ...change.plan.nameClashes.map((c) => fail('change-names', c.message, clashFix(c, ctx))),
+  ];
+  const unknown = change.plan.unknownTypes;
+  const head: Finding =
+    unknown.length === 0
+      ? { check: 'change', status: 'ok', finding: summary(change, failures.length) }
+      : {
+          check: 'change',
+          status: 'warn',
+          finding: `${summary(change, failures.length)}; replacements of ${unknown.join(', ')} not predicted (not in the schema table)`,
+          fix: 'regenerate core/change-plan/create-only-properties.json (scripts/create-only-properties.ts) and update kfek',
+        };
+  return [head, ...failures];
+}
