@@ -45,8 +45,9 @@ Retry-After); a client slower than --headers-timeout / --request-timeout gets 40
 --upstream-timeout.`,
     doctor: `doctor checks, before \`cdk deploy\`, that your credentials work (and the backend role OpenSearch will see), the
 region is set, the account is bootstrapped there, the profile synthesizes, the Lambda concurrency quota and the
-OpenSearch instance type fit, and no existing resource holds a name the profile wants; once deployed, that the
-stacks are complete, the log groups are subscribed to the raw stream and you are mapped in OpenSearch. Each finding
+OpenSearch instance type fit, and no existing resource holds a name the profile wants; against stacks already
+deployed, what the deploy will update, replace and refuse (exports in use, replaced resources, data at risk), read
+from their deployed templates; once deployed, that the stacks are complete, the log groups are subscribed to the raw stream and you are mapped in OpenSearch. Each finding
 comes with its fix; the exit code is 1 when a check failed.`,
   };
 }
