@@ -228,10 +228,16 @@ export async function doctor(args: DoctorArgs, io: CliIo): Promise<number> {
     credentials: await defaultCredentialProvider(),
   });
   try {
-    if (!args.skipSynth && args.cdkOut === undefined) {
-      io.stderr.write(`kfek doctor: synthesizing profile ${args.profile} (up to a few minutes)...\n`);
-    }
-    const facts = await gatherFacts(ports, { profile: args.profile, skipSynth: args.skipSynth });
+    const facts = await gatherFacts(ports, {
+      profile: args.profile,
+      skipSynth: args.skipSynth,
+      // Said when it starts, not before: without a region the doctor stops before synthesizing.
+      onSynth: () => {
+        if (args.cdkOut === undefined) {
+          io.stderr.write(`kfek doctor: synthesizing profile ${args.profile} (up to a few minutes)...\n`);
+        }
+      },
+    });
     const findings = runChecks(facts);
     io.stdout.write(
       args.json

@@ -49,7 +49,10 @@ export function checkRegion(facts: DoctorFacts): Finding {
 
 export function checkSynth(facts: DoctorFacts): Finding {
   const p = facts.plan;
-  if (p === undefined) return skip('synth', 'not checked (--skip-synth)');
+  if (p === undefined) {
+    // Without a region nothing after it is asked; only a user's --skip-synth leaves the plan out otherwise.
+    return skip('synth', facts.region.ok ? 'not checked (--skip-synth)' : 'not checked: needs a region');
+  }
   if (!p.ok) {
     return {
       check: 'synth',

@@ -61,6 +61,11 @@ export interface GatherOptions {
   readonly profile: string;
   /** Do not synthesize: the checks that need the templates are skipped. */
   readonly skipSynth: boolean;
+  /**
+   * Called right before the profile is synthesized (not when it is skipped, or when no region is found first).
+   * @default - nothing
+   */
+  readonly onSynth?: () => void;
 }
 
 /** Asks every question whose prerequisites are met; the order follows the dependencies. */
@@ -71,7 +76,10 @@ export async function gatherFacts(ports: DoctorPorts, options: GatherOptions): P
   const account = identity.ok ? /:(\d{12}):/.exec(identity.value)?.[1] : undefined;
   const plan = options.skipSynth
     ? undefined
-    : await probe('cdk synth', () => ports.plan(region.value, account));
+    : await probe('cdk synth', () => {
+        options.onSynth?.();
+        return ports.plan(region.value, account);
+      });
   const facts: DoctorFacts = {
     profile: options.profile,
     region,

@@ -29,7 +29,7 @@ export class ProxyCredentialsError extends ProxyError {
   constructor(detail: string, options?: { cause?: unknown }) {
     super(
       `No valid AWS credentials (${detail}): run \`aws sso login\` (with AWS_PROFILE set to your profile), or set ` +
-        'AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, then reload the page.',
+        'AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY.',
       options,
     );
     this.name = 'ProxyCredentialsError';

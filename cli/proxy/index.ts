@@ -20,7 +20,7 @@ import type { AddressInfo } from 'node:net';
 import type { AwsCredentialIdentity } from '@smithy/types';
 import { defaultCredentialProvider } from '../../core/aws-signing';
 import { BodyBudget } from './body-budget';
-import { ProxyError, ProxyPortInUseError } from './errors';
+import { ProxyCredentialsError, ProxyError, ProxyPortInUseError } from './errors';
 import { forbiddenHint } from './forbidden-hint';
 import { foreignRequestReason } from './guard';
 import { forwardRequestHeaders, relayResponseHeaders, sendText, upstreamOrigin } from './http-messages';
@@ -128,7 +128,13 @@ export async function createSigningProxy(options: SigningProxyOptions): Promise<
     } catch (error) {
       const message = `kfek proxy: ${messageOf(error)}`;
       logOnce(message);
-      sendText(res, 502, message);
+      // The browser reads this answer: there, fixing the credentials ends with a reload (the terminal log and the
+      // other commands, such as kfek doctor, that share the error, say only the fix).
+      sendText(
+        res,
+        502,
+        error instanceof ProxyCredentialsError ? `${message} Then reload the page.` : message,
+      );
       return;
     }
     const method = (req.method ?? 'GET').toUpperCase();

@@ -11,6 +11,7 @@ import {
   checkRegion,
   runChecks,
 } from '../../../cli/doctor/checks';
+import { type DoctorPorts, gatherFacts } from '../../../cli/doctor/facts';
 import type { DeployedStack, DoctorFacts } from '../../../cli/doctor/model';
 import type { ProfilePlan } from '../../../cli/doctor/plan';
 import { exitCodeOf, formatFindings } from '../../../cli/doctor/report';
@@ -78,7 +79,18 @@ describe('doctor checks', () => {
     expect(findings.filter((x) => x.status === 'skip').map((x) => x.check)).toEqual(
       expect.arrayContaining(['credentials', 'bootstrap', 'clashes', 'opensearch-mapping']),
     );
+    // Skipped for the missing region, not for a --skip-synth nobody gave.
+    expect(findings.find((x) => x.check === 'synth')).toEqual({
+      check: 'synth',
+      status: 'skip',
+      finding: 'not checked: needs a region',
+    });
     expect(exitCodeOf(findings)).toBe(1);
+  });
+
+  test('the synth check names --skip-synth only when the region is known and the plan was left out', () => {
+    const f: DoctorFacts = { profile: 'sandbox', region: { ok: true, value: 'eu-west-1' } };
+    expect(runChecks(f).find((x) => x.check === 'synth')?.finding).toBe('not checked (--skip-synth)');
   });
 
   describe('bootstrap', () => {
@@ -369,5 +381,32 @@ describe('doctor checks', () => {
     expect(text).toContain('WARN  lambda-concurrency  limit 10');
     expect(text).toMatch(/\n\s+fix: request more\n/);
     expect(exitCodeOf(findings)).toBe(0);
+  });
+});
+
+describe('gatherFacts announces synthesis only when it happens', () => {
+  test('fails when no region is found: no synthesis starts, so none is announced', async () => {
+    // GIVEN ports whose region lookup fails (no other port may be asked)
+    const asked: string[] = [];
+    const ports = new Proxy({} as DoctorPorts, {
+      get: (_target, name: string) =>
+        name === 'region'
+          ? () => Promise.reject(new Error('No AWS region set'))
+          : () => {
+              asked.push(name);
+              return Promise.reject(new Error(`${name} must not be asked`));
+            },
+    });
+    const announced: string[] = [];
+    // WHEN
+    const facts = await gatherFacts(ports, {
+      profile: 'sandbox',
+      skipSynth: false,
+      onSynth: () => announced.push('synth'),
+    });
+    // THEN
+    expect(facts.region.ok).toBe(false);
+    expect(announced).toEqual([]);
+    expect(asked).toEqual([]);
   });
 });

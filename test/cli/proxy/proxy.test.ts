@@ -495,8 +495,11 @@ describe('createSigningProxy', () => {
       // THEN nothing reached the domain, the browser and the terminal got one clear line
       expect(answer.status).toBe(502);
       expect(answer.body.toString()).toMatch(/Could not load credentials.*aws sso login.*AWS_PROFILE/);
+      // A reload is what the browser's reader does next; the terminal line (shared with kfek doctor) says only the fix.
+      expect(answer.body.toString()).toMatch(/Then reload the page\.$/);
       expect(upstream.received).toHaveLength(0);
       expect(lines).toHaveLength(1);
+      expect(lines[0]).not.toMatch(/reload/);
     } finally {
       await noCreds.close();
     }
