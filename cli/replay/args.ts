@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { parseDuration, parseRate } from '../args';
 import { UsageError } from '../errors';
-import { KEPT_KINDS, type KeptKind } from './model';
+import { EVENTS_WINDOW_KIND, KEPT_KINDS, type KeptKind } from './model';
 
 export const REPLAY_USAGE = `kfek replay - list what kfek kept when something failed, and re-send a chosen set to where it belongs
 
@@ -20,6 +20,10 @@ aws/lambda/), failed-document (Firehose's failed documents), pipes-dlq (the pipe
 Raw records go back to the raw stream, documents to the events stream. Batches kept as metadata only are read back
 from the raw stream by sequence number while its retention lasts. Re-sent events overwrite their documents (ids
 are derived from log group, stream and event id), so running a replay twice is harmless.
+--kind events-window (alone, never in the default) re-puts the events stream's own records that arrived from
+--since to --until (default: the replay's start), every shard, unchanged, for a delivery stream created after
+them (a recreated Pipeline stack): kfek replay --kind events-window --since ISO-TIME [--until ISO-TIME]
+[--events-stream NAME|ARN | --profile NAME] [--limit N] [--rate N/s] [--dry-run].
 --local reads npm start's folders (.kfek/local/), and dead letters from --bucket (moto's) when given; --profile reads prefixes from cdk.json and finds the bucket,
 streams and queue of the deployed stack kfek-<profile>-search. Nothing is deleted unless --delete-after is given.`;
 
@@ -35,6 +39,11 @@ export interface ReplayArgs {
    */
   readonly profile?: string;
   readonly kinds: readonly KeptKind[];
+  /**
+   * `--kind events-window`: re-put the events stream's records of `since`..`until` instead of what is kept
+   * (then `kinds` is unused).
+   */
+  readonly eventsWindow: boolean;
   readonly since?: Date;
   readonly until?: Date;
   readonly reason?: string;
@@ -100,10 +109,14 @@ export function parseReplayArgs(argv: readonly string[], now: Date): ParsedRepla
     throw new UsageError(`replay: ${message.replace(/^TypeError \[[A-Z_]+\]: /, '')}`);
   }
   if (values.help) return { command: 'replay-help' };
-  const kinds = (values.kind ?? []).flatMap((k) => k.split(',')).map((k) => k.trim());
+  const named = (values.kind ?? []).flatMap((k) => k.split(',')).map((k) => k.trim());
+  const eventsWindow = named.includes(EVENTS_WINDOW_KIND);
+  const kinds = named.filter((k) => k !== EVENTS_WINDOW_KIND);
   for (const kind of kinds) {
     if (!(KEPT_KINDS as readonly string[]).includes(kind)) {
-      throw new UsageError(`replay: --kind ${JSON.stringify(kind)} is not one of ${KEPT_KINDS.join(', ')}`);
+      throw new UsageError(
+        `replay: --kind ${JSON.stringify(kind)} is not one of ${[...KEPT_KINDS, EVENTS_WINDOW_KIND].join(', ')}`,
+      );
     }
   }
   if (values['local-dir'] !== undefined && !values.local) {
@@ -124,6 +137,7 @@ export function parseReplayArgs(argv: readonly string[], now: Date): ParsedRepla
   if (since !== undefined && until !== undefined && since > until) {
     throw new UsageError('replay: --since is after --until');
   }
+  if (eventsWindow) checkEventsWindow(values, kinds, since, now);
   const optional = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } =>
     (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
   return {
@@ -133,6 +147,7 @@ export function parseReplayArgs(argv: readonly string[], now: Date): ParsedRepla
     ...optional('queueUrl', values['queue-url']),
     ...optional('profile', values.profile),
     kinds: kinds.length === 0 ? KEPT_KINDS : [...new Set(kinds as KeptKind[])],
+    eventsWindow,
     ...optional('since', since),
     ...optional('until', until),
     ...optional('reason', values.reason),
@@ -146,4 +161,42 @@ export function parseReplayArgs(argv: readonly string[], now: Date): ParsedRepla
     ...optional('region', values.region),
     json: values.json,
   };
+}
+
+/**
+ * `--kind events-window` reads the events stream, not kept data: it takes no other kind and none of the options
+ * about kept data, and needs --since (where its reading starts; a time before the stream's retention starts at the
+ * stream's oldest record).
+ */
+function checkEventsWindow(
+  values: Readonly<Record<string, unknown>>,
+  otherKinds: readonly string[],
+  since: Date | undefined,
+  now: Date,
+): void {
+  if (otherKinds.length > 0) {
+    throw new UsageError(
+      `replay: --kind ${EVENTS_WINDOW_KIND} reads the events stream itself and is run alone, not with ` +
+        `${otherKinds.join(', ')}: run two replays`,
+    );
+  }
+  const kept = ['local', 'local-dir', 'bucket', 'queue-url', 'reason', 'raw-stream', 'delete-after'].filter(
+    (option) => values[option] !== undefined && values[option] !== false,
+  );
+  if (kept.length > 0) {
+    throw new UsageError(
+      `replay: ${kept.map((o) => `--${o}`).join(', ')} ${kept.length === 1 ? 'does' : 'do'} not apply to ` +
+        `--kind ${EVENTS_WINDOW_KIND}, which reads the events stream (--events-stream or --profile)`,
+    );
+  }
+  if (since === undefined) {
+    throw new UsageError(
+      `replay: --kind ${EVENTS_WINDOW_KIND} needs --since: the time (ISO) or the duration before now (24h) from ` +
+        'which to re-put, e.g. shortly before the old delivery stream stopped; a time before the retention starts ' +
+        "at the stream's oldest record",
+    );
+  }
+  if (since.getTime() >= now.getTime()) {
+    throw new UsageError(`replay: --since ${since.toISOString()} is not in the past`);
+  }
 }

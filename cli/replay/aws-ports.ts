@@ -131,7 +131,7 @@ export function sqsQueue(sqs: SQSClient, queueUrl: string): MessageQueue {
  * `StreamName`, plus `StreamARN` for an ARN. The API takes "either StreamARN or StreamName, or both"
  * (GetShardIterator reference); both keeps an ARN's account and region, and moto's GetShardIterator reads the name.
  */
-function streamParam(stream: string): { StreamARN?: string; StreamName: string } {
+export function streamParam(stream: string): { StreamARN?: string; StreamName: string } {
   if (!stream.startsWith('arn:')) return { StreamName: stream };
   return { StreamARN: stream, StreamName: stream.slice(stream.lastIndexOf('/') + 1) };
 }

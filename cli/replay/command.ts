@@ -12,6 +12,7 @@ import {
   configFromCdkJson,
 } from '../../core/config';
 import { ON_FAILURE_KEY_PREFIX } from '../../core/contracts/kept-data';
+import { physicalNamesFor } from '../../core/contracts/physical-names';
 import { sleep, translateAwsError } from '../aws';
 import { CliError, UsageError } from '../errors';
 import { PROJECT_CDK_JSON } from '../profile';
@@ -23,6 +24,7 @@ import { folderStore, LOCAL_LAYOUT } from './folder-store';
 import { ReplayError } from './errors';
 import { formatReplayReport } from './format';
 import { runReplay } from './run';
+import { eventsWindowCommand } from './window-command';
 
 export interface ReplayIo {
   readonly stdout: ProgressOutput;
@@ -75,6 +77,20 @@ export async function replayCommand(argv: readonly string[], io: ReplayIo): Prom
   try {
     let { bucket, queueUrl, rawStream, eventsStream } = args;
     // With an explicit profile, whatever was not given comes from the deployed Search stack.
+    if (args.eventsWindow) {
+      // The events stream has a fixed name (core/contracts/physical-names.ts): no CloudFormation call needed.
+      return await eventsWindowCommand(args, {
+        io,
+        clients,
+        now,
+        ...(eventsStream !== undefined || args.profile !== undefined
+          ? {
+              eventsStream: eventsStream ?? physicalNamesFor(`${config.name}-${config.profile}`).eventsStream,
+            }
+          : {}),
+        ...(endpoint !== undefined ? { endpoint } : {}),
+      });
+    }
     const needsLookup =
       args.profile !== undefined &&
       (rawStream === undefined ||

@@ -13,6 +13,12 @@
 export const KEPT_KINDS = ['dead-letter', 'discarded-batch', 'failed-document', 'pipes-dlq'] as const;
 export type KeptKind = (typeof KEPT_KINDS)[number];
 
+/**
+ * Not a kept kind: the events stream's own records of a time window, re-put for a delivery stream created after
+ * them (cli/replay/events-window.ts). Never part of the default "every kind".
+ */
+export const EVENTS_WINDOW_KIND = 'events-window';
+
 /** The stream a kind goes back to: raw records to the raw stream, documents to the events stream. */
 export type ReplayTarget = 'raw' | 'events';
 

@@ -53,3 +53,43 @@ export interface KinesisPort {
   /** One PutRecords call; answers, per entry in order, undefined for success or the error code. */
   putRecords(stream: string, records: readonly ReplayRecord[]): Promise<(string | undefined)[]>;
 }
+
+/** One shard of a stream as ListShards describes it. */
+export interface ShardInfo {
+  readonly shardId: string;
+  readonly parentShardId?: string;
+  readonly adjacentParentShardId?: string;
+  /** Closed by a reshard (it has an ending sequence number): it takes no new records and is read to its end. */
+  readonly closed: boolean;
+}
+
+/** A record as GetRecords answers it, with the time Kinesis took it. */
+export interface ArrivedRecord extends ShardRecord {
+  /** `ApproximateArrivalTimestamp`. @default - unknown (treated as inside the window) */
+  readonly arrivedAt?: Date;
+}
+
+/** Where an iterator of the events-window replay starts. */
+export type WindowPosition =
+  | { readonly type: 'AT_TIMESTAMP'; readonly timestamp: Date }
+  | { readonly type: 'AFTER_SEQUENCE_NUMBER'; readonly sequenceNumber: string };
+
+/** The Kinesis calls the events-window replay makes to read a stream (it puts with {@link KinesisPort}). */
+export interface StreamWindowPort {
+  /** One ListShards page: the first with `stream`, the next ones with the token alone (the API's rule). */
+  listShards(stream: string, nextToken?: string): Promise<{ shards: ShardInfo[]; nextToken?: string }>;
+  /** GetShardIterator; undefined when Kinesis answers none. Throws the SDK's errors as they are. */
+  iterator(stream: string, shardId: string, position: WindowPosition): Promise<string | undefined>;
+  /** One GetRecords call of at most `limit` records. Throws the SDK's errors as they are. */
+  readPage(
+    stream: string,
+    iterator: string,
+    limit: number,
+  ): Promise<{ records: ArrivedRecord[]; next?: string; millisBehindLatest?: number }>;
+  /**
+   * The time of Kinesis' latest answer (its `Date` header, whole seconds, so never later than Kinesis' clock), to
+   * compare with arrival timestamps that Kinesis' clock wrote.
+   * @default - unknown: the local clock is used
+   */
+  serverTime?(): Date | undefined;
+}
