@@ -3,18 +3,15 @@
  * may send logs to this pipeline, from which regions, and what the source-account stack subscribes there.
  * Kept out of resolve.ts, which reads the single-account settings, so each file keeps one job.
  */
+import { LOG_GROUP_HINT, LOG_GROUP_NAME, REGION, REGION_HINT, checkLogGroupName } from './names';
 import type { Reader } from './reader';
 import type { PipelineConfig, SourcesConfig } from './types';
 
 const ACCOUNT = /^\d{12}$/;
 const ACCOUNT_HINT = 'a 12-digit AWS account id such as "222233334444"';
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
-const REGION_HINT = 'an AWS region such as "eu-west-1"';
 // https://docs.aws.amazon.com/organizations/latest/APIReference/API_Organization.html (Id)
 const ORGANIZATION_ID = /^o-[a-z0-9]{10,32}$/;
 const ORGANIZATION_HINT = 'an AWS Organizations id such as "o-a1b2c3d4e5"';
-const LOG_GROUP_NAME = /^[\w\-/.#]{1,512}$/;
-const LOG_GROUP_HINT = 'a log group name (1-512 of a-z A-Z 0-9 _ - / . #)';
 const FILTER_PATTERN = /^.{0,1024}$/s;
 const FILTER_HINT = 'a filter pattern of at most 1024 characters';
 
@@ -60,6 +57,7 @@ export function readCrossAccount(r: Reader, env: PipelineConfig['env']): CrossAc
     },
   };
   unique(r, 'sources.remote.logGroups', remote.logGroups);
+  remote.logGroups.forEach((name, i) => checkLogGroupName(r, `sources.remote.logGroups[${i}]`, name, false));
 
   const enabled = accounts.length > 0 || organizationId !== undefined;
   if (!enabled) {

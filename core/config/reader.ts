@@ -9,32 +9,53 @@ export function isObject(v: Json): v is JsonObject {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** Deep-merges `override` into `base`; reports keys that neither the defaults nor {@link OPTIONAL_KEYS} know. */
-export function merge(base: JsonObject, override: Json, path: string, problems: string[]): JsonObject {
-  if (!isObject(override)) {
-    problems.push(`${path || 'the profile'} must be an object, got ${JSON.stringify(override)}.`);
-    return base;
-  }
+/**
+ * `record[key]` when `record` has `key` as an own property, else undefined. Settings are looked up by names that
+ * come from cdk.json, so a plain lookup or `in` would find `toString`, `constructor` or `__proto__` on the
+ * prototype and take them for settings (issue 22, item 8).
+ */
+export function own<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+/**
+ * Deep-merges the section `override` into `base`; reports keys that neither the defaults nor {@link OPTIONAL_KEYS}
+ * know, and a section that is not an object. The caller checks that the profile itself is an object.
+ */
+export function merge(base: JsonObject, override: JsonObject, path: string, problems: string[]): JsonObject {
   const out: JsonObject = { ...base };
+  const optional = own(OPTIONAL_KEYS, path) ?? [];
   for (const [key, value] of Object.entries(override)) {
     const keyPath = path === '' ? key : `${path}.${key}`;
-    const optional = OPTIONAL_KEYS[path] ?? [];
-    const removed = REMOVED_KEYS[keyPath];
+    const removed = own(REMOVED_KEYS, keyPath);
     if (removed !== undefined) {
       problems.push(`${keyPath} was removed: ${removed}. Delete it from the profile.`);
       continue;
     }
-    if (!(key in base) && !optional.includes(key)) {
-      const known = [...Object.keys(base), ...optional].sort();
+    if (!Object.hasOwn(base, key) && !optional.includes(key)) {
       problems.push(
-        `unknown setting ${keyPath}; known settings here: ${known.join(', ')}. Check the spelling.`,
+        `unknown setting ${keyPath}; known settings here: ${knownKeys(base, optional)}. Check the spelling.`,
       );
       continue;
     }
     const current = base[key];
-    out[key] = isObject(current) && isObject(value) ? merge(current, value, keyPath, problems) : value;
+    if (!isObject(current)) {
+      out[key] = value;
+    } else if (isObject(value)) {
+      out[key] = merge(current, value, keyPath, problems);
+    } else {
+      // A section set to null (or a scalar) would otherwise be read as every one of its settings missing.
+      problems.push(
+        `${keyPath} is ${JSON.stringify(value)}; expected an object with the settings ` +
+          `${knownKeys(current, own(OPTIONAL_KEYS, keyPath) ?? [])} (or leave it out to keep the defaults).`,
+      );
+    }
   }
   return out;
+}
+
+function knownKeys(base: JsonObject, optional: readonly string[]): string {
+  return [...Object.keys(base), ...optional].sort().join(', ');
 }
 
 /** Reads typed values from the merged input, recording every problem instead of stopping at the first. */

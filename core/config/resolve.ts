@@ -7,6 +7,17 @@ import { readFileSync } from 'node:fs';
 import { CONTEXT_KEY, DEFAULT_PROFILE, DEFAULTS, PROFILE_CONTEXT_KEY } from './defaults';
 import { readCrossAccount } from './cross-account';
 import { CdkJsonReadError, ConfigValidationError, UnknownProfileError } from './errors';
+import {
+  LOG_GROUP_HINT,
+  LOG_GROUP_NAME,
+  REGION,
+  REGION_HINT,
+  checkLogGroupName,
+  checkPrefixesApart,
+  readAccess,
+  readPrefix,
+} from './names';
+import { MAX_VOLUME_GIB, MIN_VOLUME_GIB, checkVolumeSize, readTotalFieldsLimit } from './opensearch-limits';
 import { type Json, type JsonObject, Reader, isObject, merge } from './reader';
 import {
   INDEX_ROTATIONS,
@@ -20,23 +31,14 @@ import {
 
 const NAME = /^[a-z][a-z0-9-]{0,15}$/;
 const NAME_HINT = 'lowercase letters, digits and hyphens, starting with a letter, at most 16 characters';
-const LOG_GROUP_NAME = /^[\w\-/.#]{1,512}$/;
-const LOG_GROUP_HINT = 'a log group name (1-512 of a-z A-Z 0-9 _ - / . #)';
-const PREFIX = /^([\w!\-.*'()=]+\/)*$/;
-const PREFIX_HINT =
-  'an S3 key prefix ending with "/" (letters, digits, !-_.*\'()= and "/"), e.g. "failed-documents/"';
 // OpenSearch index names: lowercase, no \ / * ? " < > | space , #, not starting with - _ +.
 const INDEX_PREFIX = /^[a-z0-9][a-z0-9._-]{0,199}$/;
 const INDEX_HINT =
   'a lowercase OpenSearch index name prefix (a-z 0-9 . _ -, not starting with . _ -), e.g. "logs"';
 const INSTANCE_TYPE = /^[a-z0-9]+\.[a-z0-9]+\.search$/;
 const INSTANCE_HINT = 'an OpenSearch Service instance type such as "t3.small.search" or "r7g.large.search"';
-// An IAM role or user ARN, the form fine-grained access control matches as a backend role for SigV4 requests.
-const IAM_PRINCIPAL_ARN = /^arn:aws[a-z-]*:iam::\d{12}:(role|user)\/[\w+=,.@/-]{1,512}$/;
-const IAM_PRINCIPAL_HINT = 'an IAM role or user ARN such as "arn:aws:iam::123456789012:role/Admin"';
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 const ACCOUNT = /^\d{12}$/;
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
 
 function readStream(r: Reader, path: string): StreamConfig {
   const mode = r.oneOf(`${path}.mode`, STREAM_MODES);
@@ -74,9 +76,11 @@ function readLogGroups(r: Reader, filterPattern: string, retentionDays: number):
       r.problem(`${path}.name ${JSON.stringify(name)} is listed twice; list each log group once.`);
     }
     seen.add(name);
+    const create = obj.create === undefined ? false : r.bool(`${path}.create`, obj.create);
+    checkLogGroupName(r, `${path}.name`, name, create);
     out.push({
       name,
-      create: obj.create === undefined ? false : r.bool(`${path}.create`, obj.create),
+      create,
       filterPattern:
         obj.filterPattern === undefined
           ? filterPattern
@@ -112,6 +116,7 @@ function readAggregation(r: Reader, profile: Json): boolean {
 /** Cross-field rules, checked after every field has a typed value. */
 function crossCheck(r: Reader, c: Omit<PipelineConfig, 'profile'>): void {
   const os = c.openSearch;
+  checkVolumeSize(r, os);
   if (os.zoneAwareness.enabled && os.dataNodeCount % os.zoneAwareness.availabilityZoneCount !== 0) {
     r.problem(
       `openSearch.dataNodeCount is ${os.dataNodeCount} but zone awareness spreads nodes over ` +
@@ -139,6 +144,10 @@ function crossCheck(r: Reader, c: Omit<PipelineConfig, 'profile'>): void {
       );
     }
   }
+  checkPrefixesApart(r, [
+    ['transform.deadLetterPrefix', c.transform.deadLetterPrefix],
+    ['delivery.failedDocumentsPrefix', c.delivery.failedDocumentsPrefix],
+  ]);
   if (c.failedRecords.expireAfterDays <= os.retention.deleteAfterDays) {
     r.problem(
       `failedRecords.expireAfterDays (${c.failedRecords.expireAfterDays}) must be above ` +
@@ -210,7 +219,9 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
     (typeof context[PROFILE_CONTEXT_KEY] === 'string' ? context[PROFILE_CONTEXT_KEY] : DEFAULT_PROFILE);
   const section = context[CONTEXT_KEY];
   const profiles = isObject(section) && isObject(section.profiles) ? section.profiles : {};
-  if (!(selected in profiles) && selected !== DEFAULT_PROFILE) {
+  // Own keys only: a profile named "constructor" or "toString" is not defined because every object inherits one.
+  const defined = Object.hasOwn(profiles, selected);
+  if (!defined && selected !== DEFAULT_PROFILE) {
     throw new UnknownProfileError(selected, Object.keys(profiles));
   }
   const problems: string[] = [];
@@ -222,7 +233,17 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
       `context "${CONTEXT_KEY}" must be { "profiles": { "NAME": { ... } } }, got ${JSON.stringify(section)}.`,
     );
   }
-  const merged = merge(DEFAULTS, profiles[selected] ?? {}, '', problems);
+  // A profile that is defined but null (or not an object) is an error, never "no overrides": `"production": null`
+  // would otherwise deploy the sandbox defaults under the production name.
+  const overrides = defined ? profiles[selected] : {};
+  if (!isObject(overrides)) {
+    throw new ConfigValidationError(selected, [
+      ...problems,
+      `the profile "${selected}" is ${JSON.stringify(overrides)}; expected an object of settings such as ` +
+        '{ "removalPolicy": "retain" } ({} keeps every default).',
+    ]);
+  }
+  const merged = merge(DEFAULTS, overrides, '', problems);
   const r = new Reader(merged);
   r.problems.push(...problems);
 
@@ -233,13 +254,11 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
   );
   const retentionDays = r.retention('sources.retentionDays');
   const name = r.str('name', NAME, NAME_HINT);
-  const readerBackendRoles = r.raw('openSearch.access.readerBackendRoles');
-  const adminBackendRoles = r.raw('openSearch.access.adminBackendRoles');
   const warmAfterDays = r.raw('openSearch.retention.warmAfterDays');
 
   const env = {
     account: r.optStr('account', ACCOUNT, 'a 12-digit AWS account id'),
-    region: r.optStr('region', REGION, 'an AWS region such as "us-east-1"'),
+    region: r.optStr('region', REGION, REGION_HINT),
   };
 
   const body: Omit<PipelineConfig, 'profile'> = {
@@ -272,7 +291,7 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
       retryAttempts: r.int('transform.retryAttempts', 0, 10_000),
       maxRecordAgeSeconds: r.int('transform.maxRecordAgeSeconds', 60, 604_800),
       logRetentionDays: r.retention('transform.logRetentionDays'),
-      deadLetterPrefix: r.str('transform.deadLetterPrefix', PREFIX, PREFIX_HINT),
+      deadLetterPrefix: readPrefix(r, 'transform.deadLetterPrefix', DEFAULTS.transform.deadLetterPrefix),
     },
     delivery: {
       bufferingIntervalSeconds: r.int('delivery.bufferingIntervalSeconds', 0, 900),
@@ -280,9 +299,13 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
       indexPrefix: r.str('delivery.indexPrefix', INDEX_PREFIX, INDEX_HINT),
       indexRotation: r.oneOf('delivery.indexRotation', INDEX_ROTATIONS),
       retryDurationSeconds: r.int('delivery.retryDurationSeconds', 0, 7200),
-      failedDocumentsPrefix: r.str('delivery.failedDocumentsPrefix', PREFIX, PREFIX_HINT),
+      failedDocumentsPrefix: readPrefix(
+        r,
+        'delivery.failedDocumentsPrefix',
+        DEFAULTS.delivery.failedDocumentsPrefix,
+      ),
       logRetentionDays: r.retention('delivery.logRetentionDays'),
-      aggregation: readAggregation(r, profiles[selected]),
+      aggregation: readAggregation(r, overrides),
     },
     openSearch: {
       // 2.7 is the oldest engine that has the `flat_object` type kfek's index template maps `kfek.collisions` to.
@@ -293,7 +316,7 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
       ),
       dataNodeInstanceType: r.str('openSearch.dataNodeInstanceType', INSTANCE_TYPE, INSTANCE_HINT),
       dataNodeCount: r.int('openSearch.dataNodeCount', 1, 80),
-      volumeSizeGb: r.int('openSearch.volumeSizeGb', 10, 16_384),
+      volumeSizeGb: r.int('openSearch.volumeSizeGb', MIN_VOLUME_GIB, MAX_VOLUME_GIB),
       zoneAwareness: {
         enabled: r.bool('openSearch.zoneAwareness.enabled'),
         availabilityZoneCount: r.int('openSearch.zoneAwareness.availabilityZoneCount', 2, 3) as 2 | 3,
@@ -308,7 +331,7 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
       indexTemplate: {
         shards: r.int('openSearch.indexTemplate.shards', 1, 1024),
         replicas: r.int('openSearch.indexTemplate.replicas', 0, 15),
-        totalFieldsLimit: r.int('openSearch.indexTemplate.totalFieldsLimit', 100, 100_000),
+        totalFieldsLimit: readTotalFieldsLimit(r),
         refreshSeconds: r.int('openSearch.indexTemplate.refreshSeconds', 1, 3600),
         slowSearchWarnMs: r.int('openSearch.indexTemplate.slowSearchWarnMs', 1, 3_600_000),
         slowSearchInfoMs: r.int('openSearch.indexTemplate.slowSearchInfoMs', 1, 3_600_000),
@@ -321,26 +344,7 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
           ? {}
           : { warmAfterDays: r.int('openSearch.retention.warmAfterDays', 1, 36_500, warmAfterDays) }),
       },
-      access: {
-        ...(adminBackendRoles === undefined
-          ? {}
-          : {
-              adminBackendRoles: r.strings(
-                'openSearch.access.adminBackendRoles',
-                IAM_PRINCIPAL_ARN,
-                IAM_PRINCIPAL_HINT,
-              ),
-            }),
-        ...(readerBackendRoles === undefined
-          ? {}
-          : {
-              readerBackendRoles: r.strings(
-                'openSearch.access.readerBackendRoles',
-                /^.{1,256}$/,
-                'a backend role (1-256 characters)',
-              ),
-            }),
-      },
+      access: readAccess(r),
     },
     failedRecords: {
       expireAfterDays: r.int('failedRecords.expireAfterDays', 1, 36_500),

@@ -70,7 +70,7 @@ describe('resolveConfig: sources.accounts, organizationId, regions, remote', () 
     expect(message).toMatch(/sources\.accounts\[0\] is "2222"; expected a 12-digit AWS account id/);
     expect(message).toMatch(/sources\.accounts\[2\] "333344445555" is listed twice/);
     expect(message).toMatch(/sources\.organizationId is "org-1"; expected an AWS Organizations id/);
-    expect(message).toMatch(/sources\.regions\[0\] is "Europe"; expected an AWS region/);
+    expect(message).toMatch(/sources\.regions\[0\] is "Europe"; expected an AWS Region code/);
     expect(message).toMatch(/sources\.regions\[2\] "us-east-1" is listed twice/);
   });
 

@@ -326,7 +326,7 @@ describe('resolveConfig', () => {
 
   test('fails when the profile is not an object', () => {
     expect(() => resolveConfig(withProfile('cheap'), 'test')).toThrow(
-      /the profile must be an object, got "cheap"/,
+      /the profile "test" is "cheap"; expected an object of settings/,
     );
   });
 });
