@@ -2,7 +2,7 @@ import { Annotations, CfnOutput, Duration, Size, Stack, type StackProps } from '
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kinesis from 'aws-cdk-lib/aws-kinesis';
 import type * as firehose from 'aws-cdk-lib/aws-kinesisfirehose';
-import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
@@ -218,6 +218,10 @@ export class PipelineStack extends Stack {
     });
     this.deliveryStream = this.delivery.deliveryStream;
     this.firehoseRole = this.delivery.role;
+    // The transform starts at the raw stream's oldest record as soon as its mapping or pipe exists, while a delivery
+    // stream reads only what reaches the events stream after its own creation: create the delivery stream first, so
+    // that on a first deploy, or a redeploy of this stack, nothing the transform writes precedes its reader.
+    for (const consumer of this.transformConsumers()) consumer.node.addDependency(this.deliveryStream);
     ownLogGroups.push(this.delivery.logGroup);
 
     // Signed mode: the provisioner runs as the domain's master user, the only identity the security REST API
@@ -252,5 +256,11 @@ export class PipelineStack extends Stack {
 
     new CfnOutput(this, 'FirehoseRoleArn', { value: this.firehoseRole.roleArn });
     new CfnOutput(this, 'TransformFunctionName', { value: this.transformFunction.functionName });
+  }
+
+  /** What invokes the transform on the raw stream: the event source mapping, or the pipe. */
+  private transformConsumers(): Construct[] {
+    if (this.pipe !== undefined) return [this.pipe.pipe];
+    return this.transformFunction.node.children.filter((c) => c instanceof lambda.EventSourceMapping);
   }
 }

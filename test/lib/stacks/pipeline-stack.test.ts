@@ -158,6 +158,11 @@ describe('PipelineStack, transport lambda (sandbox)', () => {
     );
   });
 
+  test('the event source mapping waits for the delivery stream, which reads only what arrives after its creation', () => {
+    const [deliveryId] = Object.keys(template.findResources('AWS::KinesisFirehose::DeliveryStream'));
+    template.hasResource('AWS::Lambda::EventSourceMapping', { DependsOn: Match.arrayWith([deliveryId]) });
+  });
+
   test('exports nothing: other stacks find its function, delivery stream and log groups by their fixed names', () => {
     // An export would let CloudFormation refuse any update of this stack that removes or changes it while the
     // Sources or Monitoring stack imports it (a transport switch, a recreated delivery stream).
@@ -302,6 +307,11 @@ describe('PipelineStack, transport pipes', () => {
       template = Template.fromStack(stacks.pipeline);
       annotations = Annotations.fromStack(stacks.pipeline);
     }));
+  });
+
+  test('the pipe waits for the delivery stream, like the event source mapping', () => {
+    const [deliveryId] = Object.keys(template.findResources('AWS::KinesisFirehose::DeliveryStream'));
+    template.hasResource('AWS::Pipes::Pipe', { DependsOn: Match.arrayWith([deliveryId]) });
   });
 
   test('a pipe reads the raw stream, enriches with the Pipes handler and writes the events stream', () => {
