@@ -1,0 +1,67 @@
+/**
+ * The AWS list prices, limits and assumptions kfek's cost figures are computed from: the volume table of
+ * docs/costs.md (`npm run cost-table`, scripts/cost-table.ts) and `kfek backfill --dry-run`'s estimate. One owner,
+ * so the two can never price the same thing differently. docs/costs.md names the pricing pages and the date.
+ */
+
+/** The day the list prices below were taken (docs/costs.md); printed with every estimate made from them. */
+export const PRICES_DATE = '2026-11-23';
+
+/** us-east-1 list prices (USD); docs/costs.md names the pages and the date they were taken from. */
+export const PRICES = {
+  kinesisShardHour: 0.015,
+  kinesisPerMillionPutUnits: 0.014,
+  firehosePerGb: 0.029,
+  lambdaArmPerGbSecond: 0.0000133334,
+  lambdaPerMillionRequests: 0.2,
+  openSearchGp3PerGbMonth: 0.122,
+  cloudWatchLogsIngestionPerGb: 0.5,
+} as const;
+
+/** Limits and billing units AWS documents. */
+export const LIMITS = {
+  /** Kinesis: one record holds at most 1 MiB (data plus partition key). */
+  kinesisRecordBytes: 1_048_576,
+  /** Kinesis: a PUT payload unit is a 25 KB chunk of a record. */
+  putUnitBytes: 25 * 1024,
+  /** Kinesis provisioned shard: 1 MiB/s and 1,000 records/s in. */
+  shardBytesPerSecond: 1_048_576,
+  shardRecordsPerSecond: 1000,
+  /** Firehose rounds each record up to the next 5 KB for ingestion billing. */
+  firehoseBillingIncrementBytes: 5 * 1024,
+} as const;
+
+export const ASSUMPTIONS = {
+  /** GB as AWS bills it. */
+  bytesPerGb: 2 ** 30,
+  hoursPerMonth: 730,
+  daysPerMonth: 30,
+  /** What kfek's document adds to the event text: `@timestamp` and `cloudwatch` (56-digit id, group, stream, owner). */
+  documentOverheadBytes: 250,
+  /** kfek's partition key: SHA-256 base64url of group and stream. */
+  partitionKeyBytes: 43,
+  /** KPL format: per-document protobuf framing (tags, lengths, key index) in an aggregated record. */
+  aggregatedPerDocumentBytes: 8,
+  /** KPL format: magic (4), MD5 (16), the partition key table entry and the record's own key. */
+  aggregatedPerRecordBytes: 4 + 16 + 45 + 43,
+  /**
+   * Documents of one partition key (log stream) in one transform batch: the bound on documents per aggregated
+   * record. A busy stream's subscription envelope carries tens to hundreds of events; 100 is the assumption.
+   */
+  documentsPerStreamPerBatch: 100,
+  /** gzip ratio of the subscription envelopes on the raw stream. */
+  rawCompressionRatio: 5,
+  /** Provision shards for this multiple of the daily average rate. */
+  peakToAverage: 2,
+  /** Transform throughput of one vCPU (`npm run bench`, 2026-11-23) and Lambda's 1 vCPU at 1,769 MB. */
+  transformEventsPerVcpuSecond: 147_357,
+  lambdaMbPerVcpu: 1769,
+  /** Lambda wall time over CPU time (waiting on PutRecords). */
+  lambdaWallOverCpu: 2,
+  /** Event-source batch size (config `transform.batchSize`). */
+  batchSize: 100,
+  /** OpenSearch: days kept, replicas, and AWS's sizing factor (index overhead, OS reserve, Service overhead). */
+  retentionDays: 14,
+  replicas: 1,
+  storageOverheadFactor: 1.45,
+} as const;
