@@ -22,20 +22,23 @@ export interface CliIo {
 
 const processIo = (): CliIo => ({ stdout: process.stdout, stderr: process.stderr, env: process.env });
 
+type SelfParsedCommand = (argv: readonly string[], io: CliIo) => Promise<number>;
+
+/** Commands with their own parser and help, by name. */
+const SELF_PARSED: Readonly<Record<string, () => Promise<SelfParsedCommand>>> = {
+  replay: async () => (await import('./replay/command')).replayCommand,
+  backfill: async () => (await import('./backfill/command')).backfillCommand,
+};
+
 /** Runs one command; never throws: errors become a one-line message on stderr and a non-zero exit code. */
 export async function run(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
   try {
-    // replay parses its own options and prints its own help (cli/replay/args.ts), so `kfek help replay` goes
-    // there too; loaded only when it runs, like the other runners.
-    const replayArgv =
-      argv[0] === 'replay'
-        ? argv.slice(1)
-        : argv[0] === 'help' && argv[1] === 'replay'
-          ? ['--help']
-          : undefined;
-    if (replayArgv !== undefined) {
-      const { replayCommand } = await import('./replay/command');
-      return await replayCommand(replayArgv, io);
+    // replay and backfill parse their own options and print their own help (cli/replay/args.ts,
+    // cli/backfill/args.ts), so `kfek help replay` goes there too; loaded only when they run, like the runners.
+    const own = argv[0] === 'help' ? argv[1] : argv[0];
+    if (own !== undefined && Object.hasOwn(SELF_PARSED, own)) {
+      const command = await SELF_PARSED[own]();
+      return await command(argv[0] === 'help' ? ['--help'] : argv.slice(1), io);
     }
     const args = parseCliArgs(argv, io.env);
     switch (args.command) {

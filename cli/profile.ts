@@ -5,7 +5,13 @@
  * the CDK app also uses, so the CLI and `cdk deploy` can never disagree on a profile.
  */
 import * as path from 'node:path';
-import { CdkJsonReadError, ConfigError, UnknownProfileError, configFromCdkJson } from '../core/config';
+import {
+  CdkJsonReadError,
+  ConfigError,
+  type PipelineConfig,
+  UnknownProfileError,
+  configFromCdkJson,
+} from '../core/config';
 import { CliError, UsageError } from './errors';
 
 /** The project's cdk.json (the CLI runs from the project: `npx kfek`). */
@@ -17,11 +23,26 @@ export const PROJECT_CDK_JSON = path.resolve(__dirname, '..', 'cdk.json');
  * @throws UsageError for an unknown profile; CliError when cdk.json cannot be read or the profile is invalid
  */
 export function profileLogGroupNames(profile?: string, cdkJsonPath: string = PROJECT_CDK_JSON): string[] {
+  return profileConfig(profile, cdkJsonPath, '; pass --log-group instead').sources.logGroups.map(
+    (group) => group.name,
+  );
+}
+
+/**
+ * The whole resolved config of `profile` (`kfek backfill` also needs its stream names and delivery settings).
+ * @param readHint - appended to the message when cdk.json cannot be read
+ * @throws as {@link profileLogGroupNames}
+ */
+export function profileConfig(
+  profile?: string,
+  cdkJsonPath: string = PROJECT_CDK_JSON,
+  readHint = '',
+): PipelineConfig {
   try {
-    return configFromCdkJson(cdkJsonPath, profile).sources.logGroups.map((group) => group.name);
+    return configFromCdkJson(cdkJsonPath, profile);
   } catch (error) {
     if (error instanceof CdkJsonReadError) {
-      throw new CliError(`${error.message}; pass --log-group instead`, { cause: error.cause });
+      throw new CliError(`${error.message}${readHint}`, { cause: error.cause });
     }
     if (error instanceof UnknownProfileError) {
       throw new UsageError(

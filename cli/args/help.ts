@@ -16,6 +16,8 @@ Usage:
   kfek doctor [--profile sandbox] [--region R] [--skip-synth | --cdk-out DIR] [--synth-timeout 300s] [--json]
   kfek replay [--profile NAME | --local] [--kind K ...] [--since T] [--until T] [--reason R] [--limit N]
               [--rate R/s] [--dry-run] [--delete-after] [--json]   (kfek replay --help for all options)
+  kfek backfill (--log-group G ... | --profile NAME) --since 7d [--until T] [--filter-pattern P] [--rate N/s]
+              [--dry-run] [--resume] [--json]   (kfek backfill --help for all options)
   kfek <command> --help    that command's options with their defaults
   kfek --version           the version of kfek
 

@@ -36,7 +36,7 @@ export function parseCliArgs(argv: readonly string[], env: Env = {}): CliArgs {
         return parseDoctor(rest);
       default:
         throw new UsageError(
-          `unknown command ${JSON.stringify(command)}; expected send, verify, query, proxy, doctor, replay or help`,
+          `unknown command ${JSON.stringify(command)}; expected send, verify, query, proxy, doctor, replay, backfill or help`,
         );
     }
   } catch (error) {

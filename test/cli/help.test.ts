@@ -50,14 +50,17 @@ describe('kfek <command> --help', () => {
     expect((await kfek('doctor', '--help')).out).toMatch(/--synth-timeout S .*\(default: 300s\)/);
   });
 
-  test('replay, which parses its own options, answers `kfek help replay` as it answers `kfek replay --help`', async () => {
-    const viaHelp = await kfek('help', 'replay');
-    const viaOption = await kfek('replay', '--help');
-    expect(viaHelp.code).toBe(0);
-    expect(viaOption.code).toBe(0);
-    expect(viaHelp.out).toMatch(/^kfek replay - /);
-    expect(viaHelp.out).toBe(viaOption.out);
-  });
+  test.each([['replay'], ['backfill']])(
+    '%s, which parses its own options, answers `kfek help %s` as it answers `--help`',
+    async (name) => {
+      const viaHelp = await kfek('help', name);
+      const viaOption = await kfek(name, '--help');
+      expect(viaHelp.code).toBe(0);
+      expect(viaOption.code).toBe(0);
+      expect(viaHelp.out).toMatch(new RegExp(`^kfek ${name} - `));
+      expect(viaHelp.out).toBe(viaOption.out);
+    },
+  );
 
   test('the overview points at the per-command help and --version', async () => {
     const { code, out } = await kfek('--help');

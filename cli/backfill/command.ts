@@ -1,0 +1,385 @@
+/**
+ * `kfek backfill`: parses its own options, resolves the job (log groups and stream from flags or the cdk.json
+ * profile, or from the checkpoint with --resume), looks at each log group and its subscriptions, then either
+ * estimates (--dry-run) or runs with a progress bar on stderr and prints the summary. cli/main.ts dispatches here.
+ */
+import * as path from 'node:path';
+import { DEFAULTS, type PipelineConfig } from '../../core/config';
+import { physicalNamesFor } from '../../core/contracts/physical-names';
+import { sleep } from '../aws';
+import { CliError, UsageError } from '../errors';
+import { profileConfig } from '../profile';
+import { ProgressBar, type ProgressOutput } from '../progress';
+import { kinesisPort } from '../replay/aws-ports';
+import { BACKFILL_USAGE, type BackfillArgs, parseBackfillArgs } from './args';
+import { createBackfillClients, logsPort, streamInfoPort } from './aws-ports';
+import { type CheckpointState, fileCheckpointStore, isFinished } from './checkpoint';
+import { estimateCost, estimateDuration, type PipelineFacts, type VolumeEstimate } from './cost';
+import { estimateGroup } from './estimate';
+import { formatBytes, formatDryRun, formatDuration, formatSummary, type GroupDryRun } from './format';
+import { folderKeptStore } from './kept';
+import { BACKFILL_FILTER_NAME, type BackfillCounts, type BackfillJob, NO_COUNTS } from './model';
+import { CallSpacer, type Clock, FILTER_LOG_EVENTS_CALLS_PER_SECOND } from './pace';
+import type { LogGroupInfo, LogsPort, SubscriptionInfo } from './ports';
+import { type GroupPlan, runBackfill } from './run';
+
+export interface BackfillIo {
+  readonly stdout: ProgressOutput;
+  readonly stderr: ProgressOutput;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Stops the run between two calls, as Ctrl-C does. @default - SIGINT or SIGTERM */
+  readonly stop?: AbortSignal;
+  /** Working directory `--state-dir` is relative to. @default process.cwd() */
+  readonly cwd?: string;
+  /** @default Date.now */
+  readonly now?: () => number;
+}
+
+/** Exit code of a run stopped by Ctrl-C (128 + SIGINT), as `npm start` uses. */
+const INTERRUPTED_EXIT_CODE = 130;
+
+export async function backfillCommand(argv: readonly string[], io: BackfillIo): Promise<number> {
+  const clock: Clock = { now: io.now ?? Date.now, sleep };
+  const parsed = parseBackfillArgs(argv, new Date(clock.now()));
+  if (parsed.command === 'backfill-help') {
+    io.stdout.write(`${BACKFILL_USAGE}\n`);
+    return 0;
+  }
+  const args: BackfillArgs = parsed;
+  const stateDir = path.resolve(io.cwd ?? process.cwd(), args.stateDir);
+  const checkpoint = fileCheckpointStore(path.join(stateDir, 'checkpoint.json'));
+  const existing = await checkpoint.load();
+  const config = needsConfig(args) ? profileConfig(args.profile) : undefined;
+  const job = args.resume
+    ? resumedJob(args, existing, checkpoint.location)
+    : newJob(args, config, existing, checkpoint.location, clock);
+  if (args.resume && existing !== undefined && isFinished(existing)) {
+    io.stdout.write(`the backfill in ${checkpoint.location} is finished already; nothing to resume\n`);
+    return 0;
+  }
+
+  const endpoint = args.endpoint ?? io.env.AWS_ENDPOINT_URL;
+  const region =
+    args.region ??
+    io.env.AWS_REGION ??
+    io.env.AWS_DEFAULT_REGION ??
+    (endpoint !== undefined ? 'us-east-1' : undefined);
+  const clients = createBackfillClients(
+    {
+      ...(region !== undefined ? { region } : {}),
+      ...(args.endpoint !== undefined ? { endpoint: args.endpoint } : {}),
+    },
+    io.env,
+  );
+  try {
+    const spacer = new CallSpacer(FILTER_LOG_EVENTS_CALLS_PER_SECOND, clock);
+    const direct = logsPort(clients.logs, {
+      ...(endpoint !== undefined ? { endpoint } : {}),
+      retry: { sleep: clock.sleep },
+    });
+    // Every FilterLogEvents call, the estimate's and the run's, keeps to the quota's pace.
+    const logs: LogsPort = {
+      ...direct,
+      filterPage: async (query) => {
+        await spacer.next();
+        return direct.filterPage(query);
+      },
+    };
+    const openShards = await streamInfoPort(clients.kinesis, endpoint).openShards(job.rawStream);
+    const groups = await planGroups(logs, job);
+
+    if (args.dryRun) {
+      const estimates: GroupDryRun[] = [];
+      for (const g of groups) {
+        const estimate = await estimateGroup(logs, g.plan.source, {
+          since: job.since,
+          until: job.until,
+          ...(g.plan.filterPattern !== undefined ? { filterPattern: g.plan.filterPattern } : {}),
+        });
+        estimates.push({
+          ...estimate,
+          ...(g.info.storedBytes !== undefined ? { storedBytes: g.info.storedBytes } : {}),
+          filterPattern: g.plan.filterPattern ?? '',
+          subscriptionFilters: g.plan.source.subscriptionFilters,
+          ...(g.subscribedSince !== undefined ? { subscribedSince: g.subscribedSince } : {}),
+        });
+      }
+      const total = totalOf(estimates);
+      const report = {
+        job,
+        ratePerSecond: args.ratePerSecond,
+        openShards,
+        groups: estimates,
+        total,
+        duration: estimateDuration(total, args.ratePerSecond, openShards),
+        cost: estimateCost(total, pipelineFacts(config)),
+      };
+      io.stdout.write(`${args.json ? JSON.stringify(report) : formatDryRun(report)}\n`);
+      return 0;
+    }
+
+    let state: CheckpointState;
+    if (args.resume && existing !== undefined) {
+      state = { ...existing, runs: existing.runs + 1 };
+    } else {
+      // The progress bar's total: the same sampled estimate as --dry-run (about ten calls per log group).
+      let estimatedEvents = 0;
+      for (const g of groups) {
+        estimatedEvents += (
+          await estimateGroup(logs, g.plan.source, {
+            since: job.since,
+            until: job.until,
+            ...(g.plan.filterPattern !== undefined ? { filterPattern: g.plan.filterPattern } : {}),
+          })
+        ).events;
+      }
+      const at = new Date(clock.now()).toISOString();
+      state = {
+        version: 1,
+        job,
+        typed: {
+          since: args.sinceText ?? job.since.toISOString(),
+          ...(args.untilText !== undefined ? { until: args.untilText } : {}),
+        },
+        groups: {},
+        counts: NO_COUNTS,
+        estimatedEvents,
+        runs: 1,
+        startedAt: at,
+        updatedAt: at,
+      };
+    }
+    await checkpoint.save(state);
+
+    const bar = new ProgressBar(io.stderr, {
+      total: Math.max(1, state.estimatedEvents ?? 0),
+      label: 'backfill (est. total)',
+      now: clock.now,
+    });
+    const stop = stopSignal(io.stop);
+    const kept = folderKeptStore(stateDir);
+    const startedAt = clock.now();
+    const writtenBefore = state.counts.written;
+    let result;
+    try {
+      result = await runBackfill(
+        {
+          job,
+          groups: groups.map((g) => g.plan),
+          ratePerSecond: args.ratePerSecond,
+        },
+        state,
+        {
+          logs,
+          kinesis: kinesisPort(clients.kinesis),
+          checkpoint,
+          kept,
+          clock,
+          signal: stop.signal,
+          onProgress: (counts) =>
+            bar.update(counts.written, progressNote(counts, state, writtenBefore, startedAt, clock)),
+        },
+      );
+    } catch (error) {
+      const cause =
+        error instanceof CliError
+          ? error
+          : new CliError(`backfill failed: ${(error as Error).message}`, { cause: error });
+      throw new CliError(
+        `${cause.message} The checkpoint ${checkpoint.location} holds what was written: run the same command with ` +
+          '--resume to go on (events sent twice overwrite their documents).',
+        { cause: error },
+      );
+    } finally {
+      stop.dispose();
+    }
+    bar.finish();
+    const summary = {
+      job,
+      counts: result.state.counts,
+      thisRun: result.thisRun,
+      runs: result.state.runs,
+      durationInMillis: result.durationInMillis,
+      interrupted: result.interrupted,
+      checkpoint: checkpoint.location,
+      keptIn: kept.location,
+      keptFiles: result.keptFiles,
+      ...(result.lastErrorCode !== undefined ? { lastErrorCode: result.lastErrorCode } : {}),
+    };
+    io.stdout.write(`${args.json ? JSON.stringify(summary) : formatSummary(summary)}\n`);
+    if (result.interrupted) return INTERRUPTED_EXIT_CODE;
+    return result.state.counts.failed > 0 ? 1 : 0;
+  } finally {
+    clients.destroy();
+  }
+}
+
+/** The profile is read when it names the groups or the stream, or for the dry run's cost figures. */
+function needsConfig(args: BackfillArgs): boolean {
+  if (args.resume) return false;
+  return (
+    args.profile !== undefined || args.logGroups.length === 0 || args.rawStream === undefined || args.dryRun
+  );
+}
+
+function newJob(
+  args: BackfillArgs,
+  config: PipelineConfig | undefined,
+  existing: CheckpointState | undefined,
+  location: string,
+  clock: Clock,
+): BackfillJob {
+  if (!args.dryRun && existing !== undefined && !isFinished(existing)) {
+    throw new UsageError(
+      `backfill: ${location} holds an unfinished backfill of ${existing.job.logGroups.join(', ')} (` +
+        `${existing.counts.written} events written): add --resume to go on with it, pass another --state-dir, or ` +
+        'delete the file to start over',
+    );
+  }
+  const logGroups =
+    args.logGroups.length > 0 ? args.logGroups : (config?.sources.logGroups.map((g) => g.name) ?? []);
+  if (logGroups.length === 0) {
+    throw new UsageError(
+      'backfill: no log groups: pass --log-group G (repeatable) or a --profile that lists some',
+    );
+  }
+  const rawStream =
+    args.rawStream ?? physicalNamesFor(`${config?.name ?? 'kfek'}-${config?.profile ?? 'sandbox'}`).rawStream;
+  return {
+    logGroups,
+    since: args.since as Date,
+    until: args.until ?? new Date(clock.now()),
+    ...(args.filterPattern !== undefined ? { filterPattern: args.filterPattern } : {}),
+    rawStream,
+  };
+}
+
+/** With --resume the job is the checkpoint's; options that name a job must name the same one. */
+function resumedJob(
+  args: BackfillArgs,
+  existing: CheckpointState | undefined,
+  location: string,
+): BackfillJob {
+  if (existing === undefined) {
+    throw new UsageError(
+      `backfill: --resume found no checkpoint at ${location}: start a backfill without --resume, or pass the ` +
+        '--state-dir of the one to go on with',
+    );
+  }
+  const job = existing.job;
+  const differs: string[] = [];
+  if (
+    args.logGroups.length > 0 &&
+    [...args.logGroups].sort().join('\n') !== [...job.logGroups].sort().join('\n')
+  ) {
+    differs.push(`--log-group (checkpoint: ${job.logGroups.join(', ')})`);
+  }
+  if (args.sinceText !== undefined && args.sinceText !== existing.typed.since) {
+    differs.push(`--since (checkpoint: ${existing.typed.since}, from ${job.since.toISOString()})`);
+  }
+  if (args.untilText !== undefined && args.untilText !== existing.typed.until) {
+    differs.push(`--until (checkpoint: ${job.until.toISOString()})`);
+  }
+  if (args.filterPattern !== undefined && args.filterPattern !== job.filterPattern) {
+    differs.push(`--filter-pattern (checkpoint: ${JSON.stringify(job.filterPattern ?? '')})`);
+  }
+  if (args.rawStream !== undefined && args.rawStream !== job.rawStream) {
+    differs.push(`--raw-stream (checkpoint: ${job.rawStream})`);
+  }
+  if (differs.length > 0) {
+    throw new UsageError(
+      `backfill: --resume goes on with the backfill in ${location}, but ${differs.join(', ')} differ: ` +
+        'run the command as first given (or without those options) with --resume, or start a new backfill ' +
+        'with another --state-dir',
+    );
+  }
+  return job;
+}
+
+interface GroupFacts {
+  readonly plan: GroupPlan;
+  readonly info: LogGroupInfo;
+  readonly subscribedSince?: Date;
+}
+
+/** Each log group's owner and the subscription filters to the raw stream: what the live envelopes carry. */
+async function planGroups(logs: LogsPort, job: BackfillJob): Promise<GroupFacts[]> {
+  const streamName = job.rawStream.startsWith('arn:')
+    ? job.rawStream.slice(job.rawStream.lastIndexOf('/') + 1)
+    : job.rawStream;
+  const toRaw = (s: SubscriptionInfo): boolean =>
+    s.destinationArn === job.rawStream || s.destinationArn.endsWith(`:stream/${streamName}`);
+  const facts: GroupFacts[] = [];
+  for (const name of job.logGroups) {
+    const info = await logs.describeGroup(name);
+    const subscribed = (await logs.subscriptions(name)).filter(toRaw);
+    const filterPattern = job.filterPattern ?? subscribed[0]?.filterPattern;
+    const since = subscribed.map((s) => s.createdAt?.getTime()).filter((t): t is number => t !== undefined);
+    facts.push({
+      plan: {
+        source: {
+          logGroup: name,
+          owner: info.owner,
+          subscriptionFilters:
+            subscribed.length > 0 ? subscribed.map((s) => s.filterName) : [BACKFILL_FILTER_NAME],
+        },
+        ...(filterPattern !== undefined && filterPattern !== '' ? { filterPattern } : {}),
+      },
+      info,
+      ...(since.length > 0 ? { subscribedSince: new Date(Math.min(...since)) } : {}),
+    });
+  }
+  return facts;
+}
+
+function totalOf(estimates: readonly GroupDryRun[]): VolumeEstimate {
+  const sum = (f: (g: GroupDryRun) => number): number => estimates.reduce((s, g) => s + f(g), 0);
+  const events = sum((g) => g.events);
+  return {
+    events,
+    messageBytes: sum((g) => g.messageBytes),
+    gzipBytes: sum((g) => g.gzipBytes),
+    records: sum((g) => g.records),
+    // The sample's calls, then one call per 10,000 events (a full page) and one to find each group's end.
+    filterCalls: sum((g) => g.calls) + Math.ceil(events / 10_000) + estimates.length,
+  };
+}
+
+function pipelineFacts(config: PipelineConfig | undefined): PipelineFacts {
+  return {
+    aggregation: config?.delivery.aggregation ?? DEFAULTS.delivery.aggregation,
+    batchSize: config?.transform.batchSize ?? DEFAULTS.transform.batchSize,
+    replicas: config?.openSearch.indexTemplate.replicas ?? DEFAULTS.openSearch.indexTemplate.replicas,
+  };
+}
+
+function progressNote(
+  counts: BackfillCounts,
+  state: CheckpointState,
+  writtenBefore: number,
+  startedAt: number,
+  clock: Clock,
+): string {
+  const elapsed = clock.now() - startedAt;
+  const rate = elapsed > 0 ? ((counts.written - writtenBefore) * 1000) / elapsed : 0;
+  const left = Math.max(0, (state.estimatedEvents ?? 0) - counts.written);
+  const eta = rate > 0 ? `, ETA ${formatDuration((left / rate) * 1000)}` : '';
+  const failed = counts.failed > 0 ? `, ${counts.failed} failed` : '';
+  return `${formatBytes(counts.messageBytes)}${eta}${failed}`;
+}
+
+/** The caller's signal, or one that Ctrl-C / SIGTERM aborts (listeners removed afterwards). */
+function stopSignal(given: AbortSignal | undefined): { signal: AbortSignal; dispose: () => void } {
+  if (given !== undefined) return { signal: given, dispose: () => undefined };
+  const controller = new AbortController();
+  const stop = (): void => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    },
+  };
+}

@@ -1,0 +1,220 @@
+/**
+ * The backfill itself: per log group, FilterLogEvents pages from where the checkpoint says (the window's start on a
+ * first run), each page turned into subscription envelopes and put on the raw stream at `--rate` events per
+ * second through replay's sender (calls of at most 500 records and 5 MiB, refused entries retried with backoff),
+ * then the checkpoint written. Records Kinesis still refuses are kept for `kfek replay`. Stops between two calls
+ * when the signal aborts; the checkpoint then stays at the last page written, so a resumed run reads that page's
+ * successor again and nothing more.
+ */
+import type { KinesisPort } from '../replay/ports';
+import { RecordSender } from '../replay/sender';
+import type { CheckpointState, CheckpointStore, GroupProgress } from './checkpoint';
+import { buildEnvelopes } from './envelopes';
+import type { KeptStore } from './kept';
+import {
+  addCounts,
+  type BackfillCounts,
+  type BackfillJob,
+  type EnvelopeRecord,
+  type GroupSource,
+  NO_COUNTS,
+} from './model';
+import { type Clock, RatePacer } from './pace';
+import type { LogsPort } from './ports';
+
+export interface GroupPlan {
+  readonly source: GroupSource;
+  /** @default - every event */
+  readonly filterPattern?: string;
+}
+
+export interface RunOptions {
+  readonly job: BackfillJob;
+  readonly groups: readonly GroupPlan[];
+  /** Events per second to the raw stream. @default - unpaced */
+  readonly ratePerSecond?: number;
+  /** Attempts per record Kinesis refuses (and per failing call). @default 20 */
+  readonly maxPutAttempts?: number;
+}
+
+export interface RunDeps {
+  /** FilterLogEvents already paced to its quota (pace.ts `CallSpacer`). */
+  readonly logs: LogsPort;
+  readonly kinesis: KinesisPort;
+  readonly checkpoint: CheckpointStore;
+  readonly kept: KeptStore;
+  readonly clock: Clock;
+  /** @default Math.random */
+  readonly random?: () => number;
+  /** Stops the run between two calls (Ctrl-C). */
+  readonly signal?: AbortSignal;
+  /** After every PutRecords round, with the whole backfill's counts (earlier runs included). */
+  readonly onProgress?: (counts: BackfillCounts) => void;
+}
+
+export interface RunResult {
+  readonly state: CheckpointState;
+  /** This run's counts (the state holds the whole backfill's). */
+  readonly thisRun: BackfillCounts;
+  readonly interrupted: boolean;
+  readonly durationInMillis: number;
+  /** Where refused records were kept (the first few). */
+  readonly keptFiles: readonly string[];
+  /** The last error code Kinesis gave a record it never took. */
+  readonly lastErrorCode?: string;
+}
+
+/** PutRecords rounds per second at a given rate, so the pace holds within a fifth of a second. */
+const ROUNDS_PER_SECOND = 5;
+const KEPT_FILES_LISTED = 5;
+
+export async function runBackfill(
+  options: RunOptions,
+  initial: CheckpointState,
+  deps: RunDeps,
+): Promise<RunResult> {
+  const startedAt = deps.clock.now();
+  const maxAttempts = options.maxPutAttempts ?? 20;
+  const sender = new RecordSender({
+    kinesis: deps.kinesis,
+    now: deps.clock.now,
+    sleep: deps.clock.sleep,
+    ...(deps.random !== undefined ? { random: deps.random } : {}),
+    maxAttempts,
+  });
+  const pacer = new RatePacer(options.ratePerSecond, deps.clock);
+  const roundEvents =
+    options.ratePerSecond === undefined
+      ? Number.POSITIVE_INFINITY
+      : Math.max(1, Math.ceil(options.ratePerSecond / ROUNDS_PER_SECOND));
+  let state = initial;
+  let thisRun = NO_COUNTS;
+  const keptFiles: string[] = [];
+  let lastErrorCode: string | undefined;
+  const count = (delta: Partial<BackfillCounts>): void => {
+    thisRun = addCounts(thisRun, delta);
+    state = { ...state, counts: addCounts(state.counts, delta) };
+  };
+  const result = (interrupted: boolean): RunResult => ({
+    state,
+    thisRun,
+    interrupted,
+    durationInMillis: deps.clock.now() - startedAt,
+    keptFiles,
+    ...(lastErrorCode !== undefined ? { lastErrorCode } : {}),
+  });
+
+  /** Puts one page's records in rounds of about a fifth of a second's events; false when interrupted. */
+  const put = async (records: readonly EnvelopeRecord[]): Promise<boolean> => {
+    for (const round of rounds(records, roundEvents)) {
+      if (deps.signal?.aborted === true) return false;
+      const events = round.reduce((sum, r) => sum + r.events, 0);
+      await pacer.take(events);
+      const sent = await sender.send(options.job.rawStream, round);
+      let written = 0;
+      let writtenRecords = 0;
+      let messageBytes = 0;
+      let gzipBytes = 0;
+      let failed = 0;
+      let failedRecords = 0;
+      for (const [i, record] of round.entries()) {
+        if (sent.accepted[i]) {
+          written += record.events;
+          writtenRecords += 1;
+          messageBytes += record.messageBytes;
+          gzipBytes += record.data.length;
+          continue;
+        }
+        lastErrorCode = sent.lastErrorCode ?? lastErrorCode;
+        const reason =
+          `backfill: PutRecords refused this envelope ${maxAttempts} times` +
+          `${sent.lastErrorCode !== undefined ? ` (last: ${sent.lastErrorCode})` : ''}`;
+        const file = await deps.kept.keep(record, reason, new Date(deps.clock.now()), options.job.rawStream);
+        if (keptFiles.length < KEPT_FILES_LISTED) keptFiles.push(file);
+        failed += record.events;
+        failedRecords += 1;
+      }
+      count({
+        written,
+        records: writtenRecords,
+        messageBytes,
+        gzipBytes,
+        failed,
+        failedRecords,
+        retries: sent.retries,
+      });
+      deps.onProgress?.(state.counts);
+    }
+    return true;
+  };
+
+  for (const plan of options.groups) {
+    const name = plan.source.logGroup;
+    let progress: GroupProgress = state.groups[name] ?? { done: false, writtenAtFrom: [] };
+    if (progress.done) continue;
+    const startTime = progress.from ?? options.job.since.getTime();
+    // Events of the resume millisecond that an earlier run wrote: read again, not sent again.
+    const writtenBefore = new Set(progress.writtenAtFrom);
+    let nextToken: string | undefined;
+    do {
+      if (deps.signal?.aborted === true) return result(true);
+      const page = await deps.logs.filterPage({
+        logGroup: name,
+        startTime,
+        endTime: options.job.until.getTime(),
+        ...(plan.filterPattern !== undefined ? { filterPattern: plan.filterPattern } : {}),
+        ...(nextToken !== undefined ? { nextToken } : {}),
+      });
+      const fresh = page.events.filter((e) => !(e.timestamp === startTime && writtenBefore.has(e.id)));
+      const { records, oversized } = buildEnvelopes(plan.source, fresh);
+      count({
+        pages: 1,
+        read: page.events.length,
+        skipped: page.events.length - fresh.length + oversized.length,
+      });
+      if (!(await put(records))) return result(true);
+      nextToken = page.nextToken;
+      if (page.events.length > 0 || nextToken === undefined) {
+        progress = advance(progress, page.events, nextToken === undefined);
+        state = {
+          ...state,
+          groups: { ...state.groups, [name]: progress },
+          updatedAt: new Date(deps.clock.now()).toISOString(),
+        };
+        await deps.checkpoint.save(state);
+      }
+    } while (nextToken !== undefined);
+  }
+  return result(false);
+}
+
+/** Where the next read of the group starts once `events` (a page, in timestamp order) are written. */
+function advance(
+  progress: GroupProgress,
+  events: readonly { readonly id: string; readonly timestamp: number }[],
+  done: boolean,
+): GroupProgress {
+  if (events.length === 0) return { ...progress, done };
+  const last = events[events.length - 1].timestamp;
+  const atLast = events.filter((e) => e.timestamp === last).map((e) => e.id);
+  // A page made only of the resume millisecond's events (over 10,000 in one millisecond): keep the earlier ids too.
+  const writtenAtFrom =
+    last === progress.from ? [...new Set([...progress.writtenAtFrom, ...atLast])] : atLast;
+  return { done, from: last, writtenAtFrom };
+}
+
+/** Records in rounds of at least one record and about `maxEvents` events. */
+function* rounds(records: readonly EnvelopeRecord[], maxEvents: number): Generator<EnvelopeRecord[]> {
+  let round: EnvelopeRecord[] = [];
+  let events = 0;
+  for (const record of records) {
+    if (round.length > 0 && events + record.events > maxEvents) {
+      yield round;
+      round = [];
+      events = 0;
+    }
+    round.push(record);
+    events += record.events;
+  }
+  if (round.length > 0) yield round;
+}

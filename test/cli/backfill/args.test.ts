@@ -1,0 +1,129 @@
+/** `kfek backfill`'s command line: what it accepts, its defaults, and the message for each mistake. */
+import {
+  BACKFILL_OPTIONS,
+  BACKFILL_USAGE,
+  DEFAULT_RATE_PER_SECOND,
+  parseBackfillArgs,
+} from '../../../cli/backfill/args';
+import { parseCheckpoint } from '../../../cli/backfill/checkpoint';
+import { UsageError } from '../../../cli/errors';
+
+const NOW = new Date('2026-11-23T12:00:00.000Z');
+const parse = (...argv: string[]) => parseBackfillArgs(argv, NOW);
+
+describe('parseBackfillArgs', () => {
+  test('log groups (repeated or comma-separated), a relative --since, and the defaults', () => {
+    expect(parse('--log-group', '/a,/b', '--log-group', '/c', '--log-group', '/a', '--since', '7d')).toEqual({
+      command: 'backfill',
+      logGroups: ['/a', '/b', '/c'],
+      sinceText: '7d',
+      since: new Date('2026-11-16T12:00:00.000Z'),
+      ratePerSecond: DEFAULT_RATE_PER_SECOND,
+      dryRun: false,
+      resume: false,
+      stateDir: '.kfek/backfill',
+      json: false,
+    });
+  });
+
+  test('every option', () => {
+    expect(
+      parse(
+        '--profile',
+        'sandbox',
+        '--since',
+        '2026-11-20T00:00:00Z',
+        '--until',
+        '1h',
+        '--filter-pattern',
+        'ERROR',
+        '--rate',
+        '60000/m',
+        '--dry-run',
+        '--state-dir',
+        '/tmp/x',
+        '--raw-stream',
+        'kfek-sandbox-raw',
+        '--endpoint',
+        'http://127.0.0.1:5000',
+        '--region',
+        'eu-west-1',
+        '--json',
+      ),
+    ).toMatchObject({
+      profile: 'sandbox',
+      since: new Date('2026-11-20T00:00:00Z'),
+      untilText: '1h',
+      until: new Date('2026-11-23T11:00:00.000Z'),
+      filterPattern: 'ERROR',
+      ratePerSecond: 1000,
+      dryRun: true,
+      stateDir: '/tmp/x',
+      rawStream: 'kfek-sandbox-raw',
+      endpoint: 'http://127.0.0.1:5000',
+      region: 'eu-west-1',
+      json: true,
+    });
+    expect(parse('--resume')).toMatchObject({ resume: true, logGroups: [] });
+    expect(parse('--help')).toEqual({ command: 'backfill-help' });
+  });
+
+  test('the help describes every option the parser accepts', () => {
+    for (const option of Object.keys(BACKFILL_OPTIONS)) {
+      expect(BACKFILL_USAGE).toMatch(new RegExp(`^ {2}--${option}\\b`, 'm'));
+    }
+  });
+
+  test.each([
+    [['--log-group', '/a'], /--since is required/],
+    [['--since', 'yesterday'], /--since "yesterday" is neither a duration before now \(7d\) nor an ISO time/],
+    [['--since', '1h', '--until', '2h'], /--since .* is not before --until/],
+    [['--since', '2026-11-24T00:00:00Z'], /is not before now/],
+    [['--since', '1h', '--rate', 'fast'], /--rate "fast" is not a rate/],
+    [['--resume', '--dry-run'], /--dry-run estimates a new backfill/],
+    [
+      ['--since', '1h', '--endpoint', 'localhost:5000'],
+      /--endpoint "localhost:5000" is not an http\(s\) URL/,
+    ],
+    [['--since', '1h', '--bogus'], /backfill: Unknown option '--bogus'/],
+  ])('fails when %j', (argv, message) => {
+    expect(() => parse(...argv)).toThrow(UsageError);
+    expect(() => parse(...argv)).toThrow(message);
+  });
+});
+
+describe('parseCheckpoint', () => {
+  test('fails on anything but a version 1 checkpoint, saying which file and what to do', () => {
+    expect(() => parseCheckpoint('{', '/s/checkpoint.json')).toThrow(
+      /the checkpoint \/s\/checkpoint.json is not JSON: delete it to start over .* or pass --state-dir/,
+    );
+    expect(() => parseCheckpoint('{"version":2}', 'f')).toThrow(
+      /is not a version 1 kfek backfill checkpoint/,
+    );
+    expect(() => parseCheckpoint('{"version":1,"job":{},"groups":{}}', 'f')).toThrow(/has no readable job/);
+  });
+
+  test('reads back what it wrote, dates as dates', () => {
+    const state = parseCheckpoint(
+      JSON.stringify({
+        version: 1,
+        job: {
+          logGroups: ['/a'],
+          since: '2026-11-16T12:00:00.000Z',
+          until: '2026-11-23T12:00:00.000Z',
+          rawStream: 'r',
+        },
+        typed: { since: '7d' },
+        groups: { '/a': { done: false, from: 5, writtenAtFrom: ['1'] } },
+        counts: { read: 3, written: 2 },
+        runs: 2,
+      }),
+      'f',
+    );
+    expect(state.job.since).toEqual(new Date('2026-11-16T12:00:00.000Z'));
+    expect(state.groups['/a']).toEqual({ done: false, from: 5, writtenAtFrom: ['1'] });
+    expect(state.counts).toMatchObject({ read: 3, written: 2, failed: 0 });
+    expect(state.typed).toEqual({ since: '7d' });
+    expect(state.runs).toBe(2);
+  });
+});

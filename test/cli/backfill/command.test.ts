@@ -1,0 +1,305 @@
+/**
+ * `kfek backfill` as a user runs it (cli/main.ts `run`), against a real moto server: the envelopes it writes to the
+ * raw stream next to the ones moto's live subscription writes, the dry run, an interrupted run and its resume, and
+ * the messages for a wrong command line. The end-to-end test with the pipeline and OpenSearch is
+ * test/e2e/backfill.test.ts.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import {
+  CloudWatchLogsClient,
+  CreateLogGroupCommand,
+  CreateLogStreamCommand,
+  PutLogEventsCommand,
+  PutSubscriptionFilterCommand,
+} from '@aws-sdk/client-cloudwatch-logs';
+import { KinesisClient } from '@aws-sdk/client-kinesis';
+import { run } from '../../../cli/main';
+import { decodeEnvelopes } from '../../../lambda/transform/decode';
+import { toDocument } from '../../../lambda/transform/document';
+import { startMoto, type MotoServer } from '../../../scripts/moto-server';
+import { createStream, motoClientConfig, readStreamRecords } from '../../helpers/kinesis-stream';
+import { testTempDir } from '../../helpers/temp-dirs';
+
+const REGION = 'us-east-1';
+const ENV = { AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test', AWS_REGION: REGION };
+
+let moto: MotoServer;
+let logs: CloudWatchLogsClient;
+let kinesis: KinesisClient;
+const savedEnv: Record<string, string | undefined> = {};
+
+beforeAll(async () => {
+  // The SDK's default credential chain reads process.env; moto accepts any keys.
+  for (const [key, value] of Object.entries(ENV)) {
+    savedEnv[key] = process.env[key];
+    process.env[key] = value;
+  }
+  moto = await startMoto();
+  logs = new CloudWatchLogsClient(motoClientConfig(moto.endpoint, REGION));
+  kinesis = new KinesisClient(motoClientConfig(moto.endpoint, REGION));
+}, 60_000);
+
+afterAll(async () => {
+  logs?.destroy();
+  kinesis?.destroy();
+  await moto?.stop();
+  for (const [key, value] of Object.entries(savedEnv)) {
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  }
+});
+
+let counter = 0;
+
+/** A log group with `n` events over `streams` streams in the last `spanInMillis`, and a raw stream of its own. */
+async function group(
+  n: number,
+  options: { streams?: number; spanInMillis?: number } = {},
+): Promise<{ name: string; rawStream: string; rawStreamArn: string; stateDir: string }> {
+  counter += 1;
+  const name = `/kfek/backfill/cmd-${counter}`;
+  const rawStream = `kfek-backfill-cmd-${counter}-raw`;
+  const rawStreamArn = await createStream(kinesis, rawStream);
+  await logs.send(new CreateLogGroupCommand({ logGroupName: name }));
+  const streams = options.streams ?? 2;
+  const span = options.spanInMillis ?? 3_600_000;
+  const base = Date.now() - span - 60_000;
+  for (let s = 0; s < streams; s++) {
+    await logs.send(new CreateLogStreamCommand({ logGroupName: name, logStreamName: `s${s}` }));
+    const mine = Array.from({ length: n }, (_, i) => i).filter((i) => i % streams === s);
+    for (let k = 0; k < mine.length; k += 500) {
+      await logs.send(
+        new PutLogEventsCommand({
+          logGroupName: name,
+          logStreamName: `s${s}`,
+          logEvents: mine.slice(k, k + 500).map((i) => ({
+            timestamp: base + Math.floor((i * span) / Math.max(1, n)),
+            message: JSON.stringify({ level: i % 7 === 0 ? 'ERROR' : 'INFO', message: `event ${i}`, i }),
+          })),
+        }),
+      );
+    }
+  }
+  return { name, rawStream, rawStreamArn, stateDir: testTempDir('kfek-backfill-cmd-') };
+}
+
+async function kfek(
+  args: readonly string[],
+  stop?: AbortSignal,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await run(['backfill', '--endpoint', moto.endpoint, '--rate', '100000', ...args], {
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+    env: ENV,
+    ...(stop !== undefined ? { stop } : {}),
+  });
+  return { code, stdout, stderr };
+}
+
+interface DecodedEvent {
+  readonly id: string;
+  readonly document: unknown;
+  readonly filters: readonly string[];
+}
+
+async function rawEvents(rawStream: string): Promise<DecodedEvent[]> {
+  return (await readStreamRecords(kinesis, rawStream)).flatMap((r) =>
+    decodeEnvelopes(Buffer.from(r.Data!)).flatMap((envelope) =>
+      envelope.logEvents.map((event) => ({
+        id: event.id,
+        document: toDocument(event, envelope),
+        filters: envelope.subscriptionFilters,
+      })),
+    ),
+  );
+}
+
+describe('kfek backfill against moto', () => {
+  test('writes the window as envelopes the transform reads like live ones: same documents, same ids', async () => {
+    // GIVEN 300 events written before the subscription existed, then the subscription, then 2 live events
+    const g = await group(300);
+    await logs.send(
+      new PutSubscriptionFilterCommand({
+        logGroupName: g.name,
+        filterName: 'kfek-to-raw-stream',
+        filterPattern: '',
+        destinationArn: g.rawStreamArn,
+        roleArn: 'arn:aws:iam::123456789012:role/cwl',
+      }),
+    );
+    await logs.send(
+      new PutLogEventsCommand({
+        logGroupName: g.name,
+        logStreamName: 's0',
+        logEvents: [
+          { timestamp: Date.now() - 1_000, message: 'live one' },
+          { timestamp: Date.now() - 999, message: 'live two' },
+        ],
+      }),
+    );
+    // WHEN the last two hours are backfilled
+    const result = await kfek([
+      '--log-group',
+      g.name,
+      '--raw-stream',
+      g.rawStream,
+      '--since',
+      '2h',
+      '--state-dir',
+      g.stateDir,
+      '--json',
+    ]);
+    // THEN
+    expect(result.stderr).not.toMatch(/kfek: /);
+    expect(result.code).toBe(0);
+    const summary = JSON.parse(result.stdout) as { counts: Record<string, number>; interrupted: boolean };
+    expect(summary.counts).toMatchObject({ read: 302, written: 302, skipped: 0, failed: 0 });
+    expect(summary.interrupted).toBe(false);
+    const events = await rawEvents(g.rawStream);
+    // The live events came twice (live and backfilled), as the same documents; every other event once.
+    const byId = new Map<string, DecodedEvent[]>();
+    for (const e of events) byId.set(e.id, [...(byId.get(e.id) ?? []), e]);
+    expect(byId.size).toBe(302);
+    const twice = [...byId.values()].filter((copies) => copies.length === 2);
+    expect(twice).toHaveLength(2);
+    for (const [live, backfilled] of twice) expect(backfilled.document).toEqual(live.document);
+    // The backfill writes the names of the group's subscription to the raw stream, as CloudWatch Logs does.
+    expect(new Set(events.map((e) => e.filters.join(',')))).toEqual(new Set(['kfek-to-raw-stream']));
+    // and the checkpoint says it is finished
+    const checkpoint = JSON.parse(readFileSync(path.join(g.stateDir, 'checkpoint.json'), 'utf8')) as {
+      groups: Record<string, { done: boolean }>;
+    };
+    expect(checkpoint.groups[g.name].done).toBe(true);
+  }, 60_000);
+
+  test('the dry run estimates from a sample and writes nothing; a log group without a subscription is named kfek-backfill', async () => {
+    const g = await group(3_000, { streams: 3 });
+    const result = await kfek([
+      '--log-group',
+      g.name,
+      '--raw-stream',
+      g.rawStream,
+      '--since',
+      '3h',
+      '--dry-run',
+      '--state-dir',
+      g.stateDir,
+      '--json',
+    ]);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout) as {
+      total: { events: number; messageBytes: number };
+      groups: { sampledEvents: number; subscriptionFilters: string[] }[];
+      cost: { lines: { item: string }[]; pricesDate: string };
+      openShards: number;
+    };
+    expect(Math.abs(report.total.events - 3_000) / 3_000).toBeLessThan(0.1);
+    expect(report.groups[0].subscriptionFilters).toEqual(['kfek-backfill']);
+    expect(report.openShards).toBe(1);
+    expect(report.cost.pricesDate).toBe('2026-11-23');
+    expect(await readStreamRecords(kinesis, g.rawStream)).toHaveLength(0);
+    expect(existsSync(path.join(g.stateDir, 'checkpoint.json'))).toBe(false);
+    // The text form says the same in lines a person reads.
+    const text = await kfek([
+      '--log-group',
+      g.name,
+      '--raw-stream',
+      g.rawStream,
+      '--since',
+      '3h',
+      '--dry-run',
+      '--state-dir',
+      g.stateDir,
+    ]);
+    expect(text.stdout).toMatch(/^total: about [\d,]+ events, /m);
+    expect(text.stdout).toMatch(/^time at 100,000 events\/s: /m);
+    expect(text.stdout).toMatch(/^cost \(us-east-1 list prices of 2026-11-23, docs\/costs.md\):$/m);
+    expect(text.stdout).toMatch(/^dry run: nothing was written$/m);
+  }, 60_000);
+
+  test('an interrupted backfill refuses to start over, refuses a different job, and resumes to the end', async () => {
+    const g = await group(1_000);
+    const job = [
+      '--log-group',
+      g.name,
+      '--raw-stream',
+      g.rawStream,
+      '--since',
+      '2h',
+      '--state-dir',
+      g.stateDir,
+    ];
+    // GIVEN a run stopped before it wrote anything (Ctrl-C)
+    const stopped = new AbortController();
+    stopped.abort();
+    const first = await kfek(job, stopped.signal);
+    expect(first.code).toBe(130);
+    expect(first.stdout).toMatch(/: interrupted/);
+    expect(first.stdout).toContain(
+      `the checkpoint ${path.join(g.stateDir, 'checkpoint.json')} holds where it stopped`,
+    );
+    // WHEN started again without --resume, or resumed with another window
+    const again = await kfek(job);
+    const other = await kfek([...job.slice(0, -4), '--since', '3h', '--state-dir', g.stateDir, '--resume']);
+    // THEN both say what to do
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(
+      /holds an unfinished backfill of \/kfek\/backfill\/cmd-\d+ \(0 events written\): add --resume/,
+    );
+    expect(other.code).toBe(2);
+    expect(other.stderr).toMatch(
+      /--resume goes on with the backfill in .*, but --since \(checkpoint: 2h, from .*\) differ/,
+    );
+    // WHEN resumed as first typed, and once more
+    const resumed = await kfek([...job, '--resume', '--json']);
+    const done = await kfek([...job, '--resume']);
+    // THEN
+    expect(resumed.code).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({
+      counts: { written: 1_000 },
+      runs: 2,
+      interrupted: false,
+    });
+    expect(done.stdout).toMatch(/is finished already; nothing to resume/);
+    expect(await rawEvents(g.rawStream)).toHaveLength(1_000);
+  }, 60_000);
+
+  test('fails with one line that says what to do', async () => {
+    const g = await group(1);
+    const missingGroup = await kfek([
+      '--log-group',
+      '/kfek/nope',
+      '--raw-stream',
+      g.rawStream,
+      '--since',
+      '1h',
+      '--state-dir',
+      g.stateDir,
+    ]);
+    expect(missingGroup.code).toBe(1);
+    expect(missingGroup.stderr).toMatch(
+      /^kfek: Log group \/kfek\/nope does not exist in this account\/region/,
+    );
+    const missingStream = await kfek([
+      '--log-group',
+      g.name,
+      '--raw-stream',
+      'kfek-nope-raw',
+      '--since',
+      '1h',
+      '--state-dir',
+      g.stateDir,
+    ]);
+    expect(missingStream.code).toBe(1);
+    expect(missingStream.stderr).toMatch(/^kfek: backfill: the raw stream kfek-nope-raw does not exist/);
+    const noResume = await kfek(['--resume', '--state-dir', g.stateDir]);
+    expect(noResume.stderr).toMatch(/--resume found no checkpoint at/);
+    for (const r of [missingGroup, missingStream, noResume])
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    const help = await kfek(['--help']);
+    expect(help.stdout).toMatch(/^kfek backfill - send the history of log groups/);
+  }, 60_000);
+});
