@@ -36,6 +36,24 @@ const runtimeBorders = {
           from: ['./lib', './lambda', './scripts', './bench'],
           message: 'The CLI must not import the CDK app or Lambda code: move the shared part to core/.',
         },
+        {
+          target: './scripts',
+          from: ['./lib', './cli', './bin', './bench'],
+          message:
+            'The local runner and its servers must not import the CDK app or the CLI: move the shared part to core/.',
+        },
+        {
+          target: './lib/constructs',
+          from: ['./lib/stacks', './lib/app.ts', './lib/cross-account.ts'],
+          message:
+            'A construct must not depend on a stack or the app composition: move the shared part down.',
+        },
+        {
+          target: './core/contracts',
+          from: './core/config',
+          message:
+            'Contracts must not import the config model (the config imports the contracts): move the type here.',
+        },
       ],
     },
   ],
@@ -107,7 +125,7 @@ module.exports = tseslint.config(
       ],
     },
   },
-  { files: ['lib/**/*.ts', 'bin/**/*.ts'], rules: runtimeBorders },
+  { files: ['lib/**/*.ts', 'bin/**/*.ts', 'scripts/**/*.ts'], rules: runtimeBorders },
   {
     files: ['test/**/*.ts'],
     ...jestPlugin.configs['flat/recommended'],

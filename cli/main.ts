@@ -5,7 +5,7 @@
 import { type CliArgs, USAGE, commandHelp, parseCliArgs } from './args';
 import { CliError, UsageError } from './errors';
 import { GeneratorError } from '../core/log-generator';
-import type { ProgressOutput } from './progress';
+import type { ProgressOutput } from '../core/progress';
 // The version users see is package.json's; esbuild inlines it into the CLI bundle.
 import packageJson from '../package.json';
 

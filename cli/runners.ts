@@ -25,7 +25,7 @@ import { exitCodeOf, formatFindings } from './doctor/report';
 import { UsageError } from './errors';
 import { formatQueryResult, formatSendResult, formatTable, formatVerifyResult } from './format';
 import type { CliIo } from './main';
-import { ProgressBar } from './progress';
+import { ProgressBar } from '../core/progress';
 import { createSigningProxy, getCallerIdentity, mappableArn, messageOf, upstreamOrigin } from './proxy';
 import { profileLogGroupNames } from './profile';
 import { runQuery } from './query';

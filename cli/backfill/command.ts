@@ -9,7 +9,7 @@ import { physicalNamesFor } from '../../core/contracts/physical-names';
 import { sleep } from '../aws';
 import { CliError, UsageError } from '../errors';
 import { profileConfig } from '../profile';
-import { ProgressBar, type ProgressOutput } from '../progress';
+import { ProgressBar, type ProgressOutput } from '../../core/progress';
 import { kinesisPort } from '../replay/aws-ports';
 import { BACKFILL_USAGE, type BackfillArgs, parseBackfillArgs } from './args';
 import { createBackfillClients, logsPort, streamInfoPort } from './aws-ports';

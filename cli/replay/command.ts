@@ -16,7 +16,7 @@ import { physicalNamesFor } from '../../core/contracts/physical-names';
 import { sleep, translateAwsError } from '../aws';
 import { CliError, UsageError } from '../errors';
 import { PROJECT_CDK_JSON } from '../profile';
-import { ProgressBar, type ProgressOutput } from '../progress';
+import { ProgressBar, type ProgressOutput } from '../../core/progress';
 import { parseReplayArgs, REPLAY_USAGE, type ReplayArgs } from './args';
 import { createReplayClients, kinesisPort, s3ObjectStore, searchStackResources, sqsQueue } from './aws-ports';
 import type { KeptSources } from './collect';

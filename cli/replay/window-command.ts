@@ -4,7 +4,7 @@
  */
 import { sleep, translateAwsError } from '../aws';
 import { CliError, UsageError } from '../errors';
-import type { ProgressOutput } from '../progress';
+import type { ProgressOutput } from '../../core/progress';
 import type { ReplayArgs } from './args';
 import { kinesisPort, type ReplayAwsClients } from './aws-ports';
 import type { ReplayIo } from './command';

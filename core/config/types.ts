@@ -1,11 +1,12 @@
 /** The configuration's types: what a resolved profile looks like (see ./index.ts for the whole model). */
 
-/** How raw records get from the raw stream through the transform to the events stream. */
-export type Transport = 'lambda' | 'pipes';
+import type { IndexRotation } from '../contracts/index-naming';
+import type { Transport } from '../contracts/transform-env';
+
+// The config uses the contracts' vocabulary; the contracts never import the config (lint enforces the direction).
+export type { IndexRotation, Transport };
 /** Kinesis capacity mode. */
 export type StreamMode = 'PROVISIONED' | 'ON_DEMAND';
-/** Firehose `IndexRotationPeriod` for the OpenSearch destination. */
-export type IndexRotation = 'NoRotation' | 'OneHour' | 'OneDay' | 'OneWeek' | 'OneMonth';
 /** What happens to data-bearing resources when their stack is deleted or they are replaced. */
 export type RemovalPolicyName = 'destroy' | 'retain';
 

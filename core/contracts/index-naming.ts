@@ -3,7 +3,9 @@
  * the pattern that matches them all. One owner for the CDK app (index template, Dashboards), the local Firehose
  * stand-in and the CLI.
  */
-import type { IndexRotation } from '../config/types';
+
+/** Firehose `IndexRotationPeriod` for the OpenSearch destination. */
+export type IndexRotation = 'NoRotation' | 'OneHour' | 'OneDay' | 'OneWeek' | 'OneMonth';
 
 function pad(n: number, width = 2): string {
   return String(n).padStart(width, '0');

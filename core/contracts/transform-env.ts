@@ -3,7 +3,9 @@
  * runner of `npm start`) and whoever reads it (lambda/transform/env.ts, once per container). The names, the
  * defaults the reader applies and the service names live here only; {@link transformEnvironment} is the one writer.
  */
-import type { Transport } from '../config/types';
+
+/** How raw records get from the raw stream through the transform to the events stream. */
+export type Transport = 'lambda' | 'pipes';
 
 /** Environment variable names the transform reads. */
 export const TransformEnvVar = {

@@ -3,7 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { justifyWildcardResources } from '../nag';
-import { constructIdFor } from '../stacks/sources-stack';
+import { constructIdFor } from './log-subscription';
 
 export interface DestinationSubscriptionsProps {
   /** The central account's destination in this region (`arn:aws:logs:<region>:<central>:destination:<name>`). */

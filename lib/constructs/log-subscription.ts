@@ -51,3 +51,10 @@ export class LogSubscription extends Construct {
       this.filter.node.addDependency(policy);
   }
 }
+
+/** A stable PascalCase construct ID for a log group name: `/kfek/app-1` -> `KfekApp1`. */
+export function constructIdFor(logGroupName: string): string {
+  const words = logGroupName.split(/[^A-Za-z0-9]+/).filter((w) => w !== '');
+  const id = words.map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+  return `LogGroup${id === '' ? 'Unnamed' : id}`;
+}

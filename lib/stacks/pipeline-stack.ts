@@ -21,6 +21,7 @@ import { PipesTransport } from '../constructs/pipes-transport';
 import { TransformFunction } from '../constructs/transform-function';
 import { grantTransformWrites } from '../constructs/transform-writes';
 import { justifyWildcardResources } from '../nag';
+import { retentionDays } from '../retention';
 
 /**
  * Largest pipe batch size kfek considers safe: a CloudWatch Logs subscription record usually carries tens of
@@ -118,7 +119,7 @@ export class PipelineStack extends Stack {
       logGroupName: names?.transformLogGroup,
       memorySizeInMb: t.memoryMb,
       timeout: Duration.seconds(t.timeoutSeconds),
-      logRetention: t.logRetentionDays as logs.RetentionDays,
+      logRetention: retentionDays(t.logRetentionDays, 'transform.logRetentionDays'),
     };
     const metricsNamespace = props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE;
     const ownLogGroups: logs.ILogGroup[] = [];
@@ -186,7 +187,7 @@ export class PipelineStack extends Stack {
         parallelizationFactor: t.parallelizationFactor,
         retryAttempts: t.retryAttempts,
         maxRecordAge: Duration.seconds(t.maxRecordAgeSeconds),
-        logRetention: t.logRetentionDays,
+        logRetention: retentionDays(t.logRetentionDays, 'transform.logRetentionDays'),
         logGroupName: names?.pipeLogGroup,
       });
       this.transformFunction = fn.function;
@@ -212,7 +213,7 @@ export class PipelineStack extends Stack {
       bufferingInterval: Duration.seconds(d.bufferingIntervalSeconds),
       bufferingSize: Size.mebibytes(d.bufferingSizeMb),
       retryDuration: Duration.seconds(d.retryDurationSeconds),
-      logRetention: d.logRetentionDays,
+      logRetention: retentionDays(d.logRetentionDays, 'delivery.logRetentionDays'),
       deliveryStreamName: names?.deliveryStream,
       logGroupName: names?.deliveryLogGroup,
     });
@@ -238,7 +239,7 @@ export class PipelineStack extends Stack {
       firehoseRole: this.firehoseRole,
       readerBackendRoles: os.access.readerBackendRoles ?? [],
       adminBackendRoles: os.access.adminBackendRoles ?? [],
-      logRetention: d.logRetentionDays,
+      logRetention: retentionDays(d.logRetentionDays, 'delivery.logRetentionDays'),
       ...(names !== undefined
         ? {
             logGroupNames: {

@@ -10,6 +10,7 @@ import type { Construct } from 'constructs';
 import type { FailedRecordsConfig, OpenSearchConfig, StreamConfig } from '../../core/config';
 import { LogsDeliveryRole } from '../constructs/logs-delivery-role';
 import { SearchDomain } from '../constructs/search-domain';
+import { retentionDays } from '../retention';
 
 export interface SearchStackProps extends StackProps {
   /** OpenSearch domain name (3-28 characters). */
@@ -173,7 +174,7 @@ export class SearchStack extends Stack {
       zoneAwareness: os.zoneAwareness,
       dedicatedMasters: os.dedicatedMasters,
       masterUserArn: this.adminRole.roleArn,
-      logRetention: os.logRetentionDays,
+      logRetention: retentionDays(os.logRetentionDays, 'openSearch.logRetentionDays'),
       removalPolicy,
     });
     this.domain = this.searchDomain.domain;

@@ -5,7 +5,8 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import type { SourcesConfig } from '../../core/config';
 import { AccountSubscriptionPolicy } from '../constructs/account-subscription-policy';
-import { LogSubscription } from '../constructs/log-subscription';
+import { constructIdFor, LogSubscription } from '../constructs/log-subscription';
+import { retentionDays } from '../retention';
 
 export interface SourcesStackProps extends StackProps {
   /** The subscription target. */
@@ -70,7 +71,10 @@ export class SourcesStack extends Stack {
         ? new logs.LogGroup(this, cid, {
             logGroupName: source.name,
             logGroupClass: logs.LogGroupClass.STANDARD,
-            retention: source.retentionDays as logs.RetentionDays,
+            retention: retentionDays(
+              source.retentionDays,
+              `sources.logGroups "${source.name}" retentionDays`,
+            ),
             removalPolicy,
           })
         : logs.LogGroup.fromLogGroupName(this, cid, source.name);
@@ -100,11 +104,4 @@ export class SourcesStack extends Stack {
       });
     }
   }
-}
-
-/** A stable PascalCase construct ID for a log group name: `/kfek/app-1` -> `KfekApp1`. */
-export function constructIdFor(logGroupName: string): string {
-  const words = logGroupName.split(/[^A-Za-z0-9]+/).filter((w) => w !== '');
-  const id = words.map((w) => w[0].toUpperCase() + w.slice(1)).join('');
-  return `LogGroup${id === '' ? 'Unnamed' : id}`;
 }

@@ -4,7 +4,7 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { ProgressBar } from '../../cli/progress';
+import { ProgressBar } from '../../core/progress';
 import { createHttpClient, provisionOpenSearch } from '../../core/opensearch';
 import { newRunId } from '../../core/log-generator';
 import { loadConfig, localSpecFromConfig, openSearchSpecFromConfig, REPO_ROOT } from './config-spec';

@@ -1,6 +1,6 @@
 import { USAGE, parseCliArgs, parseDuration, parseRate } from '../../cli/args';
 import { UsageError } from '../../cli/errors';
-import { ProgressBar } from '../../cli/progress';
+import { ProgressBar } from '../../core/progress';
 import { countRejected } from '../../cli/send';
 import { formatTable } from '../../cli/format';
 import { percentile } from '../../cli/verify';

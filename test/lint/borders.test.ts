@@ -51,6 +51,12 @@ describe('runtime borders', () => {
     ['lambda/transform/kinesis-batch.ts', './kinesis-writer', /must not load an adapter/],
     ['lambda/transform/pipes-batch.ts', '@aws-sdk/client-s3', /must not load an adapter/],
     ['lambda/transform/kinesis-batch.ts', 'aws-cdk-lib', /never load CDK/],
+    ['scripts/local/run.ts', '../../cli/main', /local runner and its servers must not import the CDK app or the CLI/],
+    ['scripts/local/run.ts', '../../lib/app', /local runner and its servers must not import/],
+    ['scripts/opensearch/node-process.ts', '../../bin/kfek', /local runner and its servers must not import/],
+    ['lib/constructs/log-subscription.ts', '../stacks/sources-stack', /construct must not depend on a stack/],
+    ['lib/constructs/pipes-transport.ts', '../app', /construct must not depend on a stack or the app/],
+    ['core/contracts/index-naming.ts', '../config/types', /Contracts must not import the config model/],
   ])('fails when %s imports %s', async (file, specifier, expected) => {
     const findings = await borderFindings(file, specifier);
     expect(findings).toEqual([expect.stringMatching(expected)]);
@@ -62,6 +68,9 @@ describe('runtime borders', () => {
     ['lambda/opensearch-provisioner/handler.ts', '../../core/opensearch/provision'],
     ['cli/main.ts', '../core/opensearch/http'],
     ['scripts/local/main.ts', '../../lambda/transform/handler'],
+    ['scripts/local/run.ts', '../../core/progress'],
+    ['lib/stacks/sources-stack.ts', '../constructs/log-subscription'],
+    ['core/config/types.ts', '../contracts/index-naming'],
     ['lambda/transform/kinesis-batch.ts', './writer-port'],
   ])('allows %s to import %s', async (file, specifier) => {
     expect(await borderFindings(file, specifier)).toEqual([]);

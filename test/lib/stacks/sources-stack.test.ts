@@ -4,7 +4,8 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kinesis from 'aws-cdk-lib/aws-kinesis';
 import { resolveConfig } from '../../../core/config';
-import { SourcesStack, constructIdFor } from '../../../lib/stacks/sources-stack';
+import { constructIdFor } from '../../../lib/constructs/log-subscription';
+import { SourcesStack } from '../../../lib/stacks/sources-stack';
 import { buildTestApp } from '../../helpers/app';
 import { testOutdir } from '../../helpers/temp-dirs';
 

@@ -1,6 +1,7 @@
 /**
  * A progress bar on stderr. On a terminal it redraws one line in place; otherwise (CI logs, pipes) it prints a
- * plain line every 10% so logs stay readable and free of carriage returns.
+ * plain line every 10% so logs stay readable and free of carriage returns. Here in core/ because two runtimes show
+ * it: the CLI (`kfek send`, `replay`, `backfill`) and the local runner (`npm start`).
  */
 
 /** The part of a stream the bar writes to (`process.stderr` fits). */
