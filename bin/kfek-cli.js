@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The `kfek` command (package.json "bin"). It runs the prebuilt JavaScript bundle of cli/ (.kfek/cli/, built by
-// `npm ci`'s prepare step, see kfek-cli-bundle.js); a missing or stale bundle is rebuilt first (~1 s), and if
+// `npm ci`'s prepare step, see scripts/cli-bundle.js); a missing or stale bundle is rebuilt first (~1 s), and if
 // that fails (no esbuild, a compile error) the TypeScript sources run through ts-node in transpile-only mode, as
 // before: slower, but never a stale CLI.
 'use strict';
@@ -15,7 +15,7 @@ if (process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED === undefined) 
 }
 
 function loadBundle() {
-  const bundle = require('./kfek-cli-bundle');
+  const bundle = require('../scripts/cli-bundle');
   if (process.env.KFEK_CLI_FROM_SOURCE === '1') return undefined;
   try {
     if (!bundle.isFresh()) bundle.build();

@@ -1,6 +1,6 @@
 /**
  * bin/kfek-cli.js, the `kfek` command, as a person runs it: a child process. It runs the prebuilt bundle of cli/
- * (bin/kfek-cli-bundle.js), rebuilds a stale one, and falls back to the TypeScript sources. How fast it answers is
+ * (scripts/cli-bundle.js), rebuilds a stale one, and falls back to the TypeScript sources. How fast it answers is
  * measured by `npm run bench`, not here.
  */
 import { spawnSync } from 'node:child_process';
@@ -11,7 +11,7 @@ import { join } from 'node:path';
 const REPO = join(__dirname, '..', '..');
 const CLI = join(REPO, 'bin', 'kfek-cli.js');
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- plain JavaScript, run before any compiler
-const bundle = require('../../bin/kfek-cli-bundle.js') as {
+const bundle = require('../../scripts/cli-bundle.js') as {
   readonly ENTRY: string;
   build(): string;
   isFresh(): boolean;

@@ -1,4 +1,5 @@
-// Builds and checks the `kfek` CLI's JavaScript bundle (bin/kfek-cli.js runs it). Plain JavaScript on purpose:
+// Builds and checks the `kfek` CLI's JavaScript bundle (bin/kfek-cli.js runs it; build tooling, so it lives in
+// scripts/, not among the composition roots of bin/). Plain JavaScript on purpose:
 // it runs before anything could compile TypeScript, from `npm ci`'s prepare step and from the launcher.
 //
 // The bundle is ES modules, split at cli/main.ts's dynamic import of the command runners, so `kfek --help` and
@@ -14,7 +15,7 @@ const OUT_DIR = path.join(ROOT, '.kfek', 'cli');
 const ENTRY = path.join(OUT_DIR, 'main.mjs');
 const INPUTS = path.join(OUT_DIR, 'inputs.json');
 /** Files outside the import graph that change what the bundle contains: dependency versions, this builder. */
-const ALWAYS_INPUTS = ['package.json', 'package-lock.json', 'bin/kfek-cli-bundle.js'];
+const ALWAYS_INPUTS = ['package.json', 'package-lock.json', 'scripts/cli-bundle.js'];
 
 /** True when the bundle exists and no project file it was built from changed since. */
 function isFresh() {
