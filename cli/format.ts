@@ -17,7 +17,10 @@ export function formatTable(
     return flat.length > maxCellWidth ? `${flat.slice(0, maxCellWidth - 1)}…` : flat;
   };
   const body = rows.map((row) => columns.map((column) => cell(row[column] ?? '')));
-  const widths = columns.map((column, i) => Math.max(column.length, ...body.map((cells) => cells[i].length)));
+  // A fold, not Math.max(...cells): a query may return 10,000 rows, and spread arguments live on the stack.
+  const widths = columns.map((column, i) =>
+    body.reduce((widest, cells) => Math.max(widest, cells[i].length), column.length),
+  );
   const line = (cells: readonly string[]): string =>
     cells
       .map((text, i) => text.padEnd(widths[i]))
@@ -53,6 +56,20 @@ export function formatVerifyResult(result: VerifyResult): string {
   if (result.missing > 0) {
     const more = result.missing > result.missingSample.length ? ', ...' : '';
     lines.push(`missing kfek_seq: ${result.missingSample.join(', ')}${more}`);
+    if (result.expected === undefined && result.highestSeq !== undefined) {
+      lines.push(
+        `missing counts the gaps below the highest kfek_seq found, ${result.highestSeq}: pass --expect N (the ` +
+          "run's send --count) if that document is a stray",
+      );
+    }
+  }
+  if (result.outOfRange > 0) {
+    const documents = result.outOfRange === 1 ? '1 document carries' : `${result.outOfRange} documents carry`;
+    const range =
+      result.expected === undefined
+        ? 'that is not a whole number below 2^53'
+        : `outside 0-${result.expected - 1} (the --expect range) or beyond 2^53`;
+    lines.push(`${documents} a kfek_seq ${range}: not written by this run's send, not counted`);
   }
   const l = result.latency;
   if (l === undefined) {

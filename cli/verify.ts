@@ -50,10 +50,17 @@ export interface VerifyResult {
   readonly delivered: number;
   /** Extra copies of events already found (Firehose delivers at least once). */
   readonly duplicates: number;
-  /** Events not found (expected minus delivered, or gaps when `expected` is unknown). */
+  /** Events not found (expected minus delivered, or gaps below {@link highestSeq} when `expected` is unknown). */
   readonly missing: number;
   /** The first missing sequence numbers (at most 20). */
   readonly missingSample: readonly number[];
+  /** The highest sequence number counted as delivered (absent when none was). */
+  readonly highestSeq?: number;
+  /**
+   * Documents of the last search whose sequence number this run cannot have written: at or beyond `expected`, or
+   * beyond 2^53 (no JavaScript number holds it exactly). Not counted as delivered, duplicates or missing.
+   */
+  readonly outOfRange: number;
   /** Events already searchable at the first poll: their first-seen latency is only an upper bound. */
   readonly presentAtFirstPoll: number;
   readonly latency?: LatencySummary;
@@ -133,7 +140,8 @@ async function fetchRun(
   let page = first.hits?.hits ?? [];
   try {
     while (page.length > 0) {
-      hits.push(...page);
+      // A loop, not push(...page): a page is as long as the server makes it, and spread arguments live on the stack.
+      for (const hit of page) hits.push(hit);
       if (page.length < pageSize || scrollId === undefined) break;
       const next = await call<SearchAnswer>(client, 'POST', '/_search/scroll', {
         scroll: '1m',
@@ -207,6 +215,11 @@ export async function verifyRun(client: OpenSearchHttpClient, options: VerifyOpt
   ];
   const startedAt = now();
   const seen = new Map<number, Seen>();
+  // A document's kfek_seq is untrusted input (any app can write the marker): one that this run cannot have written
+  // is set aside, so that no count, loop or allocation is sized by it.
+  const inRange = (seq: number): boolean =>
+    Number.isSafeInteger(seq) && (options.expected === undefined || seq < options.expected);
+  let outOfRange = 0;
   let duplicates = 0;
   let polls = 0;
 
@@ -215,11 +228,16 @@ export async function verifyRun(client: OpenSearchHttpClient, options: VerifyOpt
     const hits = await fetchRun(client, indexPattern, options.runId, fields, options.pageSize ?? 1000);
     polls += 1;
     const copies = new Map<number, number>();
+    outOfRange = 0;
     for (const hit of hits) {
       const source = hit._source ?? {};
       const message = typeof source.message === 'string' ? source.message : '';
       const marker = parseRunMarker(message);
       if (marker === undefined || marker.runId !== options.runId) continue;
+      if (!inRange(marker.seq)) {
+        outOfRange += 1;
+        continue;
+      }
       copies.set(marker.seq, (copies.get(marker.seq) ?? 0) + 1);
       if (seen.has(marker.seq)) continue;
       const timestamp = toMillis(source['@timestamp']);
@@ -240,27 +258,49 @@ export async function verifyRun(client: OpenSearchHttpClient, options: VerifyOpt
     await pause(interval);
   }
 
-  const expectedSeqs = options.expected ?? (seen.size === 0 ? 0 : Math.max(...seen.keys()) + 1);
-  const missingSample: number[] = [];
-  let missing = 0;
-  for (let seq = 0; seq < expectedSeqs; seq++) {
-    if (!seen.has(seq)) {
-      missing += 1;
-      if (missingSample.length < 20) missingSample.push(seq);
-    }
-  }
+  const gaps = findGaps(seen.keys(), options.expected);
   return {
     runId: options.runId,
     expected: options.expected,
     delivered: seen.size,
     duplicates,
-    missing,
-    missingSample,
+    ...gaps,
+    outOfRange,
     presentAtFirstPoll: [...seen.values()].filter((s) => s.atFirstPoll).length,
     latency: summarizeLatency([...seen.values()], options.ingestField !== undefined),
     polls,
     elapsedInMillis: now() - startedAt,
-    complete: missing === 0 && (options.expected === undefined || seen.size >= options.expected),
+    complete: gaps.missing === 0 && (options.expected === undefined || seen.size >= options.expected),
+  };
+}
+
+/** How many of the missing sequence numbers to name. */
+const MISSING_SAMPLE_SIZE = 20;
+
+/**
+ * Missing sequence numbers of `0 .. expected - 1` (without `expected`, of `0 .. highest found`), counted from the
+ * found ones alone: the range may be as large as the largest safe integer, so it is never walked.
+ */
+function findGaps(
+  found: Iterable<number>,
+  expected: number | undefined,
+): Pick<VerifyResult, 'missing' | 'missingSample' | 'highestSeq'> {
+  // A typed array sorts numerically; every value is a safe integer below `expected` (verifyRun set the rest aside).
+  const sorted = Float64Array.from(found).sort();
+  const highestSeq = sorted.length === 0 ? undefined : sorted[sorted.length - 1];
+  const end = expected ?? (highestSeq === undefined ? 0 : highestSeq + 1);
+  const missingSample: number[] = [];
+  // Walks the found numbers with `end` as a last sentinel, naming the numbers between neighbours, until 20 are named.
+  let next = 0;
+  for (let i = 0; i <= sorted.length && missingSample.length < MISSING_SAMPLE_SIZE; i++) {
+    const seq = i < sorted.length ? sorted[i] : end;
+    while (next < seq && missingSample.length < MISSING_SAMPLE_SIZE) missingSample.push(next++);
+    next = seq + 1;
+  }
+  return {
+    missing: end - sorted.length,
+    missingSample,
+    ...(highestSeq !== undefined ? { highestSeq } : {}),
   };
 }
 

@@ -155,6 +155,11 @@ describe('value parsers', () => {
       ['a    long', '---  ----', 'x y  1', 'zz'].join('\n'),
     );
   });
+
+  test('formatTable measures columns of any number of rows without a stack overflow', () => {
+    const rows = Array.from({ length: 200_000 }, (_, i) => ({ n: String(i) }));
+    expect(formatTable(['n'], rows).split('\n')[1]).toBe('------');
+  });
 });
 
 describe('ProgressBar', () => {
