@@ -26,8 +26,13 @@ const TRUSTED_FETCH_SITES = new Set(['same-origin', 'none']);
  * Why a request must be refused, or undefined when it may be signed. `port` is the proxy's own.
  * Every reason is written for the person who sees it in the browser and on the terminal.
  */
-export function foreignRequestReason(headers: http.IncomingHttpHeaders, port: string): string | undefined {
-  const allowedHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
+export function foreignRequestReason(headers: http.IncomingHttpHeaders, port: number): string | undefined {
+  // On port 80, http's default, browsers send Host and Origin without the port (RFC 9110, section 7.2).
+  const allowedHosts = new Set([
+    `127.0.0.1:${port}`,
+    `localhost:${port}`,
+    ...(port === 80 ? ['127.0.0.1', 'localhost'] : []),
+  ]);
   const host = (headers.host ?? '').toLowerCase();
   if (!allowedHosts.has(host)) {
     return `Host ${JSON.stringify(headers.host ?? '')} is not this proxy; open http://127.0.0.1:${port}/_dashboards`;

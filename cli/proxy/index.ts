@@ -88,7 +88,7 @@ export async function createSigningProxy(options: SigningProxyOptions): Promise<
   const identity =
     options.identity ?? (() => getCallerIdentity({ region: options.region, credentials: credentialSource }));
   let lastLogged = '';
-  let proxyOrigin = '';
+  let proxyPort = 0;
 
   /** Logs a line unless it repeats the previous one: a page of failing requests should print one line. */
   const logOnce = (line: string): void => {
@@ -104,7 +104,8 @@ export async function createSigningProxy(options: SigningProxyOptions): Promise<
   });
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const refusal = foreignRequestReason(req.headers, new URL(proxyOrigin).port);
+    // The port as a number: `new URL('http://127.0.0.1:80').port` is '' (the scheme's default).
+    const refusal = foreignRequestReason(req.headers, proxyPort);
     if (refusal !== undefined) {
       logOnce(`kfek proxy: refused ${req.method ?? 'GET'} ${req.url ?? '/'}: ${refusal}`);
       req.resume();
@@ -219,9 +220,15 @@ export async function createSigningProxy(options: SigningProxyOptions): Promise<
       reject(
         error.code === 'EADDRINUSE'
           ? new ProxyPortInUseError(options.port ?? DEFAULT_PORT, { cause: error })
-          : new ProxyError(`Cannot listen on 127.0.0.1:${options.port ?? DEFAULT_PORT}: ${error.message}`, {
-              cause: error,
-            }),
+          : error.code === 'EACCES'
+            ? new ProxyError(
+                `Cannot listen on 127.0.0.1:${options.port ?? DEFAULT_PORT}: ports below 1024 need root; pick ` +
+                  `another with --port (the default is ${DEFAULT_PORT})`,
+                { cause: error },
+              )
+            : new ProxyError(`Cannot listen on 127.0.0.1:${options.port ?? DEFAULT_PORT}: ${error.message}`, {
+                cause: error,
+              }),
       );
     };
     server.once('error', onError);
@@ -231,11 +238,10 @@ export async function createSigningProxy(options: SigningProxyOptions): Promise<
       resolve();
     });
   });
-  const { port } = server.address() as AddressInfo;
-  proxyOrigin = `http://127.0.0.1:${port}`;
+  proxyPort = (server.address() as AddressInfo).port;
 
   return {
-    url: proxyOrigin,
+    url: `http://127.0.0.1:${proxyPort}`,
     upstream: upstream.origin,
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -162,6 +162,43 @@ describe('Fetch Metadata', () => {
   });
 });
 
+describe('on port 80', () => {
+  test("accepts what a browser sends there: Host and Origin without the port (http's default)", async () => {
+    // GIVEN a proxy told it listens on port 80 (binding 80 needs root): it listens on a free port, whose number
+    // the test keeps to reach it
+    const realAddress = http.Server.prototype.address;
+    let realPort = 0;
+    const address = jest.spyOn(http.Server.prototype, 'address').mockImplementationOnce(function (
+      this: http.Server,
+    ) {
+      realPort = (realAddress.call(this) as AddressInfo).port;
+      return { address: '127.0.0.1', family: 'IPv4', port: 80 };
+    });
+    const proxy = await startProxy();
+    address.mockRestore();
+    expect(proxy.url).toBe('http://127.0.0.1:80');
+    // WHEN a browser opens http://127.0.0.1/_dashboards, and Dashboards posts from http://localhost
+    const opened = await send(`http://127.0.0.1:${realPort}`, '/_dashboards', {
+      headers: { host: '127.0.0.1', 'sec-fetch-site': 'none', 'sec-fetch-mode': 'navigate' },
+    });
+    const posted = await send(`http://127.0.0.1:${realPort}`, '/_dashboards/api/x', {
+      method: 'POST',
+      body: '{}',
+      headers: { host: 'localhost', origin: 'http://localhost', 'sec-fetch-site': 'same-origin' },
+    });
+    // THEN both reach the domain
+    expect([opened.status, posted.status]).toEqual([200, 200]);
+    expect(upstream.received).toEqual(['GET /_dashboards', 'POST /_dashboards/api/x']);
+  });
+
+  test('still refuses a Host without the port on any other port', async () => {
+    const proxy = await startProxy();
+    const answer = await send(proxy.url, '/_dashboards', { headers: { host: '127.0.0.1' } });
+    expect(answer.status).toBe(403);
+    expect(upstream.received).toEqual([]);
+  });
+});
+
 describe('buffered request bodies', () => {
   test('fails when concurrent large bodies would exceed the total buffer: 503 with Retry-After, cap never exceeded', async () => {
     // GIVEN a proxy that buffers at most 2.5 MiB in total, an upstream that holds its answers (so every admitted

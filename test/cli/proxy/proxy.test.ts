@@ -800,6 +800,33 @@ describe('`kfek proxy` errors', () => {
     );
   });
 
+  test('fails at start with one line when the port needs root (EACCES), instead of starting at all', async () => {
+    // GIVEN a listen that fails as it does for a port below 1024 without root (the tests may run as root)
+    const listen = jest.spyOn(http.Server.prototype, 'listen').mockImplementationOnce(function (
+      this: http.Server,
+    ) {
+      const denied = Object.assign(new Error('listen EACCES: permission denied 127.0.0.1:80'), {
+        code: 'EACCES',
+      });
+      process.nextTick(() => this.emit('error', denied));
+      return this;
+    });
+    const { out, err, io: cliIo } = io();
+    try {
+      // WHEN
+      const code = await run(['proxy', '--endpoint', upstream.origin, '--port', '80'], cliIo);
+      // THEN
+      expect(code).toBe(1);
+      expect(out).toEqual([]);
+      expect(err.join('')).toBe(
+        'kfek: Cannot listen on 127.0.0.1:80: ports below 1024 need root; pick another with --port ' +
+          '(the default is 9200)\n',
+      );
+    } finally {
+      listen.mockRestore();
+    }
+  });
+
   test('keeps running and says why when STS cannot be asked who signs', async () => {
     // GIVEN credentials but an STS endpoint nobody listens on
     const saved = { ...process.env };
