@@ -26,18 +26,25 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /** One client per command. Retries are ours ({@link withRetries}), so the SDK makes a single attempt per call. */
 export function createLogsClient(target: AwsTarget, env: Env): CloudWatchLogsClient {
-  const endpointFromEnv = env.AWS_ENDPOINT_URL_CLOUDWATCH_LOGS ?? env.AWS_ENDPOINT_URL;
+  // An empty variable (`AWS_REGION=`) is no setting: the SDK would take it for a region and refuse it.
+  const set = (value: string | undefined): string | undefined => (value?.trim() === '' ? undefined : value);
+  const endpointFromEnv = set(env.AWS_ENDPOINT_URL_CLOUDWATCH_LOGS) ?? set(env.AWS_ENDPOINT_URL);
   const region =
-    target.region ??
-    env.AWS_REGION ??
-    env.AWS_DEFAULT_REGION ??
+    set(target.region) ??
+    set(env.AWS_REGION) ??
+    set(env.AWS_DEFAULT_REGION) ??
     (target.endpoint !== undefined || endpointFromEnv !== undefined ? 'us-east-1' : undefined);
-  return new CloudWatchLogsClient({
-    ...(region !== undefined ? { region } : {}),
-    ...(target.endpoint !== undefined ? { endpoint: target.endpoint } : {}),
-    maxAttempts: 1,
-    requestHandler: new NodeHttpHandler({ connectionTimeout: 5_000, requestTimeout: 60_000 }),
-  });
+  try {
+    return new CloudWatchLogsClient({
+      ...(region !== undefined ? { region } : {}),
+      ...(target.endpoint !== undefined ? { endpoint: target.endpoint } : {}),
+      maxAttempts: 1,
+      requestHandler: new NodeHttpHandler({ connectionTimeout: 5_000, requestTimeout: 60_000 }),
+    });
+  } catch (error) {
+    // The SDK checks some settings as it builds the client ("Region is missing"), outside any call.
+    throw translateAwsError(error, 'Creating the CloudWatch Logs client');
+  }
 }
 
 /** Error names the SDK uses for "slow down" and for transient server trouble. */
@@ -162,7 +169,10 @@ export function translateAwsError(error: unknown, operation: string, context: Er
   if (name === 'CredentialsProviderError' || /Could not load credentials/i.test(message)) {
     return new MissingCredentialsError({ cause: error });
   }
-  if (/Region is missing/i.test(message)) return new MissingRegionError({ cause: error });
+  // An empty AWS_REGION reaches the SDK as the region "": "Region not accepted: region="" is not a valid ...".
+  if (/Region is missing|Region not accepted: region="\s*"/i.test(message)) {
+    return new MissingRegionError({ cause: error });
+  }
   if (
     name === 'ResourceNotFoundException' &&
     context.logGroupName !== undefined &&
@@ -191,5 +201,7 @@ export function translateAwsError(error: unknown, operation: string, context: Er
       { cause: error },
     );
   }
-  return new CliError(`${operation} failed: ${name !== '' ? `${name}: ` : ''}${message}`, { cause: error });
+  // A service's error name says what went wrong (ValidationException); a bare `Error` says nothing.
+  const named = name !== '' && name !== 'Error' ? `${name}: ` : '';
+  return new CliError(`${operation} failed: ${named}${message}`, { cause: error });
 }

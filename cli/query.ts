@@ -112,6 +112,11 @@ export async function runQuery(client: CloudWatchLogsClient, options: QueryOptio
   const timeout = options.timeoutInMillis ?? 120_000;
   const interval = options.pollIntervalInMillis ?? 1000;
   if (!(options.sinceInMillis > 0)) throw new UsageError(`--since must be a positive duration such as 1h`);
+  if (options.sinceInMillis > now()) {
+    throw new UsageError(
+      `--since reaches back before 1970; Logs Insights reads from the log groups' creation on`,
+    );
+  }
 
   const query = await resolveQuery(client, options.name, retry);
   const logGroupNames =

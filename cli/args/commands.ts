@@ -2,14 +2,25 @@
 import { UsageError } from '../errors';
 import { parseOptions, QUERY_OPTIONS, SEND_OPTIONS, VERIFY_OPTIONS } from './options';
 import type { CommonArgs, HelpArgs, QueryArgs, SendArgs, VerifyArgs } from './types';
-import { parseCount, parseDuration, parseRate, parseUrl } from './values';
+import {
+  parseCount,
+  parseDuration,
+  parseLogGroupName,
+  parseLogStreamName,
+  parseName,
+  parseProfileName,
+  parseRate,
+  parseRegion,
+  parseUrl,
+  parseWait,
+} from './values';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
 function common(values: { endpoint?: string; region?: string; json?: boolean }): CommonArgs {
   return {
     ...(values.endpoint !== undefined ? { endpoint: parseUrl(values.endpoint, '--endpoint') } : {}),
-    ...(values.region !== undefined ? { region: values.region } : {}),
+    ...(values.region !== undefined ? { region: parseRegion(values.region, '--region') } : {}),
     json: values.json === true,
   };
 }
@@ -20,11 +31,14 @@ export function parseSend(args: readonly string[]): SendArgs | HelpArgs {
   const logGroupName = values['log-group'];
   if (logGroupName === undefined || logGroupName === '')
     throw new UsageError('send: --log-group is required');
+  const logStreamName = values['log-stream'];
   return {
     command: 'send',
     ...common(values),
-    logGroupName,
-    ...(values['log-stream'] !== undefined ? { logStreamName: values['log-stream'] } : {}),
+    logGroupName: parseLogGroupName(logGroupName, '--log-group'),
+    ...(logStreamName !== undefined
+      ? { logStreamName: parseLogStreamName(logStreamName, '--log-stream') }
+      : {}),
     count: parseCount(values.count, '--count', 1),
     ...(values.rate !== undefined ? { ratePerSecond: parseRate(values.rate) } : {}),
     ...(values['run-id'] !== undefined ? { runId: values['run-id'] } : {}),
@@ -52,12 +66,15 @@ export function parseVerify(args: readonly string[], env: Env): VerifyArgs | Hel
     // Without --expect there is nothing to wait for: one search. With it, wait up to 5 minutes by default.
     timeoutInMillis:
       values.timeout !== undefined
-        ? parseDuration(values.timeout, '--timeout')
+        ? parseWait(values.timeout, '--timeout', { positive: false })
         : expected !== undefined
           ? 300_000
           : 0,
-    pollIntervalInMillis: parseDuration(values.interval, '--interval'),
-    ...(values['ingest-field'] !== undefined ? { ingestField: values['ingest-field'] } : {}),
+    // 0 would search again at once, for as long as --timeout lasts.
+    pollIntervalInMillis: parseWait(values.interval, '--interval', { positive: true }),
+    ...(values['ingest-field'] !== undefined
+      ? { ingestField: parseName(values['ingest-field'], '--ingest-field') }
+      : {}),
     sigv4: values.sigv4,
   };
 }
@@ -68,14 +85,22 @@ export function parseQuery(args: readonly string[]): QueryArgs | HelpArgs {
   if (!values.list && (values.name === undefined || values.name === '')) {
     throw new UsageError('query: --name is required (or --list to see the built-in queries)');
   }
+  const logGroupNames = (values['log-group'] ?? []).map((name) => parseLogGroupName(name, '--log-group'));
+  if (values.profile !== undefined && logGroupNames.length > 0) {
+    throw new UsageError(
+      'query: --profile chooses the log groups when no --log-group is given; pass one or the other',
+    );
+  }
   return {
     command: 'query',
     ...common(values),
-    ...(values.name !== undefined ? { name: values.name } : {}),
+    // A saved query's name: 1-255 characters (DescribeQueryDefinitions' queryDefinitionNamePrefix).
+    ...(values.name !== undefined ? { name: parseName(values.name, '--name', 255) } : {}),
     list: values.list,
-    logGroupNames: values['log-group'] ?? [],
-    ...(values.profile !== undefined ? { profile: values.profile } : {}),
+    logGroupNames,
+    ...(values.profile !== undefined ? { profile: parseProfileName(values.profile, 'query') } : {}),
+    // How far back: no timer waits it, but the query's start must not fall before 1970 (checked when it runs).
     sinceInMillis: parseDuration(values.since, '--since'),
-    timeoutInMillis: parseDuration(values.timeout, '--timeout'),
+    timeoutInMillis: parseWait(values.timeout, '--timeout', { positive: true }),
   };
 }

@@ -3,7 +3,15 @@ import { UsageError } from '../errors';
 import type { Env } from './commands';
 import { DOCTOR_OPTIONS, parseOptions, PROXY_OPTIONS } from './options';
 import type { DoctorArgs, HelpArgs, ProxyArgs } from './types';
-import { parseCount, parseDuration, regionFromHost } from './values';
+import {
+  parseCount,
+  parseName,
+  parseProfileName,
+  parseRegion,
+  parseWait,
+  quote,
+  regionFromHost,
+} from './values';
 
 export function parseProxy(args: readonly string[], env: Env): ProxyArgs | HelpArgs {
   const values = parseOptions(args, PROXY_OPTIONS);
@@ -16,23 +24,30 @@ export function parseProxy(args: readonly string[], env: Env): ProxyArgs | HelpA
         '(search-<name>-<id>.<region>.es.amazonaws.com) or an http(s) URL',
     );
   }
-  let host: string;
+  let url: URL;
   try {
-    const url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(endpoint) ? endpoint : `https://${endpoint}`);
+    url = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(endpoint) ? endpoint : `https://${endpoint}`);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('protocol');
-    host = url.hostname;
   } catch {
+    throw new UsageError(`proxy: --endpoint ${quote(endpoint)} is neither a host name nor an http(s) URL`);
+  }
+  if (url.username !== '' || url.password !== '') {
     throw new UsageError(
-      `proxy: --endpoint ${JSON.stringify(endpoint)} is neither a host name nor an http(s) URL`,
+      `proxy: --endpoint ${quote(endpoint)} carries a user name or password: leave it out, the proxy signs ` +
+        'with your AWS credentials',
     );
   }
   const port = parseCount(values.port, '--port', 0);
-  if (port > 65535) throw new UsageError(`--port ${JSON.stringify(values.port)} is not a port (0-65535)`);
-  const region = values.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? regionFromHost(host);
+  if (port > 65535) throw new UsageError(`--port ${quote(values.port)} is not a port (0-65535)`);
+  const region =
+    (values.region !== undefined ? parseRegion(values.region, '--region') : undefined) ??
+    nonEmpty(env.AWS_REGION) ??
+    nonEmpty(env.AWS_DEFAULT_REGION) ??
+    regionFromHost(url.hostname);
   return {
     command: 'proxy',
     endpoint,
-    ...(region !== undefined && region !== '' ? { region } : {}),
+    ...(region !== undefined ? { region } : {}),
     port,
     ...limits,
   };
@@ -57,15 +72,13 @@ function parseProxyLimits(values: {
   // The total must hold one largest body (100 MiB), or that body could never be signed.
   if (mib !== undefined && parseCount(mib, '--max-buffered-mib', 0) < 100) {
     throw new UsageError(
-      `--max-buffered-mib ${JSON.stringify(mib)} must be at least 100 (the largest single body, 100 MiB)`,
+      `--max-buffered-mib ${quote(mib)} must be at least 100 (the largest single body, 100 MiB)`,
     );
   }
   const duration = (name: 'headers-timeout' | 'request-timeout' | 'upstream-timeout'): number | undefined => {
     const text = values[name];
     if (text === undefined) return undefined;
-    const millis = parseDuration(text, `--${name}`);
-    if (millis <= 0) throw new UsageError(`--${name} ${JSON.stringify(text)} must be longer than 0`);
-    return millis;
+    return parseWait(text, `--${name}`, { positive: true });
   };
   const headers = duration('headers-timeout');
   const request = duration('request-timeout');
@@ -89,21 +102,22 @@ function parseProxyLimits(values: {
 export function parseDoctor(args: readonly string[]): DoctorArgs | HelpArgs {
   const values = parseOptions(args, DOCTOR_OPTIONS);
   if (values.help) return { command: 'help', topic: 'doctor' };
-  if (!/^[a-z0-9][a-z0-9-]*$/i.test(values.profile)) {
-    throw new UsageError(
-      `doctor: --profile ${JSON.stringify(values.profile)} is not a profile name of cdk.json`,
-    );
-  }
+  parseProfileName(values.profile, 'doctor');
   if (values['skip-synth'] && values['cdk-out'] !== undefined) {
     throw new UsageError('doctor: --skip-synth and --cdk-out exclude each other');
   }
   return {
     command: 'doctor',
     profile: values.profile,
-    ...(values.region !== undefined && values.region !== '' ? { region: values.region } : {}),
+    ...(values.region !== undefined ? { region: parseRegion(values.region, '--region') } : {}),
     json: values.json,
     skipSynth: values['skip-synth'],
-    ...(values['cdk-out'] !== undefined ? { cdkOut: values['cdk-out'] } : {}),
-    synthTimeoutInMillis: parseDuration(values['synth-timeout'], '--synth-timeout'),
+    ...(values['cdk-out'] !== undefined ? { cdkOut: parseName(values['cdk-out'], '--cdk-out', 4096) } : {}),
+    synthTimeoutInMillis: parseWait(values['synth-timeout'], '--synth-timeout', { positive: true }),
   };
+}
+
+/** An environment variable's value, or undefined when it is unset or empty (`AWS_REGION=` means no region). */
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
 }

@@ -1,6 +1,13 @@
 /** Parsers for single option values: each says which option was wrong, the bad value, and what it should be. */
 import { UsageError } from '../errors';
 
+/** A value as a message shows it: quoted, and cut short when long (a pasted blob should not fill the screen). */
+export function quote(text: string): string {
+  return text.length <= 64
+    ? JSON.stringify(text)
+    : `${JSON.stringify(text.slice(0, 48))}... (${text.length} characters)`;
+}
+
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/;
 const UNIT_MILLIS: Readonly<Record<string, number>> = {
   ms: 1,
@@ -10,12 +17,33 @@ const UNIT_MILLIS: Readonly<Record<string, number>> = {
   d: 86_400_000,
 };
 
+/**
+ * The longest wait a Node.js timer takes, 2^31 - 1 ms (about 24.8 days): a longer one fires at once
+ * (https://nodejs.org/api/timers.html#settimeoutcallback-delay-args), so a wait past it would not be a wait at all.
+ */
+export const MAX_WAIT_MILLIS = 2 ** 31 - 1;
+
 /** `90`, `90s`, `15m`, `1h`, `2d`, `500ms` to milliseconds; a bare number is in `bareUnit`. */
 export function parseDuration(text: string, option: string, bareUnit: 's' | 'ms' = 's'): number {
   const m = DURATION.exec(text.trim());
-  if (m === null)
-    throw new UsageError(`${option} ${JSON.stringify(text)} is not a duration such as 30s, 15m or 1h`);
-  return Math.round(Number(m[1]) * UNIT_MILLIS[m[2] ?? bareUnit]);
+  const millis = m === null ? Number.NaN : Math.round(Number(m[1]) * UNIT_MILLIS[m[2] ?? bareUnit]);
+  // Digits enough to overflow a number are no duration either.
+  if (!Number.isSafeInteger(millis))
+    throw new UsageError(`${option} ${quote(text)} is not a duration such as 30s, 15m or 1h`);
+  return millis;
+}
+
+/**
+ * A timeout or an interval: a duration something waits, so at most {@link MAX_WAIT_MILLIS}; with `positive`, also
+ * longer than 0.
+ */
+export function parseWait(text: string, option: string, { positive }: { positive: boolean }): number {
+  const millis = parseDuration(text, option);
+  if (millis > MAX_WAIT_MILLIS) {
+    throw new UsageError(`${option} ${quote(text)} is longer than 24 days, the longest wait kfek can time`);
+  }
+  if (positive && millis <= 0) throw new UsageError(`${option} ${quote(text)} must be longer than 0`);
+  return millis;
 }
 
 /** `50`, `50/s`, `3000/m` to events per second. */
@@ -23,7 +51,13 @@ export function parseRate(text: string): number {
   const m = /^(\d+(?:\.\d+)?)(?:\/(s|m))?$/.exec(text.trim());
   const value = m === null ? Number.NaN : Number(m[1]) / (m[2] === 'm' ? 60 : 1);
   if (!(value > 0) || !Number.isFinite(value)) {
-    throw new UsageError(`--rate ${JSON.stringify(text)} is not a rate such as 50, 50/s or 3000/m`);
+    throw new UsageError(`--rate ${quote(text)} is not a rate such as 50, 50/s or 3000/m`);
+  }
+  // Pacing waits 1/rate seconds between two events at the most.
+  if (1000 / value > MAX_WAIT_MILLIS) {
+    throw new UsageError(
+      `--rate ${quote(text)} is slower than one per 24 days, the longest wait kfek can time`,
+    );
   }
   return value;
 }
@@ -32,20 +66,86 @@ export function parseRate(text: string): number {
 export function parseCount(text: string, option: string, min: number): number {
   const value = Number(text);
   if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < min) {
-    throw new UsageError(`${option} ${JSON.stringify(text)} must be a whole number >= ${min}`);
+    throw new UsageError(`${option} ${quote(text)} must be a whole number >= ${min}`);
   }
   return value;
 }
 
-/** An http(s) URL, returned as given. */
+/** An http(s) URL of a server (no query, no fragment; user:password %-escaped right), returned as given. */
 export function parseUrl(text: string, option: string): string {
+  let url: URL | undefined;
   try {
-    const url = new URL(text);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('protocol');
-    return text;
+    url = new URL(text);
   } catch {
-    throw new UsageError(`${option} ${JSON.stringify(text)} is not an http(s) URL`);
+    url = undefined;
   }
+  const problem =
+    url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')
+      ? 'is not an http(s) URL'
+      : url.search !== '' || url.hash !== ''
+        ? 'has a query or a fragment: give the server URL only'
+        : !isDecodable(url.username) || !isDecodable(url.password)
+          ? 'has a user name or password with a broken %-escape (write % as %25)'
+          : undefined;
+  if (problem !== undefined) throw new UsageError(`${option} ${quote(text)} ${problem}`);
+  return text;
+}
+
+function isDecodable(text: string): boolean {
+  try {
+    decodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** An AWS region name: `us-east-1`, `eu-central-2`, `us-gov-west-1`, `cn-north-1`. */
+export function parseRegion(text: string, option: string): string {
+  if (!/^[a-z]{2,4}(?:-[a-z]+)+-\d{1,2}$/.test(text)) {
+    throw new UsageError(`${option} ${quote(text)} is not an AWS region such as us-east-1`);
+  }
+  return text;
+}
+
+/** A profile name of cdk.json (letters, digits and dashes), for `command`'s --profile. */
+export function parseProfileName(text: string, command: string): string {
+  if (!/^[a-z0-9][a-z0-9-]*$/i.test(text)) {
+    throw new UsageError(`${command}: --profile ${quote(text)} is not a profile name of cdk.json`);
+  }
+  return text;
+}
+
+/** A free-form name (a field, a saved query, a folder): anything but blank, at most `maxLength` characters. */
+export function parseName(text: string, option: string, maxLength = 512): string {
+  if (text.trim() === '') throw new UsageError(`${option} is blank`);
+  if (text.length > maxLength) {
+    throw new UsageError(`${option} is ${text.length} characters long; at most ${maxLength} are allowed`);
+  }
+  return text;
+}
+
+/**
+ * A CloudWatch Logs log group name: 1-512 letters, digits and `. - _ / #`
+ * (https://docs.aws.amazon.com/AmazonCloudWatchLogs/latest/APIReference/API_CreateLogGroup.html).
+ */
+export function parseLogGroupName(text: string, option: string): string {
+  if (!/^[.\-_/#A-Za-z0-9]{1,512}$/.test(text)) {
+    throw new UsageError(
+      `${option} ${quote(text)} is not a log group name (1-512 letters, digits and . - _ / #)`,
+    );
+  }
+  return text;
+}
+
+/** A log stream name: 1-512 characters, none of them `:` or `*` (API_CreateLogStream.html). */
+export function parseLogStreamName(text: string, option: string): string {
+  if (!/^[^:*]{1,512}$/.test(text) || text.trim() === '') {
+    throw new UsageError(
+      `${option} ${quote(text)} is not a log stream name (1-512 characters, not blank, no : or *)`,
+    );
+  }
+  return text;
 }
 
 /** Region of an Amazon OpenSearch Service endpoint (`search-x-abc.eu-west-1.es.amazonaws.com`). */
