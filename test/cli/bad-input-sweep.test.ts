@@ -1,0 +1,437 @@
+/**
+ * A generated sweep of bad command lines. For every command and every option it accepts, it runs `kfek` in-process
+ * with values that are wrong for that option: empty, blank, negative, not a number, too large, malformed URLs,
+ * regions, durations and times, and the value left out. Each line must end with a non-zero exit and a short
+ * message starting with `kfek`, never a stack trace, and before anything is sent anywhere: every socket connect and
+ * child process is refused and recorded, so a value that slips through fails here at once instead of waiting on a
+ * network timeout.
+ *
+ * Where the options come from, so that a new command or option is swept without a change here:
+ * - the option tables of cli/args/options.ts (send, verify, query, proxy, doctor), one test per line;
+ * - for the commands that parse their own options (replay, backfill: the overview names them with "kfek X --help
+ *   for all options"), the `--option VALUE` tokens of their own help's Usage lines, one test per command that
+ *   lists every line that failed.
+ *
+ * Each command line is otherwise valid ({@link BASE}), so the value under test is what stops it. A value is only
+ * generated where it is wrong: the lists by kind ({@link BAD}) hold what is wrong for every option of that kind, and
+ * {@link EXTRA} what is wrong for one option only (0 is a fine --seed, --expect or --port, a bare word a fine name).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { USAGE } from '../../cli/args';
+import { OPTIONS } from '../../cli/args/options';
+import { COMMAND_NAMES } from '../../cli/args/types';
+import { run } from '../../cli/main';
+
+// The real module objects (not the test's own import bindings), so what the CLI calls is what is replaced.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const net = require('node:net') as typeof import('node:net');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const childProcess = require('node:child_process') as typeof import('node:child_process');
+
+/**
+ * Nothing listens here, and no connection is ever made (connect is refused below before it starts). Port 2, not 1
+ * or 9: fetch refuses its "bad ports" before it connects, where the sweep would not see the attempt.
+ */
+const CLOSED = 'http://127.0.0.1:2';
+
+let scratch: string;
+const connects: string[] = [];
+const children: string[] = [];
+const savedEnv = { ...process.env };
+
+beforeAll(() => {
+  scratch = mkdtempSync(join(tmpdir(), 'kfek-sweep-'));
+  // The SDK reads process.env, not the CLI's io.env: dummy credentials, no instance metadata, no profile files.
+  Object.assign(process.env, {
+    AWS_ACCESS_KEY_ID: 'sweep',
+    AWS_SECRET_ACCESS_KEY: 'sweep',
+    AWS_REGION: 'us-east-1',
+    AWS_EC2_METADATA_DISABLED: 'true',
+    AWS_ENDPOINT_URL: CLOSED,
+    AWS_CONFIG_FILE: join(scratch, 'no-config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(scratch, 'no-credentials'),
+  });
+  delete process.env.AWS_PROFILE;
+  jest.spyOn(net.Socket.prototype, 'connect').mockImplementation(function (
+    this: import('node:net').Socket,
+    ...args
+  ) {
+    // Node's own callers pass their normalized arguments as one array: [options, callback].
+    const [first] = args as unknown[];
+    const target = (Array.isArray(first) ? first[0] : first) as {
+      host?: string;
+      port?: number;
+      path?: string;
+    };
+    connects.push(`${target.host ?? target.path ?? '?'}:${target.port ?? ''}`);
+    const refused = Object.assign(new Error('connect ECONNREFUSED (refused by the sweep)'), {
+      code: 'ECONNREFUSED',
+    });
+    process.nextTick(() => this.destroy(refused));
+    return this;
+  });
+  for (const name of [
+    'spawn',
+    'spawnSync',
+    'execFile',
+    'execFileSync',
+    'exec',
+    'execSync',
+    'fork',
+  ] as const) {
+    jest.spyOn(childProcess, name).mockImplementation(((command: string) => {
+      children.push(String(command));
+      throw new Error(`child process ${String(command)} refused by the sweep`);
+    }) as never);
+  }
+});
+
+afterAll(() => {
+  jest.restoreAllMocks();
+  process.env = savedEnv;
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/**
+ * An otherwise valid command line of each command, pointed at a closed port; `<scratch>` is an empty folder (so
+ * doctor reads it instead of starting cdk synth, and replay and backfill find nothing kept there). A command not
+ * listed (one added after this file) is swept with no base: its own required options then stop most lines, which
+ * still proves each message is short; add its base here to sweep each value on its own.
+ */
+const BASE: Readonly<Record<string, readonly string[]>> = {
+  send: ['--log-group', 'kfek-sweep', '--endpoint', CLOSED],
+  verify: ['--run-id', 'sweep', '--opensearch', CLOSED],
+  query: ['--name', 'latest-errors', '--log-group', 'kfek-sweep', '--endpoint', CLOSED],
+  proxy: ['--endpoint', CLOSED, '--region', 'us-east-1'],
+  doctor: ['--region', 'us-east-1', '--cdk-out', '<scratch>'],
+  replay: ['--local', '--local-dir', '<scratch>', '--dry-run'],
+  backfill: [
+    '--log-group',
+    'kfek-sweep',
+    '--since',
+    '1h',
+    '--endpoint',
+    CLOSED,
+    '--state-dir',
+    '<scratch>',
+    '--dry-run',
+  ],
+};
+
+type Kind =
+  'count' | 'duration' | 'rate' | 'url' | 'host-or-url' | 'region' | 'name' | 'path' | 'time' | 'arn';
+
+/** Kinds of the options whose value label is ambiguous (`S` is a duration, but also send's log stream). */
+const KIND_OF_OPTION: Readonly<Record<string, Kind>> = {
+  'send --log-stream': 'name',
+  'proxy --endpoint': 'host-or-url',
+  'proxy --port': 'count',
+  'doctor --cdk-out': 'path',
+};
+
+/**
+ * Kinds by the value label the help shows (`--count N`, `--since 24h|ISO-TIME`). A label not here (TEXT, P, KIND)
+ * gets only the value left out: an empty filter pattern, for one, may well mean "every event".
+ */
+function kindOfLabel(label: string): Kind | undefined {
+  if (/ISO-TIME|^T$|^TIME$/.test(label)) return 'time';
+  if (/ARN/.test(label)) return 'arn';
+  if (/\/s$/.test(label)) return 'rate';
+  const byLabel: Readonly<Record<string, Kind>> = {
+    N: 'count',
+    S: 'duration',
+    D: 'duration',
+    URL: 'url',
+    'DOMAIN-ENDPOINT': 'host-or-url',
+    R: 'region',
+    G: 'name',
+    ID: 'name',
+    NAME: 'name',
+    PATTERN: 'name',
+    F: 'name',
+    DIR: 'path',
+  };
+  return byLabel[label];
+}
+
+const HUGE_DIGITS = '9'.repeat(400);
+
+/** Values wrong for every option of a kind; '', ' ' and a tab are added to every kind. */
+const BAD: Readonly<Record<Kind, readonly string[]>> = {
+  count: ['-1', '1.5', 'NaN', 'abc', '1e308', HUGE_DIGITS, '0x10', '10 20', 'Infinity'],
+  duration: ['-1', '-5s', 'NaN', 'abc', '5x', '1h30m', '1e308', HUGE_DIGITS, 'Infinity', '99999999d'],
+  rate: ['-1', '0', '0/s', 'NaN', 'abc', '1e308', HUGE_DIGITS, '1e-7', '0.0000001', '5/h'],
+  url: [
+    'abc',
+    '-1',
+    '1e308',
+    'ftp://127.0.0.1',
+    'http://',
+    'http://[::1',
+    'http://u:%zz@127.0.0.1:2',
+    'http://127.0.0.1:99999',
+    'http://127.0.0.1:2/?q=1',
+    'http://127.0.0.1:2/#f',
+  ],
+  'host-or-url': [
+    'ftp://127.0.0.1',
+    'http://',
+    'http://[::1',
+    'a b',
+    'http://u:%zz@127.0.0.1:2',
+    'http://127.0.0.1:99999',
+  ],
+  region: ['abc', 'US-EAST-1', 'us_east_1', '-1', '1e308', 'us-east-1 x', 'x'.repeat(100)],
+  // A bare word is a fine name: what is wrong for one named option is in EXTRA.
+  name: [],
+  // Not swept: a path that does not exist. `doctor --cdk-out /no/such/dir` is valid-looking; the doctor asks STS
+  // who you are, then reports the unreadable assembly as its failed `synth` check among the others (by design:
+  // every check in one report), so that line would go to the network.
+  path: [],
+  time: [
+    'abc',
+    '-1',
+    'NaN',
+    '1e308',
+    '99999-01-01T00:00:00Z',
+    // Year 99999 written as ISO 8601's expanded year: a valid Date, and an absurd one.
+    '+099999-01-01T00:00:00Z',
+    '2026-13-45T00:00:00Z',
+  ],
+  arn: ['arn:aws:bad', 'arn:aws:kinesis:us-east-1:123:stream', 'a b'],
+};
+
+/** Values wrong for one option only. */
+const EXTRA: Readonly<Record<string, readonly string[]>> = {
+  'send --count': ['0'],
+  'send --log-group': ['a b', 'group*', 'x'.repeat(513)],
+  'send --log-stream': ['a:b', 'a*b', 'x'.repeat(513)],
+  'send --run-id': ['a b', 'x'.repeat(65)],
+  'verify --run-id': ['a b', 'x'.repeat(65)],
+  'verify --index': ['a/b', 'a b'],
+  'verify --interval': ['0'],
+  'query --name': ['x'.repeat(256)],
+  'query --log-group': ['a b', 'group*', 'x'.repeat(513)],
+  'query --profile': ['a b', '../x'],
+  'query --since': ['0'],
+  'query --timeout': ['0'],
+  'proxy --port': ['65536', '99999'],
+  'proxy --max-buffered-mib': ['0', '99'],
+  'proxy --max-bodies': ['0'],
+  'proxy --headers-timeout': ['0'],
+  'proxy --request-timeout': ['0'],
+  'proxy --upstream-timeout': ['0'],
+  'doctor --profile': ['a b', '../x'],
+  'doctor --synth-timeout': ['0'],
+  'replay --limit': ['0'],
+  'replay --local-dir': ['/no/such/dir'],
+};
+
+/**
+ * Lines of the self-parsed commands that failed the sweep when it was written, left to the engineers who own those
+ * parsers (issue 22, item 7; cli/replay/args.ts and cli/backfill/args.ts were being changed at the time). A line
+ * here is not checked; remove it once it passes. Any other line that fails, fails the test.
+ */
+const KNOWN: ReadonlySet<string> = new Set<string>([
+  // replay: --queue-url is not checked as a URL (it goes to SQS as given); --endpoint takes a query, a fragment
+  // and a broken %-escape, and with --local it is not used at all (exit 0).
+  ...['http://u:%zz@127.0.0.1:2', 'http://127.0.0.1:2/?q=1', 'http://127.0.0.1:2/#f'].flatMap((url) => [
+    `replay --queue-url ${JSON.stringify(url)}`,
+    `replay --endpoint ${JSON.stringify(url)}`,
+  ]),
+  // backfill: blank --log-group values are dropped and the profile's groups used instead; --since=-1 is the year
+  // -1 and --until +099999-... the year 99999 (valid Dates); blank --state-dir and --raw-stream, a malformed
+  // --raw-stream ARN and --region values are not checked (they go to AWS); an unparsable --endpoint gets the SDK's
+  // "TypeError: Invalid URL"; --region "" a stack trace ("Region is missing" from the KinesisClient constructor).
+  ...['""', '" "', '"\\t"'].flatMap((blank) =>
+    ['log-group', 'state-dir', 'raw-stream', 'region'].map((option) => `backfill --${option} ${blank}`),
+  ),
+  'backfill --since "-1"',
+  'backfill --until "+099999-01-01T00:00:00Z"',
+  ...['"arn:aws:bad"', '"arn:aws:kinesis:us-east-1:123:stream"', '"a b"'].map(
+    (v) => `backfill --raw-stream ${v}`,
+  ),
+  ...[
+    'http://[::1',
+    'http://u:%zz@127.0.0.1:2',
+    'http://127.0.0.1:99999',
+    'http://127.0.0.1:2/?q=1',
+    'http://127.0.0.1:2/#f',
+  ].map((url) => `backfill --endpoint ${JSON.stringify(url)}`),
+  ...['"abc"', '"US-EAST-1"', '"1e308"'].map((v) => `backfill --region ${v}`),
+]);
+
+/** One option as the sweep sees it: a flag, or an option with a value of some label. */
+interface SweptOption {
+  readonly name: string;
+  readonly takesValue: boolean;
+  readonly label?: string;
+}
+
+function tableOptions(command: keyof typeof OPTIONS): SweptOption[] {
+  return Object.entries(OPTIONS[command]).map(([name, spec]) => ({
+    name,
+    takesValue: spec.type === 'string',
+    ...(spec.value !== undefined ? { label: spec.value } : {}),
+  }));
+}
+
+/** The options a self-parsed command's help shows in its Usage lines: `[--since 24h|ISO-TIME]`, `[--dry-run]`. */
+function helpOptions(help: string): SweptOption[] {
+  const usage = help.slice(help.indexOf('Usage:'), help.indexOf('\n\n', help.indexOf('Usage:')));
+  const options = new Map<string, SweptOption>();
+  for (const m of usage.matchAll(/--([a-z][a-z-]*)(?: ([^\s[\]()|-][^\s[\]()]*))?/g)) {
+    if (m[1] === 'help' || options.has(m[1])) continue;
+    options.set(m[1], {
+      name: m[1],
+      takesValue: m[2] !== undefined,
+      ...(m[2] !== undefined ? { label: m[2] } : {}),
+    });
+  }
+  return [...options.values()];
+}
+
+/** The base command line of `command` without `option` (and its value). */
+function baseWithout(command: string, option: string): string[] {
+  const base = (BASE[command] ?? []).map((arg) => (arg === '<scratch>' ? scratch : arg));
+  const kept: string[] = [];
+  for (let i = 0; i < base.length; i++) {
+    if (base[i] === `--${option}`) {
+      if (i + 1 < base.length && !base[i + 1].startsWith('--')) i++;
+    } else {
+      kept.push(base[i]);
+    }
+  }
+  return kept;
+}
+
+interface Line {
+  readonly title: string;
+  readonly argv: () => string[];
+}
+
+const shown = (value: string): string =>
+  JSON.stringify(value.length > 40 ? `${value.slice(0, 12)}...(${value.length})` : value);
+
+function linesOf(command: string, options: readonly SweptOption[]): Line[] {
+  const line = (title: string, option: string, ...args: string[]): Line => ({
+    title: `${command} ${title}`,
+    argv: () => [command, ...baseWithout(command, option), ...args],
+  });
+  const lines = [line('--no-such-option', '', '--no-such-option'), line('positional', '', 'stray')];
+  for (const option of options) {
+    const flag = `--${option.name}`;
+    if (!option.takesValue) {
+      lines.push(line(`${flag}=yes`, option.name, `${flag}=yes`));
+      continue;
+    }
+    const kind = KIND_OF_OPTION[`${command} ${flag}`] ?? kindOfLabel(option.label ?? '');
+    const values = [
+      ...(kind === undefined ? [] : ['', ' ', '\t', ...BAD[kind]]),
+      ...(EXTRA[`${command} ${flag}`] ?? []),
+    ];
+    for (const value of values) {
+      lines.push(line(`${flag} ${shown(value)}`, option.name, `${flag}=${value}`));
+      // A negative number also as its own argument, as people type it (`--limit -1`), not only as `--limit=-1`.
+      if (value.startsWith('-')) lines.push(line(`${flag} ${value}`, option.name, flag, value));
+    }
+    lines.push(line(`${flag} (no value)`, option.name, flag));
+  }
+  const names = new Set(options.map((o) => o.name));
+  if (names.has('since') && names.has('until')) {
+    // A window that ends before it starts: 3 hours ago is before 2 hours ago.
+    lines.push(line('--until before --since', 'since', '--since=2h', '--until=3h'));
+  }
+  return lines;
+}
+
+/** What is wrong with how `argv` ended, or undefined when it ended as a bad command line should. */
+async function problemOf(argv: readonly string[]): Promise<string | undefined> {
+  connects.length = 0;
+  children.length = 0;
+  let out = '';
+  let err = '';
+  // A proxy that started anyway stops at once: the signal is already aborted.
+  const code = await run(argv, {
+    stdout: { write: (text: string) => ((out += text), true) },
+    stderr: { write: (text: string) => ((err += text), true) },
+    env: { ...process.env },
+    stop: AbortSignal.abort(),
+  });
+  const lines = err.trimEnd().split('\n');
+  const problems = [
+    code === 0 ? 'exit code 0' : '',
+    out !== '' ? `stdout ${JSON.stringify(out.slice(0, 200))}` : '',
+    connects.length > 0 ? `connected to ${connects.join(', ')}` : '',
+    children.length > 0 ? `started ${children.join(', ')}` : '',
+    lines.length > 3 ? `${lines.length} lines on stderr` : '',
+    /^kfek[: ]/.test(lines[0]) ? '' : `stderr does not start with kfek: ${JSON.stringify(lines[0])}`,
+    /^\s+at /m.test(err) ? 'a stack trace' : '',
+    /\b[A-Z][A-Za-z]*Error\b:|unexpected error/.test(err)
+      ? `an error class dump: ${JSON.stringify(err)}`
+      : '',
+  ].filter((p) => p !== '');
+  return problems.length === 0
+    ? undefined
+    : `${problems.join('; ')} (stderr: ${JSON.stringify(err.slice(0, 300))})`;
+}
+
+const TABLE_LINES = COMMAND_NAMES.flatMap((command) => linesOf(command, tableOptions(command)));
+
+/** The commands with their own parser, as the overview names them. */
+const SELF_PARSED = [...USAGE.matchAll(/\(kfek ([a-z]+) --help for all options\)/g)].map((m) => m[1]);
+
+describe('every bad command line gets a short message, a non-zero exit and no network call', () => {
+  test.each(TABLE_LINES.map((l) => [l.title, l]))('%s', async (_title, l) => {
+    expect(await problemOf(l.argv())).toBeUndefined();
+  });
+
+  test.each(SELF_PARSED.map((command) => [command]))(
+    'every line of %s (its options read from its help)',
+    async (command) => {
+      // GIVEN the options its own help lists
+      let help = '';
+      await run([command, '--help'], {
+        stdout: { write: (t: string) => ((help += t), true) },
+        stderr: { write: () => true },
+        env: {},
+      });
+      const lines = linesOf(command, helpOptions(help));
+      expect(lines.length).toBeGreaterThan(10);
+      // WHEN each runs
+      const failed: string[] = [];
+      for (const l of lines) {
+        const problem = await problemOf(l.argv());
+        if (problem !== undefined && !KNOWN.has(l.title)) failed.push(`${l.title}: ${problem}`);
+      }
+      // THEN
+      expect(failed).toEqual([]);
+    },
+  );
+});
+
+describe('the sweep itself', () => {
+  test.each([
+    ['verify (fetch)', ['verify', ...BASE.verify], 'connects'],
+    ['send (AWS SDK)', ['send', ...BASE.send], 'connects'],
+    ['doctor (cdk synth)', ['doctor', '--region', 'us-east-1'], 'children'],
+  ] as const)(
+    'sees what a valid %s line does: a bad value that got through fails the sweep',
+    async (_what, argv, seen) => {
+      await problemOf(argv);
+      expect({ connects, children }[seen].length).toBeGreaterThan(0);
+    },
+  );
+
+  test('sweeps every option of every table command, and the self-parsed commands', () => {
+    for (const command of COMMAND_NAMES) {
+      for (const option of Object.keys(OPTIONS[command])) {
+        expect(TABLE_LINES.some((l) => l.title.startsWith(`${command} --${option}`))).toBe(true);
+      }
+    }
+    expect(TABLE_LINES.length).toBeGreaterThan(400);
+    expect(SELF_PARSED).toContain('replay');
+  });
+});
