@@ -3,7 +3,7 @@
  * records, record data, Kinesis PUT payload units, Firehose billed bytes, and the time to plan and encode them.
  */
 import { encodeRecord, planRecords } from '../lambda/transform/record-plan';
-import { MAX_PUT_RECORDS_BYTES } from '../lambda/transform/types';
+import { MAX_PUT_RECORDS_BYTES } from '../core/contracts/aws-limits';
 import { CHUNK_DOCUMENTS, forEachChunk } from './helpers/transform-corpus';
 
 /** Kinesis counts PUT payload units per 25 KB of each record (https://aws.amazon.com/kinesis/data-streams/pricing/). */

@@ -6,7 +6,7 @@
 import { gunzipSync } from 'node:zlib';
 import { encodeRecord, planRecords } from '../lambda/transform/record-plan';
 import { transformRecord } from '../lambda/transform/transform';
-import { MAX_PUT_RECORDS_BYTES } from '../lambda/transform/types';
+import { MAX_PUT_RECORDS_BYTES } from '../core/contracts/aws-limits';
 import { gc, median } from './helpers/stats';
 import { type Corpus, forEachChunk } from './helpers/transform-corpus';
 

@@ -1,6 +1,6 @@
 /** Defaults as data (docs/settings.md lists the same values), and the keys a profile may add or no longer use. */
 
-import { DEFAULT_DEAD_LETTER_PREFIX } from '../contracts/transform-env';
+import { DEFAULT_DEAD_LETTER_PREFIX, DEFAULT_EVENTS_AGGREGATION } from '../contracts/transform-env';
 
 /** The context key holding `{ profiles: { NAME: PartialConfig } }`. */
 export const CONTEXT_KEY = 'kfek';
@@ -58,7 +58,7 @@ export const DEFAULTS = {
     retryDurationSeconds: 300,
     failedDocumentsPrefix: 'failed-documents/',
     logRetentionDays: 14,
-    aggregation: true,
+    aggregation: DEFAULT_EVENTS_AGGREGATION,
   },
   openSearch: {
     engineVersion: '2.19',

@@ -27,6 +27,12 @@ export type TransformEnvVar = (typeof TransformEnvVar)[keyof typeof TransformEnv
 /** CloudWatch namespace of the transform's metrics when none is set (the deployed one is the config's `name`). */
 export const DEFAULT_METRICS_NAMESPACE = 'kfek';
 
+/**
+ * Whether the transform writes KPL aggregated records when nothing says (the reader's default, config
+ * `delivery.aggregation`'s default, and the local runner's).
+ */
+export const DEFAULT_EVENTS_AGGREGATION = true;
+
 /** Key prefix of dead-letter objects when none is set (config `transform.deadLetterPrefix` has the same default). */
 export const DEFAULT_DEAD_LETTER_PREFIX = 'dead-letter/transform/';
 

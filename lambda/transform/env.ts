@@ -7,6 +7,7 @@
  */
 import {
   DEFAULT_DEAD_LETTER_PREFIX,
+  DEFAULT_EVENTS_AGGREGATION,
   DEFAULT_METRICS_NAMESPACE,
   TransformEnvVar,
   TransformServiceName,
@@ -115,7 +116,7 @@ export function readTransformEnv(env: Env = process.env): TransformEnv {
     );
   }
   const prefix = optional(env, TransformEnvVar.DeadLetterPrefix) ?? DEFAULT_DEAD_LETTER_PREFIX;
-  const aggregation = optional(env, TransformEnvVar.EventsAggregation) ?? 'true';
+  const aggregation = optional(env, TransformEnvVar.EventsAggregation) ?? String(DEFAULT_EVENTS_AGGREGATION);
   if (aggregation !== 'true' && aggregation !== 'false') {
     throw new InvalidEnvironmentVariableError(
       TransformEnvVar.EventsAggregation,

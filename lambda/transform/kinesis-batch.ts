@@ -16,10 +16,11 @@
 import type { KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
 import type { DeadLetterPutOptions, DeadLetterSource } from './dead-letter-object';
 import { shardIdOf } from './dead-letter-object';
-import type { WriteOptions, WriteResult } from './writer-port';
+import { WRITE_CHUNK_BYTES, WRITE_CHUNK_DOCUMENTS, type WriteOptions, type WriteResult } from './writer-port';
 import { KinesisWriteRejectedError } from './kinesis-writer-errors';
 import { emptyCounters, type TransformCounters } from './metrics';
-import { MAX_KINESIS_RECORD_BYTES, type RecordOutcome, type SerializedDocument } from './types';
+import { MAX_KINESIS_RECORD_BYTES } from '../../core/contracts/aws-limits';
+import type { RecordOutcome, SerializedDocument } from './types';
 
 /** The slice of a logger this module uses (Powertools Logger fits). */
 export interface BatchLogger {
@@ -53,12 +54,12 @@ export interface KinesisBatchDeps {
    * Measured on a 6 MB batch of 23 records / 230,000 events: transforming the whole batch first needed a V8 heap
    * limit above 128 MB (ran at 144 MB); in chunks it runs with a 64 MB heap limit.
    * A chunk is closed at the first record boundary after it reaches this many documents...
-   * @default 5000 (ten full PutRecords calls)
+   * @default WRITE_CHUNK_DOCUMENTS (5000, ten full PutRecords calls)
    */
   readonly chunkDocuments?: number;
   /**
    * ... or this many bytes of documents.
-   * @default 25 MiB (five full PutRecords calls)
+   * @default WRITE_CHUNK_BYTES (25 MiB, five full PutRecords calls)
    */
   readonly chunkBytes?: number;
 }
@@ -96,8 +97,8 @@ export async function processKinesisBatch(
   const counters = emptyCounters();
   const records: readonly KinesisStreamRecord[] = Array.isArray(event?.Records) ? event.Records : [];
   counters.RecordsIn = records.length;
-  const chunkDocuments = deps.chunkDocuments ?? 5000;
-  const chunkBytes = deps.chunkBytes ?? 25 * 1024 * 1024;
+  const chunkDocuments = deps.chunkDocuments ?? WRITE_CHUNK_DOCUMENTS;
+  const chunkBytes = deps.chunkBytes ?? WRITE_CHUNK_BYTES;
 
   /** Transforms records from `start` on, in order, until the chunk is full. */
   const transformChunk = (start: number): Chunk => {

@@ -2,7 +2,7 @@
  * Errors of the events-stream writer (`kinesis-writer.ts`, which re-exports them) and of its record planning
  * (`record-plan.ts`); a file of their own so both can use them without importing each other.
  */
-import { MAX_KINESIS_RECORD_BYTES } from './types';
+import { MAX_KINESIS_RECORD_BYTES } from '../../core/contracts/aws-limits';
 import type { WriteResult } from './writer-port';
 
 /** Base class of every error the Kinesis writer throws. */

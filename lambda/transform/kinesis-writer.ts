@@ -21,7 +21,7 @@
 import { KinesisClient, PutRecordsCommand, type PutRecordsRequestEntry } from '@aws-sdk/client-kinesis';
 import { KinesisWriterError } from './kinesis-writer-errors';
 import { encodeRecord, planRecords, type OutgoingRecord } from './record-plan';
-import { MAX_PUT_RECORDS_BYTES, MAX_PUT_RECORDS_ENTRIES } from './types';
+import { MAX_PUT_RECORDS_BYTES, MAX_PUT_RECORDS_ENTRIES } from '../../core/contracts/aws-limits';
 import type { SerializedDocument } from './types';
 
 export { KinesisWriterError, OversizedDocumentError } from './kinesis-writer-errors';

@@ -22,14 +22,13 @@
 import { createHash } from 'node:crypto';
 import { shardIdOf, type DeadLetterSource } from './dead-letter-object';
 import type { KinesisBatchDeps } from './kinesis-batch';
+import { WRITE_CHUNK_BYTES, WRITE_CHUNK_DOCUMENTS } from './writer-port';
 import { KinesisWriteRejectedError } from './kinesis-writer-errors';
 import { emptyCounters, type TransformCounters } from './metrics';
 import { partitionKeyFor } from './serialize';
 import { toErrorDocument, transformRecord } from './transform';
-import { MAX_KINESIS_RECORD_BYTES, type LogDocument, type SerializedDocument } from './types';
-
-/** Most items a Kinesis stream (or Firehose) target accepts per pipe invocation. */
-export const PIPES_KINESIS_TARGET_MAX_ITEMS = 500;
+import { MAX_KINESIS_RECORD_BYTES, PIPES_KINESIS_TARGET_MAX_ITEMS } from '../../core/contracts/aws-limits';
+import type { LogDocument, SerializedDocument } from './types';
 
 /**
  * Largest answer returned to the pipe, as JSON bytes. Enrichment responses are limited to 6 MB; this leaves room
@@ -42,13 +41,6 @@ export const PIPES_MAX_ANSWER_BYTES = 5 * 1024 * 1024;
  * (`,"kfek":{"partitionKey":"<43 characters>"}` is 69 bytes), with room to spare.
  */
 export const PIPES_ITEM_RESERVED_BYTES = 128;
-
-/**
- * Once the answer overflows, items are written in chunks of this many documents (ten full PutRecords calls)...
- */
-export const OVERFLOW_CHUNK_DOCUMENTS = 5000;
-/** ... or this many bytes (five full PutRecords calls), as the Kinesis handler chunks its batches. */
-export const OVERFLOW_CHUNK_BYTES = 25 * 1024 * 1024;
 
 /** Base class of the Pipes batch's errors: each fails the invocation, so Pipes retries the batch. */
 export class PipesBatchError extends Error {
@@ -194,7 +186,8 @@ export async function processPipesBatch(event: unknown, deps: PipesBatchDeps): P
         maxAnswerBytes: PIPES_MAX_ANSWER_BYTES,
       });
     }
-    if (overflowing && (pending.length >= OVERFLOW_CHUNK_DOCUMENTS || pendingBytes >= OVERFLOW_CHUNK_BYTES)) {
+    // Once the answer overflows, items are written in the chunks the Kinesis handler writes its batches in.
+    if (overflowing && (pending.length >= WRITE_CHUNK_DOCUMENTS || pendingBytes >= WRITE_CHUNK_BYTES)) {
       await flush();
     }
   }

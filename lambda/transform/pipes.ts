@@ -19,7 +19,6 @@ import { createTransformPorts } from './ports';
 import { processPipesBatch, type PipesItem } from './pipes-batch';
 
 export {
-  PIPES_KINESIS_TARGET_MAX_ITEMS,
   PIPES_MAX_ANSWER_BYTES,
   processPipesBatch,
   type PipesItem,

@@ -5,7 +5,8 @@
  */
 import { encodeAggregatedRecord, aggregateBaseBytes, userRecordBytes } from './kpl-aggregation';
 import { OversizedDocumentError } from './kinesis-writer-errors';
-import { MAX_KINESIS_RECORD_BYTES, type SerializedDocument } from './types';
+import { MAX_KINESIS_RECORD_BYTES } from '../../core/contracts/aws-limits';
+import type { SerializedDocument } from './types';
 
 /** One events-stream record on its way: which documents it carries and its size with the partition key. */
 export interface OutgoingRecord {

@@ -4,7 +4,8 @@
  * https://docs.aws.amazon.com/kinesis/latest/APIReference/API_PutRecords.html) and never dropped.
  */
 import { createHash } from 'node:crypto';
-import { LogDocument, MAX_KINESIS_RECORD_BYTES, SerializedDocument } from './types';
+import { MAX_KINESIS_RECORD_BYTES } from '../../core/contracts/aws-limits';
+import type { LogDocument, SerializedDocument } from './types';
 
 /**
  * Partition key for every document of one log stream: a hash of log group and stream, so one

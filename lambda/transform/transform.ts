@@ -8,13 +8,8 @@ import { DocumentSerializer, EventSource, toCloudWatchMetadata, toDocument } fro
 import { PoisonRecordError } from './errors';
 import { stripOneNewline } from './parsers';
 import { partitionKeyFor, serializedIfFits, serializeDocument } from './serialize';
-import {
-  DecodeLimits,
-  LogDocument,
-  MAX_KINESIS_RECORD_BYTES,
-  RecordOutcome,
-  SerializedDocument,
-} from './types';
+import { DecodeLimits, LogDocument, RecordOutcome, SerializedDocument } from './types';
+import { MAX_KINESIS_RECORD_BYTES } from '../../core/contracts/aws-limits';
 
 /**
  * Most log events one raw record may hold. CloudWatch Logs puts at most 10,000 events in one envelope

@@ -5,12 +5,6 @@
  * Nothing in this file does I/O. The document schema is a public contract documented in docs/schema.md.
  */
 
-/** A Kinesis record may carry at most 1 MiB of data plus partition key (PutRecords limit). */
-export const MAX_KINESIS_RECORD_BYTES = 1024 * 1024;
-/** One PutRecords call: at most 500 entries and 5 MiB (data plus partition keys). */
-export const MAX_PUT_RECORDS_ENTRIES = 500;
-export const MAX_PUT_RECORDS_BYTES = 5 * 1024 * 1024;
-
 /** CloudWatch Logs metadata carried on every document under `cloudwatch`. */
 export interface CloudWatchMetadata {
   /** The event id as a string (real envelopes carry 56-digit strings; moto sends integers). */
@@ -67,7 +61,7 @@ export interface SerializedDocument {
   readonly bytes: number;
   /** Derived from log group and log stream (keeps per-stream order), at most 256 characters. */
   readonly partitionKey: string;
-  /** True when the message was cut to fit `MAX_KINESIS_RECORD_BYTES` with the partition key. */
+  /** True when the message was cut to fit a Kinesis record (core/contracts/aws-limits.ts) with the partition key. */
   readonly truncated: boolean;
 }
 

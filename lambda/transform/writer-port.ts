@@ -2,6 +2,15 @@
  * The events-stream writer as the batch logic sees it (a port): what a write is given and what it answers. The
  * Kinesis implementation is kinesis-writer.ts; tests pass fakes.
  */
+import { MAX_PUT_RECORDS_BYTES, MAX_PUT_RECORDS_ENTRIES } from '../../core/contracts/aws-limits';
+
+/**
+ * Both batch modules hand the writer documents in chunks of at most this many documents (ten full PutRecords
+ * calls)...
+ */
+export const WRITE_CHUNK_DOCUMENTS = 10 * MAX_PUT_RECORDS_ENTRIES;
+/** ... or this many bytes of documents (five full PutRecords calls). */
+export const WRITE_CHUNK_BYTES = 5 * MAX_PUT_RECORDS_BYTES;
 
 export interface WriteOptions {
   /** Milliseconds the caller can still spend; the writer stops before this reaches zero. */

@@ -17,8 +17,6 @@ export interface TransformWritesProps {
   readonly bucket: s3.IBucket;
   /** Key prefix of dead-letter objects (config `transform.deadLetterPrefix`). */
   readonly deadLetterPrefix: string;
-  /** Write KPL aggregated records (config `delivery.aggregation`). */
-  readonly aggregation: boolean;
 }
 
 /**

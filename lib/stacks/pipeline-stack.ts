@@ -9,6 +9,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { DeliveryConfig, OpenSearchConfig, TransformConfig, Transport } from '../../core/config';
+import { PIPES_SAFE_BATCH_SIZE } from '../../core/contracts/aws-limits';
 import type { PhysicalNames } from '../../core/contracts/physical-names';
 import {
   DEFAULT_METRICS_NAMESPACE,
@@ -22,12 +23,6 @@ import { TransformFunction } from '../constructs/transform-function';
 import { grantTransformWrites } from '../constructs/transform-writes';
 import { justifyWildcardResources } from '../nag';
 import { retentionDays } from '../retention';
-
-/**
- * Largest pipe batch size kfek considers safe: a CloudWatch Logs subscription record usually carries tens of
- * events, and 10 records x 50 events stays at the 500-results limit of a Kinesis target.
- */
-export const PIPES_SAFE_BATCH_SIZE = 10;
 
 export interface PipelineStackProps extends StackProps {
   /** The subscription target (from the stateful stack). */
@@ -129,7 +124,6 @@ export class PipelineStack extends Stack {
       eventsStream: props.eventsStream,
       bucket: props.bucket,
       deadLetterPrefix: t.deadLetterPrefix,
-      aggregation: d.aggregation,
     };
     // The same writes, as the environment that tells the function where (core/contracts/transform-env.ts).
     const writesEnv = {
@@ -137,7 +131,7 @@ export class PipelineStack extends Stack {
       eventsStreamArn: writes.eventsStream.streamArn,
       deadLetterBucket: writes.bucket.bucketName,
       deadLetterPrefix: writes.deadLetterPrefix,
-      aggregation: writes.aggregation,
+      aggregation: d.aggregation,
     };
 
     if (transport === 'lambda') {

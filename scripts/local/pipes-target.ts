@@ -4,11 +4,8 @@
  * JSON path (core/contracts/pipes-target.ts).
  */
 import { type KinesisClient, PutRecordsCommand } from '@aws-sdk/client-kinesis';
-import { PIPES_KINESIS_TARGET_MAX_ITEMS } from '../../lambda/transform/pipes-batch';
+import { MAX_PARTITION_KEY_CHARS, PIPES_KINESIS_TARGET_MAX_ITEMS } from '../../core/contracts/aws-limits';
 import { PipeError, PipeTargetError } from './errors';
-
-/** Kinesis' partition key length limit (characters). */
-const MAX_PARTITION_KEY_CHARS = 256;
 
 /**
  * The keys of a JSON path of the form `$.a.b` (the only form kfek's pipe uses). Pipes accepts more of JSONPath;

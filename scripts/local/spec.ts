@@ -52,7 +52,7 @@ export interface LocalPipelineSpec {
     /**
      * The transform writes KPL aggregated records (config `delivery.aggregation`); the stand-in de-aggregates
      * either way, as Firehose does.
-     * @default true
+     * @default DEFAULT_EVENTS_AGGREGATION (core/contracts/transform-env.ts)
      */
     readonly aggregation?: boolean;
   };

@@ -5,7 +5,11 @@
 import * as path from 'node:path';
 import type { Context } from 'aws-lambda';
 import type { Transport } from '../../core/config';
-import { transformEnvironment, transformServiceName } from '../../core/contracts/transform-env';
+import {
+  DEFAULT_EVENTS_AGGREGATION,
+  transformEnvironment,
+  transformServiceName,
+} from '../../core/contracts/transform-env';
 import { LOCAL_CREDENTIALS } from './aws-clients';
 import { LocalRunError } from './errors';
 import type { LocalResources } from './resources';
@@ -56,7 +60,7 @@ export function localTransformEnv(props: LocalTransformEnvProps): Record<string,
       eventsStreamArn: resources.eventsStreamArn,
       deadLetterBucket: resources.deadLetterBucket,
       deadLetterPrefix: spec.deadLetterPrefix,
-      aggregation: spec.delivery.aggregation !== false,
+      aggregation: spec.delivery.aggregation ?? DEFAULT_EVENTS_AGGREGATION,
     }),
     POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'WARN',
     // Metrics in embedded metric format are log lines for CloudWatch; locally nobody reads them.

@@ -5,12 +5,12 @@
  * `processPipesBatch` gets in-memory ports here (a capturing writer and dead-letter store: the rules are what is
  * tested); pipes-integration.test.ts runs the deployed handler against moto's Kinesis and S3.
  */
+import { WRITE_CHUNK_DOCUMENTS } from '../../../lambda/transform/writer-port';
 import type { Context } from 'aws-lambda';
 import type { DeadLetterSource } from '../../../lambda/transform/dead-letter-object';
 import { KinesisWriteRejectedError } from '../../../lambda/transform/kinesis-writer-errors';
 import { type WriteResult } from '../../../lambda/transform/writer-port';
 import {
-  OVERFLOW_CHUNK_DOCUMENTS,
   PIPES_MAX_ANSWER_BYTES,
   PipesDeadLetterError,
   PipesOverflowWriteError,
@@ -323,8 +323,8 @@ test('writes an overflow in chunks as records are transformed, so memory holds o
       },
     },
   });
-  // THEN: a chunk is written once it reaches OVERFLOW_CHUNK_DOCUMENTS (at a record boundary), the rest at the end.
-  expect(OVERFLOW_CHUNK_DOCUMENTS).toBe(5_000);
+  // THEN: a chunk is written once it reaches WRITE_CHUNK_DOCUMENTS (at a record boundary), the rest at the end.
+  expect(WRITE_CHUNK_DOCUMENTS).toBe(5_000);
   expect(calls).toEqual([6_000, 3_000]);
   expect(items).toEqual([]);
   expect(written.map((d) => (JSON.parse(d.json) as { message: string }).message)).toEqual(

@@ -7,7 +7,8 @@ import fc from 'fast-check';
 import { DocumentSerializer, toDocument } from '../../../lambda/transform/document';
 import { parseMessage, stripOneNewline } from '../../../lambda/transform/parsers';
 import { transformRecord } from '../../../lambda/transform/transform';
-import { LogDocument, MAX_KINESIS_RECORD_BYTES, SerializedDocument } from '../../../lambda/transform/types';
+import { MAX_KINESIS_RECORD_BYTES } from '../../../core/contracts/aws-limits';
+import type { LogDocument, SerializedDocument } from '../../../lambda/transform/types';
 import { encodeEnvelope, makeEnvelope } from '../../helpers/cloudwatch';
 
 /** Any UTF-16 code unit, lone surrogates included (they survive CloudWatch's JSON as \\udxxx escapes). */

@@ -4,7 +4,8 @@
  */
 import { toDocument } from '../../../lambda/transform/document';
 import { fittingPrefixLength, partitionKeyFor, serializeDocument } from '../../../lambda/transform/serialize';
-import { LogDocument, MAX_KINESIS_RECORD_BYTES } from '../../../lambda/transform/types';
+import { MAX_KINESIS_RECORD_BYTES } from '../../../core/contracts/aws-limits';
+import type { LogDocument } from '../../../lambda/transform/types';
 
 const SOURCE = {
   logGroup: '/aws/lambda/orders',

@@ -11,8 +11,8 @@ import {
   MAX_KINESIS_RECORD_BYTES,
   MAX_PUT_RECORDS_BYTES,
   MAX_PUT_RECORDS_ENTRIES,
-  type SerializedDocument,
-} from '../../../lambda/transform/types';
+} from '../../../core/contracts/aws-limits';
+import type { SerializedDocument } from '../../../lambda/transform/types';
 import { referenceDeaggregate } from '../../helpers/kpl-reference';
 
 const kinesis = mockClient(KinesisClient);

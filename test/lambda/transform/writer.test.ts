@@ -13,11 +13,8 @@ import {
   type KinesisWriterProps,
 } from '../../../lambda/transform/kinesis-writer';
 import { KinesisWriteRejectedError } from '../../../lambda/transform/kinesis-writer-errors';
-import {
-  MAX_KINESIS_RECORD_BYTES,
-  MAX_PUT_RECORDS_BYTES,
-  type SerializedDocument,
-} from '../../../lambda/transform/types';
+import { MAX_KINESIS_RECORD_BYTES, MAX_PUT_RECORDS_BYTES } from '../../../core/contracts/aws-limits';
+import type { SerializedDocument } from '../../../lambda/transform/types';
 
 const STREAM_ARN = 'arn:aws:kinesis:eu-west-1:123456789012:stream/kfek-events';
 const kinesis = mockClient(KinesisClient);
