@@ -1,117 +1,21 @@
 /**
- * Profile resolution: merges a profile over {@link DEFAULTS}, reads every section with its rules, cross-checks
- * sections against each other and reports all problems at once. It stays one file because the section readers
- * share the pattern constants and the {@link Reader}; each reader is small.
+ * Profile resolution: selects the profile, merges it over {@link DEFAULTS}, reads every section with its rules
+ * (the section readers are in ./sections.ts), cross-checks sections against each other and reports all problems
+ * at once.
  */
 import { readFileSync } from 'node:fs';
+import { MAX_STEM_LENGTH } from '../contracts/physical-names';
 import { CONTEXT_KEY, DEFAULT_PROFILE, DEFAULTS, PROFILE_CONTEXT_KEY } from './defaults';
-import { readCrossAccount } from './cross-account';
 import { CdkJsonReadError, ConfigValidationError, UnknownProfileError } from './errors';
-import {
-  LOG_GROUP_HINT,
-  LOG_GROUP_NAME,
-  REGION,
-  REGION_HINT,
-  checkLogGroupName,
-  checkPrefixesApart,
-  readAccess,
-  readPrefix,
-} from './names';
-import { MAX_VOLUME_GIB, MIN_VOLUME_GIB, checkVolumeSize, readTotalFieldsLimit } from './opensearch-limits';
-import { type Json, type JsonObject, Reader, isObject, merge } from './reader';
-import {
-  INDEX_ROTATIONS,
-  type LogGroupSource,
-  type PipelineConfig,
-  REMOVAL_POLICIES,
-  STREAM_MODES,
-  type StreamConfig,
-  TRANSPORTS,
-} from './types';
+import { REGION, REGION_HINT, checkPrefixesApart } from './names';
+import { checkVolumeSize } from './opensearch-limits';
+import { type JsonObject, Reader, isObject, merge } from './reader';
+import { readAlarms, readDelivery, readOpenSearch, readSources, readStream, readTransform } from './sections';
+import { type PipelineConfig, REMOVAL_POLICIES, TRANSPORTS } from './types';
 
 const NAME = /^[a-z][a-z0-9-]{0,15}$/;
 const NAME_HINT = 'lowercase letters, digits and hyphens, starting with a letter, at most 16 characters';
-// OpenSearch index names: lowercase, no \ / * ? " < > | space , #, not starting with - _ +.
-const INDEX_PREFIX = /^[a-z0-9][a-z0-9._-]{0,199}$/;
-const INDEX_HINT =
-  'a lowercase OpenSearch index name prefix (a-z 0-9 . _ -, not starting with . _ -), e.g. "logs"';
-const INSTANCE_TYPE = /^[a-z0-9]+\.[a-z0-9]+\.search$/;
-const INSTANCE_HINT = 'an OpenSearch Service instance type such as "t3.small.search" or "r7g.large.search"';
-const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 const ACCOUNT = /^\d{12}$/;
-
-function readStream(r: Reader, path: string): StreamConfig {
-  const mode = r.oneOf(`${path}.mode`, STREAM_MODES);
-  return {
-    mode,
-    shardCount: r.int(`${path}.shardCount`, 1, 10_000),
-    retentionHours: r.int(`${path}.retentionHours`, 24, 8760),
-  };
-}
-
-function readLogGroups(r: Reader, filterPattern: string, retentionDays: number): LogGroupSource[] {
-  const groups = r.array('sources.logGroups');
-  const seen = new Set<string>();
-  const out: LogGroupSource[] = [];
-  groups.forEach((entry, i) => {
-    const path = `sources.logGroups[${i}]`;
-    // A bare string is shorthand for an existing log group, subscribed with the default pattern.
-    const obj: JsonObject =
-      typeof entry === 'string' ? { name: entry, create: false } : isObject(entry) ? entry : {};
-    if (typeof entry !== 'string' && !isObject(entry)) {
-      r.problem(
-        `${path} is ${JSON.stringify(entry)}; expected { "name": "...", "create": true|false } or a name.`,
-      );
-      return;
-    }
-    for (const key of Object.keys(obj)) {
-      if (!['name', 'create', 'filterPattern', 'retentionDays'].includes(key)) {
-        r.problem(
-          `unknown setting ${path}.${key}; known settings here: create, filterPattern, name, retentionDays.`,
-        );
-      }
-    }
-    const name = r.str(`${path}.name`, LOG_GROUP_NAME, LOG_GROUP_HINT, obj.name);
-    if (name !== '' && seen.has(name)) {
-      r.problem(`${path}.name ${JSON.stringify(name)} is listed twice; list each log group once.`);
-    }
-    seen.add(name);
-    const create = obj.create === undefined ? false : r.bool(`${path}.create`, obj.create);
-    checkLogGroupName(r, `${path}.name`, name, create);
-    out.push({
-      name,
-      create,
-      filterPattern:
-        obj.filterPattern === undefined
-          ? filterPattern
-          : r.str(`${path}.filterPattern`, /^.{0,1024}$/s, undefined, obj.filterPattern),
-      retentionDays:
-        obj.retentionDays === undefined
-          ? retentionDays
-          : r.retention(`${path}.retentionDays`, obj.retentionDays),
-    });
-  });
-  return out;
-}
-
-/**
- * `delivery.aggregation`: on by default for the Lambda transport. The Pipes transport cannot aggregate (the pipe,
- * not kfek, writes each returned item as one record), so there the default resolves to false and an explicit
- * `true` in the profile is an error rather than a setting silently ignored.
- */
-function readAggregation(r: Reader, profile: Json): boolean {
-  const aggregation = r.bool('delivery.aggregation');
-  if (r.raw('transport') !== 'pipes') return aggregation;
-  const delivery = isObject(profile) ? profile.delivery : undefined;
-  if (isObject(delivery) && delivery.aggregation === true) {
-    r.problem(
-      'delivery.aggregation is true but transport is "pipes": an EventBridge pipe writes every item the ' +
-        'enrichment returns as its own record and cannot write KPL aggregated records. Remove ' +
-        'delivery.aggregation (it is off with pipes) or use transport "lambda".',
-    );
-  }
-  return false;
-}
 
 /** Cross-field rules, checked after every field has a typed value. */
 function crossCheck(r: Reader, c: Omit<PipelineConfig, 'profile'>): void {
@@ -247,15 +151,7 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
   const r = new Reader(merged);
   r.problems.push(...problems);
 
-  const filterPattern = r.str(
-    'sources.filterPattern',
-    /^.{0,1024}$/s,
-    'a filter pattern of at most 1024 characters',
-  );
-  const retentionDays = r.retention('sources.retentionDays');
   const name = r.str('name', NAME, NAME_HINT);
-  const warmAfterDays = r.raw('openSearch.retention.warmAfterDays');
-
   const env = {
     account: r.optStr('account', ACCOUNT, 'a 12-digit AWS account id'),
     region: r.optStr('region', REGION, REGION_HINT),
@@ -266,107 +162,23 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
     env,
     removalPolicy: r.oneOf('removalPolicy', REMOVAL_POLICIES),
     transport: r.oneOf('transport', TRANSPORTS),
-    sources: {
-      logGroups: readLogGroups(r, filterPattern, retentionDays),
-      filterPattern,
-      retentionDays,
-      accountPolicy: {
-        enabled: r.bool('sources.accountPolicy.enabled'),
-        filterPattern: r.str(
-          'sources.accountPolicy.filterPattern',
-          /^.{0,1024}$/s,
-          'a filter pattern of at most 1024 characters',
-        ),
-        excludeLogGroups: r.strings('sources.accountPolicy.excludeLogGroups', LOG_GROUP_NAME, LOG_GROUP_HINT),
-      },
-      ...readCrossAccount(r, env),
-    },
+    sources: readSources(r, env),
     streams: { raw: readStream(r, 'streams.raw'), events: readStream(r, 'streams.events') },
-    transform: {
-      memoryMb: r.int('transform.memoryMb', 128, 10_240),
-      timeoutSeconds: r.int('transform.timeoutSeconds', 1, 900),
-      batchSize: r.int('transform.batchSize', 1, 10_000),
-      maxBatchingWindowSeconds: r.int('transform.maxBatchingWindowSeconds', 0, 300),
-      parallelizationFactor: r.int('transform.parallelizationFactor', 1, 10),
-      retryAttempts: r.int('transform.retryAttempts', 0, 10_000),
-      maxRecordAgeSeconds: r.int('transform.maxRecordAgeSeconds', 60, 604_800),
-      logRetentionDays: r.retention('transform.logRetentionDays'),
-      deadLetterPrefix: readPrefix(r, 'transform.deadLetterPrefix', DEFAULTS.transform.deadLetterPrefix),
-    },
-    delivery: {
-      bufferingIntervalSeconds: r.int('delivery.bufferingIntervalSeconds', 0, 900),
-      bufferingSizeMb: r.int('delivery.bufferingSizeMb', 1, 100),
-      indexPrefix: r.str('delivery.indexPrefix', INDEX_PREFIX, INDEX_HINT),
-      indexRotation: r.oneOf('delivery.indexRotation', INDEX_ROTATIONS),
-      retryDurationSeconds: r.int('delivery.retryDurationSeconds', 0, 7200),
-      failedDocumentsPrefix: readPrefix(
-        r,
-        'delivery.failedDocumentsPrefix',
-        DEFAULTS.delivery.failedDocumentsPrefix,
-      ),
-      logRetentionDays: r.retention('delivery.logRetentionDays'),
-      aggregation: readAggregation(r, overrides),
-    },
-    openSearch: {
-      // 2.7 is the oldest engine that has the `flat_object` type kfek's index template maps `kfek.collisions` to.
-      engineVersion: r.str(
-        'openSearch.engineVersion',
-        /^(2\.([7-9]|\d{2,})|[3-9]\.\d+|[1-9]\d+\.\d+)$/,
-        'an OpenSearch version 2.7 or later such as "2.19" (the index template maps kfek.collisions as flat_object, new in 2.7)',
-      ),
-      dataNodeInstanceType: r.str('openSearch.dataNodeInstanceType', INSTANCE_TYPE, INSTANCE_HINT),
-      dataNodeCount: r.int('openSearch.dataNodeCount', 1, 80),
-      volumeSizeGb: r.int('openSearch.volumeSizeGb', MIN_VOLUME_GIB, MAX_VOLUME_GIB),
-      zoneAwareness: {
-        enabled: r.bool('openSearch.zoneAwareness.enabled'),
-        availabilityZoneCount: r.int('openSearch.zoneAwareness.availabilityZoneCount', 2, 3) as 2 | 3,
-      },
-      dedicatedMasters: {
-        enabled: r.bool('openSearch.dedicatedMasters.enabled'),
-        instanceType: r.str('openSearch.dedicatedMasters.instanceType', INSTANCE_TYPE, INSTANCE_HINT),
-        count: r.int('openSearch.dedicatedMasters.count', 3, 5),
-      },
-      logRetentionDays: r.retention('openSearch.logRetentionDays'),
-      auditLogs: r.bool('openSearch.auditLogs'),
-      indexTemplate: {
-        shards: r.int('openSearch.indexTemplate.shards', 1, 1024),
-        replicas: r.int('openSearch.indexTemplate.replicas', 0, 15),
-        totalFieldsLimit: readTotalFieldsLimit(r),
-        refreshSeconds: r.int('openSearch.indexTemplate.refreshSeconds', 1, 3600),
-        slowSearchWarnMs: r.int('openSearch.indexTemplate.slowSearchWarnMs', 1, 3_600_000),
-        slowSearchInfoMs: r.int('openSearch.indexTemplate.slowSearchInfoMs', 1, 3_600_000),
-        slowIndexWarnMs: r.int('openSearch.indexTemplate.slowIndexWarnMs', 1, 3_600_000),
-        slowIndexInfoMs: r.int('openSearch.indexTemplate.slowIndexInfoMs', 1, 3_600_000),
-      },
-      retention: {
-        deleteAfterDays: r.int('openSearch.retention.deleteAfterDays', 1, 36_500),
-        ...(warmAfterDays === undefined
-          ? {}
-          : { warmAfterDays: r.int('openSearch.retention.warmAfterDays', 1, 36_500, warmAfterDays) }),
-      },
-      access: readAccess(r),
-    },
+    transform: readTransform(r),
+    delivery: readDelivery(r, overrides),
+    openSearch: readOpenSearch(r),
     failedRecords: {
       expireAfterDays: r.int('failedRecords.expireAfterDays', 1, 36_500),
     },
-    alarms: {
-      ...(r.raw('alarms.email') === undefined
-        ? {}
-        : { email: r.str('alarms.email', EMAIL, 'an e-mail address such as "ops@example.com"') }),
-      iteratorAgeMs: r.int('alarms.iteratorAgeMs', 1000, 604_800_000),
-      poisonRecords: r.int('alarms.poisonRecords', 1, 1_000_000),
-      firehoseFreshnessSeconds: r.int('alarms.firehoseFreshnessSeconds', 60, 86_400),
-      freeStorageMb: r.int('alarms.freeStorageMb', 1, 10_000_000),
-      jvmMemoryPressurePercent: r.int('alarms.jvmMemoryPressurePercent', 1, 100),
-    },
+    alarms: readAlarms(r),
   };
   crossCheck(r, body);
   if (body.sources.accountPolicy.enabled) {
     checkAccountPolicyAcrossProfiles(r, selected, body.env, profiles);
   }
-  if (`${name}-${selected}`.length > 28 || !/^[a-z][a-z0-9-]*$/.test(selected)) {
+  if (`${name}-${selected}`.length > MAX_STEM_LENGTH || !/^[a-z][a-z0-9-]*$/.test(selected)) {
     r.problem(
-      `the domain name "${name}-${selected}" (name + "-" + profile) must be 3-28 lowercase letters, digits and ` +
+      `the domain name "${name}-${selected}" (name + "-" + profile) must be 3-${MAX_STEM_LENGTH} lowercase letters, digits and ` +
         `hyphens; shorten "name" or the profile name.`,
     );
   }
