@@ -10,6 +10,7 @@ import { defaultCredentialProvider } from '../core/aws-signing';
 import { SAVED_QUERIES, savedQueryDefinitionName } from '../core/contracts/saved-queries';
 import { newRunId, validateRunId } from '../core/log-generator';
 import {
+  type CliArgs,
   type DoctorArgs,
   type ProxyArgs,
   type QueryArgs,
@@ -24,7 +25,7 @@ import { gatherFacts } from './doctor/facts';
 import { exitCodeOf, formatFindings } from './doctor/report';
 import { UsageError } from './errors';
 import { formatQueryResult, formatSendResult, formatTable, formatVerifyResult } from './format';
-import type { CliIo } from './main';
+import type { CliIo } from './io';
 import { ProgressBar } from '../core/progress';
 import { createSigningProxy, getCallerIdentity, mappableArn, messageOf, upstreamOrigin } from './proxy';
 import { profileLogGroupNames } from './profile';
@@ -247,5 +248,24 @@ export async function doctor(args: DoctorArgs, io: CliIo): Promise<number> {
     return exitCodeOf(findings);
   } finally {
     destroy();
+  }
+}
+
+/** Runs a command cli/args/ parsed (the command table, cli/commands.ts, hands each its own arguments). */
+export async function runParsed(
+  args: Exclude<CliArgs, { command: 'help' | 'version' }>,
+  io: CliIo,
+): Promise<number> {
+  switch (args.command) {
+    case 'send':
+      return send(args, io);
+    case 'verify':
+      return verify(args, io);
+    case 'query':
+      return query(args, io);
+    case 'proxy':
+      return proxy(args, io);
+    case 'doctor':
+      return doctor(args, io);
   }
 }

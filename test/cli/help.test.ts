@@ -105,3 +105,34 @@ describe('negative numbers get kfek’s own message', () => {
     );
   });
 });
+
+describe('an unexpected error (a bug, not a bad input)', () => {
+  const failingIo = (env: Record<string, string>) => {
+    let err = '';
+    return {
+      io: {
+        stdout: {
+          write: (): never => {
+            throw new TypeError('boom\nsecond line');
+          },
+        },
+        stderr: { write: (text: string) => (err += text) },
+        env,
+      },
+      err: () => err,
+    };
+  };
+
+  test('is one kfek line without a stack trace, and exit 1', async () => {
+    const { io, err } = failingIo({});
+    expect(await run(['--version'], io)).toBe(1);
+    expect(err()).toMatch(/^kfek: unexpected error: boom \(a bug in kfek: run again with KFEK_DEBUG=1/);
+    expect(err().trim().split('\n')).toHaveLength(1);
+  });
+
+  test('shows the stack trace with KFEK_DEBUG=1', async () => {
+    const { io, err } = failingIo({ KFEK_DEBUG: '1' });
+    expect(await run(['--version'], io)).toBe(1);
+    expect(err()).toMatch(/\n\s+at /);
+  });
+});

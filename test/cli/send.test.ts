@@ -13,7 +13,8 @@ import {
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { ThrottledError } from '../../cli/errors';
 import { parseRunMarker } from '../../core/log-generator';
-import { run, type CliIo } from '../../cli/main';
+import type { CliIo } from '../../cli/io';
+import { run } from '../../cli/main';
 import { MAX_BYTES_PER_CALL, EVENT_OVERHEAD_BYTES, sendLogEvents, type SendResult } from '../../cli/send';
 import { startMoto, type MotoServer } from '../../scripts/moto-server';
 import { startLogsThrottleProxy } from '../helpers/logs-throttle-proxy';

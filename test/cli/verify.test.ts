@@ -5,7 +5,8 @@
 import { createHttpClient } from '../../core/opensearch/http';
 import { OpenSearchRequestError } from '../../cli/errors';
 import { runMarker } from '../../core/log-generator';
-import { run, type CliIo } from '../../cli/main';
+import type { CliIo } from '../../cli/io';
+import { run } from '../../cli/main';
 import { verifyRun, type VerifyResult } from '../../cli/verify';
 import {
   startFakeOpenSearch,

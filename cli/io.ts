@@ -1,0 +1,18 @@
+/**
+ * What a command gets from the process: its output streams, its environment and a stop signal. Its own file so
+ * that main.ts, the command table and every runner import it from one place and none imports another back.
+ */
+import type { ProgressOutput } from '../core/progress';
+
+export interface CliIo {
+  readonly stdout: ProgressOutput;
+  readonly stderr: ProgressOutput;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /**
+   * Ends long-running commands (`proxy`) when aborted; tests abort it instead of sending SIGINT.
+   * @default - SIGINT (Ctrl-C) or SIGTERM
+   */
+  readonly stop?: AbortSignal;
+}
+
+export const processIo = (): CliIo => ({ stdout: process.stdout, stderr: process.stderr, env: process.env });
