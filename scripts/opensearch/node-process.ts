@@ -9,8 +9,6 @@ import {
   chmodSync,
   chownSync,
   closeSync,
-  cpSync,
-  mkdirSync,
   mkdtempSync,
   openSync,
   readdirSync,
@@ -22,6 +20,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalOpenSearchError, OpenSearchStartError } from './errors';
+import { writeNodeConfig } from './node-config';
 import { freePort } from '../free-port';
 
 /** How to run one node of an unpacked distribution. */
@@ -59,6 +58,18 @@ export interface NodeProcessOptions {
    * @default - `data/` in the node's temp dir
    */
   readonly dataDir?: string;
+  /**
+   * More `opensearch.yml` settings, after kfek's own (a test delays the cluster state's recovery with
+   * `gateway.expected_data_nodes` and `gateway.recover_after_time`).
+   * @default - none
+   */
+  readonly settings?: Readonly<Record<string, string | number | boolean>>;
+  /**
+   * When the start resolves: `healthy` once the cluster is yellow or green, `listening` as soon as the HTTP port
+   * answers anything (the cluster state may not be recovered yet: requests then meet its blocks).
+   * @default 'healthy'
+   */
+  readonly readyWhen?: 'healthy' | 'listening';
 }
 
 export interface RunningOpenSearch {
@@ -117,73 +128,6 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-/** What {@link writeNodeConfig} needs besides the distribution's own config. */
-interface NodeConfig {
-  readonly distribution: string;
-  readonly homeDir: string;
-  readonly httpPort: number;
-  readonly transportPort: number;
-  readonly dataDir: string;
-  readonly extraJvmOptions: readonly string[];
-  readonly missingModules: readonly string[];
-}
-
-/** Drops jvm.options lines such as `20-:--add-modules=jdk.incubator.vector` that name a missing module. */
-function withoutModules(jvmOptions: string, missingModules: readonly string[]): string {
-  return jvmOptions
-    .split('\n')
-    .filter((line) => {
-      const match = /^(?:[\d-]+:)?--add-modules=(.+)$/.exec(line.trim());
-      return match === null || !missingModules.includes(match[1]);
-    })
-    .join('\n');
-}
-
-/** Writes the node's own config dir (a copy of the distribution's, with ports, paths and safe defaults). */
-function writeNodeConfig(config: NodeConfig): string {
-  const { distribution, homeDir, httpPort, transportPort, dataDir } = config;
-  const confDir = join(homeDir, 'config');
-  cpSync(join(distribution, 'config'), confDir, { recursive: true });
-  mkdirSync(dataDir, { recursive: true });
-  mkdirSync(join(homeDir, 'logs'));
-  writeFileSync(
-    join(confDir, 'opensearch.yml'),
-    [
-      'cluster.name: kfek-local',
-      'node.name: kfek-local-1',
-      'discovery.type: single-node',
-      'network.host: 127.0.0.1',
-      `http.port: ${httpPort}`,
-      `transport.port: ${transportPort}`,
-      `path.data: ${dataDir}`,
-      `path.logs: ${join(homeDir, 'logs')}`,
-      // A developer machine's disk is often over 90 % full; the default watermarks would make indices read-only.
-      'cluster.routing.allocation.disk.threshold_enabled: false',
-      // Tests create and delete indices freely.
-      'action.destructive_requires_name: false',
-      '',
-    ].join('\n'),
-  );
-  // jvm.options points GC logs, heap dumps and crash files at paths relative to the distribution, which is shared
-  // and not writable by the node's user: send them to this node's own dirs.
-  const jvmOptionsFile = join(confDir, 'jvm.options');
-  writeFileSync(
-    jvmOptionsFile,
-    withoutModules(readFileSync(jvmOptionsFile, 'utf8'), config.missingModules)
-      .replaceAll('logs/', `${join(homeDir, 'logs')}/`)
-      .replace(/HeapDumpPath=data\b/, `HeapDumpPath=${dataDir}`),
-  );
-  if (config.extraJvmOptions.length > 0) {
-    // The launcher reads jvm.options.d/*.options after jvm.options, so these come later and win.
-    mkdirSync(join(confDir, 'jvm.options.d'), { recursive: true });
-    writeFileSync(
-      join(confDir, 'jvm.options.d', 'kfek-java-runtime.options'),
-      `${config.extraJvmOptions.join('\n')}\n`,
-    );
-  }
-  return confDir;
-}
-
 /** Attempts at a start whose port another process took first (see {@link startNodeProcess}). */
 const BIND_ATTEMPTS = 3;
 
@@ -225,6 +169,7 @@ async function startNodeProcessOnce(options: NodeProcessOptions): Promise<Runnin
     dataDir,
     extraJvmOptions: options.extraJvmOptions ?? [],
     missingModules: options.missingModules ?? [],
+    settings: options.settings ?? {},
   });
   chmodSync(homeDir, 0o755);
   const runAsNobody = isRoot();
@@ -299,7 +244,13 @@ async function startNodeProcessOnce(options: NodeProcessOptions): Promise<Runnin
 
   const url = `http://127.0.0.1:${httpPort}`;
   try {
-    await waitUntilHealthy(url, child, options.startTimeoutMillis ?? 120_000, tail);
+    await waitUntilReady(
+      url,
+      child,
+      options.startTimeoutMillis ?? 120_000,
+      tail,
+      options.readyWhen ?? 'healthy',
+    );
   } catch (error) {
     await stop();
     throw error;
@@ -307,11 +258,12 @@ async function startNodeProcessOnce(options: NodeProcessOptions): Promise<Runnin
   return { url, pid, homeDir, version, stop, detach: () => child.unref() };
 }
 
-async function waitUntilHealthy(
+async function waitUntilReady(
   url: string,
   child: ChildProcess,
   timeoutMillis: number,
   tail: () => string,
+  readyWhen: 'healthy' | 'listening',
 ): Promise<void> {
   const deadline = Date.now() + timeoutMillis;
   for (;;) {
@@ -324,6 +276,10 @@ async function waitUntilHealthy(
       throw new OpenSearchStartError(`OpenSearch did not become healthy at ${url} in time:\n${tail()}`);
     }
     try {
+      if (readyWhen === 'listening') {
+        await fetch(url, { signal: AbortSignal.timeout(5_000) });
+        return;
+      }
       const response = await fetch(`${url}/_cluster/health?wait_for_status=yellow&timeout=1s`, {
         signal: AbortSignal.timeout(5_000),
       });
