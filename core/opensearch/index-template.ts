@@ -182,6 +182,10 @@ function buildIndexTemplateContent(spec: OpenSearchSpec): Record<string, unknown
         },
       },
       mappings: {
+        // The ingest pipeline sets every document's routing; a document indexed without the pipeline has none and
+        // is refused instead of stored under an id OpenSearch makes up (core/opensearch/ingest-pipeline.ts says
+        // when a node skips the default pipeline).
+        _routing: { required: true },
         dynamic: true,
         date_detection: false,
         numeric_detection: false,

@@ -27,6 +27,18 @@ import type { OpenSearchSpec } from './spec';
  *   poison record and carries no log event.
  * - A document the script fails on is rejected by OpenSearch like any mapping error, so Firehose keeps it in the
  *   failed-documents prefix: nothing is dropped silently.
+ * - A default pipeline can be skipped: OpenSearch resolves it from the cluster state the node has when a bulk
+ *   arrives, and a node that has just (re)started has no indices or templates in it yet. Such a bulk resolves no
+ *   pipeline, waits out the "state not recovered" block, and is then indexed with ids OpenSearch makes up
+ *   (TransportBulkAction#doInternalExecute calls IngestService#resolvePipelines before BulkOperation retries on the
+ *   block; Elasticsearch fixed the same race in elastic/elasticsearch#99797, OpenSearch 3.6 has not). Measured on
+ *   the local node: a redelivered event then had two documents, one under a random id. `index.final_pipeline`
+ *   is resolved at the same moment from the same empty state, so it does not help. So the script also sets
+ *   `_routing` (the document id, or a random value for a document without one) and the index template requires a
+ *   routing (`_routing.required`): a document that reaches the index without this pipeline is refused rather than
+ *   stored under a made-up id (OpenSearch 3.6 fails such a bulk as a whole with a 500, which Firehose retries;
+ *   test/e2e/faults/unrecovered-node.test.ts). Routing by the id puts a document on the shard its id alone would
+ *   pick; a `GET` by id needs `?routing=<id>`.
  * - Firehose must send no id of its own (`DocumentIdOptions.DefaultDocumentIdFormat: NO_DOCUMENT_ID`, see
  *   lib/constructs/firehose-to-opensearch.ts): its ids are per Kinesis record, and the setting is documented as
  *   the lighter one for log ingestion.
@@ -34,7 +46,9 @@ import type { OpenSearchSpec } from './spec';
 
 /**
  * Painless: `_id` = SHA-256 hex of `<len>:<logGroup>|<len>:<logStream>|<len>:<id>`, for documents that carry an
- * event id. `instanceof Map` guards against a `cloudwatch` that is not an object (rejected at mapping anyway).
+ * event id; `_routing` = the id, or a random UUID when there is none (OpenSearch then generates the id). The
+ * template requires the routing, so only documents this script ran on are indexed. `instanceof Map` guards against
+ * a `cloudwatch` that is not an object (rejected at mapping anyway).
  * {@link documentIdFor} computes the same id in TypeScript; a test holds the two to each other on a real node.
  */
 export const DOCUMENT_ID_SCRIPT = [
@@ -43,6 +57,7 @@ export const DOCUMENT_ID_SCRIPT = [
   'String g = String.valueOf(cw.logGroup); String s = String.valueOf(cw.logStream); String i = String.valueOf(cw.id);',
   "ctx._id = (g.length() + ':' + g + '|' + s.length() + ':' + s + '|' + i.length() + ':' + i).sha256();",
   '}',
+  'ctx._routing = ctx._id != null ? ctx._id : UUID.randomUUID().toString();',
 ].join(' ');
 
 /**
