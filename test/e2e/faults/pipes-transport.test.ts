@@ -7,7 +7,7 @@
  * indexed in its place). Then a batch the enrichment cannot finish: bisected, its last record dead-lettered to the
  * pipe's SQS queue, and brought back by `kfek replay`. Nothing is mocked.
  */
-import { PutRecordCommand } from '@aws-sdk/client-kinesis';
+import { PutRecordCommand, PutRecordsCommand } from '@aws-sdk/client-kinesis';
 import { DeleteBucketCommand, DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { run } from '../../../cli/main';
@@ -124,12 +124,19 @@ describe('the pipes transport end to end (pipe stand-in, real enrichment, real n
     const poison = Buffer.from(`not an envelope ${runId}`);
     const before = pipe.loop.snapshot();
     const overwrittenBefore = pipeline.delivery.snapshot().documentsOverwritten;
-    // WHEN good, poison, good records go to the raw stream, in that order (one batch)
-    for (const data of [envelope(`${runId}/a`, 10), poison, envelope(`${runId}/b`, 10)]) {
-      await kinesis.send(
-        new PutRecordCommand({ StreamARN: pipeline.resources.rawStreamArn, Data: data, PartitionKey: runId }),
-      );
-    }
+    // WHEN good, poison, good records go to the raw stream, in that order, in one PutRecords call: the pipe reads
+    // them as one batch however busy the machine is (with a call per record, a read between two calls split them
+    // into [a] and [poison, b], one bisection fewer; moto, run one request at a time, stores a call whole)
+    const put = await kinesis.send(
+      new PutRecordsCommand({
+        StreamARN: pipeline.resources.rawStreamArn,
+        Records: [envelope(`${runId}/a`, 10), poison, envelope(`${runId}/b`, 10)].map((data) => ({
+          Data: data,
+          PartitionKey: runId,
+        })),
+      }),
+    );
+    expect(put.FailedRecordCount ?? 0).toBe(0);
     const deadline = Date.now() + SETTLE_TIMEOUT_MILLIS;
     while (pipe.loop.snapshot().deadLetterMessages === before.deadLetterMessages) {
       if (Date.now() > deadline) throw new Error('the pipe never dead-lettered the batch it cannot finish');
@@ -142,7 +149,9 @@ describe('the pipes transport end to end (pipe stand-in, real enrichment, real n
     expect(await running().count([`${runId}/a`, `${runId}/b`])).toBe(20);
     expect(pipeline.delivery.snapshot().documentsOverwritten).toBe(overwrittenBefore);
     const after = pipe.loop.snapshot();
-    // [a, poison, b] fails, [a, poison] fails, [a] passes, [poison] fails twice more (4 > 3 retries), [b] passes
+    // One batch [a, poison, b]: it fails, [a, poison] fails, [a] passes, [poison] fails twice more (4 > 3
+    // retries), [b] passes
+    expect(after.invocations - before.invocations).toBe(6);
     expect(after.functionErrors - before.functionErrors).toBe(4);
     expect(after.bisections - before.bisections).toBe(2);
     expect(after.recordsSentToOnFailure - before.recordsSentToOnFailure).toBe(1);
