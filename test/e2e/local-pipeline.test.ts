@@ -246,8 +246,9 @@ describe('the local pipeline, end to end', () => {
     faults.failCalls(3, 503);
     // WHEN
     const firstHalf = await running().send(events.slice(0, 90));
-    // A 6 s outage: longer than one invocation's budget (3 s timeout), shorter than the retries allow.
-    faults.goDown(6000);
+    // A 6 s outage from the transform's next call on (so an invocation is surely running through it, however busy
+    // the machine): longer than one invocation's budget (3 s timeout), shorter than the retries allow.
+    faults.goDown(6000, 'reset', 'next-request');
     const secondHalf = await running().send(events.slice(90));
     await running().waitUntilSettled(SETTLE_TIMEOUT_MILLIS);
     // THEN every event is searchable exactly once: delivery is at least once (a resumed batch writes documents

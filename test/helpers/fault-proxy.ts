@@ -70,10 +70,12 @@ export interface FaultProxy {
   /** Answers the next `calls` PutRecords calls with a 5xx. */
   failCalls(calls: number, status?: number): void;
   /**
-   * An outage of `ms` milliseconds from now: `reset` destroys every connection at once (clients see ECONNRESET),
-   * `blackhole` accepts requests and never answers (clients hang until they give up).
+   * An outage of `ms` milliseconds: `reset` destroys every connection at once (clients see ECONNRESET),
+   * `blackhole` accepts requests and never answers (clients hang until they give up). It starts now, or with
+   * `startsAt: 'next-request'` at the next request that arrives (which it refuses): so a client is surely in the
+   * middle of its work for the whole outage, however long a busy machine takes to get it there.
    */
-  goDown(ms: number, mode?: 'reset' | 'blackhole'): void;
+  goDown(ms: number, mode?: 'reset' | 'blackhole', startsAt?: 'now' | 'next-request'): void;
   /**
    * A short outage counted in requests rather than time: the next `requests` requests have their connection
    * reset, then the proxy forwards again. Deterministic however fast or slow the client retries.
@@ -170,6 +172,8 @@ export async function startFaultProxy(targetEndpoint: string): Promise<FaultProx
   let downUntil = 0;
   let downMode: 'reset' | 'blackhole' = 'reset';
   let resetsLeft = 0;
+  /** An outage armed to start at the next request (`goDown(..., 'next-request')`). */
+  let outageAtNextRequest: { readonly ms: number; readonly mode: 'reset' | 'blackhole' } | undefined;
   const held = new Set<ServerResponse>();
   const sockets = new Set<Socket>();
 
@@ -239,6 +243,11 @@ export async function startFaultProxy(targetEndpoint: string): Promise<FaultProx
   };
 
   const server: Server = createServer((req, res) => {
+    if (outageAtNextRequest !== undefined) {
+      downUntil = Date.now() + outageAtNextRequest.ms;
+      downMode = outageAtNextRequest.mode;
+      outageAtNextRequest = undefined;
+    }
     if (resetsLeft > 0) {
       resetsLeft -= 1;
       stats.droppedConnections += 1;
@@ -287,9 +296,13 @@ export async function startFaultProxy(targetEndpoint: string): Promise<FaultProx
       serverErrorsLeft += calls;
       serverErrorStatus = status;
     },
-    goDown(ms, mode = 'reset') {
-      downUntil = Date.now() + ms;
-      downMode = mode;
+    goDown(ms, mode = 'reset', startsAt = 'now') {
+      if (startsAt === 'next-request') {
+        outageAtNextRequest = { ms, mode };
+      } else {
+        downUntil = Date.now() + ms;
+        downMode = mode;
+      }
       // Kill idle keep-alive connections too, as an outage would.
       for (const socket of sockets) socket.destroy();
     },
@@ -304,6 +317,7 @@ export async function startFaultProxy(targetEndpoint: string): Promise<FaultProx
       throttleLeft = 0;
       serverErrorsLeft = 0;
       downUntil = 0;
+      outageAtNextRequest = undefined;
       for (const res of held) res.destroy();
       held.clear();
       for (const key of Object.keys(stats) as Array<keyof FaultProxyStats>) stats[key] = 0;

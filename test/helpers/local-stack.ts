@@ -15,7 +15,7 @@ import { localSearchHttp, type SearchHttp } from '../../scripts/local/search-htt
 import type { LocalPipelineSpec } from '../../scripts/local/spec';
 import { startMoto, type MotoServer } from '../../scripts/moto-server';
 import { startFaultProxy, type FaultProxy } from './fault-proxy';
-import { startOpenSearch, type RunningOpenSearch } from './opensearch';
+import { createIndexAhead, NODE_START_MILLIS, startOpenSearch, type RunningOpenSearch } from './opensearch';
 
 export interface LocalStack {
   readonly moto: MotoServer;
@@ -50,7 +50,10 @@ export class LocalStackRunner {
     this.workDir = workDir;
     const spec = localSpecFromConfig(config);
     // Both servers start in parallel: OpenSearch takes 15-30 s, moto 2-3 s.
-    const [startedMoto, startedNode] = await Promise.allSettled([startMoto(), startOpenSearch()]);
+    const [startedMoto, startedNode] = await Promise.allSettled([
+      startMoto(),
+      startOpenSearch({ startTimeoutMillis: NODE_START_MILLIS }),
+    ]);
     if (startedMoto.status === 'fulfilled') this.moto = startedMoto.value;
     if (startedNode.status === 'fulfilled') this.node = startedNode.value;
     if (startedMoto.status === 'rejected') throw startedMoto.reason;
@@ -58,6 +61,7 @@ export class LocalStackRunner {
     const moto = startedMoto.value;
     const node = startedNode.value;
     await provisionOpenSearch(createHttpClient({ baseUrl: node.url }), openSearchSpecFromConfig(config));
+    await createIndexAhead(node.url, spec.delivery.indexFor(new Date()));
     const proxy = await startFaultProxy(moto.endpoint);
     this.proxy = proxy;
     const search = localSearchHttp(node.url);

@@ -23,6 +23,7 @@ import type { LocalPipelineSpec } from '../../../scripts/local/spec';
 import { countDocuments } from '../../../scripts/local/summary';
 import { startMoto, type MotoServer } from '../../../scripts/moto-server';
 import { freePort, startOpenSearch, type RunningOpenSearch } from '../../../scripts/opensearch-node';
+import { createIndexAhead, NODE_START_MILLIS } from '../../helpers/opensearch';
 
 export const LOG_GROUP = '/kfek/faults/app';
 export const SETTLE_TIMEOUT_MILLIS = 90_000;
@@ -30,7 +31,7 @@ export const SETTLE_TIMEOUT_MILLIS = 90_000;
  * A node start on a loaded 2-core machine (several suites at once) has taken over 120 s; a restart is as slow.
  * The jest timeouts of the suites' beforeAll and of a restarting test are above this.
  */
-export const NODE_START_TIMEOUT_MILLIS = 300_000;
+export const NODE_START_TIMEOUT_MILLIS = NODE_START_MILLIS;
 
 export interface FaultSuiteOptions {
   /** Firehose's RetryOptions.DurationInSeconds for the stand-in. */
@@ -163,6 +164,7 @@ export async function startFaultSuite(options: FaultSuiteOptions): Promise<Fault
   let pipeline: LocalPipeline;
   try {
     await provisionOpenSearch(createHttpClient({ baseUrl: nodeUrl }), openSearchSpecFromConfig(config));
+    await createIndexAhead(nodeUrl, spec.delivery.indexFor(new Date()));
     const deliveryUrl = options.deliveryUrl === undefined ? nodeUrl : await options.deliveryUrl(nodeUrl);
     pipeline = await LocalPipeline.start({
       spec,

@@ -31,9 +31,12 @@ function running(): FaultSuite {
   return suite;
 }
 
-/** Waits until the Firehose stand-in has retried at least once more than `before` (bounded). */
+/**
+ * Waits until the Firehose stand-in has retried at least once more than `before`: condition, not time, so a slow
+ * machine only takes longer (bounded by the settle timeout).
+ */
 async function waitForRetries(before: number): Promise<void> {
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + SETTLE_TIMEOUT_MILLIS;
   while (running().pipeline.delivery.snapshot().documentRetries <= before) {
     if (Date.now() > deadline) throw new Error('the delivery loop never retried: was the fault armed?');
     await sleep(100);
@@ -80,8 +83,8 @@ describe('OpenSearch node faults', () => {
       try {
         await running().pipeline.send(events);
         await waitForRetries(before.documentRetries);
-        // At least one 2 s timeout and retry more while hung.
-        await sleep(3000);
+        // ... and one more timed-out attempt retried while hung (a second bulk the node holds)
+        await waitForRetries(running().pipeline.delivery.snapshot().documentRetries);
       } finally {
         process.kill(group, 'SIGCONT');
       }

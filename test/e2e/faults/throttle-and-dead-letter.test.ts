@@ -107,11 +107,17 @@ describe('whole-request 429 and a failing dead-letter write', () => {
     const runId = `hung-for-good-${Date.now()}`;
     const events = runEvents(runId, 40);
     const group = -running().node().pid;
-    // WHEN the node hangs (SIGSTOP) for longer than the 15 s retry duration plus a 5 s bulk timeout
+    const failedBefore = running().pipeline.delivery.snapshot().documentsFailed;
+    // WHEN the node hangs (SIGSTOP) until the stand-in has spent its 15 s retry duration and kept documents as failed
+    // (a condition, not a fixed time: on a busy machine the run reaches the stand-in later)
     process.kill(group, 'SIGSTOP');
     try {
       await running().pipeline.send(events);
-      await sleep(22_000);
+      const deadline = Date.now() + SETTLE_TIMEOUT_MILLIS;
+      while (running().pipeline.delivery.snapshot().documentsFailed === failedBefore) {
+        if (Date.now() > deadline) throw new Error('the stand-in never gave up on the hung node');
+        await sleep(100);
+      }
     } finally {
       process.kill(group, 'SIGCONT');
     }

@@ -48,7 +48,7 @@ test(
       }, delay);
     });
     await running().pipeline.send(events.slice(60), { eventsPerCall: 10 });
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + SETTLE_TIMEOUT_MILLIS;
     while (killDelays.length > 0) {
       if (Date.now() > deadline) throw new Error('the transform was never invoked after the kill was armed');
       await sleep(50);
