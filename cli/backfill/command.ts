@@ -153,7 +153,8 @@ export async function backfillCommand(argv: readonly string[], io: BackfillIo): 
 
     const bar = new ProgressBar(io.stderr, {
       total: Math.max(1, state.estimatedEvents ?? 0),
-      label: 'backfill (est. total)',
+      // The total is the sampled estimate: the bar can end a little short of it, or reach it early.
+      label: 'backfill',
       now: clock.now,
     });
     const stop = stopSignal(io.stop);

@@ -70,13 +70,18 @@ export function formatDryRun(report: DryRunReport): string {
       (duration.shareOfStreamWriteLimit === undefined
         ? ''
         : `; that rate takes ${(duration.shareOfStreamWriteLimit * 100).toFixed(1)}% of the raw stream's write limit ` +
-          `(1 MiB/s per shard) besides the live traffic`),
+          `(1 MiB/s per shard) besides the live traffic` +
+          (duration.shareOfStreamWriteLimit > 0.5
+            ? ': lower --rate, or Kinesis throttles the live traffic with the backfill'
+            : '')),
   ];
   for (const g of report.groups) {
     if (g.subscribedSince !== undefined && g.subscribedSince.getTime() < job.until.getTime()) {
       lines.push(
         `${g.logGroup} is subscribed to the raw stream since ${g.subscribedSince.toISOString()}: events ingested ` +
-          'after that were delivered live (sending them again only overwrites them)',
+          'after that were delivered live. Sent again they overwrite their documents in the index of the day they ' +
+          'arrive (Firehose names it by arrival), so one first indexed on an earlier UTC day gets a second copy: ' +
+          `--until ${g.subscribedSince.toISOString()} leaves them out`,
       );
     }
   }

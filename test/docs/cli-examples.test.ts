@@ -58,6 +58,10 @@ const RUN_ELSEWHERE: Readonly<Record<string, string>> = {
   "npx kfek proxy --endpoint <Search.DashboardsUrl>      # the URL's host is enough; the region is read from it":
     'test/docs/deploy-guide.test.ts',
   'npx kfek query --name errors-by-15m --since 1h': 'test/docs/deploy-guide.test.ts',
+  'npx kfek backfill --log-group /aws/lambda/checkout --since 7d --rate 20000 --dry-run':
+    'test/cli/backfill/command.test.ts',
+  'npx kfek backfill --log-group /aws/lambda/checkout --since 7d --rate 20000':
+    'test/cli/backfill/command.test.ts',
 };
 const SEND_5000 = 'npx kfek send --log-group /kfek/sandbox/app --count 5000 --rate 200/s';
 const SEND_LOCAL = 'npx kfek send --endpoint http://127.0.0.1:<moto port> --log-group <group> --count 1000';

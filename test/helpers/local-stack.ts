@@ -33,6 +33,13 @@ export interface LocalStackOptions {
   readonly workDirPrefix: string;
   /** @default 500 */
   readonly deliveryBufferIntervalInMillis?: number;
+  /**
+   * Run moto one request at a time, as `npm start` does (`startMoto`'s `serialized`), and let the transform write to
+   * it directly: for tests that write to the raw stream while the pipeline reads it, where threaded moto can give
+   * two records one sequence number. The fault proxy is still started, but nothing goes through it.
+   * @default false
+   */
+  readonly serializedMoto?: boolean;
 }
 
 /** Holds what has started so far, so `stop()` can end it whatever failed. */
@@ -51,7 +58,7 @@ export class LocalStackRunner {
     const spec = localSpecFromConfig(config);
     // Both servers start in parallel: OpenSearch takes 15-30 s, moto 2-3 s.
     const [startedMoto, startedNode] = await Promise.allSettled([
-      startMoto(),
+      startMoto({ serialized: options.serializedMoto === true }),
       startOpenSearch({ startTimeoutMillis: NODE_START_MILLIS }),
     ]);
     if (startedMoto.status === 'fulfilled') this.moto = startedMoto.value;
@@ -68,7 +75,7 @@ export class LocalStackRunner {
     const pipeline = await LocalPipeline.start({
       spec,
       awsEndpoint: moto.endpoint,
-      transformKinesisEndpoint: proxy.url,
+      ...(options.serializedMoto === true ? {} : { transformKinesisEndpoint: proxy.url }),
       search,
       workDir,
       deliveryBufferIntervalInMillis: options.deliveryBufferIntervalInMillis ?? 500,

@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { CreateStreamCommand } from '@aws-sdk/client-kinesis';
 import {
   CloudWatchLogsClient,
   CreateLogGroupCommand,
@@ -17,7 +18,10 @@ import { KinesisClient } from '@aws-sdk/client-kinesis';
 import { run } from '../../../cli/main';
 import { decodeEnvelopes } from '../../../lambda/transform/decode';
 import { toDocument } from '../../../lambda/transform/document';
+import { generateEvents } from '../../../core/log-generator';
+import { sendLogEvents } from '../../../scripts/local/sender';
 import { startMoto, type MotoServer } from '../../../scripts/moto-server';
+import { cliExamples, runProcess, sandboxEnv, writeNpxShim } from '../../helpers/doc-snippets';
 import { createStream, motoClientConfig, readStreamRecords } from '../../helpers/kinesis-stream';
 import { testTempDir } from '../../helpers/temp-dirs';
 
@@ -51,6 +55,10 @@ afterAll(async () => {
 });
 
 let counter = 0;
+
+/** The examples of docs/operations.md's backfill section (test/docs/cli-examples.test.ts sends them here). */
+const DOCS_DRY_RUN = 'npx kfek backfill --log-group /aws/lambda/checkout --since 7d --rate 20000 --dry-run';
+const DOCS_RUN = 'npx kfek backfill --log-group /aws/lambda/checkout --since 7d --rate 20000';
 
 /** A log group with `n` events over `streams` streams in the last `spanInMillis`, and a raw stream of its own. */
 async function group(
@@ -302,4 +310,54 @@ describe('kfek backfill against moto', () => {
     const help = await kfek(['--help']);
     expect(help.stdout).toMatch(/^kfek backfill - send the history of log groups/);
   }, 60_000);
+
+  test('the examples of docs/operations.md run as written', async () => {
+    // GIVEN the documented log group with 30,000 events over the last two days, and the sandbox profile's raw stream
+    const examples = cliExamples(
+      readFileSync(path.join(__dirname, '..', '..', '..', 'docs', 'operations.md'), 'utf8'),
+      'docs/operations.md',
+    ).map((e) => e.command);
+    expect(examples).toEqual(expect.arrayContaining([DOCS_DRY_RUN, DOCS_RUN]));
+    await logs.send(new CreateLogGroupCommand({ logGroupName: '/aws/lambda/checkout' }));
+    await kinesis.send(new CreateStreamCommand({ StreamName: 'kfek-sandbox-raw', ShardCount: 1 }));
+    const now = Date.now();
+    const generated = generateEvents(30_000, { runId: 'docs' }, (i) =>
+      Math.floor(now - 2 * 86_400_000 + i * 5_000),
+    );
+    await sendLogEvents(
+      logs,
+      generated.map((e, i) => ({
+        logGroupName: '/aws/lambda/checkout',
+        logStreamName: `2026/11/2${i % 3}/[$LATEST]${i % 4}`,
+        timestamp: e.timestamp,
+        message: e.message,
+      })),
+    );
+    // WHEN a reader runs them in a shell, in a folder of their own, against this moto
+    const home = testTempDir('kfek-backfill-docs-');
+    writeNpxShim(
+      path.join(home, 'bin'),
+      path.join(home, 'cdk-calls'),
+      path.join(__dirname, '..', '..', '..'),
+    );
+    const env = sandboxEnv({
+      home,
+      path: [path.join(home, 'bin')],
+      extra: { AWS_ENDPOINT_URL: moto.endpoint, AWS_REGION: REGION },
+    });
+    const bash = (command: string) =>
+      runProcess('bash', ['-c', `set -euo pipefail\n${command}`], { cwd: home, env, timeoutMs: 60_000 });
+    const dryRun = await bash(DOCS_DRY_RUN);
+    const backfilled = await bash(DOCS_RUN);
+    // THEN the estimate, then the backfill of every event, into the sandbox's raw stream
+    expect(dryRun.exitCode).toBe(0);
+    const estimated = Number(/^total: about ([\d,]+) events/m.exec(dryRun.stdout)?.[1].replace(/,/g, ''));
+    expect(Math.abs(estimated - 30_000) / 30_000).toBeLessThan(0.1);
+    expect(dryRun.stdout).toMatch(/^dry run: nothing was written$/m);
+    expect(backfilled.stderr).not.toMatch(/kfek: /);
+    expect(backfilled.exitCode).toBe(0);
+    expect(backfilled.stdout).toMatch(/^ {2}written +30,000 events, /m);
+    expect(existsSync(path.join(home, '.kfek', 'backfill', 'checkpoint.json'))).toBe(true);
+    expect(await rawEvents('kfek-sandbox-raw')).toHaveLength(30_000);
+  }, 120_000);
 });
