@@ -3,8 +3,18 @@
  * to it). Pure: argv and the clock in, typed options out.
  */
 import { parseArgs } from 'node:util';
-import { parseDuration, parseRate } from '../args';
 import { UsageError } from '../errors';
+import { quote } from '../args/values';
+import {
+  parseBucket,
+  parseHttpUrl,
+  parseLimit,
+  parseProfile,
+  parseReplayRate,
+  parseReplayRegion,
+  parseStream,
+  parseTime,
+} from './arg-values';
 import { EVENTS_WINDOW_KIND, KEPT_KINDS, type KeptKind } from './model';
 
 export const REPLAY_USAGE = `kfek replay - list what kfek kept when something failed, and re-send a chosen set to where it belongs
@@ -25,7 +35,9 @@ are derived from log group, stream and event id), so running a replay twice is h
 them (a recreated Pipeline stack): kfek replay --kind events-window --since ISO-TIME [--until ISO-TIME]
 [--events-stream NAME|ARN | --profile NAME] [--limit N] [--rate N/s] [--dry-run].
 --local reads npm start's folders (.kfek/local/), and dead letters from --bucket (moto's) when given; --profile reads prefixes from cdk.json and finds the bucket,
-streams and queue of the deployed stack kfek-<profile>-search. Nothing is deleted unless --delete-after is given.`;
+streams and queue of the deployed stack kfek-<profile>-search. Nothing is deleted unless --delete-after is given.
+Only the raw stream is read: an object naming another stream, a record Kinesis would refuse (partition key not 1 to
+256 characters, data and key over 1 MiB) and an unreadable object are listed by key and kept; the exit code is then 1.`;
 
 export interface ReplayArgs {
   readonly command: 'replay';
@@ -61,53 +73,96 @@ export interface ReplayArgs {
 
 export type ParsedReplay = ReplayArgs | { readonly command: 'replay-help' };
 
-/** `24h` (before now) or an ISO-8601 time. */
-function parseTime(text: string, option: string, now: Date): Date {
-  if (/^\d+(\.\d+)?(ms|s|m|h|d)$/.test(text.trim())) {
-    return new Date(now.getTime() - parseDuration(text, option));
+/** replay's options, as `util.parseArgs` reads them. */
+export const REPLAY_OPTIONS = {
+  local: { type: 'boolean', default: false },
+  'local-dir': { type: 'string' },
+  bucket: { type: 'string' },
+  'queue-url': { type: 'string' },
+  profile: { type: 'string' },
+  kind: { type: 'string', multiple: true },
+  since: { type: 'string' },
+  until: { type: 'string' },
+  reason: { type: 'string' },
+  limit: { type: 'string' },
+  'raw-stream': { type: 'string' },
+  'events-stream': { type: 'string' },
+  rate: { type: 'string' },
+  'dry-run': { type: 'boolean', default: false },
+  'delete-after': { type: 'boolean', default: false },
+  endpoint: { type: 'string' },
+  region: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+type ReplayValues = ReturnType<typeof parseArgs<{ options: typeof REPLAY_OPTIONS; strict: true }>>['values'];
+
+/**
+ * `util.parseArgs` with replay's options, and replay's own one-line messages for what it refuses (Node's are
+ * several lines and speak of positionals replay does not take). A value that starts with a single dash
+ * (`--limit -1`) is the option's value, so the value's own check says what is wrong with it; an option followed
+ * by another option (`--since --dry-run`) has no value. An option that takes one value is given once.
+ */
+function readOptions(argv: readonly string[]): ReplayValues {
+  const args: string[] = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    const [arg, next] = [argv[i], argv[i + 1]];
+    const name = arg.startsWith('--') && !arg.includes('=') ? arg.slice(2) : undefined;
+    const spec = name === undefined ? undefined : (REPLAY_OPTIONS as Record<string, { type: string }>)[name];
+    if (spec?.type === 'string' && next !== undefined && /^-[^-]/.test(next) && next !== '-h') {
+      args.push(`${arg}=${next}`);
+      i += 1;
+    } else {
+      args.push(arg);
+    }
   }
-  const date = new Date(text);
-  if (!Number.isFinite(date.getTime())) {
-    throw new UsageError(
-      `replay: ${option} ${JSON.stringify(text)} is neither a duration (24h) nor an ISO time`,
-    );
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      options: REPLAY_OPTIONS,
+      strict: true,
+      allowPositionals: false,
+      tokens: true,
+    });
+  } catch (error) {
+    throw new UsageError(`replay: ${parserMessage(error)}`);
   }
-  return date;
+  const seen = new Set<string>();
+  for (const token of parsed.tokens) {
+    if (token.kind !== 'option') continue;
+    if (token.value !== undefined && token.value.trim() === '') {
+      throw new UsageError(`replay: --${token.name} needs a value (it is empty)`);
+    }
+    if (seen.has(token.name) && token.name !== 'kind') {
+      throw new UsageError(`replay: --${token.name} is given more than once`);
+    }
+    seen.add(token.name);
+  }
+  return parsed.values;
+}
+
+/** Node's parseArgs error in one line of kfek's words. */
+function parserMessage(error: unknown): string {
+  // Under some runners the message starts with the error's name and code (`TypeError [ERR_PARSE_ARGS_...]: `).
+  const message = (error instanceof Error ? error.message : String(error))
+    .split('\n')[0]
+    .replace(/^TypeError \[[A-Z_]+\]: /, '');
+  const option = /^Option '(-[^' ]+)/.exec(message)?.[1];
+  if (option !== undefined && /argument (missing|is ambiguous)/.test(message)) {
+    return `${option} needs a value`;
+  }
+  if (option !== undefined && /does not take an argument/.test(message)) return `${option} takes no value`;
+  const unknown = /^Unknown option '([^']+)'/.exec(message)?.[1];
+  if (unknown !== undefined) return `unknown option ${unknown} (kfek replay --help lists them)`;
+  const positional = /^Unexpected argument '([^']*)'/.exec(message)?.[1];
+  if (positional !== undefined) return `unexpected argument ${quote(positional)}: replay takes options only`;
+  return message;
 }
 
 export function parseReplayArgs(argv: readonly string[], now: Date): ParsedReplay {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: {
-        local: { type: 'boolean', default: false },
-        'local-dir': { type: 'string' },
-        bucket: { type: 'string' },
-        'queue-url': { type: 'string' },
-        profile: { type: 'string' },
-        kind: { type: 'string', multiple: true },
-        since: { type: 'string' },
-        until: { type: 'string' },
-        reason: { type: 'string' },
-        limit: { type: 'string' },
-        'raw-stream': { type: 'string' },
-        'events-stream': { type: 'string' },
-        rate: { type: 'string' },
-        'dry-run': { type: 'boolean', default: false },
-        'delete-after': { type: 'boolean', default: false },
-        endpoint: { type: 'string' },
-        region: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw new UsageError(`replay: ${message.replace(/^TypeError \[[A-Z_]+\]: /, '')}`);
-  }
+  const values = readOptions(argv);
   if (values.help) return { command: 'replay-help' };
   const named = (values.kind ?? []).flatMap((k) => k.split(',')).map((k) => k.trim());
   const eventsWindow = named.includes(EVENTS_WINDOW_KIND);
@@ -115,50 +170,47 @@ export function parseReplayArgs(argv: readonly string[], now: Date): ParsedRepla
   for (const kind of kinds) {
     if (!(KEPT_KINDS as readonly string[]).includes(kind)) {
       throw new UsageError(
-        `replay: --kind ${JSON.stringify(kind)} is not one of ${[...KEPT_KINDS, EVENTS_WINDOW_KIND].join(', ')}`,
+        `replay: --kind ${quote(kind)} is not one of ${[...KEPT_KINDS, EVENTS_WINDOW_KIND].join(', ')}`,
       );
     }
   }
   if (values['local-dir'] !== undefined && !values.local) {
     throw new UsageError('replay: --local-dir needs --local');
   }
-  if (values.endpoint !== undefined && !/^https?:\/\/[^\s]+$/.test(values.endpoint)) {
-    throw new UsageError(`replay: --endpoint ${JSON.stringify(values.endpoint)} is not an http(s) URL`);
-  }
-  let limit: number | undefined;
-  if (values.limit !== undefined) {
-    limit = Number(values.limit);
-    if (!/^\d+$/.test(values.limit) || !Number.isSafeInteger(limit) || limit < 1) {
-      throw new UsageError(`replay: --limit ${JSON.stringify(values.limit)} is not a whole number >= 1`);
-    }
-  }
+  const endpoint = values.endpoint === undefined ? undefined : parseHttpUrl(values.endpoint, '--endpoint');
+  const queueUrl =
+    values['queue-url'] === undefined ? undefined : parseHttpUrl(values['queue-url'], '--queue-url');
+  const region = values.region === undefined ? undefined : parseReplayRegion(values.region);
+  const limit = values.limit === undefined ? undefined : parseLimit(values.limit);
   const since = values.since === undefined ? undefined : parseTime(values.since, '--since', now);
   const until = values.until === undefined ? undefined : parseTime(values.until, '--until', now);
   if (since !== undefined && until !== undefined && since > until) {
     throw new UsageError('replay: --since is after --until');
   }
   if (eventsWindow) checkEventsWindow(values, kinds, since, now);
+  const stream = (option: 'raw-stream' | 'events-stream'): string | undefined =>
+    values[option] === undefined ? undefined : parseStream(values[option], `--${option}`);
   const optional = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } =>
     (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
   return {
     command: 'replay',
     ...optional('localDir', values.local ? (values['local-dir'] ?? '.kfek/local') : undefined),
-    ...optional('bucket', values.bucket),
-    ...optional('queueUrl', values['queue-url']),
-    ...optional('profile', values.profile),
+    ...optional('bucket', values.bucket === undefined ? undefined : parseBucket(values.bucket)),
+    ...optional('queueUrl', queueUrl),
+    ...optional('profile', values.profile === undefined ? undefined : parseProfile(values.profile)),
     kinds: kinds.length === 0 ? KEPT_KINDS : [...new Set(kinds as KeptKind[])],
     eventsWindow,
     ...optional('since', since),
     ...optional('until', until),
     ...optional('reason', values.reason),
     ...optional('limit', limit),
-    ...optional('rawStream', values['raw-stream']),
-    ...optional('eventsStream', values['events-stream']),
-    ...optional('ratePerSecond', values.rate === undefined ? undefined : parseRate(values.rate)),
+    ...optional('rawStream', stream('raw-stream')),
+    ...optional('eventsStream', stream('events-stream')),
+    ...optional('ratePerSecond', values.rate === undefined ? undefined : parseReplayRate(values.rate)),
     dryRun: values['dry-run'],
     deleteAfter: values['delete-after'],
-    ...optional('endpoint', values.endpoint),
-    ...optional('region', values.region),
+    ...optional('endpoint', endpoint),
+    ...optional('region', region),
     json: values.json,
   };
 }

@@ -5,6 +5,7 @@
  */
 import { CloudFormationClient, DescribeStackResourcesCommand } from '@aws-sdk/client-cloudformation';
 import {
+  DescribeStreamSummaryCommand,
   GetRecordsCommand,
   GetShardIteratorCommand,
   KinesisClient,
@@ -171,6 +172,14 @@ export function kinesisPort(kinesis: KinesisClient): KinesisPort {
       return (out.Records ?? []).map((entry) => entry.ErrorCode);
     },
   };
+}
+
+/** The ARN of a stream given by name or ARN (DescribeStreamSummary): which stream it is in this account and region. */
+export async function describeStreamArn(kinesis: KinesisClient, stream: string): Promise<string> {
+  const out = await kinesis.send(new DescribeStreamSummaryCommand(streamParam(stream)));
+  const arn = out.StreamDescriptionSummary?.StreamARN;
+  if (arn === undefined) throw new Error(`DescribeStreamSummary of ${stream} answered no StreamARN`);
+  return arn;
 }
 
 /** Physical ids of the Search stack's resources replay needs (`kfek-<profile>-search`). */

@@ -18,9 +18,16 @@ import { CliError, UsageError } from '../errors';
 import { PROJECT_CDK_JSON } from '../profile';
 import { ProgressBar, type ProgressOutput } from '../../core/progress';
 import { parseReplayArgs, REPLAY_USAGE, type ReplayArgs } from './args';
-import { createReplayClients, kinesisPort, s3ObjectStore, searchStackResources, sqsQueue } from './aws-ports';
+import {
+  createReplayClients,
+  describeStreamArn,
+  kinesisPort,
+  s3ObjectStore,
+  searchStackResources,
+  sqsQueue,
+} from './aws-ports';
 import type { KeptSources } from './collect';
-import { folderStore, LOCAL_LAYOUT } from './folder-store';
+import { checkLocalFolder, folderStore, LOCAL_LAYOUT } from './folder-store';
 import { ReplayError } from './errors';
 import { formatReplayReport } from './format';
 import { runReplay } from './run';
@@ -64,11 +71,16 @@ export async function replayCommand(argv: readonly string[], io: ReplayIo): Prom
   }
   const args: ReplayArgs = parsed;
   const config = profileConfig(args.profile);
-  const endpoint = args.endpoint ?? io.env.AWS_ENDPOINT_URL;
+  if (args.localDir !== undefined) {
+    await checkLocalFolder(path.resolve(io.cwd ?? process.cwd(), args.localDir), args.localDir);
+  }
+  // An empty variable is an unset one (the SDK would throw "Region is missing" from a client's constructor).
+  const fromEnv = (name: string): string | undefined => io.env[name]?.trim() || undefined;
+  const endpoint = args.endpoint ?? fromEnv('AWS_ENDPOINT_URL');
   const region =
     args.region ??
-    io.env.AWS_REGION ??
-    io.env.AWS_DEFAULT_REGION ??
+    fromEnv('AWS_REGION') ??
+    fromEnv('AWS_DEFAULT_REGION') ??
     (endpoint !== undefined ? 'us-east-1' : undefined);
   const clients = createReplayClients({
     ...(region !== undefined ? { region } : {}),
@@ -148,6 +160,7 @@ export async function replayCommand(argv: readonly string[], io: ReplayIo): Prom
       {
         sources,
         kinesis: kinesisPort(clients.kinesis),
+        streamArnOf: (stream) => describeStreamArn(clients.kinesis, stream),
         now,
         sleep,
         onStart: (total) => {
@@ -161,7 +174,7 @@ export async function replayCommand(argv: readonly string[], io: ReplayIo): Prom
     bar?.finish();
     const where = describeSources(sources);
     io.stdout.write(`${args.json ? JSON.stringify(report) : formatReplayReport(report, where)}\n`);
-    return report.unreplayed.length > 0 || report.problems.length > 0 ? 1 : 0;
+    return report.unreplayed.length > 0 || report.problems.length > 0 || report.skipped.length > 0 ? 1 : 0;
   } finally {
     clients.destroy();
   }

@@ -36,11 +36,9 @@ export function formatReplayReport(report: ReplayReport, where: string): string 
   const keptItems = report.kept.reduce((sum, s) => sum + s.items, 0);
   lines.push(`chosen: ${chosenItems} of ${keptItems} item(s)`);
   if (report.dryRun) {
-    const raw = report.chosen.filter((s) => s.kind !== 'failed-document');
-    const docs = report.chosen.find((s) => s.kind === 'failed-document');
     lines.push(
-      `dry run: would re-send ${raw.reduce((sum, s) => sum + s.records, 0)} raw record(s) to the raw stream and ` +
-        `${docs?.records ?? 0} document(s) to the events stream; nothing was sent or deleted`,
+      `dry run: would re-send ${report.sendable.rawRecords} raw record(s) to the raw stream and ` +
+        `${report.sendable.documents} document(s) to the events stream; nothing was sent or deleted`,
     );
   }
   for (const s of report.sent) {
@@ -49,6 +47,7 @@ export function formatReplayReport(report: ReplayReport, where: string): string 
         `${s.target} stream ${s.stream}${report.retries > 0 ? ` (${report.retries} entries retried)` : ''}`,
     );
   }
+  for (const s of report.skipped) lines.push(`skipped: ${s.kind} ${s.message}`);
   for (const u of report.unreplayed) lines.push(`not re-sent: ${u.kind} ${u.message}`);
   for (const p of report.problems) lines.push(`unreadable: ${p.message}`);
   if (!report.dryRun && report.sent.length > 0) {
@@ -58,7 +57,23 @@ export function formatReplayReport(report: ReplayReport, where: string): string 
         : 'nothing was deleted (--delete-after deletes what was fully re-sent)',
     );
   }
+  const left = leftOut(report);
+  if (left !== undefined) lines.push(left);
   return lines.join('\n');
+}
+
+/** The closing summary when anything was left out (the exit code is then 1), else undefined. */
+function leftOut(report: ReplayReport): string | undefined {
+  const parts = [
+    [report.skipped.length, 'skipped'],
+    [report.unreplayed.length, 'not re-sent'],
+    [report.problems.length, 'unreadable'],
+  ].flatMap(([count, what]) => (count === 0 ? [] : [`${count} ${what}`]));
+  if (parts.length === 0) return undefined;
+  return (
+    `${report.dryRun ? 'dry run: would leave out' : 'left out'}: ${parts.join(', ')} (listed above); ` +
+    'what they hold stays where it is and was not deleted'
+  );
 }
 
 const SHARD_ENDS: Readonly<Record<WindowShardSummary['end'], string>> = {

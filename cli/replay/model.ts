@@ -69,6 +69,12 @@ export interface KeptItem {
   readonly content: KeptContent;
   /** Bytes of record data (for a range: 0, unknown until read). */
   readonly dataBytes: number;
+  /**
+   * The streams the object says its records came from (stream ARNs, or names): a dead letter's `source.streamArn`,
+   * a batch's `streamArn` and its records' `eventSourceARN`. Replay takes an item back only to the raw stream it
+   * names, and reads only that stream. @default - none named
+   */
+  readonly namedStreams?: readonly string[];
 }
 
 /** Something under a kept prefix that could not be read as its kind: reported, never deleted. */

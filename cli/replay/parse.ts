@@ -7,10 +7,21 @@ import { gunzipSync } from 'node:zlib';
 import type { KeptContainer, KeptItem, KeptKind, ReplayRecord, StreamRange } from './model';
 import { ReplayParseError } from './errors';
 
-/** Firehose gzips its S3 backup (kfek sets `compressionFormat: GZIP`); local folders are plain text. */
-export function textOf(bytes: Uint8Array): string {
+/**
+ * Firehose gzips its S3 backup (kfek sets `compressionFormat: GZIP`); local folders are plain text. Bytes that start
+ * with the gzip magic but do not inflate are a broken object, reported like any other unreadable one.
+ */
+export function textOf(bytes: Uint8Array, container: KeptContainer): string {
   const gzipped = bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
-  return Buffer.from(gzipped ? gunzipSync(bytes) : bytes).toString('utf8');
+  if (!gzipped) return Buffer.from(bytes).toString('utf8');
+  try {
+    return gunzipSync(bytes).toString('utf8');
+  } catch (error) {
+    throw new ReplayParseError(
+      container.location,
+      `starts like gzip but does not inflate (${(error as Error).message})`,
+    );
+  }
 }
 
 function parseJson(text: string, container: KeptContainer, what: string): unknown {
@@ -53,13 +64,14 @@ export function contentPartitionKey(data: Uint8Array): string {
 
 /** A dead-letter object (lambda/transform/dead-letter.ts `DeadLetterObject`, version 1): one raw record. */
 export function parseDeadLetter(bytes: Uint8Array, container: KeptContainer): KeptItem {
-  const doc = parseJson(textOf(bytes), container, 'a dead-letter object');
+  const doc = parseJson(textOf(bytes, container), container, 'a dead-letter object');
   if (!isObject(doc) || doc.version !== 1 || typeof doc.data !== 'string') {
     throw new ReplayParseError(container.location, 'is not a version 1 dead-letter object (no `data`)');
   }
   const data = base64Bytes(doc.data, container, '`data`');
   const source = isObject(doc.source) ? doc.source : {};
   const key = str(source.partitionKey);
+  const stream = str(source.streamArn);
   return {
     kind: 'dead-letter',
     container,
@@ -72,6 +84,7 @@ export function parseDeadLetter(bytes: Uint8Array, container: KeptContainer): Ke
       records: [{ data, partitionKey: key !== undefined && key !== '' ? key : contentPartitionKey(data) }],
     },
     dataBytes: data.length,
+    ...(stream !== undefined ? { namedStreams: [stream] } : {}),
   };
 }
 
@@ -86,7 +99,7 @@ export function parseFailedDocuments(
 ): { items: KeptItem[]; problems: ReplayParseError[] } {
   const items: KeptItem[] = [];
   const problems: ReplayParseError[] = [];
-  textOf(bytes)
+  textOf(bytes, container)
     .split('\n')
     .forEach((line, index) => {
       if (line.trim() === '') return;
@@ -135,11 +148,17 @@ export function parseDiscardedBatch(
   kind: KeptKind,
   keptAt?: Date,
 ): KeptItem {
-  const doc = parseJson(textOf(bytes), container, 'an invocation record');
+  const doc = parseJson(textOf(bytes, container), container, 'an invocation record');
   if (!isObject(doc)) throw new ReplayParseError(container.location, 'is not a JSON object');
   const nodes = [...walk(doc)];
   const records = nodes.flatMap((node) => recordOf(node, container));
-  const range = nodes.map(rangeOf).find((r): r is StreamRange => r !== undefined);
+  const range = nodes.map((node) => rangeOf(node, container)).find((r): r is StreamRange => r !== undefined);
+  const namedStreams = [
+    ...new Set([
+      ...nodes.flatMap(streamsNamedBy),
+      ...(range?.streamArn !== undefined ? [range.streamArn] : []),
+    ]),
+  ];
   const request = isObject(doc.requestContext) ? doc.requestContext : {};
   const response = isObject(doc.responseContext) ? doc.responseContext : {};
   const reason =
@@ -155,6 +174,7 @@ export function parseDiscardedBatch(
     dateOf(doc.timestamp) ??
     nodes.map((node) => dateOf(node.approximateArrivalOfLastRecord)).find((d) => d !== undefined) ??
     keptAt;
+  const named = namedStreams.length > 0 ? { namedStreams } : {};
   if (records.length > 0) {
     return {
       kind,
@@ -163,6 +183,7 @@ export function parseDiscardedBatch(
       reason,
       content: { type: 'records', records },
       dataBytes: records.reduce((sum, r) => sum + r.data.length, 0),
+      ...named,
     };
   }
   if (range === undefined) {
@@ -171,7 +192,16 @@ export function parseDiscardedBatch(
       'holds neither records nor a shard and sequence-number range (shardId, startSequenceNumber, endSequenceNumber)',
     );
   }
-  return { kind, container, at, reason, content: { type: 'range', range }, dataBytes: 0 };
+  return { kind, container, at, reason, content: { type: 'range', range }, dataBytes: 0, ...named };
+}
+
+/** Keys under which Lambda's and Pipes' records and batch metadata name the stream they were read from. */
+const STREAM_KEYS = new Set(['streamArn', 'eventSourceARN', 'eventSourceArn']);
+
+function streamsNamedBy(node: Json): string[] {
+  return Object.entries(node).flatMap(([key, value]) =>
+    STREAM_KEYS.has(key) && typeof value === 'string' && value !== '' ? [value] : [],
+  );
 }
 
 /** Every object in the document, depth first, including objects serialized inside JSON strings. */
@@ -203,13 +233,25 @@ function recordOf(node: Json, container: KeptContainer): ReplayRecord[] {
   return [{ data, partitionKey: key !== undefined && key !== '' ? key : contentPartitionKey(data) }];
 }
 
-function rangeOf(node: Json): StreamRange | undefined {
+function rangeOf(node: Json, container: KeptContainer): StreamRange | undefined {
   const shardId = str(node.shardId);
   const start = str(node.startSequenceNumber);
   const end = str(node.endSequenceNumber);
   if (shardId === undefined || start === undefined || end === undefined) return undefined;
+  // Kinesis sequence numbers are decimal strings (`0|([1-9]\d{0,128})`); a range that ends before it starts would
+  // read nothing and count as re-sent, so --delete-after would delete it.
+  const sequence = /^(0|[1-9]\d{0,128})$/;
+  if (!sequence.test(start) || !sequence.test(end) || BigInt(start) > BigInt(end)) {
+    throw new ReplayParseError(
+      container.location,
+      `has a sequence-number range that is not one (${JSON.stringify(start)} to ${JSON.stringify(end)})`,
+    );
+  }
   const arn = str(node.streamArn) ?? str(node.eventSourceArn) ?? str(node.sourceArn);
-  const size = typeof node.batchSize === 'number' ? node.batchSize : undefined;
+  const size =
+    typeof node.batchSize === 'number' && Number.isSafeInteger(node.batchSize) && node.batchSize >= 0
+      ? node.batchSize
+      : undefined;
   return {
     shardId,
     startSequenceNumber: start,

@@ -3,12 +3,29 @@
  * records (read back from the raw stream when only metadata was kept), put them on the stream they belong to, and
  * with `--delete-after` delete the objects, files and messages that were fully re-sent.
  */
+import { translateAwsError } from '../aws';
+import { CliError } from '../errors';
 import { type Collected, collectKept, type KeptSources, ownerOf } from './collect';
 import { MissingTargetError, PutRecordsFailedError, RangeExpiredError, ReplayError } from './errors';
-import { type KeptItem, type KeptKind, type ReplayRecord, type ReplayTarget, TARGET_OF } from './model';
+import {
+  type KeptItem,
+  type KeptKind,
+  recordCountOf,
+  type ReplayRecord,
+  type ReplayTarget,
+  TARGET_OF,
+} from './model';
 import { type KindSummary, type ReplayFilter, selectItems, summarize } from './plan';
 import type { KinesisPort } from './ports';
 import { readRange } from './read-range';
+import {
+  needsRawStreamArn,
+  type RawStreamIdentity,
+  type ScreenedItem,
+  screenItems,
+  screenRecords,
+  type Skipped,
+} from './screen';
 import { RecordSender } from './sender';
 
 export interface ReplayPlan {
@@ -25,6 +42,12 @@ export interface ReplayPorts {
   readonly sources: KeptSources;
   /** Absent for a dry run that needs no stream. */
   readonly kinesis?: KinesisPort;
+  /**
+   * The ARN of a stream given by name (Kinesis DescribeStreamSummary), to tell the raw stream from a same-named
+   * stream of another account or region that a kept object names.
+   * @default - a raw stream given by name is compared by name
+   */
+  readonly streamArnOf?: (stream: string) => Promise<string>;
   readonly now: () => number;
   readonly sleep: (millis: number) => Promise<void>;
   readonly random?: () => number;
@@ -41,13 +64,25 @@ export interface Unreplayed {
   readonly message: string;
 }
 
+export interface Sendable {
+  readonly items: number;
+  /** Raw records for the raw stream (a range counts its metadata's batch size) and documents for the events one. */
+  readonly rawRecords: number;
+  readonly documents: number;
+}
+
 export interface ReplayReport {
   readonly dryRun: boolean;
   /** Everything kept, per kind. */
   readonly kept: readonly KindSummary[];
   /** What the filter chose, per kind. */
   readonly chosen: readonly KindSummary[];
+  /** What of it is (or, in a dry run, would be) sent: the chosen items less what was skipped. */
+  readonly sendable: Sendable;
+  /** Unreadable objects, lines and messages: reported and kept. */
   readonly problems: Collected['problems'];
+  /** Chosen items, or records of them, left out because they name another stream or do not fit Kinesis. */
+  readonly skipped: readonly Skipped[];
   /** Records put per target, with the stream. */
   readonly sent: readonly {
     readonly target: ReplayTarget;
@@ -64,40 +99,43 @@ export interface ReplayReport {
 export async function runReplay(plan: ReplayPlan, ports: ReplayPorts): Promise<ReplayReport> {
   const collected = await collectKept(ports.sources, plan.kinds);
   const chosen = selectItems(collected.items, plan.filter);
+  const raw =
+    plan.targets.raw === undefined ? undefined : await rawStreamIdentity(plan.targets.raw, chosen, ports);
+  // Every chosen item is screened before anything is read or sent, in a dry run as in a real one.
+  const { screened, skipped, incomplete } = screenItems(chosen, raw);
   const base = {
     dryRun: plan.dryRun,
     kept: summarize(collected.items),
     chosen: summarize(chosen),
+    sendable: sendableOf(screened),
     problems: collected.problems,
+    skipped,
   };
-  if (plan.dryRun || chosen.length === 0) {
+  if (plan.dryRun || screened.length === 0) {
     return { ...base, sent: [], retries: 0, unreplayed: [], deleted: [] };
   }
   const kinesis = ports.kinesis;
-  const targets = (['raw', 'events'] as const).filter((t) => chosen.some((i) => TARGET_OF[i.kind] === t));
+  const targets = (['raw', 'events'] as const).filter((t) =>
+    screened.some(({ item }) => TARGET_OF[item.kind] === t),
+  );
   for (const target of targets) if (plan.targets[target] === undefined) throw new MissingTargetError(target);
   if (kinesis === undefined) throw new ReplayError('no Kinesis client to re-send with');
 
   // Resolve every item first, so the progress bar knows its total and expired ranges are reported together.
   const unreplayed: Unreplayed[] = [];
   const resolved: { item: KeptItem; records: readonly ReplayRecord[] }[] = [];
-  for (const item of chosen) {
-    if (item.content.type === 'records') {
-      resolved.push({ item, records: item.content.records });
+  for (const { item, records } of screened) {
+    if (records !== undefined) {
+      resolved.push({ item, records });
       continue;
     }
-    const range = item.content.range;
+    if (item.content.type !== 'range') continue;
     try {
-      const records = await readRange(
-        kinesis,
-        range.streamArn ?? plan.targets.raw!,
-        range,
-        item.container.location,
-        {
-          sleep: ports.sleep,
-        },
-      );
-      resolved.push({ item, records });
+      // Always the raw stream, never a stream the kept object names (screened above).
+      const read = await readRange(kinesis, plan.targets.raw!, item.content.range, item.container.location, {
+        sleep: ports.sleep,
+      });
+      resolved.push({ item, records: screenRecords(item, read, skipped, incomplete) });
     } catch (error) {
       if (!(error instanceof RangeExpiredError) && !(error instanceof ReplayError)) throw error;
       unreplayed.push({ location: item.container.location, kind: item.kind, message: error.message });
@@ -125,16 +163,17 @@ export async function runReplay(plan: ReplayPlan, ports: ReplayPorts): Promise<R
     let at = 0;
     let items = 0;
     for (const { item, records: own } of mine) {
-      const ok = result.accepted.slice(at, at + own.length).every(Boolean);
+      const refused = result.accepted.slice(at, at + own.length).filter((ok) => !ok).length;
       at += own.length;
-      if (ok) {
-        fullySent.add(item);
+      if (refused === 0) {
+        // An item with records left out by the screen had the rest sent, but is not wholly re-sent.
+        if (!incomplete.has(item)) fullySent.add(item);
         items += 1;
       } else {
         unreplayed.push({
           location: item.container.location,
           kind: item.kind,
-          message: new PutRecordsFailedError(stream, own.length, result.lastErrorCode ?? 'unknown').message,
+          message: new PutRecordsFailedError(stream, refused, result.lastErrorCode ?? 'unknown').message,
         });
       }
     }
@@ -142,6 +181,41 @@ export async function runReplay(plan: ReplayPlan, ports: ReplayPorts): Promise<R
   }
   const deleted = plan.deleteAfter ? await deleteFullySent(collected, chosen, fullySent, ports.sources) : [];
   return { ...base, sent, retries, unreplayed, deleted };
+}
+
+/** What a run would send: items, and records per target (a range counts its metadata's batch size). */
+function sendableOf(screened: readonly ScreenedItem[]): Sendable {
+  const count = (target: ReplayTarget): number =>
+    screened
+      .filter(({ item }) => TARGET_OF[item.kind] === target)
+      .reduce((sum, { item, records }) => sum + (records?.length ?? recordCountOf(item)), 0);
+  return { items: screened.length, rawRecords: count('raw'), documents: count('events') };
+}
+
+/**
+ * The raw stream, with its ARN when the kept objects name streams by ARN and it was given by name (a profile's
+ * stream, or `--raw-stream NAME`): Kinesis DescribeStreamSummary says which stream that name is in this account
+ * and region, so a same-named stream of another account is told apart.
+ */
+async function rawStreamIdentity(
+  given: string,
+  chosen: readonly KeptItem[],
+  ports: ReplayPorts,
+): Promise<RawStreamIdentity> {
+  if (ports.streamArnOf === undefined || !needsRawStreamArn(chosen, given)) return { given };
+  try {
+    return { given, arn: await ports.streamArnOf(given) };
+  } catch (error) {
+    const detail =
+      error instanceof CliError
+        ? error.message
+        : translateAwsError(error, `DescribeStreamSummary of ${given}`).message;
+    throw new ReplayError(
+      `cannot tell whether the streams kept objects name are the raw stream ${given}: ${detail} Check the name ` +
+        'and --region, or pass --raw-stream as its ARN',
+      { cause: error },
+    );
+  }
 }
 
 /**
@@ -164,7 +238,12 @@ async function deleteFullySent(
   const deleted: string[] = [];
   for (const [location, items] of byContainer) {
     if (!items.every((i) => chosenSet.has(i) && fullySent.has(i))) continue;
-    if (collected.problems.some((p) => p.location.startsWith(location))) continue;
+    // A failed-documents object's unreadable lines are reported as `<location> line N`.
+    if (
+      collected.problems.some((p) => p.location === location || p.location.startsWith(`${location} line `))
+    ) {
+      continue;
+    }
     const first = items[0];
     const owner = ownerOf(sources, first.kind);
     if (owner === undefined) continue;

@@ -4,12 +4,9 @@
  * exponential backoff and full jitter. Time is injected, so tests run on a fake clock.
  */
 import { isRetryable, translateAwsError } from '../aws';
+import { MAX_BYTES_PER_CALL, MAX_RECORDS_PER_CALL, recordBytes } from './kinesis-limits';
 import type { ReplayRecord } from './model';
 import type { KinesisPort } from './ports';
-
-/** PutRecords limits: https://docs.aws.amazon.com/kinesis/latest/APIReference/API_PutRecords.html */
-const MAX_RECORDS_PER_CALL = 500;
-const MAX_BYTES_PER_CALL = 5 * 1024 * 1024;
 
 export interface SenderOptions {
   readonly kinesis: KinesisPort;
@@ -88,7 +85,7 @@ export class RecordSender {
     let chunk: number[] = [];
     let bytes = 0;
     for (const [i, record] of records.entries()) {
-      const size = record.data.length + Buffer.byteLength(record.partitionKey, 'utf8');
+      const size = recordBytes(record);
       if (chunk.length > 0 && (chunk.length >= maxCount || bytes + size > MAX_BYTES_PER_CALL)) {
         yield chunk;
         chunk = [];

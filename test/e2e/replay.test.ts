@@ -11,7 +11,8 @@
  * in moto) is written by the test in the shape of Lambda's batch metadata; a dead letter whose data is a valid
  * envelope (a transform bug since fixed) is written by the test in the transform's own format.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { PutRecordCommand } from '@aws-sdk/client-kinesis';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
@@ -25,6 +26,7 @@ import { type LocalPipeline, localFolders } from '../../scripts/local/pipeline';
 import type { OutgoingLogEvent } from '../../scripts/local/sender';
 import { countDistinctEvents, countDocuments } from '../../scripts/local/summary';
 import { encodeEnvelope, makeEnvelope } from '../helpers/cloudwatch';
+import { createStream } from '../helpers/kinesis-stream';
 import { LocalStackRunner } from '../helpers/local-stack';
 import { OPENSEARCH_START_TIMEOUT_MILLIS } from '../helpers/opensearch';
 
@@ -317,6 +319,111 @@ describe('kfek replay against the local pipeline', () => {
     expect(result.stdout).toMatch(/chosen: 1 of 2 item\(s\)/);
     expect(result.stdout).toMatch(/re-sent 1 raw record\(s\) of 1 item\(s\) to the raw stream /);
     expect(await searchable(stream)).toEqual({ events: 5, documents: 5 });
+  }, 120_000);
+});
+
+describe('kfek replay and kept objects it must not send', () => {
+  test('a foreign stream, a broken .gz and records Kinesis refuses are named and kept; the good ones come back once', async () => {
+    // GIVEN kept data in npm start's layout, written by the test: two good dead letters (envelopes of one log
+    // stream), a dead letter with a 257-character partition key and one over 1 MiB, an on-failure record naming
+    // another stream by its sequence numbers (a stream holding a valid envelope, so a read of it would show in
+    // OpenSearch), and a failed-documents object that starts like gzip and is not
+    const dir = mkdtempSync(path.join(tmpdir(), 'kfek-replay-bad-kept-'));
+    const kinesis = running().clients.kinesis;
+    const good = events('kept-good', 0).stream;
+    const longKey = events('kept-long-key', 0).stream;
+    const foreign = events('kept-foreign', 0).stream;
+    let eventId = Date.now() * 1000;
+    const envelopeOf = (logStream: string, n: number): string =>
+      encodeEnvelope(
+        makeEnvelope(
+          { logGroup: LOG_GROUP, logStream },
+          Array.from({ length: n }, (_, i) => ({
+            id: String((eventId += 1)),
+            timestamp: Date.now() - i,
+            message: `kept ${i}`,
+          })),
+        ),
+      );
+    const foreignArn = await createStream(kinesis, `kfek-replay-foreign-${Date.now()}`);
+    const put = await kinesis.send(
+      new PutRecordCommand({
+        StreamARN: foreignArn,
+        Data: Buffer.from(envelopeOf(foreign, 3), 'base64'),
+        PartitionKey: 'p',
+      }),
+    );
+    const write = (sub: string, name: string, body: string | Uint8Array): void => {
+      mkdirSync(path.join(dir, sub), { recursive: true });
+      writeFileSync(path.join(dir, sub, name), body);
+    };
+    const deadLetter = (data: string, partitionKey: string): string =>
+      JSON.stringify({
+        version: 1,
+        reason: 'kept by the test',
+        receivedAt: new Date().toISOString(),
+        source: { partitionKey },
+        data,
+      });
+    write('dead-letter', 'good-1.json', deadLetter(envelopeOf(good, 4), 'pk-1'));
+    write('dead-letter', 'good-2.json', deadLetter(envelopeOf(good, 6), 'pk-2'));
+    write('dead-letter', 'long-key.json', deadLetter(envelopeOf(longKey, 2), 'k'.repeat(257)));
+    write('dead-letter', 'big.json', deadLetter(Buffer.alloc(1024 * 1024, 'x').toString('base64'), 'big'));
+    write(
+      'event-source-on-failure',
+      'foreign.json',
+      JSON.stringify({
+        requestContext: { condition: 'RetryAttemptsExhausted' },
+        timestamp: new Date().toISOString(),
+        KinesisBatchInfo: {
+          shardId: put.ShardId,
+          startSequenceNumber: put.SequenceNumber,
+          endSequenceNumber: put.SequenceNumber,
+          batchSize: 1,
+          streamArn: foreignArn,
+        },
+      }),
+    );
+    write('failed-documents', 'broken.gz', Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0xde, 0xad, 0xbe, 0xef]));
+    const args = [
+      '--local',
+      '--local-dir',
+      dir,
+      '--raw-stream',
+      running().resources.rawStreamArn,
+      '--events-stream',
+      running().resources.eventsStreamArn,
+    ];
+
+    // WHEN listed, then replayed deleting what was re-sent
+    const listed = await replay(...args, '--dry-run');
+    const result = await replay(...args, '--delete-after');
+    await settle();
+
+    // THEN both runs name every bad object and what is wrong with it, and exit 1
+    for (const run of [listed, result]) {
+      expect(run.stderr).not.toMatch(/kfek: /);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(
+        /^skipped: dead-letter .*long-key\.json: its partition key has 257 characters/m,
+      );
+      expect(run.stdout).toMatch(
+        /^skipped: dead-letter .*big\.json: its data and partition key are \d+ bytes/m,
+      );
+      expect(run.stdout).toContain(`foreign.json names the stream ${foreignArn}, not the raw stream`);
+      expect(run.stdout).toMatch(/^unreadable: .*broken\.gz starts like gzip but does not inflate/m);
+    }
+    expect(listed.stdout).toMatch(/would re-send 2 raw record\(s\) to the raw stream/);
+    expect(result.stdout).toMatch(/re-sent 2 raw record\(s\) of 2 item\(s\) to the raw stream /);
+    // ... the good dead letters' events are searchable once, nothing of the others (the foreign stream was not read)
+    expect(await searchable(good)).toEqual({ events: 10, documents: 10 });
+    expect(await searchable(longKey)).toEqual({ events: 0, documents: 0 });
+    expect(await searchable(foreign)).toEqual({ events: 0, documents: 0 });
+    // ... and only the re-sent objects were deleted
+    expect(readdirSync(path.join(dir, 'dead-letter')).sort()).toEqual(['big.json', 'long-key.json']);
+    expect(readdirSync(path.join(dir, 'event-source-on-failure'))).toEqual(['foreign.json']);
+    expect(readdirSync(path.join(dir, 'failed-documents'))).toEqual(['broken.gz']);
+    rmSync(dir, { recursive: true, force: true });
   }, 120_000);
 });
 

@@ -3,7 +3,8 @@
  * with shards that can be trimmed (retention passed) and PutRecords entries that can be made to fail. The end-to-end
  * test (test/e2e/replay.test.ts) runs the real ports against moto instead.
  */
-import type { ReplayRecord } from '../../cli/replay/model';
+import { KEPT_KINDS, type ReplayRecord } from '../../cli/replay/model';
+import type { ReplayPlan } from '../../cli/replay/run';
 import type {
   KinesisPort,
   MessageQueue,
@@ -97,6 +98,8 @@ export class FakeKinesis implements KinesisPort {
   failCode = 'ProvisionedThroughputExceededException';
   /** GetRecords answers hold at most this many records. */
   pageSize = 2;
+  /** Streams read (GetShardIterator calls), in order. */
+  readonly reads: string[] = [];
 
   addShard(stream: string, shardId: string, datas: readonly string[]): ShardRecord[] {
     const records = datas.map((d, i) => ({
@@ -106,6 +109,11 @@ export class FakeKinesis implements KinesisPort {
     }));
     this.shards.set(`${stream}/${shardId}`, records);
     return records;
+  }
+
+  /** The data of the records put on `stream`, as text, in order. */
+  texts(stream: string): string[] {
+    return (this.put.get(stream) ?? []).map((r) => Buffer.from(r.data).toString());
   }
 
   /** Drops every record before `sequenceNumber`, as Kinesis does when the retention passes. */
@@ -118,6 +126,7 @@ export class FakeKinesis implements KinesisPort {
   }
 
   iteratorAt(stream: string, shardId: string, sequenceNumber: string): Promise<string> {
+    this.reads.push(stream);
     const records = this.shards.get(`${stream}/${shardId}`);
     if (records === undefined) {
       return Promise.reject(
@@ -145,6 +154,21 @@ export class FakeKinesis implements KinesisPort {
 
   putRecords(stream: string, records: readonly ReplayRecord[]): Promise<(string | undefined)[]> {
     this.calls.push({ stream, entries: records.length });
+    // Like Kinesis: one entry outside the per-record limits fails the whole call, and nothing of it is written.
+    const bad = records.findIndex(
+      (r) =>
+        r.partitionKey.length === 0 ||
+        [...r.partitionKey].length > 256 ||
+        r.data.length + Buffer.byteLength(r.partitionKey) > 1024 * 1024,
+    );
+    if (bad >= 0) {
+      return Promise.reject(
+        sdkError(
+          'ValidationException',
+          `1 validation error detected: Value at 'records.${bad + 1}.member' failed`,
+        ),
+      );
+    }
     return Promise.resolve(
       records.map((record) => {
         if (this.failNextEntries > 0) {
@@ -170,4 +194,37 @@ export class FakeClock {
     this.millis += ms;
     return Promise.resolve();
   };
+}
+
+/** A dead-letter object as lambda/transform/dead-letter.ts writes it, holding `data` (text or bytes). */
+export function deadLetterObject(
+  data: string | Uint8Array,
+  reason: string,
+  at: string,
+  source: { partitionKey?: string; streamArn?: string } = {
+    partitionKey: `pk-${typeof data === 'string' ? data : 'bytes'}`,
+  },
+): string {
+  return JSON.stringify({
+    version: 1,
+    reason,
+    receivedAt: at,
+    source,
+    data: Buffer.from(data).toString('base64'),
+  });
+}
+
+/** One line of Firehose's failed-documents backup for `doc`. */
+export function failedDocumentLine(doc: object, code: string, at: number): string {
+  return JSON.stringify({
+    errorCode: code,
+    errorMessage: `error ${code}`,
+    attemptEndingTimestamp: at,
+    rawData: Buffer.from(JSON.stringify(doc)).toString('base64'),
+  });
+}
+
+/** A replay of every kind to `targets`, not a dry run, deleting nothing; `overrides` change any of it. */
+export function replayPlan(targets: ReplayPlan['targets'], overrides: Partial<ReplayPlan> = {}): ReplayPlan {
+  return { kinds: KEPT_KINDS, filter: {}, dryRun: false, deleteAfter: false, targets, ...overrides };
 }

@@ -5,9 +5,9 @@ const NOW = new Date('2026-11-23T12:00:00Z');
 
 describe('parseReplayArgs', () => {
   test('defaults: every kind, nothing filtered, not a dry run, nothing deleted', () => {
-    expect(parseReplayArgs(['--bucket', 'b'], NOW)).toEqual({
+    expect(parseReplayArgs(['--bucket', 'kfek-failed'], NOW)).toEqual({
       command: 'replay',
-      bucket: 'b',
+      bucket: 'kfek-failed',
       kinds: ['dead-letter', 'discarded-batch', 'failed-document', 'pipes-dlq'],
       eventsWindow: false,
       dryRun: false,
@@ -86,12 +86,12 @@ describe('parseReplayArgs', () => {
       ['--kind', 'everything'],
       /--kind "everything" is not one of dead-letter, discarded-batch, failed-document, pipes-dlq, events-window/,
     ],
-    [['--limit', '0'], /--limit "0" is not a whole number >= 1/],
+    [['--limit', '0'], /--limit "0" must be a whole number >= 1/],
     [['--since', 'yesterday'], /--since "yesterday" is neither a duration \(24h\) nor an ISO time/],
     [['--since', '1h', '--until', '2h'], /--since is after --until/],
     [['--rate', 'fast'], /--rate "fast" is not a rate/],
     [['--local-dir', 'x'], /--local-dir needs --local/],
-    [['--bogus'], /replay: Unknown option '--bogus'/],
+    [['--bogus'], /replay: unknown option --bogus \(kfek replay --help lists them\)/],
   ])('fails with a usage error for %j', (argv, message) => {
     expect(() => parseReplayArgs(argv, NOW)).toThrow(UsageError);
     expect(() => parseReplayArgs(argv, NOW)).toThrow(message);

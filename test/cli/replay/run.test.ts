@@ -2,30 +2,19 @@ import type { KeptSources } from '../../../cli/replay/collect';
 import { MissingTargetError } from '../../../cli/replay/errors';
 import { formatReplayReport } from '../../../cli/replay/format';
 import { runReplay, type ReplayPlan, type ReplayPorts } from '../../../cli/replay/run';
-import { FakeClock, FakeKinesis, MemoryQueue, MemoryStore } from '../../helpers/replay-fakes';
+import {
+  deadLetterObject as deadLetter,
+  FakeClock,
+  FakeKinesis,
+  replayPlan,
+  failedDocumentLine as failedDocument,
+  MemoryQueue,
+  MemoryStore,
+} from '../../helpers/replay-fakes';
 
 const RAW = 'arn:aws:kinesis:eu-west-1:123456789012:stream/kfek-raw';
 const EVENTS = 'kfek-events';
 const SHARD = 'shardId-000000000000';
-
-function deadLetter(data: string, reason: string, at: string): string {
-  return JSON.stringify({
-    version: 1,
-    reason,
-    receivedAt: at,
-    source: { partitionKey: `pk-${data}` },
-    data: Buffer.from(data).toString('base64'),
-  });
-}
-
-function failedDocument(doc: object, code: string, at: number): string {
-  return JSON.stringify({
-    errorCode: code,
-    errorMessage: `error ${code}`,
-    attemptEndingTimestamp: at,
-    rawData: Buffer.from(JSON.stringify(doc)).toString('base64'),
-  });
-}
 
 /** A bucket with two dead letters, one failed-documents object of two lines, and a metadata-only discarded batch. */
 function world(): {
@@ -73,17 +62,8 @@ function world(): {
   return { store, queue, kinesis, sources, ports };
 }
 
-const plan = (overrides: Partial<ReplayPlan> = {}): ReplayPlan => ({
-  kinds: ['dead-letter', 'discarded-batch', 'failed-document', 'pipes-dlq'],
-  filter: {},
-  dryRun: false,
-  deleteAfter: false,
-  targets: { raw: RAW, events: EVENTS },
-  ...overrides,
-});
-
-const texts = (kinesis: FakeKinesis, stream: string): string[] =>
-  (kinesis.put.get(stream) ?? []).map((r) => Buffer.from(r.data).toString());
+const plan = (overrides: Partial<ReplayPlan> = {}): ReplayPlan =>
+  replayPlan({ raw: RAW, events: EVENTS }, overrides);
 
 describe('runReplay', () => {
   test('a dry run lists counts, sizes, reasons and time range, and sends and deletes nothing', async () => {
@@ -119,14 +99,14 @@ describe('runReplay', () => {
     const { kinesis, ports, store, queue } = world();
     const report = await runReplay(plan(), ports);
     // dead letters (oldest first), the discarded batch's range 1010-1020, the pipe's 1030
-    expect(texts(kinesis, RAW)).toEqual(['A', 'B', 'r1', 'r2', 'r3']);
+    expect(kinesis.texts(RAW)).toEqual(['A', 'B', 'r1', 'r2', 'r3']);
     expect(
       kinesis.put
         .get(RAW)!
         .slice(0, 2)
         .map((r) => r.partitionKey),
     ).toEqual(['pk-A', 'pk-B']);
-    expect(texts(kinesis, EVENTS).map((t) => JSON.parse(t) as unknown)).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(kinesis.texts(EVENTS).map((t) => JSON.parse(t) as unknown)).toEqual([{ n: 1 }, { n: 2 }]);
     expect(report.sent).toEqual([
       { target: 'raw', stream: RAW, records: 5, items: 4 },
       { target: 'events', stream: EVENTS, records: 2, items: 2 },
@@ -149,15 +129,15 @@ describe('runReplay', () => {
       }),
       ports,
     );
-    expect(texts(kinesis, RAW)).toEqual([]);
-    expect(texts(kinesis, EVENTS)).toEqual(['{"n":1}']);
+    expect(kinesis.texts(RAW)).toEqual([]);
+    expect(kinesis.texts(EVENTS)).toEqual(['{"n":1}']);
   });
 
   test('an expired range is reported, the rest is still re-sent, and the exit says so', async () => {
     const { kinesis, ports } = world();
     kinesis.trimBefore(RAW, SHARD, '1030');
     const report = await runReplay(plan({ kinds: ['discarded-batch', 'pipes-dlq'] }), ports);
-    expect(texts(kinesis, RAW)).toEqual(['r3']);
+    expect(kinesis.texts(RAW)).toEqual(['r3']);
     expect(report.unreplayed).toHaveLength(1);
     expect(report.unreplayed[0].message).toMatch(
       /aws\/lambda\/.*no longer holds these records.*expired with the stream's retention/,
