@@ -235,12 +235,6 @@ const EXTRA: Readonly<Record<string, readonly string[]>> = {
  * here is not checked; remove it once it passes. Any other line that fails, fails the test.
  */
 const KNOWN: ReadonlySet<string> = new Set<string>([
-  // replay: --queue-url is not checked as a URL (it goes to SQS as given); --endpoint takes a query, a fragment
-  // and a broken %-escape, and with --local it is not used at all (exit 0).
-  ...['http://u:%zz@127.0.0.1:2', 'http://127.0.0.1:2/?q=1', 'http://127.0.0.1:2/#f'].flatMap((url) => [
-    `replay --queue-url ${JSON.stringify(url)}`,
-    `replay --endpoint ${JSON.stringify(url)}`,
-  ]),
   // backfill: blank --log-group values are dropped and the profile's groups used instead; --since=-1 is the year
   // -1 and --until +099999-... the year 99999 (valid Dates); blank --state-dir and --raw-stream, a malformed
   // --raw-stream ARN and --region values are not checked (they go to AWS); an unparsable --endpoint gets the SDK's
