@@ -16,7 +16,7 @@ import { physicalNamesFor } from '../../core/contracts/physical-names';
 import { sleep, translateAwsError } from '../aws';
 import { CliError, UsageError } from '../errors';
 import { PROJECT_CDK_JSON } from '../profile';
-import { ProgressBar, type ProgressOutput } from '../../core/progress';
+import { ProgressBar } from '../../core/progress';
 import { parseReplayArgs, REPLAY_USAGE, type ReplayArgs } from './args';
 import {
   createReplayClients,
@@ -31,17 +31,8 @@ import { checkLocalFolder, folderStore, LOCAL_LAYOUT } from './folder-store';
 import { ReplayError } from './errors';
 import { formatReplayReport } from './format';
 import { runReplay } from './run';
+import type { ReplayIo } from './replay-io';
 import { eventsWindowCommand } from './window-command';
-
-export interface ReplayIo {
-  readonly stdout: ProgressOutput;
-  readonly stderr: ProgressOutput;
-  readonly env: Readonly<Record<string, string | undefined>>;
-  /** Working directory `--local-dir` is relative to. @default process.cwd() */
-  readonly cwd?: string;
-  /** @default Date.now */
-  readonly now?: () => number;
-}
 
 /** Most pipe dead-letter messages looked at in one run (the queue keeps them 14 days). */
 const MAX_QUEUE_MESSAGES = 10_000;

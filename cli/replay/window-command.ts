@@ -7,7 +7,7 @@ import { CliError, UsageError } from '../errors';
 import type { ProgressOutput } from '../../core/progress';
 import type { ReplayArgs } from './args';
 import { kinesisPort, type ReplayAwsClients } from './aws-ports';
-import type { ReplayIo } from './command';
+import type { ReplayIo } from './replay-io';
 import { replayEventsWindow, type WindowProgress } from './events-window';
 import { formatBytes, formatEventsWindowReport } from './format';
 import { EVENTS_WINDOW_KIND } from './model';
