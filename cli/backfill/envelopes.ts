@@ -6,11 +6,9 @@
  * (lambda/transform/decode.ts reads them). Pure: no I/O.
  */
 import { gzipSync } from 'node:zlib';
+import { MAX_KINESIS_RECORD_BYTES } from '../../core/contracts/aws-limits';
 import { contentPartitionKey } from '../replay/parse';
 import type { EnvelopeRecord, GroupSource, HistoricLogEvent } from './model';
-
-/** Kinesis: one record holds at most 1 MiB, data and partition key together (PutRecords reference). */
-export const MAX_RECORD_BYTES = 1_048_576;
 
 export interface EnvelopeLimits {
   /**
@@ -29,7 +27,7 @@ export interface EnvelopeLimits {
 }
 
 const DEFAULT_MAX_EVENTS = 10_000;
-const DEFAULT_MAX_JSON_BYTES = MAX_RECORD_BYTES - 4096;
+const DEFAULT_MAX_JSON_BYTES = MAX_KINESIS_RECORD_BYTES - 4096;
 
 /** An event that does not fit a Kinesis record even alone: reported as skipped, never sent half. */
 export interface OversizedEvent {
@@ -72,7 +70,7 @@ export function buildEnvelopes(
     const flush = (): void => {
       if (batch.length === 0) return;
       const record = toRecord(source, logStream, head, texts, batch);
-      if (record.data.length + record.partitionKey.length <= MAX_RECORD_BYTES) records.push(record);
+      if (record.data.length + record.partitionKey.length <= MAX_KINESIS_RECORD_BYTES) records.push(record);
       else for (const event of batch) oversized.push({ event, gzipBytes: record.data.length });
       texts = [];
       batch = [];

@@ -4,6 +4,8 @@
  * so the two can never price the same thing differently. docs/costs.md names the pricing pages and the date.
  */
 
+import { MAX_KINESIS_RECORD_BYTES } from './aws-limits';
+
 /** The day the list prices below were taken (docs/costs.md); printed with every estimate made from them. */
 export const PRICES_DATE = '2026-11-23';
 
@@ -21,7 +23,7 @@ export const PRICES = {
 /** Limits and billing units AWS documents. */
 export const LIMITS = {
   /** Kinesis: one record holds at most 1 MiB (data plus partition key). */
-  kinesisRecordBytes: 1_048_576,
+  kinesisRecordBytes: MAX_KINESIS_RECORD_BYTES,
   /** Kinesis: a PUT payload unit is a 25 KB chunk of a record. */
   putUnitBytes: 25 * 1024,
   /** Kinesis provisioned shard: 1 MiB/s and 1,000 records/s in. */

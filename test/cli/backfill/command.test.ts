@@ -92,6 +92,11 @@ async function group(
   return { name, rawStream, rawStreamArn, stateDir: testTempDir('kfek-backfill-cmd-') };
 }
 
+/** The options that name a backfill of `g`'s group to its raw stream, from `since`. */
+function jobOf(g: { name: string; rawStream: string; stateDir: string }, since: string): string[] {
+  return ['--log-group', g.name, '--raw-stream', g.rawStream, '--since', since, '--state-dir', g.stateDir];
+}
+
 async function kfek(
   args: readonly string[],
   stop?: AbortSignal,
@@ -149,17 +154,7 @@ describe('kfek backfill against moto', () => {
       }),
     );
     // WHEN the last two hours are backfilled
-    const result = await kfek([
-      '--log-group',
-      g.name,
-      '--raw-stream',
-      g.rawStream,
-      '--since',
-      '2h',
-      '--state-dir',
-      g.stateDir,
-      '--json',
-    ]);
+    const result = await kfek([...jobOf(g, '2h'), '--json']);
     // THEN
     expect(result.stderr).not.toMatch(/kfek: /);
     expect(result.code).toBe(0);
@@ -185,18 +180,8 @@ describe('kfek backfill against moto', () => {
 
   test('the dry run estimates from a sample and writes nothing; a log group without a subscription is named kfek-backfill', async () => {
     const g = await group(3_000, { streams: 3 });
-    const result = await kfek([
-      '--log-group',
-      g.name,
-      '--raw-stream',
-      g.rawStream,
-      '--since',
-      '3h',
-      '--dry-run',
-      '--state-dir',
-      g.stateDir,
-      '--json',
-    ]);
+    const dryRun = [...jobOf(g, '3h'), '--dry-run'];
+    const result = await kfek([...dryRun, '--json']);
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout) as {
       total: { events: number; messageBytes: number };
@@ -211,17 +196,7 @@ describe('kfek backfill against moto', () => {
     expect(await readStreamRecords(kinesis, g.rawStream)).toHaveLength(0);
     expect(existsSync(path.join(g.stateDir, 'checkpoint.json'))).toBe(false);
     // The text form says the same in lines a person reads.
-    const text = await kfek([
-      '--log-group',
-      g.name,
-      '--raw-stream',
-      g.rawStream,
-      '--since',
-      '3h',
-      '--dry-run',
-      '--state-dir',
-      g.stateDir,
-    ]);
+    const text = await kfek(dryRun);
     expect(text.stdout).toMatch(/^total: about [\d,]+ events, /m);
     expect(text.stdout).toMatch(/^time at 100,000 events\/s: /m);
     expect(text.stdout).toMatch(/^cost \(us-east-1 list prices of 2026-11-23, docs\/costs.md\):$/m);
@@ -230,16 +205,7 @@ describe('kfek backfill against moto', () => {
 
   test('an interrupted backfill refuses to start over, refuses a different job, and resumes to the end', async () => {
     const g = await group(1_000);
-    const job = [
-      '--log-group',
-      g.name,
-      '--raw-stream',
-      g.rawStream,
-      '--since',
-      '2h',
-      '--state-dir',
-      g.stateDir,
-    ];
+    const job = jobOf(g, '2h');
     // GIVEN a run stopped before it wrote anything (Ctrl-C)
     const stopped = new AbortController();
     stopped.abort();
@@ -251,7 +217,7 @@ describe('kfek backfill against moto', () => {
     );
     // WHEN started again without --resume, or resumed with another window
     const again = await kfek(job);
-    const other = await kfek([...job.slice(0, -4), '--since', '3h', '--state-dir', g.stateDir, '--resume']);
+    const other = await kfek([...jobOf(g, '3h'), '--resume']);
     // THEN both say what to do
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(

@@ -4,7 +4,8 @@
  */
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { buildEnvelopes, MAX_RECORD_BYTES } from '../../../cli/backfill/envelopes';
+import { buildEnvelopes } from '../../../cli/backfill/envelopes';
+import { MAX_KINESIS_RECORD_BYTES } from '../../../core/contracts/aws-limits';
 import type { GroupSource, HistoricLogEvent } from '../../../cli/backfill/model';
 import { documentIdFor } from '../../../core/opensearch/ingest-pipeline';
 import { decodeEnvelopes } from '../../../lambda/transform/decode';
@@ -155,8 +156,8 @@ describe('buildEnvelopes', () => {
     const full = buildEnvelopes(SOURCE, random).records;
     expect(full.length).toBeGreaterThan(1);
     for (const record of full) {
-      expect(record.data.length + record.partitionKey.length).toBeLessThanOrEqual(MAX_RECORD_BYTES);
-      expect(gunzipSync(record.data).length).toBeLessThanOrEqual(MAX_RECORD_BYTES - 4096);
+      expect(record.data.length + record.partitionKey.length).toBeLessThanOrEqual(MAX_KINESIS_RECORD_BYTES);
+      expect(gunzipSync(record.data).length).toBeLessThanOrEqual(MAX_KINESIS_RECORD_BYTES - 4096);
     }
   });
 

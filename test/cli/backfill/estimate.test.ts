@@ -27,34 +27,25 @@ describe('estimateGroup', () => {
   });
 
   test('extrapolates a large window from 1,000 events a slice, within a few percent', async () => {
-    // GIVEN 200,000 events over the last three days of a week's window, busier in the middle
-    const logs = new FakeLogs().addGroup(
-      GROUP,
-      historicEvents(200_000, {
-        start: START + 4 * 86_400_000,
-        stepInMillis: (3 * 86_400_000) / 200_000,
-        streams: 20,
-        message: (i) =>
-          JSON.stringify({
-            level: i % 10 === 0 ? 'ERROR' : 'INFO',
-            message: `event ${i}`,
-            pad: 'x'.repeat(i % 300),
-          }),
-      }),
-    );
+    // GIVEN 200,000 events of varying size spread over the last three days of a week's window
+    const message = (i: number): string =>
+      JSON.stringify({
+        level: i % 10 === 0 ? 'ERROR' : 'INFO',
+        message: `event ${i}`,
+        pad: 'x'.repeat(i % 300),
+      });
+    const events = historicEvents(200_000, {
+      start: START + 4 * 86_400_000,
+      stepInMillis: (3 * 86_400_000) / 200_000,
+      streams: 20,
+      message,
+    });
+    const logs = new FakeLogs().addGroup(GROUP, events);
     // WHEN
     const estimate = await estimateGroup(logs, SOURCE, window);
     // THEN within 5% of the events and bytes, from 11 calls of at most 1,000 events, starting at the first event
     expect(Math.abs(estimate.events - 200_000) / 200_000).toBeLessThan(0.05);
-    const bytes = historicEvents(200_000, {
-      start: 0,
-      message: (i) =>
-        JSON.stringify({
-          level: i % 10 === 0 ? 'ERROR' : 'INFO',
-          message: `event ${i}`,
-          pad: 'x'.repeat(i % 300),
-        }),
-    }).reduce((s, e) => s + Buffer.byteLength(e.message), 0);
+    const bytes = events.reduce((sum, e) => sum + Buffer.byteLength(e.message), 0);
     expect(Math.abs(estimate.messageBytes - bytes) / bytes).toBeLessThan(0.05);
     expect(estimate.calls).toBe(11);
     expect(logs.calls.every((c) => c.limit === 1_000)).toBe(true);

@@ -9,7 +9,13 @@ import { gunzipSync } from 'node:zlib';
 import type { CheckpointState } from '../../../cli/backfill/checkpoint';
 import { folderKeptStore } from '../../../cli/backfill/kept';
 import { type BackfillJob, NO_COUNTS } from '../../../cli/backfill/model';
-import { type GroupPlan, runBackfill, type RunDeps } from '../../../cli/backfill/run';
+import {
+  type GroupPlan,
+  runBackfill,
+  type RunDeps,
+  type RunOptions,
+  type RunResult,
+} from '../../../cli/backfill/run';
 import { parseDeadLetter } from '../../../cli/replay/parse';
 import { FakeLogs, historicEvents, MemoryCheckpoint, MemoryKept } from '../../helpers/backfill-fakes';
 import { FakeClock, FakeKinesis } from '../../helpers/replay-fakes';
@@ -47,14 +53,26 @@ function idsPut(kinesis: FakeKinesis): string[] {
   );
 }
 
-function deps(over: Partial<RunDeps> & { logs: FakeLogs; kinesis: FakeKinesis; clock: FakeClock }): RunDeps {
-  return {
-    checkpoint: new MemoryCheckpoint(),
-    kept: new MemoryKept(),
-    random: () => 0.5,
-    ...over,
-    clock: { now: over.clock.now, sleep: over.clock.sleep },
-  };
+/** The fakes one backfill (and its resume) runs on: Kinesis, a fake clock, a checkpoint and kept records in memory. */
+function harness(logs: FakeLogs) {
+  const kinesis = new FakeKinesis();
+  const clock = new FakeClock();
+  const checkpoint = new MemoryCheckpoint();
+  const run = (
+    options: Partial<RunOptions> = {},
+    state: CheckpointState = freshState(options.job),
+    over: Partial<RunDeps> = {},
+  ): Promise<RunResult> =>
+    runBackfill({ job: JOB, groups: [PLAN], ...options }, state, {
+      logs,
+      kinesis,
+      checkpoint,
+      kept: new MemoryKept(),
+      clock: { now: clock.now, sleep: clock.sleep },
+      random: () => 0.5,
+      ...over,
+    });
+  return { kinesis, clock, checkpoint, run };
 }
 
 describe('runBackfill', () => {
@@ -66,15 +84,9 @@ describe('runBackfill', () => {
       ...historicEvents(10, { start: START - 60_000, idBase: 900_000 }),
       ...historicEvents(10, { start: START + 3_600_001, idBase: 910_000 }),
     ]);
-    const kinesis = new FakeKinesis();
-    const clock = new FakeClock();
-    const checkpoint = new MemoryCheckpoint();
+    const { kinesis, checkpoint, run } = harness(logs);
     // WHEN
-    const result = await runBackfill(
-      { job: JOB, groups: [PLAN] },
-      freshState(),
-      deps({ logs, kinesis, clock, checkpoint }),
-    );
+    const result = await run();
     // THEN
     expect(idsPut(kinesis).sort()).toEqual(events.map((e) => e.id).sort());
     expect(result.interrupted).toBe(false);
@@ -97,13 +109,8 @@ describe('runBackfill', () => {
 
   test('keeps to --rate events per second on the injected clock', async () => {
     const logs = new FakeLogs().addGroup(GROUP, historicEvents(5_000, { start: START, streams: 50 }));
-    const kinesis = new FakeKinesis();
-    const clock = new FakeClock();
-    await runBackfill(
-      { job: JOB, groups: [PLAN], ratePerSecond: 1_000 },
-      freshState(),
-      deps({ logs, kinesis, clock }),
-    );
+    const { kinesis, clock, run } = harness(logs);
+    await run({ ratePerSecond: 1_000 });
     // 5,000 events at 1,000/s: the last round (of about a fifth of a second's events) starts at 4.8 s.
     expect(clock.millis).toBeGreaterThanOrEqual(4_700);
     expect(clock.millis).toBeLessThanOrEqual(5_000);
@@ -116,24 +123,14 @@ describe('runBackfill', () => {
     const events = historicEvents(4_500, { start: START, stepInMillis: 10, streams: 3 });
     const logs = new FakeLogs().addGroup(GROUP, events);
     logs.pageSize = 1_000;
-    const kinesis = new FakeKinesis();
-    const clock = new FakeClock();
-    const checkpoint = new MemoryCheckpoint();
+    const { kinesis, checkpoint, run } = harness(logs);
     const stop = new AbortController();
-    const first = await runBackfill(
-      { job: JOB, groups: [PLAN], ratePerSecond: 2_000 },
-      freshState(),
-      deps({
-        logs,
-        kinesis,
-        clock,
-        checkpoint,
-        signal: stop.signal,
-        onProgress: (counts) => {
-          if (counts.written >= 2_200) stop.abort();
-        },
-      }),
-    );
+    const first = await run({ ratePerSecond: 2_000 }, freshState(), {
+      signal: stop.signal,
+      onProgress: (counts) => {
+        if (counts.written >= 2_200) stop.abort();
+      },
+    });
     expect(first.interrupted).toBe(true);
     const stoppedAt = checkpoint.state!;
     expect(stoppedAt.groups[GROUP]?.done).toBe(false);
@@ -142,16 +139,7 @@ describe('runBackfill', () => {
     expect(stoppedAt.counts).toMatchObject({ read: 2_000, written: 2_000 });
 
     // WHEN resumed from the checkpoint
-    const second = await runBackfill(
-      { job: stoppedAt.job, groups: [PLAN] },
-      { ...stoppedAt, runs: 2 },
-      deps({
-        logs,
-        kinesis,
-        clock,
-        checkpoint,
-      }),
-    );
+    const second = await run({ job: stoppedAt.job }, { ...stoppedAt, runs: 2 });
 
     // THEN every event was written; the copies are the interrupted page's events sent before the stop
     const put = idsPut(kinesis);
@@ -177,31 +165,14 @@ describe('runBackfill', () => {
     ];
     const logs = new FakeLogs().addGroup(GROUP, events);
     logs.pageSize = 100;
-    const kinesis = new FakeKinesis();
-    const clock = new FakeClock();
-    const checkpoint = new MemoryCheckpoint();
+    const { kinesis, checkpoint, run } = harness(logs);
     const stop = new AbortController();
-    await runBackfill(
-      { job: JOB, groups: [PLAN] },
-      freshState(),
-      deps({
-        logs,
-        kinesis,
-        clock,
-        checkpoint,
-        signal: stop.signal,
-        onProgress: () => stop.abort(),
-      }),
-    );
+    await run({}, freshState(), { signal: stop.signal, onProgress: () => stop.abort() });
     expect(checkpoint.state?.groups[GROUP]).toMatchObject({ from: same });
     expect(checkpoint.state?.groups[GROUP]?.writtenAtFrom).toHaveLength(50);
 
     // WHEN resumed
-    const second = await runBackfill(
-      { job: JOB, groups: [PLAN] },
-      checkpoint.state!,
-      deps({ logs, kinesis, clock, checkpoint }),
-    );
+    const second = await run({}, checkpoint.state);
 
     // THEN no event was sent twice
     const put = idsPut(kinesis);
@@ -214,20 +185,10 @@ describe('runBackfill', () => {
     // GIVEN a stream that refuses every entry
     const dir = testTempDir('kfek-backfill-kept-');
     const logs = new FakeLogs().addGroup(GROUP, historicEvents(20, { start: START, streams: 2 }));
-    const kinesis = new FakeKinesis();
+    const { kinesis, run } = harness(logs);
     kinesis.failNextEntries = Number.MAX_SAFE_INTEGER;
-    const clock = new FakeClock();
     // WHEN
-    const result = await runBackfill(
-      { job: JOB, groups: [PLAN], maxPutAttempts: 3 },
-      freshState(),
-      deps({
-        logs,
-        kinesis,
-        clock,
-        kept: folderKeptStore(dir),
-      }),
-    );
+    const result = await run({ maxPutAttempts: 3 }, freshState(), { kept: folderKeptStore(dir) });
     // THEN both envelopes are kept, counted as failed, and the group is done (nothing left to read)
     expect(result.thisRun).toMatchObject({ written: 0, failed: 20, failedRecords: 2, retries: 4 });
     expect(result.lastErrorCode).toBe('ProvisionedThroughputExceededException');
@@ -256,14 +217,12 @@ describe('runBackfill', () => {
       .addGroup('/a', historicEvents(10, { start: START }))
       .addGroup('/b', historicEvents(10, { start: START, idBase: 100 }))
       .addGroup('/c', []);
-    const kinesis = new FakeKinesis();
-    const clock = new FakeClock();
+    const { kinesis, run } = harness(logs);
     const job = { ...JOB, logGroups: ['/a', '/b', '/c'] };
     const plan = (g: string): GroupPlan => ({ source: { ...PLAN.source, logGroup: g } });
-    const result = await runBackfill(
+    const result = await run(
       { job, groups: ['/a', '/b', '/c'].map(plan) },
       { ...freshState(job), groups: { '/a': { done: true, writtenAtFrom: [] } } },
-      deps({ logs, kinesis, clock }),
     );
     expect(idsPut(kinesis)).toEqual(historicEvents(10, { start: START, idBase: 100 }).map((e) => e.id));
     expect(Object.keys(result.state.groups).sort()).toEqual(['/a', '/b', '/c']);
@@ -273,14 +232,8 @@ describe('runBackfill', () => {
   test('reads on through the empty pages FilterLogEvents may answer with a token', async () => {
     const logs = new FakeLogs().addGroup(GROUP, historicEvents(30, { start: START }));
     logs.emptyPagesFirst = 3;
-    const kinesis = new FakeKinesis();
-    const clock = new FakeClock();
-    const checkpoint = new MemoryCheckpoint();
-    const result = await runBackfill(
-      { job: JOB, groups: [PLAN] },
-      freshState(),
-      deps({ logs, kinesis, clock, checkpoint }),
-    );
+    const { kinesis, checkpoint, run } = harness(logs);
+    const result = await run();
     expect(idsPut(kinesis)).toHaveLength(30);
     expect(result.thisRun.pages).toBe(4);
     // Empty pages move nothing forward: one checkpoint, after the page with the events.
