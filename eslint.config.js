@@ -104,7 +104,7 @@ module.exports = tseslint.config(
   { files: ['lambda/**/*.ts', 'core/**/*.ts', 'cli/**/*.ts'], rules: { ...runtimeBorders, ...noCdkImports } },
   {
     // The transform's batch logic works against ports (writer-port.ts, dead-letter-object.ts) so tests can pass any
-    // writer and store; only the adapters and the wiring (ports.ts, the handlers) may load the AWS SDK.
+    // writer and store; only the adapters and the wiring (adapters.ts, the handlers) may load the AWS SDK.
     files: [
       'lambda/transform/kinesis-batch.ts',
       'lambda/transform/pipes-batch.ts',
@@ -117,7 +117,7 @@ module.exports = tseslint.config(
           patterns: [
             ...noCdkImports['no-restricted-imports'][1].patterns,
             {
-              group: ['@aws-sdk/*', './aws-clients', './dead-letter', './kinesis-writer', './ports'],
+              group: ['@aws-sdk/*', './aws-clients', './dead-letter', './kinesis-writer', './adapters'],
               message: 'Batch logic must not load an adapter or the AWS SDK: depend on the ports instead.',
             },
           ],

@@ -11,7 +11,7 @@ import { remainingBudget } from './budget';
 import { readTransformEnv } from './env';
 import { processKinesisBatch } from './kinesis-batch';
 import { createMetrics, publishCounters } from './metrics';
-import { createTransformPorts } from './ports';
+import { createTransformAdapters } from './adapters';
 import { transformRecord } from './transform';
 
 export { BUDGET_SAFETY_MARGIN_MS } from './budget';
@@ -19,7 +19,7 @@ export { BUDGET_SAFETY_MARGIN_MS } from './budget';
 const env = readTransformEnv();
 const logger = new Logger({ serviceName: env.serviceName });
 const metrics = createMetrics(env);
-const { writer, deadLetters } = createTransformPorts(env);
+const { writer, deadLetters } = createTransformAdapters(env);
 
 export async function handler(
   event: KinesisStreamEvent,

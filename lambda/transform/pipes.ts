@@ -15,7 +15,7 @@ import type { Context } from 'aws-lambda';
 import { remainingBudget } from './budget';
 import { readTransformEnv } from './env';
 import { createMetrics, publishCounters } from './metrics';
-import { createTransformPorts } from './ports';
+import { createTransformAdapters } from './adapters';
 import { processPipesBatch, type PipesItem } from './pipes-batch';
 
 export {
@@ -28,7 +28,7 @@ export {
 const env = readTransformEnv();
 const logger = new Logger({ serviceName: env.serviceName });
 const metrics = createMetrics(env);
-const { writer, deadLetters } = createTransformPorts(env);
+const { writer, deadLetters } = createTransformAdapters(env);
 
 export async function handler(event: unknown, context: Context): Promise<PipesItem[]> {
   logger.addContext(context);

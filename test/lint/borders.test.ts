@@ -50,6 +50,7 @@ describe('runtime borders', () => {
     ['cli/main.ts', 'aws-cdk-lib', /never load CDK/],
     ['lambda/transform/kinesis-batch.ts', './kinesis-writer', /must not load an adapter/],
     ['lambda/transform/pipes-batch.ts', '@aws-sdk/client-s3', /must not load an adapter/],
+    ['lambda/transform/kinesis-batch.ts', './adapters', /must not load an adapter/],
     ['lambda/transform/kinesis-batch.ts', 'aws-cdk-lib', /never load CDK/],
     ['scripts/local/run.ts', '../../cli/main', /local runner and its servers must not import the CDK app or the CLI/],
     ['scripts/local/run.ts', '../../lib/app', /local runner and its servers must not import/],

@@ -1,18 +1,19 @@
 /**
- * The transform's two I/O ports, built once per container from its configuration: the events-stream writer and
- * the dead-letter store. Both entry points (Kinesis handler, Pipes enrichment) use the same ones.
+ * The transform's adapters, built once per container from its configuration: the Kinesis implementation of the
+ * events-stream writer port and the S3 implementation of the dead-letter store port (the ports are in ports.ts).
+ * Both entry points (Kinesis handler, Pipes enrichment) use the same ones.
  */
 import { createKinesisClient, createS3Client } from './aws-clients';
 import { S3DeadLetterStore } from './dead-letter';
 import type { TransformEnv } from './env';
 import { KinesisWriter } from './kinesis-writer';
 
-export interface TransformPorts {
+export interface TransformAdapters {
   readonly writer: KinesisWriter;
   readonly deadLetters: S3DeadLetterStore;
 }
 
-export function createTransformPorts(env: TransformEnv): TransformPorts {
+export function createTransformAdapters(env: TransformEnv): TransformAdapters {
   return {
     writer: new KinesisWriter({
       client: createKinesisClient(),
