@@ -72,6 +72,11 @@ const noCdkImports = {
     },
   ],
 };
+/** The transform's batch logic and pure core load no adapter and no AWS SDK (only adapters.ts and the handlers do). */
+const noTransformAdapters = {
+  group: ['@aws-sdk/*', './aws-clients', './dead-letter', './kinesis-writer', './adapters'],
+  message: 'Batch logic must not load an adapter or the AWS SDK: depend on the ports instead.',
+};
 
 module.exports = tseslint.config(
   {
@@ -103,24 +108,35 @@ module.exports = tseslint.config(
   },
   { files: ['lambda/**/*.ts', 'core/**/*.ts', 'cli/**/*.ts'], rules: { ...runtimeBorders, ...noCdkImports } },
   {
-    // The transform's batch logic works against ports (writer-port.ts, dead-letter-object.ts) so tests can pass any
-    // writer and store; only the adapters and the wiring (adapters.ts, the handlers) may load the AWS SDK.
-    files: [
-      'lambda/transform/kinesis-batch.ts',
-      'lambda/transform/pipes-batch.ts',
-      'lambda/transform/transform.ts',
-    ],
+    // The transform's batch logic works against the ports in ports.ts, so tests can pass any transform, writer and
+    // store; only the adapters and the wiring (adapters.ts, the handlers) may load the AWS SDK, and only the wiring
+    // hands the batch modules the pure core (transform.ts).
+    files: ['lambda/transform/kinesis-batch.ts', 'lambda/transform/pipes-batch.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             ...noCdkImports['no-restricted-imports'][1].patterns,
+            noTransformAdapters,
             {
-              group: ['@aws-sdk/*', './aws-clients', './dead-letter', './kinesis-writer', './adapters'],
-              message: 'Batch logic must not load an adapter or the AWS SDK: depend on the ports instead.',
+              group: ['./transform'],
+              message:
+                'Batch logic gets the transform core injected (the RecordTransform port), never imported.',
             },
           ],
+        },
+      ],
+    },
+  },
+  {
+    // The pure core does no I/O: no adapter, no AWS SDK.
+    files: ['lambda/transform/transform.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [...noCdkImports['no-restricted-imports'][1].patterns, noTransformAdapters],
         },
       ],
     },

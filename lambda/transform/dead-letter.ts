@@ -12,6 +12,7 @@ import {
   type DeadLetterSource,
   deadLetterKey,
 } from './dead-letter-object';
+import type { DeadLetterStore } from './ports';
 
 /** Base class of dead-letter errors. */
 export class DeadLetterError extends Error {
@@ -50,7 +51,7 @@ export interface S3DeadLetterStoreProps {
 }
 
 /** Stores poison records in S3. */
-export class S3DeadLetterStore {
+export class S3DeadLetterStore implements DeadLetterStore {
   private readonly now: () => Date;
 
   constructor(private readonly props: S3DeadLetterStoreProps) {

@@ -2,8 +2,8 @@
  * One Kinesis event source mapping batch: transform the records chunk by chunk, store poison records in the
  * dead-letter bucket, write the documents to the events stream, and answer with the exact resume point.
  *
- * Kept apart from `handler.ts` (which only wires env, clients and metrics) so it can be tested with any
- * transform, writer and dead-letter store.
+ * Kept apart from `handler.ts` (which only wires env, adapters, the core and metrics) so it can be tested with any
+ * transform, writer and dead-letter store: it sees them only as the ports in ports.ts.
  *
  * The resume point: with `ReportBatchItemFailures`, Lambda retries from the lowest sequence number reported and
  * treats everything before it as done (https://docs.aws.amazon.com/lambda/latest/dg/services-kinesis-batchfailurereporting.html).
@@ -14,34 +14,27 @@
  * Just over ~300 lines: the resume-point rule spans chunking, dead-lettering and writing, so they stay together.
  */
 import type { KinesisStreamBatchResponse, KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
-import type { DeadLetterPutOptions, DeadLetterSource } from './dead-letter-object';
-import { shardIdOf } from './dead-letter-object';
-import { WRITE_CHUNK_BYTES, WRITE_CHUNK_DOCUMENTS, type WriteOptions, type WriteResult } from './writer-port';
+import { shardIdOf, type DeadLetterSource } from './dead-letter-object';
+import {
+  WRITE_CHUNK_BYTES,
+  WRITE_CHUNK_DOCUMENTS,
+  type BatchLogger,
+  type DeadLetterStore,
+  type EventsWriter,
+  type RecordTransform,
+  type WriteResult,
+} from './ports';
 import { KinesisWriteRejectedError } from './kinesis-writer-errors';
 import { emptyCounters, type TransformCounters } from './metrics';
 import { MAX_KINESIS_RECORD_BYTES } from '../../core/contracts/aws-limits';
 import type { RecordOutcome, SerializedDocument } from './types';
 
-/** The slice of a logger this module uses (Powertools Logger fits). */
-export interface BatchLogger {
-  warn(message: string, ...attributes: Array<Record<string, unknown>>): void;
-  error(message: string, ...attributes: Array<Record<string, unknown>>): void;
-}
-
+/** What a batch needs, all ports (ports.ts): the handler wires the real ones, tests pass fakes. */
 export interface KinesisBatchDeps {
   /** The pure transform core (`transformRecord`). */
-  readonly transform: (data: string) => RecordOutcome;
-  readonly writer: {
-    write(documents: readonly SerializedDocument[], options: WriteOptions): Promise<WriteResult>;
-  };
-  readonly deadLetters: {
-    put(
-      source: DeadLetterSource,
-      data: string,
-      reason: string,
-      options?: DeadLetterPutOptions,
-    ): Promise<string>;
-  };
+  readonly transform: RecordTransform;
+  readonly writer: EventsWriter;
+  readonly deadLetters: DeadLetterStore;
   readonly logger: BatchLogger;
   /**
    * Dead-letter uploads in flight at once.
@@ -184,10 +177,7 @@ export async function processKinesisBatch(
 }
 
 /** The core must not throw; if it ever does, the record is poison (stored and counted), never lost. */
-function transformSafely(
-  transform: KinesisBatchDeps['transform'],
-  record: KinesisStreamRecord,
-): RecordOutcome {
+function transformSafely(transform: RecordTransform, record: KinesisStreamRecord): RecordOutcome {
   const data: unknown = record?.kinesis?.data;
   if (typeof data !== 'string') return { kind: 'poison', reason: 'record has no kinesis.data string' };
   let outcome: RecordOutcome;

@@ -26,7 +26,7 @@ import type { SerializedDocument } from './types';
 
 export { KinesisWriterError, OversizedDocumentError } from './kinesis-writer-errors';
 import { KinesisWriteRejectedError } from './kinesis-writer-errors';
-import type { WriteOptions, WriteResult } from './writer-port';
+import type { EventsWriter, WriteOptions, WriteResult } from './ports';
 
 export interface KinesisWriterProps {
   /** A Kinesis client, ideally with `maxAttempts: 1` (this writer retries) and an HTTP/1.1 keep-alive handler. */
@@ -138,7 +138,7 @@ export function classifyCallError(error: unknown): CallFailure {
 const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Writes documents to one Kinesis stream; one instance per container is fine (it keeps no per-call state). */
-export class KinesisWriter {
+export class KinesisWriter implements EventsWriter {
   private readonly client: KinesisClient;
   private readonly streamArn: string;
   private readonly aggregate: boolean;

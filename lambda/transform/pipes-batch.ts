@@ -16,17 +16,23 @@
  * JSON path): the same 43-character hash the Kinesis handler uses (`partitionKeyFor`), always within Kinesis'
  * 1..256 characters, and documents are sized so that item plus key fit one Kinesis record.
  *
- * Kept apart from `pipes.ts` (which only wires env, clients and metrics) so it can be tested with any writer and
- * dead-letter store.
+ * Kept apart from `pipes.ts` (which only wires env, adapters, the core and metrics) so it can be tested with any
+ * transform, writer and dead-letter store: it sees them only as the ports in ports.ts.
  */
 import { createHash } from 'node:crypto';
 import { shardIdOf, type DeadLetterSource } from './dead-letter-object';
-import type { KinesisBatchDeps } from './kinesis-batch';
-import { WRITE_CHUNK_BYTES, WRITE_CHUNK_DOCUMENTS } from './writer-port';
+import {
+  WRITE_CHUNK_BYTES,
+  WRITE_CHUNK_DOCUMENTS,
+  type BatchLogger,
+  type DeadLetterStore,
+  type ErrorDocumentBuilder,
+  type EventsWriter,
+  type RecordTransform,
+} from './ports';
 import { KinesisWriteRejectedError } from './kinesis-writer-errors';
 import { emptyCounters, type TransformCounters } from './metrics';
 import { partitionKeyFor } from './serialize';
-import { toErrorDocument, transformRecord } from './transform';
 import { MAX_KINESIS_RECORD_BYTES, PIPES_KINESIS_TARGET_MAX_ITEMS } from '../../core/contracts/aws-limits';
 import type { LogDocument, SerializedDocument } from './types';
 
@@ -96,12 +102,17 @@ export interface PipesKinesisRecord {
 /** An item for the pipe: a document with its partition key under `kfek`. */
 export type PipesItem = LogDocument & { readonly kfek: { readonly partitionKey: string } };
 
+/** What a batch needs, all ports (ports.ts): `pipes.ts` wires the real ones, tests pass fakes. */
 export interface PipesBatchDeps {
-  readonly writer: KinesisBatchDeps['writer'];
-  readonly deadLetters: KinesisBatchDeps['deadLetters'];
+  /** The pure transform core (`transformRecord`). */
+  readonly transform: RecordTransform;
+  /** Builds the error document that stands for a poison record (`toErrorDocument`). */
+  readonly errorDocument: ErrorDocumentBuilder;
+  readonly writer: EventsWriter;
+  readonly deadLetters: DeadLetterStore;
   /** Bucket name written into error documents next to the object key. */
   readonly deadLetterBucket: string;
-  readonly logger: KinesisBatchDeps['logger'];
+  readonly logger: BatchLogger;
   /** Milliseconds left for I/O. */
   readonly remainingMs: () => number;
   /**
@@ -153,7 +164,7 @@ export async function processPipesBatch(event: unknown, deps: PipesBatchDeps): P
     const outcome =
       data === undefined
         ? { kind: 'poison' as const, reason: 'record has no base64 `data` string' }
-        : transformRecord(data, { maxRecordBytes: MAX_KINESIS_RECORD_BYTES - PIPES_ITEM_RESERVED_BYTES });
+        : deps.transform(data, { maxRecordBytes: MAX_KINESIS_RECORD_BYTES - PIPES_ITEM_RESERVED_BYTES });
     if (outcome.kind === 'control') {
       counters.ControlMessages += 1;
     } else if (outcome.kind === 'poison') {
@@ -168,7 +179,7 @@ export async function processPipesBatch(event: unknown, deps: PipesBatchDeps): P
       }
       counters.DeadLetteredRecords += 1;
       deps.logger.warn('Poison record stored in the dead-letter bucket', { key, reason: outcome.reason });
-      const doc = toErrorDocument(raw, outcome.reason, now(), { bucket: deps.deadLetterBucket, key });
+      const doc = deps.errorDocument(raw, outcome.reason, now(), { bucket: deps.deadLetterBucket, key });
       add(withPartitionKey(doc, errorPartitionKey(source.partitionKey)));
     } else {
       for (const doc of outcome.documents) {

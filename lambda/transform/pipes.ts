@@ -6,9 +6,10 @@
  * `approximateArrivalTimestamp` ... at the top level, not under `kinesis` as in a Lambda event source mapping
  * (https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-pipes-kinesis.html).
  *
- * A thin adapter, like `handler.ts`: configuration, SDK clients, logger and metrics are created once per container;
- * `processPipesBatch` (pipes-batch.ts) does the work: poison records go to the dead-letter bucket, and an answer
- * too large for the pipe is written to the events stream here.
+ * A thin adapter, like `handler.ts`: configuration, adapters (adapters.ts), logger and metrics are created once per
+ * container; `processPipesBatch` (pipes-batch.ts), handed them and the pure core (transform.ts), does the work:
+ * poison records go to the dead-letter bucket, and an answer too large for the pipe is written to the events stream
+ * here.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
@@ -17,6 +18,7 @@ import { readTransformEnv } from './env';
 import { createMetrics, publishCounters } from './metrics';
 import { createTransformAdapters } from './adapters';
 import { processPipesBatch, type PipesItem } from './pipes-batch';
+import { toErrorDocument, transformRecord } from './transform';
 
 export {
   PIPES_MAX_ANSWER_BYTES,
@@ -34,6 +36,8 @@ export async function handler(event: unknown, context: Context): Promise<PipesIt
   logger.addContext(context);
   try {
     const outcome = await processPipesBatch(event, {
+      transform: transformRecord,
+      errorDocument: toErrorDocument,
       writer,
       deadLetters,
       deadLetterBucket: env.deadLetterBucket,

@@ -1,7 +1,7 @@
 /**
  * WriteResult values for fake events-stream writers in transform tests.
  */
-import type { WriteResult } from '../../lambda/transform/writer-port';
+import type { WriteResult } from '../../lambda/transform/ports';
 
 /** What a writer that acknowledged every document (one record each) answers. */
 export function completeWrite(documents: readonly unknown[]): WriteResult {

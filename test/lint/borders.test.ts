@@ -51,6 +51,8 @@ describe('runtime borders', () => {
     ['lambda/transform/kinesis-batch.ts', './kinesis-writer', /must not load an adapter/],
     ['lambda/transform/pipes-batch.ts', '@aws-sdk/client-s3', /must not load an adapter/],
     ['lambda/transform/kinesis-batch.ts', './adapters', /must not load an adapter/],
+    ['lambda/transform/pipes-batch.ts', './transform', /gets the transform core injected/],
+    ['lambda/transform/kinesis-batch.ts', './transform', /gets the transform core injected/],
     ['lambda/transform/kinesis-batch.ts', 'aws-cdk-lib', /never load CDK/],
     ['scripts/local/run.ts', '../../cli/main', /local runner and its servers must not import the CDK app or the CLI/],
     ['scripts/local/run.ts', '../../lib/app', /local runner and its servers must not import/],
@@ -72,7 +74,8 @@ describe('runtime borders', () => {
     ['scripts/local/run.ts', '../../core/progress'],
     ['lib/stacks/sources-stack.ts', '../constructs/log-subscription'],
     ['core/config/types.ts', '../contracts/index-naming'],
-    ['lambda/transform/kinesis-batch.ts', './writer-port'],
+    ['lambda/transform/kinesis-batch.ts', './ports'],
+    ['lambda/transform/handler.ts', './transform'],
   ])('allows %s to import %s', async (file, specifier) => {
     expect(await borderFindings(file, specifier)).toEqual([]);
   });

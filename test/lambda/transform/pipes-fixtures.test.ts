@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { KinesisStreamEvent } from 'aws-lambda';
 import { processKinesisBatch } from '../../../lambda/transform/kinesis-batch';
 import { processPipesBatch } from '../../../lambda/transform/pipes-batch';
-import { transformRecord } from '../../../lambda/transform/transform';
+import { toErrorDocument, transformRecord } from '../../../lambda/transform/transform';
 import type { LogDocument, SerializedDocument } from '../../../lambda/transform/types';
 import { encodeEnvelope, makeEnvelope, makeKinesisEvent } from '../../helpers/cloudwatch';
 import { completeWrite } from '../../helpers/write-results';
@@ -78,6 +78,8 @@ test.each(fixtures)('%s: the Kinesis handler and the Pipes enrichment agree', as
   const pipes = await processPipesBatch(
     event.Records.map(({ kinesis, ...rest }) => ({ ...kinesis, ...rest })),
     {
+      transform: transformRecord,
+      errorDocument: toErrorDocument,
       writer: {
         write: () => Promise.reject(new Error('no fixture is larger than one pipe answer')),
       },

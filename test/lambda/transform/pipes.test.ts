@@ -5,11 +5,10 @@
  * `processPipesBatch` gets in-memory ports here (a capturing writer and dead-letter store: the rules are what is
  * tested); pipes-integration.test.ts runs the deployed handler against moto's Kinesis and S3.
  */
-import { WRITE_CHUNK_DOCUMENTS } from '../../../lambda/transform/writer-port';
 import type { Context } from 'aws-lambda';
 import type { DeadLetterSource } from '../../../lambda/transform/dead-letter-object';
 import { KinesisWriteRejectedError } from '../../../lambda/transform/kinesis-writer-errors';
-import { type WriteResult } from '../../../lambda/transform/writer-port';
+import { WRITE_CHUNK_DOCUMENTS, type WriteResult } from '../../../lambda/transform/ports';
 import {
   PIPES_MAX_ANSWER_BYTES,
   PipesDeadLetterError,
@@ -18,6 +17,7 @@ import {
   type PipesKinesisRecord,
 } from '../../../lambda/transform/pipes-batch';
 import { partitionKeyFor } from '../../../lambda/transform/serialize';
+import { toErrorDocument, transformRecord } from '../../../lambda/transform/transform';
 import type { SerializedDocument } from '../../../lambda/transform/types';
 import {
   DEFAULT_LOG_GROUP,
@@ -53,6 +53,8 @@ function fakes(overrides: Partial<PipesBatchDeps> = {}): {
   const written: SerializedDocument[] = [];
   const deadLettered: Array<{ source: DeadLetterSource; data: string; reason: string }> = [];
   const deps: PipesBatchDeps = {
+    transform: transformRecord,
+    errorDocument: toErrorDocument,
     writer: {
       write: (docs) => {
         written.push(...docs);
