@@ -74,20 +74,27 @@ export function fileCheckpointStore(file: string): CheckpointStore {
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
         throw new CheckpointError(
-          `backfill: cannot read the checkpoint ${file}: ${(error as Error).message}`,
-          {
-            cause: error,
-          },
+          `backfill: cannot read the checkpoint ${file} (${(error as Error).message}): pass a --state-dir you can ` +
+            'write to',
+          { cause: error },
         );
       }
       return parseCheckpoint(text, file);
     },
     async save(state) {
-      await mkdir(path.dirname(file), { recursive: true });
-      // Written aside and renamed over the old one: a run killed while writing leaves the previous checkpoint.
-      const aside = `${file}.${process.pid}.tmp`;
-      await writeFile(aside, `${JSON.stringify(serialize(state), null, 1)}\n`);
-      await rename(aside, file);
+      try {
+        await mkdir(path.dirname(file), { recursive: true });
+        // Written aside and renamed over the old one: a run killed while writing leaves the previous checkpoint.
+        const aside = `${file}.${process.pid}.tmp`;
+        await writeFile(aside, `${JSON.stringify(serialize(state), null, 1)}\n`);
+        await rename(aside, file);
+      } catch (error) {
+        throw new CheckpointError(
+          `backfill: cannot write the checkpoint ${file} (${(error as Error).message}): pass a --state-dir you can ` +
+            'write to',
+          { cause: error },
+        );
+      }
     },
   };
 }

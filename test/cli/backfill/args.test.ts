@@ -5,8 +5,12 @@ import {
   DEFAULT_RATE_PER_SECOND,
   parseBackfillArgs,
 } from '../../../cli/backfill/args';
-import { parseCheckpoint } from '../../../cli/backfill/checkpoint';
+import { writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { type CheckpointState, fileCheckpointStore, parseCheckpoint } from '../../../cli/backfill/checkpoint';
+import { NO_COUNTS } from '../../../cli/backfill/model';
 import { UsageError } from '../../../cli/errors';
+import { testTempDir } from '../../helpers/temp-dirs';
 
 const NOW = new Date('2026-11-23T12:00:00.000Z');
 const parse = (...argv: string[]) => parseBackfillArgs(argv, NOW);
@@ -125,5 +129,34 @@ describe('parseCheckpoint', () => {
     expect(state.counts).toMatchObject({ read: 3, written: 2, failed: 0 });
     expect(state.typed).toEqual({ since: '7d' });
     expect(state.runs).toBe(2);
+  });
+
+  test('a file checkpoint is written whole and read back; one that cannot be written says so', async () => {
+    const dir = testTempDir('kfek-backfill-checkpoint-');
+    const state: CheckpointState = {
+      version: 1,
+      job: {
+        logGroups: ['/a'],
+        since: new Date(1_000),
+        until: new Date(2_000),
+        rawStream: 'r',
+        filterPattern: 'ERROR',
+      },
+      typed: { since: '1970-01-01T00:00:01Z' },
+      groups: { '/a': { done: false, from: 1_500, writtenAtFrom: ['7'] } },
+      counts: { ...NO_COUNTS, read: 10, written: 9, skipped: 1 },
+      estimatedEvents: 12,
+      runs: 1,
+      startedAt: '2026-11-23T12:00:00.000Z',
+      updatedAt: '2026-11-23T12:00:00.000Z',
+    };
+    const store = fileCheckpointStore(path.join(dir, 'nested', 'checkpoint.json'));
+    await store.save(state);
+    await expect(store.load()).resolves.toEqual(state);
+    const file = path.join(dir, 'a-file');
+    writeFileSync(file, '');
+    await expect(fileCheckpointStore(path.join(file, 'checkpoint.json')).save(state)).rejects.toThrow(
+      /^backfill: cannot write the checkpoint .*a-file\/checkpoint.json \(.*\): pass a --state-dir you can write to$/,
+    );
   });
 });

@@ -4,7 +4,7 @@
  * the messages for a wrong command line. The end-to-end test with the pipeline and OpenSearch is
  * test/e2e/backfill.test.ts.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { CreateStreamCommand } from '@aws-sdk/client-kinesis';
 import {
@@ -270,8 +270,16 @@ describe('kfek backfill against moto', () => {
     expect(missingStream.code).toBe(1);
     expect(missingStream.stderr).toMatch(/^kfek: backfill: the raw stream kfek-nope-raw does not exist/);
     const noResume = await kfek(['--resume', '--state-dir', g.stateDir]);
+    // A state folder below a file cannot be made.
+    const file = path.join(g.stateDir, 'a-file');
+    writeFileSync(file, '');
+    const unwritable = await kfek([...jobOf(g, '1h').slice(0, -1), path.join(file, 'state')]);
+    expect(unwritable.code).toBe(1);
+    expect(unwritable.stderr).toMatch(
+      /^kfek: backfill: cannot read the checkpoint .*a-file\/state\/checkpoint.json \(ENOTDIR: .*\): pass a --state-dir you can write to/,
+    );
     expect(noResume.stderr).toMatch(/--resume found no checkpoint at/);
-    for (const r of [missingGroup, missingStream, noResume])
+    for (const r of [missingGroup, missingStream, noResume, unwritable])
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
     const help = await kfek(['--help']);
     expect(help.stdout).toMatch(/^kfek backfill - send the history of log groups/);
