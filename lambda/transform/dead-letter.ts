@@ -12,10 +12,11 @@ import {
   type DeadLetterSource,
   deadLetterKey,
 } from './dead-letter-object';
+import { describeError, TransformError } from './errors';
 import type { DeadLetterStore } from './ports';
 
 /** Base class of dead-letter errors. */
-export class DeadLetterError extends Error {
+export class DeadLetterError extends TransformError {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'DeadLetterError';
@@ -30,7 +31,7 @@ export class DeadLetterWriteError extends DeadLetterError {
     options?: ErrorOptions,
   ) {
     super(
-      `Could not store dead-letter object s3://${bucket}/${key}: ${describe(options?.cause)}. ` +
+      `Could not store dead-letter object s3://${bucket}/${key}: ${describeError(options?.cause)}. ` +
         'Check that the bucket exists and the function role may s3:PutObject under the dead-letter prefix.',
       options,
     );
@@ -83,9 +84,4 @@ export class S3DeadLetterStore implements DeadLetterStore {
     }
     return key;
   }
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message}`;
-  return String(error);
 }

@@ -12,9 +12,10 @@ import {
   TransformEnvVar,
   TransformServiceName,
 } from '../../core/contracts/transform-env';
+import { TransformError } from './errors';
 
 /** Base class of configuration errors. */
-export class TransformEnvError extends Error {
+export class TransformEnvError extends TransformError {
   constructor(message: string) {
     super(message);
     this.name = 'TransformEnvError';

@@ -1,15 +1,25 @@
 /**
- * Errors of the pure transform core. They never escape `transformRecord`: it turns them into a
- * `poison` outcome whose reason is the error message, so the message must tell an operator what
- * was wrong with the record.
+ * The transform function's error root and the core's own errors. Every error class of lambda/transform extends
+ * `TransformError`: the core's (here), the writer's (kinesis-writer-errors.ts), the dead-letter store's
+ * (dead-letter.ts), the configuration's (env.ts), KPL aggregation's (kpl-aggregation.ts) and the Pipes batch's
+ * (pipes-batch.ts). Each subclass sets its own `name`, and its message tells an operator what to do.
+ *
+ * The core's errors never escape `transformRecord`: it turns them into a `poison` outcome whose reason is the error
+ * message, so the message must tell an operator what was wrong with the record.
  */
 
-/** Base class of every error the transform core raises internally. */
+/** Base class of every error the transform function raises. */
 export class TransformError extends Error {
-  public constructor(message: string) {
-    super(message);
+  public constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = 'TransformError';
   }
+}
+
+/** `Name: message` of anything thrown, for logs and for messages that wrap another error. */
+export function describeError(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return String(error);
 }
 
 /**

@@ -24,6 +24,7 @@ import {
   type RecordTransform,
   type WriteResult,
 } from './ports';
+import { describeError } from './errors';
 import { KinesisWriteRejectedError } from './kinesis-writer-errors';
 import { emptyCounters, type TransformCounters } from './metrics';
 import { MAX_KINESIS_RECORD_BYTES } from '../../core/contracts/aws-limits';
@@ -184,7 +185,7 @@ function transformSafely(transform: RecordTransform, record: KinesisStreamRecord
   try {
     outcome = transform(data);
   } catch (error) {
-    return { kind: 'poison', reason: `transform failed unexpectedly: ${describe(error)}` };
+    return { kind: 'poison', reason: `transform failed unexpectedly: ${describeError(error)}` };
   }
   if (outcome.kind === 'data') {
     // Defence in depth: a document too big for one Kinesis record would make every PutRecords call containing
@@ -249,7 +250,7 @@ async function storePoison(
         deps.logger.error('Could not store a poison record; it will be retried', {
           index,
           reason,
-          error: describe(error),
+          error: describeError(error),
         });
       }
     }
@@ -275,7 +276,7 @@ async function writeSafely(
     deps.logger.error(
       'Writing to the events stream failed; the batch will be retried from the first unwritten record',
       {
-        error: describe(error),
+        error: describeError(error),
       },
     );
     if (error instanceof KinesisWriteRejectedError) return error.progress;
@@ -290,9 +291,4 @@ async function writeSafely(
       throttles: 0,
     };
   }
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message}`;
-  return String(error);
 }

@@ -3,10 +3,11 @@
  * (`record-plan.ts`); a file of their own so both can use them without importing each other.
  */
 import { MAX_KINESIS_RECORD_BYTES } from '../../core/contracts/aws-limits';
+import { TransformError } from './errors';
 import type { WriteResult } from './ports';
 
 /** Base class of every error the Kinesis writer throws. */
-export class KinesisWriterError extends Error {
+export class KinesisWriterError extends TransformError {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'KinesisWriterError';

@@ -19,6 +19,7 @@
  * retries would re-send entries that already succeeded and spend time the writer does not see.
  */
 import { KinesisClient, PutRecordsCommand, type PutRecordsRequestEntry } from '@aws-sdk/client-kinesis';
+import { describeError } from './errors';
 import { KinesisWriterError } from './kinesis-writer-errors';
 import { encodeRecord, planRecords, type OutgoingRecord } from './record-plan';
 import { MAX_PUT_RECORDS_BYTES, MAX_PUT_RECORDS_ENTRIES } from '../../core/contracts/aws-limits';
@@ -241,7 +242,7 @@ export class KinesisWriter implements EventsWriter {
         const failure = classifyCallError(error);
         if (!failure.retryable) {
           throw new KinesisWriteRejectedError(
-            `PutRecords to ${this.streamArn} failed and will not succeed on retry: ${describe(error)}. ` +
+            `PutRecords to ${this.streamArn} failed and will not succeed on retry: ${describeError(error)}. ` +
               'Check that the stream exists and the function role may kinesis:PutRecords on it.',
             result(),
             { cause: error },
@@ -294,9 +295,4 @@ export class KinesisWriter implements EventsWriter {
     }
     return batch;
   }
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message}`;
-  return String(error);
 }

@@ -17,6 +17,7 @@
  * imports. `aws-kinesis-agg` is the reference both are tested against.
  */
 import { createHash, hash } from 'node:crypto';
+import { TransformError } from './errors';
 
 /** The four bytes every aggregated record starts with. */
 export const KPL_MAGIC: Readonly<Uint8Array> = Uint8Array.of(0xf3, 0x89, 0x9a, 0xc2);
@@ -32,7 +33,7 @@ const TAG_PARTITION_KEY_INDEX = 0x08; // Record field 1, varint
 const TAG_DATA = 0x1a; // Record field 3, length-delimited
 
 /** Base class of every error this module throws. */
-export class KplAggregationError extends Error {
+export class KplAggregationError extends TransformError {
   constructor(message: string) {
     super(message);
     this.name = 'KplAggregationError';

@@ -30,6 +30,7 @@ import {
   type EventsWriter,
   type RecordTransform,
 } from './ports';
+import { TransformError } from './errors';
 import { KinesisWriteRejectedError } from './kinesis-writer-errors';
 import { emptyCounters, type TransformCounters } from './metrics';
 import { partitionKeyFor } from './serialize';
@@ -49,7 +50,7 @@ export const PIPES_MAX_ANSWER_BYTES = 5 * 1024 * 1024;
 export const PIPES_ITEM_RESERVED_BYTES = 128;
 
 /** Base class of the Pipes batch's errors: each fails the invocation, so Pipes retries the batch. */
-export class PipesBatchError extends Error {
+export class PipesBatchError extends TransformError {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'PipesBatchError';
