@@ -1,26 +1,16 @@
 /**
- * Starts and stops one OpenSearch node process: its own temp dir (config copy, data, logs), free ports on
- * 127.0.0.1, a fixed heap, its own process group. OpenSearch refuses to run as root, so as root the node runs as
- * `nobody`/`nogroup`, switched by Node's spawn itself (`uid`/`gid`; libuv also drops supplementary groups), which
- * needs no `setpriv` binary.
+ * Starts and stops one OpenSearch node process: its own temp dir (config written by node-config.ts, data, logs),
+ * free ports on 127.0.0.1, a fixed heap, its own process group (process-group.ts), readiness by polling. OpenSearch
+ * refuses to run as root, so as root the node runs as `nobody`/`nogroup`, switched by Node's spawn itself
+ * (`uid`/`gid`; libuv also drops supplementary groups), which needs no `setpriv` binary.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import {
-  chmodSync,
-  chownSync,
-  closeSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalOpenSearchError, OpenSearchStartError } from './errors';
 import { writeNodeConfig } from './node-config';
+import { NOBODY_UID, NOGROUP_GID, chownTree, isRoot, killGroup, waitForExit } from './process-group';
 import { freePort } from '../free-port';
 
 /** How to run one node of an unpacked distribution. */
@@ -89,43 +79,6 @@ export { freePort };
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
-}
-
-function isRoot(): boolean {
-  return typeof process.getuid === 'function' && process.getuid() === 0;
-}
-
-const NOBODY_UID = 65534;
-const NOGROUP_GID = 65534;
-
-function chownTree(path: string, uid: number, gid: number): void {
-  chownSync(path, uid, gid);
-  if (statSync(path).isDirectory()) {
-    for (const entry of readdirSync(path)) {
-      chownTree(join(path, entry), uid, gid);
-    }
-  }
-}
-
-async function waitForExit(child: ChildProcess, timeoutMillis: number): Promise<boolean> {
-  if (child.exitCode !== null || child.signalCode !== null) {
-    return true;
-  }
-  return new Promise((resolveExit) => {
-    const timer = setTimeout(() => resolveExit(false), timeoutMillis);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolveExit(true);
-    });
-  });
-}
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group is gone already.
-  }
 }
 
 /** Attempts at a start whose port another process took first (see {@link startNodeProcess}). */
