@@ -5,8 +5,9 @@
 import { appMembersText } from './app-json';
 import { regionFromSubscriptionFilters } from '../../core/contracts/cross-account-naming';
 import { APP_FIELD_BUDGET, mappedFieldCost, OVERFLOW_KEY } from '../../core/contracts/field-budget';
+import { COLLISIONS_KEY, collidesWithOurs } from './collisions';
 import { CloudWatchLogEvent } from './decode';
-import { DerivedFields, parseMessage, ParsedMessage } from './parsers';
+import { parseMessage, ParsedMessage } from './parsers';
 import { CloudWatchMetadata, LogDocument } from './types';
 
 /** Where the envelope-level metadata of an event comes from. */
@@ -19,56 +20,6 @@ export interface EventSource {
    * `cloudwatch.region` when no `@aws.region` is extracted (core/contracts/cross-account-naming.ts).
    */
   readonly subscriptionFilters?: readonly string[];
-}
-
-/**
- * Key under `kfek` that holds app fields whose names collide with a field kfek owns
- * (`@timestamp`, `cloudwatch`, `kfek`, a non-string `message`, or a derived field such as `lambda`),
- * exactly or as the first segment of a dotted name (see `collidesWithOurs`).
- * They are kept there, under their own name, rather than dropped or allowed to overwrite ours.
- */
-export const COLLISIONS_KEY = 'collisions';
-
-const DOT = 0x2e;
-
-/** True when `key` is `name` or a dotted path under it (`name.…`). */
-function addresses(key: string, name: string): boolean {
-  return key.startsWith(name) && (key.length === name.length || key.charCodeAt(name.length) === DOT);
-}
-
-/**
- * True when a top-level app key addresses a field kfek owns in this document. OpenSearch expands a
- * dotted name into a path (`{"cloudwatch.owner": x}` is indexed as `cloudwatch.owner`, and a trailing
- * dot is dropped), so a key collides when its first segment, up to the first dot, is one of ours:
- * `@timestamp`, `message`, `cloudwatch`, `kfek`, and a derived field this event has. Measured on
- * OpenSearch 3.6: a leading dot or an empty segment (`.cloudwatch`, `a..b`) is refused ("failed to
- * parse"), and the first segment is neither trimmed nor case-folded, so those address nothing of
- * ours. Nested keys cannot collide: their path starts with their parent's name. The caller handles
- * an app's string `message`, which becomes the document's message. On the hot path: one
- * first-character switch, and a prefix test only for keys starting like one of our names.
- */
-export function collidesWithOurs(key: string, derived: DerivedFields | undefined): boolean {
-  switch (key.charCodeAt(0)) {
-    case 0x40: // @
-      return addresses(key, '@timestamp');
-    case 0x63: // c
-      return addresses(key, 'cloudwatch');
-    case 0x6b: // k
-      return addresses(key, 'kfek');
-    case 0x6d: // m
-      return addresses(key, 'message');
-    case 0x6c: // l
-      return (
-        derived !== undefined &&
-        ((derived.level !== undefined && addresses(key, 'level')) ||
-          (derived.logger !== undefined && addresses(key, 'logger')) ||
-          (derived.lambda !== undefined && addresses(key, 'lambda')))
-      );
-    case 0x74: // t
-      return derived?.thread !== undefined && addresses(key, 'thread');
-    default:
-      return false;
-  }
 }
 
 export function toCloudWatchMetadata(event: CloudWatchLogEvent, source: EventSource): CloudWatchMetadata {

@@ -2,7 +2,8 @@
  * Document shaping: the schema rules for `@timestamp`, `message`, `cloudwatch`, app fields and collisions.
  */
 import { APP_FIELD_BUDGET } from '../../../core/contracts/field-budget';
-import { COLLISIONS_KEY, DocumentSerializer, toDocument } from '../../../lambda/transform/document';
+import { COLLISIONS_KEY } from '../../../lambda/transform/collisions';
+import { DocumentSerializer, toDocument } from '../../../lambda/transform/document';
 import { CloudWatchLogEvent } from '../../../lambda/transform/decode';
 
 const SOURCE = {
