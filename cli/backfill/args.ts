@@ -3,7 +3,15 @@
  * to it, as it does for replay). Pure: argv and the clock in, typed options out.
  */
 import { parseArgs } from 'node:util';
-import { parseDuration, parseRate } from '../args';
+import { parseRate } from '../args';
+import {
+  parseLogGroupName,
+  parseName,
+  parseRegion,
+  parseStreamName,
+  parseTimeBeforeNow,
+  parseUrl,
+} from '../args/values';
 import { UsageError } from '../errors';
 
 export const DEFAULT_RATE_PER_SECOND = 1000;
@@ -83,18 +91,14 @@ export interface BackfillArgs {
 
 export type ParsedBackfill = BackfillArgs | { readonly command: 'backfill-help' };
 
-/** `7d` (before now) or an ISO-8601 time. */
-function parseTime(text: string, option: string, now: Date): Date {
-  if (/^\d+(\.\d+)?(ms|s|m|h|d)$/.test(text.trim())) {
-    return new Date(now.getTime() - parseDuration(text, option));
+/** A shared value parser, its message starting `backfill:` as backfill's other messages do. */
+function asBackfill<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    throw new UsageError(`backfill: ${error.message.replace(/ \(run `kfek help` for usage\)$/, '')}`);
   }
-  const date = new Date(text);
-  if (!Number.isFinite(date.getTime())) {
-    throw new UsageError(
-      `backfill: ${option} ${JSON.stringify(text)} is neither a duration before now (7d) nor an ISO time`,
-    );
-  }
-  return date;
 }
 
 export function parseBackfillArgs(argv: readonly string[], now: Date): ParsedBackfill {
@@ -111,9 +115,14 @@ export function parseBackfillArgs(argv: readonly string[], now: Date): ParsedBac
     throw new UsageError(`backfill: ${message.split('\n')[0].replace(/^TypeError \[[A-Z_]+\]: /, '')}`);
   }
   if (values.help) return { command: 'backfill-help' };
+  // A blank or malformed name is refused, never dropped (dropping it would backfill the profile's groups instead).
   const logGroups = [
-    ...new Set((values['log-group'] ?? []).flatMap((g) => g.split(',')).map((g) => g.trim())),
-  ].filter((g) => g !== '');
+    ...new Set(
+      (values['log-group'] ?? [])
+        .flatMap((g) => g.split(','))
+        .map((g) => asBackfill(() => parseLogGroupName(g.trim(), '--log-group'))),
+    ),
+  ];
   if (values.resume && values['dry-run']) {
     throw new UsageError('backfill: --dry-run estimates a new backfill; it does not go with --resume');
   }
@@ -122,11 +131,14 @@ export function parseBackfillArgs(argv: readonly string[], now: Date): ParsedBac
       'backfill: --since is required: a duration before now (7d, 36h) or an ISO time where the window starts',
     );
   }
-  if (values.endpoint !== undefined && !/^https?:\/\/[^\s]+$/.test(values.endpoint)) {
-    throw new UsageError(`backfill: --endpoint ${JSON.stringify(values.endpoint)} is not an http(s) URL`);
-  }
-  const since = values.since === undefined ? undefined : parseTime(values.since, '--since', now);
-  const until = values.until === undefined ? undefined : parseTime(values.until, '--until', now);
+  const checked = <T>(value: string | undefined, parse: (text: string) => T): T | undefined =>
+    value === undefined ? undefined : asBackfill(() => parse(value));
+  const endpoint = checked(values.endpoint, (v) => parseUrl(v, '--endpoint'));
+  const region = checked(values.region, (v) => parseRegion(v, '--region'));
+  const rawStream = checked(values['raw-stream'], (v) => parseStreamName(v, '--raw-stream'));
+  const stateDir = checked(values['state-dir'], (v) => parseName(v, '--state-dir'));
+  const since = checked(values.since, (v) => parseTimeBeforeNow(v, '--since', now));
+  const until = checked(values.until, (v) => parseTimeBeforeNow(v, '--until', now));
   if (since !== undefined && since.getTime() >= (until ?? now).getTime()) {
     throw new UsageError(
       `backfill: --since ${since.toISOString()} is not before ${until === undefined ? 'now' : `--until ${until.toISOString()}`}`,
@@ -146,10 +158,10 @@ export function parseBackfillArgs(argv: readonly string[], now: Date): ParsedBac
     ratePerSecond: values.rate === undefined ? DEFAULT_RATE_PER_SECOND : parseRate(values.rate),
     dryRun: values['dry-run'],
     resume: values.resume,
-    stateDir: values['state-dir'] ?? DEFAULT_STATE_DIR,
-    ...optional('rawStream', values['raw-stream']),
-    ...optional('endpoint', values.endpoint),
-    ...optional('region', values.region),
+    stateDir: stateDir ?? DEFAULT_STATE_DIR,
+    ...optional('rawStream', rawStream),
+    ...optional('endpoint', endpoint),
+    ...optional('region', region),
     json: values.json,
   };
 }

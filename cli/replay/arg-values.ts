@@ -4,8 +4,16 @@
  * checks every command shares come from cli/args/values.ts; what is replay's own is here. Pure (the clock is
  * passed in).
  */
-import { parseDuration } from '../args';
-import { parseCount, parseProfileName, parseRate, parseRegion, parseUrl, quote } from '../args/values';
+import {
+  parseCount,
+  parseProfileName,
+  parseRate,
+  parseRegion,
+  parseStreamName,
+  parseTimeBeforeNow,
+  parseUrl,
+  quote,
+} from '../args/values';
 import { UsageError } from '../errors';
 
 /** What UsageError adds to every message; replay's wrapper adds it again. */
@@ -21,42 +29,9 @@ function asReplay<T>(parse: () => T): T {
   }
 }
 
-/** `24h`, `90m`, `30s`, `2d`, `500ms`: a duration before now. */
-const DURATION_BEFORE_NOW = /^\d+(\.\d+)?(ms|s|m|h|d)$/;
-/** ISO 8601 as `Date` reads it: a date, optionally a time, optionally a zone (`Z` or `+01:00`). */
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
-
-/** `24h` (before now) or an ISO-8601 time; never a date `Date` would guess from other text (`5` is May 2001). */
-export function parseTime(text: string, option: string, now: Date): Date {
-  const trimmed = text.trim();
-  let date: Date;
-  if (DURATION_BEFORE_NOW.test(trimmed)) {
-    let millis: number;
-    try {
-      millis = parseDuration(trimmed, option);
-    } catch {
-      millis = Number.NaN; // digits enough to overflow a number
-    }
-    date = new Date(now.getTime() - millis);
-  } else if (ISO_TIME.test(trimmed) && dayExists(trimmed)) {
-    date = new Date(trimmed);
-  } else {
-    throw new UsageError(
-      `replay: ${option} ${quote(text)} is neither a duration (24h) nor an ISO time (2026-11-23T08:00:00Z)`,
-    );
-  }
-  // `Date` holds 100,000,000 days either side of 1970; past that it is no time at all.
-  if (!Number.isFinite(date.getTime())) {
-    throw new UsageError(`replay: ${option} ${quote(text)} is not a time a date can hold`);
-  }
-  return date;
-}
-
-/** `Date` reads 2026-02-31 as March 3rd: a day the month does not have is refused instead. */
-function dayExists(iso: string): boolean {
-  const [year, month, day] = iso.slice(0, 10).split('-').map(Number);
-  return month >= 1 && month <= 12 && day >= 1 && day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
-}
+/** `24h` (before now) or an ISO-8601 time (cli/args/values.ts), its message starting `replay:`. */
+export const parseTime = (text: string, option: string, now: Date): Date =>
+  asReplay(() => parseTimeBeforeNow(text, option, now));
 
 export const parseLimit = (text: string): number => asReplay(() => parseCount(text, '--limit', 1));
 /** Records per second; at least one per 24 days (a timer waits no longer). */
@@ -79,12 +54,6 @@ export function parseBucket(text: string): string {
   return text;
 }
 
-/** A Kinesis stream's name (1 to 128 of letters, digits, `_`, `.`, `-`) or ARN. */
-export function parseStream(text: string, option: string): string {
-  const name = /^[a-zA-Z0-9_.-]{1,128}$/;
-  const arn = /^arn:aws[a-z-]*:kinesis:[a-z0-9-]+:\d{12}:stream\/[a-zA-Z0-9_.-]{1,128}$/;
-  if (!name.test(text) && !arn.test(text)) {
-    throw new UsageError(`replay: ${option} ${quote(text)} is neither a Kinesis stream name nor its ARN`);
-  }
-  return text;
-}
+/** A Kinesis stream's name or ARN (cli/args/values.ts), its message starting `replay:`. */
+export const parseStream = (text: string, option: string): string =>
+  asReplay(() => parseStreamName(text, option));

@@ -80,7 +80,7 @@ describe('parseBackfillArgs', () => {
 
   test.each([
     [['--log-group', '/a'], /--since is required/],
-    [['--since', 'yesterday'], /--since "yesterday" is neither a duration before now \(7d\) nor an ISO time/],
+    [['--since', 'yesterday'], /--since "yesterday" is neither a duration \(24h\) nor an ISO time/],
     [['--since', '1h', '--until', '2h'], /--since .* is not before --until/],
     [['--since', '2026-11-24T00:00:00Z'], /is not before now/],
     [['--since', '1h', '--rate', 'fast'], /--rate "fast" is not a rate/],
