@@ -26,10 +26,11 @@ const deploy = (ctx: FixContext, stackNames: readonly string[]): string =>
 function keepData(type: string, profile: string): string {
   switch (type) {
     case 'AWS::Kinesis::Stream':
+      // kfek replay re-sends only objects that name the stream it resolves, so objects kept from the old stream
+      // must be re-sent before the replacement (docs/operations.md, Replay).
       return (
-        'let the consumers drain it first (IteratorAge at 0, sources quiet); what kfek kept in S3 can be re-sent afterwards with `npx kfek replay --profile ' +
-        profile +
-        '`'
+        'let the consumers drain it first (IteratorAge at 0, sources quiet) and re-send what kfek kept from it ' +
+        `before the deploy (\`npx kfek replay --profile ${profile}\`): afterwards replay refuses objects that name the old stream`
       );
     case 'AWS::OpenSearchService::Domain':
       return 'take a manual snapshot to an S3 repository first and restore it into the new domain (OpenSearch Service guide, "Creating index snapshots")';
