@@ -18,6 +18,7 @@ import { readFailedDocuments } from '../../../scripts/local/failed-documents';
 import type { FailedDocumentRecord } from '../../../scripts/local/bulk-indexer';
 import { LocalPipeline, localFolders } from '../../../scripts/local/pipeline';
 import { SearchHttp } from '../../../scripts/local/search-http';
+import { sleep } from '../../../scripts/local/shard-reader';
 import type { OutgoingLogEvent } from '../../../scripts/local/sender';
 import type { LocalPipelineSpec } from '../../../scripts/local/spec';
 import { countDocuments } from '../../../scripts/local/summary';
@@ -101,6 +102,18 @@ export function envelope(logStream: string, n: number): Buffer {
       })),
     }),
   );
+}
+
+/**
+ * Polls `condition` every 100 ms until it holds: the fault tests wait for what a fault must cause, never for a fixed
+ * time, so a busy machine only makes them slower. Fails naming `what` after {@link SETTLE_TIMEOUT_MILLIS}.
+ */
+export async function waitUntil(what: string, condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + SETTLE_TIMEOUT_MILLIS;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`not within ${SETTLE_TIMEOUT_MILLIS} ms: ${what}`);
+    await sleep(100);
+  }
 }
 
 export function streamsOf(events: readonly OutgoingLogEvent[]): string[] {

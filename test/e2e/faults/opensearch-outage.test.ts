@@ -5,7 +5,6 @@
  * longer than a node restart) and lose nothing: N events in, N documents searchable, none failed.
  * One moto and one node for the file (see fault-suite.ts).
  */
-import { sleep } from '../../../scripts/local/shard-reader';
 import {
   type FaultSuite,
   NODE_START_TIMEOUT_MILLIS,
@@ -13,6 +12,7 @@ import {
   SETTLE_TIMEOUT_MILLIS,
   startFaultSuite,
   streamsOf,
+  waitUntil,
 } from './fault-suite';
 
 let suite: FaultSuite | undefined;
@@ -36,11 +36,10 @@ function running(): FaultSuite {
  * machine only takes longer (bounded by the settle timeout).
  */
 async function waitForRetries(before: number): Promise<void> {
-  const deadline = Date.now() + SETTLE_TIMEOUT_MILLIS;
-  while (running().pipeline.delivery.snapshot().documentRetries <= before) {
-    if (Date.now() > deadline) throw new Error('the delivery loop never retried: was the fault armed?');
-    await sleep(100);
-  }
+  await waitUntil(
+    'the delivery loop retried (was the fault armed?)',
+    () => running().pipeline.delivery.snapshot().documentRetries > before,
+  );
 }
 
 describe('OpenSearch node faults', () => {

@@ -7,7 +7,6 @@
 import { PutRecordCommand } from '@aws-sdk/client-kinesis';
 import { DeleteBucketCommand } from '@aws-sdk/client-s3';
 import { createLocalResources } from '../../../scripts/local/resources';
-import { sleep } from '../../../scripts/local/shard-reader';
 import { startSearchFaultProxy, type SearchFaultProxy } from '../../helpers/search-fault-proxy';
 import {
   envelope,
@@ -17,6 +16,7 @@ import {
   SETTLE_TIMEOUT_MILLIS,
   startFaultSuite,
   streamsOf,
+  waitUntil,
 } from './fault-suite';
 
 // Each test waits out a 15 s retry duration at most twice, plus settling.
@@ -113,11 +113,10 @@ describe('whole-request 429 and a failing dead-letter write', () => {
     process.kill(group, 'SIGSTOP');
     try {
       await running().pipeline.send(events);
-      const deadline = Date.now() + SETTLE_TIMEOUT_MILLIS;
-      while (running().pipeline.delivery.snapshot().documentsFailed === failedBefore) {
-        if (Date.now() > deadline) throw new Error('the stand-in never gave up on the hung node');
-        await sleep(100);
-      }
+      await waitUntil(
+        'the stand-in gave up on the hung node',
+        () => running().pipeline.delivery.snapshot().documentsFailed > failedBefore,
+      );
     } finally {
       process.kill(group, 'SIGCONT');
     }
@@ -156,11 +155,10 @@ describe('whole-request 429 and a failing dead-letter write', () => {
       );
     }
     // ... the batch is retried from the poison record several times while the bucket is missing
-    const deadline = Date.now() + SETTLE_TIMEOUT_MILLIS;
-    while (eventSource.snapshot().partialBatchResponses - before.partialBatchResponses < 3) {
-      if (Date.now() > deadline) throw new Error('the event source never retried the poison record');
-      await sleep(100);
-    }
+    await waitUntil(
+      'the event source retried from the poison record three times',
+      () => eventSource.snapshot().partialBatchResponses - before.partialBatchResponses >= 3,
+    );
     expect(eventSource.snapshot().recordsSentToOnFailure).toBe(before.recordsSentToOnFailure);
     // ... and the bucket comes back
     await createLocalResources(clients, running().spec);

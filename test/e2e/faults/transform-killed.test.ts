@@ -8,8 +8,7 @@
  */
 import { readdir } from 'node:fs/promises';
 import { localFolders } from '../../../scripts/local/pipeline';
-import { sleep } from '../../../scripts/local/shard-reader';
-import { runEvents, SETTLE_TIMEOUT_MILLIS, streamsOf, useFaultSuite } from './fault-suite';
+import { runEvents, SETTLE_TIMEOUT_MILLIS, streamsOf, useFaultSuite, waitUntil } from './fault-suite';
 
 const running = useFaultSuite({
   retryDurationSeconds: 900,
@@ -48,11 +47,10 @@ test(
       }, delay);
     });
     await running().pipeline.send(events.slice(60), { eventsPerCall: 10 });
-    const deadline = Date.now() + SETTLE_TIMEOUT_MILLIS;
-    while (killDelays.length > 0) {
-      if (Date.now() > deadline) throw new Error('the transform was never invoked after the kill was armed');
-      await sleep(50);
-    }
+    await waitUntil(
+      'the transform was invoked twice after the kills were armed',
+      () => killDelays.length === 0,
+    );
     await running().pipeline.waitUntilSettled(SETTLE_TIMEOUT_MILLIS);
     // THEN the dead invocations were function errors, retried in new processes, and nothing was given up on
     const after = running().pipeline.eventSource.snapshot();
