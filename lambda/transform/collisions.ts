@@ -70,8 +70,9 @@ function addressesMetadata(key: string): boolean {
  * expands a dotted name into a path (`{"cloudwatch.owner": x}` is indexed as `cloudwatch.owner`, and a trailing
  * dot is dropped), so a key collides when its first segment, up to the first dot, is one of ours:
  * `@timestamp`, `message`, `cloudwatch`, `kfek`, a derived field this event has, or a metadata name. Measured on
- * OpenSearch 3.6: a leading dot or an empty segment (`.cloudwatch`, `a..b`) is refused ("failed to parse"), and
- * the first segment is neither trimmed nor case-folded, so those address nothing of ours. Nested keys cannot collide: their path starts with their parent's
+ * OpenSearch 3.6: a leading dot or an empty segment (`.cloudwatch`, `a..b`) is refused ("failed to parse"; such a
+ * key is kept under `kfek.overflow`, core/contracts/field-budget.ts), and the first segment is neither trimmed nor
+ * case-folded, so those address nothing of ours. Nested keys cannot collide: their path starts with their parent's
  * name. The caller handles an app's string `message`, which becomes the document's message. On the hot path: one
  * first-character switch, and a prefix test only for keys starting like one of our names.
  */

@@ -4,7 +4,13 @@
  */
 import { appMembersText } from './app-json';
 import { regionFromSubscriptionFilters } from '../../core/contracts/cross-account-naming';
-import { APP_FIELD_BUDGET, mappedFieldCost, OVERFLOW_KEY } from '../../core/contracts/field-budget';
+import {
+  APP_FIELD_BUDGET,
+  OVERFLOW_KEY,
+  PATHS_NEEDED,
+  planAppFields,
+  quickFieldCost,
+} from '../../core/contracts/field-budget';
 import { COLLISIONS_KEY, collidesWithOurs } from './collisions';
 import { CloudWatchLogEvent } from './decode';
 import { parseMessage, ParsedMessage } from './parsers';
@@ -70,28 +76,26 @@ function buildDocument(event: CloudWatchLogEvent, source: EventSource, parsed: P
   }
   const app = parsed.appFields;
   if (app !== undefined) {
+    const skipMessage = parsed.messageFromApp === true;
+    // The field budget (core/contracts/field-budget.ts): app keys are mapped in written order until one does not
+    // fit; it and every later key are kept under kfek.overflow, so one wide document cannot fill the index, and so
+    // is a key OpenSearch would refuse to map. Collisions are moved aside first and not counted.
+    const overflowKeys = planAppFields(
+      app,
+      (key) => !(skipMessage && key === 'message') && !collidesWithOurs(key, derived),
+    ).overflow;
     let collisions: Record<string, unknown> | undefined;
     let overflow: Record<string, unknown> | undefined;
-    // The field budget (core/contracts/field-budget.ts): app keys are mapped in written order until one does not
-    // fit; it and every later key are kept under kfek.overflow, so one wide document cannot fill the index.
-    let budget = APP_FIELD_BUDGET;
     for (const key of Object.keys(app)) {
-      if (key === 'message' && parsed.messageFromApp) continue;
+      if (skipMessage && key === 'message') continue;
       const value = app[key];
       if (collidesWithOurs(key, derived)) {
-        collisions ??= {};
-        setOwn(collisions, key, value);
-        continue;
+        setOwn((collisions ??= {}), key, value);
+      } else if (overflowKeys?.has(key) === true) {
+        setOwn((overflow ??= {}), key, value);
+      } else {
+        setOwn(doc, key, value);
       }
-      if (overflow === undefined) {
-        budget -= mappedFieldCost(value, 1, budget);
-        if (budget >= 0) {
-          setOwn(doc, key, value);
-          continue;
-        }
-        overflow = {};
-      }
-      setOwn(overflow, key, value);
     }
     if (collisions !== undefined || overflow !== undefined) {
       doc.kfek = {
@@ -199,20 +203,33 @@ function appMembers(parsed: ParsedMessage, app: Record<string, unknown>): string
 const MILLIS: readonly string[] = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
 
 /**
- * True when an app field would collide with one of ours, or the app fields exceed the field budget, so the event
- * needs `buildDocument`.
+ * True when an app field would collide with one of ours, or the app fields do not all fit the field budget (or one
+ * cannot be mapped at all), so the event needs `buildDocument`. One pass without allocating for almost every line;
+ * a line whose fields can share paths (a dotted key, an array of several objects) is planned with the paths.
  */
 function needsGeneralRules(parsed: ParsedMessage): boolean {
   const app = parsed.appFields;
   if (app === undefined) return false;
+  const skipMessage = parsed.messageFromApp === true;
   let budget = APP_FIELD_BUDGET;
+  let pathsNeeded = false;
   // for...in, not Object.keys: no array per event. A parsed JSON object has no inherited
   // enumerable keys, and `__proto__` is an own key there.
   for (const key in app) {
-    if (key === 'message' && parsed.messageFromApp) continue;
+    if (skipMessage && key === 'message') continue;
     if (collidesWithOurs(key, parsed.derived)) return true;
-    budget -= mappedFieldCost(app[key], 1, budget);
+    if (pathsNeeded) continue;
+    const cost = quickFieldCost(key, app[key], budget);
+    if (cost === PATHS_NEEDED) {
+      pathsNeeded = true;
+      continue;
+    }
+    budget -= cost;
     if (budget < 0) return true;
   }
-  return false;
+  return pathsNeeded && planAppFields(app, skipMessage ? notMessage : undefined).overflow !== undefined;
+}
+
+function notMessage(key: string): boolean {
+  return key !== 'message';
 }

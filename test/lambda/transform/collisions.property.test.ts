@@ -1,7 +1,8 @@
 /**
  * Property (issue 14, defect 1): an app's JSON log line can never put a value where OpenSearch would
  * find it under kfek's namespaces (`@timestamp`, `message`, `cloudwatch.*`, `kfek.*` other than
- * `kfek.collisions.*`), whatever dotted names it uses, and no app value is dropped.
+ * `kfek.collisions.*` and `kfek.overflow.*`) or OpenSearch's metadata (`_id`, `_routing`, ...; issue 22, item 2),
+ * whatever dotted names it uses, and no app value is dropped.
  */
 import fc from 'fast-check';
 import { DocumentSerializer, toDocument } from '../../../lambda/transform/document';
@@ -26,17 +27,33 @@ function indexedPaths(value: unknown, prefix: readonly string[], out: Array<[str
   }
 }
 
+/** OpenSearch's metadata names (issue 22, item 2): the ingest pipeline or the mapper reads them at the top level. */
+const METADATA = new Set(
+  (
+    '_id _index _routing _version _version_type _if_seq_no _if_primary_term _source _seq_no _primary_term _type ' +
+    '_field_names _ignored _nested_path _data_stream_timestamp _doc_count _tier _size _parent _uid'
+  ).split(' '),
+);
+
 function inOurNamespaces(path: string): boolean {
   const head = path.split('.')[0];
-  if (head === 'kfek') return !path.startsWith('kfek.collisions.') && path !== 'kfek.collisions';
-  return head === '@timestamp' || head === 'message' || head === 'cloudwatch';
+  if (head === 'kfek') {
+    // kfek.collisions and kfek.overflow hold app values by design.
+    return !/^kfek\.(collisions|overflow)(\.|$)/.test(path);
+  }
+  return head === '@timestamp' || head === 'message' || head === 'cloudwatch' || METADATA.has(head);
 }
 
 /** Keys built to hit our namespaces with and without dots, plus near misses. */
 const key = fc
   .tuple(
     fc.constantFrom('', '', '', '.', ' ', 'x.', 'K'),
-    fc.constantFrom('@timestamp', 'cloudwatch', 'kfek', 'message', 'level', 'a', '', '__proto__'),
+    fc.constantFrom(
+      '',
+      ...'@timestamp cloudwatch kfek message level a __proto__ _id _routing _if_seq_no _source _aws'.split(
+        ' ',
+      ),
+    ),
     fc.constantFrom('', '', '.', '.owner', '.logGroup', '.error.reason', '.collisions.x', '..x', 'x'),
   )
   .map(([a, b, c]) => a + b + c);
@@ -80,10 +97,17 @@ describe('collision properties', () => {
           string,
           unknown
         >;
+        // Keys OpenSearch would refuse to map (`.x`, `a..b`, an empty key) are kept under kfek.overflow.
+        const overflow = ((doc.kfek as Record<string, unknown> | undefined)?.overflow ?? {}) as Record<
+          string,
+          unknown
+        >;
         for (const k of Object.keys(app)) {
           if (k === 'message' && typeof app.message === 'string') continue;
           const kept =
-            Object.getOwnPropertyDescriptor(collisions, k) ?? Object.getOwnPropertyDescriptor(doc, k);
+            Object.getOwnPropertyDescriptor(collisions, k) ??
+            Object.getOwnPropertyDescriptor(overflow, k) ??
+            Object.getOwnPropertyDescriptor(doc, k);
           expect(kept?.value).toEqual(app[k]);
         }
       }),

@@ -1,10 +1,12 @@
 /**
  * Document shaping: the schema rules for `@timestamp`, `message`, `cloudwatch`, app fields and collisions.
  */
+import fc from 'fast-check';
 import { APP_FIELD_BUDGET } from '../../../core/contracts/field-budget';
 import { COLLISIONS_KEY } from '../../../lambda/transform/collisions';
 import { DocumentSerializer, toDocument } from '../../../lambda/transform/document';
 import { CloudWatchLogEvent } from '../../../lambda/transform/decode';
+import { appKey, appValue } from '../../core/contracts/field-budget-cases';
 
 const SOURCE = {
   logGroup: '/aws/lambda/orders',
@@ -127,16 +129,26 @@ describe('toDocument', () => {
 
   it.each([
     // Nested keys: the path starts with the parent's name, so it can never reach our namespaces.
-    ['a nested dotted key', { a: { 'cloudwatch.owner': 'x', 'kfek.error.reason': 'y' } }],
+    ['a nested dotted key', { a: { 'cloudwatch.owner': 'x', 'kfek.error': 'y' } }],
     // Only an exact first segment addresses ours: OpenSearch does not trim, nor fold case.
     ['a look-alike first segment', { ' cloudwatch.owner': 'x', 'Cloudwatch.owner': 'x', 'kfekx.y': 1 }],
-    // OpenSearch rejects empty path segments ("failed to parse"): they address nothing of ours.
-    ['a leading dot or an empty segment', { '.cloudwatch': 1, 'x..cloudwatch': 2, '.kfek.error': 3 }],
     ['a derived name when nothing was derived', { 'lambda.requestId': 'r', 'level.code': 3 }],
   ])('keeps %s as an app field', (_, app) => {
     const doc = toDocument(event(JSON.stringify(app)), SOURCE) as Record<string, unknown>;
     expect(doc.kfek).toBeUndefined();
     expect(doc).toMatchObject(app);
+  });
+
+  it.each([
+    // OpenSearch refuses empty path segments and the whole document with them ("failed to parse"): they address
+    // nothing of ours, and are kept where they cannot get the document refused.
+    ['a leading dot or an empty segment', { '.cloudwatch': 1, 'x..cloudwatch': 2, '.kfek.error': 3, '': 4 }],
+    // A dotted key that opens an object past the mapped depth, where the template has a flat_object: refused too.
+    ['a nested dotted key past the mapped depth', { a: { 'kfek.error.reason': 'y' }, 'b.c.d.e': 1 }],
+  ])('keeps %s under kfek.overflow, not kfek.collisions', (_, app) => {
+    const doc = toDocument(event(JSON.stringify({ ...app, user: 'u-1' })), SOURCE) as Record<string, unknown>;
+    expect(doc.kfek).toEqual({ overflow: app });
+    expect(doc.user).toBe('u-1');
   });
 
   it('keeps an app field named like a derived one (lambda on a platform JSON event) under kfek.collisions', () => {
@@ -224,6 +236,64 @@ describe('the field budget (issue 14 defect 5, docs/field-limits.md)', () => {
       overflow: { [`flag${APP_FIELD_BUDGET}`]: `v${APP_FIELD_BUDGET}` },
     });
     expect(toDocument(event(JSON.stringify(wide(APP_FIELD_BUDGET))), SOURCE).kfek).toBeUndefined();
+  });
+
+  // Issue 22, item 1: shapes the former count undercounted, so that one line added hundreds of fields.
+  const keys = (prefix: string, count: number): Record<string, number> =>
+    Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${i}`, i]));
+
+  it.each([
+    ['an array after an array element', { rows: [[], [keys('k', 300)]] }],
+    [
+      'array elements whose later element hides an earlier one',
+      { items: [{ a: keys('k', 300) }, { a: {} }] },
+    ],
+    [
+      'arrays of arrays of objects, union of their keys',
+      { m: [[{ ...keys('x', 60) }], [[{ ...keys('y', 60) }]]] },
+    ],
+  ])('counts %s as OpenSearch maps it, and moves it to kfek.overflow', (_, app) => {
+    // WHEN a line holding the shape beside an ordinary field is shaped, on both paths
+    const message = JSON.stringify({ requestId: 'r-1', ...app });
+    const doc = toDocument(event(message), SOURCE) as Record<string, unknown>;
+
+    // THEN the shape is kept whole under kfek.overflow
+    expect(doc.requestId).toBe('r-1');
+    expect(doc.kfek).toEqual({ overflow: app });
+    expect(JSON.parse(new DocumentSerializer(SOURCE).json(event(message)))).toEqual(
+      JSON.parse(JSON.stringify(doc)),
+    );
+  });
+
+  it('counts a dotted key as every object on its path: 33 keys of three fields each fit, the 34th does not', () => {
+    // GIVEN 99 keys `g<i>.h.k`: each maps g<i>, g<i>.h and g<i>.h.k
+    const app = Object.fromEntries(Array.from({ length: 99 }, (_, i) => [`g${i}.h.k`, i]));
+
+    // WHEN
+    const doc = toDocument(event(JSON.stringify(app)), SOURCE) as Record<string, unknown>;
+
+    // THEN the first 33 keys (99 fields) are mapped, the rest kept under kfek.overflow in order
+    const overflow = (doc.kfek as { overflow: Record<string, number> }).overflow;
+    expect(Object.keys(doc).filter((key) => key.startsWith('g'))).toHaveLength(33);
+    expect(Object.keys(overflow)).toEqual(Object.keys(app).slice(33));
+  });
+
+  it('the serializer fast path decides as toDocument for lines of any shape near the budget', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(appKey, appValue, { maxKeys: 8 }),
+        fc.nat({ max: 110 }),
+        fc.boolean(),
+        (shaped, count, wideFirst) => {
+          const app = wideFirst ? { ...wide(count), ...shaped } : { ...shaped, ...wide(count) };
+          const message = JSON.stringify(app);
+          expect(JSON.parse(new DocumentSerializer(SOURCE).json(event(message)))).toEqual(
+            JSON.parse(JSON.stringify(toDocument(event(message), SOURCE))),
+          );
+        },
+      ),
+      { numRuns: 1000 },
+    );
   });
 
   it('the serializer fast path writes the same document as toDocument for a line over the budget', () => {
