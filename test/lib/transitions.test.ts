@@ -208,9 +208,9 @@ describe('changing a deployed profile (before/after synthesized, planned as Clou
           problems.push(`${t.change}: docs say "${row[3]}" of the data; expected "${t.data}"`);
       }
       // On failure, the message carries the whole table as the plan gives it, to paste into docs/deploy.md.
-    expect(
-      problems.length === 0 ? [] : [...problems, '', 'The rows the plan gives:', ...expectedRows],
-    ).toEqual([]);
+      expect(
+        problems.length === 0 ? [] : [...problems, '', 'The rows the plan gives:', ...expectedRows],
+      ).toEqual([]);
     },
     ALL_CASES_TIMEOUT_MS,
   );

@@ -54,7 +54,11 @@ describe('runtime borders', () => {
     ['lambda/transform/pipes-batch.ts', './transform', /gets the transform core injected/],
     ['lambda/transform/kinesis-batch.ts', './transform', /gets the transform core injected/],
     ['lambda/transform/kinesis-batch.ts', 'aws-cdk-lib', /never load CDK/],
-    ['scripts/local/run.ts', '../../cli/main', /local runner and its servers must not import the CDK app or the CLI/],
+    [
+      'scripts/local/run.ts',
+      '../../cli/main',
+      /local runner and its servers must not import the CDK app or the CLI/,
+    ],
     ['scripts/local/run.ts', '../../lib/app', /local runner and its servers must not import/],
     ['scripts/opensearch/node-process.ts', '../../bin/kfek', /local runner and its servers must not import/],
     ['lib/constructs/log-subscription.ts', '../stacks/sources-stack', /construct must not depend on a stack/],

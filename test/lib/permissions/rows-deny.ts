@@ -45,9 +45,7 @@ export const DENY_ROWS: readonly Row[] = [
     name: 'transform cannot read or delete failed documents (nor dead letters)',
     calls: (m) => {
       const bucket = m.find('Search/FailedRecordsBucket', 'AWS::S3::Bucket');
-      const fns = m
-        .findAll('AWS::Lambda::Function')
-        .filter((f) => f.path.startsWith('Pipeline/Transform/'));
+      const fns = m.findAll('AWS::Lambda::Function').filter((f) => f.path.startsWith('Pipeline/Transform/'));
       if (fns.length !== 1) throw new Error(`expected one transform function, found ${fns.length}`);
       const r = m.functionRole(fns[0]);
       return [
