@@ -14,5 +14,3 @@ export interface CliIo {
    */
   readonly stop?: AbortSignal;
 }
-
-export const processIo = (): CliIo => ({ stdout: process.stdout, stderr: process.stderr, env: process.env });

@@ -6,8 +6,11 @@ import { parseCliArgs } from './args';
 import { COMMANDS } from './commands';
 import { CliError, UsageError } from './errors';
 import { showHelpOrVersion } from './help-output';
-import { type CliIo, processIo } from './io';
+import type { CliIo } from './io';
 import { GeneratorError } from '../core/log-generator';
+
+/** The process's own streams and environment (main.ts is the CLI's one reader of process.env). */
+const processIo = (): CliIo => ({ stdout: process.stdout, stderr: process.stderr, env: process.env });
 
 /** Runs one command; never throws: errors become a one-line message on stderr and a non-zero exit code. */
 export async function run(argv: readonly string[], io: CliIo = processIo()): Promise<number> {
