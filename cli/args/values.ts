@@ -199,3 +199,19 @@ export function parseStreamName(text: string, option: string): string {
   }
   return text;
 }
+
+/** What UsageError adds to every message; a command's wrapper below would add it again. */
+const USAGE_HINT = / \(run `kfek help` for usage\)$/;
+
+/**
+ * Runs one of the shared value parsers for a command that parses its own options (replay, backfill), so its
+ * message starts `<command>:` as that command's other messages do.
+ */
+export function forCommand<T>(command: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    throw new UsageError(`${command}: ${error.message.replace(USAGE_HINT, '')}`);
+  }
+}

@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { parseRate } from '../args';
 import {
+  forCommand,
   parseLogGroupName,
   parseName,
   parseRegion,
@@ -92,14 +93,7 @@ export interface BackfillArgs {
 export type ParsedBackfill = BackfillArgs | { readonly command: 'backfill-help' };
 
 /** A shared value parser, its message starting `backfill:` as backfill's other messages do. */
-function asBackfill<T>(parse: () => T): T {
-  try {
-    return parse();
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    throw new UsageError(`backfill: ${error.message.replace(/ \(run `kfek help` for usage\)$/, '')}`);
-  }
-}
+const asBackfill = <T>(parse: () => T): T => forCommand('backfill', parse);
 
 export function parseBackfillArgs(argv: readonly string[], now: Date): ParsedBackfill {
   let values;

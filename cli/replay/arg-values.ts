@@ -5,6 +5,7 @@
  * passed in).
  */
 import {
+  forCommand,
   parseCount,
   parseProfileName,
   parseRate,
@@ -16,18 +17,8 @@ import {
 } from '../args/values';
 import { UsageError } from '../errors';
 
-/** What UsageError adds to every message; replay's wrapper adds it again. */
-const USAGE_HINT = / \(run `kfek help` for usage\)$/;
-
 /** A shared value parser, its message starting `replay:` as replay's other messages do. */
-function asReplay<T>(parse: () => T): T {
-  try {
-    return parse();
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    throw new UsageError(`replay: ${error.message.replace(USAGE_HINT, '')}`);
-  }
-}
+const asReplay = <T>(parse: () => T): T => forCommand('replay', parse);
 
 /** `24h` (before now) or an ISO-8601 time (cli/args/values.ts), its message starting `replay:`. */
 export const parseTime = (text: string, option: string, now: Date): Date =>

@@ -3,6 +3,8 @@
  * they apply to, with what each costs in data (the docs/deploy.md table's last column, held to these words).
  */
 
+import { PIPES_SAFE_BATCH_SIZE } from '../../core/contracts/aws-limits';
+
 /** A cdk.json profile object. */
 export type Profile = Record<string, unknown>;
 
@@ -37,8 +39,7 @@ const edit =
     return p;
   };
 const transport = (p: Profile): string => (p.transport as string | undefined) ?? 'lambda';
-const crossAccount = (p: Profile): boolean =>
-  (section(clone(p), 'sources').accounts ?? undefined) !== undefined;
+const crossAccount = (p: Profile): boolean => section(clone(p), 'sources').accounts !== undefined;
 const streamMode = (p: Profile, which: 'raw' | 'events'): string =>
   (section(section(clone(p), 'streams'), which).mode as string | undefined) ?? 'PROVISIONED';
 const always = (): boolean => true;
@@ -104,7 +105,7 @@ export const TRANSITIONS: readonly Transition[] = [
     appliesTo: (p) => transport(p) === 'lambda',
     to: edit((p) => {
       p.transport = 'pipes';
-      section(p, 'transform').batchSize = 10;
+      section(p, 'transform').batchSize = PIPES_SAFE_BATCH_SIZE;
       delete section(p, 'delivery').aggregation;
     }),
   },
