@@ -10,11 +10,7 @@ import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { withDefaults } from '../defaults';
 import { grantBucketKeyWrite } from './bucket-key';
-import { ON_FAILURE_KEY_PREFIX } from '../../core/contracts/kept-data';
 import { LOCAL_ESBUILD_BUNDLING, PROJECT_ROOT } from './bundling';
-
-/** Re-exported for the stacks; the contract's owner is core/contracts/kept-data.ts (`kfek replay` reads it too). */
-export { ON_FAILURE_KEY_PREFIX };
 
 /**
  * An S3 on-failure destination with least-privilege grants. For S3, Lambda writes the whole invocation record (the
@@ -22,7 +18,7 @@ export { ON_FAILURE_KEY_PREFIX };
  * retention; SQS and SNS would only get shard and sequence numbers. aws-cdk-lib's `S3OnFailureDestination` grants
  * `grantReadWrite` on the whole bucket (read and delete of every failed document too); the documented need is only
  * `s3:PutObject` and `s3:ListBucket`, so this grants exactly those: PutObject on the bucket's objects and ListBucket
- * on the bucket. Lambda writes under {@link ON_FAILURE_KEY_PREFIX}, but AWS documents neither that prefix as a
+ * on the bucket. Lambda writes under `aws/lambda/` (core/contracts/kept-data.ts), but AWS documents neither that prefix as a
  * contract nor which key Lambda's destination check writes or lists when the mapping is created or updated; a
  * grant narrower than the documented one risks a refused mapping (a failed deploy) or a discarded batch that is
  * lost, which costs more than the narrower scope saves (no read, no delete either way).
@@ -59,7 +55,7 @@ export interface TransformEventSourceProps {
   readonly stream: kinesis.IStream;
   /**
    * Where the mapping writes a batch it gives up on (retries or record age exhausted): the whole invocation record,
-   * data included, under `aws/lambda/` ({@link ON_FAILURE_KEY_PREFIX}). With an SSE-KMS bucket the function's role
+   * data included, under `aws/lambda/` (core/contracts/kept-data.ts). With an SSE-KMS bucket the function's role
    * also gets kms:GenerateDataKey on the bucket's key.
    */
   readonly onFailureBucket: s3.IBucket;

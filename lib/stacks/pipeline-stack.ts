@@ -109,12 +109,15 @@ export class PipelineStack extends Stack {
     // One construct ID ('Transform') and one function name for both transports: switching the transport updates
     // the function (handler, code, environment) in place instead of replacing it, so its name, log group and
     // metrics stay, and the Monitoring stack that finds it by name needs no change.
+    // Each log retention is looked up once, for every log group of its section.
+    const transformLogRetention = retentionDays(t.logRetentionDays, 'transform.logRetentionDays');
+    const deliveryLogRetention = retentionDays(d.logRetentionDays, 'delivery.logRetentionDays');
     const common = {
       functionName: names?.transformFunction,
       logGroupName: names?.transformLogGroup,
       memorySizeInMb: t.memoryMb,
       timeout: Duration.seconds(t.timeoutSeconds),
-      logRetention: retentionDays(t.logRetentionDays, 'transform.logRetentionDays'),
+      logRetention: transformLogRetention,
     };
     const metricsNamespace = props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE;
     const ownLogGroups: logs.ILogGroup[] = [];
@@ -181,7 +184,7 @@ export class PipelineStack extends Stack {
         parallelizationFactor: t.parallelizationFactor,
         retryAttempts: t.retryAttempts,
         maxRecordAge: Duration.seconds(t.maxRecordAgeSeconds),
-        logRetention: retentionDays(t.logRetentionDays, 'transform.logRetentionDays'),
+        logRetention: transformLogRetention,
         logGroupName: names?.pipeLogGroup,
       });
       this.transformFunction = fn.function;
@@ -207,7 +210,7 @@ export class PipelineStack extends Stack {
       bufferingInterval: Duration.seconds(d.bufferingIntervalSeconds),
       bufferingSize: Size.mebibytes(d.bufferingSizeMb),
       retryDuration: Duration.seconds(d.retryDurationSeconds),
-      logRetention: retentionDays(d.logRetentionDays, 'delivery.logRetentionDays'),
+      logRetention: deliveryLogRetention,
       deliveryStreamName: names?.deliveryStream,
       logGroupName: names?.deliveryLogGroup,
     });
@@ -233,7 +236,7 @@ export class PipelineStack extends Stack {
       firehoseRole: this.firehoseRole,
       readerBackendRoles: os.access.readerBackendRoles ?? [],
       adminBackendRoles: os.access.adminBackendRoles ?? [],
-      logRetention: retentionDays(d.logRetentionDays, 'delivery.logRetentionDays'),
+      logRetention: deliveryLogRetention,
       ...(names !== undefined
         ? {
             logGroupNames: {
