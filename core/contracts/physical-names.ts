@@ -28,8 +28,6 @@ export interface PhysicalNames {
   readonly deliveryStream: string;
   /** Firehose's error log group. */
   readonly deliveryLogGroup: string;
-  /** EventBridge pipe (transport `pipes`). */
-  readonly pipe: string;
   /** The pipe's log group (transport `pipes`). */
   readonly pipeLogGroup: string;
   /** The OpenSearch provisioner function's log group. */
@@ -51,7 +49,6 @@ export function physicalNamesFor(stem: string): PhysicalNames {
     transformLogGroup: `/aws/lambda/${stem}-transform`,
     deliveryStream: `${stem}-delivery`,
     deliveryLogGroup: `/aws/kinesisfirehose/${stem}-delivery`,
-    pipe: `${stem}-transform`,
     pipeLogGroup: `/aws/vendedlogs/pipes/${stem}-transform`,
     provisionerLogGroup: `/aws/lambda/${stem}-provisioner`,
     provisionerProviderLogGroup: `/aws/lambda/${stem}-provisioner-provider`,
