@@ -1,26 +1,26 @@
 /**
- * The app's own JSON text, reused in the document instead of stringifying the parsed object again.
+ * The app's own JSON text, written into the document in one canonical form on every path (issue 22, item 3).
  *
  * A JSON app log is parsed once (the transform needs its fields: `message`, collisions, the field budget, platform
- * records). Writing the parsed object back out with JSON.stringify was the dearest step of the transform for such
- * events (about 0.8 µs for a 320-character Powertools line on Node 20, more than parsing it). The text JSON.parse
- * accepted already says the same thing, so the document copies its members from there, minus the `message` member
- * that became the document's `message`.
+ * records), but the document never writes the parsed object back with JSON.stringify: that would turn `1.0` into
+ * `1`, `-0` into `0` and round integers beyond 2^53, and only some paths did it, so one log line gave different
+ * documents depending on the path. Instead the app's members are copied from its text, in the form
+ * `JSON.stringify(JSON.parse(text))` would write, except that every number keeps the form it was written in:
+ * - no whitespace between tokens; strings escaped as JSON.stringify escapes them (`\u00e9` becomes `é`, `\/`
+ *   becomes `/`, a lone surrogate becomes `\udxxx`);
+ * - keys in the order JavaScript keeps them: array-index keys (`"0"`, `"17"`) first, ascending, then the others as
+ *   written; a key written twice keeps its first place and its last value, as JSON.parse does;
+ * - a number too large for a double (`1e400`, which JSON.parse reads as Infinity) is `null`, as JSON.stringify
+ *   writes it; every other number stays as written (`1.0`, `-0`, `12345678901234567890`).
+ * So the document is text whose `JSON.parse` then `JSON.stringify` gives it back, numbers aside: the Pipes path
+ * hands the same document to the Lambda runtime as an object and gets the same text out (pipes-batch.ts).
  *
- * The text is reused only when it means exactly what the parsed object holds; otherwise the caller stringifies
- * the object as before:
- * - no key appears twice in one object, at any depth (JSON.parse keeps the last value, OpenSearch refuses the
- *   document): every member has one `:` outside strings, so the text has no duplicate key exactly when it has as
- *   many such colons as the parsed object has keys in all;
- * - no number has an exponent (`1e400` parses to Infinity, which JSON.stringify writes as `null`);
- * - the text is well-formed UTF-16 (JSON.stringify escapes a lone surrogate; written raw it would become U+FFFD);
- * - it nests at most {@link MAX_TEXT_DEPTH} levels, so counting the parsed object's keys stays a short recursion, and
- *   an object nested thousands of levels deep meets JSON.stringify as before (transform.ts keeps it as text).
- *
- * What differs from JSON.stringify is form, not meaning: whitespace between tokens, escapes such as `\u00e9` or
- * `\/`, and numbers as written (`1.0` stays `1.0`, so OpenSearch maps the field as the app meant it).
- * Pure: no SDK, no environment, no I/O.
+ * Two ways to the same result: {@link canonicalMembersText} checks in one pass, without allocating, that the text
+ * already is in that form (what JSON loggers write: Powertools, pino, Log4j's JSON layouts) and then copies it;
+ * {@link appMemberList} rewrites any text JSON.parse accepted, member by member (pretty-printed or escaped text,
+ * and the general rules of document.ts: collisions, the field budget). Pure: no SDK, no environment, no I/O.
  */
+import { TransformError } from './errors';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -30,14 +30,31 @@ const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
-const LOWER_E = 0x65;
-const UPPER_E = 0x45;
+const MINUS = 0x2d;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
 const LOWER_T = 0x74;
 const LOWER_F = 0x66;
 const LOWER_N = 0x6e;
+const LOWER_U = 0x75;
 
-/** Deepest nesting of objects and arrays whose text is reused (structured loggers write a few levels). */
+/** Deepest nesting the one-pass check accepts (structured loggers write a few levels); deeper text is rewritten. */
 export const MAX_TEXT_DEPTH = 32;
+
+/**
+ * Deepest nesting of objects and arrays a document may carry. JSON.parse reads any depth, but JSON.stringify
+ * recurses and overflows the stack a few thousand levels down, and the Pipes path's runtime stringifies every
+ * document: a deeper message is kept as text (document.ts), with this reason, on every path.
+ */
+export const MAX_NESTING = 1_000;
+
+/** An app JSON object nests deeper than {@link MAX_NESTING}. */
+export class NestingTooDeepError extends TransformError {
+  constructor() {
+    super(`the JSON message nests deeper than ${MAX_NESTING} levels; it is kept as text`);
+    this.name = 'NestingTooDeepError';
+  }
+}
 
 /** Keys of `value` and of everything nested in it (an array's elements included). */
 export function keyCount(value: unknown): number {
@@ -65,28 +82,107 @@ function stringEnd(text: string, open: number): number {
   }
 }
 
+/** Whether the escapes between `from` and the closing quote at `end` are the ones JSON.stringify writes. */
+function escapesAsStringify(text: string, from: number, end: number): boolean {
+  let b = text.indexOf('\\', from);
+  while (b >= 0 && b < end) {
+    const next = text.charCodeAt(b + 1);
+    if (next === LOWER_U) {
+      // JSON.stringify writes \u00xx only for the control characters without a short escape.
+      if (text.charCodeAt(b + 2) !== DIGIT_0 || text.charCodeAt(b + 3) !== DIGIT_0) return false;
+      const high = text.charCodeAt(b + 4);
+      const low = text.charCodeAt(b + 5);
+      if (high !== DIGIT_0 && high !== DIGIT_0 + 1) return false;
+      const lowValue =
+        low >= DIGIT_0 && low <= DIGIT_9 ? low - DIGIT_0 : low >= 0x61 && low <= 0x66 ? low - 0x61 + 10 : -1;
+      if (lowValue < 0) return false;
+      const code = (high - DIGIT_0) * 16 + lowValue;
+      if (code === 0x08 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d) return false;
+      b = text.indexOf('\\', b + 6);
+    } else {
+      // " \ b f n r t are JSON.stringify's short escapes; `\/` is not one.
+      if (next === 0x2f) return false;
+      b = text.indexOf('\\', b + 2);
+    }
+  }
+  return true;
+}
+
+/** End (exclusive) of the number token that starts at `start`. */
+function numberEnd(text: string, start: number): number {
+  let end = start + 1;
+  for (;;) {
+    const c = text.charCodeAt(end);
+    if (
+      (c >= DIGIT_0 && c <= DIGIT_9) ||
+      c === 0x2e ||
+      c === 0x65 ||
+      c === 0x45 ||
+      c === 0x2b ||
+      c === MINUS
+    ) {
+      end++;
+    } else {
+      return end;
+    }
+  }
+}
+
 /**
- * The members of the JSON object `text` as JSON text without the braces (`"a":1,"b":[2]`), leaving out the
- * top-level `message` member when `dropMessage`; '' when no member is left. Undefined when the text cannot stand
- * for the parsed object (see the module comment): the caller then stringifies it.
+ * How a number token is written into the document: `null` when JSON.parse reads it as Infinity (what
+ * JSON.stringify writes), else as written. `asWritten` tells whether that form differs from JavaScript's own
+ * (`String(Number(token))`), which a consumer that parses and re-serializes the document must keep.
+ */
+function numberForm(token: string): { readonly text: string; readonly asWritten: boolean } {
+  const value = Number(token);
+  if (!Number.isFinite(value)) return { text: 'null', asWritten: false };
+  return { text: token, asWritten: String(value) !== token };
+}
+
+/** A short integer is always written as JavaScript writes it, except `-0`. */
+function plainInteger(text: string, start: number, end: number): boolean {
+  if (end - start > 15) return false;
+  const first = start + (text.charCodeAt(start) === MINUS ? 1 : 0);
+  if (first === end) return false;
+  for (let i = first; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c < DIGIT_0 || c > DIGIT_9) return false;
+  }
+  return !(first > start && end - first === 1 && text.charCodeAt(first) === DIGIT_0);
+}
+
+/** The members text of an app object, ready to be written into a document. */
+export interface MembersText {
+  /** The members as JSON without braces (`"a":1,"b":[2]`), '' when none is left. */
+  readonly text: string;
+  /** True when a number is written in a form JavaScript writes differently (`1.0`, `-0`, beyond 2^53). */
+  readonly numbersAsWritten: boolean;
+}
+
+/**
+ * The members of the JSON object `text` without the braces, leaving out the top-level `message` member when
+ * `dropMessage`, when the text is already in the document's form (module comment); undefined otherwise (the caller
+ * then uses {@link appMemberList}). One pass, no allocation for a text that qualifies, except the slice.
  *
  * @param text a JSON object's text that JSON.parse accepted, `{` first
  * @param close the index of its closing `}` (only whitespace may follow)
  * @param parsed what JSON.parse returned for it
  * @param dropMessage whether the top-level `message` member (a string, written `"message"`) is left out
  */
-export function appMembersText(
+export function canonicalMembersText(
   text: string,
   close: number,
   parsed: Record<string, unknown>,
   dropMessage: boolean,
-): string | undefined {
+): MembersText | undefined {
   let colons = 0;
   let depth = 0;
   let topMembers = 0;
+  let numbersAsWritten = false;
   // The comma before the current top-level member, and the bounds of the `message` member.
   let lastTopComma = -1;
   let expectKey = false;
+  let lastString = -1;
   let messageFrom = -1;
   let messageCommaBefore = -1;
   let messageCommaAfter = -1;
@@ -97,6 +193,8 @@ export function appMembersText(
       const end = stringEnd(text, i);
       // Not for text JSON.parse accepted; a caller's mistake must not loop forever.
       if (end < 0) return undefined;
+      if (!escapesAsStringify(text, i + 1, end)) return undefined;
+      lastString = i;
       if (expectKey) {
         expectKey = false;
         topMembers++;
@@ -110,10 +208,24 @@ export function appMembersText(
       i = end + 1;
       continue;
     }
+    if (c === MINUS || (c >= DIGIT_0 && c <= DIGIT_9)) {
+      const end = numberEnd(text, i);
+      if (!plainInteger(text, i, end)) {
+        const form = numberForm(text.slice(i, end));
+        if (form.text !== text.slice(i, end)) return undefined;
+        if (form.asWritten) numbersAsWritten = true;
+      }
+      i = end;
+      continue;
+    }
     switch (c) {
-      case COLON:
+      case COLON: {
         colons++;
+        // A key that starts with a digit may be an array index, which JavaScript orders first.
+        const first = text.charCodeAt(lastString + 1);
+        if (first >= DIGIT_0 && first <= DIGIT_9) return undefined;
         break;
+      }
       case COMMA:
         if (depth === 1) {
           if (messageFrom >= 0 && messageCommaAfter < 0) messageCommaAfter = i;
@@ -139,20 +251,177 @@ export function appMembersText(
       case LOWER_F:
         i += 5; // false
         continue;
-      case LOWER_E:
-      case UPPER_E:
-        return undefined; // only a number's exponent is left to have an `e` here
       default:
-      // digits, signs, points and whitespace
+        // Whitespace between tokens: not the document's form.
+        return undefined;
     }
     i++;
   }
   if (colons !== keyCount(parsed) || !text.isWellFormed()) return undefined;
-  if (!dropMessage) return topMembers === 0 ? '' : text.slice(1, close);
+  if (!dropMessage) return { text: topMembers === 0 ? '' : text.slice(1, close), numbersAsWritten };
   if (messageFrom < 0) return undefined;
-  if (topMembers === 1) return '';
+  if (topMembers === 1) return { text: '', numbersAsWritten };
   // Cut the member with the comma after it, or with the comma before it when it is the last one.
-  return messageCommaAfter >= 0
-    ? text.slice(1, messageFrom) + text.slice(messageCommaAfter + 1, close)
-    : text.slice(1, messageCommaBefore);
+  return {
+    text:
+      messageCommaAfter >= 0
+        ? text.slice(1, messageFrom) + text.slice(messageCommaAfter + 1, close)
+        : text.slice(1, messageCommaBefore),
+    numbersAsWritten,
+  };
+}
+
+/** One top-level member of an app object, in the document's form. */
+export interface AppMember {
+  /** The key, as JSON.parse reads it. */
+  readonly key: string;
+  /** `"key":value`, in the document's form. */
+  readonly json: string;
+}
+
+/** Every top-level member of an app object, in the order JavaScript keeps them. */
+export interface AppMemberList {
+  readonly members: readonly AppMember[];
+  /** As {@link MembersText.numbersAsWritten}. */
+  readonly numbersAsWritten: boolean;
+}
+
+/** True for a key JavaScript keeps as an array index: ordered first, ascending. */
+function isArrayIndex(key: string): boolean {
+  if (key.length === 0) return false;
+  const first = key.charCodeAt(0);
+  if (first < DIGIT_0 || first > DIGIT_9 || (first === DIGIT_0 && key.length > 1) || key.length > 10)
+    return false;
+  for (let i = 1; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c < DIGIT_0 || c > DIGIT_9) return false;
+  }
+  return Number(key) < 4_294_967_295;
+}
+
+/** An object or array being rewritten. */
+interface Frame {
+  readonly array: boolean;
+  readonly keys: string[];
+  readonly values: string[];
+  readonly positions: Map<string, number> | undefined;
+  /** In an object: whether the next string is a key. */
+  expectKey: boolean;
+  pendingKey: string;
+}
+
+/** The members of a finished object frame, in JavaScript's key order. */
+function orderedMembers(frame: Frame): AppMember[] {
+  const indexed: number[] = [];
+  const named: number[] = [];
+  for (let i = 0; i < frame.keys.length; i++) (isArrayIndex(frame.keys[i]) ? indexed : named).push(i);
+  if (indexed.length > 1) indexed.sort((a, b) => Number(frame.keys[a]) - Number(frame.keys[b]));
+  const members: AppMember[] = [];
+  for (const i of indexed.length === 0 ? named : [...indexed, ...named]) {
+    members.push({ key: frame.keys[i], json: `${JSON.stringify(frame.keys[i])}:${frame.values[i]}` });
+  }
+  return members;
+}
+
+/**
+ * Every top-level member of the JSON object `text` in the document's form (module comment), in JavaScript's key
+ * order. Iterative, so any depth JSON.parse reads is rewritten without recursion.
+ *
+ * @param text a JSON object's text that JSON.parse accepted (leading and trailing whitespace allowed)
+ * @throws NestingTooDeepError when objects and arrays nest deeper than {@link MAX_NESTING}
+ */
+export function appMemberList(text: string): AppMemberList {
+  const wellFormed = text.isWellFormed();
+  const stack: Frame[] = [];
+  let numbersAsWritten = false;
+  let top: AppMember[] | undefined;
+  const addValue = (value: string): void => {
+    const frame = stack[stack.length - 1];
+    if (frame.array) {
+      frame.values.push(value);
+      return;
+    }
+    const key = frame.pendingKey;
+    const at = frame.positions?.get(key);
+    if (at === undefined) {
+      frame.positions?.set(key, frame.keys.length);
+      frame.keys.push(key);
+      frame.values.push(value);
+    } else {
+      frame.values[at] = value;
+    }
+    frame.expectKey = true;
+  };
+  let i = 0;
+  while (i < text.length && top === undefined) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      const end = stringEnd(text, i);
+      if (end < 0)
+        throw new TypeError('appMemberList: an unterminated string in text JSON.parse should have refused');
+      const token = text.slice(i, end + 1);
+      const escaped = token.indexOf('\\') >= 0;
+      const decoded = escaped ? (JSON.parse(token) as string) : token.slice(1, -1);
+      const frame = stack[stack.length - 1];
+      // A string right after `{` or `,` in an object is a key.
+      if (!frame.array && frame.expectKey) {
+        frame.pendingKey = decoded;
+        frame.expectKey = false;
+      } else {
+        addValue(escaped || !wellFormed ? JSON.stringify(decoded) : token);
+      }
+      i = end + 1;
+      continue;
+    }
+    if (c === MINUS || (c >= DIGIT_0 && c <= DIGIT_9)) {
+      const end = numberEnd(text, i);
+      const form = numberForm(text.slice(i, end));
+      if (form.asWritten) numbersAsWritten = true;
+      addValue(form.text);
+      i = end;
+      continue;
+    }
+    switch (c) {
+      case OPEN_BRACE:
+      case OPEN_BRACKET:
+        if (stack.length >= MAX_NESTING) throw new NestingTooDeepError();
+        stack.push({
+          array: c === OPEN_BRACKET,
+          keys: [],
+          values: [],
+          positions: c === OPEN_BRACE ? new Map() : undefined,
+          expectKey: true,
+          pendingKey: '',
+        });
+        break;
+      case CLOSE_BRACE:
+      case CLOSE_BRACKET: {
+        const frame = stack.pop() as Frame;
+        if (stack.length === 0) {
+          top = orderedMembers(frame);
+          break;
+        }
+        const value = frame.array
+          ? `[${frame.values.join(',')}]`
+          : `{${orderedMembers(frame)
+              .map((m) => m.json)
+              .join(',')}}`;
+        addValue(value);
+        break;
+      }
+      case LOWER_T:
+      case LOWER_N:
+      case LOWER_F: {
+        const word = c === LOWER_T ? 'true' : c === LOWER_N ? 'null' : 'false';
+        addValue(word);
+        i += word.length;
+        continue;
+      }
+      default:
+      // `:` and `,` (the structure is known), whitespace
+    }
+    i++;
+  }
+  if (top === undefined) throw new TypeError('appMemberList: text is not a JSON object');
+  return { members: top, numbersAsWritten };
 }

@@ -1,8 +1,21 @@
 /**
- * Shapes one CloudWatch log event into one document (the public schema, docs/schema.md).
- * Pure: no SDK, no environment, no I/O.
+ * One CloudWatch log event in, its serialized document out (the public schema, docs/schema.md): the one place
+ * that turns an event into document text, on every path (Kinesis and Pipes, plain, with `extractedFields`, with
+ * collisions, over the field budget, cut to fit a record). Pure: no SDK, no environment, no I/O.
+ *
+ * The walk of one event: `DocumentSerializer.serialize(event)` parses the message (parsers/), lays out the app's
+ * members (app-json.ts: copied from the app's text in one canonical form, numbers as written), writes the text, and
+ * cuts `message` when the text does not fit one record (serialize.ts measures). The document is text whose
+ * `JSON.parse` then `JSON.stringify` gives it back, numbers aside (app-json.ts): that is what lets the Pipes path
+ * answer with objects and still deliver the same text.
  */
-import { appMembersText } from './app-json';
+import {
+  appMemberList,
+  canonicalMembersText,
+  NestingTooDeepError,
+  type AppMember,
+  type MembersText,
+} from './app-json';
 import { regionFromSubscriptionFilters } from '../../core/contracts/cross-account-naming';
 import {
   APP_FIELD_BUDGET,
@@ -11,10 +24,12 @@ import {
   planAppFields,
   quickFieldCost,
 } from '../../core/contracts/field-budget';
+import { MAX_KINESIS_RECORD_BYTES } from '../../core/contracts/aws-limits';
 import { COLLISIONS_KEY, collidesWithOurs } from './collisions';
-import { CloudWatchLogEvent } from './decode';
-import { parseMessage, ParsedMessage } from './parsers';
-import { CloudWatchMetadata, LogDocument } from './types';
+import { CloudWatchLogEvent, errorMessage } from './decode';
+import { parseMessage, ParsedMessage, stripOneNewline } from './parsers';
+import { fittingPrefixLength, partitionKeyFor } from './serialize';
+import { CloudWatchMetadata, LogDocument, SerializedDocument } from './types';
 
 /** Where the envelope-level metadata of an event comes from. */
 export interface EventSource {
@@ -28,24 +43,32 @@ export interface EventSource {
   readonly subscriptionFilters?: readonly string[];
 }
 
+/** Most bytes `kfek.partitionKey` adds to a document (`,"kfek":{"partitionKey":"<43 characters>"}`). */
+export const PARTITION_KEY_MEMBER_BYTES = 68;
+
+/** How the documents of one envelope are written. */
+export interface DocumentOptions {
+  /**
+   * Largest record, document plus partition key, in bytes.
+   * @default MAX_KINESIS_RECORD_BYTES (1 MiB)
+   */
+  readonly maxRecordBytes?: number;
+  /**
+   * Write the partition key into the document as `kfek.partitionKey` (Pipes items: the pipe's target reads it).
+   * The member is added after the document is fitted to `maxRecordBytes`, so that a document is cut at the same
+   * place with or without it; leave room for it (at most {@link PARTITION_KEY_MEMBER_BYTES} bytes).
+   * @default false
+   */
+  readonly partitionKeyInDocument?: boolean;
+}
+
 export function toCloudWatchMetadata(event: CloudWatchLogEvent, source: EventSource): CloudWatchMetadata {
   const extracted = event.extractedFields;
-  if (extracted === undefined) {
-    const fromFilter = regionFromSubscriptionFilters(source.subscriptionFilters ?? []);
-    return {
-      id: event.id,
-      logGroup: source.logGroup,
-      logStream: source.logStream,
-      owner: source.owner,
-      ...(fromFilter === undefined ? {} : { region: fromFilter }),
-    };
-  }
-  const account = extracted['@aws.account'];
-  const extractedRegion = extracted['@aws.region'];
-  const region =
-    typeof extractedRegion === 'string'
-      ? extractedRegion
-      : regionFromSubscriptionFilters(source.subscriptionFilters ?? []);
+  const fromFilter = (): string | undefined =>
+    regionFromSubscriptionFilters(source.subscriptionFilters ?? []);
+  const account = extracted?.['@aws.account'];
+  const extractedRegion = extracted?.['@aws.region'];
+  const region = typeof extractedRegion === 'string' ? extractedRegion : fromFilter();
   return {
     id: event.id,
     logGroup: source.logGroup,
@@ -56,112 +79,187 @@ export function toCloudWatchMetadata(event: CloudWatchLogEvent, source: EventSou
   };
 }
 
-/** Builds the document for one event. Never throws for any message text. */
-export function toDocument(event: CloudWatchLogEvent, source: EventSource): LogDocument {
-  return buildDocument(event, source, parseMessage(event.message));
-}
-
-function buildDocument(event: CloudWatchLogEvent, source: EventSource, parsed: ParsedMessage): LogDocument {
-  const doc: Record<string, unknown> = {
-    '@timestamp': new Date(event.timestamp).toISOString(),
-    message: parsed.message,
-    cloudwatch: toCloudWatchMetadata(event, source),
-  };
-  const derived = parsed.derived;
-  if (derived !== undefined) {
-    if (derived.level !== undefined) doc.level = derived.level;
-    if (derived.thread !== undefined) doc.thread = derived.thread;
-    if (derived.logger !== undefined) doc.logger = derived.logger;
-    if (derived.lambda !== undefined) doc.lambda = derived.lambda;
-  }
-  const app = parsed.appFields;
-  if (app !== undefined) {
-    const skipMessage = parsed.messageFromApp === true;
-    // The field budget (core/contracts/field-budget.ts): app keys are mapped in written order until one does not
-    // fit; it and every later key are kept under kfek.overflow, so one wide document cannot fill the index, and so
-    // is a key OpenSearch would refuse to map. Collisions are moved aside first and not counted.
-    const overflowKeys = planAppFields(
-      app,
-      (key) => !(skipMessage && key === 'message') && !collidesWithOurs(key, derived),
-    ).overflow;
-    let collisions: Record<string, unknown> | undefined;
-    let overflow: Record<string, unknown> | undefined;
-    for (const key of Object.keys(app)) {
-      if (skipMessage && key === 'message') continue;
-      const value = app[key];
-      if (collidesWithOurs(key, derived)) {
-        setOwn((collisions ??= {}), key, value);
-      } else if (overflowKeys?.has(key) === true) {
-        setOwn((overflow ??= {}), key, value);
-      } else {
-        setOwn(doc, key, value);
-      }
-    }
-    if (collisions !== undefined || overflow !== undefined) {
-      doc.kfek = {
-        ...(collisions === undefined ? {} : { [COLLISIONS_KEY]: collisions }),
-        ...(overflow === undefined ? {} : { [OVERFLOW_KEY]: overflow }),
-      };
-    }
-  }
-  return doc as unknown as LogDocument;
-}
-
 /**
- * Assigns an own property. A JSON text can carry a `__proto__` key, which plain assignment would
- * turn into a prototype change (and lose the value) instead of a field.
+ * The document of one event as an object: the document's text, parsed (numbers then in JavaScript's form). For
+ * callers that want to look at a document; the pipeline itself writes `DocumentSerializer.serialize`'s text.
  */
-function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === '__proto__') {
-    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  } else {
-    target[key] = value;
-  }
+export function toDocument(event: CloudWatchLogEvent, source: EventSource): LogDocument {
+  return JSON.parse(new DocumentSerializer(source).json(event)) as LogDocument;
+}
+
+/** A document laid out in the parts the writer needs to cut its `message`. */
+interface Layout {
+  /** `{`, app members JavaScript orders first (array-index keys), `"@timestamp":"..."`. */
+  readonly head: string;
+  readonly message: string;
+  /** `,"cloudwatch":{...}`, derived fields, app members, each with its leading comma. */
+  readonly body: string;
+  /** kfek's own members (`"collisions":{...}`), joined with commas; '' for none. */
+  readonly kfek: string;
+  readonly numbersAsWritten: boolean;
 }
 
 /**
- * Serializes the documents of one envelope straight to JSON text, the hot path of the transform.
- * `json(event)` writes a document that parses to the same value as `JSON.stringify(toDocument(event, source))`
- * (a property test holds it to that) but skips building a document object per event: the envelope's `cloudwatch`
- * fields are escaped once, a JSON message's members are copied from the app's own text where that text means
- * exactly the parsed object (app-json.ts; else the parsed object is stringified), and consecutive events with the
- * same timestamp share one ISO string. Only the form may differ from JSON.stringify's: app members keep their
- * written order, whitespace, escapes and number forms. Events that need the general rules (collisions, the field
- * budget, `extractedFields`) take the `toDocument` path.
+ * Writes the documents of one envelope. `serialize(event)` is the function that turns an event into its record;
+ * `json(event)` is the same document without a size limit. A fast path covers almost every event (no collision,
+ * within the field budget, the app's text already in canonical form: one string built, nothing else allocated per
+ * event); the general path (app-json.ts `appMemberList`) writes the same form for everything else.
  */
 export class DocumentSerializer {
   private readonly cloudwatchTail: string;
+  private readonly partitionKey: string;
+  private readonly budget: number;
+  private readonly partitionKeyMember: string;
   private lastSecond = Number.NaN;
   private secondPrefix = '';
 
-  public constructor(private readonly source: EventSource) {
+  public constructor(
+    private readonly source: EventSource,
+    options: DocumentOptions = {},
+  ) {
     const region = regionFromSubscriptionFilters(source.subscriptionFilters ?? []);
     this.cloudwatchTail =
       `,"logGroup":${JSON.stringify(source.logGroup)},"logStream":${JSON.stringify(source.logStream)}` +
       `,"owner":${JSON.stringify(source.owner)}${region === undefined ? '' : `,"region":${JSON.stringify(region)}`}}`;
+    this.partitionKey = partitionKeyFor(source.logGroup, source.logStream);
+    this.budget =
+      (options.maxRecordBytes ?? MAX_KINESIS_RECORD_BYTES) - Buffer.byteLength(this.partitionKey, 'utf8');
+    this.partitionKeyMember =
+      options.partitionKeyInDocument === true ? `"partitionKey":"${this.partitionKey}"` : '';
   }
 
-  public json(event: CloudWatchLogEvent): string {
-    const parsed = parseMessage(event.message);
-    if (event.extractedFields !== undefined || needsGeneralRules(parsed)) {
-      return JSON.stringify(buildDocument(event, this.source, parsed));
+  /** The event's record: its document, cut to fit one record with the partition key. Never throws. */
+  public serialize(event: CloudWatchLogEvent): SerializedDocument {
+    let layout: Layout;
+    try {
+      layout = this.layout(event);
+    } catch (err) {
+      // Not expected but for a message nested deeper than a document may be (app-json.ts MAX_NESTING): the event is
+      // kept, its message as text, with the reason.
+      layout = this.textLayout(
+        event,
+        stripOneNewline(event.message),
+        `"parseError":${JSON.stringify(reason(err))}`,
+      );
     }
-    let json =
-      `{"@timestamp":"${this.iso(event.timestamp)}","message":${JSON.stringify(parsed.message)}` +
-      `,"cloudwatch":{"id":${JSON.stringify(event.id)}${this.cloudwatchTail}`;
+    return this.fit(layout, event);
+  }
+
+  /** The whole document text, without a size limit. */
+  public json(event: CloudWatchLogEvent): string {
+    const layout = this.layout(event);
+    return this.write(layout, layout.message, '', true);
+  }
+
+  private layout(event: CloudWatchLogEvent): Layout {
+    const parsed = parseMessage(event.message);
+    const cloudwatch =
+      event.extractedFields === undefined
+        ? `,"cloudwatch":{"id":${JSON.stringify(event.id)}${this.cloudwatchTail}`
+        : `,"cloudwatch":${JSON.stringify(toCloudWatchMetadata(event, this.source))}`;
+    let body = cloudwatch;
     const derived = parsed.derived;
     if (derived !== undefined) {
-      if (derived.level !== undefined) json += `,"level":${JSON.stringify(derived.level)}`;
-      if (derived.thread !== undefined) json += `,"thread":${JSON.stringify(derived.thread)}`;
-      if (derived.logger !== undefined) json += `,"logger":${JSON.stringify(derived.logger)}`;
-      if (derived.lambda !== undefined) json += `,"lambda":${JSON.stringify(derived.lambda)}`;
+      if (derived.level !== undefined) body += `,"level":${JSON.stringify(derived.level)}`;
+      if (derived.thread !== undefined) body += `,"thread":${JSON.stringify(derived.thread)}`;
+      if (derived.logger !== undefined) body += `,"logger":${JSON.stringify(derived.logger)}`;
+      if (derived.lambda !== undefined) body += `,"lambda":${JSON.stringify(derived.lambda)}`;
     }
+    const timestamp = `"@timestamp":"${this.iso(event.timestamp)}"`;
     const app = parsed.appFields;
-    if (app !== undefined) {
-      const members = appMembers(parsed, app);
-      if (members.length > 0) json += `,${members}`;
+    if (app === undefined) {
+      return { head: `{${timestamp}`, message: parsed.message, body, kfek: '', numbersAsWritten: false };
     }
-    return `${json}}`;
+    const rules = needsGeneralRules(parsed);
+    const fast = rules ? undefined : canonicalText(parsed, app);
+    if (fast !== undefined) {
+      return {
+        head: `{${timestamp}`,
+        message: parsed.message,
+        body: fast.text.length > 0 ? `${body},${fast.text}` : body,
+        kfek: '',
+        numbersAsWritten: fast.numbersAsWritten,
+      };
+    }
+    return generalLayout(parsed, app, timestamp, body, rules);
+  }
+
+  /** A layout without app fields: `message` is `text`, kfek carries `kfek`. */
+  private textLayout(event: CloudWatchLogEvent, text: string, kfek: string): Layout {
+    return {
+      head: `{"@timestamp":"${this.iso(event.timestamp)}"`,
+      message: text,
+      body: `,"cloudwatch":${JSON.stringify(toCloudWatchMetadata(event, this.source))}`,
+      kfek,
+      numbersAsWritten: false,
+    };
+  }
+
+  /** The document's text; `withKey` adds `kfek.partitionKey` when the options ask for it. */
+  private write(layout: Layout, message: string, kfekExtra: string, withKey: boolean): string {
+    let kfek = layout.kfek;
+    if (kfekExtra.length > 0) kfek = kfek.length > 0 ? `${kfek},${kfekExtra}` : kfekExtra;
+    if (withKey && this.partitionKeyMember.length > 0) {
+      kfek = kfek.length > 0 ? `${kfek},${this.partitionKeyMember}` : this.partitionKeyMember;
+    }
+    const tail = kfek.length > 0 ? `,"kfek":{${kfek}}}` : '}';
+    return `${layout.head},"message":${JSON.stringify(message)}${layout.body}${tail}`;
+  }
+
+  /**
+   * The record for `layout`: whole when it fits; else `message` cut to fit (`kfek.truncated`, `kfek.originalBytes`);
+   * else, when the other fields alone are too big, the event's original text, cut, in place of its fields
+   * (`kfek.fieldsInMessage`). Every input yields a record within the limit.
+   */
+  private fit(layout: Layout, event: CloudWatchLogEvent): SerializedDocument {
+    const json = this.write(layout, layout.message, '', false);
+    // A UTF-16 code unit is at most three UTF-8 bytes: skip exact counting when even the worst case fits (almost
+    // every document).
+    const bytes = json.length * 3 <= this.budget ? -1 : Buffer.byteLength(json, 'utf8');
+    if (bytes <= this.budget) {
+      return this.record(
+        this.partitionKeyMember.length > 0 ? this.write(layout, layout.message, '', true) : json,
+        false,
+        layout.numbersAsWritten,
+      );
+    }
+
+    const cutMarks = `"truncated":true,"originalBytes":${bytes}`;
+    const cut = this.fitMessage(layout, layout.message, cutMarks);
+    if (cut !== undefined) return this.record(cut, true, layout.numbersAsWritten);
+    // The fields other than `message` are too big on their own: keep kfek's own fields and the original text,
+    // which still contains the app's data, and cut that.
+    const minimal = this.textLayout(event, event.message, '');
+    const last = this.fitMessage(minimal, event.message, `${cutMarks},"fieldsInMessage":true`);
+    if (last !== undefined) return this.record(last, true, false);
+    // Unreachable for validated envelopes (log group and stream names are capped at 512 characters); kept so that
+    // a bug shows up as a clear error rather than an oversized record.
+    throw new RangeError(`document metadata alone exceeds ${this.budget} bytes`);
+  }
+
+  /**
+   * The layout written with the longest prefix of `message` that fits (measured without `kfek.partitionKey`, which
+   * is then added); undefined when even '' does not fit.
+   */
+  private fitMessage(layout: Layout, message: string, kfekExtra: string): string | undefined {
+    const empty = this.write(layout, '', kfekExtra, false);
+    const room = this.budget - Buffer.byteLength(empty, 'utf8');
+    if (room < 0) return undefined;
+    // The byte arithmetic mirrors JSON.stringify exactly; the loop is a guard that never lets an oversized record
+    // out should an engine escape differently. With an empty message it fits.
+    for (let messageRoom = room; ;) {
+      const cut = message.slice(0, fittingPrefixLength(message, messageRoom));
+      const overshoot = Buffer.byteLength(this.write(layout, cut, kfekExtra, false), 'utf8') - this.budget;
+      if (overshoot <= 0) return this.write(layout, cut, kfekExtra, true);
+      messageRoom -= overshoot + 8;
+    }
+  }
+
+  private record(json: string, truncated: boolean, numbersAsWritten: boolean): SerializedDocument {
+    const bytes = Buffer.byteLength(json, 'utf8');
+    return numbersAsWritten
+      ? { json, bytes, partitionKey: this.partitionKey, truncated, numbersAsWritten: true }
+      : { json, bytes, partitionKey: this.partitionKey, truncated };
   }
 
   /**
@@ -181,22 +279,75 @@ export class DocumentSerializer {
   }
 }
 
-/**
- * The app fields as JSON members without braces: the app's own text where it means exactly the parsed object
- * (app-json.ts), else the parsed object stringified.
- */
-function appMembers(parsed: ParsedMessage, app: Record<string, unknown>): string {
-  const dropMessage = parsed.messageFromApp === true;
+function reason(err: unknown): string {
+  return err instanceof NestingTooDeepError ? err.message : errorMessage(err);
+}
+
+/** The app's members text as it stands, when it is already in the document's form (app-json.ts). */
+function canonicalText(parsed: ParsedMessage, app: Record<string, unknown>): MembersText | undefined {
   const text = parsed.appText;
-  if (text !== undefined && parsed.appTextClose !== undefined) {
-    const members = appMembersText(text, parsed.appTextClose, app, dropMessage);
-    if (members !== undefined) return members;
+  if (text === undefined || parsed.appTextClose === undefined) return undefined;
+  return canonicalMembersText(text, parsed.appTextClose, app, parsed.messageFromApp === true);
+}
+
+/**
+ * The general rules, member by member: an app key that collides with ours is kept under `kfek.collisions`; app keys
+ * are mapped in order until one does not fit the field budget (core/contracts/field-budget.ts), and it and every
+ * later key are kept under `kfek.overflow` (so is a key OpenSearch would refuse to map); collisions are moved aside
+ * first and not counted. Keys JavaScript orders first (array indices) lead the document, as they lead its parse.
+ */
+function generalLayout(
+  parsed: ParsedMessage,
+  app: Record<string, unknown>,
+  timestamp: string,
+  ours: string,
+  rules: boolean,
+): Layout {
+  // Without `rules` (needsGeneralRules said so), nothing collides or overflows: only the text's form was not the
+  // document's.
+  const derived = rules ? parsed.derived : undefined;
+  const skipMessage = parsed.messageFromApp === true;
+  const overflowKeys = rules
+    ? planAppFields(app, (key) => !(skipMessage && key === 'message') && !collidesWithOurs(key, derived))
+        .overflow
+    : undefined;
+  const list = appMemberList(parsed.appText ?? JSON.stringify(app));
+  let leading = '';
+  let body = ours;
+  const collisions: AppMember[] = [];
+  const overflow: AppMember[] = [];
+  for (const member of list.members) {
+    const key = member.key;
+    if (skipMessage && key === 'message') continue;
+    if (rules && collidesWithOurs(key, derived)) {
+      collisions.push(member);
+    } else if (overflowKeys?.has(key) === true) {
+      overflow.push(member);
+    } else if (isIndexKey(key)) {
+      leading += `${member.json},`;
+    } else {
+      body += `,${member.json}`;
+    }
   }
-  // The parsed object is ours alone; an undefined value is left out by JSON.stringify, exactly
-  // as buildDocument skips the `message` it already used.
-  if (dropMessage) app.message = undefined;
-  const fields = JSON.stringify(app);
-  return fields.length > 2 ? fields.slice(1, -1) : '';
+  const kfek: string[] = [];
+  if (collisions.length > 0) kfek.push(`"${COLLISIONS_KEY}":${objectText(collisions)}`);
+  if (overflow.length > 0) kfek.push(`"${OVERFLOW_KEY}":${objectText(overflow)}`);
+  return {
+    head: `{${leading}${timestamp}`,
+    message: parsed.message,
+    body,
+    kfek: kfek.join(','),
+    numbersAsWritten: list.numbersAsWritten,
+  };
+}
+
+/** True for a key JavaScript orders before the document's own (an array index: digits, no leading zero). */
+function isIndexKey(key: string): boolean {
+  return /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) < 4_294_967_295;
+}
+
+function objectText(members: readonly AppMember[]): string {
+  return `{${members.map((m) => m.json).join(',')}}`;
 }
 
 /** '000' to '999', so formatting milliseconds is one lookup. */
@@ -204,8 +355,8 @@ const MILLIS: readonly string[] = Array.from({ length: 1000 }, (_, i) => String(
 
 /**
  * True when an app field would collide with one of ours, or the app fields do not all fit the field budget (or one
- * cannot be mapped at all), so the event needs `buildDocument`. One pass without allocating for almost every line;
- * a line whose fields can share paths (a dotted key, an array of several objects) is planned with the paths.
+ * cannot be mapped at all), so the event needs the general layout. One pass without allocating for almost every
+ * line; a line whose fields can share paths (a dotted key, an array of several objects) is planned with the paths.
  */
 function needsGeneralRules(parsed: ParsedMessage): boolean {
   const app = parsed.appFields;

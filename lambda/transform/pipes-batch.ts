@@ -44,8 +44,9 @@ import type { LogDocument, SerializedDocument } from './types';
 export const PIPES_MAX_ANSWER_BYTES = 5 * 1024 * 1024;
 
 /**
- * Bytes kept free in every document for the `kfek.partitionKey` field the enrichment adds
- * (`,"kfek":{"partitionKey":"<43 characters>"}` is 69 bytes), with room to spare.
+ * Bytes kept free in every item below the Kinesis record limit, for the `kfek.partitionKey` member the document gets
+ * after it is fitted (document.ts `PARTITION_KEY_MEMBER_BYTES`, 68 bytes), with room to spare for the pipe's own
+ * encoding of the item.
  */
 export const PIPES_ITEM_RESERVED_BYTES = 128;
 
@@ -165,7 +166,10 @@ export async function processPipesBatch(event: unknown, deps: PipesBatchDeps): P
     const outcome =
       data === undefined
         ? { kind: 'poison' as const, reason: 'record has no base64 `data` string' }
-        : deps.transform(data, { maxRecordBytes: MAX_KINESIS_RECORD_BYTES - PIPES_ITEM_RESERVED_BYTES });
+        : deps.transform(data, {
+            maxRecordBytes: MAX_KINESIS_RECORD_BYTES - PIPES_ITEM_RESERVED_BYTES,
+            partitionKeyInDocument: true,
+          });
     if (outcome.kind === 'control') {
       counters.ControlMessages += 1;
     } else if (outcome.kind === 'poison') {
@@ -184,7 +188,7 @@ export async function processPipesBatch(event: unknown, deps: PipesBatchDeps): P
       add(withPartitionKey(doc, errorPartitionKey(source.partitionKey)));
     } else {
       for (const doc of outcome.documents) {
-        add(withPartitionKey(JSON.parse(doc.json) as LogDocument, doc.partitionKey));
+        add(doc);
         if (doc.truncated) counters.TruncatedDocuments += 1;
       }
     }
@@ -206,7 +210,7 @@ export async function processPipesBatch(event: unknown, deps: PipesBatchDeps): P
 
   if (!overflowing) {
     counters.EventsOut = pending.length;
-    return { items: pending.map((item) => JSON.parse(item.json) as PipesItem), counters };
+    return { items: pending.map(toItem), counters };
   }
   if (pending.length > 0) await flush();
   return { items: [], counters };
@@ -235,7 +239,33 @@ async function writeOverflow(
   counters.OverflowDocuments += items.length;
 }
 
-/** The item for `doc`: its JSON with `kfek.partitionKey` set, measured. */
+/**
+ * The answer item of a document whose text already carries `kfek.partitionKey`. The Lambda runtime serializes the
+ * answer with JSON.stringify, which gives the document's text back (document.ts writes it in that form), except
+ * for numbers written in a form JavaScript would change (`1.0`, `-0`, beyond 2^53): for a document holding such a
+ * number, each of those is parsed into `JSON.rawJSON(source)` so the runtime writes it as the app did. `rawJSON` and
+ * the reviver's source text are in Node.js 21 and later (Lambda's nodejs24.x); on Node.js 20 (local runs only)
+ * those numbers come out in JavaScript's form.
+ */
+export function toItem(doc: SerializedDocument): PipesItem {
+  if (doc.numbersAsWritten !== true || rawJSON === undefined) return JSON.parse(doc.json) as PipesItem;
+  const raw = rawJSON;
+  return JSON.parse(doc.json, function (
+    this: unknown,
+    _key: string,
+    value: unknown,
+    context?: { source?: string },
+  ) {
+    return typeof value === 'number' && context?.source !== undefined && String(value) !== context.source
+      ? raw(context.source)
+      : value;
+  } as (this: unknown, key: string, value: unknown) => unknown) as PipesItem;
+}
+
+/** `JSON.rawJSON` where the engine has it (Node.js 21+). */
+const rawJSON = (JSON as unknown as { rawJSON?: (text: string) => unknown }).rawJSON;
+
+/** The item for an error document: its JSON with `kfek.partitionKey` set, measured. */
 function withPartitionKey(doc: LogDocument, partitionKey: string): SerializedDocument {
   const item = { ...doc, kfek: { ...(doc.kfek ?? {}), partitionKey } };
   const json = JSON.stringify(item);

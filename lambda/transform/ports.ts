@@ -68,6 +68,8 @@ export interface BatchLogger {
 export interface RecordTransformOptions {
   /** Largest serialized document plus partition key; the core truncates documents to fit it. */
   readonly maxRecordBytes?: number;
+  /** Write each document's partition key into it as `kfek.partitionKey` (Pipes items). */
+  readonly partitionKeyInDocument?: boolean;
 }
 
 /** The pure core's record transform: one raw record (base64) in, documents or a poison reason out (`transformRecord`). */

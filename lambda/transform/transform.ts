@@ -3,13 +3,10 @@
  * one raw subscription record in, serialized documents (or a poison reason) out.
  * No SDK, no environment, no I/O.
  */
-import { CloudWatchEnvelope, CloudWatchLogEvent, decodeEnvelopes, errorMessage } from './decode';
-import { DocumentSerializer, EventSource, toCloudWatchMetadata, toDocument } from './document';
+import { CloudWatchEnvelope, decodeEnvelopes, errorMessage } from './decode';
+import { DocumentSerializer, type DocumentOptions } from './document';
 import { PoisonRecordError } from './errors';
-import { stripOneNewline } from './parsers';
-import { partitionKeyFor, serializedIfFits, serializeDocument } from './serialize';
 import { DecodeLimits, LogDocument, RecordOutcome, SerializedDocument } from './types';
-import { MAX_KINESIS_RECORD_BYTES } from '../../core/contracts/aws-limits';
 
 /**
  * Most log events one raw record may hold. CloudWatch Logs puts at most 10,000 events in one envelope
@@ -22,18 +19,12 @@ import { MAX_KINESIS_RECORD_BYTES } from '../../core/contracts/aws-limits';
 export const DEFAULT_MAX_EVENTS_PER_RECORD = 20_000;
 
 /** Limits and sizes of one `transformRecord` call. */
-export interface TransformOptions extends DecodeLimits {
+export interface TransformOptions extends DecodeLimits, DocumentOptions {
   /**
    * Most log events one record may hold; a record with more is poison.
    * @default DEFAULT_MAX_EVENTS_PER_RECORD (20,000)
    */
   readonly maxEventsPerRecord?: number;
-  /**
-   * Largest events-stream record a document must fit with its partition key. The Pipes enrichment passes less
-   * than 1 MiB: it adds the partition key to the item it returns.
-   * @default MAX_KINESIS_RECORD_BYTES (1 MiB)
-   */
-  readonly maxRecordBytes?: number;
 }
 
 /**
@@ -66,10 +57,9 @@ export function transformRecord(data: string | Buffer, options: TransformOptions
           '(CloudWatch Logs sends at most 10,000 per envelope); split it into smaller records to replay it',
       };
     }
-    const maxRecordBytes = options.maxRecordBytes ?? MAX_KINESIS_RECORD_BYTES;
     return {
       kind: 'data',
-      documents: dataEnvelopes.flatMap((envelope) => envelopeDocuments(envelope, maxRecordBytes)),
+      documents: dataEnvelopes.flatMap((envelope) => envelopeDocuments(envelope, options)),
     };
   } catch (err) {
     if (err instanceof PoisonRecordError) return { kind: 'poison', reason: err.message };
@@ -80,50 +70,12 @@ export function transformRecord(data: string | Buffer, options: TransformOptions
 }
 
 /** One serialized document per log event of a `DATA_MESSAGE` envelope, in order. */
-function envelopeDocuments(envelope: CloudWatchEnvelope, maxRecordBytes: number): SerializedDocument[] {
-  const partitionKey = partitionKeyFor(envelope.logGroup, envelope.logStream);
+function envelopeDocuments(envelope: CloudWatchEnvelope, options: DocumentOptions): SerializedDocument[] {
   const events = envelope.logEvents;
   const documents: SerializedDocument[] = new Array<SerializedDocument>(events.length);
-  const serializer = new DocumentSerializer(envelope);
-  const budget = maxRecordBytes - Buffer.byteLength(partitionKey, 'utf8');
-  for (let i = 0; i < events.length; i++) {
-    documents[i] = transformEvent(events[i], envelope, partitionKey, serializer, budget, maxRecordBytes);
-  }
+  const serializer = new DocumentSerializer(envelope, options);
+  for (let i = 0; i < events.length; i++) documents[i] = serializer.serialize(events[i]);
   return documents;
-}
-
-/**
- * One event's record. JSON.parse is iterative but JSON.stringify is recursive in V8: a message
- * nested a few thousand levels deep parses, then overflows the stack when serialized. Such an
- * event (and nothing else) is kept as text, so one odd line never turns its whole record into poison.
- */
-function transformEvent(
-  event: CloudWatchLogEvent,
-  source: EventSource,
-  partitionKey: string,
-  serializer: DocumentSerializer,
-  budget: number,
-  maxRecordBytes: number,
-): SerializedDocument {
-  try {
-    // Almost every document fits as it is; the rare one that does not is rebuilt as an object and
-    // cut by serializeDocument.
-    return (
-      serializedIfFits(serializer.json(event), partitionKey, budget) ??
-      serializeDocument(toDocument(event, source), partitionKey, {
-        originalText: event.message,
-        maxRecordBytes,
-      })
-    );
-  } catch (err) {
-    const doc: LogDocument = {
-      '@timestamp': new Date(event.timestamp).toISOString(),
-      message: stripOneNewline(event.message),
-      cloudwatch: toCloudWatchMetadata(event, source),
-      kfek: { parseError: errorMessage(err) },
-    };
-    return serializeDocument(doc, partitionKey, { maxRecordBytes });
-  }
 }
 
 /** Where a poison record's whole data is kept (the dead-letter object). */

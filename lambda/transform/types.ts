@@ -63,6 +63,12 @@ export interface SerializedDocument {
   readonly partitionKey: string;
   /** True when the message was cut to fit a Kinesis record (core/contracts/aws-limits.ts) with the partition key. */
   readonly truncated: boolean;
+  /**
+   * Set when a number in `json` is written in a form JavaScript writes differently (`1.0`, `-0`, integers beyond
+   * 2^53; app-json.ts): whoever parses the document and serializes it again must keep those numbers' source text
+   * to give the same text (pipes-batch.ts).
+   */
+  readonly numbersAsWritten?: true;
 }
 
 /** What one raw (subscription) Kinesis record turned into. */

@@ -1,12 +1,14 @@
 /**
- * Property: the app's JSON text is reused exactly when it means the parsed object (lambda/transform/app-json.ts),
- * and then it means exactly that. Random object texts are written by hand here, with what JSON.stringify never
- * writes: keys twice in one object, whitespace between tokens, escaped characters (`\u0061`, `\/`), numbers in
- * other forms (`1.0`, `1E2`, `1e400`) and lone surrogates left raw. The generator records which of those it wrote,
- * and that record, not the scanner, decides whether the text must be used.
+ * Property: every app JSON text is written into the document in one form (lambda/transform/app-json.ts), whichever
+ * way it takes: the one-pass copy (`canonicalMembersText`) when the text already is in that form, else the
+ * member-by-member rewrite (`appMemberList`). Random object texts are written by hand here, with what
+ * JSON.stringify never writes: keys twice in one object, whitespace between tokens, escaped characters (`\u0061`,
+ * `\/`), numbers in other forms (`1.0`, `-0`, `1E2`, `1e400`, beyond 2^53), array-index keys and lone surrogates
+ * left raw. The oracle is JavaScript itself: the result, with each number put in JavaScript's form, is exactly
+ * `JSON.stringify(JSON.parse(text))`, and every number the result writes is one the text wrote.
  */
 import fc from 'fast-check';
-import { appMembersText } from '../../../lambda/transform/app-json';
+import { appMemberList, canonicalMembersText } from '../../../lambda/transform/app-json';
 
 /** What the generator wrote into a text. */
 interface Written {
@@ -135,32 +137,85 @@ const topLevel = fc
     return { ...objectText(all, inner), messageKeysAsWritten, after };
   });
 
-describe('appMembersText (property)', () => {
-  it('reuses the text exactly when it means the parsed object, and then it means exactly that', () => {
-    let reused = 0;
+/** The number tokens of a JSON text, in order (strings skipped). */
+function numberTokens(json: string): string[] {
+  const tokens: string[] = [];
+  const pattern = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+  for (const match of json.matchAll(pattern)) if (!match[0].startsWith('"')) tokens.push(match[0]);
+  return tokens;
+}
+
+/** The JSON text with every number in JavaScript's form (`1.0` -> `1`), as JSON.stringify would write it. */
+function jsNumbers(json: string): string {
+  return json.replace(/"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, (token) =>
+    token.startsWith('"') ? token : JSON.stringify(Number(token)),
+  );
+}
+
+describe('app-json (property)', () => {
+  it('writes any text in the form JSON.stringify gives, numbers as written; the one-pass copy agrees', () => {
+    let copied = 0;
+    let rewritten = 0;
     fc.assert(
       fc.property(topLevel, (written) => {
         const text = written.text + written.after;
         const parsed = JSON.parse(text) as Record<string, unknown>;
         const dropMessage = typeof parsed.message === 'string';
-        const result = appMembersText(text, written.text.length - 1, parsed, dropMessage);
 
-        const usable =
-          !written.duplicate &&
-          !written.exponent &&
-          text.isWellFormed() &&
-          (!dropMessage || written.messageKeysAsWritten);
-        expect(result !== undefined).toBe(usable);
-        if (result === undefined) return;
-        reused++;
-        const expected = JSON.parse(text) as Record<string, unknown>;
+        const list = appMemberList(text);
+        const kept = list.members.filter((m) => !(dropMessage && m.key === 'message'));
+        const document = `{${kept.map((m) => m.json).join(',')}}`;
+        const expected = { ...parsed };
         if (dropMessage) delete expected.message;
-        // Same keys, order and values: JSON.stringify of both parses (numbers such as 1.0 and 1 parse alike).
-        expect(JSON.stringify(JSON.parse(`{${result}}`))).toBe(JSON.stringify(expected));
+
+        // The form: JSON.stringify's, once numbers are put in JavaScript's form.
+        expect(jsNumbers(document)).toBe(JSON.stringify(expected));
+        // The numbers: each written as the text wrote it (or null for one JSON.parse reads as Infinity).
+        const writtenNumbers = numberTokens(text);
+        for (const token of numberTokens(document)) expect(writtenNumbers).toContain(token);
+        // The flag is never missing (it may be set by a value a later duplicate key replaced).
+        const differs = numberTokens(document).some((t) => String(Number(t)) !== t);
+        expect(list.numbersAsWritten || !differs).toBe(true);
+        rewritten++;
+
+        const copy = canonicalMembersText(text, written.text.length - 1, parsed, dropMessage);
+        if (copy === undefined) return;
+        copied++;
+        expect(`{${copy.text}}`).toBe(document);
+        expect(copy.numbersAsWritten).toBe(list.numbersAsWritten);
       }),
       { numRuns: 3000 },
     );
-    // The property must not hold by always falling back.
-    expect(reused).toBeGreaterThan(300);
+    // Hand-written texts are mostly not in the document's form; the next property covers the copy at length.
+    expect(copied).toBeGreaterThan(20);
+    expect(rewritten).toBe(3000);
+  });
+
+  it('copies text a JSON logger writes (JSON.stringify, numbers in other forms) as the rewrite writes it', () => {
+    let copied = 0;
+    const forms = fc.constantFrom('1.0', '-0', '0.50', '12345678901234567890', '2.5', '7');
+    fc.assert(
+      fc.property(
+        fc.object({ maxDepth: 3 }),
+        fc.array(forms, { minLength: 1, maxLength: 8 }),
+        (object, numbers) => {
+          let n = 0;
+          // Every number JSON.stringify wrote becomes one of the forms a logger may write.
+          const text = JSON.stringify(object).replace(
+            /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g,
+            (token) => (token.startsWith('"') ? token : numbers[n++ % numbers.length]),
+          );
+          const parsed = JSON.parse(text) as Record<string, unknown>;
+          const list = appMemberList(text);
+          const copy = canonicalMembersText(text, text.length - 1, parsed, false);
+          if (copy === undefined) return;
+          copied++;
+          expect(copy.text).toBe(list.members.map((m) => m.json).join(','));
+          expect(copy.numbersAsWritten).toBe(list.numbersAsWritten);
+        },
+      ),
+      { numRuns: 2000 },
+    );
+    expect(copied).toBeGreaterThan(500);
   });
 });

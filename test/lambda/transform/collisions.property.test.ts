@@ -4,8 +4,9 @@
  * `kfek.collisions.*` and `kfek.overflow.*`) or OpenSearch's metadata (`_id`, `_routing`, ...; issue 22, item 2),
  * whatever dotted names it uses, and no app value is dropped.
  */
+import { referenceParsed } from '../../helpers/reference-document';
 import fc from 'fast-check';
-import { DocumentSerializer, toDocument } from '../../../lambda/transform/document';
+import { DocumentSerializer } from '../../../lambda/transform/document';
 import { CloudWatchLogEvent } from '../../../lambda/transform/decode';
 
 const SOURCE = { logGroup: '/aws/lambda/orders', logStream: 's1', owner: '123456789012' };
@@ -75,7 +76,7 @@ describe('collision properties', () => {
 
         // WHEN the transform shapes it, on either path
         const doc = JSON.parse(
-          fast ? new DocumentSerializer(SOURCE).json(event) : JSON.stringify(toDocument(event, SOURCE)),
+          fast ? new DocumentSerializer(SOURCE).json(event) : JSON.stringify(referenceParsed(event, SOURCE)),
         ) as Record<string, unknown>;
 
         // THEN what OpenSearch finds under our namespaces is exactly what kfek wrote

@@ -6,8 +6,9 @@
  * field budget, truncation), events with `extractedFields`, and the EventBridge Pipes enrichment.
  * test/core/opensearch/metadata-names.integ.test.ts proves each name on the real node.
  */
+import { referenceParsed } from '../../helpers/reference-document';
 import { METADATA_FIELD_NAMES } from '../../../lambda/transform/collisions';
-import { DocumentSerializer, toDocument } from '../../../lambda/transform/document';
+import { DocumentSerializer } from '../../../lambda/transform/document';
 import { processPipesBatch, type PipesKinesisRecord } from '../../../lambda/transform/pipes-batch';
 import { toErrorDocument, transformRecord } from '../../../lambda/transform/transform';
 import type { CloudWatchLogEvent } from '../../../lambda/transform/decode';
@@ -52,7 +53,7 @@ const PATHS: ReadonlyArray<[string, (app: object) => Doc]> = [
     'the fast path (app text copied)',
     (app) => JSON.parse(new DocumentSerializer(SOURCE).json(event(app))) as Doc,
   ],
-  ['toDocument (the general path)', (app) => toDocument(event(app), SOURCE) as Doc],
+  ['the reference model', (app) => referenceParsed(event(app), SOURCE) as Doc],
   [
     'an event with extractedFields',
     (app) =>

@@ -2,10 +2,10 @@
  * Serialization: exact UTF-8 sizes, truncation to one Kinesis record including the partition key,
  * never cutting a character in half, degrading huge app fields, partition keys.
  */
-import { toDocument } from '../../../lambda/transform/document';
-import { fittingPrefixLength, partitionKeyFor, serializeDocument } from '../../../lambda/transform/serialize';
+import { DocumentSerializer, type DocumentOptions } from '../../../lambda/transform/document';
+import { fittingPrefixLength, partitionKeyFor } from '../../../lambda/transform/serialize';
 import { MAX_KINESIS_RECORD_BYTES } from '../../../core/contracts/aws-limits';
-import type { LogDocument } from '../../../lambda/transform/types';
+import type { LogDocument, SerializedDocument } from '../../../lambda/transform/types';
 
 const SOURCE = {
   logGroup: '/aws/lambda/orders',
@@ -15,38 +15,44 @@ const SOURCE = {
 const KEY = partitionKeyFor(SOURCE.logGroup, SOURCE.logStream);
 const KEY_BYTES = Buffer.byteLength(KEY);
 
-function docOf(message: string): LogDocument {
-  return toDocument({ id: '1', timestamp: 0, message }, SOURCE);
+/** The whole document of one event with this message, without a size limit. */
+function jsonOf(message: string): string {
+  return new DocumentSerializer(SOURCE).json({ id: '1', timestamp: 0, message });
+}
+
+/** The event's record, as the transform writes it. */
+function serialize(message: string, options: DocumentOptions = {}): SerializedDocument {
+  return new DocumentSerializer(SOURCE, options).serialize({ id: '1', timestamp: 0, message });
 }
 
 function parsed(json: string): LogDocument {
   return JSON.parse(json) as LogDocument;
 }
 
-describe('serializeDocument', () => {
+describe('DocumentSerializer.serialize: one record per event', () => {
   it('serializes once and measures exact UTF-8 bytes', () => {
-    const doc = docOf('héllo 😀 wörld');
-    const out = serializeDocument(doc, KEY);
+    const json = jsonOf('héllo 😀 wörld');
+    const out = serialize('héllo 😀 wörld');
     expect(out).toEqual({
-      json: JSON.stringify(doc),
-      bytes: Buffer.byteLength(JSON.stringify(doc)),
+      json,
+      bytes: Buffer.byteLength(json),
       partitionKey: KEY,
       truncated: false,
     });
   });
 
   it('leaves a document that fits exactly with its partition key alone', () => {
-    const base = serializeDocument(docOf(''), KEY).bytes;
+    const base = serialize('').bytes;
     const message = 'a'.repeat(MAX_KINESIS_RECORD_BYTES - KEY_BYTES - base);
-    const out = serializeDocument(docOf(message), KEY);
+    const out = serialize(message);
     expect(out.truncated).toBe(false);
     expect(out.bytes + KEY_BYTES).toBe(MAX_KINESIS_RECORD_BYTES);
   });
 
   it('cuts an ASCII message to fill the record exactly (data + partition key = 1 MiB)', () => {
     const message = 'a'.repeat(MAX_KINESIS_RECORD_BYTES);
-    const original = Buffer.byteLength(JSON.stringify(docOf(message)));
-    const out = serializeDocument(docOf(message), KEY);
+    const original = Buffer.byteLength(jsonOf(message));
+    const out = serialize(message);
     expect(out.truncated).toBe(true);
     expect(out.bytes + KEY_BYTES).toBe(MAX_KINESIS_RECORD_BYTES);
     const doc = parsed(out.json);
@@ -65,7 +71,7 @@ describe('serializeDocument', () => {
     ['a mix', 'a€😀"\\\u0007\ud800\udc00\udfff'],
   ])('never cuts %s in half and stays within the limit', (_name, unit) => {
     const message = unit.repeat(Math.ceil((MAX_KINESIS_RECORD_BYTES * 1.5) / unit.length));
-    const out = serializeDocument(docOf(message), KEY);
+    const out = serialize(message);
     expect(out.truncated).toBe(true);
     expect(out.bytes).toBe(Buffer.byteLength(out.json));
     expect(out.bytes + KEY_BYTES).toBeLessThanOrEqual(MAX_KINESIS_RECORD_BYTES);
@@ -80,14 +86,23 @@ describe('serializeDocument', () => {
   });
 
   it('keeps collisions and other kfek fields when it truncates', () => {
-    const doc = docOf(JSON.stringify({ message: 'x'.repeat(MAX_KINESIS_RECORD_BYTES), kfek: 'app' }));
-    const out = parsed(serializeDocument(doc, KEY).json);
+    const out = parsed(
+      serialize(JSON.stringify({ message: 'x'.repeat(MAX_KINESIS_RECORD_BYTES), kfek: 'app' })).json,
+    );
     expect(out.kfek).toMatchObject({ truncated: true, collisions: { kfek: 'app' } });
+  });
+
+  it('keeps the app fields as written when it truncates (numbers in their own form)', () => {
+    const text = `{"message":"${'x'.repeat(MAX_KINESIS_RECORD_BYTES)}","n":1.0,"id":12345678901234567890}`;
+    const out = serialize(text);
+    expect(out.truncated).toBe(true);
+    expect(out.json).toContain(',"n":1.0,"id":12345678901234567890,"kfek":{"truncated":true');
+    expect(out.numbersAsWritten).toBe(true);
   });
 
   it('moves huge app fields into a truncated message when even an empty message does not fit', () => {
     const text = JSON.stringify({ message: 'small', blob: 'b'.repeat(MAX_KINESIS_RECORD_BYTES), n: 1 });
-    const out = serializeDocument(docOf(text), KEY, { originalText: text });
+    const out = serialize(text);
     expect(out.truncated).toBe(true);
     expect(out.bytes + KEY_BYTES).toBe(MAX_KINESIS_RECORD_BYTES);
     const doc = parsed(out.json);
@@ -98,7 +113,7 @@ describe('serializeDocument', () => {
   });
 
   it('honours a smaller maxRecordBytes', () => {
-    const out = serializeDocument(docOf('z'.repeat(5000)), KEY, { maxRecordBytes: 1000 });
+    const out = serialize('z'.repeat(5000), { maxRecordBytes: 1000 });
     expect(out.bytes + KEY_BYTES).toBe(1000);
   });
 });
