@@ -71,6 +71,7 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     openSearchAdminRole: search.adminRole,
     openSearch: config.openSearch,
     transport: config.transport,
+    sourceRegions: config.sources.regions,
     transform: config.transform,
     delivery: config.delivery,
     metricsNamespace: config.name,

@@ -15,6 +15,12 @@ export const TransformEnvVar = {
   DeadLetterBucket: 'DEAD_LETTER_BUCKET',
   /** Key prefix of dead-letter objects. */
   DeadLetterPrefix: 'DEAD_LETTER_PREFIX',
+  /**
+   * The regions the pipeline receives logs from, comma-separated (the profile's region and `sources.regions`): the
+   * only regions `cloudwatch.region` may name (issue 22, item 4). Unset: a subscription filter's region is taken
+   * as it is (local runs).
+   */
+  SourceRegions: 'SOURCE_REGIONS',
   /** `true` or `false`: write KPL aggregated records (config `delivery.aggregation`). */
   EventsAggregation: 'EVENTS_AGGREGATION',
   /** Powertools' own variable: the CloudWatch namespace of the EMF metrics. */
@@ -56,6 +62,8 @@ export function transformServiceName(transport: Transport): TransformServiceName
 
 /** What the Pipes enrichment needs: the settings both entry points share. */
 export interface CommonTransformSettings {
+  /** @default - none: a subscription filter's region is taken as it is */
+  readonly sourceRegions?: readonly string[];
   /** @default {@link DEFAULT_METRICS_NAMESPACE} */
   readonly metricsNamespace?: string;
   readonly serviceName: TransformServiceName;
@@ -79,6 +87,9 @@ export function transformEnvironment(
   settings: CommonTransformSettings | KinesisTransformSettings,
 ): Record<string, string> {
   const env: Record<string, string> = {};
+  if (settings.sourceRegions !== undefined && settings.sourceRegions.length > 0) {
+    env[TransformEnvVar.SourceRegions] = settings.sourceRegions.join(',');
+  }
   if (settings.metricsNamespace !== undefined) {
     env[TransformEnvVar.MetricsNamespace] = settings.metricsNamespace;
   }

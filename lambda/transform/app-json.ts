@@ -82,6 +82,12 @@ function stringEnd(text: string, open: number): number {
   }
 }
 
+/** Index of the first backslash at or after `from`, or the text's length when none. */
+function nextBackslash(text: string, from: number): number {
+  const at = text.indexOf('\\', from);
+  return at < 0 ? text.length : at;
+}
+
 /** Whether the escapes between `from` and the closing quote at `end` are the ones JSON.stringify writes. */
 function escapesAsStringify(text: string, from: number, end: number): boolean {
   let b = text.indexOf('\\', from);
@@ -139,16 +145,41 @@ function numberForm(token: string): { readonly text: string; readonly asWritten:
   return { text: token, asWritten: String(value) !== token };
 }
 
-/** A short integer is always written as JavaScript writes it, except `-0`. */
-function plainInteger(text: string, start: number, end: number): boolean {
-  if (end - start > 15) return false;
-  const first = start + (text.charCodeAt(start) === MINUS ? 1 : 0);
-  if (first === end) return false;
-  for (let i = first; i < end; i++) {
+/**
+ * Scans the number token at `start` in one pass: its end (exclusive), negated when the token may be written
+ * differently by JavaScript and must be checked exactly. A token is surely written as JavaScript writes it when it
+ * is an integer of at most 15 digits other than `-0`, or a decimal of at most 15 digits whose fraction does not end
+ * in 0 and that is not below 0.00001 (JavaScript writes 1e-7 with an exponent); anything else, an exponent
+ * included, is checked.
+ */
+function scanNumber(text: string, start: number): number {
+  let i = start;
+  if (text.charCodeAt(i) === MINUS) i++;
+  const first = i;
+  let point = -1;
+  let plain = true;
+  for (; ; i++) {
     const c = text.charCodeAt(i);
-    if (c < DIGIT_0 || c > DIGIT_9) return false;
+    if (c >= DIGIT_0 && c <= DIGIT_9) continue;
+    if (c === 0x2e) {
+      point = i;
+    } else if (c === 0x65 || c === 0x45 || c === 0x2b || c === MINUS) {
+      plain = false;
+    } else {
+      break;
+    }
   }
-  return !(first > start && end - first === 1 && text.charCodeAt(first) === DIGIT_0);
+  const end = i;
+  if (!plain || end - first > 16) return -end;
+  if (point < 0) {
+    // An integer: `-0` is the one JavaScript writes otherwise (as 0).
+    return end - first > 15 || (first > start && end - first === 1 && text.charCodeAt(first) === DIGIT_0)
+      ? -end
+      : end;
+  }
+  if (text.charCodeAt(end - 1) === DIGIT_0) return -end;
+  if (text.charCodeAt(first) === DIGIT_0 && text.startsWith('0000', point + 1)) return -end;
+  return end;
 }
 
 /** The members text of an app object, ready to be written into a document. */
@@ -186,6 +217,9 @@ export function canonicalMembersText(
   let messageFrom = -1;
   let messageCommaBefore = -1;
   let messageCommaAfter = -1;
+  // The next backslash at or after the current string (text.length when none): one search per backslash, not one
+  // per string.
+  let backslash = -1;
   let i = 0;
   while (i < close) {
     const c = text.charCodeAt(i);
@@ -193,7 +227,8 @@ export function canonicalMembersText(
       const end = stringEnd(text, i);
       // Not for text JSON.parse accepted; a caller's mistake must not loop forever.
       if (end < 0) return undefined;
-      if (!escapesAsStringify(text, i + 1, end)) return undefined;
+      if (backslash < i) backslash = nextBackslash(text, i);
+      if (backslash < end && !escapesAsStringify(text, backslash, end)) return undefined;
       lastString = i;
       if (expectKey) {
         expectKey = false;
@@ -209,8 +244,9 @@ export function canonicalMembersText(
       continue;
     }
     if (c === MINUS || (c >= DIGIT_0 && c <= DIGIT_9)) {
-      const end = numberEnd(text, i);
-      if (!plainInteger(text, i, end)) {
+      const scanned = scanNumber(text, i);
+      const end = scanned < 0 ? -scanned : scanned;
+      if (scanned < 0) {
         const form = numberForm(text.slice(i, end));
         if (form.text !== text.slice(i, end)) return undefined;
         if (form.asWritten) numbersAsWritten = true;

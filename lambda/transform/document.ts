@@ -54,6 +54,14 @@ export interface DocumentOptions {
    */
   readonly maxRecordBytes?: number;
   /**
+   * The regions this pipeline receives logs from (the profile's region and `sources.regions`, environment
+   * `SOURCE_REGIONS`). `cloudwatch.region` then comes only from what the sender cannot choose: CloudWatch's own
+   * `@aws.region`, or the one region when there is one; a region named by a subscription filter (which the sending
+   * account names) is kept only when it is one of these.
+   * @default none: a filter's region is taken as it is (local runs, tests)
+   */
+  readonly sourceRegions?: readonly string[];
+  /**
    * Write the partition key into the document as `kfek.partitionKey` (Pipes items: the pipe's target reads it).
    * The member is added after the document is fitted to `maxRecordBytes`, so that a document is cut at the same
    * place with or without it; leave room for it (at most {@link PARTITION_KEY_MEMBER_BYTES} bytes).
@@ -62,29 +70,58 @@ export interface DocumentOptions {
   readonly partitionKeyInDocument?: boolean;
 }
 
-export function toCloudWatchMetadata(event: CloudWatchLogEvent, source: EventSource): CloudWatchMetadata {
-  const extracted = event.extractedFields;
-  const fromFilter = (): string | undefined =>
-    regionFromSubscriptionFilters(source.subscriptionFilters ?? []);
-  const account = extracted?.['@aws.account'];
-  const extractedRegion = extracted?.['@aws.region'];
-  const region = typeof extractedRegion === 'string' ? extractedRegion : fromFilter();
+/**
+ * `cloudwatch.region` of an event: CloudWatch's own `@aws.region` (cross-account centralization) when extracted; else
+ * the one source region when the pipeline has one; else the region a kfek source stack's subscription filter names
+ * (`<stem>@<region>`, core/contracts/cross-account-naming.ts) if it is one of `sourceRegions` (the sending account
+ * names its filters, so a name outside them proves nothing); else none.
+ */
+export function regionOf(
+  event: CloudWatchLogEvent,
+  source: EventSource,
+  sourceRegions?: readonly string[],
+): string | undefined {
+  const extracted = event.extractedFields?.['@aws.region'];
+  if (typeof extracted === 'string') return extracted;
+  if (sourceRegions?.length === 1) return sourceRegions[0];
+  const claimed = regionFromSubscriptionFilters(source.subscriptionFilters ?? []);
+  return sourceRegions === undefined || (claimed !== undefined && sourceRegions.includes(claimed))
+    ? claimed
+    : undefined;
+}
+
+export function toCloudWatchMetadata(
+  event: CloudWatchLogEvent,
+  source: EventSource,
+  sourceRegions?: readonly string[],
+): CloudWatchMetadata {
+  const account = event.extractedFields?.['@aws.account'];
+  const region = regionOf(event, source, sourceRegions);
   return {
     id: event.id,
     logGroup: source.logGroup,
     logStream: source.logStream,
     owner: source.owner,
     ...(typeof account === 'string' ? { account } : {}),
-    ...(typeof region === 'string' ? { region } : {}),
+    ...(region === undefined ? {} : { region }),
   };
+}
+
+/** True for a Lambda function's log group (its name is set by CloudWatch Logs, not by what the function writes). */
+export function isLambdaLogGroup(logGroup: string): boolean {
+  return logGroup.startsWith('/aws/lambda/');
 }
 
 /**
  * The document of one event as an object: the document's text, parsed (numbers then in JavaScript's form). For
  * callers that want to look at a document; the pipeline itself writes `DocumentSerializer.serialize`'s text.
  */
-export function toDocument(event: CloudWatchLogEvent, source: EventSource): LogDocument {
-  return JSON.parse(new DocumentSerializer(source).json(event)) as LogDocument;
+export function toDocument(
+  event: CloudWatchLogEvent,
+  source: EventSource,
+  options: DocumentOptions = {},
+): LogDocument {
+  return JSON.parse(new DocumentSerializer(source, options).json(event)) as LogDocument;
 }
 
 /** A document laid out in the parts the writer needs to cut its `message`. */
@@ -110,6 +147,8 @@ export class DocumentSerializer {
   private readonly partitionKey: string;
   private readonly budget: number;
   private readonly partitionKeyMember: string;
+  private readonly fromLambda: boolean;
+  private readonly sourceRegions: readonly string[] | undefined;
   private lastSecond = Number.NaN;
   private secondPrefix = '';
 
@@ -117,7 +156,10 @@ export class DocumentSerializer {
     private readonly source: EventSource,
     options: DocumentOptions = {},
   ) {
-    const region = regionFromSubscriptionFilters(source.subscriptionFilters ?? []);
+    this.sourceRegions = options.sourceRegions;
+    this.fromLambda = isLambdaLogGroup(source.logGroup);
+    // The region of an event without extractedFields depends on the envelope only: written once.
+    const region = regionOf({ id: '', timestamp: 0, message: '' }, source, options.sourceRegions);
     this.cloudwatchTail =
       `,"logGroup":${JSON.stringify(source.logGroup)},"logStream":${JSON.stringify(source.logStream)}` +
       `,"owner":${JSON.stringify(source.owner)}${region === undefined ? '' : `,"region":${JSON.stringify(region)}`}}`;
@@ -152,11 +194,11 @@ export class DocumentSerializer {
   }
 
   private layout(event: CloudWatchLogEvent): Layout {
-    const parsed = parseMessage(event.message);
+    const parsed = parseMessage(event.message, this.fromLambda);
     const cloudwatch =
       event.extractedFields === undefined
         ? `,"cloudwatch":{"id":${JSON.stringify(event.id)}${this.cloudwatchTail}`
-        : `,"cloudwatch":${JSON.stringify(toCloudWatchMetadata(event, this.source))}`;
+        : `,"cloudwatch":${JSON.stringify(toCloudWatchMetadata(event, this.source, this.sourceRegions))}`;
     let body = cloudwatch;
     const derived = parsed.derived;
     if (derived !== undefined) {
@@ -189,7 +231,7 @@ export class DocumentSerializer {
     return {
       head: `{"@timestamp":"${this.iso(event.timestamp)}"`,
       message: text,
-      body: `,"cloudwatch":${JSON.stringify(toCloudWatchMetadata(event, this.source))}`,
+      body: `,"cloudwatch":${JSON.stringify(toCloudWatchMetadata(event, this.source, this.sourceRegions))}`,
       kfek,
       numbersAsWritten: false,
     };

@@ -55,6 +55,11 @@ export interface CommonEnv {
    * moto serve S3 only with path-style addressing.
    */
   readonly s3ForcePathStyle: boolean;
+  /**
+   * The regions `cloudwatch.region` may name (`SOURCE_REGIONS`, comma-separated); undefined when unset (a
+   * subscription filter's region is then taken as it is).
+   */
+  readonly sourceRegions?: readonly string[];
 }
 
 /** Settings of the Kinesis event source mapping handler. */
@@ -87,7 +92,18 @@ function required(env: Env, name: string): string {
 
 /** Reads the settings both entry points share. */
 export function readCommonEnv(env: Env = process.env): CommonEnv {
+  const regions = optional(env, TransformEnvVar.SourceRegions)
+    ?.split(',')
+    .map((r) => r.trim());
+  if (regions?.some((r) => !REGION.test(r)) === true) {
+    throw new InvalidEnvironmentVariableError(
+      TransformEnvVar.SourceRegions,
+      regions.join(','),
+      'AWS regions separated by commas, such as eu-west-1,eu-central-1',
+    );
+  }
   return {
+    ...(regions === undefined ? {} : { sourceRegions: regions }),
     metricsNamespace: optional(env, TransformEnvVar.MetricsNamespace) ?? DEFAULT_METRICS_NAMESPACE,
     serviceName: optional(env, TransformEnvVar.ServiceName) ?? TransformServiceName.kinesis,
     s3ForcePathStyle:
@@ -95,6 +111,7 @@ export function readCommonEnv(env: Env = process.env): CommonEnv {
   };
 }
 
+const REGION = /^[a-z]{2}(-[a-z]+)+-\d$/;
 const STREAM_ARN = /^arn:aws[a-z-]*:kinesis:[a-z0-9-]+:\d{12}:stream\/[A-Za-z0-9_.-]{1,128}$/;
 const BUCKET_NAME = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 

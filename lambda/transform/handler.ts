@@ -29,7 +29,7 @@ export async function handler(
   const remainingMs = remainingBudget(context);
   try {
     const outcome = await processKinesisBatch(event, remainingMs, {
-      transform: (data) => transformRecord(data),
+      transform: (data) => transformRecord(data, { sourceRegions: env.sourceRegions }),
       writer,
       deadLetters,
       logger,

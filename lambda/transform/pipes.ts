@@ -36,7 +36,7 @@ export async function handler(event: unknown, context: Context): Promise<PipesIt
   logger.addContext(context);
   try {
     const outcome = await processPipesBatch(event, {
-      transform: transformRecord,
+      transform: (data, options) => transformRecord(data, { ...options, sourceRegions: env.sourceRegions }),
       errorDocument: toErrorDocument,
       writer,
       deadLetters,

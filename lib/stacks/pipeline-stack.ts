@@ -1,4 +1,4 @@
-import { Annotations, CfnOutput, Duration, Size, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, Size, Stack, Token, type StackProps } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kinesis from 'aws-cdk-lib/aws-kinesis';
 import type * as firehose from 'aws-cdk-lib/aws-kinesisfirehose';
@@ -46,6 +46,13 @@ export interface PipelineStackProps extends StackProps {
   readonly openSearch: Pick<OpenSearchConfig, 'indexTemplate' | 'retention' | 'access' | 'auditLogs'>;
   /** @default 'lambda' */
   readonly transport?: Transport;
+  /**
+   * Regions besides this stack's own that send logs to the raw stream (config `sources.regions`). With this stack's
+   * region they are the only regions the transform writes into `cloudwatch.region` (docs/schema.md, "Which fields
+   * you can trust").
+   * @default - none: only this stack's region
+   */
+  readonly sourceRegions?: readonly string[];
   readonly transform: TransformConfig;
   readonly delivery: DeliveryConfig;
   /**
@@ -129,7 +136,12 @@ export class PipelineStack extends Stack {
       deadLetterPrefix: t.deadLetterPrefix,
     };
     // The same writes, as the environment that tells the function where (core/contracts/transform-env.ts).
+    const sourceRegions = [
+      this.region,
+      ...(props.sourceRegions ?? []).filter((r) => Token.isUnresolved(this.region) || r !== this.region),
+    ];
     const writesEnv = {
+      sourceRegions,
       metricsNamespace,
       eventsStreamArn: writes.eventsStream.streamArn,
       deadLetterBucket: writes.bucket.bucketName,

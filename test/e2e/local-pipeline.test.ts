@@ -36,7 +36,7 @@ const E2E_CONTEXT = {
         sources: {
           logGroups: [
             { name: '/kfek/e2e/orders', create: true },
-            { name: '/kfek/e2e/function', create: true },
+            { name: '/aws/lambda/kfek-e2e-function', create: true },
             { name: '/kfek/e2e/java', create: true },
           ],
         },
@@ -134,7 +134,7 @@ function mixedEvents(runId: string, perStream: number): OutgoingLogEvent[] {
           `Max Memory Used: 67 MB\tInit Duration: 211.23 ms\t\n`,
       ];
       events.push({
-        logGroupName: '/kfek/e2e/function',
+        logGroupName: '/aws/lambda/kfek-e2e-function',
         logStreamName: `${runId}/function/${stream}`,
         timestamp,
         message: lambdaLines[i % lambdaLines.length],

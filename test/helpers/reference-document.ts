@@ -6,17 +6,26 @@
  */
 import { COLLISIONS_KEY, collidesWithOurs } from '../../lambda/transform/collisions';
 import type { CloudWatchLogEvent } from '../../lambda/transform/decode';
-import { toCloudWatchMetadata, type EventSource } from '../../lambda/transform/document';
+import {
+  isLambdaLogGroup,
+  toCloudWatchMetadata,
+  type DocumentOptions,
+  type EventSource,
+} from '../../lambda/transform/document';
 import { parseMessage } from '../../lambda/transform/parsers';
 import type { LogDocument } from '../../lambda/transform/types';
 import { OVERFLOW_KEY, planAppFields } from '../../core/contracts/field-budget';
 
-export function referenceDocument(event: CloudWatchLogEvent, source: EventSource): LogDocument {
-  const parsed = parseMessage(event.message);
+export function referenceDocument(
+  event: CloudWatchLogEvent,
+  source: EventSource,
+  options: DocumentOptions = {},
+): LogDocument {
+  const parsed = parseMessage(event.message, isLambdaLogGroup(source.logGroup));
   const doc: Record<string, unknown> = {
     '@timestamp': new Date(event.timestamp).toISOString(),
     message: parsed.message,
-    cloudwatch: toCloudWatchMetadata(event, source),
+    cloudwatch: toCloudWatchMetadata(event, source, options.sourceRegions),
   };
   const derived = parsed.derived;
   if (derived !== undefined) {
@@ -52,8 +61,12 @@ export function referenceDocument(event: CloudWatchLogEvent, source: EventSource
 }
 
 /** `JSON.parse(JSON.stringify(referenceDocument(...)))`: the reference as a parse of its text. */
-export function referenceParsed(event: CloudWatchLogEvent, source: EventSource): unknown {
-  return JSON.parse(JSON.stringify(referenceDocument(event, source)));
+export function referenceParsed(
+  event: CloudWatchLogEvent,
+  source: EventSource,
+  options: DocumentOptions = {},
+): unknown {
+  return JSON.parse(JSON.stringify(referenceDocument(event, source, options)));
 }
 
 function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {

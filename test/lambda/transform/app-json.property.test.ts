@@ -193,7 +193,18 @@ describe('app-json (property)', () => {
 
   it('copies text a JSON logger writes (JSON.stringify, numbers in other forms) as the rewrite writes it', () => {
     let copied = 0;
-    const forms = fc.constantFrom('1.0', '-0', '0.50', '12345678901234567890', '2.5', '7');
+    const decimal = fc
+      .tuple(
+        fc.boolean(),
+        fc.nat({ max: 10 ** 9 }),
+        fc.stringMatching(/^\d{0,12}$/),
+        fc.constantFrom('', 'e5', 'E-7', 'e+21'),
+      )
+      .map(
+        ([minus, whole, fraction, exponent]) =>
+          `${minus ? '-' : ''}${whole}${fraction === '' ? '' : `.${fraction}`}${exponent}`,
+      );
+    const forms = fc.oneof(fc.constantFrom('1.0', '-0', '0.50', '12345678901234567890', '2.5', '7'), decimal);
     fc.assert(
       fc.property(
         fc.object({ maxDepth: 3 }),

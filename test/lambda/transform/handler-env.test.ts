@@ -81,3 +81,18 @@ test('fails at import when the handler is deployed without its configuration', (
     process.env = saved;
   }
 });
+
+test('SOURCE_REGIONS lists the regions cloudwatch.region may name', () => {
+  expect(readCommonEnv({ SOURCE_REGIONS: 'eu-west-1, us-east-1' }).sourceRegions).toEqual([
+    'eu-west-1',
+    'us-east-1',
+  ]);
+  expect(readCommonEnv({}).sourceRegions).toBeUndefined();
+});
+
+test('fails when SOURCE_REGIONS holds something that is not a region, naming the variable', () => {
+  // WHEN
+  const read = () => readCommonEnv({ SOURCE_REGIONS: 'eu-west-1,EU_WEST' });
+  // THEN
+  expect(read).toThrow(/SOURCE_REGIONS is "eu-west-1,EU_WEST"; expected AWS regions separated by commas/);
+});

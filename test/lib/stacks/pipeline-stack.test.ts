@@ -289,6 +289,30 @@ describe('PipelineStack, delivery.aggregation false', () => {
   });
 });
 
+describe('PipelineStack, source regions (issue 22, item 4)', () => {
+  test('the transform is told the regions cloudwatch.region may name: its own and sources.regions, once each', () => {
+    // GIVEN: the multi profile pins eu-west-1 and receives from eu-west-1 and us-east-1.
+    const { stacks } = buildTestApp({ profile: 'multi' });
+    // WHEN
+    const template = Template.fromStack(stacks.pipeline);
+    // THEN
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ SOURCE_REGIONS: 'eu-west-1,us-east-1' }) },
+    });
+  });
+
+  test("an environment-agnostic profile names only the stack's own region", () => {
+    // GIVEN
+    const { stacks } = buildTestApp();
+    // WHEN
+    const template = Template.fromStack(stacks.pipeline);
+    // THEN
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ SOURCE_REGIONS: { Ref: 'AWS::Region' } }) },
+    });
+  });
+});
+
 describe('PipelineStack, transport pipes', () => {
   let template: Template;
   let annotations: Annotations;
