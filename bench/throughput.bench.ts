@@ -1,12 +1,15 @@
 /**
  * Transform throughput against a bare-decode floor, interleaved in one process: the transform alone
  * (serialization only), the transform as deployed (aggregation on: chunks planned into KPL records and encoded),
- * and the floor (gunzip, parse, stringify a minimal document per event). `npm run bench` runs it.
+ * the Pipes path (the enrichment's batch, answered as the Lambda runtime serializes it), and the floor (gunzip,
+ * parse, stringify a minimal document per event). `npm run bench` runs it.
  */
 import { gunzipSync } from 'node:zlib';
+import { processPipesBatch, type PipesBatchDeps } from '../lambda/transform/pipes-batch';
 import { encodeRecord, planRecords } from '../lambda/transform/record-plan';
-import { transformRecord } from '../lambda/transform/transform';
-import { MAX_PUT_RECORDS_BYTES } from '../core/contracts/aws-limits';
+import { toErrorDocument, transformRecord } from '../lambda/transform/transform';
+import type { SerializedDocument } from '../lambda/transform/types';
+import { MAX_PUT_RECORDS_BYTES, PIPES_SAFE_BATCH_SIZE } from '../core/contracts/aws-limits';
 import { gc, median } from './helpers/stats';
 import { type Corpus, forEachChunk } from './helpers/transform-corpus';
 
@@ -67,6 +70,63 @@ function runTransformAggregated(records: readonly string[]): { events: number; m
   return { events, ms: Number(process.hrtime.bigint() - start) / 1e6, bytes };
 }
 
+/** Plans and encodes written documents as the writer does before PutRecords; returns the bytes. */
+function encodeWritten(documents: readonly SerializedDocument[]): number {
+  let bytes = 0;
+  for (const record of planRecords(documents, { aggregate: true, maxBytesPerCall: MAX_PUT_RECORDS_BYTES })) {
+    bytes += encodeRecord(record, documents).length;
+  }
+  return bytes;
+}
+
+/**
+ * The Pipes path as deployed: records in batches of the pipe's batch size (`PIPES_SAFE_BATCH_SIZE`), each batch
+ * through `processPipesBatch`, and the answer serialized the way the Lambda runtime does (JSON.stringify). A batch
+ * whose answer does not fit the pipe is written by the enrichment itself: the in-memory writer here plans and
+ * encodes those records as the Kinesis writer would, so both paths pay for what reaches the events stream.
+ */
+async function runPipes(records: readonly string[]): Promise<{ events: number; ms: number }> {
+  let events = 0;
+  let sink = 0;
+  const deps: PipesBatchDeps = {
+    transform: transformRecord,
+    errorDocument: toErrorDocument,
+    writer: {
+      write: (documents) => {
+        sink += encodeWritten(documents);
+        return Promise.resolve({
+          written: documents.map(() => true),
+          writtenCount: documents.length,
+          recordsWritten: documents.length,
+          complete: true,
+          firstUnwritten: documents.length,
+          calls: 1,
+          retriedEntries: 0,
+          throttles: 0,
+        });
+      },
+    },
+    deadLetters: { put: () => Promise.reject(new Error('benchmark records are never poison')) },
+    deadLetterBucket: 'bench',
+    logger: { warn: () => undefined, error: () => undefined },
+    remainingMs: () => 60_000,
+  };
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < records.length; i += PIPES_SAFE_BATCH_SIZE) {
+    const batch = records.slice(i, i + PIPES_SAFE_BATCH_SIZE).map((data, k) => ({
+      data,
+      partitionKey: 'p',
+      sequenceNumber: String(i + k),
+    }));
+    const outcome = await processPipesBatch(batch, deps);
+    sink += JSON.stringify(outcome.items).length;
+    events += outcome.counters.EventsOut;
+  }
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  if (sink === 0) throw new Error('the Pipes path produced nothing');
+  return { events, ms };
+}
+
 function runFloor(records: readonly string[], expectedEvents: number): { events: number; ms: number } {
   const start = process.hrtime.bigint();
   let sink = 0;
@@ -108,16 +168,18 @@ function sliceRecords(records: readonly string[], count: number): Slice[] {
 }
 
 export interface ThroughputResult {
-  /** Median events/s of the transform alone, with aggregation, and of the floor. */
+  /** Median events/s of the transform alone, with aggregation (the Kinesis path), of the Pipes path, of the floor. */
   readonly transformRate: number;
   readonly aggregatedRate: number;
+  readonly pipesRate: number;
   readonly floorRate: number;
 }
 
 /** Runs the rounds, printing one line per round, and returns the medians. */
-export function runThroughput(corpus: Corpus): ThroughputResult {
-  // Warm-up: let both code paths get optimised before anything is measured.
+export async function runThroughput(corpus: Corpus): Promise<ThroughputResult> {
+  // Warm-up: let every code path get optimised before anything is measured.
   runTransform(corpus.records);
+  await runPipes(corpus.records);
   runFloor(corpus.records, corpus.events);
 
   // Interleaved at slice granularity: within a round, each slice of records is run by both sides
@@ -126,17 +188,20 @@ export function runThroughput(corpus: Corpus): ThroughputResult {
   const slices = sliceRecords(corpus.records, SLICES_PER_ROUND);
   const transformRates: number[] = [];
   const aggregatedRates: number[] = [];
+  const pipesRates: number[] = [];
   const floorRates: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     gc();
     let transformMs = 0;
     let aggregatedMs = 0;
+    let pipesMs = 0;
     let floorMs = 0;
     let transformEvents = 0;
     let aggregatedEvents = 0;
-    slices.forEach((slice, i) => {
-      // The three sides take turns going first, so load from other processes hits them alike.
-      const sides = [
+    let pipesEvents = 0;
+    for (const [i, slice] of slices.entries()) {
+      // The sides take turns going first, so load from other processes hits them alike.
+      const sides: Array<() => Promise<void> | void> = [
         () => {
           const t = runTransform(slice.records);
           transformMs += t.ms;
@@ -147,23 +212,35 @@ export function runThroughput(corpus: Corpus): ThroughputResult {
           aggregatedMs += a.ms;
           aggregatedEvents += a.events;
         },
+        async () => {
+          const p = await runPipes(slice.records);
+          pipesMs += p.ms;
+          pipesEvents += p.events;
+        },
         () => {
           floorMs += runFloor(slice.records, slice.events).ms;
         },
       ];
-      for (let k = 0; k < sides.length; k++) sides[(i + round + k) % sides.length]();
-    });
-    if (transformEvents !== corpus.events || aggregatedEvents !== corpus.events) {
+      for (let k = 0; k < sides.length; k++) await sides[(i + round + k) % sides.length]();
+    }
+    if (
+      transformEvents !== corpus.events ||
+      aggregatedEvents !== corpus.events ||
+      pipesEvents !== corpus.events
+    ) {
       throw new Error(
-        `transform produced ${transformEvents} and ${aggregatedEvents} events, expected ${corpus.events}`,
+        `transform produced ${transformEvents}, ${aggregatedEvents} and ${pipesEvents} (Pipes) events, ` +
+          `expected ${corpus.events}`,
       );
     }
     transformRates.push((corpus.events / transformMs) * 1000);
     aggregatedRates.push((corpus.events / aggregatedMs) * 1000);
+    pipesRates.push((corpus.events / pipesMs) * 1000);
     floorRates.push((corpus.events / floorMs) * 1000);
     console.log(
       `  round ${round + 1}: transform ${Math.round(transformRates[round])} events/s (${transformMs.toFixed(0)} ms), ` +
         `with aggregation ${Math.round(aggregatedRates[round])} events/s (${aggregatedMs.toFixed(0)} ms), ` +
+        `Pipes ${Math.round(pipesRates[round])} events/s (${pipesMs.toFixed(0)} ms), ` +
         `floor ${Math.round(floorRates[round])} events/s (${floorMs.toFixed(0)} ms), ` +
         `ratio ${(transformMs / floorMs).toFixed(2)} / with aggregation ${(aggregatedMs / floorMs).toFixed(2)}`,
     );
@@ -172,16 +249,19 @@ export function runThroughput(corpus: Corpus): ThroughputResult {
   return {
     transformRate: median(transformRates),
     aggregatedRate: median(aggregatedRates),
+    pipesRate: median(pipesRates),
     floorRate: median(floorRates),
   };
 }
 
 /** The two summary lines; the second is the one CI and the README quote, and `npm run bench` prints it last. */
 export function throughputLines(result: ThroughputResult): string[] {
-  const { transformRate, aggregatedRate, floorRate } = result;
+  const { transformRate, aggregatedRate, pipesRate, floorRate } = result;
   return [
     `transform without the write path (serialization only, as measured before aggregation): ` +
       `${Math.round(transformRate)} events/s, ratio: ${(floorRate / transformRate).toFixed(2)}`,
+    `Pipes path: ${Math.round(pipesRate)} events/s, Kinesis path (with aggregation): ${Math.round(aggregatedRate)} ` +
+      `events/s, Pipes/Kinesis: ${(pipesRate / aggregatedRate).toFixed(2)} (target: at least 0.50)`,
     `transform: ${Math.round(aggregatedRate)} events/s, floor: ${Math.round(floorRate)} events/s, ratio: ${(floorRate / aggregatedRate).toFixed(2)}`,
   ];
 }

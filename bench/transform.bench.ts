@@ -15,7 +15,7 @@ import { buildCorpus, LARGE_BATCH_SIZE } from './helpers/transform-corpus';
 import { printArithmetic, streamArithmetic } from './stream-arithmetic.bench';
 import { runThroughput, throughputLines } from './throughput.bench';
 
-function main(): void {
+async function main(): Promise<void> {
   const t0 = Date.now();
   const corpus = buildCorpus();
   const base64Bytes = corpus.records.reduce((s, r) => s + r.length, 0);
@@ -24,7 +24,7 @@ function main(): void {
       `(${corpus.smallRecords} small batches of 1-50 events, ${corpus.largeRecords} of ${LARGE_BATCH_SIZE}), ` +
       `${mb(base64Bytes)} base64, built in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
   );
-  const throughput = runThroughput(corpus);
+  const throughput = await runThroughput(corpus);
   printArithmetic(streamArithmetic(corpus.records, false), streamArithmetic(corpus.records, true));
   printMemoryCases();
   for (const line of coldStartLines()) console.log(line);
@@ -33,4 +33,7 @@ function main(): void {
   for (const line of throughputLines(throughput)) console.log(line);
 }
 
-main();
+void main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
