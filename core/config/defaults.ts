@@ -86,6 +86,8 @@ export const DEFAULTS = {
   // indexed logs while they are still searchable can replay what was kept; after that nobody replays into indices
   // ISM has already deleted, and keeping failed records forever only keeps their (possibly sensitive) content.
   failedRecords: { expireAfterDays: 90 },
+  // No routes: every event goes to the default route (docs/teams-and-routes.md).
+  routes: [],
   alarms: {
     iteratorAgeMs: 60_000,
     poisonRecords: 1,

@@ -21,3 +21,4 @@ export { CONTEXT_KEY, DEFAULT_PROFILE, DEFAULTS, PROFILE_CONTEXT_KEY } from './d
 export { indexNameFor, indexPatternFor } from '../contracts/index-naming';
 export { configFromCdkJson, resolveConfig } from './resolve';
 export { isCrossAccount } from './cross-account';
+export { routeOverlapWarnings } from './route-overlaps';

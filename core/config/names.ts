@@ -140,13 +140,32 @@ export function readAccess(r: Reader): OpenSearchConfig['access'] {
   };
 }
 
+/** Reads the reader backend roles of one route (`routes[i].readerBackendRoles`, given as `value`). */
+export function readRouteReaders(r: Reader, path: string, route: string, value: unknown): string[] {
+  return readBackendRoles(
+    r,
+    path,
+    `the reader role of route "${route}"`,
+    BACKEND_ROLE,
+    BACKEND_ROLE_HINT,
+    value,
+  );
+}
+
 /**
  * Reads a list of OpenSearch backend roles. The security plugin matches each as a pattern (ConfigModelV7's role
  * mappings go through WildcardMatcher): `*` and `?` are wildcards and `/.../` is a regular expression, so `"*"`
  * maps every signed-in user to the role. `pattern`/`hint` are the form the list takes (admins: IAM ARNs).
  */
-function readBackendRoles(r: Reader, path: string, role: string, pattern: RegExp, hint: string): string[] {
-  return r.array(path).map((value, i) => {
+function readBackendRoles(
+  r: Reader,
+  path: string,
+  role: string,
+  pattern: RegExp,
+  hint: string,
+  list: unknown = r.raw(path),
+): string[] {
+  return r.array(path, list).map((value, i) => {
     const at = `${path}[${i}]`;
     if (typeof value === 'string' && (/[*?]/.test(value) || /^\/.*\/$/.test(value))) {
       r.problem(

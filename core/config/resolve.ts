@@ -10,6 +10,7 @@ import { CdkJsonReadError, ConfigValidationError, UnknownProfileError } from './
 import { REGION, REGION_HINT, checkPrefixesApart } from './names';
 import { checkVolumeSize } from './opensearch-limits';
 import { type JsonObject, Reader, isObject, merge } from './reader';
+import { checkRoutes, readRoutes } from './routes';
 import { readAlarms, readDelivery, readOpenSearch, readSources, readStream, readTransform } from './sections';
 import { type PipelineConfig, REMOVAL_POLICIES, TRANSPORTS } from './types';
 
@@ -157,6 +158,7 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
     region: r.optStr('region', REGION, REGION_HINT),
   };
 
+  const openSearch = readOpenSearch(r);
   const body: Omit<PipelineConfig, 'profile'> = {
     name,
     env,
@@ -166,13 +168,15 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
     streams: { raw: readStream(r, 'streams.raw'), events: readStream(r, 'streams.events') },
     transform: readTransform(r),
     delivery: readDelivery(r, overrides),
-    openSearch: readOpenSearch(r),
+    openSearch,
     failedRecords: {
       expireAfterDays: r.int('failedRecords.expireAfterDays', 1, 36_500),
     },
     alarms: readAlarms(r),
+    routes: readRoutes(r, openSearch.retention.deleteAfterDays),
   };
   crossCheck(r, body);
+  checkRoutes(r, body);
   if (body.sources.accountPolicy.enabled) {
     checkAccountPolicyAcrossProfiles(r, selected, body.env, profiles);
   }

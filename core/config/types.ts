@@ -1,10 +1,11 @@
 /** The configuration's types: what a resolved profile looks like (see ./index.ts for the whole model). */
 
 import type { IndexRotation } from '../contracts/index-naming';
+import type { TransformRoute } from '../contracts/routes';
 import type { Transport } from '../contracts/transform-env';
 
 // The config uses the contracts' vocabulary; the contracts never import the config (lint enforces the direction).
-export type { IndexRotation, Transport };
+export type { IndexRotation, Transport, TransformRoute };
 /** Kinesis capacity mode. */
 export type StreamMode = 'PROVISIONED' | 'ON_DEMAND';
 /** What happens to data-bearing resources when their stack is deleted or they are replaced. */
@@ -197,6 +198,19 @@ export interface AlarmsConfig {
   readonly jvmMemoryPressurePercent: number;
 }
 
+/**
+ * One route of a profile (docs/teams-and-routes.md): what the transform needs (name, match, static fields,
+ * processing; core/contracts/routes.ts) and where its documents are kept.
+ */
+export interface RouteConfig extends TransformRoute {
+  /** Its indices are `<indexStem>-<rotation suffix>`, e.g. `payments-2026-11-25`. */
+  readonly indexStem: string;
+  /** Its own ISM policy deletes its indices after this many days. Falls back to `openSearch.retention.deleteAfterDays`. */
+  readonly retentionDays: number;
+  /** Backend roles (IAM role ARNs, SAML groups) mapped to the route's own read-only role; may be empty. */
+  readonly readerBackendRoles: readonly string[];
+}
+
 /** The resolved, validated configuration. */
 export interface PipelineConfig {
   /** The profile these settings come from. */
@@ -215,4 +229,9 @@ export interface PipelineConfig {
   readonly openSearch: OpenSearchConfig;
   readonly failedRecords: FailedRecordsConfig;
   readonly alarms: AlarmsConfig;
+  /**
+   * Routes, in order: an event goes to the first route it matches, or to the default route (`delivery.indexPrefix`,
+   * `openSearch.retention`, `openSearch.access.readerBackendRoles`) when it matches none.
+   */
+  readonly routes: readonly RouteConfig[];
 }

@@ -54,3 +54,58 @@ export function indexNameFor(prefix: string, rotation: IndexRotation, date: Date
 export function indexPatternFor(prefix: string, rotation: IndexRotation): string {
   return rotation === 'NoRotation' ? `${prefix}*` : `${prefix}-*`;
 }
+
+/**
+ * The longest rotation suffix Firehose appends to an index name prefix: `-YYYY-MM-DD-HH` (OneHour), 14 bytes.
+ */
+export const MAX_ROTATION_SUFFIX_BYTES = '-2026-11-25-00'.length;
+
+/** The longest index name OpenSearch accepts, in UTF-8 bytes (`MetadataCreateIndexService.MAX_INDEX_NAME_BYTES`). */
+export const MAX_INDEX_NAME_BYTES = 255;
+
+/**
+ * Stems of indices OpenSearch or its plugins create outside the hidden `.` namespace, which a stem of kfek's must
+ * not cover or be covered by: the security plugin's audit log when it writes to an index
+ * (`security-auditlog-YYYY.MM.dd`) and the Query Insights plugin's `top_queries-...`.
+ */
+export const OPENSEARCH_OWN_INDEX_STEMS: readonly string[] = ['security-auditlog', 'top_queries'];
+
+// Characters OpenSearch refuses in index names (MetadataCreateIndexService#validateIndexOrAliasName: `Strings
+// .INVALID_FILENAME_CHARS` \ / * ? " < > | space and comma, plus # and, since 7.0, :).
+const FORBIDDEN_INDEX_CHARS = /[\\/*?"<>| ,#:]/;
+
+/**
+ * Why `stem` cannot be the stem of kfek's indices (`<stem>-<rotation suffix>`), or undefined when it can. The rules
+ * are OpenSearch's for index names (lowercase; none of `\ / * ? " < > | space , # :`; not starting with `_ - +`;
+ * not `.` or `..`; at most 255 bytes, here with the longest rotation suffix added), and one of kfek's: not starting
+ * with `.`, the namespace of hidden and system indices (security, ISM, Dashboards keep theirs there).
+ */
+export function indexStemProblem(stem: string): string | undefined {
+  if (stem.length === 0) return 'it is empty';
+  if (stem !== stem.toLowerCase()) return 'it has uppercase letters, which OpenSearch refuses in index names';
+  const bad = FORBIDDEN_INDEX_CHARS.exec(stem);
+  if (bad !== null) {
+    return `it contains ${JSON.stringify(bad[0])}; OpenSearch refuses \\ / * ? " < > | space , # : in index names`;
+  }
+  if (/^[_\-+]/.test(stem)) return 'it starts with "_", "-" or "+", which OpenSearch refuses';
+  if (stem.startsWith('.')) {
+    return 'it starts with ".", the namespace of hidden and system indices (security, ISM, Dashboards)';
+  }
+  const bytes = Buffer.byteLength(stem, 'utf8') + MAX_ROTATION_SUFFIX_BYTES;
+  if (bytes > MAX_INDEX_NAME_BYTES) {
+    return (
+      `with the longest rotation suffix ("-YYYY-MM-DD-HH") the index name has ${bytes} bytes, more than ` +
+      `OpenSearch's ${MAX_INDEX_NAME_BYTES}`
+    );
+  }
+  return undefined;
+}
+
+/**
+ * True when the index pattern of stem `a` (`a-*`) matches an index of stem `b` (`b-...`): `b` is `a`, or starts
+ * with `a-`. Two such stems would share indices: the template, retention policy and reader role of `a` would also
+ * govern `b`'s indices (and OpenSearch refuses two templates of equal priority whose patterns overlap).
+ */
+export function stemCovers(a: string, b: string): boolean {
+  return b === a || b.startsWith(`${a}-`);
+}

@@ -3,6 +3,8 @@
  * runner of `npm start`) and whoever reads it (lambda/transform/env.ts, once per container). The names, the
  * defaults the reader applies and the service names live here only; {@link transformEnvironment} is the one writer.
  */
+import { readTransformRoute } from './route-reader';
+import type { TransformRoute } from './routes';
 
 /** How raw records get from the raw stream through the transform to the events stream. */
 export type Transport = 'lambda' | 'pipes';
@@ -23,6 +25,10 @@ export const TransformEnvVar = {
   SourceRegions: 'SOURCE_REGIONS',
   /** `true` or `false`: write KPL aggregated records (config `delivery.aggregation`). */
   EventsAggregation: 'EVENTS_AGGREGATION',
+  /**
+   * The profile's routes as JSON ({@link serializeRoutes}); unset when it has none (every event: the default route).
+   */
+  Routes: 'KFEK_ROUTES',
   /** Powertools' own variable: the CloudWatch namespace of the EMF metrics. */
   MetricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
   /** Powertools' own variable: the `service` of log lines and the `service` dimension of metrics. */
@@ -67,6 +73,8 @@ export interface CommonTransformSettings {
   /** @default {@link DEFAULT_METRICS_NAMESPACE} */
   readonly metricsNamespace?: string;
   readonly serviceName: TransformServiceName;
+  /** @default - none: every event goes to the default route */
+  readonly routes?: readonly TransformRoute[];
 }
 
 /** What the Kinesis handler needs besides the common settings. */
@@ -94,6 +102,9 @@ export function transformEnvironment(
     env[TransformEnvVar.MetricsNamespace] = settings.metricsNamespace;
   }
   env[TransformEnvVar.ServiceName] = settings.serviceName;
+  if (settings.routes !== undefined && settings.routes.length > 0) {
+    env[TransformEnvVar.Routes] = serializeRoutes(settings.routes);
+  }
   if ('eventsStreamArn' in settings) {
     env[TransformEnvVar.EventsStreamArn] = settings.eventsStreamArn;
     env[TransformEnvVar.DeadLetterBucket] = settings.deadLetterBucket;
@@ -105,4 +116,73 @@ export function transformEnvironment(
     }
   }
   return env;
+}
+
+/**
+ * The most bytes {@link TransformEnvVar.Routes} may take: Lambda allows 4 KB for all of a function's variables
+ * together (https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html), and the others take about
+ * 600 (the events stream ARN, bucket, prefix, namespace and service name). The config refuses routes that do not fit.
+ */
+export const MAX_ROUTES_ENV_BYTES = 3072;
+
+/** Version of the {@link TransformEnvVar.Routes} JSON, so a transform never misreads a later shape. */
+export const ROUTES_ENV_VERSION = 1;
+
+/** The value of {@link TransformEnvVar.Routes}: `{"v":1,"routes":[{name,match,staticFields,processing}, ...]}`. */
+export function serializeRoutes(routes: readonly TransformRoute[]): string {
+  return JSON.stringify({
+    v: ROUTES_ENV_VERSION,
+    routes: routes.map((r) => ({
+      name: r.name,
+      match: r.match,
+      staticFields: r.staticFields,
+      processing: r.processing,
+    })),
+  });
+}
+
+/** {@link TransformEnvVar.Routes} holds something {@link parseRoutes} cannot use; `problems` says what. */
+export class RoutesEnvError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(
+      `${TransformEnvVar.Routes} is not valid: ${problems.join(' ')} It is written by the Pipeline stack from the ` +
+        "profile's routes (or the local runner): redeploy, and do not edit it by hand.",
+    );
+    this.name = 'RoutesEnvError';
+  }
+}
+
+/**
+ * Reads {@link TransformEnvVar.Routes} (unset or empty: no routes), checking every route as the config does.
+ * @throws RoutesEnvError naming every problem
+ */
+export function parseRoutes(value: string | undefined): readonly TransformRoute[] {
+  if (value === undefined || value === '') return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch (error) {
+    throw new RoutesEnvError([`it is not JSON (${(error as Error).message}).`]);
+  }
+  const body = parsed as { v?: unknown; routes?: unknown } | null;
+  if (
+    typeof body !== 'object' ||
+    body === null ||
+    body.v !== ROUTES_ENV_VERSION ||
+    !Array.isArray(body.routes)
+  ) {
+    throw new RoutesEnvError([
+      `expected {"v":${ROUTES_ENV_VERSION},"routes":[...]}, got ${value.slice(0, 200)}.`,
+    ]);
+  }
+  const problems: string[] = [];
+  const routes = body.routes.map((r, i) => readTransformRoute(r, `routes[${i}]`, problems));
+  const names = new Set<string>();
+  for (const route of routes) {
+    if (route === undefined) continue;
+    if (names.has(route.name)) problems.push(`route ${JSON.stringify(route.name)} is listed twice.`);
+    names.add(route.name);
+  }
+  if (problems.length > 0) throw new RoutesEnvError(problems);
+  return routes.filter((r): r is TransformRoute => r !== undefined);
 }

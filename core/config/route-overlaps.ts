@@ -1,0 +1,134 @@
+/**
+ * Which routes of a profile match the same sources. Routes are tried in order and the first match wins
+ * (core/contracts/routes.ts `routeFor`), so an overlap is legal but worth a warning at synth, and a route that an
+ * earlier one matches wholly can never be reached: an error.
+ *
+ * The analysis is sound for "wholly shadowed" (it reports it only when it is sure) and conservative for "may
+ * overlap" (two globs whose literal starts agree are reported, even if no log group could match both).
+ */
+import { globMatch, type RouteMatch } from '../contracts/routes';
+
+type NameCriterion =
+  { readonly kind: 'any' } | { readonly kind: 'exact' | 'prefix' | 'glob'; readonly value: string };
+
+function nameCriterion(match: RouteMatch): NameCriterion {
+  if (match.logGroup !== undefined) return { kind: 'exact', value: match.logGroup };
+  if (match.logGroupPrefix !== undefined) return { kind: 'prefix', value: match.logGroupPrefix };
+  if (match.logGroupPattern !== undefined) return { kind: 'glob', value: match.logGroupPattern };
+  return { kind: 'any' };
+}
+
+/** The characters of a glob before its first wildcard: every name it matches starts with them. */
+function literalStart(glob: string): string {
+  const wildcard = glob.search(/[*?]/);
+  return wildcard < 0 ? glob : glob.slice(0, wildcard);
+}
+
+/** True when every log group name `b` admits, `a` admits too. */
+function nameCovers(a: NameCriterion, b: NameCriterion): boolean {
+  if (a.kind === 'any') return true;
+  if (b.kind === 'any') return false;
+  switch (a.kind) {
+    case 'exact':
+      return b.kind === 'exact' && b.value === a.value;
+    case 'prefix':
+      return (b.kind === 'glob' ? literalStart(b.value) : b.value).startsWith(a.value);
+    case 'glob':
+      if (b.kind === 'exact') return globMatch(a.value, b.value);
+      if (b.value === a.value) return true;
+      // `a` ending in `*` matches every extension of a text it matches.
+      return a.value.endsWith('*') && globMatch(a.value, b.kind === 'glob' ? literalStart(b.value) : b.value);
+  }
+}
+
+/** True when the criterion admits the log group `name`. */
+function admits(c: NameCriterion, name: string): boolean {
+  switch (c.kind) {
+    case 'any':
+      return true;
+    case 'exact':
+      return c.value === name;
+    case 'prefix':
+      return name.startsWith(c.value);
+    case 'glob':
+      return globMatch(c.value, name);
+  }
+}
+
+/** False only when no log group name can meet both criteria. */
+function nameMayOverlap(a: NameCriterion, b: NameCriterion): boolean {
+  if (a.kind === 'exact') return admits(b, a.value);
+  if (b.kind === 'exact') return admits(a, b.value);
+  if (a.kind === 'any' || b.kind === 'any') return true;
+  const x = a.kind === 'glob' ? literalStart(a.value) : a.value;
+  const y = b.kind === 'glob' ? literalStart(b.value) : b.value;
+  return x.startsWith(y) || y.startsWith(x);
+}
+
+function accountsCover(a: RouteMatch['account'], b: RouteMatch['account']): boolean {
+  if (a === undefined) return true;
+  return b !== undefined && b.every((account) => a.includes(account));
+}
+
+function accountsMayOverlap(a: RouteMatch['account'], b: RouteMatch['account']): boolean {
+  return a === undefined || b === undefined || a.some((account) => b.includes(account));
+}
+
+interface NamedRoute {
+  readonly name: string;
+  readonly match: RouteMatch;
+}
+
+function describe(match: RouteMatch): string {
+  return JSON.stringify(match);
+}
+
+/**
+ * Pairs of routes where the earlier one matches some of what the later one matches. `whole`: it matches all of
+ * it, so the later route is never chosen.
+ */
+export function routeOverlaps(
+  routes: readonly NamedRoute[],
+): Array<{ readonly first: number; readonly later: number; readonly whole: boolean }> {
+  const out: Array<{ first: number; later: number; whole: boolean }> = [];
+  routes.forEach((later, j) => {
+    const b = nameCriterion(later.match);
+    routes.slice(0, j).forEach((first, i) => {
+      const a = nameCriterion(first.match);
+      if (nameCovers(a, b) && accountsCover(first.match.account, later.match.account)) {
+        out.push({ first: i, later: j, whole: true });
+      } else if (nameMayOverlap(a, b) && accountsMayOverlap(first.match.account, later.match.account)) {
+        out.push({ first: i, later: j, whole: false });
+      }
+    });
+  });
+  return out;
+}
+
+/** A route an earlier route wholly shadows: a config error, since it would never receive an event. */
+export function routeShadowProblems(routes: readonly NamedRoute[]): string[] {
+  return routeOverlaps(routes)
+    .filter((o) => o.whole)
+    .map(({ first, later }) => {
+      const [a, b] = [routes[first], routes[later]];
+      return (
+        `routes[${later}] ("${b.name}", match ${describe(b.match)}) can never be chosen: routes[${first}] ` +
+        `("${a.name}", match ${describe(a.match)}) comes first and matches everything it matches (the first ` +
+        `matching route wins). Move "${b.name}" before "${a.name}", narrow "${a.name}", or remove "${b.name}".`
+      );
+    });
+}
+
+/** Routes that may share sources, for a synth-time warning: the earlier one gets their events. */
+export function routeOverlapWarnings(routes: readonly NamedRoute[]): string[] {
+  return routeOverlaps(routes)
+    .filter((o) => !o.whole)
+    .map(({ first, later }) => {
+      const [a, b] = [routes[first], routes[later]];
+      return (
+        `route "${a.name}" (routes[${first}], match ${describe(a.match)}) shadows route "${b.name}" ` +
+        `(routes[${later}], match ${describe(b.match)}) where both match: such events go to "${a.name}", the ` +
+        'first match. Reorder the routes if they should go to the other.'
+      );
+    });
+}

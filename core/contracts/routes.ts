@@ -1,0 +1,199 @@
+/**
+ * Routes (issue 24): which team a log event belongs to, and what the transform does for that team. One owner for
+ * the config (core/config/routes.ts reads a profile's `routes` with these rules), the transform (which receives the
+ * routes as JSON in its environment, core/contracts/transform-env.ts, and marks each document with its route) and
+ * the OpenSearch side (whose ingest pipeline sends a marked document to its route's indices). docs/teams-and-routes.md
+ * is the user's version.
+ *
+ * Only what the transform needs is here: a route's name, what it matches, its static fields and its processing.
+ * Its index stem, retention and readers are the OpenSearch side's (core/opensearch/spec.ts).
+ */
+/** Key under `kfek` where the transform writes the name of a document's route (absent: the default route). */
+export const ROUTE_KEY = 'route';
+/**
+ * Key under `kfek` where the ingest pipeline keeps a `kfek.route` it did not know (the document stays in the
+ * default indices; `kfek.route` is removed).
+ */
+export const UNKNOWN_ROUTE_KEY = 'unknownRoute';
+
+/** A route's name: lowercase letters, digits and hyphens, starting with a letter (it goes into role and object names). */
+export const ROUTE_NAME = /^[a-z][a-z0-9-]{0,31}$/;
+export const ROUTE_NAME_HINT =
+  'a short id of lowercase letters, digits and hyphens, starting with a letter, at most 32 characters, e.g. "payments"';
+/** Not a route name: the documents of no route are "the default route". */
+export const RESERVED_ROUTE_NAMES: readonly string[] = ['default'];
+
+/** The masking detectors the transform has. */
+export type MaskDetector =
+  'email' | 'creditCard' | 'awsAccessKeyId' | 'awsSecretKey' | 'jwt' | 'ipv4' | 'ipv6';
+export const MASK_DETECTORS: readonly MaskDetector[] = [
+  'email',
+  'creditCard',
+  'awsAccessKeyId',
+  'awsSecretKey',
+  'jwt',
+  'ipv4',
+  'ipv6',
+];
+
+/** A custom masking pattern: what it matches is replaced by a marker naming it. */
+export interface CustomMask {
+  /** Names the pattern in the marker and the metrics (`[a-zA-Z][a-zA-Z0-9_-]{0,31}`). */
+  readonly name: string;
+  /** A JavaScript regular expression source, compiled by {@link compileRoutePattern}; never matches empty text. */
+  readonly pattern: string;
+}
+
+export interface MaskSettings {
+  /** Built-in detectors, in no particular order; each at most once. */
+  readonly detectors: readonly MaskDetector[];
+  readonly custom: readonly CustomMask[];
+}
+
+/**
+ * An event is dropped when every condition the rule gives holds: `messagePattern` matches the document's
+ * `message`, and `fieldPattern` matches the value of `field` (a dotted path; a number or boolean as its JSON text;
+ * an absent field or an object never matches). At least one condition; `field` and `fieldPattern` go together.
+ */
+export interface DropRule {
+  readonly name: string;
+  readonly messagePattern?: string;
+  readonly field?: string;
+  readonly fieldPattern?: string;
+}
+
+export type MultilineMode = 'java' | 'python' | 'pattern';
+export const MULTILINE_MODES: readonly MultilineMode[] = ['java', 'python', 'pattern'];
+
+/** Continuation lines joined into the previous event of their log stream. */
+export interface MultilineSettings {
+  readonly mode: MultilineMode;
+  /** Mode `pattern` only (required there): a continuation line is one this matches. */
+  readonly pattern?: string;
+}
+
+/** What the transform does to a route's events; a section left out is off. */
+export interface RouteProcessing {
+  readonly mask?: MaskSettings;
+  /** Empty: nothing is dropped. */
+  readonly drop: readonly DropRule[];
+  readonly multiline?: MultilineSettings;
+}
+
+/**
+ * What a route matches. Every criterion given must hold; at most one of `logGroup`, `logGroupPrefix` and
+ * `logGroupPattern`; at least one criterion.
+ */
+export interface RouteMatch {
+  /** The log group's exact name. */
+  readonly logGroup?: string;
+  /** The log group's name starts with this. */
+  readonly logGroupPrefix?: string;
+  /**
+   * A glob over the whole log group name: `*` is any run of characters (`/` included), `?` one character; every
+   * other character stands for itself. Globs, not regular expressions: they cannot backtrack catastrophically, and
+   * log group names have no characters a glob would need to escape.
+   */
+  readonly logGroupPattern?: string;
+  /** The source account is one of these (12 digits each). */
+  readonly account?: readonly string[];
+}
+
+/** A route as the transform sees it. */
+export interface TransformRoute {
+  readonly name: string;
+  readonly match: RouteMatch;
+  /**
+   * Top-level fields set on every document of the route (team, service, environment), after the app's fields: an
+   * app key with the same first path segment is moved to `kfek.collisions` like any collision, so an app cannot
+   * change its team.
+   */
+  readonly staticFields: Readonly<Record<string, string>>;
+  readonly processing: RouteProcessing;
+}
+
+/** What a route is chosen by: the envelope's log group, and the source account. */
+export interface RouteSource {
+  readonly logGroup: string;
+  /** `cloudwatch.account` when the envelope has it (centralization), else `cloudwatch.owner`. */
+  readonly account?: string;
+}
+
+/** `*` and `?` glob match over the whole of `text`, linear in practice (no backtracking beyond the last `*`). */
+export function globMatch(pattern: string, text: string): boolean {
+  let p = 0;
+  let t = 0;
+  let star = -1;
+  let mark = 0;
+  while (t < text.length) {
+    const c = pattern[p];
+    if (p < pattern.length && (c === '?' || (c !== '*' && c === text[t]))) {
+      p++;
+      t++;
+    } else if (c === '*') {
+      star = p++;
+      mark = t;
+    } else if (star >= 0) {
+      p = star + 1;
+      t = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (pattern[p] === '*') p++;
+  return p === pattern.length;
+}
+
+/** True when `source` meets every criterion of `match`. */
+export function routeMatches(match: RouteMatch, source: RouteSource): boolean {
+  if (match.logGroup !== undefined && source.logGroup !== match.logGroup) return false;
+  if (match.logGroupPrefix !== undefined && !source.logGroup.startsWith(match.logGroupPrefix)) return false;
+  if (match.logGroupPattern !== undefined && !globMatch(match.logGroupPattern, source.logGroup)) return false;
+  if (
+    match.account !== undefined &&
+    (source.account === undefined || !match.account.includes(source.account))
+  ) {
+    return false;
+  }
+  return true;
+}
+
+/** The first route, in order, whose match `source` meets; undefined: the default route. */
+export function routeFor<R extends Pick<TransformRoute, 'match'>>(
+  source: RouteSource,
+  routes: readonly R[],
+): R | undefined {
+  for (const route of routes) if (routeMatches(route.match, source)) return route;
+  return undefined;
+}
+
+/**
+ * Compiles a pattern of a route (custom mask, drop rule, multi-line `pattern`) as the transform does: a JavaScript
+ * regular expression without flags (masks add `g` to replace every match). Throws a `SyntaxError` for a bad one.
+ */
+export function compileRoutePattern(pattern: string, flags: '' | 'g' = ''): RegExp {
+  return new RegExp(pattern, flags);
+}
+
+/** The longest pattern source a route may hold (the routes travel in the transform's 4 KB environment). */
+export const MAX_PATTERN_LENGTH = 1024;
+/** At most this many static fields per route. */
+export const MAX_STATIC_FIELDS = 20;
+/** Longest static field value (characters): the index template keeps longer keywords unindexed. */
+export const MAX_STATIC_VALUE_LENGTH = 256;
+
+/**
+ * Top-level names a static field may not take: the fields kfek writes (docs/schema.md: `@timestamp`, `message`,
+ * `cloudwatch`, `kfek` and the derived `level`, `thread`, `logger`, `lambda`). Names starting with `_` are refused
+ * too: OpenSearch reads many of them as metadata (lambda/transform/collisions.ts lists those measured).
+ */
+export const RESERVED_TOP_LEVEL_FIELDS: readonly string[] = [
+  '@timestamp',
+  'message',
+  'cloudwatch',
+  'kfek',
+  'level',
+  'thread',
+  'logger',
+  'lambda',
+];
