@@ -224,5 +224,21 @@ export function buildSavedObjects(spec: OpenSearchSpec): readonly SavedObject[] 
     },
     references: panels.map((p) => ({ name: p.panelRefName, type: 'visualization', id: p.vis.id })),
   };
-  return [indexPattern, errorSearch, errorsOverTime, topLogGroups, lambdaDurations, dashboard];
+  // One index pattern per route, so each team finds its own indices in Discover. The starter dashboard stays on
+  // the default route's indices; a route's readers could not read the default's anyway.
+  const routePatterns = spec.routes.map((route): SavedObject => ({
+    type: 'index-pattern',
+    id: route.names.indexPatternObject,
+    attributes: { title: route.indexPattern, timeFieldName: '@timestamp' },
+    references: [],
+  }));
+  return [
+    indexPattern,
+    errorSearch,
+    errorsOverTime,
+    topLogGroups,
+    lambdaDurations,
+    dashboard,
+    ...routePatterns,
+  ];
 }

@@ -1,5 +1,6 @@
 import { deepObjectPathMatch, OVERFLOW_KEY } from '../contracts/field-budget';
-import { contentHash, type OpenSearchSpec } from './spec';
+import { ROUTE_KEY, UNKNOWN_ROUTE_KEY } from '../contracts/routes';
+import { contentHash, defaultFamily, type IndexFamily, type OpenSearchSpec } from './spec';
 
 /**
  * The composable index template for the log indices (`PUT _index_template/<name>`).
@@ -125,6 +126,10 @@ export function buildProperties(): Record<string, unknown> {
         },
         // Pipes items only: the events-stream partition key the pipe reads; a hash, kept but never searched.
         partitionKey: { type: 'keyword', index: false, doc_values: false },
+        // The route the transform chose (docs/teams-and-routes.md); absent on the default route's documents.
+        [ROUTE_KEY]: keyword,
+        // A `kfek.route` the ingest pipeline did not know: the document stayed in the default route's indices.
+        [UNKNOWN_ROUTE_KEY]: keyword,
       },
     },
   };
@@ -138,21 +143,35 @@ function slowLog(phase: 'query' | 'index', warnMs: number, infoMs: number): Reco
 /** `_meta` key holding the content hash, so re-applying identical content is reported as unchanged. */
 export const TEMPLATE_HASH_META_KEY = 'kfek_content_sha256';
 
-/** The full `PUT _index_template/<spec.names.indexTemplate>` body. */
-export function buildIndexTemplate(spec: OpenSearchSpec): Record<string, unknown> {
-  const body = buildIndexTemplateContent(spec);
+/** `_meta` key naming the route whose indices a template covers (absent on the default route's template). */
+export const TEMPLATE_ROUTE_META_KEY = 'kfek_route';
+
+/**
+ * The full `PUT _index_template/<family.names.indexTemplate>` body: the default route's indices, or a route's, with
+ * the same mappings and settings (and the same ingest pipeline).
+ */
+export function buildIndexTemplate(
+  spec: OpenSearchSpec,
+  family: IndexFamily = defaultFamily(spec),
+): Record<string, unknown> {
+  const body = buildIndexTemplateContent(spec, family);
   return { ...body, _meta: { ...body._meta, [TEMPLATE_HASH_META_KEY]: contentHash(body) } };
 }
 
-function buildIndexTemplateContent(spec: OpenSearchSpec): Record<string, unknown> & { _meta: object } {
+function buildIndexTemplateContent(
+  spec: OpenSearchSpec,
+  family: IndexFamily,
+): Record<string, unknown> & { _meta: object } {
   return {
-    index_patterns: [spec.indexPattern],
+    index_patterns: [family.indexPattern],
     // Above the priority-0 legacy/default templates; two composable templates with overlapping patterns and equal
-    // priority are refused by OpenSearch, so a user template must pick another priority (documented).
+    // priority are refused by OpenSearch, so a user template must pick another priority (documented). kfek's own
+    // patterns never overlap (the config refuses index stems that do).
     priority: 200,
     _meta: {
       managed_by: 'kfek',
-      description: `Mappings and settings of the ${spec.indexPattern} log indices`,
+      description: `Mappings and settings of the ${family.indexPattern} log indices`,
+      ...(family.route === undefined ? {} : { [TEMPLATE_ROUTE_META_KEY]: family.route }),
     },
     template: {
       settings: {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { ROUTE_KEY, UNKNOWN_ROUTE_KEY } from '../contracts/routes';
 import type { OpenSearchSpec } from './spec';
 
 /**
@@ -69,12 +70,58 @@ export function documentIdFor(logGroup: string, logStream: string, eventId: stri
   return createHash('sha256').update(input, 'utf8').digest('hex');
 }
 
+/**
+ * Routes (docs/teams-and-routes.md, "How routing works"). Firehose writes every document to the default route's
+ * index of the day (`logs-2026-11-25`); one delivery stream serves every team. The transform writes the name of a
+ * document's route to `kfek.route`, and this script moves the document to that route's index of the same day
+ * (`payments-2026-11-25`: the route's stem in place of the prefix, the rotation suffix kept).
+ *
+ * What the transform guarantees and what the pipeline enforces:
+ * - The transform alone writes `kfek.*`: an app key `kfek` or `kfek.route` is moved to `kfek.collisions`, and
+ *   `_index` with the other metadata names too (docs/schema.md, "Collisions"). It chooses the route from
+ *   `cloudwatch.logGroup` and the source account, which come from the CloudWatch Logs envelope, not from the app.
+ * - The pipeline does not trust the document beyond a name: the target index is built from its own table of route
+ *   names to stems (`params.routes`, written by the provisioner from the config) and the index Firehose chose. A
+ *   name it does not know, or a `kfek.route` that is not a string, never picks an index: the document stays in the
+ *   default index, `kfek.route` is removed and its value kept in `kfek.unknownRoute` (cut to 256 characters), so
+ *   it can be found and nothing is lost. A forged or stale name therefore lands in the default route's indices,
+ *   never in another team's.
+ * - Only a document bound for the default route's indices (`<prefix>` or `<prefix>-...`) is moved; one written
+ *   anywhere else keeps its index. When the pipeline runs again on the route's index (OpenSearch may run the new
+ *   index's default pipeline, which is this one), nothing changes: the script is idempotent.
+ */
+export const ROUTE_SCRIPT = [
+  'def k = ctx.kfek;',
+  `if (k instanceof Map && k.containsKey('${ROUTE_KEY}')) {`,
+  `def r = k.remove('${ROUTE_KEY}');`,
+  'def stem = r instanceof String ? params.routes.get(r) : null;',
+  'if (stem == null) {',
+  `String u = String.valueOf(r); k.${UNKNOWN_ROUTE_KEY} = u.length() > 256 ? u.substring(0, 256) : u;`,
+  '} else {',
+  `k.${ROUTE_KEY} = r; String i = ctx._index; String p = params.prefix;`,
+  "if (i == p || i.startsWith(p + '-')) { ctx._index = stem + i.substring(p.length()); }",
+  '}',
+  '}',
+].join(' ');
+
 /** The full `PUT _ingest/pipeline/<spec.names.ingestPipeline>` body. */
 export function buildIngestPipeline(spec: OpenSearchSpec): Record<string, unknown> {
+  const routes = Object.fromEntries(spec.routes.map((r) => [r.route, r.indexStem]));
   return {
     description:
-      `kfek (managed): sets _id of ${spec.indexPattern} documents from cloudwatch.logGroup, logStream and id, ` +
-      'so a redelivered log event overwrites its document',
-    processors: [{ script: { tag: 'kfek-document-id', lang: 'painless', source: DOCUMENT_ID_SCRIPT } }],
+      `kfek (managed): moves a document marked with a known kfek.route from ${spec.indexPattern} to its route's ` +
+      'index of the same day, and sets _id from cloudwatch.logGroup, logStream and id, so a redelivered log event ' +
+      'overwrites its document',
+    processors: [
+      {
+        script: {
+          tag: 'kfek-route',
+          lang: 'painless',
+          source: ROUTE_SCRIPT,
+          params: { prefix: spec.indexPrefix, routes },
+        },
+      },
+      { script: { tag: 'kfek-document-id', lang: 'painless', source: DOCUMENT_ID_SCRIPT } },
+    ],
   };
 }

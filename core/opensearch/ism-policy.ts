@@ -1,4 +1,4 @@
-import { contentHash, type OpenSearchSpec } from './spec';
+import { contentHash, defaultFamily, type IndexFamily, type OpenSearchSpec } from './spec';
 
 /**
  * The Index State Management retention policy (`PUT _plugins/_ism/policies/<id>`), documented at
@@ -39,9 +39,9 @@ export interface IsmPolicyBody {
 
 /** The content without the hash marker; hashed into the description by {@link buildIsmPolicy}. */
 function policyContent(
-  spec: OpenSearchSpec,
+  family: IndexFamily,
 ): Omit<IsmPolicyBody['policy'], 'description'> & { summary: string } {
-  const { deleteAfterDays, warmAfterDays } = spec.retention;
+  const { deleteAfterDays, warmAfterDays } = family.retention;
   const deleteState = { name: 'delete', actions: [{ delete: {} }], transitions: [] };
   const toDelete = { state_name: 'delete', conditions: { min_index_age: `${deleteAfterDays}d` } };
   const states =
@@ -58,19 +58,25 @@ function policyContent(
         ];
   return {
     summary:
-      `kfek retention for ${spec.indexPattern}: ` +
+      `kfek retention for ${family.indexPattern}: ` +
       (warmAfterDays === undefined ? '' : `warm after ${warmAfterDays} days, `) +
       `delete after ${deleteAfterDays} days.`,
     default_state: 'hot',
     states,
     // Priority decides between several ISM templates matching one new index.
-    ism_template: [{ index_patterns: [spec.indexPattern], priority: 100 }],
+    ism_template: [{ index_patterns: [family.indexPattern], priority: 100 }],
   };
 }
 
-/** The full `PUT _plugins/_ism/policies/<spec.names.ismPolicy>` body. */
-export function buildIsmPolicy(spec: OpenSearchSpec): IsmPolicyBody {
-  const { summary, ...content } = policyContent(spec);
+/**
+ * The full `PUT _plugins/_ism/policies/<family.names.ismPolicy>` body, for the default route's indices or a route's.
+ * Policies of different families have patterns that never overlap, so their equal priorities never compete.
+ */
+export function buildIsmPolicy(
+  spec: OpenSearchSpec,
+  family: IndexFamily = defaultFamily(spec),
+): IsmPolicyBody {
+  const { summary, ...content } = policyContent(family);
   return {
     policy: {
       description: `${summary} ${POLICY_HASH_MARKER}${contentHash(content)}`,

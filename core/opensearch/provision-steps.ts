@@ -6,13 +6,13 @@ import { mergeAuditConfig } from './audit';
 import { buildSavedObjects } from './dashboards';
 import { OpenSearchProvisioningError } from './errors';
 import type { OpenSearchHttpClient } from './http';
-import { buildIndexTemplate, TEMPLATE_HASH_META_KEY } from './index-template';
+import { buildIndexTemplate, TEMPLATE_HASH_META_KEY, TEMPLATE_ROUTE_META_KEY } from './index-template';
 import { buildIngestPipeline } from './ingest-pipeline';
 import { buildIsmPolicy, isSamePolicy } from './ism-policy';
 import { call, record } from './provision-client';
 import type { ProvisionStep } from './provision-types';
 import { buildSecurityRoles, mergeRoleMapping } from './security';
-import { canonicalJson, type OpenSearchSpec } from './spec';
+import { canonicalJson, defaultFamily, type IndexFamily, indexFamilies, type OpenSearchSpec } from './spec';
 
 /**
  * GET, then PUT unless `isSame` says the stored object (the GET answer's body) already has the desired content.
@@ -55,9 +55,10 @@ export async function applyIngestPipeline(
 export async function applyIndexTemplate(
   client: OpenSearchHttpClient,
   spec: OpenSearchSpec,
+  family: IndexFamily = defaultFamily(spec),
 ): Promise<ProvisionStep> {
-  const name = spec.names.indexTemplate;
-  const body = buildIndexTemplate(spec);
+  const name = family.names.indexTemplate;
+  const body = buildIndexTemplate(spec, family);
   const desiredHash = record(body._meta)[TEMPLATE_HASH_META_KEY];
   return putUnlessSame(client, `index template ${name}`, `/_index_template/${name}`, body, (stored) => {
     // GET answers { index_templates: [{ name, index_template: { ..., _meta } }] }.
@@ -70,10 +71,11 @@ export async function applyIndexTemplate(
 export async function applyIsmPolicy(
   client: OpenSearchHttpClient,
   spec: OpenSearchSpec,
+  family: IndexFamily = defaultFamily(spec),
 ): Promise<ProvisionStep[]> {
-  const id = spec.names.ismPolicy;
+  const id = family.names.ismPolicy;
   const path = `/_plugins/_ism/policies/${id}`;
-  const desired = buildIsmPolicy(spec);
+  const desired = buildIsmPolicy(spec, family);
   const existing = await call(client, { method: 'GET', path }, [200, 404]);
   const steps: ProvisionStep[] = [];
   if (existing.status === 404) {
@@ -104,12 +106,12 @@ export async function applyIsmPolicy(
   // Firehose created before this ran). Indices that already have a policy are reported as failures and left alone.
   const add = await call(
     client,
-    { method: 'POST', path: `/_plugins/_ism/add/${spec.indexPattern}`, body: { policy_id: id } },
+    { method: 'POST', path: `/_plugins/_ism/add/${family.indexPattern}`, body: { policy_id: id } },
     [200, 404],
   );
   const updated = Number(record(add.body).updated_indices ?? 0);
   steps.push({
-    step: `ISM attach existing ${spec.indexPattern}`,
+    step: `ISM attach existing ${family.indexPattern}`,
     status: updated > 0 ? 'updated' : 'unchanged',
     detail: `${updated} index(es) attached`,
   });
@@ -192,4 +194,39 @@ export async function applyDashboards(
     throw new OpenSearchProvisioningError(`Dashboards refused saved objects: ${failed.join('; ')}`);
   }
   return { step: 'dashboards saved objects', status: 'updated', detail: `${objects.length} objects written` };
+}
+
+/**
+ * Routes removed from the config (or given another index stem) are kept, not cleaned up: their indices hold logs a
+ * team may still need, their ISM policy keeps deleting them on the old schedule, and their reader role keeps
+ * letting the team read what is left. What changes: the writer role no longer covers them and the ingest pipeline
+ * no longer knows the name, so new documents marked with it land in the default indices with `kfek.unknownRoute`.
+ * This step finds kfek's route templates the spec no longer has (by their `_meta`) and reports each as `orphaned`,
+ * naming what was kept; docs/teams-and-routes.md says how to delete them by hand.
+ */
+export async function reportOrphanedRoutes(
+  client: OpenSearchHttpClient,
+  spec: OpenSearchSpec,
+): Promise<ProvisionStep[]> {
+  // A wildcard GET answers 404 when nothing matches.
+  const listed = await call(client, { method: 'GET', path: `/_index_template/${spec.name}-*` }, [200, 404]);
+  const templates = record(listed.body).index_templates;
+  const current = new Set(indexFamilies(spec).map((f) => f.names.indexTemplate));
+  const steps: ProvisionStep[] = [];
+  for (const entry of Array.isArray(templates) ? templates : []) {
+    const name = String(record(entry).name);
+    const template = record(record(entry).index_template);
+    const meta = record(template._meta);
+    const route = meta[TEMPLATE_ROUTE_META_KEY];
+    if (meta.managed_by !== 'kfek' || typeof route !== 'string' || current.has(name)) continue;
+    const patterns = Array.isArray(template.index_patterns) ? template.index_patterns.join(', ') : '?';
+    steps.push({
+      step: `route ${route} (index template ${name})`,
+      status: 'orphaned',
+      detail:
+        `no longer in the config: indices ${patterns}, template ${name}, ISM policy ${name}-retention and role ` +
+        `${spec.name}_${route}_reader are kept; new documents marked "${route}" go to ${spec.indexPattern}`,
+    });
+  }
+  return steps;
 }

@@ -3,8 +3,11 @@ import type { OpenSearchHttpClient } from './http';
 /** The types of {@link provisionOpenSearch} (core/opensearch/provision.ts), shared by its parts. */
 
 export type Feature = 'ism' | 'security' | 'dashboards';
-/** `failed` only for a best-effort step (see {@link ProvisionOptions.dashboardsBestEffort}); others throw. */
-export type StepStatus = 'created' | 'updated' | 'unchanged' | 'skipped' | 'failed';
+/**
+ * `failed` only for a best-effort step (see {@link ProvisionOptions.dashboardsBestEffort}); others throw.
+ * `orphaned`: objects of a route the config no longer has, kept on purpose (provision-steps.ts, reportOrphanedRoutes).
+ */
+export type StepStatus = 'created' | 'updated' | 'unchanged' | 'skipped' | 'failed' | 'orphaned';
 
 export interface ProvisionStep {
   readonly step: string;

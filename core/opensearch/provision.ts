@@ -7,9 +7,10 @@ import {
   applyIngestPipeline,
   applyIsmPolicy,
   applySecurity,
+  reportOrphanedRoutes,
 } from './provision-steps';
 import type { ProvisionOptions, ProvisionReport, ProvisionStep } from './provision-types';
-import type { OpenSearchSpec } from './spec';
+import { indexFamilies, type OpenSearchSpec } from './spec';
 
 export { OpenSearchFeatureError } from './provision-client';
 export type {
@@ -60,20 +61,26 @@ export async function provisionOpenSearch(
     steps.push(s);
     log(`${s.step}: ${s.status}${s.detail === undefined ? '' : ` (${s.detail})`}`);
   };
-  // Order: the document-id pipeline before the template that names it as `default_pipeline` (an index created
-  // from the template in between would reject every document), the template before Firehose creates the next
-  // index, then retention, then access (the writer mapping is what lets Firehose in), then the Dashboards objects
-  // that read the indices.
+  // Order: each route's template before the pipeline that sends documents to the route's indices, so the first of
+  // them gets its mappings (a route's template names the pipeline too, but no document reaches a route's indices
+  // before the pipeline exists); the pipeline before the default template that names it as `default_pipeline` (an
+  // index created from the template in between would reject every document), the template before Firehose
+  // creates the next index, then retention, then access (the writer mapping is what lets Firehose in), then the
+  // Dashboards objects that read the indices, and last the report of removed routes' objects, which are kept.
+  const families = indexFamilies(spec);
+  for (const route of spec.routes) push(await applyIndexTemplate(client, spec, route));
   push(await applyIngestPipeline(client, spec));
   push(await applyIndexTemplate(client, spec));
-  if (features.ism) {
-    (await applyIsmPolicy(client, spec)).forEach(push);
-  } else {
-    push({
-      step: `ISM policy ${spec.names.ismPolicy}`,
-      status: 'skipped',
-      detail: 'no ISM plugin on the target',
-    });
+  for (const family of families) {
+    if (features.ism) {
+      (await applyIsmPolicy(client, spec, family)).forEach(push);
+    } else {
+      push({
+        step: `ISM policy ${family.names.ismPolicy}`,
+        status: 'skipped',
+        detail: 'no ISM plugin on the target',
+      });
+    }
   }
   if (features.security) {
     (await applySecurity(client, spec)).forEach(push);
@@ -109,5 +116,6 @@ export async function provisionOpenSearch(
       detail: 'no OpenSearch Dashboards reachable',
     });
   }
+  (await reportOrphanedRoutes(client, spec)).forEach(push);
   return { version, features, steps };
 }

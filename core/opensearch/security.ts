@@ -1,4 +1,4 @@
-import type { OpenSearchSpec } from './spec';
+import { indexFamilies, type OpenSearchSpec, type RouteSpec } from './spec';
 
 /**
  * Security plugin roles and role mappings (fine-grained access control), applied with
@@ -75,54 +75,83 @@ export const DASHBOARDS_USER_ROLE = 'opensearch_dashboards_user';
  */
 export const ADMIN_ROLES = ['all_access', 'security_manager'] as const;
 
+/**
+ * Firehose writes every document to the default route's index; the ingest pipeline moves a routed one to its
+ * route's index, which the bulk request then creates and writes as the same user, so the writer needs the same
+ * actions on every route's indices. A route removed from the config drops out of the role on the next deploy.
+ */
 export function buildWriterRole(spec: OpenSearchSpec): SecurityRoleBody {
+  const patterns = indexFamilies(spec).map((f) => f.indexPattern);
   return {
-    description: `kfek: Firehose delivery into ${spec.indexPattern} (create indices, bulk index; nothing else)`,
+    description: `kfek: Firehose delivery into ${patterns.join(', ')} (create indices, bulk index; nothing else)`,
     cluster_permissions: [...WRITER_CLUSTER_PERMISSIONS],
-    index_permissions: [{ index_patterns: [spec.indexPattern], allowed_actions: [...WRITER_INDEX_ACTIONS] }],
+    index_permissions: [{ index_patterns: patterns, allowed_actions: [...WRITER_INDEX_ACTIONS] }],
     tenant_permissions: [],
   };
 }
 
-export function buildReaderRole(spec: OpenSearchSpec): SecurityRoleBody {
+/** Read-only search of one family of indices: the default route's (`kfek_reader`) or a route's. */
+function readerRole(indexPattern: string): SecurityRoleBody {
   return {
-    description: `kfek: read-only search of ${spec.indexPattern} and the shared Dashboards objects`,
+    description: `kfek: read-only search of ${indexPattern} and the shared Dashboards objects`,
     // msearch/mget/scroll and resolve-index (Dashboards index-pattern screens), all read-only.
     cluster_permissions: ['cluster_composite_ops_ro'],
-    index_permissions: [{ index_patterns: [spec.indexPattern], allowed_actions: ['read'] }],
+    index_permissions: [{ index_patterns: [indexPattern], allowed_actions: ['read'] }],
     // The provisioner stores the starter dashboards in the Global tenant; readers may view, not change, them.
     tenant_permissions: [{ tenant_patterns: ['global_tenant'], allowed_actions: ['kibana_all_read'] }],
   };
 }
 
+/** The default route's reader: `<prefix>-*` only, never a route's indices. */
+export function buildReaderRole(spec: OpenSearchSpec): SecurityRoleBody {
+  return readerRole(spec.indexPattern);
+}
+
+/** A route's reader: its own indices only, so one team cannot read another's. */
+export function buildRouteReaderRole(route: RouteSpec): SecurityRoleBody {
+  return readerRole(route.indexPattern);
+}
+
+function members(backendRoles: readonly string[], users: readonly string[] = []): RoleMappingBody {
+  return { backend_roles: [...backendRoles], hosts: [], users: [...users] };
+}
+
+function hasMembers(m: RoleMappingBody): boolean {
+  return m.backend_roles.length > 0 || m.users.length > 0;
+}
+
 /** All roles and mappings, in apply order. */
 export function buildSecurityRoles(spec: OpenSearchSpec): readonly SecurityRoleSpec[] {
-  const readerMembers: RoleMappingBody = {
-    backend_roles: [...spec.access.readerBackendRoles],
-    hosts: [],
-    users: [...spec.access.readerUsers],
-  };
-  const hasReaders = readerMembers.backend_roles.length > 0 || readerMembers.users.length > 0;
+  const readerMembers = members(spec.access.readerBackendRoles, spec.access.readerUsers);
+  const routeReaders = spec.routes.map((route) => ({ route, mapping: members(route.readerBackendRoles) }));
+  // Everyone who reads some route needs Dashboards itself: one mapping, merged like every mapping.
+  const dashboardUsers = members(
+    [...new Set([...readerMembers.backend_roles, ...routeReaders.flatMap((r) => r.mapping.backend_roles)])],
+    readerMembers.users,
+  );
   return [
     {
       name: spec.names.writerRole,
       role: buildWriterRole(spec),
       ...(spec.access.firehoseRoleArn === undefined
         ? {}
-        : { mapping: { backend_roles: [spec.access.firehoseRoleArn], hosts: [], users: [] } }),
+        : { mapping: members([spec.access.firehoseRoleArn]) }),
     },
     {
       name: spec.names.readerRole,
       role: buildReaderRole(spec),
-      ...(hasReaders ? { mapping: readerMembers } : {}),
+      ...(hasMembers(readerMembers) ? { mapping: readerMembers } : {}),
     },
-    ...(hasReaders ? [{ name: DASHBOARDS_USER_ROLE, mapping: readerMembers }] : []),
+    // A role per route, created even without members: people can be mapped to it in Dashboards later.
+    ...routeReaders.map(({ route, mapping }) => ({
+      name: route.names.readerRole,
+      role: buildRouteReaderRole(route),
+      ...(hasMembers(mapping) ? { mapping } : {}),
+    })),
+    ...(hasMembers(dashboardUsers) ? [{ name: DASHBOARDS_USER_ROLE, mapping: dashboardUsers }] : []),
     // Built-in roles: only their mappings are touched (merged, like every mapping), never their definitions.
     ...(spec.access.adminBackendRoles.length > 0
-      ? ADMIN_ROLES.map((name) => ({
-          name,
-          mapping: { backend_roles: [...spec.access.adminBackendRoles], hosts: [], users: [] },
-        }))
+      ? ADMIN_ROLES.map((name) => ({ name, mapping: members(spec.access.adminBackendRoles) }))
       : []),
   ];
 }

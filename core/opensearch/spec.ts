@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
 import { OpenSearchSpecError } from './errors';
+import {
+  type IndexFamily,
+  type RouteSpec,
+  type RouteSpecInput,
+  familyNames,
+  resolveRouteSpecs,
+} from './route-spec';
+
+export type { IndexFamily, RouteSpec, RouteSpecInput } from './route-spec';
 
 /**
  * The inputs of OpenSearch provisioning, shaped like the `openSearch` config sections (core/config/) so the
@@ -106,6 +115,12 @@ export interface OpenSearchSpecInput {
    * @default 'kfek'
    */
   readonly name?: string;
+  /**
+   * Routes (config `routes`): each gets its own indices, template, retention policy and reader role, and the ingest
+   * pipeline sends a document whose `kfek.route` names one there (docs/teams-and-routes.md).
+   * @default - none: every document stays in `<indexPrefix>-*`
+   */
+  readonly routes?: readonly RouteSpecInput[];
 }
 
 /** The resolved spec: defaults applied, validated. */
@@ -132,6 +147,8 @@ export interface OpenSearchSpec {
     readonly writerRole: string;
     readonly readerRole: string;
   };
+  /** The routes, in config order; empty without routes. */
+  readonly routes: readonly RouteSpec[];
 }
 
 /** Defaults are data, applied once in {@link resolveOpenSearchSpec} (the app's own defaults are listed in docs/settings.md). */
@@ -276,13 +293,29 @@ export function resolveOpenSearchSpec(input: OpenSearchSpecInput): OpenSearchSpe
       adminBackendRoles,
     },
     names: {
-      indexTemplate: `${name}-${input.indexPrefix}`,
+      ...familyNames(name, input.indexPrefix),
+      // The name stays `...-document-id` now that the pipeline also routes: every existing index names it as its
+      // `index.default_pipeline`, so a new name would leave those indices without one.
       ingestPipeline: `${name}-${input.indexPrefix}-document-id`,
-      ismPolicy: `${name}-${input.indexPrefix}-retention`,
       writerRole: `${name}_writer`,
       readerRole: `${name}_reader`,
     },
+    routes: resolveRouteSpecs(name, input.indexPrefix, input.routes ?? []),
   };
+}
+
+/** The default route's indices as an {@link IndexFamily}. */
+export function defaultFamily(spec: OpenSearchSpec): IndexFamily {
+  return {
+    indexPattern: spec.indexPattern,
+    retention: spec.retention,
+    names: { indexTemplate: spec.names.indexTemplate, ismPolicy: spec.names.ismPolicy },
+  };
+}
+
+/** Every family of indices the spec manages: the default route's, then each route's. */
+export function indexFamilies(spec: OpenSearchSpec): readonly IndexFamily[] {
+  return [defaultFamily(spec), ...spec.routes];
 }
 
 /** Canonical JSON (sorted keys) so equal content always hashes equal. */

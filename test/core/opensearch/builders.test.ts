@@ -423,6 +423,7 @@ describe('resolveOpenSearchSpec', () => {
         writerRole: 'kfek_writer',
         readerRole: 'kfek_reader',
       },
+      routes: [],
     });
   });
 
@@ -872,7 +873,7 @@ describe('buildSavedObjects', () => {
 });
 
 describe('buildIngestPipeline and documentIdFor', () => {
-  test('one Painless script processor that sets _id, named as the template default_pipeline', () => {
+  test('a routing script, then the script that sets _id, in the pipeline the template names as default_pipeline', () => {
     // GIVEN
     const spec = resolveOpenSearchSpec({ indexPrefix: 'logs' });
     // WHEN
@@ -882,6 +883,13 @@ describe('buildIngestPipeline and documentIdFor', () => {
     };
     // THEN
     expect(pipeline.processors).toEqual([
+      {
+        script: expect.objectContaining({
+          tag: 'kfek-route',
+          source: expect.stringContaining('ctx._index ='),
+          params: { prefix: 'logs', routes: {} },
+        }),
+      },
       { script: expect.objectContaining({ lang: 'painless', source: expect.stringContaining('ctx._id =') }) },
     ]);
     expect(template.template.settings.index.default_pipeline).toBe(spec.names.ingestPipeline);

@@ -1,0 +1,165 @@
+/**
+ * Routes on a REAL OpenSearch 3.6 node (issue 24), through the shipped templates and ingest pipeline: documents
+ * Firehose would write to the default route's index of the day land in their route's index of the same day (any
+ * rotation), keep their id and routing, and a document naming an unknown route, or a route that is no string,
+ * stays in the default index with a marker. The plain node has no ISM or security plugin: their per-route objects
+ * are covered against FakeOpenSearch in routes.test.ts.
+ */
+import { documentIdFor } from '../../../core/opensearch/ingest-pipeline';
+import type { OpenSearchHttpClient } from '../../../core/opensearch/http';
+import { provisionOpenSearch } from '../../../core/opensearch/provision';
+import { resolveOpenSearchSpec, type OpenSearchSpecInput } from '../../../core/opensearch/spec';
+import { bulkIndex, useOpenSearchNode } from '../../helpers/opensearch';
+
+const input: OpenSearchSpecInput = {
+  indexPrefix: 'logs',
+  // One node: replicas would leave every index yellow.
+  indexTemplate: { replicas: 0 },
+  routes: [
+    { name: 'payments', indexStem: 'payments', retentionDays: 30 },
+    { name: 'search', indexStem: 'team-search', retentionDays: 7 },
+  ],
+};
+const spec = resolveOpenSearchSpec(input);
+
+let eventId = 0;
+/** A document as the transform writes it, marked with `route` under `kfek` when given. */
+function documentFor(route: unknown, message: string): Record<string, unknown> {
+  return {
+    '@timestamp': '2026-11-25T09:00:00.000Z',
+    message,
+    cloudwatch: { id: String(++eventId), logGroup: '/kfek/teams/x', logStream: 's1', owner: '123456789012' },
+    ...(route === undefined ? {} : { kfek: { route } }),
+  };
+}
+
+interface BulkItem {
+  readonly index: { readonly _index: string; readonly _id: string; readonly status: number };
+}
+
+async function hits(client: OpenSearchHttpClient, index: string, query: string): Promise<unknown[]> {
+  const response = await client.request({
+    method: 'POST',
+    path: `/${index}/_search`,
+    body: { query: { query_string: { query } }, size: 100 },
+  });
+  expect(response.status).toBe(200);
+  return (response.body as { hits: { hits: Array<{ _source: unknown }> } }).hits.hits.map((h) => h._source);
+}
+
+describe('routes through the shipped template and pipeline, on a real local node', () => {
+  const os = useOpenSearchNode();
+
+  beforeAll(async () => {
+    await provisionOpenSearch(os.client(), spec);
+  }, 60_000);
+
+  test('applying the routes twice changes nothing the second time', async () => {
+    const again = await provisionOpenSearch(os.client(), spec);
+    expect(again.steps.slice(0, 4)).toEqual([
+      { step: 'index template kfek-payments', status: 'unchanged' },
+      { step: 'index template kfek-team-search', status: 'unchanged' },
+      { step: 'ingest pipeline kfek-logs-document-id', status: 'unchanged' },
+      { step: 'index template kfek-logs', status: 'unchanged' },
+    ]);
+  });
+
+  test.each([
+    ['OneDay', 'logs-2026-11-25', 'payments-2026-11-25', 'team-search-2026-11-25'],
+    ['OneHour', 'logs-2026-11-25-09', 'payments-2026-11-25-09', 'team-search-2026-11-25-09'],
+    ['OneWeek', 'logs-2026-w47', 'payments-2026-w47', 'team-search-2026-w47'],
+    ['OneMonth', 'logs-2026-11', 'payments-2026-11', 'team-search-2026-11'],
+  ])(
+    '%s: each route lands in its own index of the same period; unmarked, unknown and forged routes stay in %s',
+    async (_rotation, index, paymentsIndex, searchIndex) => {
+      // GIVEN documents Firehose writes to the default route's index of the period
+      const docs = [
+        documentFor('payments', 'pay one'),
+        documentFor('search', 'search one'),
+        documentFor(undefined, 'plain one'),
+        documentFor('billing', 'forged one'),
+        documentFor({ route: 'payments' }, 'object one'),
+        documentFor('PAYMENTS', 'upper one'),
+      ];
+
+      // WHEN
+      const bulk = await bulkIndex(os.client(), index, docs);
+
+      // THEN every document is indexed, in the index its route names, or in the default one
+      const items = (bulk.body as { errors: boolean; items: BulkItem[] }).items;
+      expect((bulk.body as { errors: boolean }).errors).toBe(false);
+      expect(items.map((i) => i.index._index)).toEqual([
+        paymentsIndex,
+        searchIndex,
+        index,
+        index,
+        index,
+        index,
+      ]);
+      // AND the id (and routing) are the ones the pipeline gives every document, whatever index it lands in
+      const [pay] = docs as Array<{ cloudwatch: { id: string } }>;
+      expect(items[0].index._id).toBe(documentIdFor('/kfek/teams/x', 's1', pay.cloudwatch.id));
+      // AND a route's document keeps its route; the others carry what they named as unknownRoute
+      expect(await hits(os.client(), paymentsIndex, 'kfek.route:payments')).toEqual([
+        expect.objectContaining({ message: 'pay one' }),
+      ]);
+      expect(await hits(os.client(), searchIndex, 'kfek.route:search')).toHaveLength(1);
+      const unknown = (await hits(os.client(), index, 'kfek.unknownRoute:*')) as Array<{
+        message: string;
+        kfek: Record<string, unknown>;
+      }>;
+      expect(unknown.map((d) => [d.message, d.kfek]).sort()).toEqual([
+        ['forged one', { unknownRoute: 'billing' }],
+        ['object one', { unknownRoute: '{route=payments}' }],
+        ['upper one', { unknownRoute: 'PAYMENTS' }],
+      ]);
+      expect(await hits(os.client(), index, 'kfek.route:*')).toEqual([]);
+    },
+  );
+
+  test("a route's index is made from the route's template: the shipped mappings, routing required, the pipeline", async () => {
+    // GIVEN the index the OneDay case created
+    const mapping = await os.client().request({ method: 'GET', path: '/payments-2026-11-25/_mapping' });
+    const settings = await os.client().request({ method: 'GET', path: '/payments-2026-11-25/_settings' });
+    // THEN
+    expect(mapping.body).toMatchObject({
+      'payments-2026-11-25': {
+        mappings: {
+          _routing: { required: true },
+          properties: { kfek: { properties: { route: { type: 'keyword' } } }, message: { type: 'text' } },
+        },
+      },
+    });
+    expect(settings.body).toMatchObject({
+      'payments-2026-11-25': { settings: { index: { default_pipeline: 'kfek-logs-document-id' } } },
+    });
+  });
+
+  test('a redelivered document overwrites itself in its route index', async () => {
+    // GIVEN one payments document delivered twice
+    const doc = documentFor('payments', 'delivered twice');
+    // WHEN
+    await bulkIndex(os.client(), 'logs-2026-11-26', [doc]);
+    await bulkIndex(os.client(), 'logs-2026-11-26', [doc]);
+    // THEN
+    expect(await hits(os.client(), 'payments-2026-11-26', 'message:"delivered twice"')).toHaveLength(1);
+  });
+
+  test('after a route is removed, its documents go to the default index, marked, and its template is reported', async () => {
+    // GIVEN the search route removed from the config and applied
+    const without = resolveOpenSearchSpec({ ...input, routes: [input.routes![0]] });
+    const report = await provisionOpenSearch(os.client(), without);
+    // WHEN the transform (not redeployed yet) still marks documents with it
+    const bulk = await bulkIndex(os.client(), 'logs-2026-11-27', [documentFor('search', 'stale route')]);
+    // THEN
+    expect(report.steps.filter((s) => s.status === 'orphaned').map((s) => s.step)).toEqual([
+      'route search (index template kfek-team-search)',
+    ]);
+    expect((bulk.body as { items: BulkItem[] }).items[0].index._index).toBe('logs-2026-11-27');
+    expect(await hits(os.client(), 'logs-2026-11-27', 'kfek.unknownRoute:search')).toHaveLength(1);
+    // AND the removed route's indices and template are still there
+    const kept = await os.client().request({ method: 'GET', path: '/_index_template/kfek-team-search' });
+    expect(kept.status).toBe(200);
+    await provisionOpenSearch(os.client(), spec);
+  });
+});
