@@ -74,6 +74,7 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     sourceRegions: config.sources.regions,
     transform: config.transform,
     delivery: config.delivery,
+    routes: config.routes,
     metricsNamespace: config.name,
     names,
   });

@@ -12,6 +12,7 @@ import { LOCAL_ESBUILD_BUNDLING, PROJECT_ROOT } from './bundling';
 import { flattenCfnReference } from '../nag';
 import { buildSavedObjects } from '../../core/opensearch/dashboards';
 import { buildIndexTemplate } from '../../core/opensearch/index-template';
+import { buildIngestPipeline } from '../../core/opensearch/ingest-pipeline';
 import { buildIsmPolicy } from '../../core/opensearch/ism-policy';
 import { buildSecurityRoles } from '../../core/opensearch/security';
 import {
@@ -20,6 +21,7 @@ import {
   type IndexTemplateSettings,
   type OpenSearchSpecInput,
   type RetentionSettings,
+  type RouteSpecInput,
 } from '../../core/opensearch/spec';
 
 function buildPayloads(input: OpenSearchSpecInput): unknown {
@@ -37,8 +39,13 @@ function buildPayloads(input: OpenSearchSpecInput): unknown {
     },
   });
   return {
+    pipeline: buildIngestPipeline(spec),
     template: buildIndexTemplate(spec),
     ism: buildIsmPolicy(spec),
+    routes: spec.routes.map((route) => ({
+      template: buildIndexTemplate(spec, route),
+      ism: buildIsmPolicy(spec, route),
+    })),
     security: buildSecurityRoles(spec),
     dashboards: buildSavedObjects(spec),
   };
@@ -66,6 +73,12 @@ export interface OpenSearchProvisionerProps {
    * which keep the master user). @default - none
    */
   readonly adminBackendRoles?: readonly string[];
+  /**
+   * Routes (config `routes`): per route an index template, ISM policy, reader role and Dashboards index pattern,
+   * the writer role extended to the route's indices, and the route in the ingest pipeline's table.
+   * @default - none
+   */
+  readonly routes?: readonly RouteSpecInput[];
   /**
    * The role the provisioner runs as and signs its requests (SigV4) with; see the class comment. Make it the
    * domain's master user (`fineGrainedAccessControl.masterUserArn: role.roleArn`, e.g. a role the Search stack
@@ -133,6 +146,7 @@ export class OpenSearchProvisioner extends Construct {
       ...(props.indexTemplate === undefined ? {} : { indexTemplate: props.indexTemplate }),
       ...(props.retention === undefined ? {} : { retention: props.retention }),
       ...(props.auditLogs === undefined ? {} : { auditLogs: props.auditLogs }),
+      ...(props.routes === undefined || props.routes.length === 0 ? {} : { routes: props.routes }),
       access: {
         firehoseRoleArn: props.firehoseRole.roleArn,
         readerBackendRoles: props.readerBackendRoles ?? [],

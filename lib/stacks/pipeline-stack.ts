@@ -8,7 +8,14 @@ import type * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import type { DeliveryConfig, OpenSearchConfig, TransformConfig, Transport } from '../../core/config';
+import {
+  type DeliveryConfig,
+  type OpenSearchConfig,
+  type RouteConfig,
+  type TransformConfig,
+  type Transport,
+  routeOverlapWarnings,
+} from '../../core/config';
 import { PIPES_SAFE_BATCH_SIZE } from '../../core/contracts/aws-limits';
 import type { PhysicalNames } from '../../core/contracts/physical-names';
 import {
@@ -55,6 +62,13 @@ export interface PipelineStackProps extends StackProps {
   readonly sourceRegions?: readonly string[];
   readonly transform: TransformConfig;
   readonly delivery: DeliveryConfig;
+  /**
+   * Routes (config `routes`, docs/teams-and-routes.md): the transform gets them in its environment and marks each
+   * document with its route; the provisioner applies each route's template, retention policy, reader role and
+   * index pattern, and the ingest pipeline moves a marked document to its route's indices.
+   * @default - none: every document goes to the default route's indices
+   */
+  readonly routes?: readonly RouteConfig[];
   /**
    * CloudWatch metrics namespace of the transform's EMF metrics.
    * @default 'kfek' (DEFAULT_METRICS_NAMESPACE)
@@ -110,7 +124,12 @@ export class PipelineStack extends Stack {
     const transport = props.transport ?? 'lambda';
     const t = props.transform;
     const d = props.delivery;
+    const routes = props.routes ?? [];
     this.transport = transport;
+    // Overlapping routes are legal (the first match wins) but worth a look; a wholly shadowed one the config refused.
+    for (const warning of routeOverlapWarnings(routes)) {
+      Annotations.of(this).addWarningV2('kfek:route-overlap', warning);
+    }
     const names = props.names;
 
     // One construct ID ('Transform') and one function name for both transports: switching the transport updates
@@ -147,6 +166,7 @@ export class PipelineStack extends Stack {
       deadLetterBucket: writes.bucket.bucketName,
       deadLetterPrefix: writes.deadLetterPrefix,
       aggregation: d.aggregation,
+      routes,
     };
 
     if (transport === 'lambda') {
@@ -248,6 +268,12 @@ export class PipelineStack extends Stack {
       firehoseRole: this.firehoseRole,
       readerBackendRoles: os.access.readerBackendRoles ?? [],
       adminBackendRoles: os.access.adminBackendRoles ?? [],
+      routes: routes.map((r) => ({
+        name: r.name,
+        indexStem: r.indexStem,
+        retentionDays: r.retentionDays,
+        readerBackendRoles: r.readerBackendRoles,
+      })),
       logRetention: deliveryLogRetention,
       ...(names !== undefined
         ? {
