@@ -28,6 +28,7 @@ import { MAX_KINESIS_RECORD_BYTES } from '../../core/contracts/aws-limits';
 import { COLLISIONS_KEY, collidesWithOurs } from './collisions';
 import { CloudWatchLogEvent, errorMessage } from './decode';
 import { parseMessage, ParsedMessage, stripOneNewline } from './parsers';
+import type { DocumentRoute, RouteTable } from './routing';
 import { fittingPrefixLength, partitionKeyFor } from './serialize';
 import { CloudWatchMetadata, LogDocument, SerializedDocument } from './types';
 
@@ -61,6 +62,12 @@ export interface DocumentOptions {
    * @default none: a filter's region is taken as it is (local runs, tests)
    */
   readonly sourceRegions?: readonly string[];
+  /**
+   * The profile's routes (routing.ts): each document gets its route's name under `kfek.route` and the route's static
+   * fields.
+   * @default none: every event is the default route's
+   */
+  readonly routes?: RouteTable;
   /**
    * Write the partition key into the document as `kfek.partitionKey` (Pipes items: the pipe's target reads it).
    * The member is added after the document is fitted to `maxRecordBytes`, so that a document is cut at the same
@@ -149,6 +156,9 @@ export class DocumentSerializer {
   private readonly partitionKeyMember: string;
   private readonly fromLambda: boolean;
   private readonly sourceRegions: readonly string[] | undefined;
+  private readonly routes: RouteTable | undefined;
+  /** The route of the envelope's events (those without an `@aws.account` of their own). */
+  private readonly envelopeRoute: DocumentRoute | undefined;
   private lastSecond = Number.NaN;
   private secondPrefix = '';
 
@@ -157,6 +167,8 @@ export class DocumentSerializer {
     options: DocumentOptions = {},
   ) {
     this.sourceRegions = options.sourceRegions;
+    this.routes = options.routes;
+    this.envelopeRoute = options.routes?.routeOf({ logGroup: source.logGroup, account: source.owner });
     this.fromLambda = isLambdaLogGroup(source.logGroup);
     // The region of an event without extractedFields depends on the envelope only: written once.
     const region = regionOf({ id: '', timestamp: 0, message: '' }, source, options.sourceRegions);
@@ -208,31 +220,48 @@ export class DocumentSerializer {
       if (derived.lambda !== undefined) body += `,"lambda":${JSON.stringify(derived.lambda)}`;
     }
     const timestamp = `"@timestamp":"${this.iso(event.timestamp)}"`;
+    const route = this.routeOf(event);
     const app = parsed.appFields;
     if (app === undefined) {
-      return { head: `{${timestamp}`, message: parsed.message, body, kfek: '', numbersAsWritten: false };
-    }
-    const rules = needsGeneralRules(parsed);
-    const fast = rules ? undefined : canonicalText(parsed, app);
-    if (fast !== undefined) {
       return {
         head: `{${timestamp}`,
         message: parsed.message,
-        body: fast.text.length > 0 ? `${body},${fast.text}` : body,
-        kfek: '',
+        body: route === undefined ? body : body + route.staticMembers,
+        kfek: route?.kfekMember ?? '',
+        numbersAsWritten: false,
+      };
+    }
+    const rules = needsGeneralRules(parsed, route);
+    const fast = rules ? undefined : canonicalText(parsed, app);
+    if (fast !== undefined) {
+      if (fast.text.length > 0) body += `,${fast.text}`;
+      return {
+        head: `{${timestamp}`,
+        message: parsed.message,
+        body: route === undefined ? body : body + route.staticMembers,
+        kfek: route?.kfekMember ?? '',
         numbersAsWritten: fast.numbersAsWritten,
       };
     }
-    return generalLayout(parsed, app, timestamp, body, rules);
+    return generalLayout(parsed, app, timestamp, body, rules, route);
   }
 
-  /** A layout without app fields: `message` is `text`, kfek carries `kfek`. */
+  /** The route of an event: by its own `@aws.account` (centralization) when it has one, else the envelope's. */
+  private routeOf(event: CloudWatchLogEvent): DocumentRoute | undefined {
+    const account = event.extractedFields?.['@aws.account'];
+    if (this.routes === undefined || typeof account !== 'string') return this.envelopeRoute;
+    return this.routes.routeOf({ logGroup: this.source.logGroup, account });
+  }
+
+  /** A layout without app fields: `message` is `text`, kfek carries `kfek` (and the route, as every document). */
   private textLayout(event: CloudWatchLogEvent, text: string, kfek: string): Layout {
+    const route = this.routeOf(event);
+    const cloudwatch = `,"cloudwatch":${JSON.stringify(toCloudWatchMetadata(event, this.source, this.sourceRegions))}`;
     return {
       head: `{"@timestamp":"${this.iso(event.timestamp)}"`,
       message: text,
-      body: `,"cloudwatch":${JSON.stringify(toCloudWatchMetadata(event, this.source, this.sourceRegions))}`,
-      kfek,
+      body: route === undefined ? cloudwatch : cloudwatch + route.staticMembers,
+      kfek: route === undefined ? kfek : kfek.length > 0 ? `${route.kfekMember},${kfek}` : route.kfekMember,
       numbersAsWritten: false,
     };
   }
@@ -344,13 +373,14 @@ function generalLayout(
   timestamp: string,
   ours: string,
   rules: boolean,
+  route: DocumentRoute | undefined,
 ): Layout {
   // Without `rules` (needsGeneralRules said so), nothing collides or overflows: only the text's form was not the
   // document's.
-  const derived = rules ? parsed.derived : undefined;
+  const derived = parsed.derived;
   const skipMessage = parsed.messageFromApp === true;
   const overflowKeys = rules
-    ? planAppFields(app, (key) => !(skipMessage && key === 'message') && !collidesWithOurs(key, derived))
+    ? planAppFields(app, (key) => !(skipMessage && key === 'message') && !collides(key, derived, route))
         .overflow
     : undefined;
   const list = appMemberList(parsed.appText ?? JSON.stringify(app));
@@ -361,7 +391,7 @@ function generalLayout(
   for (const member of list.members) {
     const key = member.key;
     if (skipMessage && key === 'message') continue;
-    if (rules && collidesWithOurs(key, derived)) {
+    if (rules && collides(key, derived, route)) {
       collisions.push(member);
     } else if (overflowKeys?.has(key) === true) {
       overflow.push(member);
@@ -371,7 +401,8 @@ function generalLayout(
       body += `,${member.json}`;
     }
   }
-  const kfek: string[] = [];
+  if (route !== undefined) body += route.staticMembers;
+  const kfek: string[] = route === undefined ? [] : [route.kfekMember];
   if (collisions.length > 0) kfek.push(`"${COLLISIONS_KEY}":${objectText(collisions)}`);
   if (overflow.length > 0) kfek.push(`"${OVERFLOW_KEY}":${objectText(overflow)}`);
   return {
@@ -400,7 +431,7 @@ const MILLIS: readonly string[] = Array.from({ length: 1000 }, (_, i) => String(
  * cannot be mapped at all), so the event needs the general layout. One pass without allocating for almost every
  * line; a line whose fields can share paths (a dotted key, an array of several objects) is planned with the paths.
  */
-function needsGeneralRules(parsed: ParsedMessage): boolean {
+function needsGeneralRules(parsed: ParsedMessage, route: DocumentRoute | undefined): boolean {
   const app = parsed.appFields;
   if (app === undefined) return false;
   const skipMessage = parsed.messageFromApp === true;
@@ -410,7 +441,7 @@ function needsGeneralRules(parsed: ParsedMessage): boolean {
   // enumerable keys, and `__proto__` is an own key there.
   for (const key in app) {
     if (skipMessage && key === 'message') continue;
-    if (collidesWithOurs(key, parsed.derived)) return true;
+    if (collides(key, parsed.derived, route)) return true;
     if (pathsNeeded) continue;
     const cost = quickFieldCost(key, app[key], budget);
     if (cost === PATHS_NEEDED) {
@@ -421,6 +452,11 @@ function needsGeneralRules(parsed: ParsedMessage): boolean {
     if (budget < 0) return true;
   }
   return pathsNeeded && planAppFields(app, skipMessage ? notMessage : undefined).overflow !== undefined;
+}
+
+/** True when an app key addresses a field kfek writes in this document: ours, a derived one, a static one. */
+function collides(key: string, derived: ParsedMessage['derived'], route: DocumentRoute | undefined): boolean {
+  return collidesWithOurs(key, derived) || (route !== undefined && route.reserves(key));
 }
 
 function notMessage(key: string): boolean {

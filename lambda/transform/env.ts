@@ -9,9 +9,11 @@ import {
   DEFAULT_DEAD_LETTER_PREFIX,
   DEFAULT_EVENTS_AGGREGATION,
   DEFAULT_METRICS_NAMESPACE,
+  parseRoutes,
   TransformEnvVar,
   TransformServiceName,
 } from '../../core/contracts/transform-env';
+import type { TransformRoute } from '../../core/contracts/routes';
 import { TransformError } from './errors';
 
 /** Base class of configuration errors. */
@@ -60,6 +62,8 @@ export interface CommonEnv {
    * subscription filter's region is then taken as it is).
    */
   readonly sourceRegions?: readonly string[];
+  /** The profile's routes (`KFEK_ROUTES`, core/contracts/transform-env.ts); empty when unset. */
+  readonly routes: readonly TransformRoute[];
 }
 
 /** Settings of the Kinesis event source mapping handler. */
@@ -104,6 +108,8 @@ export function readCommonEnv(env: Env = process.env): CommonEnv {
   }
   return {
     ...(regions === undefined ? {} : { sourceRegions: regions }),
+    // Checked as synth checks them; a bad value fails the container's start with RoutesEnvError naming each problem.
+    routes: parseRoutes(optional(env, TransformEnvVar.Routes)),
     metricsNamespace: optional(env, TransformEnvVar.MetricsNamespace) ?? DEFAULT_METRICS_NAMESPACE,
     serviceName: optional(env, TransformEnvVar.ServiceName) ?? TransformServiceName.kinesis,
     s3ForcePathStyle:

@@ -8,6 +8,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
 import { remainingBudget } from './budget';
+import { RouteTable } from './routing';
 import { readTransformEnv } from './env';
 import { processKinesisBatch } from './kinesis-batch';
 import { createMetrics, publishCounters } from './metrics';
@@ -20,6 +21,8 @@ const env = readTransformEnv();
 const logger = new Logger({ serviceName: env.serviceName });
 const metrics = createMetrics(env);
 const { writer, deadLetters } = createTransformAdapters(env);
+// The routes, compiled once per container (routing.ts).
+const routes = new RouteTable(env.routes);
 
 export async function handler(
   event: KinesisStreamEvent,
@@ -29,7 +32,7 @@ export async function handler(
   const remainingMs = remainingBudget(context);
   try {
     const outcome = await processKinesisBatch(event, remainingMs, {
-      transform: (data) => transformRecord(data, { sourceRegions: env.sourceRegions }),
+      transform: (data) => transformRecord(data, { sourceRegions: env.sourceRegions, routes }),
       writer,
       deadLetters,
       logger,

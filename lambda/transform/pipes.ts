@@ -14,6 +14,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context } from 'aws-lambda';
 import { remainingBudget } from './budget';
+import { RouteTable } from './routing';
 import { readTransformEnv } from './env';
 import { createMetrics, publishCounters } from './metrics';
 import { createTransformAdapters } from './adapters';
@@ -31,12 +32,15 @@ const env = readTransformEnv();
 const logger = new Logger({ serviceName: env.serviceName });
 const metrics = createMetrics(env);
 const { writer, deadLetters } = createTransformAdapters(env);
+// The routes, compiled once per container (routing.ts).
+const routes = new RouteTable(env.routes);
 
 export async function handler(event: unknown, context: Context): Promise<PipesItem[]> {
   logger.addContext(context);
   try {
     const outcome = await processPipesBatch(event, {
-      transform: (data, options) => transformRecord(data, { ...options, sourceRegions: env.sourceRegions }),
+      transform: (data, options) =>
+        transformRecord(data, { ...options, sourceRegions: env.sourceRegions, routes }),
       errorDocument: toErrorDocument,
       writer,
       deadLetters,

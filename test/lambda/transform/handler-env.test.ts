@@ -16,6 +16,7 @@ test('reads the handler settings with their defaults', () => {
     serviceName: 'transform',
     s3ForcePathStyle: false,
     aggregation: true,
+    routes: [],
   });
 });
 
@@ -95,4 +96,21 @@ test('fails when SOURCE_REGIONS holds something that is not a region, naming the
   const read = () => readCommonEnv({ SOURCE_REGIONS: 'eu-west-1,EU_WEST' });
   // THEN
   expect(read).toThrow(/SOURCE_REGIONS is "eu-west-1,EU_WEST"; expected AWS regions separated by commas/);
+});
+
+test('KFEK_ROUTES gives the routes; one the config would refuse fails the start, saying why', () => {
+  // GIVEN
+  const route = {
+    name: 'payments',
+    match: { logGroupPrefix: '/app/payments/' },
+    staticFields: {},
+    processing: { drop: [] },
+  };
+  // WHEN / THEN
+  expect(readCommonEnv({ KFEK_ROUTES: JSON.stringify({ v: 1, routes: [route] }) }).routes).toEqual([
+    expect.objectContaining({ name: 'payments' }),
+  ]);
+  expect(() =>
+    readCommonEnv({ KFEK_ROUTES: JSON.stringify({ v: 1, routes: [{ ...route, name: 'Pay' }] }) }),
+  ).toThrow(/KFEK_ROUTES is not valid/);
 });
