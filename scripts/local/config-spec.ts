@@ -64,6 +64,7 @@ export function localSpecFromConfig(
     eventsStream: { name: names.eventsStream, shardCount: shards(config.streams.events) },
     deadLetterBucket: `${stem}-dead-letter`.toLowerCase(),
     deadLetterPrefix: config.transform.deadLetterPrefix,
+    routes: config.routes,
     transport: config.transport,
     eventSource: {
       batchSize: config.transform.batchSize,
@@ -80,6 +81,9 @@ export function localSpecFromConfig(
     delivery: {
       indexFor: (arrival) => indexNameFor(indexPrefix, indexRotation, arrival),
       indexPattern: indexPatternFor(indexPrefix, indexRotation),
+      searchPattern: [indexPrefix, ...config.routes.map((r) => r.indexStem)]
+        .map((stem) => indexPatternFor(stem, indexRotation))
+        .join(','),
       retryDurationInMillis: config.delivery.retryDurationSeconds * 1000,
       aggregation: config.delivery.aggregation,
     },
@@ -95,5 +99,11 @@ export function openSearchSpecFromConfig(config: PipelineConfig): OpenSearchSpec
     indexPrefix: config.delivery.indexPrefix,
     indexTemplate: config.openSearch.indexTemplate,
     retention: config.openSearch.retention,
+    routes: config.routes.map((r) => ({
+      name: r.name,
+      indexStem: r.indexStem,
+      retentionDays: r.retentionDays,
+      readerBackendRoles: r.readerBackendRoles,
+    })),
   });
 }

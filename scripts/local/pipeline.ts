@@ -22,7 +22,13 @@ import type { SearchHttp } from './search-http';
 import { type OutgoingLogEvent, type SendOptions, sendLogEvents, type SentLogEvent } from './sender';
 import { sleep } from './shard-reader';
 import type { LocalPipelineSpec } from './spec';
-import { countDistinctEvents, countDocuments, errorsPer15Minutes, type RunSummary } from './summary';
+import {
+  countDistinctEvents,
+  documentsByIndex,
+  countDocuments,
+  errorsPer15Minutes,
+  type RunSummary,
+} from './summary';
 import type { ThroughputReport } from './throughput';
 import { loadTransformHandler, localTransformEnv, TRANSFORM_HANDLER_MODULES } from './transform-runtime';
 
@@ -264,7 +270,7 @@ export class LocalPipeline {
     while (Date.now() < deadline) {
       const visible = await countDocuments(
         this.props.search,
-        this.props.spec.delivery.indexPattern,
+        this.props.spec.delivery.searchPattern,
         logStreams,
         false,
       );
@@ -292,7 +298,7 @@ export class LocalPipeline {
   newLatencyProbe(expectedEvents: number, sampleSize?: number): LatencyProbe {
     return new LatencyProbe({
       search: this.props.search,
-      indexPattern: this.props.spec.delivery.indexPattern,
+      indexPattern: this.props.spec.delivery.searchPattern,
       expectedEvents,
       sampleSize,
     });
@@ -306,22 +312,25 @@ export class LocalPipeline {
     startedAt: number,
     timing?: RunTiming,
   ): Promise<RunSummary> {
-    const { indexPattern } = this.props.spec.delivery;
+    const indexPattern = this.props.spec.delivery.searchPattern;
     const logStreams = [...new Set(sent.map((e) => e.logStreamName))];
     // Let the probe see the sample before anything forces a refresh (the count below does).
     await probe.waitUntilComplete(30_000);
-    const [eventsSearchable, documentsSearchable, errorBins, deadLetterKeys, latency] = await Promise.all([
-      countDistinctEvents(this.props.search, indexPattern, logStreams),
-      countDocuments(this.props.search, indexPattern, logStreams),
-      errorsPer15Minutes(this.props.search, indexPattern, logStreams),
-      this.deadLetterKeys(),
-      probe.stop(),
-    ]);
+    const [eventsSearchable, documentsSearchable, byIndex, errorBins, deadLetterKeys, latency] =
+      await Promise.all([
+        countDistinctEvents(this.props.search, indexPattern, logStreams),
+        countDocuments(this.props.search, indexPattern, logStreams),
+        documentsByIndex(this.props.search, indexPattern, logStreams),
+        errorsPer15Minutes(this.props.search, indexPattern, logStreams),
+        this.deadLetterKeys(),
+        probe.stop(),
+      ]);
     return {
       runId,
       eventsWritten: sent.length,
       eventsSearchable,
       documentsSearchable,
+      documentsByIndex: byIndex,
       eventSource: this.eventSource.snapshot(),
       ...(this.pipe === undefined ? {} : { pipe: this.pipe.loop.snapshot() }),
       delivery: this.delivery.snapshot(),

@@ -152,7 +152,7 @@ export async function runLocal(
       JSON.stringify({ url: searchUrl, pid: openSearch.pid, homeDir: openSearch.homeDir }),
     );
     openSearch.detach();
-    const pattern = spec.delivery.indexPattern;
+    const pattern = spec.delivery.searchPattern;
     out(
       [
         `OpenSearch stays up at ${searchUrl} (pid ${openSearch.pid}). Try:`,

@@ -1,3 +1,4 @@
+import type { TransformRoute } from '../../core/contracts/routes';
 import type { Transport } from '../../core/config';
 
 /**
@@ -17,6 +18,11 @@ export interface LocalPipelineSpec {
   readonly deadLetterBucket: string;
   /** @default - the handler's default prefix */
   readonly deadLetterPrefix?: string;
+  /**
+   * The profile's routes, as the transform gets them (config `routes`, docs/teams-and-routes.md).
+   * @default - none: every event is the default route's
+   */
+  readonly routes?: readonly TransformRoute[];
   /**
    * What carries raw records through the transform: Lambda's event source mapping (`lambda`) or an EventBridge
    * pipe (`pipes`), as config `transport` says.
@@ -46,8 +52,13 @@ export interface LocalPipelineSpec {
   readonly delivery: {
     /** The index name for an arrival time (prefix plus rotation suffix, as Firehose names it). */
     readonly indexFor: (arrival: Date) => string;
-    /** The pattern covering every rotated index, e.g. `logs-*`. */
+    /** The pattern covering every rotated index of the default route, e.g. `logs-*`. */
     readonly indexPattern: string;
+    /**
+     * What to search for every event: the default route's pattern and each route's (`logs-*,payments-*`), since the
+     * ingest pipeline moves a route's documents to its own indices.
+     */
+    readonly searchPattern: string;
     readonly retryDurationInMillis: number;
     /**
      * The transform writes KPL aggregated records (config `delivery.aggregation`); the stand-in de-aggregates

@@ -26,6 +26,11 @@ export interface RunSummary {
    * another daily index than its first copy (its id collapses duplicates within one index only).
    */
   readonly documentsSearchable: number;
+  /**
+   * The run's documents per index, largest first: with routes (docs/teams-and-routes.md), each route's documents
+   * in its own indices.
+   */
+  readonly documentsByIndex?: ReadonlyArray<{ readonly index: string; readonly documents: number }>;
   /** The transform's source loop: the event-source loop, or the pipe stand-in (transport `pipes`). */
   readonly eventSource: EventSourceStats;
   /** The pipe stand-in's own counters (transport `pipes`). @default - absent for transport `lambda` */
@@ -108,6 +113,22 @@ export async function countDistinctEvents(
   return count;
 }
 
+/** The run's documents per index (a terms aggregation on `_index`), largest first. */
+export async function documentsByIndex(
+  search: SearchHttp,
+  indexPattern: string,
+  logStreams: readonly string[],
+): Promise<Array<{ index: string; documents: number }>> {
+  const answer = await search.json<{
+    aggregations?: { indices: { buckets: Array<{ key: string; doc_count: number }> } };
+  }>('POST', `/${indexPattern}/_search?ignore_unavailable=true&allow_no_indices=true`, {
+    size: 0,
+    query: { bool: { filter: [runFilter(logStreams)] } },
+    aggs: { indices: { terms: { field: '_index', size: 100 } } },
+  });
+  return (answer.aggregations?.indices.buckets ?? []).map((b) => ({ index: b.key, documents: b.doc_count }));
+}
+
 /**
  * The Logs Insights query `filter level == "ERROR" | stats count() by bin(15m)` answered from OpenSearch: a
  * `date_histogram` with `fixed_interval: 15m` over the run's documents whose `level` is ERROR. (The index
@@ -172,6 +193,12 @@ export function formatSummary(summary: RunSummary): string {
       : `  batches given up (pipe DLQ)        ${summary.pipe.recordsSentToOnFailure} record(s) in ` +
         `${summary.pipe.deadLetterMessages} message(s)`,
     `  accounted for                      ${accounted} of ${summary.eventsWritten}`,
+    ...((summary.documentsByIndex?.length ?? 0) > 1
+      ? [
+          `  documents by index                 ` +
+            (summary.documentsByIndex ?? []).map((i) => `${i.index} ${i.documents}`).join(', '),
+        ]
+      : []),
     '',
     `  transform: ${summary.eventSource.invocations} invocations, ${summary.eventSource.recordsDelivered} raw ` +
       // A pipe's enrichment has no partial batch response: a failing batch is bisected instead.

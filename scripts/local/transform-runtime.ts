@@ -61,6 +61,7 @@ export function localTransformEnv(props: LocalTransformEnvProps): Record<string,
       deadLetterBucket: resources.deadLetterBucket,
       deadLetterPrefix: spec.deadLetterPrefix,
       aggregation: spec.delivery.aggregation ?? DEFAULT_EVENTS_AGGREGATION,
+      routes: spec.routes,
     }),
     POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'WARN',
     // Metrics in embedded metric format are log lines for CloudWatch; locally nobody reads them.

@@ -46,6 +46,15 @@ const E2E_CONTEXT = {
         transform: { timeoutSeconds: 3, batchSize: 10, retryAttempts: 20, maxBatchingWindowSeconds: 0 },
         delivery: { retryDurationSeconds: 5 },
         openSearch: { indexTemplate: { replicas: 0 } },
+        // One team's route (issue 24): its documents go to their own indices, with its static fields.
+        routes: [
+          {
+            name: 'orders',
+            match: { logGroup: '/kfek/e2e/orders' },
+            indexStem: 'e2e-orders',
+            staticFields: { team: 'orders' },
+          },
+        ],
       },
     },
   },
@@ -85,17 +94,18 @@ function newRunId(label: string): string {
 async function documentsOf(
   logStreams: readonly string[],
 ): Promise<Map<string, Array<Record<string, unknown>>>> {
-  await search.json('POST', `/${spec.delivery.indexPattern}/_refresh`);
-  const answer = await search.json<{ hits: { hits: Array<{ _source: Record<string, unknown> }> } }>(
-    'POST',
-    `/${spec.delivery.indexPattern}/_search`,
-    { size: 10_000, query: { terms: { 'cloudwatch.logStream': [...logStreams] } } },
-  );
+  await search.json('POST', `/${spec.delivery.searchPattern}/_refresh`);
+  const answer = await search.json<{
+    hits: { hits: Array<{ _index: string; _source: Record<string, unknown> }> };
+  }>('POST', `/${spec.delivery.searchPattern}/_search`, {
+    size: 10_000,
+    query: { terms: { 'cloudwatch.logStream': [...logStreams] } },
+  });
   const byKey = new Map<string, Array<Record<string, unknown>>>();
   for (const hit of answer.hits.hits) {
     const cw = hit._source.cloudwatch as { logStream: string };
     const key = `${cw.logStream}|${String(hit._source['@timestamp'])}`;
-    byKey.set(key, [...(byKey.get(key) ?? []), hit._source]);
+    byKey.set(key, [...(byKey.get(key) ?? []), { ...hit._source, _index: hit._index }]);
   }
   return byKey;
 }
@@ -169,7 +179,7 @@ describe('the local pipeline, end to end', () => {
     const after = running().delivery.snapshot();
     expect(after.userRecords - before.userRecords).toBe(240);
     expect(after.recordsRead - before.recordsRead).toBeLessThan(240 / 2);
-    expect(await countDocuments(search, spec.delivery.indexPattern, streamsOf(events))).toBe(240);
+    expect(await countDocuments(search, spec.delivery.searchPattern, streamsOf(events))).toBe(240);
     const docs = await documentsOf(streamsOf(events));
     expect(docs.size).toBe(240);
     for (const event of events) {
@@ -188,8 +198,12 @@ describe('the local pipeline, end to end', () => {
       expect(typeof doc.message).toBe('string');
     }
     const firstOrder = docs.get(keyOf(events[0]))?.[0] ?? {};
+    // The orders route's documents are in its own indices, with its team; the rest in the default ones.
     expect(firstOrder).toEqual(
       expect.objectContaining({
+        _index: expect.stringMatching(/^e2e-orders-\d{4}-\d{2}-\d{2}$/),
+        team: 'orders',
+        kfek: { route: 'orders' },
         level: 'ERROR',
         message: 'order 0 failed',
         service: 'orders',
@@ -213,6 +227,7 @@ describe('the local pipeline, end to end', () => {
       expect.objectContaining({ level: 'ERROR', lambda: expect.objectContaining({ requestId: REQUEST_ID }) }),
     );
     const javaLine = events.find((e) => e.logGroupName === '/kfek/e2e/java');
+    expect(docs.get(keyOf(javaLine as OutgoingLogEvent))?.[0]?._index).toMatch(/^logs-\d{4}-\d{2}-\d{2}$/);
     expect(docs.get(keyOf(javaLine as OutgoingLogEvent))?.[0]).toEqual(
       expect.objectContaining({
         level: 'DEBUG',
@@ -259,7 +274,7 @@ describe('the local pipeline, end to end', () => {
     expect(missing).toEqual([]);
     const duplicated = sent.filter((e) => (docs.get(keyOf(e)) ?? []).length > 1);
     expect(duplicated).toEqual([]);
-    expect(await countDocuments(search, spec.delivery.indexPattern, streamsOf(events))).toBe(sent.length);
+    expect(await countDocuments(search, spec.delivery.searchPattern, streamsOf(events))).toBe(sent.length);
     const after = running().eventSource.snapshot();
     expect(after.recordsSentToOnFailure - before.recordsSentToOnFailure).toBe(0);
     // ... and every kind of fault really happened, and the handler's partial batch response was honoured.
@@ -306,10 +321,10 @@ describe('the local pipeline, end to end', () => {
     await running().waitUntilSettled(SETTLE_TIMEOUT_MILLIS);
     // THEN both copies were indexed, and they collapsed into one document per event
     expect(running().delivery.snapshot().documentsIndexed - indexedBefore).toBe(50);
-    expect(await countDocuments(search, spec.delivery.indexPattern, [logStream])).toBe(25);
+    expect(await countDocuments(search, spec.delivery.searchPattern, [logStream])).toBe(25);
     const answer = await search.json<{
       hits: { hits: Array<{ _id: string; _source: { cloudwatch: { id: string } } }> };
-    }>('POST', `/${spec.delivery.indexPattern}/_search`, {
+    }>('POST', `/${spec.delivery.searchPattern}/_search`, {
       size: 100,
       query: { term: { 'cloudwatch.logStream': logStream } },
     });
@@ -331,7 +346,8 @@ describe('the local pipeline, end to end', () => {
       fields: (i: number) => Record<string, unknown>,
     ): OutgoingLogEvent[] =>
       Array.from({ length: 10 }, (_, i) => ({
-        logGroupName: name === 'a' ? '/kfek/e2e/orders' : '/kfek/e2e/java',
+        // Both in the default route's indices (the orders route has its own), so the types meet in one index.
+        logGroupName: name === 'a' ? '/aws/lambda/kfek-e2e-function' : '/kfek/e2e/java',
         logStreamName: `${runId}/${name}-${offset}`,
         timestamp: base + offset + i,
         message: JSON.stringify({ level: 'INFO', message: `${name}-${offset} ${i}`, ...fields(i) }),
