@@ -1,7 +1,7 @@
 /**
  * The OpenSearch distribution on disk: the integ-test zip from Maven Central, fetched with Node itself (maven.ts:
  * no `mvn` binary, SHA-1 checked, ~/.m2 first, cached), and unpacked once with Python's zipfile module (no `unzip`
- * binary: Python is a prerequisite of `npm start` anyway).
+ * binary: Python is a prerequisite of `npm start` anyway), optionally with what a flavor adds to it.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
@@ -14,6 +14,19 @@ export interface DistributionOptions extends MavenFetchOptions {
   readonly version: string;
   /** Holds `downloads/` and the unpacked `opensearch-<version>/`. */
   readonly cacheDir: string;
+  /**
+   * A distribution with more in it than the zip (secured-distribution.ts adds modules and the security plugin).
+   * @default - the zip as it is
+   */
+  readonly flavor?: DistributionFlavor;
+}
+
+/** The zip plus what a flavor adds, unpacked into a cache folder of its own (`opensearch-<version>-<name>`). */
+export interface DistributionFlavor {
+  /** The folder's suffix; a flavor that changes what it adds changes its name, so no stale copy is reused. */
+  readonly name: string;
+  /** Adds to the freshly unpacked distribution, before it takes its cached name. */
+  install(distribution: string): Promise<void>;
 }
 
 function distributionArtifact(version: string): MavenArtifact {
@@ -63,10 +76,13 @@ export function unzip(zip: string, target: string, python = 'python3'): void {
   }
 }
 
-/** Unpacks the distribution once into `<cacheDir>/opensearch-<version>`; returns that directory. */
+/**
+ * Unpacks the distribution once into `<cacheDir>/opensearch-<version>` (with a flavor: `...-<flavor name>`, with
+ * what the flavor adds); returns that directory.
+ */
 export async function ensureUnpacked(options: DistributionOptions): Promise<string> {
-  const { version, cacheDir } = options;
-  const target = join(cacheDir, `opensearch-${version}`);
+  const { version, cacheDir, flavor } = options;
+  const target = join(cacheDir, `opensearch-${version}${flavor === undefined ? '' : `-${flavor.name}`}`);
   if (existsSync(join(target, 'bin', 'opensearch'))) return target;
   const zip = await ensureDownloaded(options);
   mkdirSync(cacheDir, { recursive: true });
@@ -79,6 +95,7 @@ export async function ensureUnpacked(options: DistributionOptions): Promise<stri
     if (!existsSync(inner)) {
       throw new LocalOpenSearchError(`${zip} does not contain opensearch-${version}/`);
     }
+    await flavor?.install(inner);
     try {
       renameSync(inner, target);
     } catch (error) {

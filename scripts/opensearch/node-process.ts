@@ -60,6 +60,23 @@ export interface NodeProcessOptions {
    * @default 'healthy'
    */
   readonly readyWhen?: 'healthy' | 'listening';
+  /**
+   * Files for the node's config folder, by path relative to it (the secured node's TLS material and security
+   * plugin config); written before the folder is handed to the node's user.
+   * @default - none
+   */
+  readonly configFiles?: Readonly<Record<string, string>>;
+  /**
+   * `https` when the node's REST layer speaks TLS (the security plugin's `plugins.security.ssl.http.enabled`).
+   * @default 'http'
+   */
+  readonly scheme?: 'http' | 'https';
+  /**
+   * How the readiness probes reach the node: a secured node's answer only counts with its CA trusted and a user's
+   * credentials sent, and it answers 503 until the security plugin has initialised its index.
+   * @default globalThis.fetch
+   */
+  readonly probeFetch?: typeof fetch;
 }
 
 export interface RunningOpenSearch {
@@ -123,6 +140,7 @@ async function startNodeProcessOnce(options: NodeProcessOptions): Promise<Runnin
     extraJvmOptions: options.extraJvmOptions ?? [],
     missingModules: options.missingModules ?? [],
     settings: options.settings ?? {},
+    files: options.configFiles ?? {},
   });
   chmodSync(homeDir, 0o755);
   const runAsNobody = isRoot();
@@ -195,15 +213,14 @@ async function startNodeProcessOnce(options: NodeProcessOptions): Promise<Runnin
     }
   };
 
-  const url = `http://127.0.0.1:${httpPort}`;
+  const url = `${options.scheme ?? 'http'}://127.0.0.1:${httpPort}`;
   try {
-    await waitUntilReady(
-      url,
-      child,
-      options.startTimeoutMillis ?? 120_000,
+    await waitUntilReady(url, child, {
+      timeoutMillis: options.startTimeoutMillis ?? 120_000,
       tail,
-      options.readyWhen ?? 'healthy',
-    );
+      readyWhen: options.readyWhen ?? 'healthy',
+      fetchImpl: options.probeFetch ?? fetch,
+    });
   } catch (error) {
     await stop();
     throw error;
@@ -211,13 +228,15 @@ async function startNodeProcessOnce(options: NodeProcessOptions): Promise<Runnin
   return { url, pid, homeDir, version, stop, detach: () => child.unref() };
 }
 
-async function waitUntilReady(
-  url: string,
-  child: ChildProcess,
-  timeoutMillis: number,
-  tail: () => string,
-  readyWhen: 'healthy' | 'listening',
-): Promise<void> {
+interface ReadinessOptions {
+  readonly timeoutMillis: number;
+  readonly tail: () => string;
+  readonly readyWhen: 'healthy' | 'listening';
+  readonly fetchImpl: typeof fetch;
+}
+
+async function waitUntilReady(url: string, child: ChildProcess, options: ReadinessOptions): Promise<void> {
+  const { timeoutMillis, tail, readyWhen, fetchImpl } = options;
   const deadline = Date.now() + timeoutMillis;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
@@ -230,10 +249,10 @@ async function waitUntilReady(
     }
     try {
       if (readyWhen === 'listening') {
-        await fetch(url, { signal: AbortSignal.timeout(5_000) });
+        await fetchImpl(url, { signal: AbortSignal.timeout(5_000) });
         return;
       }
-      const response = await fetch(`${url}/_cluster/health?wait_for_status=yellow&timeout=1s`, {
+      const response = await fetchImpl(`${url}/_cluster/health?wait_for_status=yellow&timeout=1s`, {
         signal: AbortSignal.timeout(5_000),
       });
       const body = (await response.json()) as { status?: string };

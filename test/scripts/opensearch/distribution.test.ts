@@ -166,4 +166,35 @@ describe('ensureUnpacked', () => {
     await ensureUnpacked(options({ repositoryUrl: 'http://127.0.0.1:1/unreachable' }));
     expect(requests).toEqual([]);
   });
+
+  test('a flavor gets a folder of its own, with what it adds, and is assembled once', async () => {
+    // GIVEN a flavor that adds a module (as secured-distribution.ts adds modules and the security plugin)
+    let installs = 0;
+    const flavor = {
+      name: 'extra-v1',
+      install: (dir: string): Promise<void> => {
+        installs += 1;
+        // It sees the unpacked zip, before the folder takes its cached name.
+        expect(existsSync(join(dir, 'bin', 'opensearch'))).toBe(true);
+        expect(dir).not.toBe(join(root, 'cache', `opensearch-${VERSION}-extra-v1`));
+        mkdirSync(join(dir, 'modules', 'added'), { recursive: true });
+        writeFileSync(join(dir, 'modules', 'added', 'plugin-descriptor.properties'), 'name=added\n');
+        return Promise.resolve();
+      },
+    };
+
+    // WHEN
+    const dir = await ensureUnpacked({ ...options(), flavor });
+    const again = await ensureUnpacked({ ...options(), flavor });
+
+    // THEN
+    expect(dir).toBe(join(root, 'cache', `opensearch-${VERSION}-extra-v1`));
+    expect(again).toBe(dir);
+    expect(installs).toBe(1);
+    expect(readFileSync(join(dir, 'modules', 'added', 'plugin-descriptor.properties'), 'utf8')).toBe(
+      'name=added\n',
+    );
+    // The plain distribution is not made or changed by a flavor.
+    expect(readdirSync(join(root, 'cache')).sort()).toEqual(['downloads', `opensearch-${VERSION}-extra-v1`]);
+  });
 });
