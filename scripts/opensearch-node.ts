@@ -9,9 +9,13 @@
  *   when a start counts as done (a healthy cluster, or only a listening port);
  * - node-config.ts: the node's own config folder (opensearch.yml with ports, paths and extra settings; jvm.options).
  *
+ * {@link startSecuredOpenSearch} starts the other kind: OpenSearch 2.11.1 with the real security plugin over HTTPS
+ * (secured-node.ts), for the tests where access control is under test.
+ *
  * Usage from code: `const node = await startOpenSearch(); ... await node.stop();`
  * CLI: `npx ts-node scripts/opensearch-node.ts start` (stays in the foreground, prints the URL; Ctrl-C stops),
- * `start --detach`, `stop` (stops a detached node from its state file), `download` (fetch and unpack only).
+ * `start --detach`, `start --secured` (the secured node, in the foreground; prints the admin's password and the CA
+ * file), `stop` (stops a detached node from its state file), `download` (fetch and unpack only).
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -25,6 +29,12 @@ import {
   startNodeProcess,
   stopDetached,
 } from './opensearch/node-process';
+import {
+  CA_FILE_IN_CONFIG,
+  startSecuredNode,
+  type RunningSecuredOpenSearch,
+  type StartSecuredOpenSearchOptions,
+} from './opensearch/secured-node';
 
 export {
   DistributionDownloadError,
@@ -36,6 +46,13 @@ export {
 export { ensureDownloaded, ensureUnpacked } from './opensearch/distribution';
 export { findJavaHome, resolveJavaRuntime } from './opensearch/java';
 export { freePort, stopDetached, type RunningOpenSearch } from './opensearch/node-process';
+export {
+  type Credentials,
+  type RunningSecuredOpenSearch,
+  type SecuredUser,
+  type StartSecuredOpenSearchOptions,
+} from './opensearch/secured-node';
+export { SECURED_OPENSEARCH_VERSION, SECURITY_PLUGIN_VERSION } from './opensearch/secured-distribution';
 
 export interface StartOpenSearchOptions extends Pick<NodeProcessOptions, 'settings' | 'readyWhen'> {
   /** @default '3.6.0' (OpenSearch 3.x needs Java 21+) */
@@ -111,9 +128,38 @@ export async function startOpenSearch(options: StartOpenSearchOptions = {}): Pro
   return node;
 }
 
+/**
+ * Starts the secured node (OpenSearch 2.11.1 with the security plugin, HTTPS, users with random passwords) and
+ * resolves when the admin sees a yellow or green cluster. Downloads and assembles its distribution once (~90 MB).
+ */
+export async function startSecuredOpenSearch(
+  options: Partial<StartSecuredOpenSearchOptions> = {},
+): Promise<RunningSecuredOpenSearch> {
+  return startSecuredNode({
+    ...options,
+    cacheDir: options.cacheDir ?? DEFAULT_CACHE_DIR,
+    log: options.log ?? ((line: string): void => void process.stderr.write(`    ${line}\n`)),
+  });
+}
+
 async function main(argv: readonly string[]): Promise<void> {
   const [command] = argv;
   const stateFile = join(DEFAULT_CACHE_DIR, 'opensearch-node.json');
+  if (command === 'start' && argv.includes('--secured')) {
+    const node = await startSecuredOpenSearch();
+    const admin = node.credentials('admin');
+    console.log(
+      `OpenSearch ${node.version} with the security plugin is up at ${node.url} (pid ${node.pid}). Ctrl-C stops it.\n` +
+        `  curl --cacert ${join(node.homeDir, 'config', CA_FILE_IN_CONFIG)} -u ${admin.username}:${admin.password} ` +
+        `${node.url}/_plugins/_security/authinfo`,
+    );
+    const shutdown = (): void => {
+      void node.stop().then(() => process.exit(0));
+    };
+    process.once('SIGINT', shutdown);
+    process.once('SIGTERM', shutdown);
+    return;
+  }
   if (command === 'start') {
     const node = await startOpenSearch({ keepData: false });
     if (argv.includes('--detach')) {
@@ -155,7 +201,9 @@ async function main(argv: readonly string[]): Promise<void> {
     );
     return;
   }
-  console.error('usage: npx ts-node scripts/opensearch-node.ts start [--detach] | stop | download');
+  console.error(
+    'usage: npx ts-node scripts/opensearch-node.ts start [--detach | --secured] | stop | download',
+  );
   process.exitCode = 2;
 }
 

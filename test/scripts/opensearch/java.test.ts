@@ -13,6 +13,7 @@ import {
   resolveJavaRuntime,
   type JavaRuntime,
 } from '../../../scripts/opensearch/java';
+import { INSTALL_JAVA_17_HINT, OPENSEARCH_2_11_JAVA } from '../../../scripts/opensearch/secured-node';
 
 let root: string;
 
@@ -117,6 +118,26 @@ describe('findJavaHome', () => {
       message = (error as Error).message;
     }
     expect(message).not.toContain('\n');
+  });
+});
+
+describe('findJavaHome for the secured node (OpenSearch 2.11.1: Java 11 to 21)', () => {
+  const secured = { env: {}, range: OPENSEARCH_2_11_JAVA };
+
+  test('passes over a JDK 25 (no Security Manager) and takes the 17 beside it', () => {
+    releaseJdk('temurin-25', '25.0.1', 'java.base jdk.incubator.vector jdk.localedata');
+    const jdk17 = releaseJdk('java-17', '17.0.15', 'java.base jdk.incubator.vector jdk.localedata');
+    expect(findJavaHome({ ...secured, jvmRoots: [root] })).toBe(jdk17);
+  });
+
+  test('fails naming the range, what it saw, and what to install', () => {
+    releaseJdk('temurin-25', '25.0.1', 'java.base jdk.incubator.vector jdk.localedata');
+    const find = (): string => findJavaHome({ ...secured, jvmRoots: [root] }, INSTALL_JAVA_17_HINT);
+    expect(find).toThrow(JavaNotFoundError);
+    expect(find).toThrow(
+      /OpenSearch 2\.11\.1\) needs Java 11 to 21; none found\. .*temurin-25 \(Java 25 > 21\)/,
+    );
+    expect(find).toThrow(/openjdk-17-jdk-headless/);
   });
 });
 
