@@ -35,6 +35,12 @@ export const MetricName = {
    * a steady rate says the pipe's batch size is too large for the log groups it carries.
    */
   OverflowDocuments: 'OverflowDocuments',
+  /** Values replaced by a marker by a route's masking (docs/teams-and-routes.md). */
+  MaskedValues: 'MaskedValues',
+  /** Events a route's drop rule kept out of OpenSearch: counted, never silent. */
+  DroppedEvents: 'DroppedEvents',
+  /** Continuation lines a route's multi-line rule joined into the event before them. */
+  JoinedLines: 'JoinedLines',
 } as const;
 export type MetricName = (typeof MetricName)[keyof typeof MetricName];
 

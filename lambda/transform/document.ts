@@ -28,6 +28,7 @@ import { MAX_KINESIS_RECORD_BYTES } from '../../core/contracts/aws-limits';
 import { COLLISIONS_KEY, collidesWithOurs } from './collisions';
 import { CloudWatchLogEvent, errorMessage } from './decode';
 import { parseMessage, ParsedMessage, stripOneNewline } from './parsers';
+import { looksLikeJsonObject, maskMessage, type Masker } from './masking';
 import type { DocumentRoute, RouteTable } from './routing';
 import { fittingPrefixLength, partitionKeyFor } from './serialize';
 import { CloudWatchMetadata, LogDocument, SerializedDocument } from './types';
@@ -141,6 +142,8 @@ interface Layout {
   /** kfek's own members (`"collisions":{...}`), joined with commas; '' for none. */
   readonly kfek: string;
   readonly numbersAsWritten: boolean;
+  /** True when the message was a JSON object whose members are the app's fields. */
+  readonly fromJson?: boolean;
 }
 
 /**
@@ -182,11 +185,30 @@ export class DocumentSerializer {
       options.partitionKeyInDocument === true ? `"partitionKey":"${this.partitionKey}"` : '';
   }
 
-  /** The event's record: its document, cut to fit one record with the partition key. Never throws. */
-  public serialize(event: CloudWatchLogEvent): SerializedDocument {
-    let layout: Layout;
+  /**
+   * The event's record: its document, cut to fit one record with the partition key; undefined when the event's
+   * route drops it (counted in {@link droppedByRule}). `joined` is the number of continuation lines a multi-line rule
+   * joined into it (multiline.ts), written as `kfek.joined`. Never throws.
+   */
+  public serialize(original: CloudWatchLogEvent, joined = 0): SerializedDocument | undefined {
+    const route = this.routeOf(original);
+    // Masking comes first: nothing below, error documents included, sees the original text.
+    let event = route?.masker === undefined ? original : masked(original, route.masker);
+    let layout: Layout | undefined;
     try {
-      layout = this.layout(event);
+      layout = this.layout(event, route);
+      // A message that starts like a JSON object but is not one was masked string by string: mask it as text.
+      if (
+        route?.masker !== undefined &&
+        layout?.fromJson === false &&
+        looksLikeJsonObject(original.message)
+      ) {
+        const text = route.masker.mask(original.message);
+        if (text !== undefined) {
+          event = { ...original, message: text };
+          layout = this.layout(event, route);
+        }
+      }
     } catch (err) {
       // Not expected but for a message nested deeper than a document may be (app-json.ts MAX_NESTING): the event is
       // kept, its message as text, with the reason.
@@ -196,17 +218,41 @@ export class DocumentSerializer {
         `"parseError":${JSON.stringify(reason(err))}`,
       );
     }
+    if (layout === undefined) return undefined;
+    if (joined > 0)
+      layout = {
+        ...layout,
+        kfek: layout.kfek.length > 0 ? `${layout.kfek},"joined":${joined}` : `"joined":${joined}`,
+      };
     return this.fit(layout, event);
+  }
+
+  /** Events dropped by each rule since this serializer was made (one envelope's). */
+  public readonly droppedByRule: Record<string, number> = {};
+
+  /** The route of the envelope's events, for its multi-line rule. */
+  public get route(): DocumentRoute | undefined {
+    return this.envelopeRoute;
   }
 
   /** The whole document text, without a size limit. */
   public json(event: CloudWatchLogEvent): string {
-    const layout = this.layout(event);
+    const route = this.routeOf(event);
+    const layout = this.layout(route?.masker === undefined ? event : masked(event, route.masker), route);
+    if (layout === undefined) throw new TypeError('the event is dropped by its route: it has no document');
     return this.write(layout, layout.message, '', true);
   }
 
-  private layout(event: CloudWatchLogEvent): Layout {
+  /** The event's layout; undefined when a drop rule of its route keeps it out. */
+  private layout(event: CloudWatchLogEvent, route: DocumentRoute | undefined): Layout | undefined {
     const parsed = parseMessage(event.message, this.fromLambda);
+    if (route?.drop !== undefined) {
+      const rule = route.drop(parsed.message, parsed.appFields);
+      if (rule !== undefined) {
+        this.droppedByRule[rule] = (this.droppedByRule[rule] ?? 0) + 1;
+        return undefined;
+      }
+    }
     const cloudwatch =
       event.extractedFields === undefined
         ? `,"cloudwatch":{"id":${JSON.stringify(event.id)}${this.cloudwatchTail}`
@@ -220,7 +266,6 @@ export class DocumentSerializer {
       if (derived.lambda !== undefined) body += `,"lambda":${JSON.stringify(derived.lambda)}`;
     }
     const timestamp = `"@timestamp":"${this.iso(event.timestamp)}"`;
-    const route = this.routeOf(event);
     const app = parsed.appFields;
     if (app === undefined) {
       return {
@@ -229,6 +274,7 @@ export class DocumentSerializer {
         body: route === undefined ? body : body + route.staticMembers,
         kfek: route?.kfekMember ?? '',
         numbersAsWritten: false,
+        fromJson: false,
       };
     }
     const rules = needsGeneralRules(parsed, route);
@@ -241,6 +287,7 @@ export class DocumentSerializer {
         body: route === undefined ? body : body + route.staticMembers,
         kfek: route?.kfekMember ?? '',
         numbersAsWritten: fast.numbersAsWritten,
+        fromJson: true,
       };
     }
     return generalLayout(parsed, app, timestamp, body, rules, route);
@@ -350,6 +397,15 @@ export class DocumentSerializer {
   }
 }
 
+/**
+ * The event with its message masked (masking.ts): a JSON object value by value; a message that starts like one
+ * but is not JSON, or any other text, as text.
+ */
+function masked(event: CloudWatchLogEvent, masker: Masker): CloudWatchLogEvent {
+  const text = maskMessage(event.message, masker);
+  return text === undefined ? event : { ...event, message: text };
+}
+
 function reason(err: unknown): string {
   return err instanceof NestingTooDeepError ? err.message : errorMessage(err);
 }
@@ -411,6 +467,7 @@ function generalLayout(
     body,
     kfek: kfek.join(','),
     numbersAsWritten: list.numbersAsWritten,
+    fromJson: true,
   };
 }
 

@@ -26,7 +26,7 @@ import {
 } from './ports';
 import { describeError } from './errors';
 import { KinesisWriteRejectedError } from './kinesis-writer-errors';
-import { emptyCounters, type TransformCounters } from './metrics';
+import { countProcessing, emptyCounters, type TransformCounters } from './metrics';
 import { MAX_KINESIS_RECORD_BYTES } from '../../core/contracts/aws-limits';
 import type { RecordOutcome, SerializedDocument } from './types';
 
@@ -108,6 +108,7 @@ export async function processKinesisBatch(
       if (outcome.kind === 'control') controlMessages += 1;
       else if (outcome.kind === 'poison') poison.push({ index, reason: outcome.reason });
       else {
+        countProcessing(counters, outcome.processing);
         for (const doc of outcome.documents) {
           documents.push(doc);
           owners.push(index);

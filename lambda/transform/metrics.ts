@@ -5,6 +5,7 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { DOCUMENTS_PER_RECORD_METRIC, MetricName } from '../../core/contracts/metrics';
 import type { CommonEnv } from './env';
+import type { ProcessingCounts } from './types';
 
 /** What one invocation counted. */
 export type TransformCounters = Record<MetricName, number>;
@@ -22,7 +23,18 @@ export function emptyCounters(): TransformCounters {
     Throttles: 0,
     PartialBatchResponses: 0,
     OverflowDocuments: 0,
+    MaskedValues: 0,
+    DroppedEvents: 0,
+    JoinedLines: 0,
   };
+}
+
+/** Adds what a record's route processing did (masked, dropped, joined) to the counters. */
+export function countProcessing(counters: TransformCounters, processing: ProcessingCounts | undefined): void {
+  if (processing === undefined) return;
+  counters.MaskedValues += processing.maskedValues;
+  counters.JoinedLines += processing.joinedLines;
+  for (const n of Object.values(processing.droppedByRule)) counters.DroppedEvents += n;
 }
 
 /** One Metrics instance per container, as Powertools recommends. */

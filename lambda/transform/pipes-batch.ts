@@ -32,7 +32,7 @@ import {
 } from './ports';
 import { TransformError } from './errors';
 import { KinesisWriteRejectedError } from './kinesis-writer-errors';
-import { emptyCounters, type TransformCounters } from './metrics';
+import { countProcessing, emptyCounters, type TransformCounters } from './metrics';
 import { partitionKeyFor } from './serialize';
 import { MAX_KINESIS_RECORD_BYTES, PIPES_KINESIS_TARGET_MAX_ITEMS } from '../../core/contracts/aws-limits';
 import type { LogDocument, SerializedDocument } from './types';
@@ -187,6 +187,7 @@ export async function processPipesBatch(event: unknown, deps: PipesBatchDeps): P
       const doc = deps.errorDocument(raw, outcome.reason, now(), { bucket: deps.deadLetterBucket, key });
       add(withPartitionKey(doc, errorPartitionKey(source.partitionKey)));
     } else {
+      countProcessing(counters, outcome.processing);
       for (const doc of outcome.documents) {
         add(doc);
         if (doc.truncated) counters.TruncatedDocuments += 1;

@@ -41,7 +41,11 @@ export async function handler(event: unknown, context: Context): Promise<PipesIt
     const outcome = await processPipesBatch(event, {
       transform: (data, options) =>
         transformRecord(data, { ...options, sourceRegions: env.sourceRegions, routes }),
-      errorDocument: toErrorDocument,
+      // With masking on, a poison record's raw data (which could not be decoded, so not masked either) is kept
+      // only in the dead-letter bucket: its error document names the object but previews nothing.
+      errorDocument: routes.masks
+        ? (_data, reason, at, deadLetter) => toErrorDocument('', reason, at, deadLetter)
+        : toErrorDocument,
       writer,
       deadLetters,
       deadLetterBucket: env.deadLetterBucket,

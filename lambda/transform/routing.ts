@@ -6,6 +6,9 @@
  * log group's answer. Pure: no SDK, no environment, no I/O.
  */
 import { ROUTE_KEY, routeFor, type RouteSource, type TransformRoute } from '../../core/contracts/routes';
+import { createDropMatcher, type DropMatcher } from './drop-rules';
+import { Masker } from './masking';
+import { createContinuation, type Continuation } from './multiline';
 
 /** A route as the document writer uses it. */
 export interface DocumentRoute {
@@ -20,6 +23,12 @@ export interface DocumentRoute {
    * its team.
    */
   reserves(key: string): boolean;
+  /** The route's masking, compiled; undefined when it masks nothing. */
+  readonly masker?: Masker;
+  /** The route's drop rules, compiled; undefined when it drops nothing. */
+  readonly drop?: DropMatcher;
+  /** The route's multi-line rule; undefined when it joins nothing. */
+  readonly continuation?: Continuation;
 }
 
 /** Most distinct (log group, account) answers remembered; a container sees a few hundred log groups at most. */
@@ -32,6 +41,22 @@ export class RouteTable {
 
   public constructor(private readonly routes: readonly TransformRoute[]) {
     this.compiled = new Map(routes.map((route) => [route, compile(route)]));
+  }
+
+  /** Values masked by every route since the last call; resets them (one record's worth, as the transform asks). */
+  public takeMaskedValues(): number {
+    let total = 0;
+    for (const route of this.compiled.values()) {
+      if (route.masker === undefined) continue;
+      for (const n of Object.values(route.masker.takeCounts())) total += n;
+    }
+    return total;
+  }
+
+  /** True when some route masks: error documents then carry no preview of a record's raw data. */
+  public get masks(): boolean {
+    for (const route of this.compiled.values()) if (route.masker !== undefined) return true;
+    return false;
   }
 
   /** The route of events from `source`; undefined for the default route. */
@@ -52,8 +77,13 @@ function compile(route: TransformRoute): DocumentRoute {
   const staticMembers = Object.entries(route.staticFields)
     .map(([name, value]) => `,${JSON.stringify(name)}:${JSON.stringify(value)}`)
     .join('');
+  const { mask, drop, multiline } = route.processing;
+  const masks = mask !== undefined && (mask.detectors.length > 0 || mask.custom.length > 0);
   return {
     route,
+    ...(masks ? { masker: new Masker(mask) } : {}),
+    ...(drop.length > 0 ? { drop: createDropMatcher(drop) } : {}),
+    ...(multiline === undefined ? {} : { continuation: createContinuation(multiline) }),
     kfekMember: `"${ROUTE_KEY}":${JSON.stringify(route.name)}`,
     staticMembers,
     reserves: (key: string): boolean => {

@@ -6,6 +6,7 @@
 import { CloudWatchEnvelope, decodeEnvelopes, errorMessage } from './decode';
 import { DocumentSerializer, type DocumentOptions } from './document';
 import { PoisonRecordError } from './errors';
+import { joinContinuations } from './multiline';
 import { DecodeLimits, LogDocument, RecordOutcome, SerializedDocument } from './types';
 
 /**
@@ -57,10 +58,18 @@ export function transformRecord(data: string | Buffer, options: TransformOptions
           '(CloudWatch Logs sends at most 10,000 per envelope); split it into smaller records to replay it',
       };
     }
-    return {
-      kind: 'data',
-      documents: dataEnvelopes.flatMap((envelope) => envelopeDocuments(envelope, options)),
-    };
+    if (options.routes === undefined) {
+      return {
+        kind: 'data',
+        documents: dataEnvelopes.flatMap((envelope) => envelopeDocuments(envelope, options)),
+      };
+    }
+    const counts = { maskedValues: 0, droppedByRule: {} as Record<string, number>, joinedLines: 0 };
+    const documents = dataEnvelopes.flatMap((envelope) => envelopeDocuments(envelope, options, counts));
+    counts.maskedValues = options.routes.takeMaskedValues();
+    const processed =
+      counts.maskedValues > 0 || counts.joinedLines > 0 || Object.keys(counts.droppedByRule).length > 0;
+    return processed ? { kind: 'data', documents, processing: counts } : { kind: 'data', documents };
   } catch (err) {
     if (err instanceof PoisonRecordError) return { kind: 'poison', reason: err.message };
     // Not expected for any input: a bug. Dead-lettering the record keeps its data; retrying it
@@ -69,12 +78,38 @@ export function transformRecord(data: string | Buffer, options: TransformOptions
   }
 }
 
-/** One serialized document per log event of a `DATA_MESSAGE` envelope, in order. */
-function envelopeDocuments(envelope: CloudWatchEnvelope, options: DocumentOptions): SerializedDocument[] {
+/**
+ * One serialized document per log event of a `DATA_MESSAGE` envelope, in order; with routes, after the route's
+ * multi-line join and without the events its drop rules keep out, both added to `counts`.
+ */
+function envelopeDocuments(
+  envelope: CloudWatchEnvelope,
+  options: DocumentOptions,
+  counts?: { droppedByRule: Record<string, number>; joinedLines: number },
+): SerializedDocument[] {
   const events = envelope.logEvents;
-  const documents: SerializedDocument[] = new Array<SerializedDocument>(events.length);
   const serializer = new DocumentSerializer(envelope, options);
-  for (let i = 0; i < events.length; i++) documents[i] = serializer.serialize(events[i]);
+  const continuation = serializer.route?.continuation;
+  // Without routes nothing is joined or dropped: one document per event, in a preallocated array.
+  if (counts === undefined) {
+    const documents: SerializedDocument[] = new Array<SerializedDocument>(events.length);
+    for (let i = 0; i < events.length; i++)
+      documents[i] = serializer.serialize(events[i]) as SerializedDocument;
+    return documents;
+  }
+  const documents: SerializedDocument[] = [];
+  const joinedEvents =
+    continuation === undefined
+      ? events.map((event) => ({ event, joined: 0 }))
+      : joinContinuations(events, continuation);
+  for (const { event, joined } of joinedEvents) {
+    counts.joinedLines += joined;
+    const document = serializer.serialize(event, joined);
+    if (document !== undefined) documents.push(document);
+  }
+  for (const [rule, n] of Object.entries(serializer.droppedByRule)) {
+    counts.droppedByRule[rule] = (counts.droppedByRule[rule] ?? 0) + n;
+  }
   return documents;
 }
 

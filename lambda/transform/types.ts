@@ -71,9 +71,24 @@ export interface SerializedDocument {
   readonly numbersAsWritten?: true;
 }
 
+/** What a route's processing did to a record's events (docs/teams-and-routes.md). */
+export interface ProcessingCounts {
+  /** Values replaced by a masking marker. */
+  readonly maskedValues: number;
+  /** Events a drop rule kept out, by rule name. */
+  readonly droppedByRule: Readonly<Record<string, number>>;
+  /** Continuation lines joined into the event before them. */
+  readonly joinedLines: number;
+}
+
 /** What one raw (subscription) Kinesis record turned into. */
 export type RecordOutcome =
-  | { readonly kind: 'data'; readonly documents: readonly SerializedDocument[] }
+  | {
+      readonly kind: 'data';
+      readonly documents: readonly SerializedDocument[];
+      /** What the routes' processing did to the record's events; absent when it did nothing. */
+      readonly processing?: ProcessingCounts;
+    }
   | { readonly kind: 'control' }
   | { readonly kind: 'poison'; readonly reason: string };
 

@@ -44,6 +44,11 @@ export function createDashboard(
     }),
   );
   dashboard.addWidgets(
+    graph('Routes: masked values, dropped events, joined lines (EMF)', [
+      ctx.emfMetric(MetricName.MaskedValues).with({ label: 'MaskedValues' }),
+      ctx.emfMetric(MetricName.DroppedEvents).with({ label: 'DroppedEvents' }),
+      ctx.emfMetric(MetricName.JoinedLines).with({ label: 'JoinedLines' }),
+    ]),
     graph('Records in (raw stream)', [
       rawStream.metricIncomingRecords({ ...sum, label: 'raw IncomingRecords' }),
     ]),

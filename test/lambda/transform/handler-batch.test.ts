@@ -148,6 +148,9 @@ test('a mix of data, control and poison: every document written, poison stored, 
     Throttles: 0,
     PartialBatchResponses: 0,
     OverflowDocuments: 0,
+    MaskedValues: 0,
+    DroppedEvents: 0,
+    JoinedLines: 0,
   });
   // Documents of several records share one PutRecords call.
   expect(kinesis.commandCalls(PutRecordsCommand)).toHaveLength(1);

@@ -178,6 +178,9 @@ test('returns the flat array of documents in order: events, nothing for control,
     PoisonRecords: 1,
     DeadLetteredRecords: 1,
     OverflowDocuments: 0,
+    MaskedValues: 0,
+    DroppedEvents: 0,
+    JoinedLines: 0,
   });
 });
 

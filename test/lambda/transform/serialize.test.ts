@@ -22,7 +22,9 @@ function jsonOf(message: string): string {
 
 /** The event's record, as the transform writes it. */
 function serialize(message: string, options: DocumentOptions = {}): SerializedDocument {
-  return new DocumentSerializer(SOURCE, options).serialize({ id: '1', timestamp: 0, message });
+  const record = new DocumentSerializer(SOURCE, options).serialize({ id: '1', timestamp: 0, message });
+  if (record === undefined) throw new Error('no route drops here');
+  return record;
 }
 
 function parsed(json: string): LogDocument {

@@ -1,0 +1,77 @@
+/**
+ * `npm run bench:processing`: what a route's processing costs (issue 24, docs/teams-and-routes.md), side by side in
+ * one process on the bench corpus of `npm run bench`: the transform with no routes (the default path), with a route
+ * that matches every log group and does nothing, with masking (every built-in detector; and those plus one custom
+ * pattern, which has no cheap check and runs on every event),
+ * with a drop rule, and with the Java multi-line join. Each side runs every record once per round, sides taking
+ * turns; the line per side is its median time against the default path's. Target: masking with all detectors at
+ * most 1.5x the default transform.
+ */
+import { RouteTable } from '../lambda/transform/routing';
+import { transformRecord, type TransformOptions } from '../lambda/transform/transform';
+import { MASK_DETECTORS, type RouteProcessing } from '../core/contracts/routes';
+import { gc, median } from './helpers/stats';
+import { buildCorpus } from './helpers/transform-corpus';
+
+const ROUNDS = 7;
+
+function routes(processing: RouteProcessing): RouteTable {
+  return new RouteTable([{ name: 'all', match: { logGroupPattern: '*' }, staticFields: {}, processing }]);
+}
+
+const SIDES: ReadonlyArray<{ readonly name: string; readonly options: TransformOptions }> = [
+  { name: 'default path (no routes)', options: {} },
+  { name: 'a route, no processing', options: { routes: routes({ drop: [] }) } },
+  {
+    name: 'masking, all built-in detectors',
+    options: { routes: routes({ mask: { detectors: [...MASK_DETECTORS], custom: [] }, drop: [] }) },
+  },
+  {
+    name: 'masking, all built-in detectors and a custom pattern',
+    options: {
+      routes: routes({
+        mask: { detectors: [...MASK_DETECTORS], custom: [{ name: 'iban', pattern: 'DE\\d{20}' }] },
+        drop: [],
+      }),
+    },
+  },
+  {
+    name: 'one drop rule',
+    options: { routes: routes({ drop: [{ name: 'cache', messagePattern: 'cache' }] }) },
+  },
+  { name: 'multi-line join (java)', options: { routes: routes({ drop: [], multiline: { mode: 'java' } }) } },
+];
+
+function run(records: readonly string[], options: TransformOptions): number {
+  const start = process.hrtime.bigint();
+  for (const r of records) {
+    const outcome = transformRecord(r, options);
+    if (outcome.kind !== 'data') throw new Error(`benchmark record was ${outcome.kind}`);
+  }
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+function main(): void {
+  const corpus = buildCorpus();
+  console.log(`corpus: ${corpus.events} events in ${corpus.records.length} records`);
+  for (const side of SIDES) run(corpus.records, side.options);
+  const times: number[][] = SIDES.map(() => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    gc();
+    for (let k = 0; k < SIDES.length; k++) {
+      const i = (k + round) % SIDES.length;
+      times[i].push(run(corpus.records, SIDES[i].options));
+    }
+  }
+  const base = median(times[0]);
+  for (const [i, side] of SIDES.entries()) {
+    const ms = median(times[i]);
+    console.log(
+      `${side.name}: ${Math.round((corpus.events / ms) * 1000)} events/s, ${(ms / base).toFixed(2)}x the default path`,
+    );
+  }
+  const masking = median(times[2]) / base;
+  console.log(`masking (all built-in detectors) / default path: ${masking.toFixed(2)} (target <= 1.50)`);
+}
+
+main();
