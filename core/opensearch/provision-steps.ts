@@ -11,7 +11,7 @@ import { buildIngestPipeline } from './ingest-pipeline';
 import { buildIsmPolicy, isSamePolicy } from './ism-policy';
 import { call, record } from './provision-client';
 import type { ProvisionStep } from './provision-types';
-import { buildSecurityRoles, mergeRoleMapping } from './security';
+import { buildSecurityRoles, mergeRoleMapping, type SecurityRoleBody } from './security';
 import { canonicalJson, defaultFamily, type IndexFamily, indexFamilies, type OpenSearchSpec } from './spec';
 
 /**
@@ -118,6 +118,38 @@ export async function applyIsmPolicy(
   return steps;
 }
 
+/**
+ * True when the role the security API returns grants exactly `wanted`: same description, cluster permissions,
+ * index permissions (patterns and actions, and no field- or document-level security or masking that kfek does not
+ * set) and tenant permissions. The API adds `reserved`, `hidden`, `static` and empty `fls`/`masked_fields` lists.
+ */
+export function sameRole(current: unknown, wanted: SecurityRoleBody): boolean {
+  const c = record(current);
+  const list = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+  const indexPermission = (p: unknown) => {
+    const r = record(p);
+    return {
+      index_patterns: list(r.index_patterns),
+      allowed_actions: list(r.allowed_actions),
+      dls: typeof r.dls === 'string' ? r.dls : '',
+      fls: list(r.fls),
+      masked_fields: list(r.masked_fields),
+    };
+  };
+  const tenantPermission = (p: unknown) => {
+    const r = record(p);
+    return { tenant_patterns: list(r.tenant_patterns), allowed_actions: list(r.allowed_actions) };
+  };
+  const normalize = (role: Record<string, unknown>) =>
+    JSON.stringify({
+      description: typeof role.description === 'string' ? role.description : '',
+      cluster_permissions: list(role.cluster_permissions),
+      index_permissions: list(role.index_permissions).map(indexPermission),
+      tenant_permissions: list(role.tenant_permissions).map(tenantPermission),
+    });
+  return normalize(c) === normalize(wanted as unknown as Record<string, unknown>);
+}
+
 export async function applySecurity(
   client: OpenSearchHttpClient,
   spec: OpenSearchSpec,
@@ -125,13 +157,21 @@ export async function applySecurity(
   const steps: ProvisionStep[] = [];
   for (const role of buildSecurityRoles(spec)) {
     if (role.role !== undefined) {
-      // PUT replaces the role with exactly this content; 201 when it was new.
-      const put = await call(
-        client,
-        { method: 'PUT', path: `/_plugins/_security/api/roles/${role.name}`, body: role.role },
-        [200, 201],
-      );
-      steps.push({ step: `security role ${role.name}`, status: put.status === 201 ? 'created' : 'updated' });
+      // Read first: a PUT of the same content still bumps the security configuration's version and writes an audit
+      // entry, so a role that is already as wanted is left alone ('unchanged').
+      const path = `/_plugins/_security/api/roles/${role.name}`;
+      const existing = await call(client, { method: 'GET', path }, [200, 404]);
+      const current = existing.status === 200 ? record(existing.body)[role.name] : undefined;
+      if (current !== undefined && sameRole(current, role.role)) {
+        steps.push({ step: `security role ${role.name}`, status: 'unchanged' });
+      } else {
+        // PUT replaces the role with exactly this content; 201 when it was new.
+        const put = await call(client, { method: 'PUT', path, body: role.role }, [200, 201]);
+        steps.push({
+          step: `security role ${role.name}`,
+          status: put.status === 201 ? 'created' : 'updated',
+        });
+      }
     }
     if (role.mapping !== undefined) {
       const path = `/_plugins/_security/api/rolesmapping/${role.name}`;

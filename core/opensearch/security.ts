@@ -50,6 +50,8 @@ export interface SecurityRoleSpec {
 }
 
 export const WRITER_CLUSTER_PERMISSIONS = ['cluster_monitor', 'indices:data/write/bulk'] as const;
+/** What the writer may do on every index: read statistics and settings (Firehose's destination checks). */
+export const WRITER_MONITOR_ALL_ACTIONS = ['indices:monitor/stats', 'indices:monitor/settings/get'] as const;
 export const WRITER_INDEX_ACTIONS = [
   'indices:admin/create',
   'indices:admin/mapping/put',
@@ -85,7 +87,13 @@ export function buildWriterRole(spec: OpenSearchSpec): SecurityRoleBody {
   return {
     description: `kfek: Firehose delivery into ${patterns.join(', ')} (create indices, bulk index; nothing else)`,
     cluster_permissions: [...WRITER_CLUSTER_PERMISSIONS],
-    index_permissions: [{ index_patterns: patterns, allowed_actions: [...WRITER_INDEX_ACTIONS] }],
+    index_permissions: [
+      { index_patterns: patterns, allowed_actions: [...WRITER_INDEX_ACTIONS] },
+      // Firehose checks its destination with `GET _stats` and `GET _all/_settings`, which name every index: the
+      // security plugin 2.11.1 refused both with the first pattern alone (test/core/opensearch/security.secured).
+      // Statistics and settings only: no document, mapping or write on any index but kfek's.
+      { index_patterns: ['*'], allowed_actions: [...WRITER_MONITOR_ALL_ACTIONS] },
+    ],
     tenant_permissions: [],
   };
 }

@@ -188,6 +188,22 @@ export class FakeOpenSearch {
         return json(200, { user_name: 'arn:aws:iam::123456789012:role/provisioner', roles: ['all_access'] });
       }
       m = /^\/_plugins\/_security\/api\/roles\/([^/]+)$/.exec(path);
+      if (m && method === 'GET') {
+        // As the security plugin answers (2.11.1, measured): the role under its name, with the empty FLS and masking
+        // lists it fills in, and its flags.
+        const stored = this.roles.get(m[1]) as
+          { index_permissions?: Array<Record<string, unknown>> } | undefined;
+        if (stored === undefined)
+          return json(404, { status: 'NOT_FOUND', message: `Resource '${m[1]}' not found.` });
+        const index_permissions = (stored.index_permissions ?? []).map((p) => ({
+          fls: [],
+          masked_fields: [],
+          ...p,
+        }));
+        return json(200, {
+          [m[1]]: { reserved: false, hidden: false, static: false, ...stored, index_permissions },
+        });
+      }
       if (m && method === 'PUT') {
         const existed = this.roles.has(m[1]);
         this.roles.set(m[1], request.body);

@@ -677,6 +677,9 @@ describe('security roles and mappings', () => {
           'indices:admin/mappings/get',
         ],
       },
+      // Firehose's destination checks (`GET _stats`, `GET _all/_settings`) name every index: statistics and
+      // settings only there.
+      { index_patterns: ['*'], allowed_actions: ['indices:monitor/stats', 'indices:monitor/settings/get'] },
     ]);
     expect(writer.cluster_permissions).toEqual(['cluster_monitor', 'indices:data/write/bulk']);
     const all = permissionsOf(writer);

@@ -65,6 +65,8 @@ describe('PipelineStack of a profile with routes (teams)', () => {
     // THEN
     expect(roles.get('kfek_writer')?.role?.index_permissions).toEqual([
       expect.objectContaining({ index_patterns: ['logs-*', 'payments-*', 'search-*'] }),
+      // Statistics and settings of every index only (Firehose's destination checks).
+      { index_patterns: ['*'], allowed_actions: ['indices:monitor/stats', 'indices:monitor/settings/get'] },
     ]);
     const readable = (name: string): unknown =>
       roles.get(name)?.role?.index_permissions.map((p) => [p.index_patterns, p.allowed_actions]);
