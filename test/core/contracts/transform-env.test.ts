@@ -34,6 +34,15 @@ test('the reader reads back every setting the writer writes', () => {
     deadLetterBucket: 'kfek-dlq',
     deadLetterPrefix: 'poison/',
     aggregation: false,
+    sourceRegions: ['eu-west-1', 'us-east-1'],
+    routes: [
+      {
+        name: 'payments',
+        match: { logGroupPrefix: '/app/payments/' },
+        staticFields: { team: 'payments' },
+        processing: { drop: [] },
+      },
+    ],
   });
   // WHEN
   const read = readTransformEnv(env);
@@ -46,6 +55,14 @@ test('the reader reads back every setting the writer writes', () => {
     deadLetterPrefix: 'poison/',
     aggregation: false,
     s3ForcePathStyle: false,
+    sourceRegions: ['eu-west-1', 'us-east-1'],
+    routes: [
+      expect.objectContaining({
+        name: 'payments',
+        match: { logGroupPrefix: '/app/payments/' },
+        staticFields: { team: 'payments' },
+      }),
+    ],
   });
 });
 
