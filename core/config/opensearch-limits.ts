@@ -1,35 +1,12 @@
 /**
  * Bounds of the `openSearch` settings that come from elsewhere: the smallest total-fields limit kfek's own
- * documents fit in (from the index template and the field budget, their owners), and the EBS volume sizes
- * OpenSearch Service allows per data node instance type.
+ * documents fit in (core/opensearch/mappings.ts owns it), and the EBS volume sizes OpenSearch Service allows per
+ * data node instance type.
  */
 import { APP_FIELD_BUDGET } from '../contracts/field-budget';
-import { buildProperties } from '../opensearch/index-template';
+import { MIN_TOTAL_FIELDS_LIMIT, TEMPLATE_FIELDS } from '../opensearch/mappings';
 import type { Reader } from './reader';
 import type { OpenSearchConfig } from './types';
-
-interface MappingNode {
-  readonly properties?: Readonly<Record<string, MappingNode>>;
-  readonly fields?: Readonly<Record<string, MappingNode>>;
-}
-
-/** Fields a mapping holds as `index.mapping.total_fields.limit` counts them: objects, leaves and multi-fields. */
-function mappedFields(properties: Readonly<Record<string, MappingNode>> = {}): number {
-  let count = 0;
-  for (const node of Object.values(properties))
-    count += 1 + mappedFields(node.properties) + mappedFields(node.fields);
-  return count;
-}
-
-/** The fields kfek's index template maps explicitly, before any document arrives. */
-export const TEMPLATE_FIELDS = mappedFields(buildProperties() as Record<string, MappingNode>);
-
-/**
- * The smallest `openSearch.indexTemplate.totalFieldsLimit` one document of one app fits in: the template's own
- * fields plus the app fields the transform lets one document add. Below it, a single app's ordinary document can be
- * refused with "Limit of total fields exceeded" on an index nothing else writes to.
- */
-export const MIN_TOTAL_FIELDS_LIMIT = TEMPLATE_FIELDS + APP_FIELD_BUDGET;
 
 /** Reads `openSearch.indexTemplate.totalFieldsLimit` ({@link MIN_TOTAL_FIELDS_LIMIT} to 100,000). */
 export function readTotalFieldsLimit(r: Reader): number {

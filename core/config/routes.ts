@@ -8,7 +8,7 @@ import { OPENSEARCH_OWN_INDEX_STEMS, indexStemProblem, stemCovers } from '../con
 import { duplicateRouteNames, readTransformRoute, staticFieldPaths } from '../contracts/route-reader';
 import { MAX_ROUTES_ENV_BYTES, TransformEnvVar, serializeRoutes } from '../contracts/transform-env';
 import { readRouteReaders } from './names';
-import { TEMPLATE_FIELDS } from './opensearch-limits';
+import { TEMPLATE_FIELDS } from '../opensearch/mappings';
 import { type Reader, isObject } from './reader';
 import { routeShadowProblems } from './route-overlaps';
 import type { PipelineConfig, RouteConfig } from './types';

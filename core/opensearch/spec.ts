@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { OpenSearchSpecError } from './errors';
+import { MIN_TOTAL_FIELDS_LIMIT } from './mappings';
 import {
   type IndexFamily,
   type RouteSpec,
@@ -164,11 +165,6 @@ export const OPENSEARCH_SPEC_DEFAULTS = {
   slowIndexInfoMs: 2000,
   deleteAfterDays: 30,
 } as const;
-
-/**
- * The template maps about 30 fields itself; a limit below this leaves almost no room for application fields.
- */
-export const MIN_TOTAL_FIELDS_LIMIT = 100;
 
 // OpenSearch index names: lowercase, no \ / * ? " < > | space , #, must not start with - _ +. The prefix is
 // followed by `-` and a date, so a valid prefix gives valid index names.

@@ -3,7 +3,7 @@
  * against each other (index stems apart, wholly shadowed routes) and the rest of the profile.
  */
 import { ConfigValidationError, resolveConfig, routeOverlapWarnings } from '../../core/config';
-import { MIN_TOTAL_FIELDS_LIMIT } from '../../core/config/opensearch-limits';
+import { MIN_TOTAL_FIELDS_LIMIT } from '../../core/opensearch/mappings';
 
 const withRoutes = (routes: unknown, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
   kfek: { profiles: { test: { routes, ...extra } } },

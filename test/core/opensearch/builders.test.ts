@@ -12,7 +12,8 @@
 import Ajv, { type ValidateFunction } from 'ajv';
 import { buildSavedObjects, type SavedObject } from '../../../core/opensearch/dashboards';
 import { OpenSearchSpecError } from '../../../core/opensearch/errors';
-import { buildIndexTemplate, KEYWORD_IGNORE_ABOVE } from '../../../core/opensearch/index-template';
+import { buildIndexTemplate } from '../../../core/opensearch/index-template';
+import { KEYWORD_IGNORE_ABOVE, MIN_TOTAL_FIELDS_LIMIT } from '../../../core/opensearch/mappings';
 import { buildIngestPipeline, documentIdFor } from '../../../core/opensearch/ingest-pipeline';
 import { buildIsmPolicy, isSamePolicy } from '../../../core/opensearch/ism-policy';
 import {
@@ -435,7 +436,12 @@ describe('resolveOpenSearchSpec', () => {
     [{ indexPrefix: 'logs', indexTemplate: { replicas: 1.5 } }, /indexTemplate.replicas must be an integer/],
     [
       { indexPrefix: 'logs', indexTemplate: { totalFieldsLimit: 50 } },
-      /totalFieldsLimit must be an integer from 100/,
+      new RegExp(`totalFieldsLimit must be an integer from ${MIN_TOTAL_FIELDS_LIMIT} to`),
+    ],
+    // Between the old floor (100) and what kfek's own documents need: the spec refuses it as the config does.
+    [
+      { indexPrefix: 'logs', indexTemplate: { totalFieldsLimit: MIN_TOTAL_FIELDS_LIMIT - 1 } },
+      new RegExp(`totalFieldsLimit must be an integer from ${MIN_TOTAL_FIELDS_LIMIT} to`),
     ],
     [
       { indexPrefix: 'logs', indexTemplate: { refreshSeconds: 0 } },

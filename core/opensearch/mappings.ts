@@ -1,0 +1,141 @@
+/**
+ * What kfek's index template maps (index-template.ts assembles the template around it; the reasons are there and in
+ * docs/opensearch.md), and the smallest total-fields limit kfek's own documents fit in. Kept apart from the
+ * template so the spec (spec.ts) can check the limit without importing the template, which imports the spec.
+ */
+import { APP_FIELD_BUDGET, deepObjectPathMatch, OVERFLOW_KEY } from '../contracts/field-budget';
+import { ROUTE_KEY, UNKNOWN_ROUTE_KEY } from '../contracts/routes';
+
+/** Strings longer than this are kept in `_source` but not indexed as keywords (Lucene term limit is 32 KiB). */
+export const KEYWORD_IGNORE_ABOVE = 1024;
+
+/** The `@timestamp` formats Firehose documents carry (ISO 8601 from the transform) plus epoch millis. */
+const DATE_FORMAT = 'strict_date_optional_time||epoch_millis';
+
+const keyword = { type: 'keyword', ignore_above: KEYWORD_IGNORE_ABOVE } as const;
+
+/** Dynamic templates, in match order (the first matching template wins). */
+export function buildDynamicTemplates(): ReadonlyArray<Record<string, unknown>> {
+  return [
+    // An app object nested deeper than MAPPED_OBJECT_DEPTH (field-budget.ts) levels is one flat_object field (every leaf a keyword,
+    // searchable by its full path), so neither a wide nor a deep object can fill the index's field limit or
+    // pass its depth limit of 20 (docs/field-limits.md). kfek's own objects are mapped explicitly below and never
+    // reach a dynamic template.
+    {
+      app_deep_objects: {
+        match_mapping_type: 'object',
+        path_match: deepObjectPathMatch(),
+        mapping: { type: 'flat_object' },
+      },
+    },
+    // Lambda platform REPORT metrics (durationMs, billedDurationMs, initDurationMs, ...): double, because
+    // durations have fractions (0.62 ms) and the first value of a day must not fix the type to long.
+    // No match_mapping_type: a numeric string ("12.5") is coerced as well.
+    { lambda_millis: { path_match: 'lambda.*Ms', mapping: { type: 'double' } } },
+    // memorySizeMB / maxMemoryUsedMB (AWS spells MB; kfek's transform may spell Mb).
+    { lambda_megabytes_mb: { path_match: 'lambda.*Mb', mapping: { type: 'double' } } },
+    { lambda_megabytes_upper: { path_match: 'lambda.*MB', mapping: { type: 'double' } } },
+    // Everything else under cloudwatch.* (ids, account, region) is an identifier.
+    { cloudwatch_keywords: { path_match: 'cloudwatch.*', match_mapping_type: 'string', mapping: keyword } },
+    // Prose under a name that says so: analysed text, not a truncated keyword.
+    {
+      prose_strings: {
+        match_mapping_type: 'string',
+        match_pattern: 'regex',
+        match: '^(.*[mM]essage|.*[sS]tack.*|.*[dD]escription|msg)$',
+        mapping: { type: 'text' },
+      },
+    },
+    // All other strings: keyword (see the file comment for why not text + .keyword).
+    { strings_as_keywords: { match_mapping_type: 'string', mapping: keyword } },
+  ];
+}
+
+/** The explicit mappings of the fields kfek's transform writes (lambda/transform/types.ts `LogDocument`). */
+export function buildProperties(): Record<string, unknown> {
+  return {
+    '@timestamp': { type: 'date', format: DATE_FORMAT },
+    message: { type: 'text' },
+    // Upper-cased at index and query time, so ERROR, error and Error count as one level in aggregations and
+    // `level:error` finds all of them.
+    level: { ...keyword, normalizer: 'kfek_uppercase' },
+    logger: keyword,
+    thread: keyword,
+    cloudwatch: {
+      properties: {
+        id: keyword,
+        logGroup: keyword,
+        logStream: keyword,
+        owner: keyword,
+        account: keyword,
+        region: keyword,
+      },
+    },
+    lambda: {
+      properties: {
+        requestId: keyword,
+        durationMs: { type: 'double' },
+        billedDurationMs: { type: 'double' },
+        initDurationMs: { type: 'double' },
+        restoreDurationMs: { type: 'double' },
+        memorySizeMb: { type: 'double' },
+        maxMemoryUsedMb: { type: 'double' },
+      },
+    },
+    kfek: {
+      properties: {
+        // App fields moved aside because their names address ours (docs/schema.md, "Collisions"). As one `flat_object`
+        // every leaf is a keyword, so what one app moved here can never conflict with what another moved (a value
+        // in one document, an object at the same path in the next), which dynamic mapping would reject; the values
+        // stay searchable by path (`kfek.collisions.cloudwatch.owner:x`) and cost one field against the limit.
+        collisions: { type: 'flat_object' },
+        // App fields past the field budget of one document (core/contracts/field-budget.ts): one field, however
+        // many keys an app writes, searchable by path (`kfek.overflow.someKey:value`).
+        [OVERFLOW_KEY]: { type: 'flat_object' },
+        truncated: { type: 'boolean' },
+        originalBytes: { type: 'long' },
+        error: {
+          properties: {
+            reason: { type: 'text' },
+            // The raw record (base64) is kept for replay, never searched: not indexed, no doc values.
+            data: { type: 'keyword', index: false, doc_values: false },
+            dataTruncated: { type: 'boolean' },
+            // Where the whole raw record is kept (dead-letter bucket and key), for `kfek replay` and people.
+            deadLetter: { properties: { bucket: keyword, key: keyword } },
+          },
+        },
+        // Pipes items only: the events-stream partition key the pipe reads; a hash, kept but never searched.
+        partitionKey: { type: 'keyword', index: false, doc_values: false },
+        // The route the transform chose (docs/teams-and-routes.md); absent on the default route's documents.
+        [ROUTE_KEY]: keyword,
+        // A `kfek.route` the ingest pipeline did not know: the document stayed in the default route's indices.
+        [UNKNOWN_ROUTE_KEY]: keyword,
+      },
+    },
+  };
+}
+
+interface MappingNode {
+  readonly properties?: Readonly<Record<string, MappingNode>>;
+  readonly fields?: Readonly<Record<string, MappingNode>>;
+}
+
+/** Fields a mapping holds as `index.mapping.total_fields.limit` counts them: objects, leaves and multi-fields. */
+function mappedFields(properties: Readonly<Record<string, MappingNode>> = {}): number {
+  let count = 0;
+  for (const node of Object.values(properties)) {
+    count += 1 + mappedFields(node.properties) + mappedFields(node.fields);
+  }
+  return count;
+}
+
+/** The fields kfek's index template maps explicitly, before any document arrives. */
+export const TEMPLATE_FIELDS = mappedFields(buildProperties() as Record<string, MappingNode>);
+
+/**
+ * The smallest `index.mapping.total_fields.limit` (config `openSearch.indexTemplate.totalFieldsLimit`) one document
+ * of one app fits in: the template's own fields plus the app fields the transform lets one document add
+ * (core/contracts/field-budget.ts). Below it, a single app's ordinary document can be refused with "Limit of total
+ * fields exceeded" on an index nothing else writes to. The one owner: the config and the spec both check it.
+ */
+export const MIN_TOTAL_FIELDS_LIMIT = TEMPLATE_FIELDS + APP_FIELD_BUDGET;
