@@ -447,7 +447,10 @@ function generalLayout(
   for (const member of list.members) {
     const key = member.key;
     if (skipMessage && key === 'message') continue;
-    if (rules && collides(key, derived, route)) {
+    // Checked on every member, not only when needsGeneralRules said so: a member's key here is decoded from the text
+    // itself, while the parsed object's keys can be wrong on Node.js 24 (V8's JSON.parse may decode an escaped key
+    // through a cached one: nodejs/node#63785), so a metadata name written with escapes must still be caught here.
+    if (collides(key, derived, route)) {
       collisions.push(member);
     } else if (overflowKeys?.has(key) === true) {
       overflow.push(member);
