@@ -246,7 +246,9 @@ async function writeOverflow(
  * for numbers written in a form JavaScript would change (`1.0`, `-0`, beyond 2^53): for a document holding such a
  * number, each of those is parsed into `JSON.rawJSON(source)` so the runtime writes it as the app did. `rawJSON` and
  * the reviver's source text are in Node.js 21 and later (Lambda's nodejs24.x); on Node.js 20 (local runs only)
- * those numbers come out in JavaScript's form.
+ * those numbers come out in JavaScript's form. Known limit: V8 13.x's JSON.parse can decode an escaped object key
+ * through an earlier one (nodejs/node#63785), so a document with a key holding a control character, `"` or `\` may
+ * reach the pipe with that key misread; the Kinesis transport writes the text itself and is not affected.
  */
 export function toItem(doc: SerializedDocument): PipesItem {
   if (doc.numbersAsWritten !== true || rawJSON === undefined) return JSON.parse(doc.json) as PipesItem;
