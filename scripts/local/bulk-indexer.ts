@@ -49,6 +49,8 @@ export interface BulkIndexerProps {
   readonly retryBaseDelayInMillis: number;
   readonly log?: (line: string) => void;
   readonly trace?: (line: string) => void;
+  /** The clock of retry budgets and timings (the delivery loop's). @default Date.now */
+  readonly now?: () => number;
 }
 
 /** The counters of the sending side (the delivery loop adds its reading counters). */
@@ -82,7 +84,11 @@ export class BulkIndexer {
   private firstBulkStartedAt: number | undefined;
   private readonly indices = new Set<string>();
 
-  constructor(private readonly props: BulkIndexerProps) {}
+  private readonly now: () => number;
+
+  constructor(private readonly props: BulkIndexerProps) {
+    this.now = props.now ?? Date.now;
+  }
 
   snapshot(): BulkIndexerStats & { readonly indices: readonly string[] } {
     return { ...this.stats, indices: [...this.indices].sort() };
@@ -108,14 +114,14 @@ export class BulkIndexer {
         pending.push(doc);
       }
     }
-    const started = Date.now();
+    const started = this.now();
     let round = 0;
     while (pending.length > 0) {
       round += 1;
       const retry = await this.bulkOnce(pending, failed);
       pending = retry;
       if (pending.length === 0) break;
-      if (Date.now() - started >= this.props.retryDurationInMillis) {
+      if (this.now() - started >= this.props.retryDurationInMillis) {
         failed.push(...pending);
         break;
       }
@@ -140,16 +146,16 @@ export class BulkIndexer {
     }
     this.stats.bulkRequests += 1;
     let items: readonly BulkItemResult[];
-    const started = Date.now();
+    const started = this.now();
     this.firstBulkStartedAt ??= started;
     try {
       try {
         items = await this.props.search.bulk(`${lines.join('\n')}\n`);
       } finally {
-        this.stats.indexingSpanInMillis = Date.now() - this.firstBulkStartedAt;
+        this.stats.indexingSpanInMillis = this.now() - this.firstBulkStartedAt;
       }
       this.props.trace?.(
-        `delivery: bulk of ${docs.length} document(s) answered in ${Date.now() - started} ms`,
+        `delivery: bulk of ${docs.length} document(s) answered in ${this.now() - started} ms`,
       );
     } catch (error) {
       const status = error instanceof SearchRequestError ? error.statusCode : 0;
@@ -180,7 +186,7 @@ export class BulkIndexer {
   }
 
   private async writeFailed(docs: readonly PendingDocument[]): Promise<void> {
-    const now = new Date();
+    const now = new Date(this.now());
     const hourPath = now.toISOString().slice(0, 13).replace(/[-T]/g, '/');
     const dir = path.join(this.props.failedDocumentsDir, FAILED_DOCUMENTS_PREFIX, hourPath);
     const records = docs.map((doc): FailedDocumentRecord => ({

@@ -86,6 +86,7 @@ export class ChildProcessHandler {
       id,
       event,
       context: contextData(context),
+      // Wall-clock time on purpose: the deadline crosses into another process, whose only shared clock it is.
       deadline: Date.now() + context.getRemainingTimeInMillis(),
     };
     return new Promise((resolve, reject) => {

@@ -130,6 +130,7 @@ export class DeliveryLoop extends ShardPollingLoop {
       retryBaseDelayInMillis: props.retryBaseDelayInMillis ?? 200,
       log: props.log,
       trace: props.trace,
+      now: this.now,
     });
   }
 
@@ -153,7 +154,7 @@ export class DeliveryLoop extends ShardPollingLoop {
       const stopping = this.signal.aborted;
       let records: readonly _Record[] = [];
       let caughtUp = false;
-      const readStarted = Date.now();
+      const readStarted = this.now();
       const busyBeforeRead = inFlight.size > 0;
       if (!stopping) {
         try {
@@ -169,7 +170,7 @@ export class DeliveryLoop extends ShardPollingLoop {
       }
       for (const record of records) {
         for (const doc of this.toPending(reader.shardId, record)) {
-          if (buffer.length === 0) oldest = Date.now();
+          if (buffer.length === 0) oldest = this.now();
           buffer.push(doc);
           bufferBytes += doc.raw.byteLength;
           this.userRecords += 1;
@@ -180,7 +181,7 @@ export class DeliveryLoop extends ShardPollingLoop {
         buffer.length > 0 &&
         (stopping ||
           bufferBytes >= this.bufferSizeInBytes ||
-          Date.now() - oldest >= this.bufferIntervalInMillis);
+          this.now() - oldest >= this.bufferIntervalInMillis);
       if (due) {
         const chunks = splitBySize(buffer, this.bulkSizeInBytes);
         buffer = [];
@@ -229,7 +230,7 @@ export class DeliveryLoop extends ShardPollingLoop {
 
   /** The documents one events-stream record holds: one, or each user record of an aggregated record. */
   private toPending(shardId: string, record: _Record): PendingDocument[] {
-    const arrival = record.ApproximateArrivalTimestamp ?? new Date();
+    const arrival = record.ApproximateArrivalTimestamp ?? new Date(this.now());
     const index = this.props.indexFor(arrival);
     // Names the record in a failed-document record only; the bulk action carries no id (NO_DOCUMENT_ID).
     const recordId = `${shardNumber(shardId)}-${record.SequenceNumber ?? randomUUID()}`;

@@ -128,7 +128,7 @@ export class EventSourceLoop extends ShardPollingLoop {
   private readonly fn: LocalFunction;
   private readonly retryDelayInMillis: number;
   /** Invocations run one at a time (see {@link SerialInvocations}). */
-  private readonly invocations = new SerialInvocations();
+  private readonly invocations = new SerialInvocations(this.now);
 
   constructor(private readonly props: EventSourceLoopProps) {
     super(props, { errorClass: EventSourceError, loopName: 'event-source loop' });
@@ -162,26 +162,14 @@ export class EventSourceLoop extends ShardPollingLoop {
     // Retry count for the batch that starts at the current checkpoint; reset when the checkpoint moves on.
     let attempts = 0;
     while (!this.signal.aborted) {
-      let batch;
-      const readStarted = Date.now();
-      try {
-        batch = await reader.read(this.props.batchSize);
-      } catch (error) {
-        if (this.signal.aborted) return;
-        this.countReadError();
-        // A poller error (throttling, a dropped connection) is retried by Lambda too; it never skips data.
-        this.log(`event source: GetRecords on ${reader.shardId} failed, retrying: ${String(error)}`);
-        await sleep(this.pollIntervalInMillis, this.signal);
-        continue;
-      }
-      if (batch.records.length === 0) {
-        this.setIdleSince(reader.shardId, batch.millisBehindLatest === 0 ? readStarted : undefined);
-        if (!batch.open) return;
-        await sleep(this.pollIntervalInMillis, this.signal);
-        continue;
+      const read = await this.readShard(reader, this.props.batchSize, 'event source');
+      if (read === undefined) continue;
+      if (read.batch.records.length === 0) {
+        if (await this.waitIdle(reader, read)) continue;
+        return;
       }
       this.setIdleSince(reader.shardId, undefined);
-      const records = batch.records;
+      const records = read.batch.records;
       const result = await this.invocations.run(() => this.invoke(reader.shardId, records));
       if (result.kind === 'success') {
         attempts = 0;
@@ -231,15 +219,15 @@ export class EventSourceLoop extends ShardPollingLoop {
     this.stats.invocations += 1;
     this.stats.recordsDelivered += records.length;
     let response: KinesisStreamBatchResponse | void;
-    const started = Date.now();
+    const started = this.now();
     try {
       try {
         response = await withTimeout(this.props.handler(event, context), this.fn.timeoutInMillis);
       } finally {
-        this.stats.invocationMillis += Date.now() - started;
+        this.stats.invocationMillis += this.now() - started;
       }
       this.props.trace?.(
-        `event source: ${records.length} record(s) of ${shardId} handled in ${Date.now() - started} ms, ` +
+        `event source: ${records.length} record(s) of ${shardId} handled in ${this.now() - started} ms, ` +
           `${response?.batchItemFailures?.length ?? 0} item failure(s)`,
       );
     } catch (error) {
@@ -298,7 +286,7 @@ export class EventSourceLoop extends ShardPollingLoop {
         functionError: result.functionError ? 'Unhandled' : undefined,
       },
       version: '1.0',
-      timestamp: new Date().toISOString(),
+      timestamp: new Date(this.now()).toISOString(),
       KinesisBatchInfo: {
         shardId,
         startSequenceNumber: sequenceNumberOf(first),

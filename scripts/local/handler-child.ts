@@ -12,6 +12,7 @@ function contextOf(request: ChildRequest): Context {
   const c = request.context;
   return {
     ...c,
+    // The parent's deadline is wall-clock time (the one clock two processes share).
     getRemainingTimeInMillis: () => Math.max(0, request.deadline - Date.now()),
     done: () => undefined,
     fail: () => undefined,

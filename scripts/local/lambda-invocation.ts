@@ -78,6 +78,9 @@ export class SerialInvocations {
   private chain: Promise<unknown> = Promise.resolve();
   private lastEnded = 0;
 
+  /** @param now the clock `lastEndedAt` is read from (the loop's) */
+  constructor(private readonly now: () => number = Date.now) {}
+
   /** Runs `work` after every invocation queued before it. */
   async run<T>(work: () => Promise<T>): Promise<T> {
     const run = this.chain.then(work);
@@ -85,7 +88,7 @@ export class SerialInvocations {
     try {
       return await run;
     } finally {
-      this.lastEnded = Date.now();
+      this.lastEnded = this.now();
     }
   }
 

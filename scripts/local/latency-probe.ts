@@ -107,8 +107,8 @@ export class LatencyProbe {
    * template, 5 s, is part of what is measured, so allow well above it).
    */
   async waitUntilComplete(timeoutInMillis: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutInMillis;
-    while (!this.isComplete() && Date.now() < deadline && !this.abort.signal.aborted) {
+    const deadline = this.now() + timeoutInMillis;
+    while (!this.isComplete() && this.now() < deadline && !this.abort.signal.aborted) {
       await sleep(this.pollIntervalInMillis);
     }
     return this.isComplete();

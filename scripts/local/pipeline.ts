@@ -87,6 +87,11 @@ export interface LocalPipelineProps {
   readonly log?: (line: string) => void;
   /** Per-invocation and per-bulk timings. @default - silent */
   readonly trace?: (line: string) => void;
+  /**
+   * The one clock of the run: every loop, the latency probe and the waits read it (tests pass a fake).
+   * @default Date.now
+   */
+  readonly now?: () => number;
 }
 
 /** Where the local stand-ins keep what AWS would keep in S3 / on-failure destinations. */
@@ -129,7 +134,12 @@ export class LocalPipeline {
     readonly transformChild: ChildProcessHandler | undefined,
     /** The pipe stand-in and its dead-letter queue (transport `pipes`). */
     readonly pipe: LocalPipesTransport | undefined,
-  ) {}
+  ) {
+    this.now = props.now ?? Date.now;
+  }
+
+  /** The run's clock ({@link LocalPipelineProps.now}). */
+  private readonly now: () => number;
 
   static async start(props: LocalPipelineProps): Promise<LocalPipeline> {
     const { spec } = props;
@@ -161,6 +171,7 @@ export class LocalPipeline {
           transformChildPreload: props.transformChildPreload,
           log: props.log,
           trace: props.trace,
+          now: props.now,
         });
         eventSource = pipe.loop;
         transformChild = pipe.child;
@@ -195,6 +206,7 @@ export class LocalPipeline {
           onFailureDir: folders.onFailure,
           log: props.log,
           trace: props.trace,
+          now: props.now,
         });
       }
       const delivery = new DeliveryLoop({
@@ -207,6 +219,7 @@ export class LocalPipeline {
         bufferIntervalInMillis: props.deliveryBufferIntervalInMillis,
         log: props.log,
         trace: props.trace,
+        now: props.now,
       });
       await eventSource.start();
       await delivery.start();
@@ -231,9 +244,9 @@ export class LocalPipeline {
    * flight between the two. Throws {@link DrainTimeoutError} after `timeoutInMillis`, or a loop's own error.
    */
   async waitUntilSettled(timeoutInMillis = 120_000): Promise<void> {
-    const since = Date.now();
+    const since = this.now();
     const deadline = since + timeoutInMillis;
-    while (Date.now() < deadline) {
+    while (this.now() < deadline) {
       const failure = this.eventSource.failure() ?? this.delivery.failure();
       if (failure !== undefined) throw failure;
       const sourceIdle = this.eventSource.caughtUpSince();
@@ -266,15 +279,15 @@ export class LocalPipeline {
   ): Promise<number | undefined> {
     const { documentsIndexed, documentsOverwritten } = this.delivery.snapshot();
     const expected = documentsIndexed - documentsOverwritten;
-    const deadline = Date.now() + timeoutInMillis;
-    while (Date.now() < deadline) {
+    const deadline = this.now() + timeoutInMillis;
+    while (this.now() < deadline) {
       const visible = await countDocuments(
         this.props.search,
         this.props.spec.delivery.searchPattern,
         logStreams,
         false,
       );
-      if (visible >= expected) return Date.now();
+      if (visible >= expected) return this.now();
       await sleep(100);
     }
     return undefined;
@@ -297,6 +310,7 @@ export class LocalPipeline {
   /** Creates a latency probe over this pipeline's indices, for a run that writes `expectedEvents`. */
   newLatencyProbe(expectedEvents: number, sampleSize?: number): LatencyProbe {
     return new LatencyProbe({
+      now: this.props.now,
       search: this.props.search,
       indexPattern: this.props.spec.delivery.searchPattern,
       expectedEvents,
@@ -337,7 +351,7 @@ export class LocalPipeline {
       deadLettered: deadLetterKeys.length,
       errorBins,
       latency,
-      elapsedInMillis: Date.now() - startedAt,
+      elapsedInMillis: this.now() - startedAt,
       throughput: timing === undefined ? undefined : this.throughput(sent.length, timing),
     };
   }

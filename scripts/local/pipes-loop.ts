@@ -117,8 +117,7 @@ export class PipesLoop extends ShardPollingLoop {
     recordsExpired: 0,
   };
   private readonly target: PipeTarget;
-  private readonly invocations = new SerialInvocations();
-  private readonly now: () => number;
+  private readonly invocations = new SerialInvocations(this.now);
 
   constructor(private readonly props: PipesLoopProps) {
     super(props, { errorClass: PipeError, loopName: 'pipe' });
@@ -135,7 +134,6 @@ export class PipesLoop extends ShardPollingLoop {
       streamArn: props.targetStreamArn,
       partitionKeyPath: props.partitionKeyPath ?? PIPES_PARTITION_KEY_PATH,
     });
-    this.now = props.now ?? Date.now;
   }
 
   /** A copy of the counters. */
@@ -153,29 +151,18 @@ export class PipesLoop extends ShardPollingLoop {
     let batch: _Record[] = [];
     let gatheringSince = 0;
     while (!this.signal.aborted) {
-      let read;
-      const readStarted = Date.now();
-      try {
-        read = await reader.read(this.props.batchSize - batch.length);
-      } catch (error) {
-        if (this.signal.aborted) return;
-        this.countReadError();
-        this.log(`pipe: GetRecords on ${reader.shardId} failed, retrying: ${String(error)}`);
-        await sleep(this.pollIntervalInMillis, this.signal);
-        continue;
-      }
-      if (batch.length === 0 && read.records.length === 0) {
-        this.setIdleSince(reader.shardId, read.millisBehindLatest === 0 ? readStarted : undefined);
-        if (!read.open) return;
-        await sleep(this.pollIntervalInMillis, this.signal);
-        continue;
+      const read = await this.readShard(reader, this.props.batchSize - batch.length, 'pipe');
+      if (read === undefined) continue;
+      if (batch.length === 0 && read.batch.records.length === 0) {
+        if (await this.waitIdle(reader, read)) continue;
+        return;
       }
       this.setIdleSince(reader.shardId, undefined);
-      if (batch.length === 0) gatheringSince = Date.now();
-      batch = [...batch, ...read.records];
-      const waited = Date.now() - gatheringSince;
+      if (batch.length === 0) gatheringSince = this.now();
+      batch = [...batch, ...read.batch.records];
+      const waited = this.now() - gatheringSince;
       // The batching window: a batch that is not full waits for more records, at most the window.
-      if (batch.length < this.props.batchSize && waited < window && read.open) {
+      if (batch.length < this.props.batchSize && waited < window && read.batch.open) {
         await sleep(Math.min(this.pollIntervalInMillis, window - waited), this.signal);
         continue;
       }
@@ -242,7 +229,7 @@ export class PipesLoop extends ShardPollingLoop {
     this.stats.invocations += 1;
     this.stats.recordsDelivered += records.length;
     let answer: unknown;
-    const started = Date.now();
+    const started = this.now();
     try {
       const context = newLambdaContext(this.props.function);
       // The pipe gets the answer as JSON (a Lambda invocation's payload), not as the function's objects.
@@ -256,11 +243,11 @@ export class PipesLoop extends ShardPollingLoop {
       this.stats.functionErrors += 1;
       return { ok: false, reason: `enrichment error: ${String(error)}`, functionError: true };
     } finally {
-      this.stats.invocationMillis += Date.now() - started;
+      this.stats.invocationMillis += this.now() - started;
     }
     const items = answerItems(answer);
     this.props.trace?.(
-      `pipe: ${records.length} record(s) of ${shardId} enriched in ${Date.now() - started} ms, ` +
+      `pipe: ${records.length} record(s) of ${shardId} enriched in ${this.now() - started} ms, ` +
         `${items.length} item(s) for the target`,
     );
     if (items.length === 0) {

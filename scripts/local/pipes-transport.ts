@@ -31,6 +31,8 @@ export interface LocalPipesTransportProps {
   readonly log?: (line: string) => void;
   /** @default - silent */
   readonly trace?: (line: string) => void;
+  /** The run's clock. @default Date.now */
+  readonly now?: () => number;
 }
 
 /** The pipe stand-in, not yet started, with what it owns. */
@@ -92,6 +94,7 @@ export async function createLocalPipesTransport(
       maxRecordAgeInMillis: spec.eventSource.maxRecordAgeInMillis,
       log: props.log,
       trace: props.trace,
+      now: props.now,
     });
     return { loop, queue, sqs, child };
   } catch (error) {

@@ -58,14 +58,16 @@ export async function runLocal(
   check();
 
   step('starting moto and OpenSearch on 127.0.0.1 (the first run unpacks OpenSearch into .kfek/)');
-  const started = Date.now();
+  // The run's one clock, handed to every loop (scripts/local reads time from what it is given).
+  const now = Date.now;
+  const started = now();
   const { moto, openSearch } = await processes.startServers();
   check();
   const motoEndpoint = moto.endpoint;
   const searchUrl = openSearch.url;
   out(
     `    moto ${motoEndpoint}, OpenSearch ${openSearch.version} ${searchUrl} ` +
-      `(${((Date.now() - started) / 1000).toFixed(1)} s)`,
+      `(${((now() - started) / 1000).toFixed(1)} s)`,
   );
 
   step(
@@ -97,27 +99,28 @@ export async function runLocal(
     awsEndpoint: motoEndpoint,
     search,
     workDir,
+    now,
     log: (line) => out(`    ${line}`),
     trace: options.verbose
-      ? (line) => out(`    ${new Date().toISOString().slice(11, 23)} ${line}`)
+      ? (line) => out(`    ${new Date(now()).toISOString().slice(11, 23)} ${line}`)
       : undefined,
   });
   processes.pipeline = pipeline;
   out(`    raw ${pipeline.resources.rawStreamArn}\n    events ${pipeline.resources.eventsStreamArn}`);
   check();
 
-  const runId = newRunId(Date.now());
+  const runId = newRunId(now());
   step(`writing ${options.events} log events (run ${runId})`);
   const events = runEvents(
     runId,
     options.events,
     spec.logGroups.map((g) => g.name),
     options.streamsPerGroup,
-    Date.now(),
+    now(),
   );
   const probe = pipeline.newLatencyProbe(events.length);
   probe.start();
-  const runStarted = Date.now();
+  const runStarted = now();
   const bar = new ProgressBar(process.stderr, { total: events.length, label: 'PutLogEvents' });
   const sent = await pipeline.send(events, {
     // The probe follows each call's events as soon as it returns: following them only after the whole write
@@ -129,7 +132,7 @@ export async function runLocal(
     },
   });
   bar.finish();
-  const lastWriteEndedAt = Date.now();
+  const lastWriteEndedAt = now();
 
   step('waiting until every event is indexed or accounted for');
   await pipeline.waitUntilSettled(300_000);

@@ -1,6 +1,6 @@
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import type { LocalRunError } from './errors';
-import { listShardIds, ShardReader } from './shard-reader';
+import { listShardIds, ShardReader, sleep, type ShardBatch } from './shard-reader';
 
 /** What every local loop that polls the shards of one stream is given. */
 export interface ShardPollingLoopProps {
@@ -18,6 +18,17 @@ export interface ShardPollingLoopProps {
   readonly log?: (line: string) => void;
   /** Timing of every unit of work (an invocation, a bulk request), for `npm start -- --verbose`. @default - silent */
   readonly trace?: (line: string) => void;
+  /**
+   * The clock every time this loop reads comes from (idle times, batching windows, durations); tests pass a fake.
+   * @default Date.now
+   */
+  readonly now?: () => number;
+}
+
+/** One GetRecords of a shard: the batch, and when the read started (by the loop's clock). */
+export interface ShardRead {
+  readonly batch: ShardBatch;
+  readonly readStarted: number;
 }
 
 /** How a loop names itself in the errors the shared lifecycle raises. */
@@ -44,6 +55,8 @@ export interface ShardPollingLoopIdentity {
 export abstract class ShardPollingLoop {
   protected readonly pollIntervalInMillis: number;
   protected readonly log: (line: string) => void;
+  /** The loop's clock ({@link ShardPollingLoopProps.now}). */
+  protected readonly now: () => number;
   /** Per shard: when the latest read that found it idle started; undefined while the shard has work. */
   private readonly idleSince = new Map<string, number | undefined>();
   private readonly abort = new AbortController();
@@ -57,6 +70,40 @@ export abstract class ShardPollingLoop {
   ) {
     this.pollIntervalInMillis = pollingProps.pollIntervalInMillis ?? 200;
     this.log = pollingProps.log ?? (() => undefined);
+    this.now = pollingProps.now ?? Date.now;
+  }
+
+  /**
+   * The read every poll starts with: up to `limit` records of the shard. A failed read (throttling, a dropped
+   * connection) is counted, logged under `label` and retried after the poll interval, as AWS's pollers retry it: it
+   * never skips data. Undefined when the read failed (or the loop is stopping): poll again.
+   */
+  protected async readShard(
+    reader: ShardReader,
+    limit: number,
+    label: string,
+  ): Promise<ShardRead | undefined> {
+    const readStarted = this.now();
+    try {
+      return { batch: await reader.read(limit), readStarted };
+    } catch (error) {
+      if (this.signal.aborted) return undefined;
+      this.countReadError();
+      this.log(`${label}: GetRecords on ${reader.shardId} failed, retrying: ${String(error)}`);
+      await sleep(this.pollIntervalInMillis, this.signal);
+      return undefined;
+    }
+  }
+
+  /**
+   * After a read that found nothing to do: the shard is idle since that read if it was at the tip of the stream.
+   * False when the shard is closed (the poller ends); else true after the poll interval.
+   */
+  protected async waitIdle(reader: ShardReader, read: ShardRead): Promise<boolean> {
+    this.setIdleSince(reader.shardId, read.batch.millisBehindLatest === 0 ? read.readStarted : undefined);
+    if (!read.batch.open) return false;
+    await sleep(this.pollIntervalInMillis, this.signal);
+    return true;
   }
 
   /** Starts one poller per shard; returns once they are positioned at TRIM_HORIZON. */

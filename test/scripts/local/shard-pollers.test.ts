@@ -29,8 +29,18 @@ class ProbeLoop extends ShardPollingLoop {
   constructor(
     streamArn: string,
     private readonly body: PollBody,
+    now?: () => number,
   ) {
-    super({ kinesis: moto.clients().kinesis, streamArn }, { errorClass: ProbeError, loopName: 'probe loop' });
+    super(
+      { kinesis: moto.clients().kinesis, streamArn, now },
+      { errorClass: ProbeError, loopName: 'probe loop' },
+    );
+  }
+
+  /** The shared read step and idle wait, as the loops use them. */
+  async readAndWait(reader: ShardReader): Promise<boolean | undefined> {
+    const read = await this.readShard(reader, 10, 'probe');
+    return read === undefined ? undefined : this.waitIdle(reader, read);
   }
 
   markIdle(shardId: string, since: number | undefined): void {
@@ -143,4 +153,26 @@ test('is caught up only when every shard is idle, since the oldest idle read', a
   loop.markIdle(b, undefined);
   expect(loop.isCaughtUp()).toBe(false);
   await loop.stop();
+});
+
+test("the shared read step times reads with the loop's injected clock: an idle shard is idle since the fake time", async () => {
+  // GIVEN a loop whose clock is a fake standing at a fixed time, on a stream with nothing in it
+  const fakeNow = 1_700_000_000_123;
+  let waited: boolean | undefined;
+  const loop = new ProbeLoop(
+    await streamWithShards(1),
+    async (reader, signal, self) => {
+      waited = await self.readAndWait(reader);
+      await aborted(signal);
+    },
+    () => fakeNow,
+  );
+  // WHEN it polls once and finds the tip of the stream
+  await loop.start();
+  const deadline = Date.now() + 30_000;
+  while (!loop.isCaughtUp() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  await loop.stop();
+  // THEN the idle time is the fake clock's, not the wall clock's, and the open shard was waited on
+  expect(loop.caughtUpSince()).toBe(fakeNow);
+  expect(waited).toBe(true);
 });
