@@ -17,6 +17,7 @@ import { EventSourceLoop, type EventSourceStats, type KinesisBatchHandler } from
 import { LatencyProbe } from './latency-probe';
 import type { PipesEnrichment } from './pipes-loop';
 import type { LocalPipesTransport } from './pipes-transport';
+import { droppedByRules } from './route-accounting';
 import { createLocalResources, type LocalResources } from './resources';
 import type { SearchHttp } from './search-http';
 import { type OutgoingLogEvent, type SendOptions, sendLogEvents, type SentLogEvent } from './sender';
@@ -307,6 +308,12 @@ export class LocalPipeline {
     return keys;
   }
 
+  /** What the routes' drop rules kept out of this run (route-accounting.ts); nothing without drop rules. */
+  private routeProcessing(sent: readonly SentLogEvent[]): Pick<RunSummary, 'processing'> {
+    const dropped = droppedByRules(sent, this.props.spec.routes ?? [], this.props.spec.accountId);
+    return dropped === undefined ? {} : { processing: { droppedByRule: dropped, joinedLines: 0 } };
+  }
+
   /** Creates a latency probe over this pipeline's indices, for a run that writes `expectedEvents`. */
   newLatencyProbe(expectedEvents: number, sampleSize?: number): LatencyProbe {
     return new LatencyProbe({
@@ -345,6 +352,7 @@ export class LocalPipeline {
       eventsSearchable,
       documentsSearchable,
       documentsByIndex: byIndex,
+      ...this.routeProcessing(sent),
       eventSource: this.eventSource.snapshot(),
       ...(this.pipe === undefined ? {} : { pipe: this.pipe.loop.snapshot() }),
       delivery: this.delivery.snapshot(),

@@ -31,6 +31,15 @@ export interface RunSummary {
    * in its own indices.
    */
   readonly documentsByIndex?: ReadonlyArray<{ readonly index: string; readonly documents: number }>;
+  /**
+   * What the routes' processing did to the run's events (docs/teams-and-routes.md): events a drop rule kept out, by
+   * rule, and continuation lines joined into the event before them. Neither is a searchable event of its own, and
+   * both are counted by the transform. @default - none (no route drops or joins)
+   */
+  readonly processing?: {
+    readonly droppedByRule: Readonly<Record<string, number>>;
+    readonly joinedLines: number;
+  };
   /** The transform's source loop: the event-source loop, or the pipe stand-in (transport `pipes`). */
   readonly eventSource: EventSourceStats;
   /** The pipe stand-in's own counters (transport `pipes`). @default - absent for transport `lambda` */
@@ -164,9 +173,15 @@ export async function errorsPer15Minutes(
 /** The summary as printed by `npm start`. */
 export function formatSummary(summary: RunSummary): string {
   const ms = (v: number | undefined): string => (v === undefined ? 'n/a' : `${(v / 1000).toFixed(2)} s`);
+  const dropped = Object.values(summary.processing?.droppedByRule ?? {}).reduce((a, b) => a + b, 0);
+  const joined = summary.processing?.joinedLines ?? 0;
   const accounted =
-    summary.eventsSearchable + summary.delivery.documentsFailed + summary.eventSource.recordsSentToOnFailure;
-  const missing = summary.eventsWritten - summary.eventsSearchable;
+    summary.eventsSearchable +
+    summary.delivery.documentsFailed +
+    summary.eventSource.recordsSentToOnFailure +
+    dropped +
+    joined;
+  const missing = summary.eventsWritten - summary.eventsSearchable - dropped - joined;
   const verdict =
     missing === 0
       ? 'OK: every event is searchable once'
@@ -192,6 +207,17 @@ export function formatSummary(summary: RunSummary): string {
       ? `  batches given up (on-failure)      ${summary.eventSource.recordsSentToOnFailure} record(s)`
       : `  batches given up (pipe DLQ)        ${summary.pipe.recordsSentToOnFailure} record(s) in ` +
         `${summary.pipe.deadLetterMessages} message(s)`,
+    ...(dropped + joined > 0
+      ? [
+          `  dropped by route rules             ${dropped}` +
+            (dropped > 0
+              ? ` (${Object.entries(summary.processing?.droppedByRule ?? {})
+                  .map(([rule, n]) => `${rule} ${n}`)
+                  .join(', ')})`
+              : ''),
+          `  lines joined into an event         ${joined}`,
+        ]
+      : []),
     `  accounted for                      ${accounted} of ${summary.eventsWritten}`,
     ...((summary.documentsByIndex?.length ?? 0) > 1
       ? [

@@ -186,6 +186,20 @@ describe('summary', () => {
     expect(text).toContain('MISMATCH: 3 event(s) not searchable');
   });
 
+  test("counts events a route's drop rule kept out, by rule, as accounted for (issue 24)", () => {
+    // GIVEN 3 of the 10 events dropped by a route's rules, 7 searchable
+    const text = formatSummary({
+      ...summary,
+      eventsSearchable: 7,
+      documentsSearchable: 7,
+      processing: { droppedByRule: { debug: 2, health: 1 }, joinedLines: 0 },
+    });
+    // THEN
+    expect(text).toContain('OK: every event is searchable once');
+    expect(text).toMatch(/dropped by route rules +3 \(debug 2, health 1\)/);
+    expect(text).toMatch(/accounted for +10 of 10/);
+  });
+
   test('counts redelivered documents that overwrote their event as duplicates collapsed', () => {
     // GIVEN 4 documents delivered a second time (a retried batch) and overwritten by their id
     const retried = {
