@@ -4,6 +4,7 @@
  * template end to end and that those steps are detected as absent and skipped; their payloads are checked against
  * the documented schemas in the unit tests (builders.test.ts).
  */
+import { MIN_TOTAL_FIELDS_LIMIT } from '../../../core/opensearch/mappings';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { toDocument } from '../../../lambda/transform/document';
@@ -17,7 +18,7 @@ import { bulkIndex, useOpenSearchNode } from '../../helpers/opensearch';
 const spec = resolveOpenSearchSpec({
   indexPrefix: 'logs',
   // One node: replicas would leave every index yellow.
-  indexTemplate: { shards: 1, replicas: 0, totalFieldsLimit: 100 },
+  indexTemplate: { shards: 1, replicas: 0, totalFieldsLimit: MIN_TOTAL_FIELDS_LIMIT },
   retention: { deleteAfterDays: 7 },
   access: { firehoseRoleArn: 'arn:aws:iam::123456789012:role/firehose' },
 });
@@ -72,7 +73,10 @@ describe('provisionOpenSearch against a real local node', () => {
                   number_of_shards: '1',
                   number_of_replicas: '0',
                   codec: 'best_compression',
-                  mapping: { total_fields: { limit: '100' }, ignore_malformed: 'true' },
+                  mapping: {
+                    total_fields: { limit: String(MIN_TOTAL_FIELDS_LIMIT) },
+                    ignore_malformed: 'true',
+                  },
                 },
               },
             },
@@ -265,9 +269,9 @@ describe('provisionOpenSearch against a real local node', () => {
   });
 
   test('the total-fields limit holds', async () => {
-    // GIVEN: 100 new fields on top of the ~35 already mapped exceeds the limit of 100.
+    // GIVEN: 150 new fields on top of the ~35 already mapped exceed the smallest limit kfek allows (template + budget).
     const wide: Record<string, string> = { '@timestamp': '2026-11-22T12:00:00.000Z', message: 'wide' };
-    for (let i = 0; i < 100; i++) {
+    for (let i = 0; i < 150; i++) {
       wide[`field${i}`] = `v${i}`;
     }
 
@@ -281,7 +285,11 @@ describe('provisionOpenSearch against a real local node', () => {
         {
           index: {
             status: 400,
-            error: { reason: expect.stringMatching(/Limit of total fields \[100\] has been exceeded/) },
+            error: {
+              reason: expect.stringMatching(
+                new RegExp(`Limit of total fields \\[${MIN_TOTAL_FIELDS_LIMIT}\\] has been exceeded`),
+              ),
+            },
           },
         },
       ],
