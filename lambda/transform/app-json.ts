@@ -70,7 +70,7 @@ export function keyCount(value: unknown): number {
 }
 
 /** Index of the quote that closes the string whose opening quote is at `open`; -1 when none does. */
-function stringEnd(text: string, open: number): number {
+export function stringEnd(text: string, open: number): number {
   let end = text.indexOf('"', open + 1);
   for (;;) {
     if (end < 0) return -1;
@@ -323,7 +323,7 @@ export interface AppMemberList {
 }
 
 /** True for a key JavaScript keeps as an array index: ordered first, ascending. */
-function isArrayIndex(key: string): boolean {
+export function isArrayIndex(key: string): boolean {
   if (key.length === 0) return false;
   const first = key.charCodeAt(0);
   if (first < DIGIT_0 || first > DIGIT_9 || (first === DIGIT_0 && key.length > 1) || key.length > 10)

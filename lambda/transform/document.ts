@@ -12,6 +12,7 @@
 import {
   appMemberList,
   canonicalMembersText,
+  isArrayIndex,
   NestingTooDeepError,
   type AppMember,
   type MembersText,
@@ -90,7 +91,14 @@ export function regionOf(
   sourceRegions?: readonly string[],
 ): string | undefined {
   const extracted = event.extractedFields?.['@aws.region'];
-  if (typeof extracted === 'string') return extracted;
+  return typeof extracted === 'string' ? extracted : envelopeRegion(source, sourceRegions);
+}
+
+/** The region of an envelope's events that carry no `@aws.region` of their own ({@link regionOf}). */
+function envelopeRegion(
+  source: EventSource,
+  sourceRegions: readonly string[] | undefined,
+): string | undefined {
   if (sourceRegions?.length === 1) return sourceRegions[0];
   const claimed = regionFromSubscriptionFilters(source.subscriptionFilters ?? []);
   return sourceRegions === undefined || (claimed !== undefined && sourceRegions.includes(claimed))
@@ -174,7 +182,7 @@ export class DocumentSerializer {
     this.envelopeRoute = options.routes?.routeOf({ logGroup: source.logGroup, account: source.owner });
     this.fromLambda = isLambdaLogGroup(source.logGroup);
     // The region of an event without extractedFields depends on the envelope only: written once.
-    const region = regionOf({ id: '', timestamp: 0, message: '' }, source, options.sourceRegions);
+    const region = envelopeRegion(source, options.sourceRegions);
     this.cloudwatchTail =
       `,"logGroup":${JSON.stringify(source.logGroup)},"logStream":${JSON.stringify(source.logStream)}` +
       `,"owner":${JSON.stringify(source.owner)}${region === undefined ? '' : `,"region":${JSON.stringify(region)}`}}`;
@@ -454,7 +462,7 @@ function generalLayout(
       collisions.push(member);
     } else if (overflowKeys?.has(key) === true) {
       overflow.push(member);
-    } else if (isIndexKey(key)) {
+    } else if (isArrayIndex(key)) {
       leading += `${member.json},`;
     } else {
       body += `,${member.json}`;
@@ -472,11 +480,6 @@ function generalLayout(
     numbersAsWritten: list.numbersAsWritten,
     fromJson: true,
   };
-}
-
-/** True for a key JavaScript orders before the document's own (an array index: digits, no leading zero). */
-function isIndexKey(key: string): boolean {
-  return /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) < 4_294_967_295;
 }
 
 function objectText(members: readonly AppMember[]): string {

@@ -12,6 +12,7 @@
  * unbounded repetition next to another), so no input makes a detector backtrack for long. Pure: no SDK, no I/O.
  */
 import { isIPv6 } from 'node:net';
+import { stringEnd } from './app-json';
 import { compileRoutePattern, type MaskDetector, type MaskSettings } from '../../core/contracts/routes';
 
 /** The marker that replaces a masked value. */
@@ -298,16 +299,4 @@ export function maskJsonStrings(text: string, masker: Masker): string | undefine
     i = text.indexOf('"', end + 1);
   }
   return copiedTo === 0 ? undefined : out + text.slice(copiedTo);
-}
-
-/** Index of the quote that closes the string opened at `open`; -1 when none does. */
-function stringEnd(text: string, open: number): number {
-  let end = text.indexOf('"', open + 1);
-  while (end >= 0) {
-    let backslashes = 0;
-    while (text.charCodeAt(end - 1 - backslashes) === 0x5c) backslashes++;
-    if (backslashes % 2 === 0) return end;
-    end = text.indexOf('"', end + 1);
-  }
-  return -1;
 }
