@@ -10,6 +10,7 @@ import { encodeRecord, planRecords } from '../lambda/transform/record-plan';
 import { toErrorDocument, transformRecord } from '../lambda/transform/transform';
 import type { SerializedDocument } from '../lambda/transform/types';
 import { MAX_PUT_RECORDS_BYTES, PIPES_SAFE_BATCH_SIZE } from '../core/contracts/aws-limits';
+import { completeWrite } from '../test/helpers/write-results';
 import { gc, median } from './helpers/stats';
 import { type Corpus, forEachChunk } from './helpers/transform-corpus';
 
@@ -94,16 +95,7 @@ async function runPipes(records: readonly string[]): Promise<{ events: number; m
     writer: {
       write: (documents) => {
         sink += encodeWritten(documents);
-        return Promise.resolve({
-          written: documents.map(() => true),
-          writtenCount: documents.length,
-          recordsWritten: documents.length,
-          complete: true,
-          firstUnwritten: documents.length,
-          calls: 1,
-          retriedEntries: 0,
-          throttles: 0,
-        });
+        return Promise.resolve(completeWrite(documents));
       },
     },
     deadLetters: { put: () => Promise.reject(new Error('benchmark records are never poison')) },
