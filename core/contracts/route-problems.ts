@@ -2,15 +2,15 @@
  * The problem collector of the route readers (route-reader.ts, route-processing.ts) and the name rules they share.
  * Problems are worded as the config words its own: `<path> is <value>; expected <what>.`, then the fix.
  */
-import { MAX_PATTERN_LENGTH, compileRoutePattern } from './routes';
+import { compileRoutePattern, type RoutePattern, RoutePatternError } from './route-pattern';
+import { MAX_PATTERN_LENGTH } from './routes';
 
 /** Texts a pattern is tried on for an empty match: each kind of character a log line starts or ends with. */
 const EMPTY_MATCH_PROBES = ['', ' ', 'a', 'A', '0', '-', '\t', '\n', 'a b', 'x@y.z', '\u00e9'];
 
-/** True when `re` matches the empty string, or finds an empty match in an ordinary text (`\b`, `(?=a)`). */
-function matchesEmpty(source: string): boolean {
-  const re = compileRoutePattern(source, 'g');
-  return EMPTY_MATCH_PROBES.some((probe) => [...probe.matchAll(re)].some((m) => m[0].length === 0));
+/** True when the pattern matches the empty string, or finds an empty match in an ordinary text (`\b`, `a*`). */
+function matchesEmpty(pattern: RoutePattern): boolean {
+  return EMPTY_MATCH_PROBES.some((probe) => pattern.matchesEmptyIn(probe));
 }
 
 export const NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,31}$/;
@@ -72,19 +72,22 @@ export class Problems {
   /** A pattern that compiles; `nonEmpty`: it must not match empty text. */
   pattern(path: string, value: Json, nonEmpty: boolean): string | undefined {
     if (typeof value !== 'string' || value.length === 0 || value.length > MAX_PATTERN_LENGTH) {
-      this.bad(path, value, `a JavaScript regular expression of 1-${MAX_PATTERN_LENGTH} characters`);
+      this.bad(path, value, `a regular expression (RE2 syntax) of 1-${MAX_PATTERN_LENGTH} characters`);
       return undefined;
     }
+    let compiled: RoutePattern;
     try {
-      compileRoutePattern(value);
+      compiled = compileRoutePattern(value);
     } catch (error) {
+      const reason = error instanceof RoutePatternError ? error.message : String(error);
       this.add(
-        `${path} is ${JSON.stringify(value)}, which does not compile as a JavaScript regular expression ` +
-          `(${(error as Error).message}). Fix the pattern; in JSON every backslash is written twice ("\\\\d+").`,
+        `${path} is ${JSON.stringify(value)}, which does not compile as a route pattern: ${reason}. ` +
+          "Route patterns are regular expressions in RE2 syntax (JavaScript's, without lookaround or " +
+          'backreferences); in JSON every backslash is written twice ("\\\\d+").',
       );
       return undefined;
     }
-    if (nonEmpty && matchesEmpty(value)) {
+    if (nonEmpty && matchesEmpty(compiled)) {
       this.add(
         `${path} is ${JSON.stringify(value)}, which matches empty text (a "*" or "?" on everything, or an anchor ` +
           'alone): it would mark or join where nothing is. Make it match at least one character, e.g. "\\\\d+" ' +

@@ -101,12 +101,12 @@ function readDrop(p: Problems, path: string, value: Json): DropRule[] {
     const fieldPattern =
       rule.fieldPattern === undefined ? undefined : p.pattern(`${at}.fieldPattern`, rule.fieldPattern, false);
     if (name === undefined) return undefined;
-    return {
-      name,
-      ...(messagePattern === undefined ? {} : { messagePattern }),
-      ...(field === undefined ? {} : { field }),
-      ...(fieldPattern === undefined ? {} : { fieldPattern }),
-    };
+    if (field !== undefined && fieldPattern !== undefined) {
+      return { name, ...(messagePattern === undefined ? {} : { messagePattern }), field, fieldPattern };
+    }
+    // A rule missing a half of its field condition was reported above; one with only a message pattern is whole.
+    if (field !== undefined || fieldPattern !== undefined || messagePattern === undefined) return undefined;
+    return { name, messagePattern };
   });
   const kept = rules.filter((r): r is DropRule => r !== undefined);
   p.unique(

@@ -40,7 +40,10 @@ export const MASK_DETECTORS: readonly MaskDetector[] = [
 export interface CustomMask {
   /** Names the pattern in the marker and the metrics (`[a-zA-Z][a-zA-Z0-9_-]{0,31}`). */
   readonly name: string;
-  /** A JavaScript regular expression source, compiled by {@link compileRoutePattern}; never matches empty text. */
+  /**
+   * A regular expression source (RE2 syntax, which JavaScript's mostly shares), compiled by route-pattern.ts
+   * `compileRoutePattern`; never matches empty text.
+   */
   readonly pattern: string;
 }
 
@@ -52,25 +55,34 @@ export interface MaskSettings {
 
 /**
  * An event is dropped when every condition the rule gives holds: `messagePattern` matches the document's
- * `message`, and `fieldPattern` matches the value of `field` (a dotted path; a number or boolean as its JSON text;
- * an absent field or an object never matches). At least one condition; `field` and `fieldPattern` go together.
+ * `message`, and `fieldPattern` matches a value of `field` in the document as it will be indexed (a dotted path that
+ * finds the value written nested, dotted or both; a number or boolean as its JSON text; an absent field or an object
+ * never matches). At least one condition; `field` and `fieldPattern` go together: the union says so.
  */
-export interface DropRule {
-  readonly name: string;
-  readonly messagePattern?: string;
-  readonly field?: string;
-  readonly fieldPattern?: string;
-}
+export type DropRule =
+  | {
+      readonly name: string;
+      readonly messagePattern: string;
+      readonly field?: undefined;
+      readonly fieldPattern?: undefined;
+    }
+  | {
+      readonly name: string;
+      readonly messagePattern?: string;
+      readonly field: string;
+      readonly fieldPattern: string;
+    };
 
 export type MultilineMode = 'java' | 'python' | 'pattern';
 export const MULTILINE_MODES: readonly MultilineMode[] = ['java', 'python', 'pattern'];
 
-/** Continuation lines joined into the previous event of their log stream. */
-export interface MultilineSettings {
-  readonly mode: MultilineMode;
-  /** Mode `pattern` only (required there): a continuation line is one this matches. */
-  readonly pattern?: string;
-}
+/**
+ * Continuation lines joined into the previous event of their log stream (of the same account and route). Mode
+ * `pattern` carries its pattern (a continuation line is one it matches); the others have none.
+ */
+export type MultilineSettings =
+  | { readonly mode: 'java' | 'python'; readonly pattern?: undefined }
+  | { readonly mode: 'pattern'; readonly pattern: string };
 
 /** What the transform does to a route's events; a section left out is off. */
 export interface RouteProcessing {
@@ -165,14 +177,6 @@ export function routeFor<R extends Pick<TransformRoute, 'match'>>(
 ): R | undefined {
   for (const route of routes) if (routeMatches(route.match, source)) return route;
   return undefined;
-}
-
-/**
- * Compiles a pattern of a route (custom mask, drop rule, multi-line `pattern`) as the transform does: a JavaScript
- * regular expression without flags (masks add `g` to replace every match). Throws a `SyntaxError` for a bad one.
- */
-export function compileRoutePattern(pattern: string, flags: '' | 'g' = ''): RegExp {
-  return new RegExp(pattern, flags);
 }
 
 /** The longest pattern source a route may hold (the routes travel in the transform's 4 KB environment). */

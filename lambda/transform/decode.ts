@@ -121,13 +121,13 @@ function parseEnvelopes(text: string): CloudWatchEnvelope[] {
     // The common case parses in one go; only a record that is not one JSON value pays for the scan.
     const parts = splitConcatenatedObjects(text);
     // Not concatenated objects either: JSON.parse gives the most precise reason, so we let it speak.
-    if (parts === undefined) throw new PoisonRecordError(`not JSON: ${errorMessage(err)}`);
+    if (parts === undefined) throw new PoisonRecordError(`not JSON: ${jsonErrorReason(err)}`);
     return parts.map((part, i) => {
       try {
         return validateEnvelope(JSON.parse(part) as unknown);
       } catch (partErr) {
         const reason =
-          partErr instanceof PoisonRecordError ? partErr.message : `not JSON: ${errorMessage(partErr)}`;
+          partErr instanceof PoisonRecordError ? partErr.message : `not JSON: ${jsonErrorReason(partErr)}`;
         // One bad part poisons the whole record: it is kept whole in the dead-letter place, never half-delivered.
         throw new PoisonRecordError(`concatenated envelope ${i + 1} of ${parts.length}: ${reason}`);
       }
@@ -182,7 +182,7 @@ function validateEnvelope(value: unknown): CloudWatchEnvelope {
   const messageType = value.messageType;
   if (messageType === undefined) throw new PoisonRecordError(`${NOT_ENVELOPE}: missing messageType`);
   if (messageType !== 'DATA_MESSAGE' && messageType !== 'CONTROL_MESSAGE') {
-    throw new PoisonRecordError(`unknown messageType ${JSON.stringify(messageType).slice(0, 100)}`);
+    throw new PoisonRecordError(`unknown messageType ${describeMessageType(messageType)}`);
   }
   if (messageType === 'CONTROL_MESSAGE') {
     // Control messages carry no user data; their fields are not needed, so we do not insist on them.
@@ -246,6 +246,30 @@ function describe(value: unknown): string {
   if (Array.isArray(value)) return 'an array';
   const type = typeof value;
   return type === 'object' ? 'an object' : `a ${type}`;
+}
+
+/**
+ * A messageType as a reason may quote it: a short upper-case word as written (`"FOO"`), a number as written, anything
+ * else by its type and length only (the record could hold anything there, and reasons are logged and stored).
+ */
+function describeMessageType(value: unknown): string {
+  if (typeof value === 'string') {
+    return /^[A-Z_]{1,32}$/.test(value) ? JSON.stringify(value) : `(a string of ${value.length} characters)`;
+  }
+  return typeof value === 'number' ? String(value) : `(${describe(value)})`;
+}
+
+/**
+ * JSON.parse's message without the record's text: V8 quotes the start of what it could not parse (`Unexpected token
+ * 'h', "hello, car"... is not valid JSON`), which can hold a secret, and reasons go to logs, dead-letter objects and
+ * error documents. Positions and the one unexpected character are kept.
+ */
+export function jsonErrorReason(err: unknown): string {
+  const message = errorMessage(err);
+  if (!message.endsWith(' is not valid JSON')) return message;
+  // `Unexpected token 'X', "<text>"... is not valid JSON`, or `"<text>" is not valid JSON`.
+  const snippet = message.indexOf(', "');
+  return snippet > 0 ? `${message.slice(0, snippet)} (not valid JSON)` : 'not valid JSON';
 }
 
 /** The message of anything thrown, whichever realm its Error class came from. */

@@ -17,7 +17,6 @@ import {
   type AppMember,
   type MembersText,
 } from './app-json';
-import { regionFromSubscriptionFilters } from '../../core/contracts/cross-account-naming';
 import {
   APP_FIELD_BUDGET,
   OVERFLOW_KEY,
@@ -28,23 +27,21 @@ import {
 import { MAX_KINESIS_RECORD_BYTES } from '../../core/contracts/aws-limits';
 import { COLLISIONS_KEY, collidesWithOurs } from './collisions';
 import { CloudWatchLogEvent, errorMessage } from './decode';
+import type { DropSubject } from './drop-rules';
+import { documentSubject } from './document-view';
+import {
+  envelopeRegion,
+  type EventSource,
+  isLambdaLogGroup,
+  sourceAccountOf,
+  toCloudWatchMetadata,
+} from './metadata';
 import { parseMessage, ParsedMessage, stripOneNewline } from './parsers';
-import { looksLikeJsonObject, maskMessage, type Masker } from './masking';
 import type { DocumentRoute, RouteTable } from './routing';
 import { fittingPrefixLength, partitionKeyFor } from './serialize';
-import { CloudWatchMetadata, LogDocument, SerializedDocument } from './types';
+import { LogDocument, SerializedDocument } from './types';
 
-/** Where the envelope-level metadata of an event comes from. */
-export interface EventSource {
-  readonly logGroup: string;
-  readonly logStream: string;
-  readonly owner: string;
-  /**
-   * The envelope's `subscriptionFilters`: a kfek source stack names its filter `<stem>@<region>`, which gives
-   * `cloudwatch.region` when no `@aws.region` is extracted (core/contracts/cross-account-naming.ts).
-   */
-  readonly subscriptionFilters?: readonly string[];
-}
+export { isLambdaLogGroup, regionOf, toCloudWatchMetadata, type EventSource } from './metadata';
 
 /** Most bytes `kfek.partitionKey` adds to a document (`,"kfek":{"partitionKey":"<43 characters>"}`). */
 export const PARTITION_KEY_MEMBER_BYTES = 68;
@@ -80,55 +77,6 @@ export interface DocumentOptions {
 }
 
 /**
- * `cloudwatch.region` of an event: CloudWatch's own `@aws.region` (cross-account centralization) when extracted; else
- * the one source region when the pipeline has one; else the region a kfek source stack's subscription filter names
- * (`<stem>@<region>`, core/contracts/cross-account-naming.ts) if it is one of `sourceRegions` (the sending account
- * names its filters, so a name outside them proves nothing); else none.
- */
-export function regionOf(
-  event: CloudWatchLogEvent,
-  source: EventSource,
-  sourceRegions?: readonly string[],
-): string | undefined {
-  const extracted = event.extractedFields?.['@aws.region'];
-  return typeof extracted === 'string' ? extracted : envelopeRegion(source, sourceRegions);
-}
-
-/** The region of an envelope's events that carry no `@aws.region` of their own ({@link regionOf}). */
-function envelopeRegion(
-  source: EventSource,
-  sourceRegions: readonly string[] | undefined,
-): string | undefined {
-  if (sourceRegions?.length === 1) return sourceRegions[0];
-  const claimed = regionFromSubscriptionFilters(source.subscriptionFilters ?? []);
-  return sourceRegions === undefined || (claimed !== undefined && sourceRegions.includes(claimed))
-    ? claimed
-    : undefined;
-}
-
-export function toCloudWatchMetadata(
-  event: CloudWatchLogEvent,
-  source: EventSource,
-  sourceRegions?: readonly string[],
-): CloudWatchMetadata {
-  const account = event.extractedFields?.['@aws.account'];
-  const region = regionOf(event, source, sourceRegions);
-  return {
-    id: event.id,
-    logGroup: source.logGroup,
-    logStream: source.logStream,
-    owner: source.owner,
-    ...(typeof account === 'string' ? { account } : {}),
-    ...(region === undefined ? {} : { region }),
-  };
-}
-
-/** True for a Lambda function's log group (its name is set by CloudWatch Logs, not by what the function writes). */
-export function isLambdaLogGroup(logGroup: string): boolean {
-  return logGroup.startsWith('/aws/lambda/');
-}
-
-/**
  * The document of one event as an object: the document's text, parsed (numbers then in JavaScript's form). For
  * callers that want to look at a document; the pipeline itself writes `DocumentSerializer.serialize`'s text.
  */
@@ -150,15 +98,32 @@ interface Layout {
   /** kfek's own members (`"collisions":{...}`), joined with commas; '' for none. */
   readonly kfek: string;
   readonly numbersAsWritten: boolean;
-  /** True when the message was a JSON object whose members are the app's fields. */
-  readonly fromJson?: boolean;
 }
 
+/** An event read for its document: the event (as it will be written), its route, and its message parsed once. */
+export interface ReadEvent {
+  readonly event: CloudWatchLogEvent;
+  readonly route: DocumentRoute | undefined;
+  readonly parsed: ParsedMessage;
+}
+
+/** What a multi-line join adds to a document (multiline.ts): `kfek.joined`, and the part of a split join. */
+export interface JoinMarks {
+  /** Lines joined into the event's own. */
+  readonly joined: number;
+  readonly part?: { readonly number: number; readonly of: string };
+}
+
+/** The most bytes join marks take: `,"joined":<n>,"part":<n>,"partOf":"<id of up to 512 characters>"`. */
+const JOIN_MARKS_BYTES = 64 + 512 * 6;
+
 /**
- * Writes the documents of one envelope. `serialize(event)` is the function that turns an event into its record;
- * `json(event)` is the same document without a size limit. A fast path covers almost every event (no collision,
- * within the field budget, the app's text already in canonical form: one string built, nothing else allocated per
- * event); the general path (app-json.ts `appMemberList`) writes the same form for everything else.
+ * Writes the documents of one envelope. `read(event, route)` parses an event once; `write(read)` turns it into its
+ * record, cut to fit; `serialize(event)` does both for an event that no route processes; `json(event)` is the same
+ * document without a size limit. The decisions of a route's processing (masking, dropping, joining) are the caller's
+ * (processing.ts): this only writes what it is given. A fast path covers almost every event (no collision, within the
+ * field budget, the app's text already in canonical form: one string built, nothing else allocated per event); the
+ * general path (app-json.ts `appMemberList`) writes the same form for everything else.
  */
 export class DocumentSerializer {
   private readonly cloudwatchTail: string;
@@ -193,74 +158,96 @@ export class DocumentSerializer {
       options.partitionKeyInDocument === true ? `"partitionKey":"${this.partitionKey}"` : '';
   }
 
+  /** The envelope's source. */
+  public get envelope(): EventSource {
+    return this.source;
+  }
+
+  /** The route of an event: by its own `@aws.account` (centralization) when it has one, else the envelope's. */
+  public routeOf(event: CloudWatchLogEvent): DocumentRoute | undefined {
+    const account = event.extractedFields?.['@aws.account'];
+    if (this.routes === undefined || typeof account !== 'string') return this.envelopeRoute;
+    return this.routes.routeOf({ logGroup: this.source.logGroup, account });
+  }
+
+  /** The account an event comes from (`@aws.account`, else the envelope's owner). */
+  public accountOf(event: CloudWatchLogEvent): string {
+    return sourceAccountOf(event, this.source);
+  }
+
+  /** Parses an event for its document (once: the drop rules and the writer share it). */
+  public read(event: CloudWatchLogEvent, route: DocumentRoute | undefined): ReadEvent {
+    return { event, route, parsed: parseMessage(event.message, this.fromLambda) };
+  }
+
+  /** What a drop rule sees of the event's document (document-view.ts). */
+  public subject(read: ReadEvent): DropSubject {
+    const { event, route, parsed } = read;
+    const skipMessage = parsed.messageFromApp === true;
+    return documentSubject({
+      message: parsed.message,
+      timestamp: () => this.iso(event.timestamp),
+      cloudwatch: () => toCloudWatchMetadata(event, this.source, this.sourceRegions),
+      ...(parsed.derived === undefined ? {} : { derived: parsed.derived }),
+      ...(route === undefined ? {} : { routeName: route.route.name, staticFields: route.route.staticFields }),
+      ...(parsed.appFields === undefined ? {} : { app: parsed.appFields }),
+      keeps: (key) => !(skipMessage && key === 'message') && !collides(key, parsed.derived, route),
+    });
+  }
+
   /**
-   * The event's record: its document, cut to fit one record with the partition key; undefined when the event's
-   * route drops it (counted in {@link droppedByRule}). `joined` is the number of continuation lines a multi-line rule
-   * joined into it (multiline.ts), written as `kfek.joined`. Never throws.
+   * The record of an event that no route processes (no masking, drop or join; its route's name and static fields are
+   * still written): its document, cut to fit one record with the partition key. Never throws.
    */
-  public serialize(original: CloudWatchLogEvent, joined = 0): SerializedDocument | undefined {
-    const route = this.routeOf(original);
-    // Masking comes first: nothing below, error documents included, sees the original text.
-    let event = route?.masker === undefined ? original : masked(original, route.masker);
-    let layout: Layout | undefined;
+  public serialize(event: CloudWatchLogEvent): SerializedDocument {
+    return this.write(this.read(event, this.routeOf(event)));
+  }
+
+  /**
+   * The record of a read event: its document, cut to fit one record with the partition key, with the join's marks.
+   * Never throws.
+   */
+  public write(read: ReadEvent, marks?: JoinMarks): SerializedDocument {
+    let layout: Layout;
     try {
-      layout = this.layout(event, route);
-      // A message that starts like a JSON object but is not one was masked string by string: mask it as text.
-      if (
-        route?.masker !== undefined &&
-        layout?.fromJson === false &&
-        looksLikeJsonObject(original.message)
-      ) {
-        const text = route.masker.mask(original.message);
-        if (text !== undefined) {
-          event = { ...original, message: text };
-          layout = this.layout(event, route);
-        }
-      }
+      layout = this.layout(read);
     } catch (err) {
       // Not expected but for a message nested deeper than a document may be (app-json.ts MAX_NESTING): the event is
       // kept, its message as text, with the reason.
       layout = this.textLayout(
-        event,
-        stripOneNewline(event.message),
+        read.event,
+        read.route,
+        stripOneNewline(read.event.message),
         `"parseError":${JSON.stringify(reason(err))}`,
       );
     }
-    if (layout === undefined) return undefined;
-    if (joined > 0)
-      layout = {
-        ...layout,
-        kfek: layout.kfek.length > 0 ? `${layout.kfek},"joined":${joined}` : `"joined":${joined}`,
-      };
-    return this.fit(layout, event);
+    const joinMarks =
+      marks !== undefined && (marks.joined > 0 || marks.part !== undefined) ? joinMembers(marks) : '';
+    if (joinMarks.length > 0) layout = { ...layout, kfek: withMember(layout.kfek, joinMarks) };
+    return this.fit(layout, read.event, read.route, joinMarks);
   }
 
-  /** Events dropped by each rule since this serializer was made (one envelope's). */
-  public readonly droppedByRule: Record<string, number> = {};
-
-  /** The route of the envelope's events, for its multi-line rule. */
-  public get route(): DocumentRoute | undefined {
-    return this.envelopeRoute;
+  /**
+   * JSON-escaped bytes a joined message starting with `event` may take in its document and still fit one record
+   * uncut (multiline.ts). Half of the room when the first line starts like a JSON object, whose joined text, should
+   * it parse, is written twice (as fields and as `message`).
+   */
+  public messageRoom(event: CloudWatchLogEvent, route: DocumentRoute | undefined): number {
+    const empty = this.textLayout(event, route, '', '');
+    const bytes = Buffer.byteLength(this.write0(empty, '', '', true), 'utf8') + JOIN_MARKS_BYTES;
+    const room = Math.max(0, this.budget - bytes);
+    return event.message.trimStart().startsWith('{') ? Math.floor(room / 2) : room;
   }
 
   /** The whole document text, without a size limit. */
   public json(event: CloudWatchLogEvent): string {
-    const route = this.routeOf(event);
-    const layout = this.layout(route?.masker === undefined ? event : masked(event, route.masker), route);
-    if (layout === undefined) throw new TypeError('the event is dropped by its route: it has no document');
-    return this.write(layout, layout.message, '', true);
+    const layout = this.layout(this.read(event, this.routeOf(event)));
+    return this.write0(layout, layout.message, '', true);
   }
 
-  /** The event's layout; undefined when a drop rule of its route keeps it out. */
-  private layout(event: CloudWatchLogEvent, route: DocumentRoute | undefined): Layout | undefined {
-    const parsed = parseMessage(event.message, this.fromLambda);
-    if (route?.drop !== undefined) {
-      const rule = route.drop(parsed.message, parsed.appFields);
-      if (rule !== undefined) {
-        this.droppedByRule[rule] = (this.droppedByRule[rule] ?? 0) + 1;
-        return undefined;
-      }
-    }
+  /** The event's layout. */
+  private layout(read: ReadEvent): Layout {
+    const { event, route, parsed } = read;
     const cloudwatch =
       event.extractedFields === undefined
         ? `,"cloudwatch":{"id":${JSON.stringify(event.id)}${this.cloudwatchTail}`
@@ -282,7 +269,6 @@ export class DocumentSerializer {
         body: route === undefined ? body : body + route.staticMembers,
         kfek: route?.kfekMember ?? '',
         numbersAsWritten: false,
-        fromJson: false,
       };
     }
     const rules = needsGeneralRules(parsed, route);
@@ -295,39 +281,32 @@ export class DocumentSerializer {
         body: route === undefined ? body : body + route.staticMembers,
         kfek: route?.kfekMember ?? '',
         numbersAsWritten: fast.numbersAsWritten,
-        fromJson: true,
       };
     }
     return generalLayout(parsed, app, timestamp, body, rules, route);
   }
 
-  /** The route of an event: by its own `@aws.account` (centralization) when it has one, else the envelope's. */
-  private routeOf(event: CloudWatchLogEvent): DocumentRoute | undefined {
-    const account = event.extractedFields?.['@aws.account'];
-    if (this.routes === undefined || typeof account !== 'string') return this.envelopeRoute;
-    return this.routes.routeOf({ logGroup: this.source.logGroup, account });
-  }
-
   /** A layout without app fields: `message` is `text`, kfek carries `kfek` (and the route, as every document). */
-  private textLayout(event: CloudWatchLogEvent, text: string, kfek: string): Layout {
-    const route = this.routeOf(event);
+  private textLayout(
+    event: CloudWatchLogEvent,
+    route: DocumentRoute | undefined,
+    text: string,
+    kfek: string,
+  ): Layout {
     const cloudwatch = `,"cloudwatch":${JSON.stringify(toCloudWatchMetadata(event, this.source, this.sourceRegions))}`;
     return {
       head: `{"@timestamp":"${this.iso(event.timestamp)}"`,
       message: text,
       body: route === undefined ? cloudwatch : cloudwatch + route.staticMembers,
-      kfek: route === undefined ? kfek : kfek.length > 0 ? `${route.kfekMember},${kfek}` : route.kfekMember,
+      kfek: route === undefined ? kfek : withMember(route.kfekMember, kfek),
       numbersAsWritten: false,
     };
   }
 
   /** The document's text; `withKey` adds `kfek.partitionKey` when the options ask for it. */
-  private write(layout: Layout, message: string, kfekExtra: string, withKey: boolean): string {
-    let kfek = layout.kfek;
-    if (kfekExtra.length > 0) kfek = kfek.length > 0 ? `${kfek},${kfekExtra}` : kfekExtra;
-    if (withKey && this.partitionKeyMember.length > 0) {
-      kfek = kfek.length > 0 ? `${kfek},${this.partitionKeyMember}` : this.partitionKeyMember;
-    }
+  private write0(layout: Layout, message: string, kfekExtra: string, withKey: boolean): string {
+    let kfek = withMember(layout.kfek, kfekExtra);
+    if (withKey) kfek = withMember(kfek, this.partitionKeyMember);
     const tail = kfek.length > 0 ? `,"kfek":{${kfek}}}` : '}';
     return `${layout.head},"message":${JSON.stringify(message)}${layout.body}${tail}`;
   }
@@ -337,14 +316,19 @@ export class DocumentSerializer {
    * else, when the other fields alone are too big, the event's original text, cut, in place of its fields
    * (`kfek.fieldsInMessage`). Every input yields a record within the limit.
    */
-  private fit(layout: Layout, event: CloudWatchLogEvent): SerializedDocument {
-    const json = this.write(layout, layout.message, '', false);
+  private fit(
+    layout: Layout,
+    event: CloudWatchLogEvent,
+    route: DocumentRoute | undefined,
+    joinMarks: string,
+  ): SerializedDocument {
+    const json = this.write0(layout, layout.message, '', false);
     // A UTF-16 code unit is at most three UTF-8 bytes: skip exact counting when even the worst case fits (almost
     // every document).
     const bytes = json.length * 3 <= this.budget ? -1 : Buffer.byteLength(json, 'utf8');
     if (bytes <= this.budget) {
       return this.record(
-        this.partitionKeyMember.length > 0 ? this.write(layout, layout.message, '', true) : json,
+        this.partitionKeyMember.length > 0 ? this.write0(layout, layout.message, '', true) : json,
         false,
         layout.numbersAsWritten,
       );
@@ -355,7 +339,7 @@ export class DocumentSerializer {
     if (cut !== undefined) return this.record(cut, true, layout.numbersAsWritten);
     // The fields other than `message` are too big on their own: keep kfek's own fields and the original text,
     // which still contains the app's data, and cut that.
-    const minimal = this.textLayout(event, event.message, '');
+    const minimal = this.textLayout(event, route, '', joinMarks);
     const last = this.fitMessage(minimal, event.message, `${cutMarks},"fieldsInMessage":true`);
     if (last !== undefined) return this.record(last, true, false);
     // Unreachable for validated envelopes (log group and stream names are capped at 512 characters); kept so that
@@ -368,15 +352,15 @@ export class DocumentSerializer {
    * is then added); undefined when even '' does not fit.
    */
   private fitMessage(layout: Layout, message: string, kfekExtra: string): string | undefined {
-    const empty = this.write(layout, '', kfekExtra, false);
+    const empty = this.write0(layout, '', kfekExtra, false);
     const room = this.budget - Buffer.byteLength(empty, 'utf8');
     if (room < 0) return undefined;
     // The byte arithmetic mirrors JSON.stringify exactly; the loop is a guard that never lets an oversized record
     // out should an engine escape differently. With an empty message it fits.
     for (let messageRoom = room; ;) {
       const cut = message.slice(0, fittingPrefixLength(message, messageRoom));
-      const overshoot = Buffer.byteLength(this.write(layout, cut, kfekExtra, false), 'utf8') - this.budget;
-      if (overshoot <= 0) return this.write(layout, cut, kfekExtra, true);
+      const overshoot = Buffer.byteLength(this.write0(layout, cut, kfekExtra, false), 'utf8') - this.budget;
+      if (overshoot <= 0) return this.write0(layout, cut, kfekExtra, true);
       messageRoom -= overshoot + 8;
     }
   }
@@ -405,13 +389,18 @@ export class DocumentSerializer {
   }
 }
 
-/**
- * The event with its message masked (masking.ts): a JSON object value by value; a message that starts like one
- * but is not JSON, or any other text, as text.
- */
-function masked(event: CloudWatchLogEvent, masker: Masker): CloudWatchLogEvent {
-  const text = maskMessage(event.message, masker);
-  return text === undefined ? event : { ...event, message: text };
+/** `a,b` of two kfek member lists, either possibly empty. */
+function withMember(members: string, more: string): string {
+  if (more.length === 0) return members;
+  return members.length > 0 ? `${members},${more}` : more;
+}
+
+/** The members a join adds under `kfek`. */
+function joinMembers(marks: JoinMarks): string {
+  const joined = `"joined":${marks.joined}`;
+  return marks.part === undefined
+    ? joined
+    : `${joined},"part":${marks.part.number},"partOf":${JSON.stringify(marks.part.of)}`;
 }
 
 function reason(err: unknown): string {
@@ -478,7 +467,6 @@ function generalLayout(
     body,
     kfek: kfek.join(','),
     numbersAsWritten: list.numbersAsWritten,
-    fromJson: true,
   };
 }
 

@@ -13,7 +13,7 @@ import { readTransformEnv } from './env';
 import { processKinesisBatch } from './kinesis-batch';
 import { createMetrics, publishCounters } from './metrics';
 import { createTransformAdapters } from './adapters';
-import { transformRecord } from './transform';
+import { deadLetterData, transformRecord } from './transform';
 
 export { BUDGET_SAFETY_MARGIN_MS } from './budget';
 
@@ -35,6 +35,8 @@ export async function handler(
       transform: (data) => transformRecord(data, { sourceRegions: env.sourceRegions, routes }),
       writer,
       deadLetters,
+      // With masking on, a dead letter that decodes is kept with its events masked (transform.ts `deadLetterData`).
+      deadLetterData: (data) => deadLetterData(data, routes),
       logger,
     });
     publishCounters(metrics, outcome.counters);

@@ -19,6 +19,7 @@ import {
   WRITE_CHUNK_BYTES,
   WRITE_CHUNK_DOCUMENTS,
   type BatchLogger,
+  type DeadLetterData,
   type DeadLetterStore,
   type EventsWriter,
   type RecordTransform,
@@ -37,6 +38,11 @@ export interface KinesisBatchDeps {
   readonly writer: EventsWriter;
   readonly deadLetters: DeadLetterStore;
   readonly logger: BatchLogger;
+  /**
+   * What the dead-letter bucket keeps of a poison record (`deadLetterData`: masked when a route masks).
+   * @default - the record's data as received
+   */
+  readonly deadLetterData?: DeadLetterData;
   /**
    * Dead-letter uploads in flight at once.
    * @default 8
@@ -236,14 +242,10 @@ async function storePoison(
       const record = records[index];
       const data: unknown = record?.kinesis?.data;
       try {
-        const key = await deps.deadLetters.put(
-          sourceOf(record),
-          typeof data === 'string' ? data : '',
-          reason,
-          {
-            abortSignal: abort.signal,
-          },
-        );
+        const kept = typeof data !== 'string' ? '' : (deps.deadLetterData?.(data) ?? data);
+        const key = await deps.deadLetters.put(sourceOf(record), kept, reason, {
+          abortSignal: abort.signal,
+        });
         counters.DeadLetteredRecords += 1;
         deps.logger.warn('Poison record stored in the dead-letter bucket', { key, reason, index });
       } catch (error) {

@@ -1,81 +1,96 @@
 /**
- * Multi-line join of a route (issue 24, docs/teams-and-routes.md "Multi-line events"): an app that writes a stack
- * trace line by line sends one CloudWatch event per line; the continuation lines are joined into the event before
- * them, so one exception is one document. Only within one envelope (one log stream, in order): a trace that
- * CloudWatch splits over two envelopes stays two documents, and the second starts with a continuation line.
- * The joined event keeps the first event's id and timestamp, and counts the lines joined into it. Pure.
+ * Multi-line join of a route (docs/teams-and-routes.md "Multi-line events"): an app that writes a stack trace line by
+ * line sends one CloudWatch event per line; the continuation lines are joined into the event before them, so one
+ * exception is one document. Decided per event: a line joins only an event of the same route and the same source
+ * account (centralized log streams carry several accounts' events), under its own route's rule, and only within one
+ * envelope (one log stream, in order). A join never grows past what one record holds: the line that would not fit
+ * starts the next group of the same join, which becomes the join's next part (processing.ts numbers the parts), so no
+ * line is ever cut off. Pure.
  */
-import { compileRoutePattern, type MultilineSettings } from '../../core/contracts/routes';
+import { stripOneNewline, type Continuation } from '../../core/contracts/multiline';
 import type { CloudWatchLogEvent } from './decode';
-import { stripOneNewline } from './parsers';
+import { escapedLength } from './serialize';
 
-/** An event after the join: `joined` lines were appended to it (0 when none). */
-export interface JoinedEvent {
-  readonly event: CloudWatchLogEvent;
-  readonly joined: number;
+/** One join: the groups of lines it was split into share it. */
+export interface JoinChain {
+  /** The id of the join's first event (`kfek.partOf` of its parts). */
+  readonly id: string;
 }
 
-/** Decides line by line, keeping what it needs to know between lines (a Python traceback is a block). */
-export type Continuation = () => (line: string) => boolean;
-
-const JAVA = /^(?:\s+at\s|\s*Caused by:|\s*\.\.\. \d+ (?:more|common frames omitted)|\s*Suppressed:)/;
-
-function java(): (line: string) => boolean {
-  return (line) => JAVA.test(line);
+/** Lines that make one document: the first event's, and the continuation lines joined into it. */
+export interface JoinGroup {
+  /** The events of the lines, in order; the document keeps the first one's id and timestamp. */
+  readonly events: CloudWatchLogEvent[];
+  /** The lines, each without its one trailing newline. */
+  readonly lines: string[];
+  readonly chain: JoinChain;
 }
 
-/** A Python traceback: its header, every indented line, the chaining lines, and the `Type: message` line that ends it. */
-function python(): (line: string) => boolean {
-  let inTraceback = false;
-  return (line) => {
-    if (line.startsWith('Traceback (most recent call last):')) {
-      inTraceback = true;
-      return true;
-    }
-    if (!inTraceback) return false;
-    if (/^\s/.test(line) || line.trim() === '') return true;
-    if (/^(?:During handling of the above exception|The above exception was the direct cause)/.test(line)) {
-      return true;
-    }
-    // The exception line ends the block: `ValueError: bad`, `KeyboardInterrupt`.
-    inTraceback = false;
-    return /^[A-Za-z_][\w.]*(?::|$)/.test(line);
-  };
+/** Which sequence an event belongs to, and its sequence's rule. */
+export interface JoinKey {
+  /** Route and source account: lines join only within one. */
+  readonly key: string;
+  /** The route's continuation rule; undefined when its route joins nothing. */
+  readonly continuation?: Continuation;
 }
 
-/** The continuation rule of a route's settings, compiled once per container. */
-export function createContinuation(settings: MultilineSettings): Continuation {
-  switch (settings.mode) {
-    case 'java':
-      return java;
-    case 'python':
-      return python;
-    case 'pattern': {
-      const pattern = compileRoutePattern(settings.pattern ?? '');
-      return () => (line) => pattern.test(line);
-    }
-  }
+/** A group still taking lines. */
+interface Open extends JoinGroup {
+  /** JSON-escaped bytes of the lines joined with `\n`; -1 until a line is joined (most events have none). */
+  bytes: number;
+  /** Most bytes the joined message may take (`roomOf`); -1 until a line is joined. */
+  room: number;
 }
 
-/** The events of one envelope with continuation lines joined into the event before them. */
-export function joinContinuations(
+/**
+ * The events of one envelope as groups of lines: continuation lines joined into the last group of their sequence.
+ * `roomOf(event)` says how many JSON-escaped bytes a joined message starting with `event` may take in one record.
+ */
+export function joinEvents(
   events: readonly CloudWatchLogEvent[],
-  continuation: Continuation,
-): JoinedEvent[] {
-  const isContinuation = continuation();
-  const out: Array<{ event: CloudWatchLogEvent; joined: number; lines: string[] }> = [];
+  keyOf: (event: CloudWatchLogEvent) => JoinKey,
+  roomOf: (event: CloudWatchLogEvent) => number,
+): JoinGroup[] {
+  const out: Open[] = [];
+  const last = new Map<string, Open>();
+  const deciders = new Map<string, (line: string) => boolean>();
   for (const event of events) {
-    const last = out[out.length - 1];
-    // Asked of every line, the first too: a rule may keep state (a traceback begins).
-    const continues = isContinuation(event.message);
-    if (last !== undefined && continues) {
-      last.lines.push(stripOneNewline(event.message));
-      last.joined++;
-    } else {
-      out.push({ event, joined: 0, lines: [stripOneNewline(event.message)] });
+    const { key, continuation } = keyOf(event);
+    let continues = false;
+    if (continuation !== undefined) {
+      let decide = deciders.get(key);
+      if (decide === undefined) {
+        decide = continuation();
+        deciders.set(key, decide);
+      }
+      // Asked of every line of the sequence, the first too: a rule may keep state (a traceback begins).
+      continues = decide(event.message);
     }
+    const line = stripOneNewline(event.message);
+    const open = continues ? last.get(key) : undefined;
+    if (open !== undefined) {
+      if (open.bytes < 0) {
+        open.bytes = escapedLength(open.lines[0]);
+        open.room = roomOf(open.events[0]);
+      }
+      const added = 2 + escapedLength(line); // `\n` is two bytes escaped
+      if (open.bytes + added <= open.room) {
+        open.lines.push(line);
+        open.events.push(event);
+        open.bytes += added;
+        continue;
+      }
+    }
+    // A line that starts an event, or one that no longer fits its join: it starts a group (of the same join).
+    const opened: Open = {
+      events: [event],
+      lines: [line],
+      chain: open?.chain ?? { id: event.id },
+      bytes: -1,
+      room: -1,
+    };
+    out.push(opened);
+    if (continuation !== undefined) last.set(key, opened);
   }
-  return out.map(({ event, joined, lines }) =>
-    joined === 0 ? { event, joined } : { event: { ...event, message: lines.join('\n') }, joined },
-  );
+  return out;
 }

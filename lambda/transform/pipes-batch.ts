@@ -25,6 +25,7 @@ import {
   WRITE_CHUNK_BYTES,
   WRITE_CHUNK_DOCUMENTS,
   type BatchLogger,
+  type DeadLetterData,
   type DeadLetterStore,
   type ErrorDocumentBuilder,
   type EventsWriter,
@@ -115,6 +116,11 @@ export interface PipesBatchDeps {
   /** Bucket name written into error documents next to the object key. */
   readonly deadLetterBucket: string;
   readonly logger: BatchLogger;
+  /**
+   * What the dead-letter bucket keeps of a poison record (`deadLetterData`: masked when a route masks).
+   * @default - the record's data as received
+   */
+  readonly deadLetterData?: DeadLetterData;
   /** Milliseconds left for I/O. */
   readonly remainingMs: () => number;
   /**
@@ -178,7 +184,7 @@ export async function processPipesBatch(event: unknown, deps: PipesBatchDeps): P
       const source = sourceOf(record, raw);
       let key: string;
       try {
-        key = await deps.deadLetters.put(source, raw, outcome.reason);
+        key = await deps.deadLetters.put(source, deps.deadLetterData?.(raw) ?? raw, outcome.reason);
       } catch (error) {
         throw new PipesDeadLetterError(source.sequenceNumber, { cause: error });
       }

@@ -19,7 +19,7 @@ import { readTransformEnv } from './env';
 import { createMetrics, publishCounters } from './metrics';
 import { createTransformAdapters } from './adapters';
 import { processPipesBatch, type PipesItem } from './pipes-batch';
-import { toErrorDocument, transformRecord } from './transform';
+import { deadLetterData, toErrorDocument, transformRecord } from './transform';
 
 export {
   PIPES_MAX_ANSWER_BYTES,
@@ -48,6 +48,8 @@ export async function handler(event: unknown, context: Context): Promise<PipesIt
         : toErrorDocument,
       writer,
       deadLetters,
+      // With masking on, a dead letter that decodes is kept with its events masked (transform.ts `deadLetterData`).
+      deadLetterData: (data) => deadLetterData(data, routes),
       deadLetterBucket: env.deadLetterBucket,
       logger,
       remainingMs: remainingBudget(context),

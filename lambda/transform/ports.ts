@@ -75,6 +75,12 @@ export interface RecordTransformOptions {
 /** The pure core's record transform: one raw record (base64) in, documents or a poison reason out (`transformRecord`). */
 export type RecordTransform = (data: string, options?: RecordTransformOptions) => RecordOutcome;
 
+/**
+ * What the dead-letter bucket keeps of a poison record's data (`deadLetterData`): the data itself, or, when it decodes
+ * and a route masks, its envelopes with every event masked by its route.
+ */
+export type DeadLetterData = (data: string) => string;
+
 /** The document that stands for a poison record, naming its dead-letter object (`toErrorDocument`). */
 export type ErrorDocumentBuilder = (
   data: string,

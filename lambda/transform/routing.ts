@@ -8,7 +8,7 @@
 import { ROUTE_KEY, routeFor, type RouteSource, type TransformRoute } from '../../core/contracts/routes';
 import { createDropMatcher, type DropMatcher } from './drop-rules';
 import { Masker } from './masking';
-import { createContinuation, type Continuation } from './multiline';
+import { createContinuation, type Continuation } from '../../core/contracts/multiline';
 
 /** A route as the document writer uses it. */
 export interface DocumentRoute {
@@ -18,9 +18,10 @@ export interface DocumentRoute {
   /** The static fields as JSON members, each with its leading comma; '' when the route has none. */
   readonly staticMembers: string;
   /**
-   * True when an app key addresses one of the route's static fields (its first path segment, as OpenSearch expands
-   * dotted names, is the field's name): the app's value is kept under `kfek.collisions`, so an app cannot change
-   * its team.
+   * True when a top-level app key addresses one of the route's static fields at any path, as OpenSearch expands
+   * dotted names: the key is the field, a path under it, or a path above it (`service` or `service.tier.x` for the
+   * static `service.tier`; a nested `{"service":{"tier":...}}` is the key `service`). The app's value is kept under
+   * `kfek.collisions`, so an app can neither change its team nor make the static field a document OpenSearch refuses.
    */
   reserves(key: string): boolean;
   /** The route's masking, compiled; undefined when it masks nothing. */
@@ -43,16 +44,6 @@ export class RouteTable {
     this.compiled = new Map(routes.map((route) => [route, compile(route)]));
   }
 
-  /** Values masked by every route since the last call; resets them (one record's worth, as the transform asks). */
-  public takeMaskedValues(): number {
-    let total = 0;
-    for (const route of this.compiled.values()) {
-      if (route.masker === undefined) continue;
-      for (const n of Object.values(route.masker.takeCounts())) total += n;
-    }
-    return total;
-  }
-
   /** True when some route masks: error documents then carry no preview of a record's raw data. */
   public get masks(): boolean {
     for (const route of this.compiled.values()) if (route.masker !== undefined) return true;
@@ -72,24 +63,37 @@ export class RouteTable {
   }
 }
 
+/** True when one of two dotted paths is the other or a path under it (segment-wise). */
+function overlaps(a: string, b: string): boolean {
+  const short = a.length <= b.length ? a : b;
+  const long = short === a ? b : a;
+  return long.startsWith(short) && (long.length === short.length || long.charCodeAt(short.length) === 0x2e);
+}
+
+function firstSegment(path: string): string {
+  const dot = path.indexOf('.');
+  return dot < 0 ? path : path.slice(0, dot);
+}
+
 function compile(route: TransformRoute): DocumentRoute {
-  const names = new Set(Object.keys(route.staticFields));
+  const names = Object.keys(route.staticFields);
+  const firstSegments = new Set(names.map(firstSegment));
   const staticMembers = Object.entries(route.staticFields)
     .map(([name, value]) => `,${JSON.stringify(name)}:${JSON.stringify(value)}`)
     .join('');
   const { mask, drop, multiline } = route.processing;
   const masks = mask !== undefined && (mask.detectors.length > 0 || mask.custom.length > 0);
+  const dropMatcher = createDropMatcher(drop);
   return {
     route,
     ...(masks ? { masker: new Masker(mask) } : {}),
-    ...(drop.length > 0 ? { drop: createDropMatcher(drop) } : {}),
+    ...(dropMatcher === undefined ? {} : { drop: dropMatcher }),
     ...(multiline === undefined ? {} : { continuation: createContinuation(multiline) }),
     kfekMember: `"${ROUTE_KEY}":${JSON.stringify(route.name)}`,
     staticMembers,
     reserves: (key: string): boolean => {
-      if (names.size === 0) return false;
-      const dot = key.indexOf('.');
-      return names.has(dot < 0 ? key : key.slice(0, dot));
+      if (names.length === 0 || !firstSegments.has(firstSegment(key))) return false;
+      return names.some((name) => overlaps(name, key));
     },
   };
 }

@@ -24,6 +24,28 @@ function escapedBytes(c: number): number {
   return 3;
 }
 
+/** Bytes of `text` as JSON.stringify writes a string's content (without the quotes), in UTF-8. */
+export function escapedLength(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        i++;
+        continue;
+      }
+      bytes += 6;
+    } else if (c >= 0xdc00 && c <= 0xdfff) {
+      bytes += 6;
+    } else {
+      bytes += escapedBytes(c);
+    }
+  }
+  return bytes;
+}
+
 /**
  * The longest prefix of `text` (in UTF-16 code units) whose JSON-escaped UTF-8 form takes at most
  * `budget` bytes. A surrogate pair is kept or cut as a whole; a lone surrogate is escaped by

@@ -3,10 +3,14 @@
  * one raw subscription record in, serialized documents (or a poison reason) out.
  * No SDK, no environment, no I/O.
  */
-import { CloudWatchEnvelope, decodeEnvelopes, errorMessage } from './decode';
+import { gzipSync } from 'node:zlib';
+import { CloudWatchEnvelope, decodeEnvelopes, jsonErrorReason } from './decode';
 import { DocumentSerializer, type DocumentOptions } from './document';
 import { PoisonRecordError } from './errors';
-import { joinContinuations } from './multiline';
+import { looksLikeJsonObject, maskMessage, type Masker, maskText } from './masking';
+import { sourceAccountOf } from './metadata';
+import { processEnvelope, ProcessingTally } from './processing';
+import type { RouteTable } from './routing';
 import { DecodeLimits, LogDocument, RecordOutcome, SerializedDocument } from './types';
 
 /**
@@ -61,56 +65,67 @@ export function transformRecord(data: string | Buffer, options: TransformOptions
     if (options.routes === undefined) {
       return {
         kind: 'data',
-        documents: dataEnvelopes.flatMap((envelope) => envelopeDocuments(envelope, options)),
+        documents: dataEnvelopes.flatMap((envelope) => plainDocuments(envelope, options)),
       };
     }
-    const counts = { maskedValues: 0, droppedByRule: {} as Record<string, number>, joinedLines: 0 };
-    const documents = dataEnvelopes.flatMap((envelope) => envelopeDocuments(envelope, options, counts));
-    counts.maskedValues = options.routes.takeMaskedValues();
-    const processed =
-      counts.maskedValues > 0 || counts.joinedLines > 0 || Object.keys(counts.droppedByRule).length > 0;
-    return processed ? { kind: 'data', documents, processing: counts } : { kind: 'data', documents };
+    const tally = new ProcessingTally();
+    const documents = dataEnvelopes.flatMap((envelope) =>
+      processEnvelope(envelope.logEvents, new DocumentSerializer(envelope, options), tally),
+    );
+    const processing = tally.counts();
+    return processing === undefined ? { kind: 'data', documents } : { kind: 'data', documents, processing };
   } catch (err) {
     if (err instanceof PoisonRecordError) return { kind: 'poison', reason: err.message };
     // Not expected for any input: a bug. Dead-lettering the record keeps its data; retrying it
-    // would block the shard forever.
-    return { kind: 'poison', reason: `internal error: ${errorMessage(err)}` };
+    // would block the shard forever. The reason never quotes the record (decode.ts `jsonErrorReason`).
+    return { kind: 'poison', reason: `internal error: ${jsonErrorReason(err)}` };
   }
 }
 
-/**
- * One serialized document per log event of a `DATA_MESSAGE` envelope, in order; with routes, after the route's
- * multi-line join and without the events its drop rules keep out, both added to `counts`.
- */
-function envelopeDocuments(
-  envelope: CloudWatchEnvelope,
-  options: DocumentOptions,
-  counts?: { droppedByRule: Record<string, number>; joinedLines: number },
-): SerializedDocument[] {
+/** One serialized document per log event of a `DATA_MESSAGE` envelope, in order, when the profile has no routes. */
+function plainDocuments(envelope: CloudWatchEnvelope, options: DocumentOptions): SerializedDocument[] {
   const events = envelope.logEvents;
   const serializer = new DocumentSerializer(envelope, options);
-  const continuation = serializer.route?.continuation;
-  // Without routes nothing is joined or dropped: one document per event, in a preallocated array.
-  if (counts === undefined) {
-    const documents: SerializedDocument[] = new Array<SerializedDocument>(events.length);
-    for (let i = 0; i < events.length; i++)
-      documents[i] = serializer.serialize(events[i]) as SerializedDocument;
-    return documents;
-  }
-  const documents: SerializedDocument[] = [];
-  const joinedEvents =
-    continuation === undefined
-      ? events.map((event) => ({ event, joined: 0 }))
-      : joinContinuations(events, continuation);
-  for (const { event, joined } of joinedEvents) {
-    counts.joinedLines += joined;
-    const document = serializer.serialize(event, joined);
-    if (document !== undefined) documents.push(document);
-  }
-  for (const [rule, n] of Object.entries(serializer.droppedByRule)) {
-    counts.droppedByRule[rule] = (counts.droppedByRule[rule] ?? 0) + n;
-  }
+  // One document per event, in a preallocated array.
+  const documents: SerializedDocument[] = new Array<SerializedDocument>(events.length);
+  for (let i = 0; i < events.length; i++) documents[i] = serializer.serialize(events[i]);
   return documents;
+}
+
+/**
+ * What the dead-letter bucket keeps of a poison record (base64, as the record's `data`): the record itself, unless
+ * it decodes and a route masks some of its events; then its envelopes with each event masked by its route, gzipped,
+ * so no secret a detector matches is kept in a dead letter that could be read (a replay of it gives the masked
+ * documents). A record that does not decode is kept whole: it could not be read, so it could not be masked either.
+ */
+export function deadLetterData(
+  data: string,
+  routes: RouteTable | undefined,
+  limits: DecodeLimits = {},
+): string {
+  if (routes === undefined || !routes.masks) return data;
+  let envelopes: CloudWatchEnvelope[];
+  try {
+    envelopes = decodeEnvelopes(data, limits);
+  } catch {
+    return data;
+  }
+  let changed = false;
+  const texts = envelopes.map((envelope) => {
+    if (envelope.messageType !== 'DATA_MESSAGE') return JSON.stringify(envelope);
+    const logEvents = envelope.logEvents.map((event) => {
+      const route = routes.routeOf({
+        logGroup: envelope.logGroup,
+        account: sourceAccountOf(event, envelope),
+      });
+      const masked = route?.masker === undefined ? undefined : maskedForKeeping(event.message, route.masker);
+      if (masked === undefined) return event;
+      changed = true;
+      return { ...event, message: masked };
+    });
+    return JSON.stringify({ ...envelope, logEvents });
+  });
+  return changed ? gzipSync(Buffer.from(texts.join(''), 'utf8')).toString('base64') : data;
 }
 
 /** Where a poison record's whole data is kept (the dead-letter object). */
@@ -148,4 +163,17 @@ export function toErrorDocument(
       },
     },
   };
+}
+
+/** A message masked as its document would have it: value by value when it is a JSON object, else as text. */
+function maskedForKeeping(message: string, masker: Masker): string | undefined {
+  const uncounted = (): void => {};
+  const masked = maskMessage(message, masker, uncounted);
+  if (!looksLikeJsonObject(message)) return masked;
+  try {
+    JSON.parse(masked ?? message);
+    return masked;
+  } catch {
+    return maskText(message, masker, uncounted);
+  }
 }

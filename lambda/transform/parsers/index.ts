@@ -5,18 +5,15 @@
 import { parsePlatformJson, parsePlatformText } from './platform';
 import { parseLog4jLine, parseNodeLine, parsePythonLine } from './runtime';
 import { ParsedMessage } from './types';
+import { stripOneNewline } from '../../../core/contracts/multiline';
+
+export { stripOneNewline } from '../../../core/contracts/multiline';
 
 export type { DerivedFields, LambdaFields, ParsedMessage } from './types';
 
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const OPEN_BRACKET = 0x5b;
-
-/** Removes exactly one trailing newline (`\n` or `\r\n`): loggers end lines with one; more is content. */
-export function stripOneNewline(text: string): string {
-  if (text.charCodeAt(text.length - 1) !== 0x0a) return text;
-  return text.charCodeAt(text.length - 2) === 0x0d ? text.slice(0, -2) : text.slice(0, -1);
-}
 
 /**
  * Parses one event's text. `fromLambda` says whether the event is in a Lambda function's log group (the caller

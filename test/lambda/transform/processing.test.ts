@@ -3,9 +3,13 @@
  * multi-line join, unit- and property-tested, and through `transformRecord` with the counts the metrics publish.
  */
 import fc from 'fast-check';
-import { createDropMatcher, fieldText } from '../../../lambda/transform/drop-rules';
-import { luhnValid, Masker, maskJsonStrings, maskMessage } from '../../../lambda/transform/masking';
-import { createContinuation, joinContinuations } from '../../../lambda/transform/multiline';
+import { createDropMatcher, pathValues, valueText } from '../../../lambda/transform/drop-rules';
+import { maskJsonStrings } from '../../../lambda/transform/json-strings';
+import { luhnValid, Masker, maskMessage } from '../../../lambda/transform/masking';
+import { joinEvents } from '../../../lambda/transform/multiline';
+import { createContinuation } from '../../../core/contracts/multiline';
+import type { CloudWatchLogEvent } from '../../../lambda/transform/decode';
+import type { MultilineSettings } from '../../../core/contracts/routes';
 import { RouteTable } from '../../../lambda/transform/routing';
 import { transformRecord } from '../../../lambda/transform/transform';
 import type { LogDocument } from '../../../lambda/transform/types';
@@ -13,6 +17,43 @@ import { MASK_DETECTORS, type RouteProcessing, type TransformRoute } from '../..
 import { encodeEnvelope, makeEnvelope } from '../../helpers/cloudwatch';
 
 const ALL = new Masker({ detectors: [...MASK_DETECTORS], custom: [{ name: 'iban', pattern: 'DE\\d{20}' }] });
+const uncounted = (): void => {};
+
+/** A masker's text masking, counting nowhere. */
+function mask(masker: Masker, text: string): string | undefined {
+  return masker.mask(text, uncounted);
+}
+
+/** A JSON text masked value by value, or undefined when nothing was masked. */
+function maskJson(text: string, masker: Masker): string | undefined {
+  const result = maskJsonStrings(text, (value, key) => masker.mask(value, uncounted, key));
+  return result.kind === 'masked' ? result.text : undefined;
+}
+
+/** The events of one sequence joined under one rule, as documents would hold them. */
+function joinContinuations(events: readonly CloudWatchLogEvent[], settings: MultilineSettings) {
+  const continuation = createContinuation(settings);
+  return joinEvents(
+    events,
+    () => ({ key: 'k', continuation }),
+    () => Number.POSITIVE_INFINITY,
+  ).map((g) => ({
+    event: g.lines.length === 1 ? g.events[0] : { ...g.events[0], message: g.lines.join('\n') },
+    joined: g.lines.length - 1,
+  }));
+}
+
+/** What a drop rule sees of an event with these app fields (no derived or static fields). */
+function subject(message: string, fields: Record<string, unknown> | undefined) {
+  return {
+    message,
+    values: (path: string) => {
+      const out: unknown[] = [];
+      pathValues(fields, path.split('.'), 0, out);
+      return out;
+    },
+  };
+}
 
 // Test values, none real: a Luhn-valid test card, AWS's documented example keys, a JWT of {"alg":"HS256"}.
 const CARD = '4111 1111 1111 1111';
@@ -37,7 +78,7 @@ describe('masking', () => {
     ['ipv6', 'from 2001:db8::8a2e:370:7334 ok', 'from [masked:ipv6] ok'],
     ['custom', 'iban DE89370400440532013000', 'iban [masked:iban]'],
   ])('masks %s', (_, text, expected) => {
-    expect(ALL.mask(text)).toBe(expected);
+    expect(mask(ALL, text)).toBe(expected);
   });
 
   it.each([
@@ -47,7 +88,7 @@ describe('masking', () => {
     ['a version number', 'v1.2.3 released'],
     ['plain text', 'order accepted for customer 42'],
   ])('leaves %s alone', (_, text) => {
-    expect(ALL.mask(text)).toBeUndefined();
+    expect(mask(ALL, text)).toBeUndefined();
   });
 
   it('checks card numbers with Luhn', () => {
@@ -58,23 +99,23 @@ describe('masking', () => {
   it('masks the string values of a JSON message, never its keys, numbers or structure', () => {
     const text =
       '{"user":"jane@example.com","jane@example.com":1,"n":4111111111111111,"nested":{"ip":"10.0.0.1"}}';
-    const masked = maskJsonStrings(text, ALL);
+    const masked = maskJson(text, ALL);
     expect(masked).toBe(
       '{"user":"[masked:email]","jane@example.com":1,"n":4111111111111111,"nested":{"ip":"[masked:ipv4]"}}',
     );
   });
 
   it('masks a value written with escapes, and writes it back as JSON', () => {
-    expect(maskJsonStrings('{"u":"jane\\u0040example.com \\"quoted\\""}', ALL)).toBe(
+    expect(maskJson('{"u":"jane\\u0040example.com \\"quoted\\""}', ALL)).toBe(
       '{"u":"[masked:email] \\"quoted\\""}',
     );
   });
 
-  it('counts what it masked, by detector, and resets on read', () => {
+  it('tells its tally what it masked, by detector', () => {
     const masker = new Masker({ detectors: ['email', 'ipv4'], custom: [] });
-    masker.mask('a@b.io c@d.io 10.0.0.1');
-    expect(masker.takeCounts()).toEqual({ email: 2, ipv4: 1 });
-    expect(masker.takeCounts()).toEqual({});
+    const counts: Record<string, number> = {};
+    masker.mask('a@b.io c@d.io 10.0.0.1', (d, n) => (counts[d] = (counts[d] ?? 0) + n));
+    expect(counts).toEqual({ email: 2, ipv4: 1 });
   });
 
   it('property: no generated secret survives, wherever it sits in the text', () => {
@@ -88,12 +129,12 @@ describe('masking', () => {
     fc.assert(
       fc.property(filler, secret, filler, (before, value, after) => {
         const text = `${before} ${value} ${after}`;
-        const masked = maskMessage(text, ALL) ?? text;
+        const masked = maskMessage(text, ALL, uncounted) ?? text;
         expect(masked).not.toContain(value);
         expect(masked).toContain('[masked:');
         // As a JSON string value too.
         const json = JSON.stringify({ message: text, nested: { v: value } });
-        const maskedJson = maskMessage(json, ALL) ?? json;
+        const maskedJson = maskMessage(json, ALL, uncounted) ?? json;
         expect(maskedJson).not.toContain(value);
         expect(Object.keys(JSON.parse(maskedJson) as object)).toEqual(['message', 'nested']);
       }),
@@ -104,7 +145,7 @@ describe('masking', () => {
   it('property: text with nothing to find is left exactly as it was', () => {
     fc.assert(
       fc.property(fc.stringMatching(/^[a-z ,;!?()-]{0,200}$/), (text) => {
-        expect(ALL.mask(text)).toBeUndefined();
+        expect(mask(ALL, text)).toBeUndefined();
       }),
     );
   });
@@ -117,16 +158,18 @@ describe('drop rules', () => {
     { name: 'slow-ok', messagePattern: 'done', field: 'http.status', fieldPattern: '^200$' },
   ]);
   it('names the first rule an event meets; every condition of a rule must hold', () => {
-    expect(drop?.('GET /health 200', undefined)).toBe('health');
-    expect(drop?.('x', { level: 'DEBUG' })).toBe('debug');
-    expect(drop?.('done', { http: { status: 200 } })).toBe('slow-ok');
-    expect(drop?.('done', { http: { status: 500 } })).toBeUndefined();
-    expect(drop?.('GET /orders', { level: 'INFO' })).toBeUndefined();
+    expect(drop?.(subject('GET /health 200', undefined))).toBe('health');
+    expect(drop?.(subject('x', { level: 'DEBUG' }))).toBe('debug');
+    expect(drop?.(subject('done', { http: { status: 200 } }))).toBe('slow-ok');
+    expect(drop?.(subject('done', { http: { status: 500 } }))).toBeUndefined();
+    expect(drop?.(subject('GET /orders', { level: 'INFO' }))).toBeUndefined();
   });
   it('reads dotted paths, numbers and booleans as their JSON text, objects as nothing', () => {
-    expect(fieldText({ a: { b: true } }, 'a.b')).toBe('true');
-    expect(fieldText({ a: { b: {} } }, 'a.b')).toBeUndefined();
-    expect(fieldText({ a: 1 }, 'a.b')).toBeUndefined();
+    const text = (fields: Record<string, unknown>, path: string) =>
+      subject('', fields).values(path).map(valueText)[0];
+    expect(text({ a: { b: true } }, 'a.b')).toBe('true');
+    expect(text({ a: { b: {} } }, 'a.b')).toBeUndefined();
+    expect(text({ a: 1 }, 'a.b')).toBeUndefined();
   });
   it('compiles nothing for no rules', () => {
     expect(createDropMatcher([])).toBeUndefined();
@@ -147,7 +190,7 @@ describe('multi-line join', () => {
         '\t... 3 more\n',
         'INFO next\n',
       ]),
-      createContinuation({ mode: 'java' }),
+      { mode: 'java' },
     );
     expect(joined.map((j) => [j.event.id, j.joined])).toEqual([
       ['id-0', 0],
@@ -170,16 +213,16 @@ describe('multi-line join', () => {
         'ValueError: bad input',
         'INFO next',
       ]),
-      createContinuation({ mode: 'python' }),
+      { mode: 'python' },
     );
     expect(joined.map((j) => j.joined)).toEqual([4, 0]);
   });
 
   it('joins by a configured pattern; a continuation with nothing before it stays its own event', () => {
-    const joined = joinContinuations(
-      events(['+ cont', 'head', '+ more']),
-      createContinuation({ mode: 'pattern', pattern: '^\\+ ' }),
-    );
+    const joined = joinContinuations(events(['+ cont', 'head', '+ more']), {
+      mode: 'pattern',
+      pattern: '^\\+ ',
+    });
     expect(joined.map((j) => j.event.message)).toEqual(['+ cont', 'head\n+ more']);
   });
 
@@ -192,7 +235,7 @@ describe('multi-line join', () => {
     fc.assert(
       fc.property(fc.array(line, { maxLength: 30 }), (lines) => {
         const input = events(lines);
-        const joined = joinContinuations(input, createContinuation({ mode: 'java' }));
+        const joined = joinContinuations(input, { mode: 'java' });
         expect(joined.flatMap((j) => j.event.message.split('\n'))).toEqual(
           lines.flatMap((l) => l.split('\n')),
         );
