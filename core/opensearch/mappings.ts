@@ -110,6 +110,11 @@ export function buildProperties(): Record<string, unknown> {
         [ROUTE_KEY]: keyword,
         // A `kfek.route` the ingest pipeline did not know: the document stayed in the default route's indices.
         [UNKNOWN_ROUTE_KEY]: keyword,
+        // A route's multi-line join (docs/teams-and-routes.md): lines joined into the document, and, for a join split
+        // over several documents to fit a record, this one's part number and the first part's `cloudwatch.id`.
+        joined: { type: 'long' },
+        part: { type: 'integer' },
+        partOf: keyword,
       },
     },
   };

@@ -163,6 +163,11 @@ export class DocumentSerializer {
     return this.source;
   }
 
+  /** The route of the envelope's events that carry no `@aws.account` of their own. */
+  public get envelopeRouteOf(): DocumentRoute | undefined {
+    return this.envelopeRoute;
+  }
+
   /** The route of an event: by its own `@aws.account` (centralization) when it has one, else the envelope's. */
   public routeOf(event: CloudWatchLogEvent): DocumentRoute | undefined {
     const account = event.extractedFields?.['@aws.account'];

@@ -11,19 +11,24 @@ import { stripOneNewline, type Continuation } from '../../core/contracts/multili
 import type { CloudWatchLogEvent } from './decode';
 import { escapedLength } from './serialize';
 
-/** One join: the groups of lines it was split into share it. */
+/** One join whose lines became several documents: its groups share it (processing.ts counts the parts here). */
 export interface JoinChain {
   /** The id of the join's first event (`kfek.partOf` of its parts). */
   readonly id: string;
+  /** Documents the join became (set by the caller). */
+  parts: number;
+  /** Of those, how many are numbered so far (set by the caller). */
+  written: number;
 }
 
-/** Lines that make one document: the first event's, and the continuation lines joined into it. */
+/** The lines that make one document: the first event's, and the continuation lines joined into it. */
 export interface JoinGroup {
-  /** The events of the lines, in order; the document keeps the first one's id and timestamp. */
-  readonly events: CloudWatchLogEvent[];
-  /** The lines, each without its one trailing newline. */
-  readonly lines: string[];
-  readonly chain: JoinChain;
+  /** The event whose id and timestamp the document keeps. */
+  readonly first: CloudWatchLogEvent;
+  /** The events whose lines were joined into it, in order; undefined for most. */
+  readonly joined: CloudWatchLogEvent[] | undefined;
+  /** Set when the join these lines belong to did not fit one record: the other groups of the join share it. */
+  readonly chain: JoinChain | undefined;
 }
 
 /** Which sequence an event belongs to, and its sequence's rule. */
@@ -35,11 +40,22 @@ export interface JoinKey {
 }
 
 /** A group still taking lines. */
-interface Open extends JoinGroup {
+interface Open {
+  readonly first: CloudWatchLogEvent;
+  joined: CloudWatchLogEvent[] | undefined;
+  chain: JoinChain | undefined;
   /** JSON-escaped bytes of the lines joined with `\n`; -1 until a line is joined (most events have none). */
   bytes: number;
   /** Most bytes the joined message may take (`roomOf`); -1 until a line is joined. */
   room: number;
+}
+
+/** The lines of a group, each without its one trailing newline. */
+export function groupLines(group: JoinGroup): string[] {
+  const lines = [stripOneNewline(group.first.message)];
+  if (group.joined !== undefined)
+    for (const event of group.joined) lines.push(stripOneNewline(event.message));
+  return lines;
 }
 
 /**
@@ -66,29 +82,22 @@ export function joinEvents(
       // Asked of every line of the sequence, the first too: a rule may keep state (a traceback begins).
       continues = decide(event.message);
     }
-    const line = stripOneNewline(event.message);
     const open = continues ? last.get(key) : undefined;
     if (open !== undefined) {
       if (open.bytes < 0) {
-        open.bytes = escapedLength(open.lines[0]);
-        open.room = roomOf(open.events[0]);
+        open.bytes = escapedLength(stripOneNewline(open.first.message));
+        open.room = roomOf(open.first);
       }
-      const added = 2 + escapedLength(line); // `\n` is two bytes escaped
+      const added = 2 + escapedLength(stripOneNewline(event.message)); // `\n` is two bytes escaped
       if (open.bytes + added <= open.room) {
-        open.lines.push(line);
-        open.events.push(event);
+        (open.joined ??= []).push(event);
         open.bytes += added;
         continue;
       }
+      // The line does not fit: it starts the next group of the same join.
+      open.chain ??= { id: open.first.id, parts: 0, written: 0 };
     }
-    // A line that starts an event, or one that no longer fits its join: it starts a group (of the same join).
-    const opened: Open = {
-      events: [event],
-      lines: [line],
-      chain: open?.chain ?? { id: event.id },
-      bytes: -1,
-      room: -1,
-    };
+    const opened: Open = { first: event, joined: undefined, chain: open?.chain, bytes: -1, room: -1 };
     out.push(opened);
     if (continuation !== undefined) last.set(key, opened);
   }

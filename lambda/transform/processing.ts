@@ -8,7 +8,7 @@
 import { looksLikeJsonObject, maskMessage, maskText, type MaskTally } from './masking';
 import type { CloudWatchLogEvent } from './decode';
 import type { DocumentSerializer, JoinMarks, ReadEvent } from './document';
-import { joinEvents, type JoinChain, type JoinGroup } from './multiline';
+import { groupLines, joinEvents, type JoinChain, type JoinKey } from './multiline';
 import type { DocumentRoute } from './routing';
 import type { ProcessingCounts, SerializedDocument } from './types';
 
@@ -67,18 +67,11 @@ export function maskedRead(
   return read;
 }
 
-/** One document to write: its read event, and the join it is part of. */
+/** One document to write: its read event, how many lines it holds, and the join it is part of. */
 interface Piece {
   readonly read: ReadEvent;
   readonly lines: number;
-  readonly chain?: ChainCount;
-}
-
-/** How many documents a join became, and how many of them are numbered so far. */
-interface ChainCount {
-  readonly id: string;
-  parts: number;
-  written: number;
+  readonly chain?: JoinChain;
 }
 
 /**
@@ -107,37 +100,53 @@ export function processEnvelope(
     return documents;
   }
 
+  // Events without an account of their own (all but centralized ones) share the envelope's sequence.
+  const envelopeKey = joinKey(serializer.envelopeRouteOf, serializer.envelope.owner);
   const groups = joinEvents(
     events,
-    (event) => {
-      const route = serializer.routeOf(event);
-      return {
-        key: `${route?.route.name ?? ''}\0${serializer.accountOf(event)}`,
-        ...(route?.continuation === undefined ? {} : { continuation: route.continuation }),
-      };
-    },
+    (event) =>
+      event.extractedFields === undefined
+        ? envelopeKey
+        : joinKey(serializer.routeOf(event), serializer.accountOf(event)),
     (event) => serializer.messageRoom(event, serializer.routeOf(event)),
   );
-  const chains = new Map<JoinChain, ChainCount>();
   const pieces: Piece[] = [];
   for (const group of groups) {
-    let chain = chains.get(group.chain);
-    if (chain === undefined) {
-      chain = { id: group.chain.id, parts: 0, written: 0 };
-      chains.set(group.chain, chain);
+    if (group.joined === undefined && group.chain === undefined) {
+      const first = group.first;
+      pieces.push({ read: maskedRead(serializer, first, serializer.routeOf(first), tally.masked), lines: 1 });
+      continue;
     }
-    for (const piece of fittedPieces(serializer, group, tally)) {
-      chain.parts++;
-      pieces.push({ ...piece, chain });
+    const fitted = fittedPieces(
+      serializer,
+      group.first,
+      groupLines(group),
+      [group.first, ...(group.joined ?? [])],
+      tally,
+    );
+    const chain =
+      group.chain ?? (fitted.length > 1 ? { id: group.first.id, parts: 0, written: 0 } : undefined);
+    for (const piece of fitted) {
+      if (chain !== undefined) chain.parts++;
+      pieces.push(chain === undefined ? piece : { ...piece, chain });
     }
   }
   for (const { read, lines, chain } of pieces) {
-    const part =
-      chain !== undefined && chain.parts > 1 ? { number: ++chain.written, of: chain.id } : undefined;
     if (lines > 1) tally.joined(lines - 1);
-    emit(read, { joined: lines - 1, ...(part === undefined ? {} : { part }) });
+    if (chain === undefined || chain.parts === 1) {
+      emit(read, lines === 1 ? undefined : { joined: lines - 1 });
+    } else {
+      emit(read, { joined: lines - 1, part: { number: ++chain.written, of: chain.id } });
+    }
   }
   return documents;
+}
+
+function joinKey(route: DocumentRoute | undefined, account: string): JoinKey {
+  return {
+    key: `${route?.route.name ?? ''}\0${account}`,
+    ...(route?.continuation === undefined ? {} : { continuation: route.continuation }),
+  };
 }
 
 /** True when some event's route joins lines (else the join is skipped: one document per event). */
@@ -153,30 +162,26 @@ function hasContinuation(events: readonly CloudWatchLogEvent[], serializer: Docu
  */
 function fittedPieces(
   serializer: DocumentSerializer,
-  group: JoinGroup,
+  first: CloudWatchLogEvent,
+  lines: readonly string[],
+  events: readonly CloudWatchLogEvent[],
   tally: ProcessingTally,
 ): Array<{ read: ReadEvent; lines: number }> {
-  const first = group.events[0];
   const route = serializer.routeOf(first);
-  if (group.lines.length === 1)
-    return [{ read: maskedRead(serializer, first, route, tally.masked), lines: 1 }];
+  if (lines.length === 1) return [{ read: maskedRead(serializer, first, route, tally.masked), lines: 1 }];
   const counted: Array<readonly [string, number]> = [];
-  const event = { ...first, message: group.lines.join('\n') };
+  const event = { ...first, message: lines.join('\n') };
   const read = maskedRead(serializer, event, route, (d, n) => counted.push([d, n]));
   if (route?.masker !== undefined && serializer.write(read, PROBE_MARKS).truncated) {
-    const half = Math.ceil(group.lines.length / 2);
+    const half = Math.ceil(lines.length / 2);
     return [
-      ...fittedPieces(serializer, slice(group, 0, half), tally),
-      ...fittedPieces(serializer, slice(group, half, group.lines.length), tally),
+      ...fittedPieces(serializer, events[0], lines.slice(0, half), events.slice(0, half), tally),
+      ...fittedPieces(serializer, events[half], lines.slice(half), events.slice(half), tally),
     ];
   }
   for (const [detector, n] of counted) tally.masked(detector, n);
-  return [{ read, lines: group.lines.length }];
+  return [{ read, lines: lines.length }];
 }
 
 /** The largest marks a join can add (what `messageRoom` reserves room for). */
 const PROBE_MARKS: JoinMarks = { joined: 999_999, part: { number: 99_999, of: 'x'.repeat(512) } };
-
-function slice(group: JoinGroup, from: number, to: number): JoinGroup {
-  return { events: group.events.slice(from, to), lines: group.lines.slice(from, to), chain: group.chain };
-}

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { createDropMatcher, pathValues, valueText } from '../../../lambda/transform/drop-rules';
 import { maskJsonStrings } from '../../../lambda/transform/json-strings';
 import { luhnValid, Masker, maskMessage } from '../../../lambda/transform/masking';
-import { joinEvents } from '../../../lambda/transform/multiline';
+import { groupLines, joinEvents } from '../../../lambda/transform/multiline';
 import { createContinuation } from '../../../core/contracts/multiline';
 import type { CloudWatchLogEvent } from '../../../lambda/transform/decode';
 import type { MultilineSettings } from '../../../core/contracts/routes';
@@ -38,8 +38,8 @@ function joinContinuations(events: readonly CloudWatchLogEvent[], settings: Mult
     () => ({ key: 'k', continuation }),
     () => Number.POSITIVE_INFINITY,
   ).map((g) => ({
-    event: g.lines.length === 1 ? g.events[0] : { ...g.events[0], message: g.lines.join('\n') },
-    joined: g.lines.length - 1,
+    event: g.joined === undefined ? g.first : { ...g.first, message: groupLines(g).join('\n') },
+    joined: g.joined?.length ?? 0,
   }));
 }
 
