@@ -13,4 +13,9 @@ export interface CliIo {
    * @default - SIGINT (Ctrl-C) or SIGTERM
    */
   readonly stop?: AbortSignal;
+  /**
+   * The cdk.json profiles are read from (tests point commands at a profile of their own).
+   * @default the project's cdk.json (cli/profile.ts PROJECT_CDK_JSON)
+   */
+  readonly cdkJson?: string;
 }

@@ -10,7 +10,8 @@
  */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { CliError } from '../errors';
+import { parseLogGroupName, parseStreamName } from '../args/values';
+import { CliError, UsageError } from '../errors';
 import { type BackfillCounts, type BackfillJob, NO_COUNTS } from './model';
 
 export interface GroupProgress {
@@ -64,6 +65,19 @@ export class CheckpointError extends CliError {
   }
 }
 
+/**
+ * A checkpoint whose content backfill refuses, as it refuses the same values on its command line: bad input, exit 2,
+ * and nothing is read or sent.
+ */
+export class InvalidCheckpointError extends CheckpointError {
+  override readonly exitCode = 2;
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'InvalidCheckpointError';
+  }
+}
+
 export function fileCheckpointStore(file: string): CheckpointStore {
   return {
     location: file,
@@ -111,7 +125,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 export function parseCheckpoint(text: string, location: string): CheckpointState {
   const broken = (what: string): CheckpointError =>
-    new CheckpointError(
+    new InvalidCheckpointError(
       `backfill: the checkpoint ${location} ${what}: delete it to start over (re-sent events overwrite ` +
         'their documents), or pass --state-dir with another folder',
     );
@@ -129,6 +143,7 @@ export function parseCheckpoint(text: string, location: string): CheckpointState
   const until = new Date(String(job.until));
   if (
     !Array.isArray(job.logGroups) ||
+    job.logGroups.length === 0 ||
     !job.logGroups.every((g) => typeof g === 'string') ||
     typeof job.rawStream !== 'string' ||
     !Number.isFinite(since.getTime()) ||
@@ -136,12 +151,48 @@ export function parseCheckpoint(text: string, location: string): CheckpointState
   ) {
     throw broken('has no readable job');
   }
+  // The job is checked as strictly as the command line that wrote it: a checkpoint edited by hand (or by another
+  // version) must not send to a stream, or read a window, that the options would refuse.
+  const logGroups = job.logGroups;
+  for (const [value, parse] of [
+    ...logGroups.map((g) => [g, () => parseLogGroupName(g, 'log group')] as const),
+    [job.rawStream, () => parseStreamName(job.rawStream as string, 'raw stream')] as const,
+  ]) {
+    try {
+      parse();
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      throw broken(
+        `names ${JSON.stringify(value)}, which backfill refuses (${error.message.replace(/ \(run .*$/, '')})`,
+      );
+    }
+  }
+  if (since.getTime() >= until.getTime()) {
+    throw broken(`has a window that ends (${until.toISOString()}) before it starts (${since.toISOString()})`);
+  }
+  if (job.filterPattern !== undefined && typeof job.filterPattern !== 'string')
+    throw broken('has an unreadable filter pattern');
   const groups: Record<string, GroupProgress> = {};
   for (const [name, value] of Object.entries(doc.groups)) {
     if (!isObject(value)) throw broken(`has an unreadable entry for ${name}`);
+    if (!logGroups.includes(name))
+      throw broken(`has progress for ${name}, which is not one of its log groups`);
+    if (value.from !== undefined && (typeof value.from !== 'number' || !Number.isFinite(value.from))) {
+      throw broken(`has an unreadable position for ${name}`);
+    }
+    const from = value.from;
+    if (from !== undefined && (from < since.getTime() || from > until.getTime())) {
+      throw broken(
+        `says ${name} goes on at ${new Date(from).toISOString()}, outside its window ` +
+          `${since.toISOString()} .. ${until.toISOString()}`,
+      );
+    }
+    if (value.writtenAtFrom !== undefined && !Array.isArray(value.writtenAtFrom)) {
+      throw broken(`has an unreadable list of written events for ${name}`);
+    }
     groups[name] = {
       done: value.done === true,
-      ...(typeof value.from === 'number' ? { from: value.from } : {}),
+      ...(from !== undefined ? { from } : {}),
       writtenAtFrom: Array.isArray(value.writtenAtFrom) ? value.writtenAtFrom.map(String) : [],
     };
   }
@@ -156,7 +207,7 @@ export function parseCheckpoint(text: string, location: string): CheckpointState
   return {
     version: 1,
     job: {
-      logGroups: job.logGroups,
+      logGroups,
       since,
       until,
       ...(typeof job.filterPattern === 'string' ? { filterPattern: job.filterPattern } : {}),

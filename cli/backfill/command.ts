@@ -5,7 +5,9 @@
  */
 import * as path from 'node:path';
 import { DEFAULTS, type PipelineConfig } from '../../core/config';
+import { createContinuation } from '../../core/contracts/multiline';
 import { physicalNamesFor } from '../../core/contracts/physical-names';
+import { accountDependence, routeFor, type TransformRoute } from '../../core/contracts/routes';
 import { sleep } from '../aws';
 import { CliError, UsageError } from '../errors';
 import { profileConfig } from '../profile';
@@ -33,6 +35,8 @@ export interface BackfillIo {
   readonly cwd?: string;
   /** @default Date.now */
   readonly now?: () => number;
+  /** The cdk.json the profile is read from. @default the project's (cli/profile.ts PROJECT_CDK_JSON) */
+  readonly cdkJson?: string;
 }
 
 /** Exit code of a run stopped by Ctrl-C (128 + SIGINT), as `npm start` uses. */
@@ -49,7 +53,9 @@ export async function backfillCommand(argv: readonly string[], io: BackfillIo): 
   const stateDir = path.resolve(io.cwd ?? process.cwd(), args.stateDir);
   const checkpoint = fileCheckpointStore(path.join(stateDir, 'checkpoint.json'));
   const existing = await checkpoint.load();
-  const config = needsConfig(args) ? profileConfig(args.profile) : undefined;
+  // The profile's routes decide where the events go and how their lines join: the same as live.
+  const config =
+    io.cdkJson === undefined ? profileConfig(args.profile) : profileConfig(args.profile, io.cdkJson);
   const job = args.resume
     ? resumedJob(args, existing, checkpoint.location)
     : newJob(args, config, existing, checkpoint.location, clock);
@@ -86,7 +92,7 @@ export async function backfillCommand(argv: readonly string[], io: BackfillIo): 
       },
     };
     const openShards = await streamInfoPort(clients.kinesis, endpoint).openShards(job.rawStream);
-    const groups = await planGroups(logs, job);
+    const groups = await planGroups(logs, job, config.routes);
 
     if (args.dryRun) {
       const estimates: GroupDryRun[] = [];
@@ -215,17 +221,9 @@ export async function backfillCommand(argv: readonly string[], io: BackfillIo): 
   }
 }
 
-/** The profile is read when it names the groups or the stream, or for the dry run's cost figures. */
-function needsConfig(args: BackfillArgs): boolean {
-  if (args.resume) return false;
-  return (
-    args.profile !== undefined || args.logGroups.length === 0 || args.rawStream === undefined || args.dryRun
-  );
-}
-
 function newJob(
   args: BackfillArgs,
-  config: PipelineConfig | undefined,
+  config: PipelineConfig,
   existing: CheckpointState | undefined,
   location: string,
   clock: Clock,
@@ -237,15 +235,13 @@ function newJob(
         'delete the file to start over',
     );
   }
-  const logGroups =
-    args.logGroups.length > 0 ? args.logGroups : (config?.sources.logGroups.map((g) => g.name) ?? []);
+  const logGroups = args.logGroups.length > 0 ? args.logGroups : config.sources.logGroups.map((g) => g.name);
   if (logGroups.length === 0) {
     throw new UsageError(
       'backfill: no log groups: pass --log-group G (repeatable) or a --profile that lists some',
     );
   }
-  const rawStream =
-    args.rawStream ?? physicalNamesFor(`${config?.name ?? 'kfek'}-${config?.profile ?? 'sandbox'}`).rawStream;
+  const rawStream = args.rawStream ?? physicalNamesFor(`${config.name}-${config.profile}`).rawStream;
   return {
     logGroups,
     since: args.since as Date,
@@ -303,16 +299,37 @@ interface GroupFacts {
   readonly subscribedSince?: Date;
 }
 
-/** Each log group's owner and the subscription filters to the raw stream: what the live envelopes carry. */
-async function planGroups(logs: LogsPort, job: BackfillJob): Promise<GroupFacts[]> {
+/**
+ * Each log group's owner and the subscription filters to the raw stream (what the live envelopes carry), and the
+ * multi-line rule of the route its events take. A group whose events live routes by a source account other than its
+ * owner is refused: such events reach it only through CloudWatch Logs centralization, whose `@aws.account`
+ * FilterLogEvents does not return, so backfill would send them to another route (other readers, other retention).
+ */
+async function planGroups(
+  logs: LogsPort,
+  job: BackfillJob,
+  routes: readonly TransformRoute[],
+): Promise<GroupFacts[]> {
   const streamName = job.rawStream.startsWith('arn:')
     ? job.rawStream.slice(job.rawStream.lastIndexOf('/') + 1)
     : job.rawStream;
   const toRaw = (s: SubscriptionInfo): boolean =>
     s.destinationArn === job.rawStream || s.destinationArn.endsWith(`:stream/${streamName}`);
   const facts: GroupFacts[] = [];
+  const refused: string[] = [];
   for (const name of job.logGroups) {
     const info = await logs.describeGroup(name);
+    const dependence = accountDependence(name, info.owner, routes);
+    if (dependence.foreignAccounts.length > 0) {
+      refused.push(
+        `${name} (owned by ${info.owner}): route${dependence.accountRoutes.length > 1 ? 's' : ''} ` +
+          `${dependence.accountRoutes.join(', ')} take${dependence.accountRoutes.length > 1 ? '' : 's'} its events ` +
+          `by source account (${dependence.foreignAccounts.join(', ')})`,
+      );
+      continue;
+    }
+    const route = routeFor({ logGroup: name, account: info.owner }, routes);
+    const multiline = route?.processing.multiline;
     const subscribed = (await logs.subscriptions(name)).filter(toRaw);
     const filterPattern = job.filterPattern ?? subscribed[0]?.filterPattern;
     const since = subscribed.map((s) => s.createdAt?.getTime()).filter((t): t is number => t !== undefined);
@@ -325,10 +342,19 @@ async function planGroups(logs: LogsPort, job: BackfillJob): Promise<GroupFacts[
             subscribed.length > 0 ? subscribed.map((s) => s.filterName) : [BACKFILL_FILTER_NAME],
         },
         ...(filterPattern !== undefined && filterPattern !== '' ? { filterPattern } : {}),
+        ...(multiline !== undefined ? { continuation: createContinuation(multiline) } : {}),
       },
       info,
       ...(since.length > 0 ? { subscribedSince: new Date(Math.min(...since)) } : {}),
     });
+  }
+  if (refused.length > 0) {
+    throw new UsageError(
+      `backfill: cannot reproduce the live documents of ${refused.join('; ')}. Events from another account reach a ` +
+        'log group only through CloudWatch Logs centralization, and FilterLogEvents does not return their source ' +
+        'account (@aws.account), so backfill could not tell which route live sent them to. Leave these groups out ' +
+        '(--log-group), or re-send what the raw stream still holds with kfek replay.',
+    );
   }
   return facts;
 }

@@ -7,6 +7,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { MAX_KINESIS_RECORD_BYTES } from '../../core/contracts/aws-limits';
+import type { Continuation } from '../../core/contracts/multiline';
 import { contentPartitionKey } from '../replay/parse';
 import type { EnvelopeRecord, GroupSource, HistoricLogEvent } from './model';
 
@@ -24,6 +25,12 @@ export interface EnvelopeLimits {
    * @default 1 MiB - 4 KiB
    */
   readonly maxJsonBytes?: number;
+  /**
+   * The multi-line rule of the group's route: an envelope then ends before an event that starts a document, never
+   * inside a trace, unless the trace alone passes the limits (as a live envelope would split it too).
+   * @default - envelopes end wherever the limits say
+   */
+  readonly continuation?: Continuation;
 }
 
 const DEFAULT_MAX_EVENTS = 10_000;
@@ -64,24 +71,34 @@ export function buildEnvelopes(
   for (const [logStream, streamEvents] of byStream) {
     const head = envelopeHead(source, logStream);
     const headBytes = Buffer.byteLength(head, 'utf8') + ENVELOPE_TAIL.length;
+    const starts = documentStarts(streamEvents, limits.continuation);
     let texts: string[] = [];
+    let sizes: number[] = [];
     let batch: HistoricLogEvent[] = [];
     let bytes = headBytes;
-    const flush = (): void => {
-      if (batch.length === 0) return;
-      const record = toRecord(source, logStream, head, texts, batch);
+    const flush = (count = batch.length): void => {
+      if (count === 0) return;
+      const record = toRecord(source, logStream, head, texts.slice(0, count), batch.slice(0, count));
       if (record.data.length + record.partitionKey.length <= MAX_KINESIS_RECORD_BYTES) records.push(record);
-      else for (const event of batch) oversized.push({ event, gzipBytes: record.data.length });
-      texts = [];
-      batch = [];
-      bytes = headBytes;
+      else
+        for (const event of batch.slice(0, count)) oversized.push({ event, gzipBytes: record.data.length });
+      texts = texts.slice(count);
+      batch = batch.slice(count);
+      sizes = sizes.slice(count);
+      bytes = headBytes + sizes.reduce((sum, n) => sum + n, 0);
     };
-    for (const event of streamEvents) {
+    for (const [i, event] of streamEvents.entries()) {
       const text = eventJson(event);
       // +1 for the comma between events.
       const size = Buffer.byteLength(text, 'utf8') + 1;
-      if (batch.length > 0 && (batch.length >= maxEvents || bytes + size > maxJsonBytes)) flush();
+      if (batch.length > 0 && (batch.length >= maxEvents || bytes + size > maxJsonBytes)) {
+        // End the envelope before the document this event continues, when that leaves something to send.
+        const from = i - batch.length;
+        const start = starts[i] ? i : lastStart(starts, from, i);
+        flush(start > from ? start - from : batch.length);
+      }
       texts.push(text);
+      sizes.push(size);
       batch.push(event);
       bytes += size;
       // An event that alone passes the JSON limit goes alone; it is sent when its gzip fits a record.
@@ -90,6 +107,57 @@ export function buildEnvelopes(
     flush();
   }
   return { records, oversized };
+}
+
+/**
+ * For each event of one log stream (in order), true when it starts a document under `continuation` (is no
+ * continuation line); every event starts one without a rule. A fresh decider per stream, as the transform has per
+ * sequence.
+ */
+function documentStarts(
+  events: readonly HistoricLogEvent[],
+  continuation: Continuation | undefined,
+): boolean[] {
+  if (continuation === undefined) return events.map(() => true);
+  const decide = continuation();
+  return events.map((event) => !decide(event.message));
+}
+
+/** Index of the last document start in `starts[from..to)`, or `from` when none. */
+function lastStart(starts: readonly boolean[], from: number, to: number): number {
+  for (let i = to - 1; i > from; i--) if (starts[i]) return i;
+  return from;
+}
+
+/** Most events or message bytes of a trace held back for the next page; past them it is sent as it is. */
+const MAX_HELD_EVENTS = 10_000;
+const MAX_HELD_BYTES = DEFAULT_MAX_JSON_BYTES;
+
+/**
+ * The events of `events` (a FilterLogEvents page, with what an earlier page held, in order) to hold back for the next
+ * page because the next page may continue them: of each log stream, its last document (from the last event that
+ * starts one to the stream's end), unless that is past the size of one envelope (a live envelope would have split it
+ * too).
+ */
+export function heldBack(
+  events: readonly HistoricLogEvent[],
+  continuation: Continuation,
+): HistoricLogEvent[] {
+  const byStream = new Map<string, HistoricLogEvent[]>();
+  for (const event of events) {
+    const list = byStream.get(event.logStream);
+    if (list === undefined) byStream.set(event.logStream, [event]);
+    else list.push(event);
+  }
+  const held: HistoricLogEvent[] = [];
+  for (const streamEvents of byStream.values()) {
+    const starts = documentStarts(streamEvents, continuation);
+    const from = lastStart(starts, 0, streamEvents.length);
+    const tail = streamEvents.slice(from);
+    const bytes = tail.reduce((sum, e) => sum + Buffer.byteLength(e.message, 'utf8'), 0);
+    if (tail.length <= MAX_HELD_EVENTS && bytes <= MAX_HELD_BYTES) held.push(...tail);
+  }
+  return held;
 }
 
 const ENVELOPE_TAIL = ']}';

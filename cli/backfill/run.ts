@@ -6,10 +6,11 @@
  * when the signal aborts; the checkpoint then stays at the last page written, so a resumed run reads that page's
  * successor again and nothing more.
  */
+import type { Continuation } from '../../core/contracts/multiline';
 import type { KinesisPort } from '../replay/ports';
 import { RecordSender } from '../replay/sender';
 import type { CheckpointState, CheckpointStore, GroupProgress } from './checkpoint';
-import { buildEnvelopes } from './envelopes';
+import { buildEnvelopes, heldBack } from './envelopes';
 import type { KeptStore } from './kept';
 import {
   addCounts,
@@ -17,6 +18,7 @@ import {
   type BackfillJob,
   type EnvelopeRecord,
   type GroupSource,
+  type HistoricLogEvent,
   NO_COUNTS,
 } from './model';
 import { type Clock, RatePacer } from './pace';
@@ -26,6 +28,12 @@ export interface GroupPlan {
   readonly source: GroupSource;
   /** @default - every event */
   readonly filterPattern?: string;
+  /**
+   * The multi-line rule of the route the group's events take (core/contracts/multiline.ts): an envelope never ends
+   * inside a trace, so the transform joins what the live subscription's envelope held whole.
+   * @default - the route joins nothing
+   */
+  readonly continuation?: Continuation;
 }
 
 export interface RunOptions {
@@ -156,6 +164,8 @@ export async function runBackfill(
     // Events of the resume millisecond that an earlier run wrote: read again, not sent again.
     const writtenBefore = new Set(progress.writtenAtFrom);
     let nextToken: string | undefined;
+    // Events of a trace that may go on in the next page, read but not sent yet (multi-line routes only).
+    let carry: HistoricLogEvent[] = [];
     do {
       if (deps.signal?.aborted === true) return result(true);
       const page = await deps.logs.filterPage({
@@ -166,16 +176,24 @@ export async function runBackfill(
         ...(nextToken !== undefined ? { nextToken } : {}),
       });
       const fresh = page.events.filter((e) => !(e.timestamp === startTime && writtenBefore.has(e.id)));
-      const { records, oversized } = buildEnvelopes(plan.source, fresh);
+      const last = page.nextToken === undefined;
+      const read = carry.length > 0 ? [...carry, ...fresh] : fresh;
+      const held = last || plan.continuation === undefined ? [] : heldBack(read, plan.continuation);
+      const heldIds = new Set(held.map((e) => e.id));
+      const sendNow = held.length === 0 ? read : read.filter((e) => !heldIds.has(e.id));
+      const { records, oversized } = buildEnvelopes(plan.source, sendNow, {
+        ...(plan.continuation !== undefined ? { continuation: plan.continuation } : {}),
+      });
       count({
         pages: 1,
         read: page.events.length,
         skipped: page.events.length - fresh.length + oversized.length,
       });
       if (!(await put(records))) return result(true);
+      carry = held;
       nextToken = page.nextToken;
-      if (page.events.length > 0 || nextToken === undefined) {
-        progress = advance(progress, page.events, nextToken === undefined);
+      if (read.length > 0 || nextToken === undefined) {
+        progress = advance(progress, sendNow, held, nextToken === undefined);
         state = {
           ...state,
           groups: { ...state.groups, [name]: progress },
@@ -188,15 +206,29 @@ export async function runBackfill(
   return result(false);
 }
 
-/** Where the next read of the group starts once `events` (a page, in timestamp order) are written. */
+/**
+ * Where the next read of the group starts once `written` (in timestamp order) are sent and `held` (the start of a
+ * trace that may go on in the next page) are not: at the last written event's time, or, while events are held, at the
+ * first held one's, so a resumed run reads them again (with the written events after it, which overwrite themselves).
+ */
 function advance(
   progress: GroupProgress,
-  events: readonly { readonly id: string; readonly timestamp: number }[],
+  written: readonly { readonly id: string; readonly timestamp: number }[],
+  held: readonly { readonly id: string; readonly timestamp: number }[],
   done: boolean,
 ): GroupProgress {
-  if (events.length === 0) return { ...progress, done };
-  const last = events[events.length - 1].timestamp;
-  const atLast = events.filter((e) => e.timestamp === last).map((e) => e.id);
+  if (held.length > 0) {
+    const from = held.reduce((min, e) => Math.min(min, e.timestamp), Number.POSITIVE_INFINITY);
+    const atFrom = written.filter((e) => e.timestamp === from).map((e) => e.id);
+    return {
+      done,
+      from,
+      writtenAtFrom: from === progress.from ? [...new Set([...progress.writtenAtFrom, ...atFrom])] : atFrom,
+    };
+  }
+  if (written.length === 0) return { ...progress, done };
+  const last = written[written.length - 1].timestamp;
+  const atLast = written.filter((e) => e.timestamp === last).map((e) => e.id);
   // A page made only of the resume millisecond's events (over 10,000 in one millisecond): keep the earlier ids too.
   const writtenAtFrom =
     last === progress.from ? [...new Set([...progress.writtenAtFrom, ...atLast])] : atLast;

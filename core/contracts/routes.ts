@@ -201,3 +201,36 @@ export const RESERVED_TOP_LEVEL_FIELDS: readonly string[] = [
   'logger',
   'lambda',
 ];
+
+/** How the route of a log group's events depends on the account they come from (backfill asks: cli/backfill). */
+export interface AccountDependence {
+  /** The routes that match the log group by name and name accounts, in order (none: the account decides nothing). */
+  readonly accountRoutes: readonly string[];
+  /**
+   * Accounts other than `owner` that those routes name: events reach such a route from a group owned by `owner` only
+   * through CloudWatch Logs centralization, whose `@aws.account` FilterLogEvents does not return.
+   */
+  readonly foreignAccounts: readonly string[];
+}
+
+/**
+ * Which routes could send a log group's events to different places depending on their account: those that match the
+ * group by name and list accounts, up to the first that matches it by name alone (which takes every other account).
+ */
+export function accountDependence<R extends Pick<TransformRoute, 'name' | 'match'>>(
+  logGroup: string,
+  owner: string,
+  routes: readonly R[],
+): AccountDependence {
+  const accountRoutes: string[] = [];
+  const foreign = new Set<string>();
+  for (const route of routes) {
+    const { account, ...byName } = route.match;
+    const nameCriteria = Object.values(byName).some((v) => v !== undefined);
+    if (nameCriteria && !routeMatches(byName, { logGroup })) continue;
+    if (account === undefined) break;
+    accountRoutes.push(route.name);
+    for (const a of account) if (a !== owner) foreign.add(a);
+  }
+  return { accountRoutes, foreignAccounts: [...foreign] };
+}

@@ -11,9 +11,17 @@
  * writes and the event source's reads hit the raw stream at once, and threaded moto can give two records one
  * sequence number.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { PutRecordCommand } from '@aws-sdk/client-kinesis';
 import * as path from 'node:path';
-import { CreateLogGroupCommand, PutSubscriptionFilterCommand } from '@aws-sdk/client-cloudwatch-logs';
+import {
+  CreateLogGroupCommand,
+  CreateLogStreamCommand,
+  FilterLogEventsCommand,
+  PutLogEventsCommand,
+  PutSubscriptionFilterCommand,
+} from '@aws-sdk/client-cloudwatch-logs';
 import { run } from '../../cli/main';
 import { resolveConfig } from '../../core/config';
 import { generateEvents } from '../../core/log-generator';
@@ -25,6 +33,10 @@ import { OPENSEARCH_START_TIMEOUT_MILLIS } from '../helpers/opensearch';
 import { testTempDir } from '../helpers/temp-dirs';
 
 const HISTORY_GROUP = '/kfek/backfill/history';
+/** A centralized log group: CloudWatch Logs centralization brings accounts A's and B's events into it. */
+const CENTRAL_GROUP = '/kfek/backfill/central';
+const ACCOUNT_A = '111111111111';
+const ACCOUNT_B = '222222222222';
 const HISTORY_EVENTS = 50_000;
 const HISTORY_STREAMS = 5;
 const LIVE_IN_WINDOW = 1_000;
@@ -38,6 +50,22 @@ const CONTEXT = {
         transform: { timeoutSeconds: 30, batchSize: 5, retryAttempts: 20, maxBatchingWindowSeconds: 0 },
         delivery: { retryDurationSeconds: 60 },
         openSearch: { indexTemplate: { replicas: 0 } },
+        // Two teams take the centralized group's events by source account (docs/teams-and-routes.md).
+        routes: [
+          {
+            name: 'teama',
+            match: { logGroup: CENTRAL_GROUP, account: ACCOUNT_A },
+            indexStem: 'teama',
+            readerBackendRoles: ['team-a'],
+            processing: { mask: { detectors: ['email'] }, multiline: { mode: 'java' } },
+          },
+          {
+            name: 'teamb',
+            match: { logGroup: CENTRAL_GROUP, account: ACCOUNT_B },
+            indexStem: 'teamb',
+            readerBackendRoles: ['team-b'],
+          },
+        ],
       },
     },
   },
@@ -65,6 +93,7 @@ const pipeline = (): LocalPipeline => stack.get().pipeline;
 async function backfill(
   args: readonly string[],
   stop?: AbortSignal,
+  cdkJson?: string,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
@@ -75,6 +104,7 @@ async function backfill(
       stderr: { write: (text: string) => (stderr += text) },
       env: {},
       ...(stop !== undefined ? { stop } : {}),
+      ...(cdkJson !== undefined ? { cdkJson } : {}),
     },
   );
   return { code, stdout, stderr };
@@ -263,5 +293,105 @@ describe('kfek backfill against the local pipeline', () => {
       );
     },
     3 * STEP_TIMEOUT_MILLIS,
+  );
+});
+
+describe('a centralized log group (issue 29)', () => {
+  test(
+    "routes and joins each account's events apart, and backfill refuses to send them where live did not",
+    async () => {
+      const { clients, resources, search, spec } = { ...pipeline(), ...stack.get() };
+      // GIVEN a centralized group in the account: its events, as FilterLogEvents returns them
+      await clients.logs.send(new CreateLogGroupCommand({ logGroupName: CENTRAL_GROUP }));
+      await clients.logs.send(
+        new CreateLogStreamCommand({ logGroupName: CENTRAL_GROUP, logStreamName: 'shared' }),
+      );
+      const now = Date.now();
+      const lines: Array<[string, string]> = [
+        [ACCOUNT_A, 'ERROR payment failed for carol@example.org'],
+        [ACCOUNT_B, 'ERROR search failed'],
+        [ACCOUNT_A, '\tat com.example.Pay.run(dave@example.org)'],
+        [ACCOUNT_B, '\tat com.example.Search.run(Search.java:1)'],
+      ];
+      await clients.logs.send(
+        new PutLogEventsCommand({
+          logGroupName: CENTRAL_GROUP,
+          logStreamName: 'shared',
+          logEvents: lines.map(([, message], i) => ({ timestamp: now - 60_000 + i, message })),
+        }),
+      );
+      const stored =
+        (await clients.logs.send(new FilterLogEventsCommand({ logGroupName: CENTRAL_GROUP }))).events ?? [];
+      expect(stored).toHaveLength(lines.length);
+      // and the live envelope centralization delivers for them: each event with its source account
+      const envelope = {
+        messageType: 'DATA_MESSAGE',
+        owner: spec.accountId,
+        logGroup: CENTRAL_GROUP,
+        logStream: 'shared',
+        subscriptionFilters: ['central'],
+        logEvents: stored.map((e, i) => ({
+          id: e.eventId,
+          timestamp: e.timestamp,
+          message: e.message,
+          extractedFields: { '@aws.account': lines[i][0], '@aws.region': spec.region },
+        })),
+      };
+      await clients.kinesis.send(
+        new PutRecordCommand({
+          StreamARN: resources.rawStreamArn,
+          Data: gzipSync(Buffer.from(JSON.stringify(envelope))),
+          PartitionKey: 'central',
+        }),
+      );
+      await pipeline().waitUntilSettled(STEP_TIMEOUT_MILLIS);
+      const documents = async (index: string) =>
+        (
+          await search.json<{
+            hits: { hits: Array<{ _source: { message: string; kfek?: { joined?: number } } }> };
+          }>('POST', `/${index}/_search`, {
+            size: 20,
+            query: { term: { 'cloudwatch.logGroup': CENTRAL_GROUP } },
+            sort: ['@timestamp'],
+          })
+        ).hits.hits.map((h) => h._source);
+      await search.json('POST', '/teama-*,teamb-*,logs-*/_refresh');
+
+      // THEN A's continuation joined A's event only, masked by A's route; B's line stayed B's own, in B's index
+      expect((await documents('teama-*')).map((d) => [d.message, d.kfek?.joined])).toEqual([
+        ['ERROR payment failed for [masked:email]\n\tat com.example.Pay.run([masked:email])', 1],
+      ]);
+      expect((await documents('teamb-*')).map((d) => d.message)).toEqual([
+        'ERROR search failed',
+        '\tat com.example.Search.run(Search.java:1)',
+      ]);
+      expect(await documents(spec.delivery.indexPattern)).toEqual([]);
+
+      // WHEN the group is backfilled (FilterLogEvents knows no source account)
+      const cdkJson = path.join(testTempDir('kfek-backfill-central-'), 'cdk.json');
+      writeFileSync(cdkJson, JSON.stringify({ context: CONTEXT }));
+      const refused = await backfill(
+        [
+          '--profile',
+          'backfill',
+          '--log-group',
+          CENTRAL_GROUP,
+          '--since',
+          '1h',
+          '--raw-stream',
+          resources.rawStreamArn,
+        ],
+        undefined,
+        cdkJson,
+      );
+      // THEN it is refused, with the reason, and nothing reached the default route's readers
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/cannot reproduce the live documents of \/kfek\/backfill\/central/);
+      await pipeline().waitUntilSettled(STEP_TIMEOUT_MILLIS);
+      await search.json('POST', '/teama-*,teamb-*,logs-*/_refresh');
+      expect(await documents(spec.delivery.indexPattern)).toEqual([]);
+      expect(await documents('teama-*')).toHaveLength(1);
+    },
+    4 * STEP_TIMEOUT_MILLIS,
   );
 });

@@ -97,6 +97,53 @@ describe('parseBackfillArgs', () => {
 });
 
 describe('parseCheckpoint', () => {
+  const job = {
+    logGroups: ['/a'],
+    since: '2026-11-16T12:00:00.000Z',
+    until: '2026-11-23T12:00:00.000Z',
+    rawStream: 'kfek-sandbox-raw',
+  };
+  const checkpoint = (over: Record<string, unknown>, groups: Record<string, unknown> = {}): string =>
+    JSON.stringify({ version: 1, job: { ...job, ...over }, typed: { since: '7d' }, groups, runs: 1 });
+
+  test.each([
+    [
+      'a window that ends before it starts',
+      checkpoint({ since: job.until, until: job.since }),
+      /ends .* before it starts/,
+    ],
+    [
+      'a position past the window',
+      checkpoint({}, { '/a': { done: false, from: Date.parse('2026-12-01T00:00:00Z'), writtenAtFrom: [] } }),
+      /says \/a goes on at 2026-12-01T00:00:00.000Z, outside its window/,
+    ],
+    [
+      'a stream name --raw-stream refuses',
+      checkpoint({ rawStream: 'bad name/x' }),
+      /names "bad name\/x", which backfill refuses/,
+    ],
+    [
+      'a log group name --log-group refuses',
+      checkpoint({ logGroups: ['bad group*'] }),
+      /names "bad group\*", which backfill refuses/,
+    ],
+    ['no log groups', checkpoint({ logGroups: [] }), /has no readable job/],
+    [
+      'progress for a group that is not its own',
+      checkpoint({}, { '/other': { done: true, writtenAtFrom: [] } }),
+      /has progress for \/other, which is not one of its log groups/,
+    ],
+  ])('fails with exit code 2 for %s', (_, text, message) => {
+    let error: unknown;
+    try {
+      parseCheckpoint(text, 'f');
+    } catch (e) {
+      error = e;
+    }
+    expect((error as Error).message).toMatch(message);
+    expect((error as { exitCode?: number }).exitCode).toBe(2);
+  });
+
   test('fails on anything but a version 1 checkpoint, saying which file and what to do', () => {
     expect(() => parseCheckpoint('{', '/s/checkpoint.json')).toThrow(
       /the checkpoint \/s\/checkpoint.json is not JSON: delete it to start over .* or pass --state-dir/,
@@ -118,14 +165,18 @@ describe('parseCheckpoint', () => {
           rawStream: 'r',
         },
         typed: { since: '7d' },
-        groups: { '/a': { done: false, from: 5, writtenAtFrom: ['1'] } },
+        groups: { '/a': { done: false, from: Date.parse('2026-11-17T00:00:00.005Z'), writtenAtFrom: ['1'] } },
         counts: { read: 3, written: 2 },
         runs: 2,
       }),
       'f',
     );
     expect(state.job.since).toEqual(new Date('2026-11-16T12:00:00.000Z'));
-    expect(state.groups['/a']).toEqual({ done: false, from: 5, writtenAtFrom: ['1'] });
+    expect(state.groups['/a']).toEqual({
+      done: false,
+      from: Date.parse('2026-11-17T00:00:00.005Z'),
+      writtenAtFrom: ['1'],
+    });
     expect(state.counts).toMatchObject({ read: 3, written: 2, failed: 0 });
     expect(state.typed).toEqual({ since: '7d' });
     expect(state.runs).toBe(2);

@@ -100,6 +100,7 @@ function jobOf(g: { name: string; rawStream: string; stateDir: string }, since: 
 async function kfek(
   args: readonly string[],
   stop?: AbortSignal,
+  cdkJson?: string,
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
@@ -108,6 +109,7 @@ async function kfek(
     stderr: { write: (text: string) => (stderr += text) },
     env: ENV,
     ...(stop !== undefined ? { stop } : {}),
+    ...(cdkJson !== undefined ? { cdkJson } : {}),
   });
   return { code, stdout, stderr };
 }
@@ -334,4 +336,65 @@ describe('kfek backfill against moto', () => {
     expect(existsSync(path.join(home, '.kfek', 'backfill', 'checkpoint.json'))).toBe(true);
     expect(await rawEvents('kfek-sandbox-raw')).toHaveLength(30_000);
   }, 120_000);
+});
+
+describe('groups backfill cannot reproduce, and checkpoints it would not write', () => {
+  test('fails with exit code 2 for a group whose route takes events by a source account other than its owner', async () => {
+    // GIVEN a profile whose team route takes the group's events from account 111111111111 (centralized events)
+    const g = await group(20);
+    const cdkJson = path.join(g.stateDir, 'cdk.json');
+    const route = (name: string, account: string) => ({
+      name,
+      match: { logGroup: g.name, account },
+      indexStem: name,
+      readerBackendRoles: ['r'],
+    });
+    writeFileSync(
+      cdkJson,
+      JSON.stringify({
+        context: {
+          kfek: {
+            profiles: {
+              sandbox: {
+                sources: { logGroups: [{ name: g.name, create: false }] },
+                routes: [route('teama', '111111111111')],
+              },
+            },
+          },
+        },
+      }),
+    );
+    // WHEN backfilled
+    const refused = await kfek([...jobOf(g, '2h')], undefined, cdkJson);
+    // THEN nothing is written and the message says why and what to do
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `cannot reproduce the live documents of ${g.name} \\(owned by \\d{12}\\): route teama takes its events by ` +
+          'source account \\(111111111111\\).*FilterLogEvents does not return their source account',
+      ),
+    );
+    expect(await rawEvents(g.rawStream)).toEqual([]);
+  });
+
+  test('fails with exit code 2 when a resumed checkpoint names a window or stream the command line would refuse', async () => {
+    const g = await group(20);
+    const stop = new AbortController();
+    stop.abort();
+    await kfek([...jobOf(g, '2h')], stop.signal);
+    const file = path.join(g.stateDir, 'checkpoint.json');
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as { job: Record<string, unknown> };
+    for (const tampered of [
+      { ...saved, job: { ...saved.job, until: '2000-01-01T00:00:00.000Z' } },
+      { ...saved, job: { ...saved.job, rawStream: 'not a stream/name' } },
+    ]) {
+      writeFileSync(file, JSON.stringify(tampered));
+      const resumed = await kfek(['--resume', '--state-dir', g.stateDir]);
+      expect(resumed.code).toBe(2);
+      expect(resumed.stderr).toMatch(
+        /the checkpoint .*checkpoint\.json (has a window that ends|names "not a stream)/,
+      );
+    }
+    expect(await rawEvents(g.rawStream)).toEqual([]);
+  });
 });
