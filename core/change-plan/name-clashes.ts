@@ -6,7 +6,7 @@
  * is no longer in the app. Only literal names are compared.
  */
 import { schemaOf } from './schema-table';
-import { keeps, resourcesOf, valueAt } from './template';
+import { keeps, own, resourcesOf, valueAt } from './template';
 import type { CfnResource, CfnTemplate, NameClash, StackAction } from './types';
 
 export interface NameClashInput {
@@ -42,8 +42,8 @@ export function nameClashes(input: NameClashInput): NameClash[] {
   const position = (stack: string): number => input.order.indexOf(stack);
   /** Why `h` still holds its name when `stackName` creates a resource under it; undefined when it is gone by then. */
   const stillHeld = (h: Holder, stackName: string): NameClash['reason'] | undefined => {
-    if (!(h.stackName in input.after)) return 'left-deployed';
-    const next = resourcesOf(input.after[h.stackName])[h.logicalId];
+    if (!Object.hasOwn(input.after, h.stackName)) return 'left-deployed';
+    const next = own(resourcesOf(input.after[h.stackName]), h.logicalId);
     // Kept under the same name (same type): the new resource duplicates it.
     if (next?.Type === h.resource.Type && nameKey(next) === nameKey(h.resource)) return 'kept';
     if (keeps(next === undefined ? h.resource.DeletionPolicy : h.resource.UpdateReplacePolicy))
@@ -56,9 +56,9 @@ export function nameClashes(input: NameClashInput): NameClash[] {
   const clashes: NameClash[] = [];
   for (const stackName of input.order) {
     if (input.actions.get(stackName) === 'unchanged') continue;
-    const deployed = resourcesOf(input.before[stackName]);
+    const deployed = resourcesOf(own(input.before, stackName));
     for (const [logicalId, resource] of Object.entries(resourcesOf(input.after[stackName]))) {
-      if (deployed[logicalId]?.Type === resource.Type) continue;
+      if (own(deployed, logicalId)?.Type === resource.Type) continue;
       const key = nameKey(resource);
       for (const h of key === undefined ? [] : (holders.get(key) ?? [])) {
         const reason = stillHeld(h, stackName);

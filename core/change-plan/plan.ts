@@ -7,14 +7,14 @@ import { ChangePlanError } from './errors';
 import { refusedUpdates } from './exports';
 import { nameClashes } from './name-clashes';
 import { resourceChanges, unknownTypesOf } from './resources';
-import { canonical } from './template';
+import { canonical, own } from './template';
 import type { ChangePlan, Deletion, Replacement, StackAction, StackChangeInput, StackPlan } from './types';
 
 function checkOrder(input: StackChangeInput): void {
   const names = Object.keys(input.after);
   const seen = new Set<string>();
   for (const name of input.order) {
-    if (!(name in input.after)) {
+    if (!Object.hasOwn(input.after, name)) {
       throw new ChangePlanError(
         `order lists ${name}, which is not among the new templates (${names.join(', ')})`,
       );
@@ -39,7 +39,7 @@ export function planChange(input: StackChangeInput): ChangePlan {
   const deletions: Deletion[] = [];
   const unknownTypes = new Set<string>();
   for (const stackName of input.order) {
-    const before = input.before[stackName];
+    const before = own(input.before, stackName);
     const after = input.after[stackName];
     for (const t of unknownTypesOf(after)) unknownTypes.add(t);
     if (before === undefined) {
@@ -68,7 +68,7 @@ export function planChange(input: StackChangeInput): ChangePlan {
     deletions.push(...changes.deletions);
   }
   for (const [stackName, before] of Object.entries(input.before)) {
-    if (before === undefined || stackName in input.after) continue;
+    if (before === undefined || Object.hasOwn(input.after, stackName)) continue;
     actions.set(stackName, 'left-deployed');
     stacks.push({ stackName, action: 'left-deployed', added: [], removed: [], modified: [] });
   }

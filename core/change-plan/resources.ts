@@ -69,7 +69,7 @@ export function resourceChanges(
 ): StackResourceChanges {
   const before = resourcesOf(beforeTemplate);
   const after = resourcesOf(afterTemplate);
-  const kept = Object.keys(after).filter((id) => id in before);
+  const kept = Object.keys(after).filter((id) => Object.hasOwn(before, id));
   const reasons = new Map<string, string[]>();
   for (const id of kept) {
     if (isCustomType(after[id].Type) && before[id].Type === after[id].Type) continue;
@@ -108,7 +108,7 @@ export function resourceChanges(
       dataAtRisk: replacementRisk(before[logicalId].Type, oldRetained),
     };
   });
-  const removed = Object.keys(before).filter((id) => !(id in after));
+  const removed = Object.keys(before).filter((id) => !Object.hasOwn(after, id));
   const deletions = removed.map((logicalId): Deletion => {
     const { Type: type, DeletionPolicy: policy } = before[logicalId];
     const retained = keeps(policy);
@@ -122,7 +122,7 @@ export function resourceChanges(
     };
   });
   return {
-    added: Object.keys(after).filter((id) => !(id in before)),
+    added: Object.keys(after).filter((id) => !Object.hasOwn(before, id)),
     removed,
     modified: kept.filter((id) => canonical(before[id]) !== canonical(after[id])),
     replacements,

@@ -9,6 +9,14 @@ type JsonObject = Readonly<Record<string, unknown>>;
 
 const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * The value a template object holds under `key` itself, never one it inherits: a logical id or stack name such as
+ * `constructor`, `toString` or `valueOf` is an ordinary name in CloudFormation, not a property of every object.
+ */
+export function own<T>(record: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
+  return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
 /** JSON with object keys sorted, so two values compare equal exactly when they mean the same JSON. */
 export function canonical(value: unknown): string {
   if (value === undefined) return 'undefined';

@@ -105,8 +105,29 @@ export function routeOverlaps(
   return out;
 }
 
+/** Most pairs a problem or warning about routes names one by one. */
+export const MAX_PAIRS_LISTED = 5;
+
+/**
+ * Findings about pairs of routes, reported one by one up to {@link MAX_PAIRS_LISTED}; past that, once: their shape,
+ * their number and the first few. Forty nested routes make 500 pairs and 500 routes 125,000: a wall of messages (22 MB
+ * for 500) that no one reads hides the one fix they share.
+ */
+export function summarized(findings: readonly string[], shape: string): string[] {
+  if (findings.length <= MAX_PAIRS_LISTED) return [...findings];
+  const shown = findings.slice(0, 3).map((f, i) => `(${i + 1}) ${f}`);
+  return [
+    `${findings.length} ${shape}. The first ${shown.length}: ${shown.join(' ')} ... and ${findings.length - shown.length} ` +
+      'more of the same kind: fix the shape (order or narrow the routes) and synthesize again.',
+  ];
+}
+
 /** A route an earlier route wholly shadows: a config error, since it would never receive an event. */
 export function routeShadowProblems(routes: readonly NamedRoute[]): string[] {
+  return summarized(shadowProblems(routes), 'pairs of routes where a later route can never be chosen');
+}
+
+function shadowProblems(routes: readonly NamedRoute[]): string[] {
   return routeOverlaps(routes)
     .filter((o) => o.whole)
     .map(({ first, later }) => {
@@ -121,6 +142,13 @@ export function routeShadowProblems(routes: readonly NamedRoute[]): string[] {
 
 /** Routes that may share sources, for a synth-time warning: the earlier one gets their events. */
 export function routeOverlapWarnings(routes: readonly NamedRoute[]): string[] {
+  return summarized(
+    overlapWarnings(routes),
+    'pairs of routes that may match the same events (the earlier one gets them)',
+  );
+}
+
+function overlapWarnings(routes: readonly NamedRoute[]): string[] {
   return routeOverlaps(routes)
     .filter((o) => !o.whole)
     .map(({ first, later }) => {

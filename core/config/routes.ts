@@ -10,7 +10,7 @@ import { MAX_ROUTES_ENV_BYTES, TransformEnvVar, serializeRoutes } from '../contr
 import { readRouteReaders } from './names';
 import { TEMPLATE_FIELDS } from '../opensearch/mappings';
 import { type Reader, isObject } from './reader';
-import { routeShadowProblems } from './route-overlaps';
+import { routeShadowProblems, summarized } from './route-overlaps';
 import type { PipelineConfig, RouteConfig } from './types';
 
 /** The keys of a route besides the transform's (name, match, staticFields, processing). */
@@ -56,6 +56,7 @@ function checkStemsApart(r: Reader, routes: readonly RouteConfig[], indexPrefix:
     [`delivery.indexPrefix (the default route)`, indexPrefix],
     ...OPENSEARCH_OWN_INDEX_STEMS.map((s) => [`OpenSearch's own ${s}-* indices`, s] as const),
   ];
+  const stems: string[] = [];
   routes.forEach((route, i) => {
     const stem = route.indexStem;
     if (stem === '') return;
@@ -77,12 +78,13 @@ function checkStemsApart(r: Reader, routes: readonly RouteConfig[], indexPrefix:
           : otherCovers
             ? `Use a stem that does not start with "${other}-"`
             : `Use a stem that "${other}" does not start with (followed by "-")`;
-      r.problem(
+      stems.push(
         `routes[${i}].indexStem ${JSON.stringify(stem)} and ${label} ${JSON.stringify(other)} overlap: ${how}, so ` +
           `one's index template, retention policy and reader role would govern the other's indices. ${fix}.`,
       );
     }
   });
+  for (const problem of summarized(stems, 'pairs of index stems that overlap')) r.problem(problem);
 }
 
 /**

@@ -233,3 +233,38 @@ describe('routes', () => {
     ]);
   });
 });
+
+describe('many overlapping routes are reported once, by their shape', () => {
+  const nested = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      name: `r${i}`,
+      match: { logGroupPrefix: `/app/${'a'.repeat(n - i)}` },
+      indexStem: `s${'x'.repeat(i)}q`,
+    }));
+
+  test.each([40, 500])(
+    '%i nested routes give one warning of bounded size, naming the count and the first pairs',
+    (n) => {
+      const warnings = routeOverlapWarnings(nested(n));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(
+        new RegExp(`^${(n * (n - 1)) / 2} pairs of routes that may match the same events`),
+      );
+      expect(warnings[0]).toContain('(1) route "r0"');
+      expect(warnings[0].length).toBeLessThan(10_000);
+    },
+  );
+
+  test('shadowed routes and overlapping stems are each one problem too', () => {
+    const routes = Array.from({ length: 40 }, (_, i) => ({
+      name: `r${i}`,
+      match: { logGroup: '/app/same' },
+      indexStem: `stem${'-x'.repeat(i)}`,
+    }));
+    const problems = problemsOf(routes);
+    expect(
+      problems.filter((p) => /pairs of routes where a later route can never be chosen/.test(p)),
+    ).toHaveLength(1);
+    expect(problems.join('\n').length).toBeLessThan(5000);
+  });
+});

@@ -212,3 +212,28 @@ describe('planChange: exports in use', () => {
     expect(plan.refused).toEqual([]);
   });
 });
+
+describe('planChange: names that are also names of every object', () => {
+  test.each(['valueOf', 'toString', 'constructor', 'hasOwnProperty', '__proto__'])(
+    'a deployed resource %s that the new template drops is deleted; a stack of that name is created',
+    (name) => {
+      // GIVEN a deployed stream under the logical id, dropped by the new template
+      const before = template({ Keep: stream({ Name: 'keep' }) });
+      Object.defineProperty(before.Resources, name, {
+        value: stream({ Name: 'gone' }),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+      const after = template({ Keep: stream({ Name: 'keep' }) });
+      // WHEN
+      const plan = planChange(oneStack(before, after));
+      // THEN
+      expect(plan.stacks[0].removed).toEqual([name]);
+      expect(plan.deletions.map((d) => d.logicalId)).toEqual([name]);
+      // AND a stack named like it, deployed nowhere, is created
+      const created = planChange({ before: {}, after: { [name]: after }, order: [name] });
+      expect(created.stacks.map((s) => s.action)).toEqual(['create']);
+    },
+  );
+});
