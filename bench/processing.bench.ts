@@ -3,13 +3,17 @@
  * one process on the bench corpus of `npm run bench`: the transform with no routes (the default path), with a route
  * that matches every log group and does nothing, with masking (every built-in detector; and those plus one custom
  * pattern, which has no cheap check and runs on every event),
- * with a drop rule, and with the Java multi-line join. Each side runs every record once per round, sides taking
- * turns; the line per side is its median time against the default path's. Target: masking with all detectors at
- * most 1.5x the default transform.
+ * with a drop rule, with the Java multi-line join, and with a route of patterns that would backtrack catastrophically
+ * on JavaScript's engine (they run on RE2, core/contracts/route-pattern.ts). Each side runs every record once per
+ * round, sides taking turns; the line per side is its median time against the default path's. Then the worst lines
+ * we could construct against that route, each against an ordinary line of the same length, on both transports
+ * (helpers/hostile-lines.ts). Targets: masking with all detectors at most 1.5x the default transform; the worst
+ * hostile line at most 10x an ordinary one.
  */
 import { RouteTable } from '../lambda/transform/routing';
 import { transformRecord, type TransformOptions } from '../lambda/transform/transform';
 import { MASK_DETECTORS, type RouteProcessing } from '../core/contracts/routes';
+import { HOSTILE_PATTERNS, hostileRoutes, measureHostileLines } from './helpers/hostile-lines';
 import { gc, median } from './helpers/stats';
 import { buildCorpus } from './helpers/transform-corpus';
 
@@ -40,6 +44,10 @@ const SIDES: ReadonlyArray<{ readonly name: string; readonly options: TransformO
     options: { routes: routes({ drop: [{ name: 'cache', messagePattern: 'cache' }] }) },
   },
   { name: 'multi-line join (java)', options: { routes: routes({ drop: [], multiline: { mode: 'java' } }) } },
+  {
+    name: `hostile patterns (drop ${HOSTILE_PATTERNS.drop}, mask ${HOSTILE_PATTERNS.mask}, join ${HOSTILE_PATTERNS.multiline}, all detectors)`,
+    options: { routes: hostileRoutes() },
+  },
 ];
 
 function run(records: readonly string[], options: TransformOptions): number {
@@ -51,7 +59,7 @@ function run(records: readonly string[], options: TransformOptions): number {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const corpus = buildCorpus();
   console.log(`corpus: ${corpus.events} events in ${corpus.records.length} records`);
   for (const side of SIDES) run(corpus.records, side.options);
@@ -72,6 +80,14 @@ function main(): void {
   }
   const masking = median(times[2]) / base;
   console.log(`masking (all built-in detectors) / default path: ${masking.toFixed(2)} (target <= 1.50)`);
+  console.log(
+    'hostile lines against an ordinary line of the same length, through the hostile-patterns route:',
+  );
+  const worst = await measureHostileLines([1_000, 32_000, 250_000], (line) => console.log(line));
+  console.log(`worst hostile line / ordinary line: ${worst.toFixed(2)} (target <= 10.00)`);
 }
 
-main();
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});
