@@ -9,11 +9,7 @@ import { gunzipSync } from 'node:zlib';
 import { Masker, maskMessage } from '../../../lambda/transform/masking';
 import { RouteTable } from '../../../lambda/transform/routing';
 import { transformRecord } from '../../../lambda/transform/transform';
-import {
-  MASK_DETECTORS,
-  type RouteProcessing,
-  type TransformRoute,
-} from '../../../core/contracts/routes';
+import { MASK_DETECTORS, type RouteProcessing, type TransformRoute } from '../../../core/contracts/routes';
 import { encodeEnvelope, makeEnvelope, makeLogEvents } from '../../helpers/cloudwatch';
 import { deliver, TRANSPORTS } from '../../helpers/transports';
 
@@ -86,6 +82,9 @@ const secret = fc.oneof(
 
 describe('masking decides on the decoded value', () => {
   const routes = new RouteTable([route({ mask: ALL_DETECTORS, drop: [] })]);
+  const withCustom = new RouteTable([
+    route({ mask: { ...ALL_DETECTORS, custom: [{ name: 'never', pattern: 'QQ[0-9]{30}QQ' }] }, drop: [] }),
+  ]);
 
   it.each(TRANSPORTS)(
     'property (%s): a secret written with any JSON escapes, at any depth, is masked',
@@ -103,6 +102,8 @@ describe('masking decides on the decoded value', () => {
             expect(documents).toHaveLength(1);
             expect(texts.join('')).not.toContain(value);
             expect(nothingDetectable(documents)).toBe(true);
+            // The same documents whatever else the route configures (a custom pattern that finds nothing here).
+            expect((await deliver(t, [record([json])], withCustom)).texts).toEqual(texts);
           },
         ),
         { numRuns: 150 },
