@@ -8,24 +8,14 @@
  * cuts `message` when the text does not fit one record (serialize.ts measures). The document is text whose
  * `JSON.parse` then `JSON.stringify` gives it back, numbers aside (app-json.ts): that is what lets the Pipes path
  * answer with objects and still deliver the same text.
+ *
+ * Why one file of about 400 lines: the serializer is one class whose fast path, cutting and text writing share its
+ * per-envelope state (the written `cloudwatch` tail, the second's ISO prefix, the record budget); the app's field
+ * layout (app-layout.ts), the metadata (metadata.ts) and the drop rules' view (document-view.ts) are apart.
  */
-import {
-  appMemberList,
-  canonicalMembersText,
-  isArrayIndex,
-  NestingTooDeepError,
-  type AppMember,
-  type MembersText,
-} from './app-json';
-import {
-  APP_FIELD_BUDGET,
-  OVERFLOW_KEY,
-  PATHS_NEEDED,
-  planAppFields,
-  quickFieldCost,
-} from '../../core/contracts/field-budget';
+import { NestingTooDeepError } from './app-json';
+import { canonicalText, collides, generalLayout, needsGeneralRules } from './app-layout';
 import { MAX_KINESIS_RECORD_BYTES } from '../../core/contracts/aws-limits';
-import { COLLISIONS_KEY, collidesWithOurs } from './collisions';
 import { CloudWatchLogEvent, errorMessage } from './decode';
 import type { DropSubject } from './drop-rules';
 import { documentSubject } from './document-view';
@@ -36,7 +26,7 @@ import {
   sourceAccountOf,
   toCloudWatchMetadata,
 } from './metadata';
-import { parseMessage, ParsedMessage, stripOneNewline } from './parsers';
+import { parseMessage, type ParsedMessage, stripOneNewline } from './parsers';
 import type { DocumentRoute, RouteTable } from './routing';
 import { fittingPrefixLength, partitionKeyFor } from './serialize';
 import { LogDocument, SerializedDocument } from './types';
@@ -412,109 +402,5 @@ function reason(err: unknown): string {
   return err instanceof NestingTooDeepError ? err.message : errorMessage(err);
 }
 
-/** The app's members text as it stands, when it is already in the document's form (app-json.ts). */
-function canonicalText(parsed: ParsedMessage, app: Record<string, unknown>): MembersText | undefined {
-  const text = parsed.appText;
-  if (text === undefined || parsed.appTextClose === undefined) return undefined;
-  return canonicalMembersText(text, parsed.appTextClose, app, parsed.messageFromApp === true);
-}
-
-/**
- * The general rules, member by member: an app key that collides with ours is kept under `kfek.collisions`; app keys
- * are mapped in order until one does not fit the field budget (core/contracts/field-budget.ts), and it and every
- * later key are kept under `kfek.overflow` (so is a key OpenSearch would refuse to map); collisions are moved aside
- * first and not counted. Keys JavaScript orders first (array indices) lead the document, as they lead its parse.
- */
-function generalLayout(
-  parsed: ParsedMessage,
-  app: Record<string, unknown>,
-  timestamp: string,
-  ours: string,
-  rules: boolean,
-  route: DocumentRoute | undefined,
-): Layout {
-  // Without `rules` (needsGeneralRules said so), nothing collides or overflows: only the text's form was not the
-  // document's.
-  const derived = parsed.derived;
-  const skipMessage = parsed.messageFromApp === true;
-  const overflowKeys = rules
-    ? planAppFields(app, (key) => !(skipMessage && key === 'message') && !collides(key, derived, route))
-        .overflow
-    : undefined;
-  const list = appMemberList(parsed.appText ?? JSON.stringify(app));
-  let leading = '';
-  let body = ours;
-  const collisions: AppMember[] = [];
-  const overflow: AppMember[] = [];
-  for (const member of list.members) {
-    const key = member.key;
-    if (skipMessage && key === 'message') continue;
-    // Checked on every member, not only when needsGeneralRules said so: a member's key here is decoded from the text
-    // itself, while the parsed object's keys can be wrong on Node.js 24 (V8's JSON.parse may decode an escaped key
-    // through a cached one: nodejs/node#63785), so a metadata name written with escapes must still be caught here.
-    if (collides(key, derived, route)) {
-      collisions.push(member);
-    } else if (overflowKeys?.has(key) === true) {
-      overflow.push(member);
-    } else if (isArrayIndex(key)) {
-      leading += `${member.json},`;
-    } else {
-      body += `,${member.json}`;
-    }
-  }
-  if (route !== undefined) body += route.staticMembers;
-  const kfek: string[] = route === undefined ? [] : [route.kfekMember];
-  if (collisions.length > 0) kfek.push(`"${COLLISIONS_KEY}":${objectText(collisions)}`);
-  if (overflow.length > 0) kfek.push(`"${OVERFLOW_KEY}":${objectText(overflow)}`);
-  return {
-    head: `{${leading}${timestamp}`,
-    message: parsed.message,
-    body,
-    kfek: kfek.join(','),
-    numbersAsWritten: list.numbersAsWritten,
-  };
-}
-
-function objectText(members: readonly AppMember[]): string {
-  return `{${members.map((m) => m.json).join(',')}}`;
-}
-
 /** '000' to '999', so formatting milliseconds is one lookup. */
 const MILLIS: readonly string[] = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
-
-/**
- * True when an app field would collide with one of ours, or the app fields do not all fit the field budget (or one
- * cannot be mapped at all), so the event needs the general layout. One pass without allocating for almost every
- * line; a line whose fields can share paths (a dotted key, an array of several objects) is planned with the paths.
- */
-function needsGeneralRules(parsed: ParsedMessage, route: DocumentRoute | undefined): boolean {
-  const app = parsed.appFields;
-  if (app === undefined) return false;
-  const skipMessage = parsed.messageFromApp === true;
-  let budget = APP_FIELD_BUDGET;
-  let pathsNeeded = false;
-  // for...in, not Object.keys: no array per event. A parsed JSON object has no inherited
-  // enumerable keys, and `__proto__` is an own key there.
-  for (const key in app) {
-    if (skipMessage && key === 'message') continue;
-    if (collides(key, parsed.derived, route)) return true;
-    if (pathsNeeded) continue;
-    const cost = quickFieldCost(key, app[key], budget);
-    if (cost === PATHS_NEEDED) {
-      pathsNeeded = true;
-      continue;
-    }
-    budget -= cost;
-    if (budget < 0) return true;
-  }
-  return pathsNeeded && planAppFields(app, skipMessage ? notMessage : undefined).overflow !== undefined;
-}
-
-/** True when an app key addresses a field kfek writes in this document: ours, a derived one, a static one. */
-function collides(key: string, derived: ParsedMessage['derived'], route: DocumentRoute | undefined): boolean {
-  return collidesWithOurs(key, derived) || (route !== undefined && route.reserves(key));
-}
-
-function notMessage(key: string): boolean {
-  return key !== 'message';
-}
