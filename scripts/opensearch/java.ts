@@ -63,10 +63,16 @@ export interface JavaRange {
   readonly maxMajor?: number;
   /** e.g. `OpenSearch 3.x`, in "X needs Java N or newer". */
   readonly forWhat: string;
+  /** The one line that says what to install. @default INSTALL_JAVA_HINT */
+  readonly installHint?: string;
 }
 
 /** OpenSearch 3.x: Java 21 or newer. */
-export const OPENSEARCH_3_JAVA: JavaRange = { minMajor: MIN_JAVA_MAJOR, forWhat: 'OpenSearch 3.x' };
+export const OPENSEARCH_3_JAVA: JavaRange = {
+  minMajor: MIN_JAVA_MAJOR,
+  forWhat: 'OpenSearch 3.x',
+  installHint: INSTALL_JAVA_HINT,
+};
 
 function rangeText(range: JavaRange): string {
   return range.maxMajor === undefined
@@ -185,9 +191,10 @@ export function javaCandidates(options: FindJavaOptions = {}): string[] {
  * qualifies wins; otherwise the newest qualifying one among JAVA_HOME, the `java` on PATH and the JVM folders.
  * Throws {@link JavaNotFoundError} naming every candidate and what to install.
  */
-export function findJavaHome(options: FindJavaOptions = {}, installHint = INSTALL_JAVA_HINT): string {
+export function findJavaHome(options: FindJavaOptions = {}, hint?: string): string {
   const env = options.env ?? process.env;
   const range = options.range ?? OPENSEARCH_3_JAVA;
+  const installHint = hint ?? range.installHint ?? INSTALL_JAVA_HINT;
   const inspected = javaCandidates(options).map((home) => inspectJavaHome(home, range));
   const explicit = inspected.find((c) => c.home === env.OPENSEARCH_JAVA_HOME && c.rejected === undefined);
   if (explicit !== undefined) return explicit.home;
@@ -228,9 +235,10 @@ export async function resolveJavaRuntime(options: ResolveJavaOptions): Promise<J
     return await options.fallback(notFound);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
+    const hint = options.range?.installHint ?? INSTALL_JAVA_HINT;
     throw new JavaNotFoundError(
-      `${notFound.message.replace(INSTALL_JAVA_HINT, '').trim()} The fallback runtime failed too: ` +
-        `${why.replace(/\s*\n\s*/g, ' ')} ${INSTALL_JAVA_HINT}`,
+      `${notFound.message.replace(hint, '').trim()} The fallback runtime failed too: ` +
+        `${why.replace(/\s*\n\s*/g, ' ')} ${hint}`,
     );
   }
 }
