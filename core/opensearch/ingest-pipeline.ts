@@ -15,9 +15,9 @@ import type { OpenSearchSpec } from './spec';
  *   is not documented as globally unique. All three are already in every document (`cloudwatch.logGroup`,
  *   `cloudwatch.logStream`, `cloudwatch.id`), so the pipeline hashes them and the document schema (a public
  *   contract) gains no field, and the transform's hot path no work.
- * - The hash is SHA-256 (hex, 64 characters; `_id` allows 512 bytes) of the three values, each prefixed with its
- *   length, so no choice of names can make two different triples hash the same input. Painless' `String.sha256()`
- *   computes it. Not the `fingerprint` processor (OpenSearch 2.16+), which would need no script: it shares one
+ * - The hash is SHA-256 of the three values, each prefixed with its length, so no choice of names can make two
+ *   different triples hash the same input; the id is its first 12 bytes in base64url (16 characters, see
+ *   {@link documentIdScript} for why not all 32 bytes in hex). Painless' `String.sha256()` computes it. Not the `fingerprint` processor (OpenSearch 2.16+), which would need no script: it shares one
  *   `MessageDigest` between ingest threads, so under concurrent bulk requests it computes wrong hashes (measured
  *   on OpenSearch 3.6.0 with `npm run bench:ids`: 119,883 documents for 120,000 events, so 117 events were
  *   overwritten by another event's id; fixed upstream by opensearch-project/OpenSearch#23027, which the 2.19
@@ -35,31 +35,64 @@ import type { OpenSearchSpec } from './spec';
  *   block; Elasticsearch fixed the same race in elastic/elasticsearch#99797, OpenSearch 3.6 has not). Measured on
  *   the local node: a redelivered event then had two documents, one under a random id. `index.final_pipeline`
  *   is resolved at the same moment from the same empty state, so it does not help. So the script also sets
- *   `_routing` (the document id, or a random value for a document without one) and the index template requires a
- *   routing (`_routing.required`): a document that reaches the index without this pipeline is refused rather than
- *   stored under a made-up id (OpenSearch 3.6 fails such a bulk as a whole with a 500, which Firehose retries;
- *   test/e2e/faults/unrecovered-node.test.ts). Routing by the id puts a document on the shard its id alone would
- *   pick; a `GET` by id needs `?routing=<id>`.
+ *   `_routing` (the first characters of the document id, or of a random value for a document without one) and the
+ *   index template requires a routing (`_routing.required`): a document that reaches the index without this
+ *   pipeline is refused rather than stored under a made-up id (test/e2e/faults/unrecovered-node.test.ts). A `GET`
+ *   by id needs `?routing=<first 2 characters of the id>` (3 with more than 64 shards: {@link routingFor}).
+ * - One bad document must never fail another (issue 31). OpenSearch (2.19 and 3.x) runs a default pipeline over
+ *   all the documents of a `_bulk` bound for one index as one batch, and an exception outside a processor fails
+ *   every document of that batch (IngestService#executePipelinesInBatchRequests; docs/opensearch.md, "One bad
+ *   document"). Two such exceptions exist: a source that cannot be parsed (which the transform never writes) and
+ *   metadata the pipeline's result cannot be written back with: an `_if_seq_no` or `_if_primary_term` key that is
+ *   not a number. The script refuses a document carrying either key itself, inside the processor, so only that
+ *   document fails ({@link REFUSE_SCRIPT}); kfek's transform never writes them (it moves them to
+ *   `kfek.collisions`), and as numbers they would turn a log write into a conditional one.
  * - Firehose must send no id of its own (`DocumentIdOptions.DefaultDocumentIdFormat: NO_DOCUMENT_ID`, see
  *   lib/constructs/firehose-to-opensearch.ts): its ids are per Kinesis record, and the setting is documented as
  *   the lighter one for log ingestion.
  */
 
+/** Bytes of SHA-256 kept as the `_id` (96 bits, 16 base64url characters). */
+export const ID_BYTES = 12;
+
 /**
- * Painless: `_id` = SHA-256 hex of `<len>:<logGroup>|<len>:<logStream>|<len>:<id>`, for documents that carry an
- * event id; `_routing` = the id, or a random UUID when there is none (OpenSearch then generates the id). The
- * template requires the routing, so only documents this script ran on are indexed. `instanceof Map` guards against
- * a `cloudwatch` that is not an object (rejected at mapping anyway).
+ * Characters of the id used as `_routing`: 2 (4,096 values) spreads documents evenly enough over up to 64 shards;
+ * 3 (262,144) beyond.
+ */
+export function routingLength(shards: number): number {
+  return shards <= 64 ? 2 : 3;
+}
+
+/**
+ * Painless: `_id` = the first {@link ID_BYTES} bytes of SHA-256 of `<len>:<logGroup>|<len>:<logStream>|<len>:<id>`,
+ * in base64url, for documents that carry an event id; `_routing` = the first {@link routingLength} characters of
+ * the id, or of a random UUID when there is none (OpenSearch then generates the id). The template requires the
+ * routing, so only documents this script ran on are indexed. `instanceof Map` guards against a `cloudwatch` that
+ * is not an object (rejected at mapping anyway).
+ *
+ * Why 12 bytes in base64url, and a short routing (issue 31, "Half the bytes"): OpenSearch stores an `_id` that is
+ * base64url as the bytes it encodes, in the terms dictionary and in the stored fields. The former 64 hex
+ * characters read as base64 were 48 bytes of random data per document, and the routing (the whole id) 64 more
+ * characters in both places: together over a third of an index (measured, npm run bench:storage). 96 bits of
+ * SHA-256 make a collision between two events of one daily index negligible (about 10^-11 at a billion events a
+ * day); the routing only has to exist and spread documents over the shards.
  * {@link documentIdFor} computes the same id in TypeScript; a test holds the two to each other on a real node.
  */
-export const DOCUMENT_ID_SCRIPT = [
-  'def cw = ctx.cloudwatch;',
-  "if (cw instanceof Map && cw.id != null && cw.id != '') {",
-  'String g = String.valueOf(cw.logGroup); String s = String.valueOf(cw.logStream); String i = String.valueOf(cw.id);',
-  "ctx._id = (g.length() + ':' + g + '|' + s.length() + ':' + s + '|' + i.length() + ':' + i).sha256();",
-  '}',
-  'ctx._routing = ctx._id != null ? ctx._id : UUID.randomUUID().toString();',
-].join(' ');
+export function documentIdScript(shards: number): string {
+  const length = routingLength(shards);
+  return [
+    'def cw = ctx.cloudwatch;',
+    "if (cw instanceof Map && cw.id != null && cw.id != '') {",
+    'String g = String.valueOf(cw.logGroup); String s = String.valueOf(cw.logStream); String i = String.valueOf(cw.id);',
+    "String h = (g.length() + ':' + g + '|' + s.length() + ':' + s + '|' + i.length() + ':' + i).sha256();",
+    `byte[] b = new byte[${ID_BYTES}];`,
+    `for (int j = 0; j < ${ID_BYTES}; ++j) { b[j] = (byte) Integer.parseInt(h.substring(2 * j, 2 * j + 2), 16); }`,
+    'ctx._id = Base64.getUrlEncoder().withoutPadding().encodeToString(b);',
+    '}',
+    'String rt = ctx._id == null ? UUID.randomUUID().toString() : String.valueOf(ctx._id);',
+    `ctx._routing = rt.length() > ${length} ? rt.substring(0, ${length}) : rt;`,
+  ].join(' ');
+}
 
 /**
  * The `_id` the pipeline gives the document of one CloudWatch event. Painless counts `length()` in UTF-16 code
@@ -67,7 +100,12 @@ export const DOCUMENT_ID_SCRIPT = [
  */
 export function documentIdFor(logGroup: string, logStream: string, eventId: string): string {
   const input = `${logGroup.length}:${logGroup}|${logStream.length}:${logStream}|${eventId.length}:${eventId}`;
-  return createHash('sha256').update(input, 'utf8').digest('hex');
+  return createHash('sha256').update(input, 'utf8').digest().subarray(0, ID_BYTES).toString('base64url');
+}
+
+/** The routing the pipeline gives a document with this `_id`: a `GET` by id needs `?routing=<this>`. */
+export function routingFor(documentId: string, shards = 1): string {
+  return documentId.slice(0, routingLength(shards));
 }
 
 /**
@@ -104,6 +142,17 @@ export const ROUTE_SCRIPT = [
   '}',
 ].join(' ');
 
+/**
+ * Painless: refuses a document that carries request metadata a log document never sets (see the file comment);
+ * the message says what to do. A processor's exception fails that document alone.
+ */
+export const REFUSE_SCRIPT = [
+  "if (ctx.containsKey('_if_seq_no') || ctx.containsKey('_if_primary_term')) {",
+  "throw new IllegalArgumentException('kfek: the document carries _if_seq_no or _if_primary_term, request metadata ' +",
+  "'a log document never sets (the kfek transform moves such app keys to kfek.collisions); it is refused alone');",
+  '}',
+].join(' ');
+
 /** The full `PUT _ingest/pipeline/<spec.names.ingestPipeline>` body. */
 export function buildIngestPipeline(spec: OpenSearchSpec): Record<string, unknown> {
   const routes = Object.fromEntries(spec.routes.map((r) => [r.route, r.indexStem]));
@@ -112,16 +161,17 @@ export function buildIngestPipeline(spec: OpenSearchSpec): Record<string, unknow
       `kfek (managed): moves a document marked with a known kfek.route from ${spec.indexPattern} to its route's ` +
       'index of the same day, and sets _id from cloudwatch.logGroup, logStream and id, so a redelivered log event ' +
       'overwrites its document',
+    // One script, not one per job: each processor costs a pass over the batch and a script context per document
+    // (npm run bench:e2e, docs/local.md "Where the time goes").
     processors: [
       {
         script: {
-          tag: 'kfek-route',
+          tag: 'kfek-route-and-id',
           lang: 'painless',
-          source: ROUTE_SCRIPT,
+          source: [REFUSE_SCRIPT, ROUTE_SCRIPT, documentIdScript(spec.indexTemplate.shards)].join(' '),
           params: { prefix: spec.indexPrefix, routes },
         },
       },
-      { script: { tag: 'kfek-document-id', lang: 'painless', source: DOCUMENT_ID_SCRIPT } },
     ],
   };
 }

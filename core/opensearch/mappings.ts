@@ -14,6 +14,21 @@ const DATE_FORMAT = 'strict_date_optional_time||epoch_millis';
 
 const keyword = { type: 'keyword', ignore_above: KEYWORD_IGNORE_ABOVE } as const;
 
+/**
+ * A keyword that is found by its value (term, prefix, wildcard and exists queries, `field:value` in Discover) but
+ * not aggregated or sorted on: no doc values. Doc values keep every value a second time, column-wise; for the
+ * app's own strings and the request id, unique or nearly so per event, they were a seventh of an index (issue 31,
+ * npm run bench:storage), and no query of kfek's docs, saved searches or dashboards aggregates on them.
+ */
+const searchOnlyKeyword = { ...keyword, doc_values: false } as const;
+
+/**
+ * Analysed text without norms: norms only weigh a hit's score by the field's length, and kfek's searches sort by
+ * `@timestamp` (Discover, the saved searches) or count (the dashboards), never by score. Which documents match is
+ * the same; phrase queries keep their positions.
+ */
+const text = { type: 'text', norms: false } as const;
+
 /** Dynamic templates, in match order (the first matching template wins). */
 export function buildDynamicTemplates(): ReadonlyArray<Record<string, unknown>> {
   return [
@@ -43,11 +58,12 @@ export function buildDynamicTemplates(): ReadonlyArray<Record<string, unknown>> 
         match_mapping_type: 'string',
         match_pattern: 'regex',
         match: '^(.*[mM]essage|.*[sS]tack.*|.*[dD]escription|msg)$',
-        mapping: { type: 'text' },
+        mapping: text,
       },
     },
-    // All other strings: keyword (see the file comment for why not text + .keyword).
-    { strings_as_keywords: { match_mapping_type: 'string', mapping: keyword } },
+    // All other strings: keyword (see the file comment for why not text + .keyword), searchable but not
+    // aggregatable (no doc values: see searchOnlyKeyword).
+    { strings_as_keywords: { match_mapping_type: 'string', mapping: searchOnlyKeyword } },
   ];
 }
 
@@ -55,15 +71,19 @@ export function buildDynamicTemplates(): ReadonlyArray<Record<string, unknown>> 
 export function buildProperties(): Record<string, unknown> {
   return {
     '@timestamp': { type: 'date', format: DATE_FORMAT },
-    message: { type: 'text' },
+    message: text,
     // Upper-cased at index and query time, so ERROR, error and Error count as one level in aggregations and
     // `level:error` finds all of them.
     level: { ...keyword, normalizer: 'kfek_uppercase' },
-    logger: keyword,
-    thread: keyword,
+    logger: searchOnlyKeyword,
+    thread: searchOnlyKeyword,
     cloudwatch: {
       properties: {
-        id: keyword,
+        // Unique per event and, with the log group and stream, already hashed into `_id`: kept in doc values (the
+        // local run counts distinct events with a composite aggregation on it) but not in an inverted index. A
+        // search by it (`cloudwatch.id:"3861..."`) still answers, from the doc values (OpenSearch 2.12+), by a
+        // scan: fine for the rare lookup of one event.
+        id: { ...keyword, index: false },
         logGroup: keyword,
         logStream: keyword,
         owner: keyword,
@@ -73,7 +93,7 @@ export function buildProperties(): Record<string, unknown> {
     },
     lambda: {
       properties: {
-        requestId: keyword,
+        requestId: searchOnlyKeyword,
         durationMs: { type: 'double' },
         billedDurationMs: { type: 'double' },
         initDurationMs: { type: 'double' },

@@ -90,7 +90,7 @@ export function buildWriterRole(spec: OpenSearchSpec): SecurityRoleBody {
     index_permissions: [
       { index_patterns: patterns, allowed_actions: [...WRITER_INDEX_ACTIONS] },
       // Firehose checks its destination with `GET _stats` and `GET _all/_settings`, which name every index: the
-      // security plugin 2.11.1 refused both with the first pattern alone (test/core/opensearch/security.secured).
+      // security plugin 2.11.1 refused both with the first pattern alone (security.secured.test.ts).
       // Statistics and settings only: no document, mapping or write on any index but kfek's.
       { index_patterns: ['*'], allowed_actions: [...WRITER_MONITOR_ALL_ACTIONS] },
     ],

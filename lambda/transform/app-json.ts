@@ -11,7 +11,8 @@
  * - keys in the order JavaScript keeps them: array-index keys (`"0"`, `"17"`) first, ascending, then the others as
  *   written; a key written twice keeps its first place and its last value, as JSON.parse does;
  * - a number too large for a double (`1e400`, which JSON.parse reads as Infinity) is `null`, as JSON.stringify
- *   writes it; every other number stays as written (`1.0`, `-0`, `12345678901234567890`).
+ *   writes it; one longer than OpenSearch parses (over {@link MAX_NUMBER_CHARS} characters) is a string of its
+ *   digits; every other number stays as written (`1.0`, `-0`, `12345678901234567890`).
  * So the document is text whose `JSON.parse` then `JSON.stringify` gives it back, numbers aside: the Pipes path
  * hands the same document to the Lambda runtime as an object and gets the same text out (pipes-batch.ts).
  *
@@ -135,13 +136,24 @@ function numberEnd(text: string, start: number): number {
 }
 
 /**
+ * The longest number token OpenSearch parses: its JSON parser (Jackson's StreamReadConstraints) refuses a longer
+ * one, and with an ingest pipeline that refusal fails every document of the bulk, not only this one (issue 31;
+ * docs/opensearch.md, "One bad document").
+ */
+export const MAX_NUMBER_CHARS = 1000;
+
+/**
  * How a number token is written into the document: `null` when JSON.parse reads it as Infinity (what
- * JSON.stringify writes), else as written. `asWritten` tells whether that form differs from JavaScript's own
- * (`String(Number(token))`), which a consumer that parses and re-serializes the document must keep.
+ * JSON.stringify writes), a string of its digits when it is longer than OpenSearch parses
+ * ({@link MAX_NUMBER_CHARS}: nothing is lost, and the document is indexed), else as written. `asWritten` tells
+ * whether that form differs from JavaScript's own (`String(Number(token))`), which a consumer that parses and
+ * re-serializes the document must keep.
  */
 function numberForm(token: string): { readonly text: string; readonly asWritten: boolean } {
   const value = Number(token);
   if (!Number.isFinite(value)) return { text: 'null', asWritten: false };
+  // A number token holds only digits, signs, `.` and `e`: quoting it needs no escape.
+  if (token.length > MAX_NUMBER_CHARS) return { text: `"${token}"`, asWritten: false };
   return { text: token, asWritten: String(value) !== token };
 }
 

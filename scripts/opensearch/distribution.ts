@@ -19,6 +19,12 @@ export interface DistributionOptions extends MavenFetchOptions {
    * @default - the zip as it is
    */
   readonly flavor?: DistributionFlavor;
+  /**
+   * The cached folder's name under `cacheDir`, for a distribution that is not the zip's version (an assembled node,
+   * assembled-distribution.ts, takes only bin/, config/ and launcher jars from a zip of its line).
+   * @default - `opensearch-<version>`, with a flavor `opensearch-<version>-<flavor name>`
+   */
+  readonly folderName?: string;
 }
 
 /** The zip plus what a flavor adds, unpacked into a cache folder of its own (`opensearch-<version>-<name>`). */
@@ -82,7 +88,10 @@ export function unzip(zip: string, target: string, python = 'python3'): void {
  */
 export async function ensureUnpacked(options: DistributionOptions): Promise<string> {
   const { version, cacheDir, flavor } = options;
-  const target = join(cacheDir, `opensearch-${version}${flavor === undefined ? '' : `-${flavor.name}`}`);
+  const target = join(
+    cacheDir,
+    options.folderName ?? `opensearch-${version}${flavor === undefined ? '' : `-${flavor.name}`}`,
+  );
   if (existsSync(join(target, 'bin', 'opensearch'))) return target;
   const zip = await ensureDownloaded(options);
   mkdirSync(cacheDir, { recursive: true });

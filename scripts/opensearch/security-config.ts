@@ -7,7 +7,7 @@
  * The files are written as JSON, which is YAML too. What they hold:
  * - config.yml: HTTP basic authentication against the internal users, nothing else (no anonymous access);
  * - internal_users.yml: `admin` (backend role `admin`) and the caller's users, each with a random password
- *   generated at every start (bcrypt-hashed: the only hash 2.11's internal users accept) and their backend roles,
+ *   generated at every start (bcrypt-hashed: the plugin's default hash for internal users) and their backend roles,
  *   which is how kfek's role mappings reach them (a Firehose role ARN or a reader group is a backend role);
  * - roles_mapping.yml: backend role `admin` to `all_access` and `security_manager`, as Amazon OpenSearch Service
  *   maps its master user;
@@ -64,31 +64,21 @@ function yml(type: string, entries: Record<string, unknown>): string {
   return `${JSON.stringify({ _meta: { type, config_version: 2 }, ...entries }, null, 2)}\n`;
 }
 
-/** The 2.11 plugin's `restapi:admin/*` endpoint permissions (its roles.yml, `security_rest_api_full_access`). */
-const REST_API_PERMISSIONS = [
-  'restapi:admin/actiongroups',
-  'restapi:admin/allowlist',
-  'restapi:admin/config/update',
-  'restapi:admin/internalusers',
-  'restapi:admin/nodesdn',
-  'restapi:admin/roles',
-  'restapi:admin/rolesmapping',
-  'restapi:admin/ssl/certs/info',
-  'restapi:admin/ssl/certs/reload',
-  'restapi:admin/tenants',
-];
-
 /**
- * Amazon OpenSearch Service's built-in roles that 2.11's plugin lacks. `security_manager`: the security REST API
- * (https://docs.aws.amazon.com/opensearch-service/latest/developerguide/fgac.html#fgac-more-masters);
- * `opensearch_dashboards_user`: Dashboards' own indices, as the plugin's `kibana_user` has it.
+ * Amazon OpenSearch Service's built-in roles that the open-source plugin lacks. `security_manager`: the security
+ * REST API (https://docs.aws.amazon.com/opensearch-service/latest/developerguide/fgac.html#fgac-more-masters),
+ * given here the way the plugin gives a role the whole API: by naming it in `plugins.security.restapi.roles_enabled`.
+ * Not with `restapi:admin/*` cluster permissions: the 2.19 plugin refuses every REST change to the mapping of a role
+ * that holds one ("Access denied", even for the admin certificate; 2.11 let an admin with
+ * `plugins.security.restapi.admin.enabled` do it), and kfek maps people to security_manager as a domain's master
+ * user may. `opensearch_dashboards_user`: Dashboards' own indices, as the plugin's `kibana_user` has it.
  */
 const AWS_BUILT_IN_ROLES = {
   security_manager: {
     reserved: true,
     description:
       'As on Amazon OpenSearch Service: manage users, roles and mappings with the security REST API',
-    cluster_permissions: REST_API_PERMISSIONS,
+    cluster_permissions: [],
   },
   opensearch_dashboards_user: {
     reserved: true,
@@ -146,13 +136,9 @@ export async function buildSecurityConfig(
     'plugins.security.allow_default_init_securityindex': true,
     'plugins.security.authcz.admin_dn': list([tls.admin.dn]),
     'plugins.security.nodes_dn': list([tls.node.dn]),
-    // Roles whose members may use the security REST API (roles, mappings, audit): all of it.
+    // Roles whose members may use the security REST API (roles, mappings, audit): all of it. This is what makes
+    // security_manager the security managers' role (see AWS_BUILT_IN_ROLES).
     'plugins.security.restapi.roles_enabled': list(['all_access', 'security_manager']),
-    // Lets a user with the `restapi:admin/rolesmapping` permission (the admin, through all_access) map people to
-    // a role that holds REST API permissions, such as security_manager: without it only the admin certificate may,
-    // and the provisioner's PUT of that mapping answers 403 "Access denied". The master user of an Amazon
-    // OpenSearch Service domain may, so the local node lets the admin do it too.
-    'plugins.security.restapi.admin.enabled': true,
     // Audit events go to the node's own `security-auditlog-*` indices, where a test can read them.
     'plugins.security.audit.type': 'internal_opensearch',
     'plugins.security.system_indices.enabled': true,

@@ -42,6 +42,8 @@ const AUDIT_AUDIT_KEYS = [
   'exclude_sensitive_headers',
   'ignore_users',
   'ignore_requests',
+  'ignore_headers',
+  'ignore_url_params',
 ];
 const AUDIT_CATEGORIES = [
   'FAILED_LOGIN',

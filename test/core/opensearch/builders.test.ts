@@ -14,7 +14,7 @@ import { buildSavedObjects, type SavedObject } from '../../../core/opensearch/da
 import { OpenSearchSpecError } from '../../../core/opensearch/errors';
 import { buildIndexTemplate } from '../../../core/opensearch/index-template';
 import { KEYWORD_IGNORE_ABOVE, MIN_TOTAL_FIELDS_LIMIT } from '../../../core/opensearch/mappings';
-import { buildIngestPipeline, documentIdFor } from '../../../core/opensearch/ingest-pipeline';
+import { buildIngestPipeline, documentIdFor, routingFor } from '../../../core/opensearch/ingest-pipeline';
 import { buildIsmPolicy, isSamePolicy } from '../../../core/opensearch/ism-policy';
 import {
   buildReaderRole,
@@ -538,7 +538,7 @@ describe('buildIndexTemplate', () => {
     }
   });
 
-  test('dynamic templates: lambda.*Ms and *Mb numeric, cloudwatch.* keyword, prose text, other strings keyword', () => {
+  test('dynamic templates: lambda.*Ms and *Mb numeric, cloudwatch.* keyword, prose text without norms, other strings keyword without doc values', () => {
     const template = buildIndexTemplate(spec) as {
       template: {
         mappings: { dynamic_templates: Record<string, Record<string, unknown>>[]; date_detection: boolean };
@@ -556,8 +556,9 @@ describe('buildIndexTemplate', () => {
     });
     expect(byName.strings_as_keywords).toEqual({
       match_mapping_type: 'string',
-      mapping: { type: 'keyword', ignore_above: KEYWORD_IGNORE_ABOVE },
+      mapping: { type: 'keyword', ignore_above: KEYWORD_IGNORE_ABOVE, doc_values: false },
     });
+    expect(byName.prose_strings.mapping).toEqual({ type: 'text', norms: false });
     const prose = new RegExp(String(byName.prose_strings.match));
     expect(
       ['errorMessage', 'message', 'stackTrace', 'error.stack', 'msg', 'description'].map((f) =>
@@ -882,7 +883,7 @@ describe('buildSavedObjects', () => {
 });
 
 describe('buildIngestPipeline and documentIdFor', () => {
-  test('a routing script, then the script that sets _id, in the pipeline the template names as default_pipeline', () => {
+  test('one script that refuses request metadata, routes and sets _id and _routing, in the pipeline the template names as default_pipeline', () => {
     // GIVEN
     const spec = resolveOpenSearchSpec({ indexPrefix: 'logs' });
     // WHEN
@@ -894,23 +895,25 @@ describe('buildIngestPipeline and documentIdFor', () => {
     expect(pipeline.processors).toEqual([
       {
         script: expect.objectContaining({
-          tag: 'kfek-route',
-          source: expect.stringContaining('ctx._index ='),
+          tag: 'kfek-route-and-id',
+          lang: 'painless',
+          source: expect.stringMatching(/_if_seq_no.*ctx\._index =.*ctx\._id =.*ctx\._routing =/),
           params: { prefix: 'logs', routes: {} },
         }),
       },
-      { script: expect.objectContaining({ lang: 'painless', source: expect.stringContaining('ctx._id =') }) },
     ]);
     expect(template.template.settings.index.default_pipeline).toBe(spec.names.ingestPipeline);
   });
 
-  test('ids are 64 hex characters, and length prefixes keep triples that concatenate alike apart', () => {
+  test('ids are 16 base64url characters (12 bytes), routings their first 2 (3 beyond 64 shards), and length prefixes keep triples that concatenate alike apart', () => {
     // WHEN
     const a = documentIdFor('/g', 'a|b', 'c');
     const b = documentIdFor('/g', 'a', 'b|c');
     const c = documentIdFor('/g|a', 'b', 'c');
     // THEN
-    expect(a).toMatch(/^[0-9a-f]{64}$/);
+    expect(a).toMatch(/^[A-Za-z0-9_-]{16}$/);
+    expect(routingFor(a)).toBe(a.slice(0, 2));
+    expect(routingFor(a, 65)).toBe(a.slice(0, 3));
     expect(new Set([a, b, c]).size).toBe(3);
     expect(documentIdFor('/g', 'a|b', 'c')).toBe(a);
   });

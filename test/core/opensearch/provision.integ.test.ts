@@ -13,6 +13,7 @@ import { documentIdFor } from '../../../core/opensearch/ingest-pipeline';
 import { createHttpClient, type OpenSearchHttpClient } from '../../../core/opensearch/http';
 import { provisionOpenSearch } from '../../../core/opensearch/provision';
 import { resolveOpenSearchSpec } from '../../../core/opensearch/spec';
+import { DEFAULT_OPENSEARCH_VERSION } from '../../../scripts/opensearch-node';
 import { bulkIndex, useOpenSearchNode } from '../../helpers/opensearch';
 
 const spec = resolveOpenSearchSpec({
@@ -49,7 +50,7 @@ describe('provisionOpenSearch against a real local node', () => {
     const second = await provisionOpenSearch(os.client(), spec, { dashboards: dashboardsClient() });
 
     // THEN
-    expect(first.version).toBe('3.6.0');
+    expect(first.version).toBe(DEFAULT_OPENSEARCH_VERSION);
     expect(first.features).toEqual({ ism: false, security: false, dashboards: false });
     expect(first.steps.map((s) => [s.step, s.status])).toEqual([
       ['ingest pipeline kfek-logs-document-id', 'created'],

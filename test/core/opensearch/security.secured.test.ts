@@ -13,6 +13,7 @@ import type { HttpResponse, OpenSearchHttpClient } from '../../../core/opensearc
 import { provisionOpenSearch, type ProvisionReport } from '../../../core/opensearch/provision';
 import { buildReaderRole, buildRouteReaderRole, buildWriterRole } from '../../../core/opensearch/security';
 import { resolveOpenSearchSpec } from '../../../core/opensearch/spec';
+import { SECURED_OPENSEARCH_VERSION } from '../../../scripts/opensearch-node';
 import { bulkIndex } from '../../helpers/opensearch';
 import { useSecuredOpenSearchNode } from '../../helpers/secured-opensearch';
 
@@ -102,7 +103,7 @@ function statusOf(report: ProvisionReport, step: string): string | undefined {
   return report.steps.find((s) => s.step === step)?.status;
 }
 
-describe('kfek access control on OpenSearch 2.11.1 with the security plugin', () => {
+describe('kfek access control on OpenSearch 2.19.4 with the security plugin', () => {
   const os = useSecuredOpenSearchNode({
     users: [
       { name: 'firehose', backendRoles: [FIREHOSE_ROLE] },
@@ -137,7 +138,7 @@ describe('kfek access control on OpenSearch 2.11.1 with the security plugin', ()
   describe('the provisioner', () => {
     test('applies every role, mapping and the audit configuration, and the real API stores them as sent', async () => {
       // THEN the security plugin was found and every security step went through
-      expect(first.version).toBe('2.11.1');
+      expect(first.version).toBe(SECURED_OPENSEARCH_VERSION);
       expect(first.features.security).toBe(true);
       const security = first.steps.filter((s) => /^(security role|role mapping|security audit)/.test(s.step));
       expect(security.map((s) => [s.step, s.status])).toEqual([

@@ -1,5 +1,5 @@
 /* eslint jest/expect-expect: ["warn", { "assertFunctionNames": ["expect", "*.hasResourceProperties", "*.hasResource", "*.resourceCountIs", "*.allResources", "*.allResourcesProperties", "*.hasWarning", "*.hasOutput"] }] -- Template assertions throw on mismatch. */
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { buildTestApp } from '../../helpers/app';
 
 describe('SearchStack (stateful)', () => {
@@ -309,5 +309,14 @@ describe('SearchStack (stateful)', () => {
 
   test('matches the snapshot', () => {
     expect(sandbox.toJSON()).toMatchSnapshot();
+  });
+
+  test('warns when engineVersion is not the line kfek tests (2.19), and not when it is', () => {
+    // GIVEN
+    const other = buildTestApp({ overrides: { openSearch: { engineVersion: '3.5' } } });
+    const warning = Match.stringLikeRegexp('engineVersion .* is not the line kfek.s tests run \\(2\\.19\\)');
+    // THEN
+    expect(Annotations.fromStack(other.stacks.search).findWarning('*', warning)).toHaveLength(1);
+    expect(Annotations.fromStack(buildTestApp().stacks.search).findWarning('*', warning)).toHaveLength(0);
   });
 });

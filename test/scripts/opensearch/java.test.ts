@@ -13,7 +13,7 @@ import {
   resolveJavaRuntime,
   type JavaRuntime,
 } from '../../../scripts/opensearch/java';
-import { INSTALL_JAVA_17_HINT, OPENSEARCH_2_11_JAVA } from '../../../scripts/opensearch/secured-node';
+import { SECURED_NODE_JAVA } from '../../../scripts/opensearch/secured-node';
 
 let root: string;
 
@@ -121,8 +121,8 @@ describe('findJavaHome', () => {
   });
 });
 
-describe('findJavaHome for the secured node (OpenSearch 2.11.1: Java 11 to 21)', () => {
-  const secured = { env: {}, range: OPENSEARCH_2_11_JAVA };
+describe('findJavaHome for OpenSearch 2.19 (the plain and the secured node: Java 11 to 21)', () => {
+  const secured = { env: {}, range: SECURED_NODE_JAVA };
 
   test('passes over a JDK 25 (no Security Manager) and takes the 17 beside it', () => {
     releaseJdk('temurin-25', '25.0.1', 'java.base jdk.incubator.vector jdk.localedata');
@@ -132,10 +132,10 @@ describe('findJavaHome for the secured node (OpenSearch 2.11.1: Java 11 to 21)',
 
   test('fails naming the range, what it saw, and what to install', () => {
     releaseJdk('temurin-25', '25.0.1', 'java.base jdk.incubator.vector jdk.localedata');
-    const find = (): string => findJavaHome({ ...secured, jvmRoots: [root] }, INSTALL_JAVA_17_HINT);
+    const find = (): string => findJavaHome({ ...secured, jvmRoots: [root] });
     expect(find).toThrow(JavaNotFoundError);
     expect(find).toThrow(
-      /OpenSearch 2\.11\.1\) needs Java 11 to 21; none found\. .*temurin-25 \(Java 25 > 21\)/,
+      /OpenSearch 2\.19\.4\) needs Java 11 to 21; none found\. .*temurin-25 \(Java 25 > 21\)/,
     );
     expect(find).toThrow(/openjdk-17-jdk-headless/);
   });
