@@ -7,7 +7,6 @@
 import { stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { type PipelineConfig, reconcileLagMillis } from '../../core/config';
-import { ON_FAILURE_KEY_PREFIX } from '../../core/contracts/kept-data';
 import { physicalNamesFor } from '../../core/contracts/physical-names';
 import { createHttpClient, type HttpAuth } from '../../core/opensearch/http';
 import { regionFromHost, type ReconcileArgs } from '../args';
@@ -16,11 +15,11 @@ import { createLogsClient, resolveAwsTarget, sleep, translateAwsError } from '..
 import { CliError, UsageError } from '../errors';
 import type { CliIo } from '../io';
 import { profileConfig } from '../profile';
-import { createReplayClients, s3ObjectStore, searchStackResources } from '../replay/aws-ports';
+import { createReplayClients, searchStackResources } from '../replay/aws-ports';
 import type { KeptSources } from '../replay/collect';
 import { folderStore, LOCAL_LAYOUT } from '../replay/folder-store';
 import { formatReconcile } from './format';
-import { type GroupSetting, runReconcile } from './service';
+import { bucketKeptSources, type GroupSetting, runReconcile } from './service';
 
 export interface ReconcileIo extends CliIo {
   /** @default Date.now */
@@ -68,7 +67,7 @@ export async function reconcile(args: ReconcileArgs, io: ReconcileIo): Promise<n
         rawStream: args.rawStream ?? physicalNamesFor(stem).rawStream,
         index: { prefix: config.delivery.indexPrefix, rotation: config.delivery.indexRotation },
         routes: config.routes,
-        kept: keptSources(config, localDir, bucket === undefined ? undefined : s3ObjectStore(aws.s3, bucket)),
+        kept: keptSources(config, localDir, aws, bucket),
         since: since.getTime(),
         until: until.getTime(),
         lagInMillis: args.lagInMillis ?? reconcileLagMillis(config),
@@ -168,24 +167,20 @@ async function stackBucket(
 function keptSources(
   config: PipelineConfig,
   localDir: string | undefined,
-  bucket: ReturnType<typeof s3ObjectStore> | undefined,
+  aws: ReturnType<typeof createReplayClients>,
+  bucket: string | undefined,
 ): KeptSources {
-  const dead =
-    bucket === undefined ? undefined : { store: bucket, prefix: config.transform.deadLetterPrefix };
-  if (localDir !== undefined) {
-    const folder = folderStore(localDir);
-    return {
-      deadLetter: dead ?? { store: folder, prefix: LOCAL_LAYOUT.deadLetter },
-      discardedBatches: { store: folder, prefix: LOCAL_LAYOUT.discardedBatches },
-      failedDocuments: { store: folder, prefix: LOCAL_LAYOUT.failedDocuments },
-      maxMessages: 0,
-    };
-  }
-  if (bucket === undefined) return { maxMessages: 0 };
+  const prefixes = {
+    deadLetterPrefix: config.transform.deadLetterPrefix,
+    failedDocumentsPrefix: config.delivery.failedDocumentsPrefix,
+  };
+  const inBucket = bucket === undefined ? undefined : bucketKeptSources(aws.s3, bucket, prefixes);
+  if (localDir === undefined) return inBucket ?? { maxMessages: 0 };
+  const folder = folderStore(localDir);
   return {
-    deadLetter: { store: bucket, prefix: config.transform.deadLetterPrefix },
-    discardedBatches: { store: bucket, prefix: ON_FAILURE_KEY_PREFIX },
-    failedDocuments: { store: bucket, prefix: config.delivery.failedDocumentsPrefix },
+    deadLetter: inBucket?.deadLetter ?? { store: folder, prefix: LOCAL_LAYOUT.deadLetter },
+    discardedBatches: { store: folder, prefix: LOCAL_LAYOUT.discardedBatches },
+    failedDocuments: { store: folder, prefix: LOCAL_LAYOUT.failedDocuments },
     maxMessages: 0,
   };
 }

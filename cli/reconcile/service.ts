@@ -15,7 +15,9 @@ import { type Clock, RequestMeter } from '../../core/reconcile/ports';
 import { logsPort } from '../backfill/aws-ports';
 import { BACKFILL_FILTER_NAME } from '../backfill/model';
 import type { LogsPort } from '../backfill/ports';
-import { kinesisPort } from '../replay/aws-ports';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { ON_FAILURE_KEY_PREFIX } from '../../core/contracts/kept-data';
+import { kinesisPort, s3ObjectStore } from '../replay/aws-ports';
 import type { KeptSources } from '../replay/collect';
 import { cloudWatchSide, type CountMode } from './cloudwatch';
 import { rawStreamHealer } from './heal';
@@ -169,4 +171,22 @@ async function resolveGroups(
     });
   }
   return groups;
+}
+
+/**
+ * Kept data in the failed-records bucket: dead letters under `transform.deadLetterPrefix`, discarded batches under
+ * `aws/lambda/` (Lambda's own prefix), failed documents under `delivery.failedDocumentsPrefix`.
+ */
+export function bucketKeptSources(
+  s3: S3Client,
+  bucket: string,
+  prefixes: { readonly deadLetterPrefix: string; readonly failedDocumentsPrefix: string },
+): KeptSources {
+  const store = s3ObjectStore(s3, bucket);
+  return {
+    deadLetter: { store, prefix: prefixes.deadLetterPrefix },
+    discardedBatches: { store, prefix: ON_FAILURE_KEY_PREFIX },
+    failedDocuments: { store, prefix: prefixes.failedDocumentsPrefix },
+    maxMessages: 0,
+  };
 }
