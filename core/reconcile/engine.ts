@@ -69,7 +69,11 @@ export function minuteOf(time: number): number {
   return Math.floor(time / MINUTE_MILLIS) * MINUTE_MILLIS;
 }
 
-/** The minutes judged: from the window's first minute to the last whole minute before `until` and before the lag. */
+/**
+ * What is judged: from the start of the window's first minute to the earlier of `until` and `now - lag`, in whole
+ * seconds (Logs Insights' granularity). A scheduled run's window ends on a minute; a command run up to now may end
+ * in a minute, which is then judged up to that second.
+ */
 export function judgedMinutes(
   since: number,
   until: number,
@@ -77,11 +81,11 @@ export function judgedMinutes(
   lagInMillis: number,
 ): { start: number; end: number } {
   const start = minuteOf(since);
-  const end = Math.max(start, Math.min(minuteOf(until), minuteOf(now - lagInMillis)));
+  const end = Math.max(start, Math.floor(Math.min(until, now - lagInMillis) / 1000) * 1000);
   return { start, end };
 }
 
-/** Consecutive minutes whose counts differ, as ranges of at most `maxMinutes`. */
+/** Consecutive minutes whose counts differ, as ranges of at most `maxMinutes` (the last one may end in a minute). */
 export function differingRanges(
   start: number,
   end: number,
@@ -92,11 +96,12 @@ export function differingRanges(
   const ranges: { start: number; end: number }[] = [];
   for (let minute = start; minute < end; minute += MINUTE_MILLIS) {
     if ((cloudWatch?.get(minute) ?? 0) === (openSearch?.get(minute) ?? 0)) continue;
+    const minuteEnd = Math.min(minute + MINUTE_MILLIS, end);
     const last = ranges[ranges.length - 1];
-    if (last !== undefined && last.end === minute && (last.end - last.start) / MINUTE_MILLIS < maxMinutes) {
-      last.end = minute + MINUTE_MILLIS;
+    if (last !== undefined && last.end === minute && (minute - last.start) / MINUTE_MILLIS < maxMinutes) {
+      last.end = minuteEnd;
     } else {
-      ranges.push({ start: minute, end: minute + MINUTE_MILLIS });
+      ranges.push({ start: minute, end: minuteEnd });
     }
   }
   return ranges;
@@ -126,7 +131,7 @@ export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts
   const maxRange = options.maxRangeMinutes ?? 10;
   const { start, end } = judgedMinutes(options.since, options.until, startedAt, options.lagInMillis);
   const progress = options.onProgress ?? ((): void => undefined);
-  const minutes = (end - start) / MINUTE_MILLIS;
+  const minutes = Math.ceil((end - start) / MINUTE_MILLIS);
 
   let cloudWatch: MinuteCounts = new Map();
   let openSearch: MinuteCounts = new Map();
@@ -151,7 +156,7 @@ export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts
       droppedByRule: {},
       verdicts: [],
       missing: [],
-      exactMinutes: ranges.reduce((n, r) => n + (r.end - r.start) / MINUTE_MILLIS, 0),
+      exactMinutes: ranges.reduce((n, r) => n + Math.ceil((r.end - r.start) / MINUTE_MILLIS), 0),
       cloudWatchEvents: sumIn(cw, start, end),
       openSearchEvents: sumIn(os, start, end),
     };

@@ -25,14 +25,14 @@ function healthy(world: World): void {
 }
 
 describe('judgedMinutes', () => {
-  test('judges whole minutes up to the earlier of until and now minus the lag', () => {
+  test('judges from the first minute up to the earlier of until and now minus the lag, in whole seconds', () => {
     expect(judgedMinutes(T0 + 30_000, T0 + HOUR, T0 + HOUR, 5 * MINUTE_MILLIS)).toEqual({
       start: T0,
       end: T0 + 55 * MINUTE_MILLIS,
     });
-    expect(judgedMinutes(T0, T0 + 10 * MINUTE_MILLIS + 5, T0 + HOUR, 0)).toEqual({
+    expect(judgedMinutes(T0, T0 + 10 * MINUTE_MILLIS + 1_500, T0 + HOUR, 0)).toEqual({
       start: T0,
-      end: T0 + 10 * MINUTE_MILLIS,
+      end: T0 + 10 * MINUTE_MILLIS + 1_000,
     });
   });
 
@@ -57,6 +57,11 @@ describe('differingRanges', () => {
       { start: T0 + 4 * MINUTE_MILLIS, end: T0 + 5 * MINUTE_MILLIS },
     ]);
     expect(differingRanges(T0, T0 + 5 * MINUTE_MILLIS, cw, os, 10)).toHaveLength(2);
+    // A window that ends in a minute judges that minute up to its end.
+    expect(differingRanges(T0, T0 + 4 * MINUTE_MILLIS + 30_000, cw, os, 10)[1]).toEqual({
+      start: T0 + 4 * MINUTE_MILLIS,
+      end: T0 + 4 * MINUTE_MILLIS + 30_000,
+    });
   });
 });
 
