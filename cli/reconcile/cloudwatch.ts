@@ -8,7 +8,8 @@
  *   exact tier. moto's Logs Insights understands only `fields`, `sort` and `limit` (no `stats`), so this way is tested
  *   with a mocked client only (test/cli/reconcile/cloudwatch.test.ts) and runs only on AWS.
  * - `scan` (anywhere, moto included): every event of the window read once with FilterLogEvents and the group's
- *   pattern, counted per minute and kept for the exact tier. Exact, but requests grow with the events (10,000 a page).
+ *   pattern and counted per minute (page by page: nothing is kept, the exact tier reads the minutes that differ
+ *   again). Exact, but requests grow with the events (10,000 a page).
  *
  * Events are read through backfill's FilterLogEvents port (retries, the CLI's errors), paced to the account's
  * FilterLogEvents quota as backfill paces it.
@@ -36,8 +37,6 @@ export interface CloudWatchSideOptions {
   readonly client?: CloudWatchLogsClient;
   readonly clock: Clock;
   readonly meter: RequestMeter;
-  /** Events read before a range for multi-line context (the engine's lookback), so a scan covers them too. */
-  readonly lookbackInMillis: number;
   /** @default 300000 */
   readonly queryTimeoutInMillis?: number;
   readonly endpoint?: string;
@@ -45,8 +44,13 @@ export interface CloudWatchSideOptions {
 
 export function cloudWatchSide(options: CloudWatchSideOptions): CloudWatchSide {
   const spacer = new CallSpacer(FILTER_LOG_EVENTS_CALLS_PER_SECOND, options.clock);
-  const read = async (group: ReconcileGroup, start: number, end: number): Promise<LogEvent[]> => {
-    const events: LogEvent[] = [];
+  /** Every FilterLogEvents page of the group in [start, end), handed to `each` as it arrives. */
+  const pages = async (
+    group: ReconcileGroup,
+    start: number,
+    end: number,
+    each: (events: readonly LogEvent[]) => void,
+  ): Promise<void> => {
     let nextToken: string | undefined;
     do {
       await spacer.next();
@@ -59,33 +63,40 @@ export function cloudWatchSide(options: CloudWatchSideOptions): CloudWatchSide {
         ...(group.filterPattern !== '' ? { filterPattern: group.filterPattern } : {}),
         ...(nextToken !== undefined ? { nextToken } : {}),
       });
-      events.push(...page.events);
+      each(page.events);
       nextToken = page.nextToken;
     } while (nextToken !== undefined);
-    return events;
   };
-
-  // Scan mode reads each group's window once; the exact tier's reads are answered from it when they fall inside.
-  const scanned = new Map<string, { start: number; end: number; events: LogEvent[] }>();
   const events = async (group: ReconcileGroup, start: number, end: number): Promise<LogEvent[]> => {
-    const cached = scanned.get(group.logGroup);
-    if (cached !== undefined && start >= cached.start && end <= cached.end) {
-      return cached.events.filter((e) => e.timestamp >= start && e.timestamp < end);
-    }
-    return read(group, start, end);
+    const all: LogEvent[] = [];
+    await pages(group, start, end, (page) => all.push(...page));
+    return all;
   };
 
   if (options.mode === 'scan') {
     return {
       countedWith: 'scan',
       events,
+      // Counted page by page and not kept, so memory stays one page whatever the window: the exact tier reads the
+      // minutes that differ again.
       async countPerMinute(groups, start, end) {
         const counts = new Map<string, Map<number, number>>();
         for (const group of groups) {
-          const window = { start: start - options.lookbackInMillis, end };
-          const all = await read(group, window.start, window.end);
-          scanned.set(group.logGroup, { ...window, events: all });
-          counts.set(group.logGroup, perMinute(all, start, end));
+          const byMinute = new Map<number, number>();
+          // FilterLogEvents may answer an event again on the next page: the previous page's ids are remembered.
+          let previous = new Set<string>();
+          await pages(group, start, end, (page) => {
+            const current = new Set<string>();
+            for (const e of page) {
+              const key = `${e.logStream}\0${e.id}`;
+              if (previous.has(key) || current.has(key)) continue;
+              current.add(key);
+              const minute = minuteOf(e.timestamp);
+              byMinute.set(minute, (byMinute.get(minute) ?? 0) + 1);
+            }
+            previous = current;
+          });
+          counts.set(group.logGroup, byMinute);
         }
         return counts;
       },
@@ -98,21 +109,6 @@ export function cloudWatchSide(options: CloudWatchSideOptions): CloudWatchSide {
     events,
     countPerMinute: (groups, start, end) => insightsCounts(client, groups, start, end, options),
   };
-}
-
-function perMinute(events: readonly LogEvent[], start: number, end: number): Map<number, number> {
-  const counts = new Map<number, number>();
-  const seen = new Set<string>();
-  for (const e of events) {
-    if (e.timestamp < start || e.timestamp >= end) continue;
-    // FilterLogEvents may answer an event twice across pages.
-    const key = `${e.logStream}\0${e.id}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    const minute = minuteOf(e.timestamp);
-    counts.set(minute, (counts.get(minute) ?? 0) + 1);
-  }
-  return counts;
 }
 
 /** The Logs Insights query that counts events per log group and minute. */

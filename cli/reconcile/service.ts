@@ -113,7 +113,6 @@ export async function runReconcile(
         client: clients.logs,
         clock,
         meter,
-        lookbackInMillis: lookback,
         ...(clients.endpoint !== undefined ? { endpoint: clients.endpoint } : {}),
       }),
       search: searchSide({

@@ -120,6 +120,8 @@ interface GroupWork {
   readonly verdicts: EventVerdict[];
   /** The missing events, in the order read (the heal sends them in this order). */
   readonly missing: LogEvent[];
+  /** Verdicts not kept in {@link verdicts} (beyond the listing limit; their counts are in {@link states}). */
+  unlisted: number;
   exactMinutes: number;
   cloudWatchEvents: number;
   openSearchEvents: number;
@@ -156,6 +158,7 @@ export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts
       droppedByRule: {},
       verdicts: [],
       missing: [],
+      unlisted: 0,
       exactMinutes: ranges.reduce((n, r) => n + Math.ceil((r.end - r.start) / MINUTE_MILLIS), 0),
       cloudWatchEvents: sumIn(cw, start, end),
       openSearchEvents: sumIn(os, start, end),
@@ -171,7 +174,7 @@ export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts
         ports,
       );
       exactEvents += classified.length;
-      record(w, classified);
+      record(w, classified, options.maxListedEvents ?? 1000);
     }
     work.push(w);
   }
@@ -207,7 +210,7 @@ export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts
       states,
       droppedByRule,
       events: listed.slice(0, limit),
-      truncated: listed.length > limit,
+      truncated: listed.length > limit || w.unlisted > 0,
     };
   });
 
@@ -228,8 +231,12 @@ export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts
   };
 }
 
-/** Adds a range's classified events to the group's counts; keeps the listing and the missing events. */
-function record(w: GroupWork, classified: readonly ClassifiedEvent[]): void {
+/**
+ * Adds a range's classified events to the group's counts; keeps the missing events (for the heal) and, for the
+ * listing, the verdicts that are not plainly searchable: every missing one, and the others up to `limit` (a run over
+ * many dropped health checks keeps their counts, not each of them).
+ */
+function record(w: GroupWork, classified: readonly ClassifiedEvent[], limit: number): void {
   const delta: Record<string, number> = {};
   for (const { event, verdict } of classified) {
     delta[verdict.state] = (delta[verdict.state] ?? 0) + 1;
@@ -237,7 +244,11 @@ function record(w: GroupWork, classified: readonly ClassifiedEvent[]): void {
       const rule = verdict.rule ?? '(a drop rule)';
       w.droppedByRule[rule] = (w.droppedByRule[rule] ?? 0) + 1;
     }
-    if (verdict.state !== 'searchable') w.verdicts.push(verdict);
+    if (verdict.state === 'missing' || (verdict.state !== 'searchable' && w.verdicts.length < limit)) {
+      w.verdicts.push(verdict);
+    } else if (verdict.state !== 'searchable') {
+      w.unlisted += 1;
+    }
     if (verdict.state === 'missing') w.missing.push(event);
   }
   w.states = addStates(w.states, delta);

@@ -304,6 +304,8 @@ describe('kfek reconcile against the local pipeline', () => {
           ]),
         )),
       );
+      // (delivered and refused before the next fault: a batch holding both groups would be discarded whole)
+      await settle();
       // and a batch the transform keeps failing on (minute 26)
       faults.fail.add(G.discarded);
       expected.discarded.push(
