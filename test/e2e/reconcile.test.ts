@@ -321,13 +321,17 @@ describe('kfek reconcile against the local pipeline', () => {
       step('losses made');
       // and, held back by the pipeline: an event of minute 28 taken in just now, and one of the current minute
       faults.defer.add(G.late);
+      // At least a second after the lost events were taken in, so a lag fits between the two (whole seconds).
+      while (Date.now() < lostWrittenAt + 2_000) await new Promise((resolve) => setTimeout(resolve, 100));
+      const heldWrittenAt = Date.now();
       const [pending] = await write(G.late, 'l', minute(28), [
         [0, info('taken in just now, not delivered yet')],
       ]);
       await write(G.late, 'now', Date.now(), [[0, info('of a minute newer than the lag')]]);
       await settle();
-      // The lag: shorter than the time since the lost events were taken in, longer than since the held one was.
-      const lag = `${Math.max(2, Math.floor((Date.now() - lostWrittenAt) / 1000) - 1)}s`;
+      // The lag: shorter than the time since the lost events were taken in, longer than since the held one was (half
+      // way between the two, at the run's start).
+      const lag = `${Math.round((Date.now() - (lostWrittenAt + heldWrittenAt) / 2) / 1000)}s`;
 
       // WHEN reconcile runs without --heal
       const first = await reconcile(['--since', new Date(base - 60_000).toISOString(), '--lag', lag]);
