@@ -31,9 +31,19 @@ const metrics = new Metrics({ namespace: env.metricsNamespace, serviceName: env.
 const logs = new CloudWatchLogsClient({ maxAttempts: 1 });
 const kinesis = new KinesisClient({});
 const s3 = new S3Client({});
-const search = createHttpClient({ baseUrl: job.openSearchUrl, auth: { kind: 'sigv4', region }, maxAttempts: 5 });
-const routes = env.routes.map((route) => ({ ...route, indexStem: job.routeStems[route.name] ?? job.indexPrefix }));
-const clock = { now: Date.now, sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)) };
+const search = createHttpClient({
+  baseUrl: job.openSearchUrl,
+  auth: { kind: 'sigv4', region },
+  maxAttempts: 5,
+});
+const routes = env.routes.map((route) => ({
+  ...route,
+  indexStem: job.routeStems[route.name] ?? job.indexPrefix,
+}));
+const clock = {
+  now: Date.now,
+  sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+};
 
 /** The longest the heal waits for its events, and what the run keeps back of its time budget for the rest. */
 const MAX_HEAL_WAIT_MILLIS = 5 * 60_000;

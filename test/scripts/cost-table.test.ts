@@ -38,7 +38,7 @@ describe('cost table', () => {
     );
   });
 
-  test('reconcile: Logs Insights scans the month once, plus the function\'s runs', () => {
+  test("reconcile: Logs Insights scans the month once, plus the function's runs", () => {
     // GIVEN 100 GB/day
     const c = scenarioCosts({ gbPerDay: 100, eventBytes: 300 });
     // THEN 100 x 30 x $0.005 = $15, and 96 x 30 runs of 30 s at 0.5 GB

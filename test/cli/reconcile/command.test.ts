@@ -27,7 +27,10 @@ describe('kfek reconcile: bad input', () => {
     [['--since', '1h'], /--opensearch URL is required/],
     [['--since', '1h', '--until', '2h', ...CLOSED], /--since .* is not before --until/],
     [['--since', 'yesterday', ...CLOSED], /--since "yesterday" is neither a duration/],
-    [['--since', '1h', '--count', 'all', ...CLOSED], /--count "all" is neither insights \(Logs Insights, on AWS\) nor scan/],
+    [
+      ['--since', '1h', '--count', 'all', ...CLOSED],
+      /--count "all" is neither insights \(Logs Insights, on AWS\) nor scan/,
+    ],
     [['--since', '1h', '--profile', 'nope', ...CLOSED], /unknown config profile "nope"/],
     [
       ['--since', '1h', '--local-dir', '/no/such/dir', ...CLOSED],
