@@ -24,6 +24,25 @@ export interface AwsTarget {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/**
+ * Where a command's AWS clients go: `--endpoint` or `AWS_ENDPOINT_URL`, and `--region`, `AWS_REGION`,
+ * `AWS_DEFAULT_REGION`, or us-east-1 when an endpoint override is set (any region works against a local emulator).
+ * An empty variable is an unset one (the SDK would throw "Region is missing" from a client's constructor).
+ */
+export function resolveAwsTarget(
+  given: { readonly endpoint?: string; readonly region?: string },
+  env: Env,
+): { readonly endpoint?: string; readonly region?: string } {
+  const fromEnv = (name: string): string | undefined => env[name]?.trim() || undefined;
+  const endpoint = given.endpoint ?? fromEnv('AWS_ENDPOINT_URL');
+  const region =
+    given.region ??
+    fromEnv('AWS_REGION') ??
+    fromEnv('AWS_DEFAULT_REGION') ??
+    (endpoint !== undefined ? 'us-east-1' : undefined);
+  return { ...(endpoint !== undefined ? { endpoint } : {}), ...(region !== undefined ? { region } : {}) };
+}
+
 /** One client per command. Retries are ours ({@link withRetries}), so the SDK makes a single attempt per call. */
 export function createLogsClient(target: AwsTarget, env: Env): CloudWatchLogsClient {
   // An empty variable (`AWS_REGION=`) is no setting: the SDK would take it for a region and refuse it.

@@ -1,7 +1,7 @@
 /**
  * Every `kfek` command in one table: its name and how it is loaded. A command is loaded only when it runs (and
  * with it the AWS SDK), so `kfek --help` stays fast. Each runs as `(argv after its name, io) => exit code`:
- * send, verify, query, proxy and doctor are parsed by cli/args/ and run by cli/runners.ts; replay and backfill
+ * send, verify, query, proxy, doctor and reconcile are parsed by cli/args/ and run by cli/runners.ts; replay and backfill
  * parse their own options (cli/replay/args.ts, cli/backfill/args.ts) and print their own help.
  */
 import { parseCliArgs } from './args';
@@ -29,6 +29,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   query: parsedBy('query'),
   proxy: parsedBy('proxy'),
   doctor: parsedBy('doctor'),
+  reconcile: parsedBy('reconcile'),
   replay: async () => (await import('./replay/command')).replayCommand,
   backfill: async () => (await import('./backfill/command')).backfillCommand,
 };

@@ -135,6 +135,55 @@ export async function runQuery(client: CloudWatchLogsClient, options: QueryOptio
   }
   const endTime = now();
   const startTime = endTime - options.sinceInMillis;
+  const answer = await runInsightsQuery(
+    client,
+    { logGroupNames, queryString: query.queryString, startTime, endTime },
+    {
+      timeoutInMillis: timeout,
+      pollIntervalInMillis: interval,
+      retry,
+      now,
+      sleep: pause,
+      ...(options.endpoint !== undefined ? { endpoint: options.endpoint } : {}),
+    },
+  );
+  return { name: query.name, queryString: query.queryString, logGroupNames, ...answer };
+}
+
+/** One Logs Insights query over explicit log groups and a time range (epoch millis). */
+export interface InsightsRequest {
+  readonly logGroupNames: readonly string[];
+  readonly queryString: string;
+  readonly startTime: number;
+  readonly endTime: number;
+}
+
+export interface InsightsOptions {
+  readonly timeoutInMillis: number;
+  readonly pollIntervalInMillis: number;
+  readonly retry: RetryOptions;
+  readonly now: () => number;
+  readonly sleep: (millis: number) => Promise<void>;
+  /** For messages about connection failures. */
+  readonly endpoint?: string;
+  /** Called once per API call (StartQuery, each GetQueryResults), for callers that count requests. */
+  readonly onCall?: () => void;
+}
+
+/**
+ * StartQuery, then GetQueryResults until the query ends (stopped when it runs past the timeout): the rows, without
+ * the internal `@ptr`, with their columns in the order Logs Insights returned them. `kfek query` and `kfek reconcile`
+ * (its counts per minute) run their queries through it.
+ */
+export async function runInsightsQuery(
+  client: CloudWatchLogsClient,
+  request: InsightsRequest,
+  options: InsightsOptions,
+): Promise<Pick<QueryResult, 'columns' | 'rows' | 'statistics'>> {
+  const { logGroupNames, queryString } = request;
+  const { now, retry } = options;
+  const interval = options.pollIntervalInMillis;
+  const call = options.onCall ?? ((): void => undefined);
   // StartQuery names at most one log group in "does not exist" errors; report the one the user gave if single.
   const context = {
     logGroupName: logGroupNames.length === 1 ? logGroupNames[0] : logGroupNames.join(', '),
@@ -142,28 +191,33 @@ export async function runQuery(client: CloudWatchLogsClient, options: QueryOptio
   };
   const started = await withRetries(
     'StartQuery',
-    () =>
-      client.send(
+    () => {
+      call();
+      return client.send(
         new StartQueryCommand({
           logGroupNames: [...logGroupNames],
-          queryString: query.queryString,
+          queryString,
           // StartQuery takes epoch seconds.
-          startTime: Math.floor(startTime / 1000),
-          endTime: Math.ceil(endTime / 1000),
+          startTime: Math.floor(request.startTime / 1000),
+          endTime: Math.ceil(request.endTime / 1000),
         }),
-      ),
+      );
+    },
     context,
     retry,
   );
   const queryId = started.queryId;
   if (queryId === undefined) throw new QueryFailedError('Unknown', 'StartQuery returned no query id; retry.');
 
-  const deadline = now() + timeout;
+  const deadline = now() + options.timeoutInMillis;
   let answer: GetQueryResultsCommandOutput;
   for (;;) {
     answer = await withRetries(
       'GetQueryResults',
-      () => client.send(new GetQueryResultsCommand({ queryId })),
+      () => {
+        call();
+        return client.send(new GetQueryResultsCommand({ queryId }));
+      },
       context,
       retry,
     );
@@ -182,10 +236,10 @@ export async function runQuery(client: CloudWatchLogsClient, options: QueryOptio
       await client.send(new StopQueryCommand({ queryId })).catch(() => undefined);
       throw new QueryFailedError(
         status,
-        `still not complete after ${Math.round(timeout / 1000)} s; raise --timeout or narrow --since.`,
+        `still not complete after ${Math.round(options.timeoutInMillis / 1000)} s; raise --timeout or narrow --since.`,
       );
     }
-    await pause(interval);
+    await options.sleep(interval);
   }
 
   const columns: string[] = [];
@@ -198,12 +252,5 @@ export async function runQuery(client: CloudWatchLogsClient, options: QueryOptio
     }
     return row;
   });
-  return {
-    name: query.name,
-    queryString: query.queryString,
-    logGroupNames,
-    columns,
-    rows,
-    statistics: answer.statistics,
-  };
+  return { columns, rows, ...(answer.statistics !== undefined ? { statistics: answer.statistics } : {}) };
 }

@@ -267,5 +267,8 @@ export async function runParsed(
       return proxy(args, io);
     case 'doctor':
       return doctor(args, io);
+    case 'reconcile':
+      // Loaded only here: the transform's core and the reconcile engine are not part of the other commands.
+      return (await import('./reconcile/command')).reconcile(args, io);
   }
 }

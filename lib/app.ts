@@ -75,6 +75,9 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     transform: config.transform,
     delivery: config.delivery,
     routes: config.routes,
+    ...(config.reconcile.enabled
+      ? { reconcile: { ...config.reconcile, logGroups: config.sources.logGroups } }
+      : {}),
     metricsNamespace: config.name,
     names,
   });
@@ -112,6 +115,14 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     dataNodeVolumeSizeInGiB: config.openSearch.volumeSizeGb,
     metricsNamespace: config.name,
     transformServiceName: transformServiceName(config.transport),
+    ...(config.reconcile.enabled
+      ? {
+          reconcile: {
+            functionName: names.reconcileFunction,
+            every: Duration.minutes(config.reconcile.everyMinutes),
+          },
+        }
+      : {}),
     alarmEmail: config.alarms.email,
     thresholds: {
       maxIteratorAge: Duration.millis(config.alarms.iteratorAgeMs),

@@ -38,6 +38,11 @@ export interface ScenarioCosts {
   readonly storedGb: number;
   readonly storagePerMonth: number;
   readonly cloudWatchLogsPerMonth: number;
+  /**
+   * The scheduled reconcile function: Logs Insights' scans of the month's volume and the function's runs. Its per-log-
+   * group metrics and three alarms are fixed costs (docs/costs.md).
+   */
+  readonly reconcilePerMonth: number;
 }
 
 const A = ASSUMPTIONS;
@@ -130,6 +135,12 @@ export function scenarioCosts(scenario: Scenario): ScenarioCosts {
     storedGb,
     storagePerMonth: storedGb * PRICES.openSearchGp3PerGbMonth,
     cloudWatchLogsPerMonth: scenario.gbPerDay * A.daysPerMonth * PRICES.cloudWatchLogsIngestionPerGb,
+    reconcilePerMonth:
+      scenario.gbPerDay * A.daysPerMonth * PRICES.logsInsightsPerGbScanned +
+      A.reconcileRunsPerDay *
+        A.daysPerMonth *
+        ((A.reconcileSecondsPerRun * A.reconcileMemoryMb) / 1024) *
+        PRICES.lambdaArmPerGbSecond,
   };
 }
 
@@ -158,6 +169,7 @@ export function costTable(scenarios: readonly Scenario[] = SCENARIOS): string {
     'Lambda',
     'OpenSearch storage',
     'CloudWatch Logs (for scale)',
+    'Reconcile (production)',
   ];
   const rows = scenarios.map((s) => {
     const c = scenarioCosts(s);
@@ -171,6 +183,7 @@ export function costTable(scenarios: readonly Scenario[] = SCENARIOS): string {
       usd(c.lambdaPerMonth),
       `${usd(c.storagePerMonth)} (${count(c.storedGb)} GB)`,
       usd(c.cloudWatchLogsPerMonth),
+      usd(c.reconcilePerMonth),
     ];
   });
   const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;

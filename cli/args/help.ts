@@ -18,6 +18,8 @@ Usage:
               [--rate R/s] [--dry-run] [--delete-after] [--json]   (kfek replay --help for all options)
   kfek backfill (--log-group G ... | --profile NAME) --since 7d [--until T] [--filter-pattern P] [--rate N/s]
               [--dry-run] [--resume] [--json]   (kfek backfill --help for all options)
+  kfek reconcile (--profile NAME | --log-group G ...) --since T [--until T] --opensearch URL [--sigv4] [--heal]
+              [--lag D] [--count insights|scan] [--bucket NAME | --local-dir DIR] [--json]
   kfek <command> --help    that command's options with their defaults
   kfek --version           the version of kfek
 
@@ -51,6 +53,12 @@ OpenSearch instance type fit, and no existing resource holds a name the profile 
 deployed, what the deploy will update, replace and refuse (exports in use, replaced resources, data at risk), read
 from their deployed templates; once deployed, that the stacks are complete, the log groups are subscribed to the raw stream and you are mapped in OpenSearch. Each finding
 comes with its fix; the exit code is 1 when a check failed.`,
+    reconcile: `reconcile proves that nothing was lost: for each log group and minute of the window older than --lag, it compares
+what CloudWatch Logs holds (after the subscription's filter pattern) with what OpenSearch holds; where the counts
+differ it reads the events, computes each document id as the ingest pipeline does, looks them up and says for every
+event: searchable, dropped by a rule, joined into another, kept (dead letter, discarded batch, failed document, with
+where), late, or missing. --heal sends the missing ones through the raw stream as kfek backfill does and waits for
+them. Prints a table per log group (or --json); the exit code is 1 while anything is missing.`,
   };
 }
 

@@ -6,6 +6,7 @@
 import { UsageError } from '../errors';
 import { type Env, parseQuery, parseSend, parseVerify } from './commands';
 import { parseDoctor, parseProxy } from './proxy-doctor';
+import { parseReconcile } from './reconcile';
 import { type CliArgs, COMMAND_NAMES, type CommandName } from './types';
 
 export { USAGE, commandHelp } from './help';
@@ -34,9 +35,11 @@ export function parseCliArgs(argv: readonly string[], env: Env = {}): CliArgs {
         return parseProxy(rest, env);
       case 'doctor':
         return parseDoctor(rest);
+      case 'reconcile':
+        return parseReconcile(rest, env);
       default:
         throw new UsageError(
-          `unknown command ${JSON.stringify(command)}; expected send, verify, query, proxy, doctor, replay, backfill or help`,
+          `unknown command ${JSON.stringify(command)}; expected send, verify, query, proxy, doctor, replay, backfill, reconcile or help`,
         );
     }
   } catch (error) {

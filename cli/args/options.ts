@@ -168,12 +168,106 @@ export const DOCTOR_OPTIONS = {
   help: HELP,
 } as const;
 
+export const RECONCILE_OPTIONS = {
+  'log-group': {
+    type: 'string',
+    value: 'G',
+    multiple: true,
+    help: 'log group to reconcile (repeatable)',
+    shownDefault: "the cdk.json profile's log groups",
+  },
+  profile: {
+    type: 'string',
+    value: 'NAME',
+    help: 'cdk.json profile: its log groups, raw stream, routes, index names and lag',
+    shownDefault: 'sandbox',
+  },
+  since: {
+    type: 'string',
+    value: 'T',
+    help: 'window start: a duration before now (1h) or an ISO time (required)',
+  },
+  until: {
+    type: 'string',
+    value: 'T',
+    help: 'window end: an ISO time or a duration before now',
+    shownDefault: 'now',
+  },
+  lag: {
+    type: 'string',
+    value: 'D',
+    help: 'minutes newer than this are not judged; events ingested since are late, never missing',
+    shownDefault: "the profile's reconcile.lagMinutes (15m)",
+  },
+  heal: {
+    type: 'boolean',
+    default: false,
+    help: 'send the missing events through the raw stream as kfek backfill does, and wait for them',
+  },
+  'heal-timeout': {
+    type: 'string',
+    value: 'D',
+    default: '5m',
+    help: 'how long --heal waits for the healed events to become searchable',
+  },
+  count: {
+    type: 'string',
+    value: 'MODE',
+    help: 'insights (Logs Insights, AWS) or scan (FilterLogEvents, anywhere) for the CloudWatch counts',
+    shownDefault: 'insights; scan with an endpoint override',
+  },
+  opensearch: {
+    type: 'string',
+    value: 'URL',
+    help: "OpenSearch URL (the domain endpoint, or npm start's node)",
+    shownDefault: 'KFEK_OPENSEARCH_URL',
+  },
+  sigv4: {
+    type: 'boolean',
+    default: false,
+    help: 'sign OpenSearch requests with SigV4 (Amazon OpenSearch Service)',
+  },
+  'raw-stream': {
+    type: 'string',
+    value: 'NAME|ARN',
+    help: 'the raw stream: whose subscriptions to compare, where --heal sends',
+    shownDefault: 'kfek-<profile>-raw',
+  },
+  bucket: {
+    type: 'string',
+    value: 'NAME',
+    help: 'the failed-records bucket (dead letters, discarded batches, failed documents)',
+    shownDefault: "the profile's Search stack's",
+  },
+  'local-dir': {
+    type: 'string',
+    value: 'DIR',
+    help: "npm start's work folder (its kept folders stand in for the bucket's prefixes)",
+  },
+  'join-lookback': {
+    type: 'string',
+    value: 'D',
+    default: '60s',
+    help: 'events read before a minute that differs, so a multi-line trace is joined as the transform joined it',
+  },
+  endpoint: {
+    type: 'string',
+    value: 'URL',
+    help: "AWS endpoint for CloudWatch Logs, Kinesis, S3 and CloudFormation (e.g. moto's)",
+    shownDefault: 'AWS_ENDPOINT_URL, else AWS',
+  },
+  region: REGION,
+  json: JSON_OUTPUT,
+  help: HELP,
+} as const;
+
 export const OPTIONS: Readonly<Record<CommandName, OptionTable>> = {
   send: SEND_OPTIONS,
   verify: VERIFY_OPTIONS,
   query: QUERY_OPTIONS,
   proxy: PROXY_OPTIONS,
   doctor: DOCTOR_OPTIONS,
+  reconcile: RECONCILE_OPTIONS,
 };
 
 /**

@@ -1,7 +1,7 @@
 /** What the command line parses into: one typed value per command. */
 
 /** The commands `kfek` knows, in the order its help lists them. */
-export const COMMAND_NAMES = ['send', 'verify', 'query', 'proxy', 'doctor'] as const;
+export const COMMAND_NAMES = ['send', 'verify', 'query', 'proxy', 'doctor', 'reconcile'] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
 export interface CommonArgs {
@@ -95,6 +95,34 @@ export interface DoctorArgs {
   readonly synthTimeoutInMillis: number;
 }
 
+export interface ReconcileArgs {
+  readonly command: 'reconcile';
+  /** @default - the profile's `sources.logGroups` */
+  readonly logGroups: readonly string[];
+  /** @default - cdk.json's default profile (`sandbox`) */
+  readonly profile?: string;
+  /** `--since` and `--until` as typed: the command reads them against its own clock. */
+  readonly sinceText: string;
+  readonly untilText?: string;
+  /** @default - the profile's `reconcile.lagMinutes` */
+  readonly lagInMillis?: number;
+  readonly heal: boolean;
+  readonly healTimeoutInMillis: number;
+  /** @default - `insights`, or `scan` with an endpoint override */
+  readonly countMode?: 'insights' | 'scan';
+  readonly openSearchUrl: string;
+  readonly sigv4: boolean;
+  /** @default - `<name>-<profile>-raw` */
+  readonly rawStream?: string;
+  /** @default - the profile's Search stack's failed-records bucket (none with --local-dir) */
+  readonly bucket?: string;
+  readonly localDir?: string;
+  readonly joinLookbackInMillis: number;
+  readonly endpoint?: string;
+  readonly region?: string;
+  readonly json: boolean;
+}
+
 export interface HelpArgs {
   readonly command: 'help';
   /**
@@ -109,4 +137,5 @@ export interface VersionArgs {
   readonly command: 'version';
 }
 
-export type CliArgs = SendArgs | VerifyArgs | QueryArgs | ProxyArgs | DoctorArgs | HelpArgs | VersionArgs;
+export type CliArgs =
+  SendArgs | VerifyArgs | QueryArgs | ProxyArgs | DoctorArgs | ReconcileArgs | HelpArgs | VersionArgs;

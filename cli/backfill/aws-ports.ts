@@ -118,6 +118,7 @@ export function logsPort(
           timestamp: e.timestamp,
           message: e.message ?? '',
           logStream: e.logStreamName,
+          ...(e.ingestionTime !== undefined ? { ingestionTime: e.ingestionTime } : {}),
         });
       }
       return { events, ...(out.nextToken !== undefined ? { nextToken: out.nextToken } : {}) };

@@ -11,6 +11,12 @@ export interface HistoricLogEvent {
   readonly timestamp: number;
   readonly message: string;
   readonly logStream: string;
+  /**
+   * When CloudWatch Logs took it in (`ingestionTime`): `kfek reconcile` calls an event late, not missing, while this
+   * is more recent than the pipeline's delivery lag.
+   * @default - not reported
+   */
+  readonly ingestionTime?: number;
 }
 
 /** What the envelope of a log group says besides its events (CloudWatch Logs fills these in for a subscription). */

@@ -13,7 +13,7 @@ import {
 } from '../../core/config';
 import { ON_FAILURE_KEY_PREFIX } from '../../core/contracts/kept-data';
 import { physicalNamesFor } from '../../core/contracts/physical-names';
-import { sleep, translateAwsError } from '../aws';
+import { resolveAwsTarget, sleep, translateAwsError } from '../aws';
 import { CliError, UsageError } from '../errors';
 import { PROJECT_CDK_JSON } from '../profile';
 import { ProgressBar } from '../../core/progress';
@@ -65,14 +65,7 @@ export async function replayCommand(argv: readonly string[], io: ReplayIo): Prom
   if (args.localDir !== undefined) {
     await checkLocalFolder(path.resolve(io.cwd ?? process.cwd(), args.localDir), args.localDir);
   }
-  // An empty variable is an unset one (the SDK would throw "Region is missing" from a client's constructor).
-  const fromEnv = (name: string): string | undefined => io.env[name]?.trim() || undefined;
-  const endpoint = args.endpoint ?? fromEnv('AWS_ENDPOINT_URL');
-  const region =
-    args.region ??
-    fromEnv('AWS_REGION') ??
-    fromEnv('AWS_DEFAULT_REGION') ??
-    (endpoint !== undefined ? 'us-east-1' : undefined);
+  const { endpoint, region } = resolveAwsTarget(args, io.env);
   const clients = createReplayClients({
     ...(region !== undefined ? { region } : {}),
     ...(args.endpoint !== undefined ? { endpoint: args.endpoint } : {}),

@@ -88,6 +88,8 @@ export const DEFAULTS = {
   failedRecords: { expireAfterDays: 90 },
   // No routes: every event goes to the default route (docs/teams-and-routes.md).
   routes: [],
+  // Off by default (the production profile turns it on): it reads every subscribed log group four times an hour.
+  reconcile: { enabled: false, everyMinutes: 15, lagMinutes: 15, heal: true, memoryMb: 512 },
   alarms: {
     iteratorAgeMs: 60_000,
     poisonRecords: 1,

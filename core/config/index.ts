@@ -19,6 +19,6 @@ export * from './types';
 export * from './errors';
 export { CONTEXT_KEY, DEFAULT_PROFILE, DEFAULTS, PROFILE_CONTEXT_KEY } from './defaults';
 export { indexNameFor, indexPatternFor } from '../contracts/index-naming';
-export { configFromCdkJson, resolveConfig } from './resolve';
+export { configFromCdkJson, reconcileLagMillis, resolveConfig } from './resolve';
 export { isCrossAccount } from './cross-account';
 export { routeOverlapWarnings } from './route-overlaps';

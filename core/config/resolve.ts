@@ -11,7 +11,15 @@ import { REGION, REGION_HINT, checkPrefixesApart } from './names';
 import { checkVolumeSize } from './opensearch-limits';
 import { type JsonObject, Reader, isObject, merge } from './reader';
 import { checkRoutes, readRoutes } from './routes';
-import { readAlarms, readDelivery, readOpenSearch, readSources, readStream, readTransform } from './sections';
+import {
+  readAlarms,
+  readDelivery,
+  readOpenSearch,
+  readReconcile,
+  readSources,
+  readStream,
+  readTransform,
+} from './sections';
 import { type PipelineConfig, REMOVAL_POLICIES, TRANSPORTS } from './types';
 
 const NAME = /^[a-z][a-z0-9-]{0,15}$/;
@@ -70,6 +78,16 @@ function crossCheck(r: Reader, c: Omit<PipelineConfig, 'profile'>): void {
         `use about 25% of the volume (${Math.floor(os.volumeSizeGb * 256)}).`,
     );
   }
+  // A batch Firehose is still retrying (or buffering) is late, not lost: the lag must outlast it, or the reconcile
+  // function would call its events missing and send them again. (`kfek reconcile` takes the longer of the two.)
+  const deliverySeconds = deliveryBoundSeconds(c.delivery);
+  if (c.reconcile.enabled && c.reconcile.lagMinutes * 60 < deliverySeconds) {
+    r.problem(
+      `reconcile.lagMinutes (${c.reconcile.lagMinutes}) must cover Firehose's retry duration and buffering plus a ` +
+        `minute (${deliverySeconds} s): events of a batch Firehose is still retrying would be judged missing. Use ` +
+        `${Math.ceil(deliverySeconds / 60)} or more.`,
+    );
+  }
   const warm = os.retention.warmAfterDays;
   if (warm !== undefined) {
     // ISM's warm_migration needs UltraWarm nodes, and the domain kfek deploys has none (no config asks for them):
@@ -80,6 +98,21 @@ function crossCheck(r: Reader, c: Omit<PipelineConfig, 'profile'>): void {
         `(indices stay hot until deleteAfterDays, ${os.retention.deleteAfterDays}).`,
     );
   }
+}
+
+/** Firehose's retry duration and buffering, plus a minute: the longest a healthy delivery takes to give up. */
+function deliveryBoundSeconds(
+  d: Pick<PipelineConfig['delivery'], 'retryDurationSeconds' | 'bufferingIntervalSeconds'>,
+): number {
+  return d.retryDurationSeconds + d.bufferingIntervalSeconds + 60;
+}
+
+/**
+ * The delivery lag reconcile judges with (milliseconds): `reconcile.lagMinutes`, or Firehose's retry duration and
+ * buffering plus a minute when that is longer (a profile with reconcile off may leave the lag at its default).
+ */
+export function reconcileLagMillis(config: Pick<PipelineConfig, 'reconcile' | 'delivery'>): number {
+  return Math.max(config.reconcile.lagMinutes * 60, deliveryBoundSeconds(config.delivery)) * 1000;
 }
 
 /**
@@ -174,6 +207,7 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
     },
     alarms: readAlarms(r),
     routes: readRoutes(r, openSearch.retention.deleteAfterDays),
+    reconcile: readReconcile(r),
   };
   crossCheck(r, body);
   checkRoutes(r, body);

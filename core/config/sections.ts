@@ -15,6 +15,7 @@ import {
   type LogGroupSource,
   type OpenSearchConfig,
   type PipelineConfig,
+  type ReconcileConfig,
   STREAM_MODES,
   type SourcesConfig,
   type StreamConfig,
@@ -215,5 +216,16 @@ export function readAlarms(r: Reader): AlarmsConfig {
     firehoseFreshnessSeconds: r.int('alarms.firehoseFreshnessSeconds', 60, 86_400),
     freeStorageMb: r.int('alarms.freeStorageMb', 1, 10_000_000),
     jvmMemoryPressurePercent: r.int('alarms.jvmMemoryPressurePercent', 1, 100),
+  };
+}
+
+/** `reconcile`: the scheduled reconcile function. */
+export function readReconcile(r: Reader): ReconcileConfig {
+  return {
+    enabled: r.bool('reconcile.enabled'),
+    everyMinutes: r.int('reconcile.everyMinutes', 5, 60),
+    lagMinutes: r.int('reconcile.lagMinutes', 1, 1440),
+    heal: r.bool('reconcile.heal'),
+    memoryMb: r.int('reconcile.memoryMb', 256, 10_240),
   };
 }

@@ -199,6 +199,28 @@ export interface AlarmsConfig {
 }
 
 /**
+ * The scheduled reconcile function (issue 32, docs/operations.md "Reconcile"): every `everyMinutes` it compares the
+ * window of that length that ended `lagMinutes` ago, log group by log group and minute by minute, between CloudWatch
+ * Logs and OpenSearch, heals what is missing and publishes `MissingEvents` and `HealedEvents`.
+ */
+export interface ReconcileConfig {
+  /** Deploy the function (Pipeline stack) and its alarm and dashboard widgets (Monitoring stack). */
+  readonly enabled: boolean;
+  /** How often it runs, and the length of the window each run judges (5..60 minutes). */
+  readonly everyMinutes: number;
+  /**
+   * How long the pipeline may take to make an event searchable: a minute newer than this is not judged, and an event
+   * CloudWatch Logs took in more recently is late, never missing (1..1440 minutes). Also `kfek reconcile`'s default
+   * `--lag`. Must cover Firehose's retry duration and buffering.
+   */
+  readonly lagMinutes: number;
+  /** Send the missing events through the raw stream, as `kfek reconcile --heal` does. */
+  readonly heal: boolean;
+  /** Memory of the function (MB). */
+  readonly memoryMb: number;
+}
+
+/**
  * One route of a profile (docs/teams-and-routes.md): what the transform needs (name, match, static fields,
  * processing; core/contracts/routes.ts) and where its documents are kept.
  */
@@ -234,4 +256,5 @@ export interface PipelineConfig {
    * `openSearch.retention`, `openSearch.access.readerBackendRoles`) when it matches none.
    */
   readonly routes: readonly RouteConfig[];
+  readonly reconcile: ReconcileConfig;
 }

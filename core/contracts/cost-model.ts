@@ -18,6 +18,12 @@ export const PRICES = {
   lambdaPerMillionRequests: 0.2,
   openSearchGp3PerGbMonth: 0.122,
   cloudWatchLogsIngestionPerGb: 0.5,
+  /** Logs Insights: per GB of ingested log data a query scans (the reconcile function's counts). */
+  logsInsightsPerGbScanned: 0.005,
+  /** A custom metric (EMF), per month, first 10,000. */
+  customMetricPerMonth: 0.3,
+  /** A standard-resolution alarm, per month. */
+  standardAlarmPerMonth: 0.1,
 } as const;
 
 /** Limits and billing units AWS documents. */
@@ -66,4 +72,12 @@ export const ASSUMPTIONS = {
   retentionDays: 14,
   replicas: 1,
   storageOverheadFactor: 1.45,
+  /**
+   * The scheduled reconcile function (`reconcile`, on in production): runs a day (every 15 minutes); each Logs
+   * Insights query scans its window's log data once, so a month scans the month's volume once; a run's wall time
+   * (mostly waiting for Logs Insights) at 512 MB.
+   */
+  reconcileRunsPerDay: 96,
+  reconcileSecondsPerRun: 30,
+  reconcileMemoryMb: 512,
 } as const;

@@ -50,3 +50,23 @@ export type MetricName = (typeof MetricName)[keyof typeof MetricName];
  * (`EventsOut / RecordsOut`); this one also shows the spread (min, max, percentiles) between invocations.
  */
 export const DOCUMENTS_PER_RECORD_METRIC = 'DocumentsPerRecord';
+
+/**
+ * The scheduled reconcile function's metrics (lambda/reconcile/handler.ts): per run, in the config's namespace with
+ * `service` = `reconcile` (core/contracts/reconcile-env.ts), once for all log groups and once per log group (dimension
+ * {@link RECONCILE_LOG_GROUP_DIMENSION}, Missing and Healed only). The Monitoring stack's alarm and dashboard read them.
+ */
+export const ReconcileMetricName = {
+  /** Events CloudWatch Logs holds that are not searchable and kept nowhere, after the heal. */
+  MissingEvents: 'MissingEvents',
+  /** Events the heal sent through the raw stream that became searchable. */
+  HealedEvents: 'HealedEvents',
+  /** Events not searchable but kept with their reason (dead letters, discarded batches, failed documents). */
+  KeptEvents: 'KeptEvents',
+  /** Events of the judged window (the cheap tier's CloudWatch count). */
+  JudgedEvents: 'JudgedEvents',
+} as const;
+export type ReconcileMetricName = (typeof ReconcileMetricName)[keyof typeof ReconcileMetricName];
+
+/** The dimension of the per-log-group reconcile metrics. */
+export const RECONCILE_LOG_GROUP_DIMENSION = 'LogGroup';

@@ -34,6 +34,10 @@ export interface PhysicalNames {
   readonly provisionerLogGroup: string;
   /** The provisioner's custom-resource provider function's log group. */
   readonly provisionerProviderLogGroup: string;
+  /** Lambda: the scheduled reconcile function (config `reconcile.enabled`). */
+  readonly reconcileFunction: string;
+  /** The reconcile function's log group. */
+  readonly reconcileLogGroup: string;
 }
 
 /** Longest stem kfek accepts: the OpenSearch domain name (3-28 characters) is the stem itself. */
@@ -52,6 +56,8 @@ export function physicalNamesFor(stem: string): PhysicalNames {
     pipeLogGroup: `/aws/vendedlogs/pipes/${stem}-transform`,
     provisionerLogGroup: `/aws/lambda/${stem}-provisioner`,
     provisionerProviderLogGroup: `/aws/lambda/${stem}-provisioner-provider`,
+    reconcileFunction: `${stem}-reconcile`,
+    reconcileLogGroup: `/aws/lambda/${stem}-reconcile`,
   };
 }
 
@@ -63,5 +69,6 @@ export function pipelineLogGroupNames(names: PhysicalNames): readonly string[] {
     names.pipeLogGroup,
     names.provisionerLogGroup,
     names.provisionerProviderLogGroup,
+    names.reconcileLogGroup,
   ];
 }

@@ -27,6 +27,18 @@ import {
 function buildPayloads(input: OpenSearchSpecInput): unknown {
   const spec = resolveOpenSearchSpec({
     ...input,
+    // A role created in this app (the reconcile function's) is a token until deploy: a stable placeholder keeps the
+    // hash the same from one synth to the next.
+    ...(input.routes === undefined
+      ? {}
+      : {
+          routes: input.routes.map((route) => ({
+            ...route,
+            readerBackendRoles: (route.readerBackendRoles ?? []).map((r, i) =>
+              Token.isUnresolved(r) ? `ROUTE_ROLE_${i}` : r,
+            ),
+          })),
+        }),
     access: {
       firehoseRoleArn: 'FIREHOSE_ROLE_ARN',
       readerBackendRoles: (input.access?.readerBackendRoles ?? []).map((r, i) =>

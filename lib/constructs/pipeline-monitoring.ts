@@ -1,4 +1,5 @@
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { Duration } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as kinesis from 'aws-cdk-lib/aws-kinesis';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -13,6 +14,7 @@ import { createHandWrittenAlarms, createLibraryAlarms } from './monitoring/alarm
 import { monitoringContext } from './monitoring/context';
 import { createDashboard } from './monitoring/dashboard';
 import { createQueryDefinitions } from './monitoring/queries';
+import { createReconcileAlarms, reconcileWidgets } from './monitoring/reconcile';
 import {
   type PipelineAlarmThresholds,
   resolveThresholds,
@@ -70,6 +72,12 @@ export interface PipelineMonitoringProps {
    */
   readonly transformServiceName?: string;
   /**
+   * The scheduled reconcile function (config `reconcile.enabled`), by its fixed name, and how often it runs: adds the
+   * `MissingEvents` and `ReconcileErrors` alarms and a dashboard row.
+   * @default - none
+   */
+  readonly reconcile?: { readonly functionName: string; readonly every: Duration };
+  /**
    * Prefix of alarm names, the dashboard name and the saved-query folder.
    * @default 'kfek'
    */
@@ -115,14 +123,24 @@ export class PipelineMonitoring extends Construct {
     const action = new cloudwatchActions.SnsAction(this.alarmTopic);
 
     const libraryAlarms = createLibraryAlarms(ctx, p, this.alarmTopic);
-    const handWritten = createHandWrittenAlarms(ctx, p);
+    const reconcile =
+      p.reconcile === undefined ? undefined : { ...p.reconcile, metricsNamespace: p.metricsNamespace };
+    const handWritten = [
+      ...createHandWrittenAlarms(ctx, p),
+      ...(reconcile === undefined ? [] : createReconcileAlarms(ctx, reconcile)),
+    ];
     for (const alarm of handWritten) {
       alarm.addAlarmAction(action);
       alarm.addOkAction(action);
     }
     this.alarms = [...libraryAlarms, ...handWritten];
 
-    this.dashboard = createDashboard(ctx, p, this.alarms);
+    this.dashboard = createDashboard(
+      ctx,
+      p,
+      this.alarms,
+      reconcile === undefined ? [] : [reconcileWidgets(reconcile)],
+    );
     this.queryDefinitions = createQueryDefinitions(this, p.namePrefix, p.sourceLogGroupNames);
   }
 }

@@ -10,7 +10,9 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import {
   type DeliveryConfig,
+  type LogGroupSource,
   type OpenSearchConfig,
+  type ReconcileConfig,
   type RouteConfig,
   type TransformConfig,
   type Transport,
@@ -26,6 +28,7 @@ import {
 import { FirehoseToOpenSearch } from '../constructs/firehose-to-opensearch';
 import { OpenSearchProvisioner } from '../constructs/opensearch-provisioner';
 import { PipesTransport } from '../constructs/pipes-transport';
+import { ReconcileFunction } from '../constructs/reconcile-function';
 import { TransformFunction } from '../constructs/transform-function';
 import { grantTransformWrites } from '../constructs/transform-writes';
 import { justifyWildcardResources } from '../nag';
@@ -70,6 +73,14 @@ export interface PipelineStackProps extends StackProps {
    */
   readonly routes?: readonly RouteConfig[];
   /**
+   * The scheduled reconcile function (config `reconcile`, when enabled) and the log groups it reconciles (config
+   * `sources.logGroups`). Its role is mapped to the reader roles of the default route and of every route.
+   * @default - none
+   */
+  readonly reconcile?: Pick<ReconcileConfig, 'everyMinutes' | 'lagMinutes' | 'heal' | 'memoryMb'> & {
+    readonly logGroups: readonly Pick<LogGroupSource, 'name' | 'filterPattern'>[];
+  };
+  /**
    * CloudWatch metrics namespace of the transform's EMF metrics.
    * @default 'kfek' (DEFAULT_METRICS_NAMESPACE)
    */
@@ -89,6 +100,8 @@ export interface PipelineStackProps extends StackProps {
     | 'pipeLogGroup'
     | 'provisionerLogGroup'
     | 'provisionerProviderLogGroup'
+    | 'reconcileFunction'
+    | 'reconcileLogGroup'
   >;
 }
 
@@ -118,6 +131,8 @@ export class PipelineStack extends Stack {
   readonly provisioner: OpenSearchProvisioner;
   /** The pipeline's own log groups: an account-level subscription must exclude them. */
   readonly logGroups: readonly logs.ILogGroup[];
+  /** The scheduled reconcile function (config `reconcile.enabled`). */
+  readonly reconcile?: ReconcileFunction;
 
   constructor(scope: Construct, id: string, props: PipelineStackProps) {
     super(scope, id, props);
@@ -254,6 +269,33 @@ export class PipelineStack extends Stack {
     for (const consumer of this.transformConsumers()) consumer.node.addDependency(this.deliveryStream);
     ownLogGroups.push(this.delivery.logGroup);
 
+    // The scheduled reconcile function reads what the provisioner lets readers read: its role is a reader of the
+    // default route's indices and of every route's.
+    if (props.reconcile !== undefined) {
+      const r = props.reconcile;
+      this.reconcile = new ReconcileFunction(this, 'Reconcile', {
+        logGroups: r.logGroups,
+        rawStream: props.rawStream,
+        bucket: props.bucket,
+        deadLetterPrefix: t.deadLetterPrefix,
+        failedDocumentsPrefix: d.failedDocumentsPrefix,
+        domain: props.domain,
+        indexPrefix: d.indexPrefix,
+        indexRotation: d.indexRotation,
+        routes,
+        every: Duration.minutes(r.everyMinutes),
+        lag: Duration.minutes(r.lagMinutes),
+        heal: r.heal,
+        metricsNamespace,
+        memorySizeInMb: r.memoryMb,
+        functionName: names?.reconcileFunction,
+        logGroupName: names?.reconcileLogGroup,
+        logRetention: deliveryLogRetention,
+      });
+      ownLogGroups.push(this.reconcile.logGroup);
+    }
+    const reconcileReader = this.reconcile === undefined ? [] : [this.reconcile.role.roleArn];
+
     // Signed mode: the provisioner runs as the domain's master user, the only identity the security REST API
     // answers before any mapping exists. The role lives in the Search stack; the grants the provisioner attaches
     // are a separate Policy in this stack, so references point from Pipeline to Search only.
@@ -266,13 +308,13 @@ export class PipelineStack extends Stack {
       retention: os.retention,
       auditLogs: os.auditLogs,
       firehoseRole: this.firehoseRole,
-      readerBackendRoles: os.access.readerBackendRoles ?? [],
+      readerBackendRoles: [...(os.access.readerBackendRoles ?? []), ...reconcileReader],
       adminBackendRoles: os.access.adminBackendRoles ?? [],
       routes: routes.map((r) => ({
         name: r.name,
         indexStem: r.indexStem,
         retentionDays: r.retentionDays,
-        readerBackendRoles: r.readerBackendRoles,
+        readerBackendRoles: [...r.readerBackendRoles, ...reconcileReader],
       })),
       logRetention: deliveryLogRetention,
       ...(names !== undefined

@@ -16,19 +16,22 @@ export interface StartOptions {
   readonly verbose: boolean;
   /** Warm the freshly started OpenSearch node up before writing (scripts/local/warm-up.ts). */
   readonly warmUp: boolean;
+  /** Run `kfek reconcile` over the run's window at the end (scripts/local/reconcile-step.ts). */
+  readonly reconcile: boolean;
 }
 
 /** About a minute end to end on a 2-core machine once OpenSearch is unpacked (its start is most of it). */
 export const DEFAULT_EVENTS = 3000;
 
-export const USAGE = `usage: npm start -- [--events N] [--profile NAME] [--keep] [--verbose] [--no-warm-up]
+export const USAGE = `usage: npm start -- [--events N] [--profile NAME] [--keep] [--verbose] [--no-warm-up] [--no-reconcile]
 
   --events N       log events to write (default ${DEFAULT_EVENTS})
   --profile NAME   config profile from cdk.json "kfek.profiles" (default: sandbox)
   --keep           leave OpenSearch running afterwards for exploring (prints how to stop it)
   --verbose        print the timing of every transform invocation and bulk request
   --no-warm-up     write at once to the cold OpenSearch node (by default ${WARM_UP_DOCUMENTS} documents warm it up first,
-                   into an index that is deleted again, so the run measures a node in steady state)`;
+                   into an index that is deleted again, so the run measures a node in steady state)
+  --no-reconcile   skip the last step, kfek reconcile over the run's window (CloudWatch Logs against OpenSearch)`;
 
 /** Parses `process.argv.slice(2)`; throws {@link StartOptionsError} for anything it does not know. */
 export function parseStartOptions(argv: readonly string[]): StartOptions | 'help' {
@@ -37,6 +40,7 @@ export function parseStartOptions(argv: readonly string[]): StartOptions | 'help
   let keep = false;
   let verbose = false;
   let warmUp = true;
+  let reconcile = true;
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
     const [flag, inline] =
@@ -69,6 +73,9 @@ export function parseStartOptions(argv: readonly string[]): StartOptions | 'help
       case '--no-warm-up':
         warmUp = false;
         break;
+      case '--no-reconcile':
+        reconcile = false;
+        break;
       case '--help':
       case '-h':
         return 'help';
@@ -76,5 +83,5 @@ export function parseStartOptions(argv: readonly string[]): StartOptions | 'help
         throw new StartOptionsError(`unknown option ${JSON.stringify(arg)}\n\n${USAGE}`);
     }
   }
-  return { events, profile, keep, verbose, warmUp, streamsPerGroup: 2 };
+  return { events, profile, keep, verbose, warmUp, reconcile, streamsPerGroup: 2 };
 }

@@ -61,6 +61,12 @@ export interface LocalPipelineProps {
    */
   readonly handler?: KinesisBatchHandler;
   /**
+   * Wraps the transform handler (transport `lambda`): end-to-end tests that lose, hold or fail records on purpose
+   * (`kfek reconcile`'s) put their fault in front of the real handler.
+   * @default - the handler as it is
+   */
+  readonly wrapHandler?: (handler: KinesisBatchHandler) => KinesisBatchHandler;
+  /**
    * The Pipes enrichment (transport `pipes`); tests of the runner itself may pass another.
    * @default - `handler` of lambda/transform/pipes.ts, loaded with the Lambda environment set
    */
@@ -186,13 +192,14 @@ export class LocalPipeline {
                 log: props.log,
               })
             : undefined;
-        const handler =
+        const loaded =
           props.handler ??
           transformChild?.handler ??
           ((await loadTransformHandler(
             TRANSFORM_HANDLER_MODULES.lambda,
             transformEnv,
           )) as KinesisBatchHandler);
+        const handler = props.wrapHandler?.(loaded) ?? loaded;
         eventSource = new EventSourceLoop({
           kinesis: clients.kinesis,
           streamArn: resources.rawStreamArn,

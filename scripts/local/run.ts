@@ -17,6 +17,7 @@ import { localSearchHttp } from './search-http';
 import { formatSummary, type RunSummary } from './summary';
 import { WARM_UP_DOCUMENTS, warmUpSearch } from './warm-up';
 import { runEvents } from './workload';
+import { reconcileArgs, runReconcileStep, type ReconcileStepOptions } from './reconcile-step';
 
 export interface LocalRunResult {
   /** True when every event written is searchable. */
@@ -148,6 +149,19 @@ export async function runLocal(
   if (failed.length > 0) {
     out(`  failed documents are in ${path.relative(process.cwd(), localFolders(workDir).failedDocuments)}/`);
   }
+  const reconciled = options.reconcile
+    ? await reconcileRun(out, {
+        profile: config.profile,
+        logGroups: spec.logGroups.map((g) => g.name),
+        awsEndpoint: motoEndpoint,
+        region: spec.region,
+        openSearchUrl: searchUrl,
+        rawStreamArn: pipeline.resources.rawStreamArn,
+        deadLetterBucket: pipeline.resources.deadLetterBucket,
+        workDir,
+        since: new Date(Math.min(...sent.map((e) => e.timestamp))),
+      })
+    : true;
 
   if (options.keep) {
     writeFileSync(
@@ -169,7 +183,17 @@ export async function runLocal(
     );
   }
   // Extra documents (copies in a second daily index) do not fail the run; a missing event does.
-  return { ok: summary.eventsSearchable === summary.eventsWritten, summary };
+  return { ok: summary.eventsSearchable === summary.eventsWritten && reconciled, summary };
+}
+
+/** The last step: `kfek reconcile` over the run's window (scripts/local/reconcile-step.ts); true when nothing is missing. */
+async function reconcileRun(out: (line: string) => void, options: ReconcileStepOptions): Promise<boolean> {
+  out('\n==> kfek reconcile: CloudWatch Logs against OpenSearch, per log group and minute of the run');
+  out(`    npx kfek ${reconcileArgs(options).join(' ')}`);
+  const result = await runReconcileStep(options);
+  for (const line of result.report.split('\n')) out(line === '' ? '' : `    ${line}`);
+  if (result.error !== undefined) out(`    ${result.error}`);
+  return result.code === 0;
 }
 
 /**

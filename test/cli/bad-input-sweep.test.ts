@@ -7,7 +7,7 @@
  * network timeout.
  *
  * Where the options come from, so that a new command or option is swept without a change here:
- * - the option tables of cli/args/options.ts (send, verify, query, proxy, doctor), one test per line;
+ * - the option tables of cli/args/options.ts (send, verify, query, proxy, doctor, reconcile), one test per line;
  * - for the commands that parse their own options (replay, backfill: the overview names them with "kfek X --help
  *   for all options"), the `--option VALUE` tokens of their own help's Usage lines, one test per command that
  *   lists every line that failed.
@@ -118,6 +118,18 @@ const BASE: Readonly<Record<string, readonly string[]>> = {
     '<scratch>',
     '--dry-run',
   ],
+  reconcile: [
+    '--log-group',
+    'kfek-sweep',
+    '--since',
+    '1h',
+    '--endpoint',
+    CLOSED,
+    '--opensearch',
+    CLOSED,
+    '--local-dir',
+    '<scratch>',
+  ],
 };
 
 type Kind =
@@ -227,6 +239,12 @@ const EXTRA: Readonly<Record<string, readonly string[]>> = {
   'doctor --synth-timeout': ['0'],
   'replay --limit': ['0'],
   'replay --local-dir': ['/no/such/dir'],
+  'reconcile --log-group': ['a b', 'group*', 'x'.repeat(513)],
+  'reconcile --profile': ['a b', '../x'],
+  'reconcile --count': ['all', 'INSIGHTS'],
+  'reconcile --bucket': ['s3://b/x', 'a b', 'ab'],
+  'reconcile --local-dir': ['/no/such/dir'],
+  'reconcile --heal-timeout': ['0'],
 };
 
 /**

@@ -79,6 +79,7 @@ const REPLAY_QUEUE = 'npx kfek replay --queue-url <FailureQueueUrl> --raw-stream
 const REPLAY_LOCAL_DRY = 'npx kfek replay --local --local-dir <local folder> --dry-run';
 const REPLAY_LOCAL =
   'npx kfek replay --local --local-dir <local folder> --raw-stream <raw stream> --events-stream <events stream> --rate 100/s';
+const RECONCILE_LOCAL = `npx kfek reconcile --profile sandbox --since 1h --lag 0s --opensearch ${EXAMPLE_DOMAIN} --local-dir <local folder>`;
 const RUN_HERE = [
   SEND_5000,
   SEND_LOCAL,
@@ -94,6 +95,7 @@ const RUN_HERE = [
   REPLAY_QUEUE,
   REPLAY_LOCAL_DRY,
   REPLAY_LOCAL,
+  RECONCILE_LOCAL,
 ];
 
 let moto: MotoServer | undefined;
@@ -359,5 +361,20 @@ describe('the kfek replay examples of docs/operations.md', () => {
     } finally {
       sqs.destroy();
     }
+  }, 140_000);
+});
+
+describe('the kfek reconcile example of docs/operations.md', () => {
+  test(`${RECONCILE_LOCAL}: every event the examples above wrote is accounted for`, async () => {
+    // GIVEN everything the examples above wrote, delivered
+    await pipeline!.waitUntilSettled(60_000);
+    // WHEN
+    const result = await bash(runnable(RECONCILE_LOCAL), 120_000);
+    // THEN one row for the sandbox's log group, and nothing missing
+    expect(result.stderr).not.toMatch(/^kfek: /m);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toMatch(/CloudWatch counted with FilterLogEvents/);
+    expect(result.stdout).toMatch(new RegExp(`^${LOG_GROUP.replaceAll('/', '\\/')}\\s+\\d+`, 'm'));
+    expect(result.stdout).toMatch(/^result: nothing missing/m);
   }, 140_000);
 });

@@ -20,8 +20,13 @@ describe('npm start options', () => {
       keep: false,
       verbose: false,
       warmUp: true,
+      reconcile: true,
       streamsPerGroup: 2,
     });
+  });
+
+  test('--no-reconcile skips the last step', () => {
+    expect(parseStartOptions(['--no-reconcile'])).toEqual(expect.objectContaining({ reconcile: false }));
   });
 
   test('--no-warm-up writes to the cold node at once', () => {

@@ -285,6 +285,10 @@ export class CfnResolver {
         const name = named('Name');
         return { ref: name, attributes: { Arn: `arn:${p}:pipes:${region}:${account}:pipe/${name}` } };
       }
+      case 'AWS::Events::Rule': {
+        const name = named('Name');
+        return { ref: name, attributes: { Arn: `arn:${p}:events:${region}:${account}:rule/${name}` } };
+      }
       case 'AWS::CloudWatch::Alarm': {
         const name = named('AlarmName');
         return { ref: name, attributes: { Arn: `arn:${p}:cloudwatch:${region}:${account}:alarm:${name}` } };

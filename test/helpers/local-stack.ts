@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import type { PipelineConfig } from '../../core/config';
 import { createHttpClient, provisionOpenSearch } from '../../core/opensearch';
 import { localSpecFromConfig, openSearchSpecFromConfig } from '../../scripts/local/config-spec';
-import { LocalPipeline } from '../../scripts/local/pipeline';
+import { LocalPipeline, type LocalPipelineProps } from '../../scripts/local/pipeline';
 import { localSearchHttp, type SearchHttp } from '../../scripts/local/search-http';
 import type { LocalPipelineSpec } from '../../scripts/local/spec';
 import { startMoto, type MotoServer } from '../../scripts/moto-server';
@@ -40,6 +40,8 @@ export interface LocalStackOptions {
    * @default false
    */
   readonly serializedMoto?: boolean;
+  /** Puts a fault in front of the real transform handler (LocalPipelineProps.wrapHandler). @default - none */
+  readonly wrapHandler?: LocalPipelineProps['wrapHandler'];
 }
 
 /** Holds what has started so far, so `stop()` can end it whatever failed. */
@@ -80,6 +82,7 @@ export class LocalStackRunner {
       workDir,
       deliveryBufferIntervalInMillis: options.deliveryBufferIntervalInMillis ?? 500,
       transformLogLevel: 'CRITICAL',
+      ...(options.wrapHandler !== undefined ? { wrapHandler: options.wrapHandler } : {}),
     });
     this.pipeline = pipeline;
     this.started = { moto, node, proxy, pipeline, search, spec, workDir };

@@ -27,6 +27,8 @@ export const NAME_PROPERTIES: Readonly<Record<string, readonly NameProperty[]>> 
   'AWS::CloudWatch::Alarm': [REGIONAL('AlarmName')],
   'AWS::CloudWatch::Dashboard': [REGIONAL('DashboardName')],
   // An inline policy's name is unique only within the role it is attached to.
+  // The reconcile function's schedule (kfek gives it no Name: CloudFormation generates one).
+  'AWS::Events::Rule': [REGIONAL('Name')],
   'AWS::IAM::Policy': [],
   'AWS::IAM::Role': [{ property: 'RoleName', scope: 'account' }],
   'AWS::KMS::Key': [],

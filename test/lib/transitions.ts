@@ -176,6 +176,14 @@ export const TRANSITIONS: readonly Transition[] = [
     }),
   },
   {
+    change: 'Turn the reconcile function on (`reconcile.enabled`)',
+    data: 'nothing',
+    appliesTo: (p) => section(clone(p), 'reconcile').enabled !== true,
+    to: edit((p) => {
+      section(p, 'reconcile').enabled = true;
+    }),
+  },
+  {
     change: 'Add an alarm e-mail',
     data: 'nothing',
     appliesTo: (p) => section(clone(p), 'alarms').email === undefined,

@@ -64,6 +64,16 @@ describe('runtime borders', () => {
     ['lib/constructs/log-subscription.ts', '../stacks/sources-stack', /construct must not depend on a stack/],
     ['lib/constructs/pipes-transport.ts', '../app', /construct must not depend on a stack or the app/],
     ['core/contracts/index-naming.ts', '../config/types', /Contracts must not import the config model/],
+    // The two narrow exceptions of issue 32 stay narrow.
+    ['cli/reconcile/kept.ts', '../../lambda/transform/transform', /planner\.ts is the one exception/],
+    [
+      'cli/reconcile/planner.ts',
+      '../../lambda/transform/handler',
+      /CLI must not import the CDK app or Lambda code/,
+    ],
+    ['lambda/transform/handler.ts', '../../cli/reconcile/service', /only the reconcile handler runs/],
+    ['lambda/reconcile/handler.ts', '../../cli/main', /must not import the CDK app, the CLI/],
+    ['core/reconcile/engine.ts', '../../cli/reconcile/service', /must not import the CDK app, the CLI/],
   ])('fails when %s imports %s', async (file, specifier, expected) => {
     const findings = await borderFindings(file, specifier);
     expect(findings).toEqual([expect.stringMatching(expected)]);
@@ -80,6 +90,9 @@ describe('runtime borders', () => {
     ['core/config/types.ts', '../contracts/index-naming'],
     ['lambda/transform/kinesis-batch.ts', './ports'],
     ['lambda/transform/handler.ts', './transform'],
+    ['cli/reconcile/planner.ts', '../../lambda/transform/transform'],
+    ['cli/reconcile/planner.ts', '../../lambda/transform/routing'],
+    ['lambda/reconcile/handler.ts', '../../cli/reconcile/service'],
   ])('allows %s to import %s', async (file, specifier) => {
     expect(await borderFindings(file, specifier)).toEqual([]);
   });

@@ -12,6 +12,7 @@ const EDGES = new Set([
   'lib/config.ts',
   'lambda/transform/env.ts',
   'lambda/opensearch-provisioner/handler.ts',
+  'lambda/reconcile/handler.ts',
   'cli/main.ts',
 ]);
 

@@ -38,6 +38,13 @@ describe('cost table', () => {
     );
   });
 
+  test("reconcile: Logs Insights scans the month once, plus the function's runs", () => {
+    // GIVEN 100 GB/day
+    const c = scenarioCosts({ gbPerDay: 100, eventBytes: 300 });
+    // THEN 100 x 30 x $0.005 = $15, and 96 x 30 runs of 30 s at 0.5 GB
+    expect(c.reconcilePerMonth).toBeCloseTo(15 + 96 * 30 * 30 * 0.5 * PRICES.lambdaArmPerGbSecond, 6);
+  });
+
   test('the README quotes the 100 GB/day, 300-byte row as the script computes it', () => {
     // GIVEN the script's row for 100 GB/day of 300-byte events
     const rows = markdownTableCells(costTable([{ gbPerDay: 100, eventBytes: 300 }]));

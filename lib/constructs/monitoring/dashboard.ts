@@ -12,6 +12,8 @@ export function createDashboard(
   ctx: MonitoringContext,
   props: AlarmTargets,
   alarms: readonly cloudwatch.IAlarm[],
+  /** Rows added after the pipeline's own, before the alarms (the reconcile row). */
+  extraRows: readonly (readonly cloudwatch.IWidget[])[] = [],
 ): cloudwatch.Dashboard {
   const { rawStream, eventsStream, transformFunction: fn, domain, invokedByEventSourceMapping } = props;
   const t = ctx.thresholds;
@@ -161,6 +163,7 @@ export function createDashboard(
       height: 6,
     }),
   );
+  for (const row of extraRows) dashboard.addWidgets(...row);
   dashboard.addWidgets(
     new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: [...alarms], width: 24, height: 4 }),
   );

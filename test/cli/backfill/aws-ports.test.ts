@@ -32,7 +32,7 @@ const throttled = (): ThrottlingException =>
   new ThrottlingException({ message: 'Rate exceeded', $metadata: {} });
 
 describe('logsPort', () => {
-  test('FilterLogEvents: the window, the page limit, interleaved for moto, and the events with their real ids', async () => {
+  test('FilterLogEvents: the window, the page limit, interleaved for moto, and the events with their real ids and ingestion times', async () => {
     logs.on(FilterLogEventsCommand).resolves({
       events: [
         {
@@ -69,6 +69,7 @@ describe('logsPort', () => {
           timestamp: 5,
           message: 'm',
           logStream: 's',
+          ingestionTime: 6,
         },
       ],
       nextToken: 't2',

@@ -1,7 +1,8 @@
 /**
  * The deployed handler bundles, built for real (this file does not skip bundling): NodejsFunction with the local
  * esbuild and lib/constructs/bundling.ts's options must produce a self-contained ES module with its source map
- * that a fresh node process loads and finds the handler in: the transform's and the OpenSearch provisioner's.
+ * that a fresh node process loads and finds the handler in: the transform's, the OpenSearch provisioner's and the
+ * reconcile function's.
  * `npm run test:node24` runs this file on Node 24 too, the nodejs24.x runtime's line. How fast it loads is `npm run bench`'s job.
  */
 import { spawnSync } from 'node:child_process';
@@ -12,8 +13,11 @@ import { pathToFileURL } from 'node:url';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kinesis from 'aws-cdk-lib/aws-kinesis';
 import * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
+import * as s3 from 'aws-cdk-lib/aws-s3';
 import { OpenSearchProvisioner } from '../../../lib/constructs/opensearch-provisioner';
+import { ReconcileFunction } from '../../../lib/constructs/reconcile-function';
 import { TransformFunction } from '../../../lib/constructs/transform-function';
 
 /** The environment the Pipeline stack gives the transform, so its module-scope config parsing succeeds. */
@@ -134,4 +138,41 @@ test('the OpenSearch provisioner is bundled the same way and its onEvent loads i
     stdout: 'function',
     stderr: '',
   });
+});
+
+test('the reconcile function is bundled the same way (with the transform core and the reconcile service) and its handler loads in node', () => {
+  // GIVEN the reconcile construct as the Pipeline stack builds it, bundling for real
+  const app = new App({ outdir });
+  const stack = new Stack(app, 'BundledReconcile', { env: { account: '123456789012', region: 'eu-west-1' } });
+  new ReconcileFunction(stack, 'Reconcile', {
+    logGroups: [{ name: '/kfek/production/app', filterPattern: '' }],
+    rawStream: kinesis.Stream.fromStreamArn(
+      stack,
+      'Raw',
+      'arn:aws:kinesis:eu-west-1:123456789012:stream/kfek-raw',
+    ),
+    bucket: s3.Bucket.fromBucketName(stack, 'Bucket', 'kfek-failed-records'),
+    deadLetterPrefix: 'dead-letter/transform/',
+    failedDocumentsPrefix: 'failed-documents/',
+    domain: opensearch.Domain.fromDomainAttributes(stack, 'Domain', {
+      domainArn: 'arn:aws:es:eu-west-1:123456789012:domain/kfek-production',
+      domainEndpoint: 'search-kfek-production-abc.eu-west-1.es.amazonaws.com',
+    }),
+    indexPrefix: 'logs',
+    indexRotation: 'OneDay',
+  });
+  // WHEN
+  const template = Template.fromStack(stack);
+  app.synth();
+  // THEN a fresh node process loads the bundle with the environment the construct wrote
+  const fn = Object.values(template.findResources('AWS::Lambda::Function'))[0];
+  const variables = fn.Properties.Environment.Variables as Record<string, string>;
+  const bundle = bundleOf('BundledReconcile');
+  expect(existsSync(`${bundle}.map`)).toBe(true);
+  expect(
+    loadExport(bundle, 'handler', {
+      AWS_LAMBDA_FUNCTION_NAME: 'kfek-reconcile',
+      ...Object.fromEntries(Object.entries(variables).filter(([k]) => k !== 'NODE_OPTIONS')),
+    }),
+  ).toEqual({ stdout: 'function', stderr: '' });
 });

@@ -24,11 +24,11 @@ function metricOf(alarm: AlarmProps): string | undefined {
   return alarm.MetricName ?? alarm.Metrics?.[0].MetricStat.Metric.MetricName;
 }
 
-/** The Powertools service name the pipeline stack gives the transform function. */
+/** The Powertools service name the pipeline stack gives the transform function (not the reconcile function). */
 function serviceOfTransform(pipeline: Template): unknown {
-  const functions = Object.values(pipeline.findResources('AWS::Lambda::Function')).map(
-    (r) => (r as { Properties: { Environment?: { Variables?: Record<string, unknown> } } }).Properties,
-  );
+  const functions = Object.values(pipeline.findResources('AWS::Lambda::Function'))
+    .map((r) => (r as { Properties: { Environment?: { Variables?: Record<string, unknown> } } }).Properties)
+    .filter((f) => f.Environment?.Variables?.KFEK_RECONCILE === undefined);
   const services = functions
     .map((f) => f.Environment?.Variables?.POWERTOOLS_SERVICE_NAME)
     .filter((s) => s !== undefined);

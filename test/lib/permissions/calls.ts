@@ -18,6 +18,8 @@ export interface VariantTraits {
   readonly crossAccount: boolean;
   /** The destinations admit an AWS Organization. */
   readonly organization: boolean;
+  /** The scheduled reconcile function is deployed (config `reconcile.enabled`). */
+  readonly reconcile: boolean;
 }
 
 export interface Row {

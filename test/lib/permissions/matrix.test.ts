@@ -45,6 +45,7 @@ function variant(name: string, options: TestAppOptions): Variant {
     alarmEmail: config.alarms.email !== undefined,
     crossAccount: isCrossAccount(config.sources),
     organization: config.sources.organizationId !== undefined,
+    reconcile: config.reconcile.enabled,
   };
 }
 

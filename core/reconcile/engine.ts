@@ -1,0 +1,257 @@
+/**
+ * `kfek reconcile`'s engine: for each log group and each whole minute of the window older than the delivery lag,
+ * compare what CloudWatch Logs holds with what OpenSearch holds, and account for every difference.
+ *
+ * 1. Cheap tier: counts per group and minute on both sides (ports.ts `countPerMinute`), so a healthy window costs
+ *    requests in proportion to groups x minutes, not to events.
+ * 2. Exact tier, only for the minutes whose counts differ (merged into ranges): every event of the range, each
+ *    classified (classify.ts).
+ * 3. Heal (optional): the missing events go back through the raw stream as backfill sends them; the run waits until
+ *    their documents are found or the timeout passes.
+ *
+ * Pure over the ports (time included), so the whole decision is unit-tested with fakes.
+ */
+import { type ClassifiedEvent, classifyRange } from './classify';
+import { healMissing } from './heal';
+import {
+  addStates,
+  BADNESS,
+  type EventVerdict,
+  type GroupReport,
+  type LogEvent,
+  NO_STATES,
+  type ReconcileGroup,
+  type ReconcileReport,
+  type StateCounts,
+} from './model';
+import type { MinuteCounts, ReconcilePorts } from './ports';
+
+export const MINUTE_MILLIS = 60_000;
+
+export interface ReconcileOptions {
+  readonly groups: readonly ReconcileGroup[];
+  /** Start of the window (epoch millis); judged from the start of its minute. */
+  readonly since: number;
+  /** End of the window (epoch millis); judged up to the start of its minute. */
+  readonly until: number;
+  /**
+   * How long the pipeline may take to make an event searchable: minutes newer than this are not judged, and an event
+   * CloudWatch Logs took in more recently is late (`pending`), never missing or healed.
+   */
+  readonly lagInMillis: number;
+  /**
+   * How far before a range the exact tier reads, so a multi-line trace that started earlier is joined as the
+   * transform joined it.
+   * @default 60000
+   */
+  readonly joinLookbackInMillis?: number;
+  /**
+   * Most minutes one exact-tier read covers: a long gap is read in pieces, so memory stays bounded.
+   * @default 10
+   */
+  readonly maxRangeMinutes?: number;
+  /**
+   * Send the missing events through the raw stream and wait up to `timeoutInMillis` for their documents.
+   * @default - no heal
+   */
+  readonly heal?: { readonly timeoutInMillis: number; readonly pollIntervalInMillis?: number };
+  /**
+   * Most events listed per group in the report (counts are always complete).
+   * @default 1000
+   */
+  readonly maxListedEvents?: number;
+  /** Progress notes (one line each). @default - silent */
+  readonly onProgress?: (note: string) => void;
+}
+
+/** The minute an epoch-millis time falls in (its start). */
+export function minuteOf(time: number): number {
+  return Math.floor(time / MINUTE_MILLIS) * MINUTE_MILLIS;
+}
+
+/**
+ * What is judged: from the start of the window's first minute to the earlier of `until` and `now - lag`, in whole
+ * seconds (Logs Insights' granularity). A scheduled run's window ends on a minute; a command run up to now may end
+ * in a minute, which is then judged up to that second.
+ */
+export function judgedMinutes(
+  since: number,
+  until: number,
+  now: number,
+  lagInMillis: number,
+): { start: number; end: number } {
+  const start = minuteOf(since);
+  const end = Math.max(start, Math.floor(Math.min(until, now - lagInMillis) / 1000) * 1000);
+  return { start, end };
+}
+
+/** Consecutive minutes whose counts differ, as ranges of at most `maxMinutes` (the last one may end in a minute). */
+export function differingRanges(
+  start: number,
+  end: number,
+  cloudWatch: ReadonlyMap<number, number> | undefined,
+  openSearch: ReadonlyMap<number, number> | undefined,
+  maxMinutes: number,
+): { start: number; end: number }[] {
+  const ranges: { start: number; end: number }[] = [];
+  for (let minute = start; minute < end; minute += MINUTE_MILLIS) {
+    if ((cloudWatch?.get(minute) ?? 0) === (openSearch?.get(minute) ?? 0)) continue;
+    const minuteEnd = Math.min(minute + MINUTE_MILLIS, end);
+    const last = ranges[ranges.length - 1];
+    if (last !== undefined && last.end === minute && (minute - last.start) / MINUTE_MILLIS < maxMinutes) {
+      last.end = minuteEnd;
+    } else {
+      ranges.push({ start: minute, end: minuteEnd });
+    }
+  }
+  return ranges;
+}
+
+function sumIn(counts: ReadonlyMap<number, number> | undefined, start: number, end: number): number {
+  let sum = 0;
+  for (const [minute, n] of counts ?? []) if (minute >= start && minute < end) sum += n;
+  return sum;
+}
+
+interface GroupWork {
+  readonly group: ReconcileGroup;
+  states: StateCounts;
+  readonly droppedByRule: Record<string, number>;
+  readonly verdicts: EventVerdict[];
+  /** The missing events, in the order read (the heal sends them in this order). */
+  readonly missing: LogEvent[];
+  /** Verdicts not kept in {@link verdicts} (beyond the listing limit; their counts are in {@link states}). */
+  unlisted: number;
+  exactMinutes: number;
+  cloudWatchEvents: number;
+  openSearchEvents: number;
+}
+
+export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts): Promise<ReconcileReport> {
+  const startedAt = ports.clock.now();
+  const lookback = options.joinLookbackInMillis ?? 60_000;
+  const maxRange = options.maxRangeMinutes ?? 10;
+  const { start, end } = judgedMinutes(options.since, options.until, startedAt, options.lagInMillis);
+  const progress = options.onProgress ?? ((): void => undefined);
+  const minutes = Math.ceil((end - start) / MINUTE_MILLIS);
+
+  let cloudWatch: MinuteCounts = new Map();
+  let openSearch: MinuteCounts = new Map();
+  if (end > start && options.groups.length > 0) {
+    progress(`counting ${options.groups.length} log group(s) x ${minutes} minute(s) on both sides`);
+    [cloudWatch, openSearch] = await Promise.all([
+      ports.cloudWatch.countPerMinute(options.groups, start, end),
+      ports.search.countPerMinute(options.groups, start, end),
+    ]);
+  }
+
+  const exactStartedAt = ports.clock.now();
+  let exactEvents = 0;
+  const work: GroupWork[] = [];
+  for (const group of options.groups) {
+    const cw = cloudWatch.get(group.logGroup);
+    const os = openSearch.get(group.logGroup);
+    const ranges = differingRanges(start, end, cw, os, maxRange);
+    const w: GroupWork = {
+      group,
+      states: NO_STATES,
+      droppedByRule: {},
+      verdicts: [],
+      missing: [],
+      unlisted: 0,
+      exactMinutes: ranges.reduce((n, r) => n + Math.ceil((r.end - r.start) / MINUTE_MILLIS), 0),
+      cloudWatchEvents: sumIn(cw, start, end),
+      openSearchEvents: sumIn(os, start, end),
+    };
+    // Minutes whose counts agree: every event there is searchable (the cheap tier's whole point).
+    const agreeing = w.cloudWatchEvents - ranges.reduce((n, r) => n + sumIn(cw, r.start, r.end), 0);
+    w.states = addStates(w.states, { searchable: agreeing });
+    if (ranges.length > 0) progress(`${group.logGroup}: ${w.exactMinutes} minute(s) differ, reading them`);
+    for (const range of ranges) {
+      const classified = await classifyRange(
+        group,
+        { ...range, lookbackInMillis: lookback, pendingAfter: startedAt - options.lagInMillis },
+        ports,
+      );
+      exactEvents += classified.length;
+      record(w, classified, options.maxListedEvents ?? 1000);
+    }
+    work.push(w);
+  }
+  const exactMillis = ports.clock.now() - exactStartedAt;
+
+  const heal =
+    options.heal !== undefined && ports.healer !== undefined && work.some((w) => w.missing.length > 0)
+      ? await healMissing(work, options.heal, { ...ports, healer: ports.healer }, progress)
+      : undefined;
+
+  const groups: GroupReport[] = work.map((w) => {
+    const changed = heal?.healedByGroup.get(w.group.logGroup) ?? new Map<string, EventVerdict>();
+    const verdicts = w.verdicts.map((v) => changed.get(`${v.logStream}\0${v.eventId}`) ?? v);
+    // Each event that left `missing` moves to its new state (healed, or dropped when sent again).
+    const moved: Record<string, number> = { missing: -changed.size };
+    for (const v of changed.values()) moved[v.state] = (moved[v.state] ?? 0) + 1;
+    const states = addStates(w.states, moved);
+    const droppedByRule = { ...w.droppedByRule };
+    for (const v of changed.values()) {
+      if (v.state === 'dropped')
+        droppedByRule[v.rule ?? '(a drop rule)'] = (droppedByRule[v.rule ?? '(a drop rule)'] ?? 0) + 1;
+    }
+    const limit = options.maxListedEvents ?? 1000;
+    const listed = [...verdicts].sort(
+      (a, b) => BADNESS[b.state] - BADNESS[a.state] || a.timestamp - b.timestamp,
+    );
+    return {
+      logGroup: w.group.logGroup,
+      minutes,
+      exactMinutes: w.exactMinutes,
+      cloudWatchEvents: w.cloudWatchEvents,
+      openSearchEvents: w.openSearchEvents,
+      states,
+      droppedByRule,
+      events: listed.slice(0, limit),
+      truncated: listed.length > limit || w.unlisted > 0,
+    };
+  });
+
+  return {
+    window: {
+      since: new Date(options.since).toISOString(),
+      until: new Date(options.until).toISOString(),
+      judgedUntil: new Date(end).toISOString(),
+      lagInMillis: options.lagInMillis,
+    },
+    countedWith: ports.cloudWatch.countedWith,
+    groups,
+    totals: groups.reduce((sum, g) => addStates(sum, g.states), NO_STATES),
+    requests: ports.meter.snapshot(),
+    exactTier: { events: exactEvents, durationInMillis: exactMillis },
+    ...(heal !== undefined ? { heal: heal.report } : {}),
+    durationInMillis: ports.clock.now() - startedAt,
+  };
+}
+
+/**
+ * Adds a range's classified events to the group's counts; keeps the missing events (for the heal) and, for the
+ * listing, the verdicts that are not plainly searchable: every missing one, and the others up to `limit` (a run over
+ * many dropped health checks keeps their counts, not each of them).
+ */
+function record(w: GroupWork, classified: readonly ClassifiedEvent[], limit: number): void {
+  const delta: Record<string, number> = {};
+  for (const { event, verdict } of classified) {
+    delta[verdict.state] = (delta[verdict.state] ?? 0) + 1;
+    if (verdict.state === 'dropped') {
+      const rule = verdict.rule ?? '(a drop rule)';
+      w.droppedByRule[rule] = (w.droppedByRule[rule] ?? 0) + 1;
+    }
+    if (verdict.state === 'missing' || (verdict.state !== 'searchable' && w.verdicts.length < limit)) {
+      w.verdicts.push(verdict);
+    } else if (verdict.state !== 'searchable') {
+      w.unlisted += 1;
+    }
+    if (verdict.state === 'missing') w.missing.push(event);
+  }
+  w.states = addStates(w.states, delta);
+}
+
+export type { GroupWork };

@@ -1,0 +1,105 @@
+/**
+ * The heal: the missing events of each group go back through the raw stream (ports.ts `Healer`: subscription
+ * envelopes with the events' real ids, exactly as `kfek backfill` sends them), then the run waits until OpenSearch
+ * holds the documents the transform makes of them (planned by the same planner as the exact tier) or the timeout
+ * passes. A document found counts its events as healed; what is not found by then stays missing.
+ */
+import { documentIdFor } from '../opensearch/ingest-pipeline';
+import type { EventVerdict, HealReport } from './model';
+import type { DocumentRef, Healer, ReconcilePorts } from './ports';
+import type { GroupWork } from './engine';
+
+export interface HealOutcome {
+  readonly report: HealReport;
+  /** Per group, the new verdict of each event that left `missing` (by `<stream>\0<event id>`). */
+  readonly healedByGroup: ReadonlyMap<string, ReadonlyMap<string, EventVerdict>>;
+}
+
+interface Expected {
+  readonly group: string;
+  readonly key: string;
+  readonly verdict: EventVerdict;
+  readonly ref: DocumentRef;
+}
+
+const keyOf = (stream: string, id: string): string => `${stream}\0${id}`;
+
+export async function healMissing(
+  work: readonly GroupWork[],
+  options: { readonly timeoutInMillis: number; readonly pollIntervalInMillis?: number },
+  ports: Pick<ReconcilePorts, 'planner' | 'search' | 'clock'> & { readonly healer: Healer },
+  progress: (note: string) => void,
+): Promise<HealOutcome> {
+  const startedAt = ports.clock.now();
+  const healedByGroup = new Map<string, Map<string, EventVerdict>>();
+  let sent = 0;
+  let notSent = 0;
+  const expected: Expected[] = [];
+  for (const w of work) {
+    if (w.missing.length === 0) continue;
+    const name = w.group.logGroup;
+    progress(`${name}: sending ${w.missing.length} missing event(s) through the raw stream`);
+    const result = await ports.healer.send(w.group, w.missing);
+    sent += result.sent;
+    notSent += result.notSent.length;
+    const unsent = new Set(result.notSent.map((e) => keyOf(e.logStream, e.id)));
+    const events = w.missing.filter((e) => !unsent.has(keyOf(e.logStream, e.id)));
+    const plans = ports.planner.plan(w.group, events);
+    const byKey = new Map(events.map((e, i) => [keyOf(e.logStream, e.id), { event: e, plan: plans[i] }]));
+    const changed = new Map<string, EventVerdict>();
+    healedByGroup.set(name, changed);
+    events.forEach((event, i) => {
+      const plan = plans[i];
+      const base = { logStream: event.logStream, eventId: event.id, timestamp: event.timestamp };
+      const key = keyOf(event.logStream, event.id);
+      if (plan.kind === 'dropped') {
+        // Sent again, the transform keeps it out (its route's drop rule): not lost, so not missing either.
+        changed.set(key, {
+          ...base,
+          state: 'dropped',
+          documentId: documentIdFor(name, event.logStream, event.id),
+          ...(plan.rule !== undefined ? { rule: plan.rule } : {}),
+        });
+        return;
+      }
+      const head = plan.kind === 'joined' ? byKey.get(keyOf(event.logStream, plan.into)) : undefined;
+      const holder = head?.event ?? event;
+      const stem =
+        head?.plan.kind === 'document' ? head.plan.stem : plan.kind === 'document' ? plan.stem : undefined;
+      if (stem === undefined) return;
+      const id = documentIdFor(name, holder.logStream, holder.id);
+      expected.push({
+        group: name,
+        key,
+        verdict: {
+          ...base,
+          state: 'healed',
+          documentId: id,
+          ...(holder !== event ? { joinedInto: holder.id } : {}),
+        },
+        ref: { id, stem, at: holder.timestamp },
+      });
+    });
+  }
+
+  let waiting = expected;
+  const deadline = startedAt + options.timeoutInMillis;
+  const interval = options.pollIntervalInMillis ?? 2000;
+  while (waiting.length > 0) {
+    const refs = [...new Map(waiting.map((e) => [e.ref.id, e.ref])).values()];
+    const found = await ports.search.find(refs);
+    for (const e of waiting) if (found.has(e.ref.id)) healedByGroup.get(e.group)?.set(e.key, e.verdict);
+    waiting = waiting.filter((e) => !found.has(e.ref.id));
+    if (waiting.length === 0 || ports.clock.now() + interval > deadline) break;
+    progress(`waiting for ${waiting.length} healed event(s) to become searchable`);
+    await ports.clock.sleep(interval);
+  }
+  let healed = 0;
+  for (const changed of healedByGroup.values()) {
+    for (const v of changed.values()) if (v.state === 'healed') healed += 1;
+  }
+  return {
+    report: { sent, healed, notSent, durationInMillis: ports.clock.now() - startedAt },
+    healedByGroup,
+  };
+}
