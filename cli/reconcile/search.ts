@@ -5,12 +5,15 @@
  * - counts: one composite aggregation over every kfek index pattern (the default route's and each route's), per
  *   `cloudwatch.logGroup` and one-minute `@timestamp` bucket, each bucket's documents plus the sum of `kfek.joined`
  *   (the lines a multi-line rule joined into them), filtered to the groups' owners; paged with `after`;
- * - lookups: `_mget` of each document in the route's index of its event's time (with `routing` = the id, which the
- *   ingest pipeline sets), real time, exact; what is not there (Firehose names indices by arrival time, so an event
- *   delivered late sits in a later index) is looked for with one `ids` query over every kfek index pattern.
+ * - lookups: `_mget` of each document in the route's index of its event's time (with the routing the ingest pipeline
+ *   derives from the id, core/opensearch/ingest-pipeline.ts `routingFor`: the id's first characters for up to 64
+ *   shards), real time, exact; what is not there (Firehose names indices by arrival time, so an event delivered late
+ *   sits in a later index; a domain of more than 64 shards routes by a longer prefix) is looked for with one `ids`
+ *   query over every kfek index pattern, which needs no routing.
  */
 import { indexNameFor, indexPatternFor, type IndexRotation } from '../../core/contracts/index-naming';
 import type { OpenSearchHttpClient } from '../../core/opensearch/http';
+import { routingFor } from '../../core/opensearch/ingest-pipeline';
 import { MINUTE_MILLIS } from '../../core/reconcile/engine';
 import type { ReconcileGroup } from '../../core/reconcile/model';
 import type {
@@ -131,7 +134,7 @@ export function searchSide(options: SearchSideOptions): SearchSide {
           docs: slice.map((r) => ({
             _index: indexNameFor(r.stem, options.rotation, new Date(r.at)),
             _id: r.id,
-            routing: r.id,
+            routing: routingFor(r.id),
           })),
         })) as MgetAnswer;
         for (const doc of answer.docs ?? []) {
