@@ -18,4 +18,9 @@ export interface CliIo {
    * @default the project's cdk.json (cli/profile.ts PROJECT_CDK_JSON)
    */
   readonly cdkJson?: string;
+  /**
+   * The clock commands that judge time read (`reconcile`'s lag, `backfill`'s window): tests pin when a run starts.
+   * @default Date.now
+   */
+  readonly now?: () => number;
 }
