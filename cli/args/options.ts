@@ -197,7 +197,7 @@ export const RECONCILE_OPTIONS = {
     type: 'string',
     value: 'D',
     help: 'minutes newer than this are not judged; events ingested since are late, never missing',
-    shownDefault: "the profile's reconcile.lagMinutes (15m)",
+    shownDefault: "the profile's reconcile.lagMinutes, 15m",
   },
   heal: {
     type: 'boolean',
