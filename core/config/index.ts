@@ -22,3 +22,10 @@ export { indexNameFor, indexPatternFor } from '../contracts/index-naming';
 export { configFromCdkJson, resolveConfig } from './resolve';
 export { isCrossAccount } from './cross-account';
 export { routeOverlapWarnings } from './route-overlaps';
+export {
+  retiredNamesHours,
+  SHARDS_PER_DATA_NODE,
+  shardBudget,
+  SYSTEM_SHARD_RESERVE,
+  type ShardBudget,
+} from './opensearch-budget';

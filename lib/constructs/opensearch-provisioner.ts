@@ -80,6 +80,12 @@ export interface OpenSearchProvisionerProps {
    */
   readonly routes?: readonly RouteSpecInput[];
   /**
+   * How long (hours) a route name, stem or prefix that left the profile stays known after its last index is gone
+   * (core/opensearch/domain-families.ts): documents marked with it may still be in a stream or be replayed.
+   * @default 0 - forgotten on the first deploy after its last index is gone
+   */
+  readonly keepRetiredHours?: number;
+  /**
    * The role the provisioner runs as and signs its requests (SigV4) with; see the class comment. Make it the
    * domain's master user (`fineGrainedAccessControl.masterUserArn: role.roleArn`, e.g. a role the Search stack
    * creates).
@@ -147,6 +153,7 @@ export class OpenSearchProvisioner extends Construct {
       ...(props.retention === undefined ? {} : { retention: props.retention }),
       ...(props.auditLogs === undefined ? {} : { auditLogs: props.auditLogs }),
       ...(props.routes === undefined || props.routes.length === 0 ? {} : { routes: props.routes }),
+      ...(props.keepRetiredHours === undefined ? {} : { keepRetiredHours: props.keepRetiredHours }),
       access: {
         firehoseRoleArn: props.firehoseRole.roleArn,
         readerBackendRoles: props.readerBackendRoles ?? [],

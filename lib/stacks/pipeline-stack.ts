@@ -70,6 +70,12 @@ export interface PipelineStackProps extends StackProps {
    */
   readonly routes?: readonly RouteConfig[];
   /**
+   * How long (hours) the provisioner keeps a retired route name, stem or prefix after its last index is gone
+   * (core/config `retiredNamesHours`: the streams' retention or the failed-records bucket's expiry, the longer).
+   * @default 0
+   */
+  readonly keepRetiredHours?: number;
+  /**
    * CloudWatch metrics namespace of the transform's EMF metrics.
    * @default 'kfek' (DEFAULT_METRICS_NAMESPACE)
    */
@@ -274,6 +280,7 @@ export class PipelineStack extends Stack {
         retentionDays: r.retentionDays,
         readerBackendRoles: r.readerBackendRoles,
       })),
+      ...(props.keepRetiredHours === undefined ? {} : { keepRetiredHours: props.keepRetiredHours }),
       logRetention: deliveryLogRetention,
       ...(names !== undefined
         ? {
@@ -285,8 +292,14 @@ export class PipelineStack extends Stack {
         : {}),
     });
     // Template and writer mapping before the first delivery (a first index created without the template keeps
-    // guessed mappings for the whole day; without the mapping every document is rejected to S3).
+    // guessed mappings for the whole day; without the mapping every document is rejected to S3), and before Firehose
+    // is updated to a new index prefix: the writer role covers the new prefix (and still the old one) first.
     this.deliveryStream.node.addDependency(this.provisioner.resource);
+    // The route table before the transform (issue 30.4): the function's environment (KFEK_ROUTES) names the routes it
+    // marks documents with, and CloudFormation updates it only after the provisioner has put every new route name
+    // into the ingest pipeline's table (and kept the retired ones), so no document carries a name the table lacks.
+    // test/lib/stacks/update-order.test.ts proves the order from the synthesized template.
+    this.transformFunction.node.addDependency(this.provisioner.resource);
     ownLogGroups.push(...this.provisioner.logGroups);
     this.logGroups = ownLogGroups;
 

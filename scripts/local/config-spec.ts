@@ -6,6 +6,7 @@ import {
   indexNameFor,
   indexPatternFor,
   type PipelineConfig,
+  retiredNamesHours,
 } from '../../core/config';
 import { type OpenSearchSpec, resolveOpenSearchSpec } from '../../core/opensearch/spec';
 import { LocalRunError } from './errors';
@@ -105,5 +106,6 @@ export function openSearchSpecFromConfig(config: PipelineConfig): OpenSearchSpec
       retentionDays: r.retentionDays,
       readerBackendRoles: r.readerBackendRoles,
     })),
+    keepRetiredHours: retiredNamesHours(config),
   });
 }
