@@ -3,6 +3,7 @@ import { applyChange, stepOf } from './domain-apply';
 import { knownStems } from './domain-families';
 import { planDomain } from './domain-plan';
 import { readDomainState } from './domain-state';
+import { OpenSearchProvisioningError } from './errors';
 import { owningStem } from '../contracts/index-naming';
 import type { OpenSearchHttpClient } from './http';
 import { applyAuditConfig } from './provision-audit';
@@ -95,6 +96,14 @@ export async function provisionOpenSearch(
       : { dashboards: { ...(tenant === undefined ? {} : { tenant }) } }),
   });
 
+  // A change OpenSearch would refuse fails the run before anything is applied, so nothing is left half-done.
+  const refused = plan.changes.filter((c) => c.impact === 'refused');
+  if (refused.length > 0) {
+    throw new OpenSearchProvisioningError(
+      `OpenSearch would refuse ${refused.map((c) => `${stepOf(c).step} (${c.detail ?? ''})`).join('; ')}; ` +
+        `nothing was changed. Fix: ${refused.map((c) => c.fix ?? '').join('; ')}`,
+    );
+  }
   const clients = { opensearch: client, ...(dashboards === undefined ? {} : { dashboards }) };
   const isDashboards = (c: DomainChange): boolean => c.kind === 'saved-objects';
   for (const change of plan.changes.filter((c) => !isDashboards(c))) push(await applyChange(clients, change));
