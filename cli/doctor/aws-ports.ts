@@ -31,6 +31,7 @@ import {
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import { asTemplate } from '../../core/change-plan';
+import { readDomainFor } from '../../core/opensearch/domain-read';
 import { createHttpClient } from '../../core/opensearch/http';
 import { CliError } from '../errors';
 import { type AuthInfo, parseAuthInfo } from '../proxy';
@@ -351,6 +352,20 @@ export function authInfoPort(
   };
 }
 
+/** kfek's objects and indices in the domain behind `dashboardsUrl`, read signed as the caller. */
+export function domainStatePort(
+  credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider,
+): DoctorPorts['domainState'] {
+  return async (dashboardsUrl, region, spec) => {
+    const client = createHttpClient({
+      baseUrl: new URL(dashboardsUrl).origin,
+      auth: { kind: 'sigv4', region, credentials },
+      maxAttempts: 2,
+    });
+    return readDomainFor(client, spec);
+  };
+}
+
 /** The clients the account ports use. */
 export interface DoctorClients {
   readonly cloudformation: CloudFormationClient;
@@ -385,5 +400,6 @@ export function accountPorts(
     deployedTemplates: deployedTemplatesPort(clients.cloudformation),
     subscriptionDestinations: subscriptionsPort(clients.logs),
     authInfo: authInfoPort(credentials),
+    domainState: domainStatePort(credentials),
   };
 }

@@ -116,6 +116,7 @@ export function createAwsPorts(options: AwsPortsOptions): AwsPorts {
     deployedTemplates: (names) => get().deployedTemplates(names),
     subscriptionDestinations: (name) => get().subscriptionDestinations(name),
     authInfo: (url, region) => get().authInfo(url, region),
+    domainState: (url, region, spec) => get().domainState(url, region, spec),
   };
   return {
     ports,

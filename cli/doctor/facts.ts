@@ -3,7 +3,10 @@
  * gathering against moto, aws-sdk-client-mock or hand-written fakes. Each answer becomes a {@link Probe}: a failed
  * call is a finding, never an exception that hides the other checks.
  */
+import type { DomainState } from '../../core/opensearch/domain-state';
+import type { OpenSearchSpec } from '../../core/opensearch/spec';
 import { type AuthInfo, messageOf } from '../proxy';
+import { domainSpecs } from './domain';
 import type {
   BootstrapFacts,
   DeployedStack,
@@ -46,6 +49,10 @@ export interface DoctorPorts {
   subscriptionDestinations(logGroupName: string): Promise<readonly string[] | undefined>;
   /** `GET _plugins/_security/authinfo` on the domain, signed as the caller. */
   authInfo(dashboardsUrl: string, region: string): Promise<AuthInfo>;
+  /** kfek's objects and indices in the domain (core/opensearch/domain-read.ts), signed as the caller. */
+  domainState(dashboardsUrl: string, region: string, spec: OpenSearchSpec): Promise<DomainState>;
+  /** Now, epoch milliseconds. @default Date.now */
+  now?(): number;
 }
 
 /** Runs one question; a failure becomes `<what>: <first line of the error>`, so the finding says which call. */
@@ -139,10 +146,20 @@ export async function gatherFacts(ports: DoctorPorts, options: GatherOptions): P
     dashboardsUrl !== undefined
       ? await probe('OpenSearch authinfo', () => ports.authInfo(dashboardsUrl, region.value))
       : undefined;
+  const now = ports.now?.() ?? Date.now();
+  const { spec } = domainSpecs({ ...gathered, now }, p);
+  const domainState =
+    dashboardsUrl !== undefined && spec !== undefined
+      ? await probe("reading kfek's objects in OpenSearch", () =>
+          ports.domainState(dashboardsUrl, region.value, spec),
+        )
+      : undefined;
   return {
     ...gathered,
+    now,
     ...(subscriptions !== undefined ? { subscriptions } : {}),
     ...(authInfo !== undefined ? { authInfo } : {}),
+    ...(domainState !== undefined ? { domain: domainState } : {}),
   };
 }
 

@@ -3,6 +3,7 @@
  * the gathering (facts.ts, aws-ports.ts) and the checks.
  */
 import type { CfnTemplate } from '../../core/change-plan';
+import type { DomainState } from '../../core/opensearch/domain-state';
 import type { AuthInfo } from '../proxy';
 import type { NamedResource, ProfilePlan } from './plan';
 
@@ -95,6 +96,10 @@ export interface DoctorFacts {
   readonly deployedTemplates?: Probe<readonly DeployedTemplate[]>;
   readonly subscriptions?: Probe<readonly SubscriptionFacts[]>;
   readonly authInfo?: Probe<AuthInfo>;
+  /** kfek's objects and indices in the domain, read signed as the caller (cli/doctor/domain.ts). */
+  readonly domain?: Probe<DomainState>;
+  /** When the facts were gathered (epoch ms): the domain plan's clock. @default - Date.now() at check time */
+  readonly now?: number;
 }
 
 /** A check that did not run, and why. */

@@ -26,6 +26,8 @@ export {
   retiredNamesHours,
   SHARDS_PER_DATA_NODE,
   shardBudget,
+  shardBudgetOf,
   SYSTEM_SHARD_RESERVE,
   type ShardBudget,
+  type ShardBudgetInput,
 } from './opensearch-budget';

@@ -45,27 +45,46 @@ export interface ShardBudget {
   readonly limit: number;
 }
 
-/** The shards a profile keeps once every family has reached its retention: rotation x retention x shards x copies. */
-export function shardBudget(
+/** What the shard budget depends on; {@link shardBudgetOf} reads it from a profile, `kfek doctor` from templates. */
+export interface ShardBudgetInput {
+  readonly rotation: Exclude<IndexRotation, 'NoRotation'>;
+  readonly shards: number;
+  readonly replicas: number;
+  readonly dataNodes: number;
+  /** The default route's family first, then the routes'. */
+  readonly families: ReadonlyArray<{ readonly stem: string; readonly retentionDays: number }>;
+}
+
+/** The shards kept once every family has reached its retention: rotation x retention x shards x copies. */
+export function shardBudget(input: ShardBudgetInput): ShardBudget {
+  const copies = input.shards * (1 + input.replicas);
+  const families = input.families.map(({ stem, retentionDays }): FamilyShards => {
+    const indices = Math.ceil(retentionDays * INDICES_PER_DAY[input.rotation]) + 1;
+    return { stem, retentionDays, indices, shards: indices * copies };
+  });
+  return {
+    families,
+    total: families.reduce((sum, f) => sum + f.shards, SYSTEM_SHARD_RESERVE),
+    limit: input.dataNodes * SHARDS_PER_DATA_NODE,
+  };
+}
+
+/** {@link shardBudget} of a profile; undefined for NoRotation (refused). */
+export function shardBudgetOf(
   c: Pick<PipelineConfig, 'delivery' | 'openSearch' | 'routes'>,
 ): ShardBudget | undefined {
   const rotation = c.delivery.indexRotation;
   if (rotation === 'NoRotation') return undefined;
-  const t = c.openSearch.indexTemplate;
-  const copies = t.shards * (1 + t.replicas);
-  const family = (stem: string, retentionDays: number): FamilyShards => {
-    const indices = Math.ceil(retentionDays * INDICES_PER_DAY[rotation]) + 1;
-    return { stem, retentionDays, indices, shards: indices * copies };
-  };
-  const families = [
-    family(c.delivery.indexPrefix, c.openSearch.retention.deleteAfterDays),
-    ...c.routes.map((r) => family(r.indexStem, r.retentionDays)),
-  ];
-  return {
-    families,
-    total: families.reduce((sum, f) => sum + f.shards, SYSTEM_SHARD_RESERVE),
-    limit: c.openSearch.dataNodeCount * SHARDS_PER_DATA_NODE,
-  };
+  return shardBudget({
+    rotation,
+    shards: c.openSearch.indexTemplate.shards,
+    replicas: c.openSearch.indexTemplate.replicas,
+    dataNodes: c.openSearch.dataNodeCount,
+    families: [
+      { stem: c.delivery.indexPrefix, retentionDays: c.openSearch.retention.deleteAfterDays },
+      ...c.routes.map((r) => ({ stem: r.indexStem, retentionDays: r.retentionDays })),
+    ],
+  });
 }
 
 /** Refuses a rotation kfek cannot govern and a profile whose indices would outgrow the data nodes' shard limit. */
@@ -80,7 +99,7 @@ export function checkIndexBudget(r: Reader, c: Omit<PipelineConfig, 'profile'>):
     );
     return;
   }
-  const budget = shardBudget(c);
+  const budget = shardBudgetOf(c);
   if (budget === undefined || budget.total <= budget.limit) return;
   const worst = [...budget.families].sort((a, b) => b.shards - a.shards)[0];
   r.problem(

@@ -102,6 +102,27 @@ function readable(role: unknown, indices: readonly string[]): Set<string> {
   return new Set(indices.filter((i) => patterns.some((p) => rolePatternMatches(p, i))));
 }
 
+const memberKeys = (m: Members): string[] => [
+  ...m.backend_roles.map((r) => `backend role ${r}`),
+  ...m.users.map((u) => `user ${u}`),
+];
+
+/** Who reads which kfek index through kfek's own roles: `member -> index` pairs. */
+function grants(
+  roles: ReadonlyMap<string, unknown>,
+  mappings: ReadonlyMap<string, Members>,
+  indices: readonly string[],
+): Set<string> {
+  const out = new Set<string>();
+  for (const [name, role] of roles) {
+    const m = mappings.get(name);
+    if (m === undefined) continue;
+    const reach = readable(role, indices);
+    for (const member of memberKeys(m)) for (const index of reach) out.add(`${member} -> ${index}`);
+  }
+  return out;
+}
+
 export interface AccessInputs {
   readonly spec: OpenSearchSpec;
   readonly families: Families;
@@ -110,9 +131,60 @@ export interface AccessInputs {
   readonly previous?: { readonly spec: OpenSearchSpec; readonly families: Families };
 }
 
-function planRoles(inputs: AccessInputs, roles: ReadonlyMap<string, SecurityRoleBody>): DomainChange[] {
-  const { state, previous } = inputs;
+/** Access through kfek's roles before and after the deploy, and what one change takes away or gives. */
+class AccessDiff {
+  readonly lost: Set<string>;
+  readonly gained: Set<string>;
+  constructor(
+    readonly indices: readonly string[],
+    before: Set<string>,
+    after: Set<string>,
+  ) {
+    this.lost = new Set([...before].filter((p) => !after.has(p)));
+    this.gained = new Set([...after].filter((p) => !before.has(p)));
+  }
+
+  /** The lost (or gained) pairs of these members on what `role` reads. */
+  pairs(which: 'lost' | 'gained', members: Members, role: unknown): string[] {
+    const keys = new Set(memberKeys(members));
+    const reach = readable(role, this.indices);
+    return [...this[which]].filter((p) => {
+      const [member, index] = p.split(' -> ');
+      return keys.has(member) && reach.has(index);
+    });
+  }
+}
+
+function accessDiff(
+  inputs: AccessInputs,
+  roles: ReadonlyMap<string, SecurityRoleBody>,
+  wanted: ReadonlyMap<string, Members | 'keep'>,
+): AccessDiff {
+  const { state } = inputs;
   const indices = inputs.families.kept.flatMap((f) => f.indices.map((i) => i.name));
+  const owned = (m: RoleMappingBody | undefined): Members =>
+    m === undefined ? members([]) : members(m.backend_roles, m.users);
+  const beforeMappings = new Map([...state.roles.keys()].map((r) => [r, owned(state.mappings.get(r))]));
+  const afterMappings = new Map(
+    [...wanted].map(([r, w]) => [r, w === 'keep' ? owned(state.mappings.get(r)) : w] as const),
+  );
+  return new AccessDiff(
+    indices,
+    grants(state.roles, beforeMappings, indices),
+    grants(roles, afterMappings, indices),
+  );
+}
+
+const summary = (pairs: readonly string[]): string =>
+  pairs.length <= 6 ? pairs.join(', ') : `${pairs.slice(0, 6).join(', ')} and ${pairs.length - 6} more`;
+
+function planRoles(
+  inputs: AccessInputs,
+  roles: ReadonlyMap<string, SecurityRoleBody>,
+  wanted: ReadonlyMap<string, Members | 'keep'>,
+  diff: AccessDiff,
+): DomainChange[] {
+  const { state, previous } = inputs;
   const before = previous === undefined ? undefined : desiredRoles(previous.spec, previous.families);
   const changes: DomainChange[] = [];
   for (const [name, role] of roles) {
@@ -122,13 +194,19 @@ function planRoles(inputs: AccessInputs, roles: ReadonlyMap<string, SecurityRole
       changes.push({ kind: 'security-role', name, action: 'unchanged', impact: 'none', requests: [] });
       continue;
     }
+    const mapped = state.mappings.get(name);
+    const m = mapped === undefined ? members([]) : members(mapped.backend_roles, mapped.users);
+    // What the role's own change takes away: indices it no longer reads, from members it keeps (members removed
+    // from its mapping are the mapping's change).
+    const want = wanted.get(name);
+    const staying = want === undefined || want === 'keep' ? m : minus(m, minus(m, want));
+    const narrowed = stored === undefined ? new Set<string>() : readable(stored, diff.indices);
+    for (const index of readable(role, diff.indices)) narrowed.delete(index);
     const lost =
       stored === undefined
         ? []
-        : [...readable(stored, indices)].filter((i) => !readable(role, indices).has(i));
-    const gained = [...readable(role, indices)].filter(
-      (i) => stored === undefined || !readable(stored, indices).has(i),
-    );
+        : diff.pairs('lost', staying, stored).filter((p) => narrowed.has(p.split(' -> ')[1]));
+    const gained = diff.pairs('gained', staying, role);
     const written = before?.get(name);
     // A stored role that is neither what kfek wants nor what the previous profile made kfek write: a hand edit.
     const drift =
@@ -136,16 +214,8 @@ function planRoles(inputs: AccessInputs, roles: ReadonlyMap<string, SecurityRole
       (written === undefined
         ? /"(dls|fls|masked_fields)":("[^"]|\[[^\]])/.test(JSON.stringify(stored))
         : !sameRole(stored, written));
-    const mapped = state.mappings.get(name);
-    const hasMembers = mapped !== undefined && !isEmpty(mapped);
     const impact: Impact =
-      lost.length > 0 && hasMembers
-        ? 'loses-access'
-        : drift
-          ? 'drift'
-          : gained.length > 0 && hasMembers
-            ? 'grants-access'
-            : 'change';
+      lost.length > 0 ? 'loses-access' : drift ? 'drift' : gained.length > 0 ? 'grants-access' : 'change';
     changes.push({
       kind: 'security-role',
       name,
@@ -154,31 +224,30 @@ function planRoles(inputs: AccessInputs, roles: ReadonlyMap<string, SecurityRole
       detail: [
         `index patterns ${rolePatterns(role).join(', ')}`,
         drift ? 'a hand edit is reverted (kfek owns its roles wholly)' : '',
-        lost.length === 0 ? '' : `no longer reads ${lost.join(', ')}`,
-        gained.length === 0 || stored === undefined ? '' : `now reads ${gained.join(', ')}`,
+        lost.length === 0 ? '' : `no longer: ${summary(lost)}`,
+        gained.length === 0 || stored === undefined ? '' : `now: ${summary(gained)}`,
       ]
         .filter((p) => p !== '')
         .join('; '),
-      ...(lost.length > 0 && hasMembers
-        ? { fix: 'keep the route or stem that reads those indices in the profile' }
-        : {}),
+      ...(lost.length > 0 ? { fix: 'keep the route or stem that reads those indices in the profile' } : {}),
       requests: [{ method: 'PUT', path, body: role, ok: [200, 201] }],
     });
   }
   for (const [name, stored] of state.roles) {
     if (roles.has(name)) continue;
-    const lost = [...readable(stored, indices)];
     const mapped = state.mappings.get(name);
-    const hasMembers = mapped !== undefined && !isEmpty(mapped);
+    const lost =
+      mapped === undefined ? [] : diff.pairs('lost', members(mapped.backend_roles, mapped.users), stored);
     changes.push({
       kind: 'security-role',
       name,
       action: 'delete',
-      impact: lost.length > 0 && hasMembers ? 'loses-access' : 'change',
+      impact: lost.length > 0 ? 'loses-access' : 'change',
       detail:
         lost.length === 0
-          ? 'it reads no index that is left'
-          : `its members no longer read ${lost.join(', ')}`,
+          ? 'nobody loses access by it (its members read what it read through another role, or nothing is left)'
+          : `no longer: ${summary(lost)}`,
+      ...(lost.length > 0 ? { fix: 'keep the route that reads those indices in the profile' } : {}),
       requests: [
         ...(mapped === undefined
           ? []
@@ -199,9 +268,10 @@ function planRoles(inputs: AccessInputs, roles: ReadonlyMap<string, SecurityRole
 function planOwnedMappings(
   inputs: AccessInputs,
   roles: ReadonlyMap<string, SecurityRoleBody>,
+  wanted: ReadonlyMap<string, Members | 'keep'>,
+  diff: AccessDiff,
 ): DomainChange[] {
-  const { spec, state, previous } = inputs;
-  const wanted = desiredOwnedMappings(spec, roles);
+  const { state, previous } = inputs;
   const before =
     previous === undefined
       ? undefined
@@ -229,6 +299,8 @@ function planOwnedMappings(
       changes.push({ kind: 'role-mapping', name: role, action: 'unchanged', impact: 'none', requests: [] });
       continue;
     }
+    const lost = diff.pairs('lost', removed, state.roles.get(role) ?? roles.get(role));
+    const gained = diff.pairs('gained', added, roles.get(role));
     const previousWant = before?.get(role);
     const handMapped =
       previousWant === undefined || previousWant === 'keep' ? members([]) : minus(removed, previousWant);
@@ -237,7 +309,7 @@ function planOwnedMappings(
       kind: 'role-mapping',
       name: role,
       action: isEmpty(want) ? 'delete' : have === undefined ? 'create' : 'update',
-      impact: !isEmpty(removed) ? 'loses-access' : 'grants-access',
+      impact: lost.length > 0 ? 'loses-access' : gained.length > 0 ? 'grants-access' : 'change',
       detail: [
         isEmpty(added) ? '' : `adds ${describe(added)}`,
         isEmpty(removed) ? '' : `removes ${describe(removed)}`,
@@ -247,7 +319,7 @@ function planOwnedMappings(
       ]
         .filter((p) => p !== '')
         .join('; '),
-      ...(isEmpty(removed) ? {} : { fix: `if they should keep access, name them in the profile (${role})` }),
+      ...(lost.length > 0 ? { fix: `if they should keep access, name them in the profile (${role})` } : {}),
       requests: isEmpty(want)
         ? [{ method: 'DELETE', path, ok: [200, 404] }]
         : [{ method: 'PUT', path, body: { ...want, hosts: [] }, ok: [200, 201] }],
@@ -339,10 +411,12 @@ export function planAccess(inputs: AccessInputs): DomainChange[] {
     ];
   }
   const roles = desiredRoles(inputs.spec, inputs.families);
-  const roleChanges = planRoles(inputs, roles);
+  const wanted = desiredOwnedMappings(inputs.spec, roles);
+  const diff = accessDiff(inputs, roles, wanted);
+  const roleChanges = planRoles(inputs, roles, wanted, diff);
   return [
     ...roleChanges.filter((c) => c.action !== 'delete'),
-    ...planOwnedMappings(inputs, roles),
+    ...planOwnedMappings(inputs, roles, wanted, diff),
     ...planSharedMappings(inputs, roles),
     ...roleChanges.filter((c) => c.action === 'delete'),
   ];

@@ -53,6 +53,33 @@ export function desiredTemplate(spec: OpenSearchSpec, family: Family): Record<st
   };
 }
 
+/**
+ * A template without what an existing index can take at once (the dynamic settings planSettings applies) and
+ * without kfek's `_meta`: what only the next index gets. Stored settings are strings, the builder's numbers.
+ */
+function staticPart(body: Record<string, unknown>): unknown {
+  const template = record(body.template);
+  const settings = record(template.settings);
+  const {
+    number_of_replicas: _replicas,
+    refresh_interval: _refresh,
+    search: _search,
+    indexing: _indexing,
+    mapping,
+    ...index
+  } = record(settings.index);
+  const { total_fields: _fields, ...mappingRest } = record(mapping);
+  return JSON.parse(
+    JSON.stringify({
+      index_patterns: body.index_patterns,
+      priority: body.priority,
+      template: { ...template, settings: { ...settings, index: { ...index, mapping: mappingRest } } },
+    }),
+    (_key, value: unknown) =>
+      typeof value === 'number' || typeof value === 'boolean' ? String(value) : value,
+  ) as unknown;
+}
+
 const LEDGER_KEYS = [TEMPLATE_HASH_META_KEY, ...Object.values(LEDGER)];
 const ledgerOf = (meta: Record<string, unknown>): string =>
   canonicalJson(Object.fromEntries(LEDGER_KEYS.map((k) => [k, meta[k]])));
@@ -84,7 +111,8 @@ export function planPipelines(spec: OpenSearchSpec, families: Families, state: D
       kind: 'ingest-pipeline',
       name,
       action: same ? 'unchanged' : stored === undefined ? 'create' : 'update',
-      impact: same ? 'none' : 'change',
+      // Retired names still routed are something kept after leaving the profile, and the doctor says so.
+      impact: same ? 'none' : retired.length > 0 ? 'kept' : 'change',
       detail:
         `routes from ${prefix}-*: ${JSON.stringify(families.routeTable)}` +
         (retired.length === 0
@@ -101,7 +129,10 @@ export function planTemplates(spec: OpenSearchSpec, families: Families, state: D
     const body = desiredTemplate(spec, family);
     const stored = state.templates.get(family.templateName);
     const meta = record(body._meta);
-    const sameContent = stored?.meta[TEMPLATE_HASH_META_KEY] === meta[TEMPLATE_HASH_META_KEY];
+    // Differences beyond the dynamic settings (which planSettings applies to existing indices) reach the next index.
+    const sameContent =
+      stored?.meta[TEMPLATE_HASH_META_KEY] === meta[TEMPLATE_HASH_META_KEY] ||
+      (stored !== undefined && canonicalJson(staticPart(stored.body)) === canonicalJson(staticPart(body)));
     const same = stored !== undefined && ledgerOf(stored.meta) === ledgerOf(meta);
     const priority = templatePriority(family.stem);
     const clash = state.foreignTemplates.find(

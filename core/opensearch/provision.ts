@@ -1,10 +1,9 @@
 import type { DomainChange } from './domain-change';
 import { applyChange, stepOf } from './domain-apply';
-import { knownStems } from './domain-families';
 import { planDomain } from './domain-plan';
+import { kfekIndices } from './domain-read';
 import { readDomainState } from './domain-state';
 import { OpenSearchProvisioningError } from './errors';
-import { owningStem } from '../contracts/index-naming';
 import type { OpenSearchHttpClient } from './http';
 import { applyAuditConfig } from './provision-audit';
 import { call, detectFeatures, record, retryingAccessDenied } from './provision-client';
@@ -72,10 +71,7 @@ export async function provisionOpenSearch(
       name: spec.name,
       version,
       features,
-      describe: (indices, templates, policies) => {
-        const stems = knownStems({ spec, templates, policies });
-        return new Set(indices.filter((i) => owningStem(i.name, stems) !== undefined).map((i) => i.name));
-      },
+      describe: kfekIndices(spec),
       ...(withDashboards && dashboards !== undefined ? { dashboards } : {}),
       ...(tenant === undefined ? {} : { tenant }),
     });

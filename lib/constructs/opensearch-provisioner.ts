@@ -109,6 +109,16 @@ export interface OpenSearchProvisionerProps {
   readonly logGroupNames?: { readonly provisioner: string; readonly provider: string };
 }
 
+/** The paths the provisioner may DELETE on the domain: kfek's objects, never an index. */
+export const DELETABLE_PATHS = [
+  '_index_template/*',
+  '_ingest/pipeline/*',
+  '_plugins/_ism/policies/*',
+  '_plugins/_security/api/roles/*',
+  '_plugins/_security/api/rolesmapping/*',
+  '_dashboards/api/saved_objects/*',
+] as const;
+
 const DEFAULTS = {
   dashboards: true,
   logRetention: logs.RetentionDays.ONE_MONTH,
@@ -190,6 +200,12 @@ export class OpenSearchProvisioner extends Construct {
       new iam.PolicyStatement({
         actions: ['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPut', 'es:ESHttpPost'],
         resources: [props.domain.domainArn, `${props.domain.domainArn}/*`],
+      }),
+      // Deletes only what kfek owns and no longer needs (issue 30: templates, pipelines, ISM policies, roles, role
+      // mappings, saved objects of stems whose last index is gone), never an index: ISM deletes indices.
+      new iam.PolicyStatement({
+        actions: ['es:ESHttpDelete'],
+        resources: DELETABLE_PATHS.map((path) => `${props.domain.domainArn}/${path}`),
       }),
     ];
     // A separate Policy in this construct, so it also works for a role imported or created in another stack.
@@ -291,6 +307,14 @@ export class OpenSearchProvisioner extends Construct {
             'The paths of this one domain (index templates, _plugins, _dashboards): the provisioner calls several ' +
             'APIs IAM cannot name in advance, and fine-grained access control authorizes each request.',
         });
+        for (const path of DELETABLE_PATHS) {
+          Validations.of(policy).acknowledge({
+            id: `AwsSolutions-IAM5[Resource::${flat(`${props.domain.domainArn}/${path}`)}]`,
+            reason:
+              'DELETE of the objects kfek owns under this one path of this domain (their names come from the ' +
+              'profile and the domain); no index path: the provisioner never deletes an index.',
+          });
+        }
         Validations.of(provider).acknowledge({
           id: `AwsSolutions-IAM5[Resource::${flat(functionVersions)}]`,
           reason:

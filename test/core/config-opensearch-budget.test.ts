@@ -8,7 +8,7 @@ import {
   ConfigValidationError,
   resolveConfig,
   retiredNamesHours,
-  shardBudget,
+  shardBudgetOf,
   SYSTEM_SHARD_RESERVE,
 } from '../../core/config';
 
@@ -38,7 +38,7 @@ describe('index rotation', () => {
 
 describe('shard budget', () => {
   test("the sandbox keeps 15 daily indices of one shard, well inside one node's 1,000", () => {
-    const budget = shardBudget(resolveConfig(CDK_JSON.context, 'sandbox'));
+    const budget = shardBudgetOf(resolveConfig(CDK_JSON.context, 'sandbox'));
     expect(budget).toEqual({
       families: [{ stem: 'logs', retentionDays: 14, indices: 15, shards: 15 }],
       total: 15 + SYSTEM_SHARD_RESERVE,
@@ -51,7 +51,7 @@ describe('shard budget', () => {
     const teams = resolveConfig(CDK_JSON.context, 'teams');
     const hourly = { ...teams, delivery: { ...teams.delivery, indexRotation: 'OneHour' as const } };
     // THEN
-    expect(shardBudget(hourly)).toMatchObject({
+    expect(shardBudgetOf(hourly)).toMatchObject({
       families: [
         { stem: 'logs', indices: 14 * 24 + 1 },
         { stem: 'payments', indices: 30 * 24 + 1 },
@@ -90,7 +90,7 @@ describe('shard budget', () => {
       },
       'test',
     );
-    expect(shardBudget(config)).toMatchObject({ total: 31 * 4 + SYSTEM_SHARD_RESERVE, limit: 2000 });
+    expect(shardBudgetOf(config)).toMatchObject({ total: 31 * 4 + SYSTEM_SHARD_RESERVE, limit: 2000 });
   });
 });
 

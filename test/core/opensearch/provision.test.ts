@@ -142,7 +142,7 @@ describe('provisionOpenSearch on a domain with every plugin', () => {
 
   test("owns its roles' mappings wholly: members mapped by hand are removed, and the step says so", async () => {
     // GIVEN: someone mapped a group and a user to kfek_reader by hand since the last deploy.
-    const fake = new FakeOpenSearch(ALL);
+    const fake = new FakeOpenSearch({ ...ALL, indices: ['logs-2026-11-21'] });
     await provisionOpenSearch(fake.client(), spec);
     fake.mappings.set('kfek_reader', {
       backend_roles: ['arn:aws:iam::123456789012:role/log-readers', 'sso-admins'],
