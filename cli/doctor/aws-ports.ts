@@ -21,6 +21,7 @@ import {
   DescribeResourcePoliciesCommand,
   DescribeSubscriptionFiltersCommand,
 } from '@aws-sdk/client-cloudwatch-logs';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { GetAccountSettingsCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import {
   DescribeDomainCommand,
@@ -43,6 +44,7 @@ import type {
   InstanceFit,
   LambdaFacts,
 } from './model';
+import { iteratorAgePort } from './cloudwatch-port';
 import type { DoctorPorts } from './facts';
 import type { NamedResource } from './plan';
 
@@ -377,6 +379,8 @@ export interface DoctorClients {
   readonly instanceLimits?: OpenSearchClient;
   /** Client for DescribeAccountPolicies. @default - `logs` */
   readonly accountPolicies?: CloudWatchLogsClient;
+  /** Client for GetMetricStatistics. @default - one made from the SDK's default configuration */
+  readonly cloudwatch?: CloudWatchClient;
 }
 
 /** Every port that asks the account something (all but region, caller and plan). */
@@ -401,5 +405,6 @@ export function accountPorts(
     subscriptionDestinations: subscriptionsPort(clients.logs),
     authInfo: authInfoPort(credentials),
     domainState: domainStatePort(credentials),
+    iteratorAge: iteratorAgePort(clients.cloudwatch ?? new CloudWatchClient({})),
   };
 }

@@ -7,6 +7,7 @@ import type { DomainState } from '../../core/opensearch/domain-state';
 import type { OpenSearchSpec } from '../../core/opensearch/spec';
 import { type AuthInfo, messageOf } from '../proxy';
 import { domainSpecs } from './domain';
+import { retentionDecreases } from './stream-retention';
 import type {
   BootstrapFacts,
   DeployedStack,
@@ -51,6 +52,11 @@ export interface DoctorPorts {
   authInfo(dashboardsUrl: string, region: string): Promise<AuthInfo>;
   /** kfek's objects and indices in the domain (core/opensearch/domain-read.ts), signed as the caller. */
   domainState(dashboardsUrl: string, region: string, spec: OpenSearchSpec): Promise<DomainState>;
+  /**
+   * The most a GetRecords reader of the stream lagged over the last hour (CloudWatch
+   * `GetRecords.IteratorAgeMilliseconds`, maximum); undefined without a datapoint.
+   */
+  iteratorAge(streamName: string): Promise<number | undefined>;
   /** Now, epoch milliseconds. @default Date.now */
   now?(): number;
 }
@@ -146,6 +152,18 @@ export async function gatherFacts(ports: DoctorPorts, options: GatherOptions): P
     dashboardsUrl !== undefined
       ? await probe('OpenSearch authinfo', () => ports.authInfo(dashboardsUrl, region.value))
       : undefined;
+  const lowered = retentionDecreases({ ...gathered }, p);
+  const streamLag =
+    lowered.length === 0
+      ? undefined
+      : await probe('CloudWatch GetMetricStatistics GetRecords.IteratorAgeMilliseconds', () =>
+          Promise.all(
+            lowered.map(async (l) => ({
+              streamName: l.streamName,
+              maxIteratorAgeMillis: await ports.iteratorAge(l.streamName),
+            })),
+          ),
+        );
   const now = ports.now?.() ?? Date.now();
   const { spec } = domainSpecs({ ...gathered, now }, p);
   const domainState =
@@ -160,6 +178,7 @@ export async function gatherFacts(ports: DoctorPorts, options: GatherOptions): P
     ...(subscriptions !== undefined ? { subscriptions } : {}),
     ...(authInfo !== undefined ? { authInfo } : {}),
     ...(domainState !== undefined ? { domain: domainState } : {}),
+    ...(streamLag !== undefined ? { streamLag } : {}),
   };
 }
 

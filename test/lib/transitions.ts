@@ -138,6 +138,18 @@ export const TRANSITIONS: readonly Transition[] = [
     }),
   },
   {
+    change: 'Lower the streams’ retention (`streams.*.retentionHours`)',
+    data:
+      'what a reader has not read yet and is older than the new retention is trimmed: `kfek doctor` fails when the ' +
+      'readers lag more than that (`streams-retention`, from their IteratorAge)',
+    appliesTo: (p) => Number(section(section(clone(p), 'streams'), 'raw').retentionHours ?? 24) > 24,
+    to: edit((p) => {
+      const streams = section(p, 'streams');
+      section(streams, 'raw').retentionHours = 24;
+      section(streams, 'events').retentionHours = 24;
+    }),
+  },
+  {
     change: 'Switch the streams between provisioned and on-demand',
     data: 'nothing (Kinesis switches the mode in place)',
     appliesTo: always,

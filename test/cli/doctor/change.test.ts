@@ -78,6 +78,7 @@ function ports(): DoctorPorts {
     subscriptionDestinations: () => Promise.resolve([]),
     authInfo: () => Promise.reject(new Error('not asked in these tests')),
     domainState: () => Promise.reject(new Error('not asked in these tests')),
+    iteratorAge: () => Promise.reject(new Error('not asked in these tests')),
   };
 }
 
