@@ -79,7 +79,7 @@ export function stateFromSpec(spec: OpenSearchSpec, now: number): DomainState {
         id: family.policyId,
         seqNo: 1,
         primaryTerm: 1,
-        policy: buildIsmPolicy(spec, current).policy as unknown as Record<string, unknown>,
+        policy: buildIsmPolicy(spec, current).policy,
       });
     }
     indices.push({
