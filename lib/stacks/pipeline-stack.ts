@@ -342,6 +342,9 @@ export class PipelineStack extends Stack {
     // into the ingest pipeline's table (and kept the retired ones), so no document carries a name the table lacks.
     // test/lib/stacks/update-order.test.ts proves the order from the synthesized template.
     this.transformFunction.node.addDependency(this.provisioner.resource);
+    // The reconcile function plans with the same routes (its environment) and reads as a reader the provisioner maps:
+    // it is updated after the provisioner too, so a run never judges by a route the domain does not know yet.
+    this.reconcile?.function.node.addDependency(this.provisioner.resource);
     ownLogGroups.push(...this.provisioner.logGroups);
     this.logGroups = ownLogGroups;
 

@@ -329,9 +329,11 @@ describe('a domain converged by every deploy (issue 30), on the secured 2.19.4 n
     // WHEN search moves to search-eu (a stem extending the old one) and payments is renamed pay (same stem)
     const report = await deploy(MOVED);
     // THEN nothing was refused, the old stem is kept, and the old name still routes what is in flight
+    // (the pipeline is kept too: it still knows the retired name `payments`)
     expect(steps(report, 'kept')).toEqual([
       'indices search-*',
       'index template kfek-search',
+      'ingest pipeline kfek-logs-document-id',
       'ISM policy kfek-search-retention',
     ]);
     expect(
