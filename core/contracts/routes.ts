@@ -23,6 +23,17 @@ export const ROUTE_NAME_HINT =
 /** Not a route name: the documents of no route are "the default route". */
 export const RESERVED_ROUTE_NAMES: readonly string[] = ['default'];
 
+/**
+ * The route name rule every reader applies (the config and the transform's environment through route-reader.ts, the
+ * provisioner's spec through core/opensearch/route-spec.ts): the form, and not a reserved name.
+ */
+export function isRouteName(name: unknown): name is string {
+  return typeof name === 'string' && ROUTE_NAME.test(name) && !RESERVED_ROUTE_NAMES.includes(name);
+}
+
+/** The days a route's own retention may take (config `routes[i].retentionDays`, the provisioner's route spec). */
+export const ROUTE_RETENTION_DAYS = { min: 1, max: 36_500 } as const;
+
 /** The masking detectors the transform has. */
 export type MaskDetector =
   'email' | 'creditCard' | 'awsAccessKeyId' | 'awsSecretKey' | 'jwt' | 'ipv4' | 'ipv6';
@@ -138,8 +149,7 @@ export type RouteMatch =
  * (core/config/route-overlaps.ts) reason about.
  */
 export type NameCriterion =
-  | { readonly kind: 'any' }
-  | { readonly kind: 'exact' | 'prefix' | 'glob'; readonly value: string };
+  { readonly kind: 'any' } | { readonly kind: 'exact' | 'prefix' | 'glob'; readonly value: string };
 
 /** The log group criterion of `match`. */
 export function nameCriterion(match: RouteMatch): NameCriterion {
