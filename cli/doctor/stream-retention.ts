@@ -15,12 +15,6 @@ export interface StreamRetention {
   readonly afterHours: number;
 }
 
-/** How far behind a stream's readers were over the last hour; undefined when the metric has no datapoint. */
-export interface StreamLag {
-  readonly streamName: string;
-  readonly maxIteratorAgeMillis: number | undefined;
-}
-
 type Json = Readonly<Record<string, unknown>>;
 const obj = (v: unknown): Json =>
   v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {};
