@@ -6,19 +6,17 @@
  * OpenSearch bodies. Pure.
  */
 
-const isObject = (v: unknown): v is Readonly<Record<string, unknown>> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 export function canonicalJson(value: unknown): string {
   if (value === undefined) return 'undefined';
   if (Array.isArray(value)) {
     return `[${value.map((v) => (v === undefined ? 'null' : canonicalJson(v))).join(',')}]`;
   }
-  if (isObject(value)) {
-    const keys = Object.keys(value)
-      .filter((k) => value[k] !== undefined)
+  if (typeof value === 'object' && value !== null) {
+    const record = value as Readonly<Record<string, unknown>>;
+    const keys = Object.keys(record)
+      .filter((k) => record[k] !== undefined)
       .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`).join(',')}}`;
   }
   return JSON.stringify(value);
 }
