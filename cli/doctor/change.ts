@@ -12,6 +12,7 @@ import {
   IMPACTS,
   planChange,
   planFindings,
+  type Severity,
   describeStack,
   type StackChangeInput,
   withFixes,
@@ -69,7 +70,7 @@ const CHECK_OF: Readonly<Record<FixedFinding['kind'], string>> = {
   unchecked: 'change',
 };
 
-const severityOf = (f: FixedFinding): string => IMPACTS[f.impact].severity;
+const severityOf = (f: FixedFinding): Severity => IMPACTS[f.impact].severity;
 
 /** One line: the stacks, then what is worth knowing (the findings of severity `notice`), then what was left out. */
 function summary(change: ProfileChange, findings: readonly FixedFinding[]): string {
@@ -127,8 +128,8 @@ export function checkChange(facts: DoctorFacts, plan: ProfilePlan | undefined): 
           check: 'change',
           status: 'warn',
           finding:
-            `${summary(change, findings)}; replacements of ${unchecked.flatMap((f) => (f.kind === 'unchecked' ? f.subject : [])).join(', ')} ` +
-            'not predicted (not in the schema table)',
+            `${summary(change, findings)}; replacements of ${change.plan.unknownTypes.join(', ')} not predicted ` +
+            '(not in the schema table)',
           fix: unchecked.map((f) => f.fix).join('; '),
         };
   return [head, ...failures];
