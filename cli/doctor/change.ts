@@ -7,13 +7,16 @@
  */
 import {
   type ChangePlan,
-  describeDeletion,
-  describeReplacement,
-  describeStack,
+  type FixedFinding,
+  type FixContext,
+  IMPACTS,
   planChange,
+  planFindings,
+  type Severity,
+  describeStack,
   type StackChangeInput,
+  withFixes,
 } from '../../core/change-plan';
-import { clashFix, deletionFix, exportFix, type FixContext, replacementFix } from './change-fixes';
 import { type DeployedTemplate, type DoctorFacts, type Finding, skip } from './model';
 import type { ProfilePlan } from './plan';
 import { stackScope } from './stack-order';
@@ -58,8 +61,21 @@ export function profileChange(
   };
 }
 
-function summary(change: ProfileChange, failures: number): string {
+/** The check a finding is reported under. */
+const CHECK_OF: Readonly<Record<FixedFinding['kind'], string>> = {
+  'refused-update': 'change-exports',
+  replacement: 'change-replace',
+  deletion: 'change-delete',
+  'name-clash': 'change-names',
+  unchecked: 'change',
+};
+
+const severityOf = (f: FixedFinding): Severity => IMPACTS[f.impact].severity;
+
+/** One line: the stacks, then what is worth knowing (the findings of severity `notice`), then what was left out. */
+function summary(change: ProfileChange, findings: readonly FixedFinding[]): string {
   const { plan } = change;
+  const failures = findings.filter((f) => severityOf(f) === 'fail').length;
   const actions = new Set(plan.stacks.map((s) => s.action));
   const names = plan.stacks.map((s) => s.stackName).join(', ');
   const parts =
@@ -68,13 +84,16 @@ function summary(change: ProfileChange, failures: number): string {
       : actions.size === 1 && actions.has('unchanged') && failures === 0
         ? [`no change: the deployed templates of ${names} equal the new ones`]
         : plan.stacks.map(describeStack);
-  // Replacements without data and CloudFormation's consent, and removals that keep the resource: worth knowing.
-  parts.push(...plan.replacements.filter((r) => !r.refused && !r.stateful).map(describeReplacement));
-  parts.push(...plan.deletions.filter((d) => d.retained).map(describeDeletion));
+  parts.push(...findings.filter((f) => severityOf(f) === 'notice').map((f) => f.message));
   if (change.leftOut.length > 0) parts.push(`not checked here: ${change.leftOut.join(', ')}`);
   return parts.join('; ');
 }
 
+/**
+ * The change check: one head line (status ok, or warn when part of the plan could not be judged), then one failed
+ * check per finding of severity `fail`, worst first. Impact, order and fix are the plan's (core/change-plan); this
+ * only renders them.
+ */
 export function checkChange(facts: DoctorFacts, plan: ProfilePlan | undefined): readonly Finding[] {
   const p = facts.deployedTemplates;
   if (p === undefined || plan === undefined || !facts.region.ok) {
@@ -97,31 +116,21 @@ export function checkChange(facts: DoctorFacts, plan: ProfilePlan | undefined): 
     input: change.input,
     idOf: (name) => plan.stacks.find((s) => s.stackName === name)?.id ?? name,
   };
-  const fail = (check: string, finding: string, fix: string): Finding => ({
-    check,
-    status: 'fail',
-    finding,
-    fix,
-  });
-  const failures: Finding[] = [
-    ...change.plan.refused.map((r) => fail('change-exports', r.message, exportFix(r, ctx))),
-    ...change.plan.replacements
-      .filter((r) => r.refused || r.stateful)
-      .map((r) => fail('change-replace', describeReplacement(r), replacementFix(r, ctx))),
-    ...change.plan.deletions
-      .filter((d) => d.stateful && !d.retained)
-      .map((d) => fail('change-delete', describeDeletion(d), deletionFix(d, ctx))),
-    ...change.plan.nameClashes.map((c) => fail('change-names', c.message, clashFix(c, ctx))),
-  ];
-  const unknown = change.plan.unknownTypes;
+  const findings = withFixes(planFindings(change.plan), ctx);
+  const failures = findings
+    .filter((f) => severityOf(f) === 'fail')
+    .map((f): Finding => ({ check: CHECK_OF[f.kind], status: 'fail', finding: f.message, fix: f.fix }));
+  const unchecked = findings.filter((f) => severityOf(f) === 'warn');
   const head: Finding =
-    unknown.length === 0
-      ? { check: 'change', status: 'ok', finding: summary(change, failures.length) }
+    unchecked.length === 0
+      ? { check: 'change', status: 'ok', finding: summary(change, findings) }
       : {
           check: 'change',
           status: 'warn',
-          finding: `${summary(change, failures.length)}; replacements of ${unknown.join(', ')} not predicted (not in the schema table)`,
-          fix: 'regenerate core/change-plan/create-only-properties.json (scripts/create-only-properties.ts) and update kfek',
+          finding:
+            `${summary(change, findings)}; replacements of ${change.plan.unknownTypes.join(', ')} not predicted ` +
+            '(not in the schema table)',
+          fix: unchecked.map((f) => f.fix).join('; '),
         };
   return [head, ...failures];
 }

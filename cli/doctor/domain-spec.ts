@@ -34,9 +34,9 @@ export function outputReferences(
   values: Readonly<Record<string, string>>,
 ): Map<string, string> {
   const out = new Map<string, string>();
-  for (const [key, output] of Object.entries(obj(obj(template).Outputs))) {
+  for (const [key, output] of Object.entries(template?.Outputs ?? {})) {
     const value = values[key];
-    if (value !== undefined) out.set(referenceKey(obj(output).Value), value);
+    if (value !== undefined) out.set(referenceKey(output.Value), value);
   }
   return out;
 }
@@ -55,10 +55,9 @@ export function provisionerSpecInputOf(
   template: CfnTemplate | undefined,
   refs: ReferenceValues = new Map(),
 ): OpenSearchSpecInput | undefined {
-  for (const resource of Object.values(obj(obj(template).Resources))) {
-    const r = obj(resource);
+  for (const r of Object.values(template?.Resources ?? {})) {
     if (r.Type !== PROVISIONER_TYPE) continue;
-    return JSON.parse(render(obj(r.Properties).Spec, refs)) as OpenSearchSpecInput;
+    return JSON.parse(render(r.Properties?.Spec, refs)) as OpenSearchSpecInput;
   }
   return undefined;
 }
@@ -74,12 +73,9 @@ export function provisionerSpecOf(
 
 /** `IndexRotationPeriod` of the template's Firehose delivery stream to OpenSearch. */
 export function indexRotationOf(template: CfnTemplate | undefined): string | undefined {
-  for (const resource of Object.values(obj(obj(template).Resources))) {
-    const r = obj(resource);
+  for (const r of Object.values(template?.Resources ?? {})) {
     if (r.Type !== 'AWS::KinesisFirehose::DeliveryStream') continue;
-    const rotation = obj(
-      obj(r.Properties).AmazonopensearchserviceDestinationConfiguration,
-    ).IndexRotationPeriod;
+    const rotation = obj(r.Properties?.AmazonopensearchserviceDestinationConfiguration).IndexRotationPeriod;
     if (typeof rotation === 'string') return rotation;
   }
   return undefined;

@@ -6,7 +6,6 @@ import type { CfnTemplate } from '../../core/change-plan';
 import type { DomainState } from '../../core/opensearch/domain-state';
 import type { AuthInfo } from '../proxy';
 import type { NamedResource, ProfilePlan } from './plan';
-import type { StreamLag } from './stream-retention';
 
 export type Status = 'ok' | 'warn' | 'fail' | 'skip';
 
@@ -66,6 +65,12 @@ export interface DeployedStack {
   readonly exports: Readonly<Record<string, string>>;
   /** Output values by output key. */
   readonly outputs: Readonly<Record<string, string>>;
+}
+
+/** How far behind a stream's readers were over the last hour; undefined when the metric has no datapoint. */
+export interface StreamLag {
+  readonly streamName: string;
+  readonly maxIteratorAgeMillis: number | undefined;
 }
 
 /** A deployed stack's template (CloudFormation GetTemplate, stage Original: as it was submitted). */

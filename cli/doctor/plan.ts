@@ -8,9 +8,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { asTemplate, type CfnTemplate } from '../../core/change-plan';
+import { asTemplate, type CfnResource, type CfnTemplate } from '../../core/change-plan';
 import { CliError } from '../errors';
-import { type PlannedStack, plannedStacks } from './stack-order';
+import { type PlannedStack, plannedStacks, type StackArtifact } from './stack-order';
 
 /** The cloud assembly is missing, unreadable or not one of kfek's. */
 export class AssemblyError extends CliError {
@@ -83,9 +83,10 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : und
 const num = (v: unknown): number | undefined =>
   typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : undefined;
 
-export interface Template {
-  readonly resources: Readonly<Record<string, JsonObject>>;
-  readonly outputs: Readonly<Record<string, JsonObject>>;
+/** The template's resource `id`, own properties only (a logical id such as `constructor` is an ordinary name). */
+function resourceOf(template: CfnTemplate | undefined, id: string): CfnResource | undefined {
+  const resources = template?.Resources;
+  return resources !== undefined && Object.hasOwn(resources, id) ? resources[id] : undefined;
 }
 
 function readJson(file: string): unknown {
@@ -100,16 +101,9 @@ function readJson(file: string): unknown {
   }
 }
 
-function templateOf(json: unknown): Template {
-  const t = obj(json);
-  const resources: Record<string, JsonObject> = {};
-  for (const [id, r] of Object.entries(obj(t.Resources))) resources[id] = obj(r);
-  const outputs: Record<string, JsonObject> = {};
-  for (const [id, o] of Object.entries(obj(t.Outputs))) outputs[id] = obj(o);
-  return { resources, outputs };
-}
-
-function bodyOf(json: unknown, file: string): CfnTemplate {
+/** A stack template file, checked and typed once (core/change-plan's `CfnTemplate`, as the change planner reads it). */
+function readTemplate(file: string): CfnTemplate {
+  const json = readJson(file);
   try {
     return asTemplate(json, file);
   } catch (error) {
@@ -129,13 +123,11 @@ export function readPlan(dir: string, profile: string): ProfilePlan {
     const properties = obj(a.properties);
     const file = str(properties.templateFile);
     if (file === undefined) continue;
-    const body = readJson(join(dir, file));
     stacks.push({
       id,
       stackName: str(properties.stackName) ?? id,
       properties,
-      template: templateOf(body),
-      body: bodyOf(body, join(dir, file)),
+      body: readTemplate(join(dir, file)),
       environment: str(a.environment),
       dependencies: Array.isArray(a.dependencies) ? a.dependencies.filter((d) => typeof d === 'string') : [],
     });
@@ -147,40 +139,30 @@ export function readPlan(dir: string, profile: string): ProfilePlan {
 }
 
 /** One stack artifact of the manifest with its template. */
-export interface AssemblyStack {
-  /** Construct id (`Search`). */
-  readonly id: string;
-  readonly stackName: string;
+export interface AssemblyStack extends StackArtifact {
   /** The artifact's `properties` in manifest.json. */
   readonly properties: JsonObject;
-  readonly template: Template;
-  /** The whole template, as synthesized. */
-  readonly body: CfnTemplate;
-  /** `aws://<account>/<region>`, with `unknown-account` / `unknown-region` for an environment-agnostic stack. */
-  readonly environment: string | undefined;
-  /** Ids of the artifacts it depends on (stacks and asset manifests). */
-  readonly dependencies: readonly string[];
 }
 
 /** The plan of already parsed stacks. */
 export function planOf(profile: string, stacks: readonly AssemblyStack[]): ProfilePlan {
   const versions = stacks.map((s) => num(s.properties.requiresBootstrapStackVersion)).filter(isNumber);
-  const outputsByExport = new Map<string, { template: Template; value: unknown }>();
+  const outputsByExport = new Map<string, { template: CfnTemplate; value: unknown }>();
   for (const s of stacks) {
-    for (const o of Object.values(s.template.outputs)) {
+    for (const o of Object.values(s.body.Outputs ?? {})) {
       const name = str(obj(o.Export).Name);
-      if (name !== undefined) outputsByExport.set(name, { template: s.template, value: o.Value });
+      if (name !== undefined) outputsByExport.set(name, { template: s.body, value: o.Value });
     }
   }
   /** The Kinesis stream resource an `Fn::ImportValue` (or a local `Fn::GetAtt`) points at. */
-  const streamOf = (arn: unknown, local: Template): JsonObject | undefined => {
+  const streamOf = (arn: unknown, local: CfnTemplate): CfnResource | undefined => {
     const imported = str(obj(arn)['Fn::ImportValue']);
     const source = imported !== undefined ? outputsByExport.get(imported) : { template: local, value: arn };
     const getAtt = obj(source?.value)['Fn::GetAtt'];
     const id = Array.isArray(getAtt) ? str(getAtt[0]) : undefined;
-    return id === undefined ? undefined : source?.template.resources[id];
+    return id === undefined ? undefined : resourceOf(source?.template, id);
   };
-  const shardsOf = (stream: JsonObject | undefined): number | undefined => {
+  const shardsOf = (stream: CfnResource | undefined): number | undefined => {
     const p = obj(stream?.Properties);
     if (str(obj(p.StreamModeDetails).StreamMode) === 'ON_DEMAND') return undefined;
     return num(p.ShardCount) ?? 1;
@@ -195,7 +177,7 @@ export function planOf(profile: string, stacks: readonly AssemblyStack[]): Profi
     const named = (kind: NamedResource['kind'], name: unknown): void => {
       if (typeof name === 'string') namedResources.push({ kind, name, stackName: s.stackName });
     };
-    for (const [logicalId, r] of Object.entries(s.template.resources)) {
+    for (const [logicalId, r] of Object.entries(s.body.Resources ?? {})) {
       const p = obj(r.Properties);
       switch (r.Type) {
         case 'AWS::OpenSearchService::Domain': {
@@ -232,7 +214,7 @@ export function planOf(profile: string, stacks: readonly AssemblyStack[]): Profi
         case 'AWS::Lambda::EventSourceMapping':
         case 'AWS::Pipes::Pipe': {
           const isPipe = r.Type === 'AWS::Pipes::Pipe';
-          const stream = streamOf(isPipe ? p.Source : p.EventSourceArn, s.template);
+          const stream = streamOf(isPipe ? p.Source : p.EventSourceArn, s.body);
           if (stream?.Type !== 'AWS::Kinesis::Stream') break;
           const factor = isPipe
             ? num(obj(obj(p.SourceParameters).KinesisStreamParameters).ParallelizationFactor)
@@ -244,7 +226,7 @@ export function planOf(profile: string, stacks: readonly AssemblyStack[]): Profi
           const ref = str(obj(p.LogGroupName).Ref);
           const logGroupName =
             str(p.LogGroupName) ??
-            (ref !== undefined ? str(obj(s.template.resources[ref]?.Properties).LogGroupName) : undefined);
+            (ref !== undefined ? str(obj(resourceOf(s.body, ref)?.Properties).LogGroupName) : undefined);
           if (logGroupName === undefined) break;
           subscriptions.push({
             logGroupName,

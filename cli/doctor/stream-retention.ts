@@ -15,23 +15,12 @@ export interface StreamRetention {
   readonly afterHours: number;
 }
 
-/** How far behind a stream's readers were over the last hour; undefined when the metric has no datapoint. */
-export interface StreamLag {
-  readonly streamName: string;
-  readonly maxIteratorAgeMillis: number | undefined;
-}
-
-type Json = Readonly<Record<string, unknown>>;
-const obj = (v: unknown): Json =>
-  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {};
-
 /** Named streams and their retention (Kinesis' default 24 h when the template leaves it out). */
 function retentions(template: CfnTemplate | undefined): Map<string, number> {
   const out = new Map<string, number>();
-  for (const resource of Object.values(obj(obj(template).Resources))) {
-    const r = obj(resource);
+  for (const r of Object.values(template?.Resources ?? {})) {
     if (r.Type !== 'AWS::Kinesis::Stream') continue;
-    const p = obj(r.Properties);
+    const p = r.Properties ?? {};
     if (typeof p.Name !== 'string') continue;
     const hours = Number(p.RetentionPeriodHours ?? 24);
     out.set(p.Name, Number.isFinite(hours) ? hours : 24);

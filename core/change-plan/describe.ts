@@ -1,5 +1,43 @@
-/** A {@link ChangePlan} as lines a person reads: the stacks in deploy order, then everything that goes wrong. */
-import type { ChangePlan, Deletion, Replacement, StackPlan } from './types';
+/**
+ * A {@link ChangePlan} as findings, each with its one impact (./impact.ts), and as lines a person reads: the stacks in
+ * deploy order, then every finding, worst first.
+ */
+import { IMPACTS, type Impact, worstFirst } from './impact';
+import type { ChangePlan, Deletion, NameClash, RefusedUpdate, Replacement, StackPlan } from './types';
+
+/** One thing a deploy of the plan does that someone should know, with its impact and its text. */
+export type ChangeFinding =
+  | {
+      readonly kind: 'refused-update';
+      readonly impact: Impact;
+      readonly message: string;
+      readonly subject: RefusedUpdate;
+    }
+  | {
+      readonly kind: 'replacement';
+      readonly impact: Impact;
+      readonly message: string;
+      readonly subject: Replacement;
+    }
+  | {
+      readonly kind: 'deletion';
+      readonly impact: Impact;
+      readonly message: string;
+      readonly subject: Deletion;
+    }
+  | {
+      readonly kind: 'name-clash';
+      readonly impact: Impact;
+      readonly message: string;
+      readonly subject: NameClash;
+    }
+  | {
+      readonly kind: 'unchecked';
+      readonly impact: Impact;
+      readonly message: string;
+      /** The resource types not in the schema table. */
+      readonly subject: readonly string[];
+    };
 
 const count = (n: number, what: string): string => `${n} ${what}`;
 
@@ -36,20 +74,76 @@ export function describeDeletion(d: Deletion): string {
   return d.dataAtRisk === '' ? `${what} and deleted` : `${what} and deleted. Data at risk: ${d.dataAtRisk}`;
 }
 
-export function describePlan(plan: ChangePlan): string[] {
-  const lines = plan.stacks.map(describeStack);
-  lines.push(...plan.refused.map((r) => `REFUSED ${r.message}`));
-  lines.push(
-    ...plan.replacements.map((r) => `${r.refused ? 'REFUSED' : 'REPLACE'} ${describeReplacement(r)}`),
-  );
-  lines.push(...plan.deletions.map((d) => `DELETE ${describeDeletion(d)}`));
-  lines.push(...plan.nameClashes.map((c) => `FAILS ${c.message}`));
+/** The impact of a replacement: refused before lost data, lost data before a harmless replacement. */
+function replacementImpact(r: Replacement): Impact {
+  if (r.refused) return 'refused';
+  return r.stateful ? 'loses-data' : 'replaces';
+}
+
+function deletionImpact(d: Deletion): Impact {
+  if (d.retained) return 'orphans';
+  return d.stateful ? 'loses-data' : 'deletes';
+}
+
+/** Every finding of the plan, worst first ({@link IMPACTS}); equally bad ones in the plan's order. */
+export function planFindings(plan: ChangePlan): ChangeFinding[] {
+  const findings: ChangeFinding[] = [
+    ...plan.refused.map((r): ChangeFinding => ({
+      kind: 'refused-update',
+      impact: 'refused',
+      message: r.message,
+      subject: r,
+    })),
+    ...plan.replacements.map((r): ChangeFinding => ({
+      kind: 'replacement',
+      impact: replacementImpact(r),
+      message: describeReplacement(r),
+      subject: r,
+    })),
+    ...plan.deletions.map((d): ChangeFinding => ({
+      kind: 'deletion',
+      impact: deletionImpact(d),
+      message: describeDeletion(d),
+      subject: d,
+    })),
+    ...plan.nameClashes.map((c): ChangeFinding => ({
+      kind: 'name-clash',
+      impact: 'fails',
+      message: c.message,
+      subject: c,
+    })),
+  ];
   if (plan.unknownTypes.length > 0) {
-    lines.push(
-      `UNCHECKED ${plan.unknownTypes.join(', ')}: not in the schema table (scripts/create-only-properties.ts), so replacements of these were not predicted`,
-    );
+    findings.push({
+      kind: 'unchecked',
+      impact: 'unchecked',
+      message: `${plan.unknownTypes.join(', ')}: not in the schema table (scripts/create-only-properties.ts), so replacements of these were not predicted`,
+      subject: plan.unknownTypes,
+    });
   }
-  if (plan.refused.length + plan.nameClashes.length + plan.replacements.filter((r) => r.refused).length > 0) {
+  return worstFirst(findings);
+}
+
+/** The word a plan line starts with for a finding. */
+function label(f: ChangeFinding): string {
+  switch (f.kind) {
+    case 'refused-update':
+      return 'REFUSED';
+    case 'replacement':
+      return f.impact === 'refused' ? 'REFUSED' : 'REPLACE';
+    case 'deletion':
+      return 'DELETE';
+    case 'name-clash':
+      return 'FAILS';
+    case 'unchecked':
+      return 'UNCHECKED';
+  }
+}
+
+export function describePlan(plan: ChangePlan): string[] {
+  const findings = planFindings(plan);
+  const lines = [...plan.stacks.map(describeStack), ...findings.map((f) => `${label(f)} ${f.message}`)];
+  if (findings.some((f) => IMPACTS[f.impact].stopsDeploy)) {
     lines.push('cdk deploy stops at the first stack that fails; the stacks after it are not deployed');
   }
   return lines;

@@ -5,7 +5,8 @@
  * exist. At every step a stack holds the template it has at that moment: its new one once it deployed, its deployed
  * one before (and after a refused update, which CloudFormation rolls back).
  */
-import { canonical, exportsOf, importsOf, referencedAmong } from './template';
+import { canonicalJson } from '../canonical-json';
+import { exportsOf, importsOf, referencedAmong } from './template';
 import type { CfnTemplate, RefusedUpdate, StackAction } from './types';
 
 export interface ExportSimulationInput {
@@ -27,7 +28,8 @@ function exportChange(
 ): { kind: 'export-removed' | 'export-changed'; why: string } | undefined {
   if (!next.has(exportName)) return { kind: 'export-removed', why: 'remove' };
   const value = next.get(exportName);
-  if (canonical(value) !== canonical(deployed)) return { kind: 'export-changed', why: 'change the value of' };
+  if (canonicalJson(value) !== canonicalJson(deployed))
+    return { kind: 'export-changed', why: 'change the value of' };
   const targets = referencedAmong(value, replaced);
   if (targets.length > 0) {
     return { kind: 'export-changed', why: `replace ${list(targets)} and so change the value of` };

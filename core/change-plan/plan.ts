@@ -3,11 +3,12 @@
  * deployed in order: which stacks are created, updated or skipped, which updates it refuses, which resources it
  * replaces or deletes (and what data goes with them), and which creates fail on a name still in use.
  */
+import { canonicalJson } from '../canonical-json';
 import { ChangePlanError } from './errors';
 import { refusedUpdates } from './exports';
 import { nameClashes } from './name-clashes';
 import { resourceChanges, unknownTypesOf } from './resources';
-import { canonical, own } from './template';
+import { own } from './template';
 import type { ChangePlan, Deletion, Replacement, StackAction, StackChangeInput, StackPlan } from './types';
 
 function checkOrder(input: StackChangeInput): void {
@@ -53,7 +54,7 @@ export function planChange(input: StackChangeInput): ChangePlan {
       });
       continue;
     }
-    const action = canonical(before) === canonical(after) ? 'unchanged' : 'update';
+    const action = canonicalJson(before) === canonicalJson(after) ? 'unchanged' : 'update';
     const changes = resourceChanges(stackName, before, after);
     actions.set(stackName, action);
     replaced.set(stackName, changes.replaced);

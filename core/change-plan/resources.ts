@@ -7,9 +7,10 @@
  * domain whose engine version changes without `UpdatePolicy.EnableVersionUpgrade` (CloudFormation User Guide,
  * "UpdatePolicy attribute": without it, CloudFormation replaces the domain to change its version).
  */
+import { canonicalJson } from '../canonical-json';
 import { isCustomType, schemaOf } from './schema-table';
 import { deletionRisk, isStateful, replacementRisk } from './stateful';
-import { canonical, keeps, referencedAmong, resourcesOf, valueAt } from './template';
+import { keeps, referencedAmong, resourcesOf, valueAt } from './template';
 import type { CfnResource, CfnTemplate, ChangePlan, Deletion, Replacement, StackPlan } from './types';
 
 /** Domain types whose version property is changed in place only with `UpdatePolicy.EnableVersionUpgrade`. */
@@ -30,7 +31,9 @@ function directReasons(before: CfnResource, after: CfnResource): string[] {
   if (before.Type !== after.Type) return [`type changed from ${before.Type} to ${after.Type}`];
   const reasons: string[] = [];
   for (const pointer of schemaOf(after.Type)?.createOnly ?? []) {
-    if (canonical(valueAt(before.Properties, pointer)) !== canonical(valueAt(after.Properties, pointer))) {
+    if (
+      canonicalJson(valueAt(before.Properties, pointer)) !== canonicalJson(valueAt(after.Properties, pointer))
+    ) {
       reasons.push(`create-only property ${pointer} changed`);
     }
   }
@@ -38,9 +41,9 @@ function directReasons(before: CfnResource, after: CfnResource): string[] {
   const from = version === undefined ? undefined : before.Properties?.[version];
   const to = version === undefined ? undefined : after.Properties?.[version];
   const upgrade = after.UpdatePolicy?.EnableVersionUpgrade;
-  if (canonical(from) !== canonical(to) && upgrade !== true && upgrade !== 'true') {
+  if (canonicalJson(from) !== canonicalJson(to) && upgrade !== true && upgrade !== 'true') {
     reasons.push(
-      `${version} changed from ${canonical(from)} to ${canonical(to)} without UpdatePolicy.EnableVersionUpgrade`,
+      `${version} changed from ${canonicalJson(from)} to ${canonicalJson(to)} without UpdatePolicy.EnableVersionUpgrade`,
     );
   }
   return reasons;
@@ -56,7 +59,9 @@ function keepsCustomName(before: CfnResource, after: CfnResource): boolean {
     names.length > 0 &&
     names.every((pointer) => {
       const value = valueAt(after.Properties, pointer);
-      return value !== undefined && canonical(value) === canonical(valueAt(before.Properties, pointer));
+      return (
+        value !== undefined && canonicalJson(value) === canonicalJson(valueAt(before.Properties, pointer))
+      );
     })
   );
 }
@@ -124,7 +129,7 @@ export function resourceChanges(
   return {
     added: Object.keys(after).filter((id) => !Object.hasOwn(before, id)),
     removed,
-    modified: kept.filter((id) => canonical(before[id]) !== canonical(after[id])),
+    modified: kept.filter((id) => canonicalJson(before[id]) !== canonicalJson(after[id])),
     replacements,
     deletions,
     replaced: new Set(reasons.keys()),

@@ -1,6 +1,6 @@
 /**
- * Reading template JSON: a canonical form to compare values (key order is the only thing normalised), values at
- * the resource schemas' JSON pointers, and what a value refers to (resources in its template, exports).
+ * Reading template JSON: values at the resource schemas' JSON pointers, and what a value refers to (resources in its
+ * template, exports). Values are compared in their canonical form (core/canonical-json.ts).
  */
 import { ChangePlanError } from './errors';
 import type { CfnResource, CfnTemplate } from './types';
@@ -15,20 +15,6 @@ const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !==
  */
 export function own<T>(record: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
   return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
-}
-
-/** JSON with object keys sorted, so two values compare equal exactly when they mean the same JSON. */
-export function canonical(value: unknown): string {
-  if (value === undefined) return 'undefined';
-  if (Array.isArray(value))
-    return `[${value.map((v) => (v === undefined ? 'null' : canonical(v))).join(',')}]`;
-  if (isObject(value)) {
-    const keys = Object.keys(value)
-      .filter((k) => value[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 /** `{ "Ref": ... }` or `{ "Fn::...": ... }`: a value CloudFormation computes at deploy time. */

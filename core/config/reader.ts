@@ -1,13 +1,10 @@
 /** Deep merge of a profile over the defaults, and the typed reader that records every problem instead of stopping at the first. */
+import { isObject, type Json, type JsonObject, Problems } from '../contracts/route-problems';
 import { OPTIONAL_KEYS, REMOVED_KEYS } from './defaults';
 import { LOG_RETENTION_DAYS } from './types';
 
-export type Json = unknown;
-export type JsonObject = Record<string, Json>;
-
-export function isObject(v: Json): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+// The config reads JSON with the route readers' vocabulary (core/contracts/route-problems.ts), not a copy of it.
+export { isObject, type Json, type JsonObject };
 
 /**
  * `record[key]` when `record` has `key` as an own property, else undefined. Settings are looked up by names that
@@ -58,9 +55,15 @@ function knownKeys(base: JsonObject, optional: readonly string[]): string {
   return [...Object.keys(base), ...optional].sort().join(', ');
 }
 
-/** Reads typed values from the merged input, recording every problem instead of stopping at the first. */
+/**
+ * Reads typed values from the merged input, recording every problem instead of stopping at the first. Its problems
+ * go to the one problem collector the route readers use ({@link Problems}), so the config, the transform's
+ * environment reader (core/contracts/transform-env.ts) and the route readers word a problem alike.
+ */
 export class Reader {
   readonly problems: string[] = [];
+  /** The collector over {@link problems}: route readers (core/contracts/route-reader.ts) add to it directly. */
+  readonly collector = new Problems(this.problems);
 
   constructor(private readonly root: JsonObject) {}
 
@@ -71,7 +74,7 @@ export class Reader {
   }
 
   private bad(path: string, value: Json, expected: string): void {
-    this.problems.push(`${path} is ${JSON.stringify(value)}; expected ${expected}.`);
+    this.collector.bad(path, value, expected);
   }
 
   int(path: string, min: number, max: number, value: Json = this.get(path)): number {
@@ -132,7 +135,7 @@ export class Reader {
   }
 
   problem(message: string): void {
-    this.problems.push(message);
+    this.collector.add(message);
   }
 
   raw(path: string): Json {

@@ -6,17 +6,13 @@
  * The analysis is sound for "wholly shadowed" (it reports it only when it is sure) and conservative for "may
  * overlap" (two globs whose literal starts agree are reported, even if no log group could match both).
  */
-import { globMatch, type RouteMatch } from '../contracts/routes';
-
-type NameCriterion =
-  { readonly kind: 'any' } | { readonly kind: 'exact' | 'prefix' | 'glob'; readonly value: string };
-
-function nameCriterion(match: RouteMatch): NameCriterion {
-  if (match.logGroup !== undefined) return { kind: 'exact', value: match.logGroup };
-  if (match.logGroupPrefix !== undefined) return { kind: 'prefix', value: match.logGroupPrefix };
-  if (match.logGroupPattern !== undefined) return { kind: 'glob', value: match.logGroupPattern };
-  return { kind: 'any' };
-}
+import {
+  admitsName,
+  globMatch,
+  type NameCriterion,
+  nameCriterion,
+  type RouteMatch,
+} from '../contracts/routes';
 
 /** The characters of a glob before its first wildcard: every name it matches starts with them. */
 function literalStart(glob: string): string {
@@ -41,24 +37,10 @@ function nameCovers(a: NameCriterion, b: NameCriterion): boolean {
   }
 }
 
-/** True when the criterion admits the log group `name`. */
-function admits(c: NameCriterion, name: string): boolean {
-  switch (c.kind) {
-    case 'any':
-      return true;
-    case 'exact':
-      return c.value === name;
-    case 'prefix':
-      return name.startsWith(c.value);
-    case 'glob':
-      return globMatch(c.value, name);
-  }
-}
-
 /** False only when no log group name can meet both criteria. */
 function nameMayOverlap(a: NameCriterion, b: NameCriterion): boolean {
-  if (a.kind === 'exact') return admits(b, a.value);
-  if (b.kind === 'exact') return admits(a, b.value);
+  if (a.kind === 'exact') return admitsName(b, a.value);
+  if (b.kind === 'exact') return admitsName(a, b.value);
   if (a.kind === 'any' || b.kind === 'any') return true;
   const x = a.kind === 'glob' ? literalStart(a.value) : a.value;
   const y = b.kind === 'glob' ? literalStart(b.value) : b.value;

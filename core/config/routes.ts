@@ -11,6 +11,7 @@ import {
   stemsClash,
 } from '../contracts/index-naming';
 import { duplicateRouteNames, readTransformRoute, staticFieldPaths } from '../contracts/route-reader';
+import { ROUTE_RETENTION_DAYS } from '../contracts/routes';
 import { MAX_ROUTES_ENV_BYTES, TransformEnvVar, serializeRoutes } from '../contracts/transform-env';
 import { readRouteReaders } from './names';
 import { TEMPLATE_FIELDS } from '../opensearch/mappings';
@@ -46,7 +47,12 @@ function readRoute(
   const retentionDays =
     value.retentionDays === undefined
       ? defaultRetentionDays
-      : r.int(`${path}.retentionDays`, 1, 36_500, value.retentionDays);
+      : r.int(
+          `${path}.retentionDays`,
+          ROUTE_RETENTION_DAYS.min,
+          ROUTE_RETENTION_DAYS.max,
+          value.retentionDays,
+        );
   const readerBackendRoles =
     value.readerBackendRoles === undefined
       ? []
@@ -92,7 +98,8 @@ function checkStemsApart(r: Reader, routes: readonly RouteConfig[], indexPrefix:
       );
     }
   });
-  for (const problem of summarized(stems, 'pairs of index stems that cannot both be kept')) r.problem(problem);
+  for (const problem of summarized(stems, 'pairs of index stems that cannot both be kept'))
+    r.problem(problem);
 }
 
 /**

@@ -3,6 +3,7 @@
 import type { IndexRotation } from '../contracts/index-naming';
 import type { TransformRoute } from '../contracts/routes';
 import type { Transport } from '../contracts/transform-env';
+import type { RouteSpecInput } from '../opensearch/route-spec';
 
 // The config uses the contracts' vocabulary; the contracts never import the config (lint enforces the direction).
 export type { IndexRotation, Transport, TransformRoute };
@@ -226,16 +227,10 @@ export interface ReconcileConfig {
 
 /**
  * One route of a profile (docs/teams-and-routes.md): what the transform needs (name, match, static fields,
- * processing; core/contracts/routes.ts) and where its documents are kept.
+ * processing; core/contracts/routes.ts) and where its documents are kept (index stem, retention, readers: the
+ * provisioner's route spec, core/opensearch/route-spec.ts), composed from the two so neither is declared twice.
  */
-export interface RouteConfig extends TransformRoute {
-  /** Its indices are `<indexStem>-<rotation suffix>`, e.g. `payments-2026-11-25`. */
-  readonly indexStem: string;
-  /** Its own ISM policy deletes its indices after this many days. Falls back to `openSearch.retention.deleteAfterDays`. */
-  readonly retentionDays: number;
-  /** Backend roles (IAM role ARNs, SAML groups) mapped to the route's own read-only role; may be empty. */
-  readonly readerBackendRoles: readonly string[];
-}
+export interface RouteConfig extends TransformRoute, Required<RouteSpecInput> {}
 
 /** The resolved, validated configuration. */
 export interface PipelineConfig {

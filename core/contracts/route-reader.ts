@@ -4,7 +4,15 @@
  * the transform refuses exactly what synth refuses, with the same words.
  */
 import { mappableMember } from './field-budget';
-import { ACCOUNT, FIELD_PATH, type Json, LOG_GROUP_CHARS, LOG_GROUP_GLOB, Problems } from './route-problems';
+import {
+  ACCOUNT,
+  FIELD_PATH,
+  type Json,
+  type JsonObject,
+  LOG_GROUP_CHARS,
+  LOG_GROUP_GLOB,
+  Problems,
+} from './route-problems';
 import { readProcessing } from './route-processing';
 import {
   MAX_STATIC_FIELDS,
@@ -13,10 +21,69 @@ import {
   RESERVED_TOP_LEVEL_FIELDS,
   ROUTE_NAME,
   ROUTE_NAME_HINT,
+  type LogGroupMatch,
+  type RouteAccounts,
   type RouteMatch,
   type TransformRoute,
 } from './routes';
 
+function readAccounts(p: Problems, path: string, value: Json): RouteAccounts | undefined {
+  const hint = 'a 12-digit AWS account id, or a non-empty list of them';
+  if (typeof value === 'string') {
+    const account = p.str(path, value, ACCOUNT, hint);
+    return account === undefined ? undefined : [account];
+  }
+  if (!Array.isArray(value) || value.length === 0) {
+    p.bad(path, value, hint);
+    return undefined;
+  }
+  const read = value.map((a, i) => p.str(`${path}[${i}]`, a, ACCOUNT, hint));
+  p.unique(path, read, 'account');
+  const [first, ...rest] = read.filter((a): a is string => a !== undefined);
+  return first === undefined || rest.length + 1 < read.length ? undefined : [first, ...rest];
+}
+
+/** The log group criterion of a match, or undefined when it gives none; `false` when the one it gives is bad. */
+function readLogGroup(p: Problems, path: string, obj: JsonObject): LogGroupMatch | undefined | false {
+  if (obj.logGroup !== undefined) {
+    const logGroup = p.str(
+      `${path}.logGroup`,
+      obj.logGroup,
+      LOG_GROUP_CHARS,
+      'a log group name (1-512 of a-z A-Z 0-9 _ - / . #)',
+    );
+    return logGroup === undefined ? false : { logGroup };
+  }
+  if (obj.logGroupPrefix !== undefined) {
+    const logGroupPrefix = p.str(
+      `${path}.logGroupPrefix`,
+      obj.logGroupPrefix,
+      LOG_GROUP_CHARS,
+      'the start of log group names (1-512 of a-z A-Z 0-9 _ - / . #), e.g. "/aws/lambda/payments-"',
+    );
+    return logGroupPrefix === undefined ? false : { logGroupPrefix };
+  }
+  if (obj.logGroupPattern !== undefined) {
+    const glob = p.str(
+      `${path}.logGroupPattern`,
+      obj.logGroupPattern,
+      LOG_GROUP_GLOB,
+      'a glob over log group names (a-z A-Z 0-9 _ - / . # with "*" for any run of characters and "?" for one), ' +
+        'e.g. "/aws/lambda/*-payments"',
+    );
+    if (glob !== undefined && !/[*?]/.test(glob)) {
+      p.add(
+        `${path}.logGroupPattern ${JSON.stringify(glob)} has no "*" or "?"; for one exact name use ` +
+          `"logGroup": ${JSON.stringify(glob)}.`,
+      );
+      return false;
+    }
+    return glob === undefined ? false : { logGroupPattern: glob };
+  }
+  return undefined;
+}
+
+/** Reads a route's `match` into the union it is ({@link RouteMatch}); undefined, with the problems, when it is bad. */
 function readMatch(p: Problems, path: string, value: Json): RouteMatch | undefined {
   const obj = p.object(
     path,
@@ -24,6 +91,7 @@ function readMatch(p: Problems, path: string, value: Json): RouteMatch | undefin
     'an object with "logGroup", "logGroupPrefix" or "logGroupPattern", and/or "account"',
   );
   if (obj === undefined) return undefined;
+  const before = p.list.length;
   p.keys(path, obj, ['logGroup', 'logGroupPrefix', 'logGroupPattern', 'account']);
   const groupKeys = (['logGroup', 'logGroupPrefix', 'logGroupPattern'] as const).filter(
     (k) => obj[k] !== undefined,
@@ -40,53 +108,13 @@ function readMatch(p: Problems, path: string, value: Json): RouteMatch | undefin
         'logGroupPattern, and/or account. (Events no route matches already go to the default route.)',
     );
   }
-  const out: { -readonly [K in keyof RouteMatch]: RouteMatch[K] } = {};
-  if (obj.logGroup !== undefined) {
-    out.logGroup = p.str(
-      `${path}.logGroup`,
-      obj.logGroup,
-      LOG_GROUP_CHARS,
-      'a log group name (1-512 of a-z A-Z 0-9 _ - / . #)',
-    );
-  }
-  if (obj.logGroupPrefix !== undefined) {
-    out.logGroupPrefix = p.str(
-      `${path}.logGroupPrefix`,
-      obj.logGroupPrefix,
-      LOG_GROUP_CHARS,
-      'the start of log group names (1-512 of a-z A-Z 0-9 _ - / . #), e.g. "/aws/lambda/payments-"',
-    );
-  }
-  if (obj.logGroupPattern !== undefined) {
-    const glob = p.str(
-      `${path}.logGroupPattern`,
-      obj.logGroupPattern,
-      LOG_GROUP_GLOB,
-      'a glob over log group names (a-z A-Z 0-9 _ - / . # with "*" for any run of characters and "?" for one), ' +
-        'e.g. "/aws/lambda/*-payments"',
-    );
-    if (glob !== undefined && !/[*?]/.test(glob)) {
-      p.add(
-        `${path}.logGroupPattern ${JSON.stringify(glob)} has no "*" or "?"; for one exact name use ` +
-          `"logGroup": ${JSON.stringify(glob)}.`,
-      );
-    }
-    out.logGroupPattern = glob;
-  }
-  if (obj.account !== undefined) {
-    const hint = 'a 12-digit AWS account id, or a non-empty list of them';
-    if (typeof obj.account === 'string') {
-      const account = p.str(`${path}.account`, obj.account, ACCOUNT, hint);
-      out.account = account === undefined ? [] : [account];
-    } else if (Array.isArray(obj.account) && obj.account.length > 0) {
-      const read = obj.account.map((a, i) => p.str(`${path}.account[${i}]`, a, ACCOUNT, hint));
-      p.unique(`${path}.account`, read, 'account');
-      out.account = read.filter((a): a is string => a !== undefined);
-    } else {
-      p.bad(`${path}.account`, obj.account, hint);
-    }
-  }
-  return out;
+  // Every criterion given is read, so each bad one is reported, even past the first.
+  const logGroups = groupKeys.map((k) => readLogGroup(p, path, { [k]: obj[k] }));
+  const account = obj.account === undefined ? undefined : readAccounts(p, `${path}.account`, obj.account);
+  const [byName] = logGroups;
+  if (p.list.length > before || byName === false) return undefined;
+  if (byName === undefined) return account === undefined ? undefined : { account };
+  return account === undefined ? byName : { ...byName, account };
 }
 
 /** The paths a static field's key maps (`a.b` maps `a` and `a.b`). */

@@ -23,6 +23,17 @@ export const ROUTE_NAME_HINT =
 /** Not a route name: the documents of no route are "the default route". */
 export const RESERVED_ROUTE_NAMES: readonly string[] = ['default'];
 
+/**
+ * The route name rule every reader applies (the config and the transform's environment through route-reader.ts, the
+ * provisioner's spec through core/opensearch/route-spec.ts): the form, and not a reserved name.
+ */
+export function isRouteName(name: unknown): name is string {
+  return typeof name === 'string' && ROUTE_NAME.test(name) && !RESERVED_ROUTE_NAMES.includes(name);
+}
+
+/** The days a route's own retention may take (config `routes[i].retentionDays`, the provisioner's route spec). */
+export const ROUTE_RETENTION_DAYS = { min: 1, max: 36_500 } as const;
+
 /** The masking detectors the transform has. */
 export type MaskDetector =
   'email' | 'creditCard' | 'awsAccessKeyId' | 'awsSecretKey' | 'jwt' | 'ipv4' | 'ipv6';
@@ -92,23 +103,74 @@ export interface RouteProcessing {
   readonly multiline?: MultilineSettings;
 }
 
+/** No log group criterion: the route matches by account alone. */
+interface AnyLogGroup {
+  readonly logGroup?: undefined;
+  readonly logGroupPrefix?: undefined;
+  readonly logGroupPattern?: undefined;
+}
+
 /**
- * What a route matches. Every criterion given must hold; at most one of `logGroup`, `logGroupPrefix` and
- * `logGroupPattern`; at least one criterion.
+ * At most one log group criterion, as the reader (route-reader.ts) allows: the union says so, so no caller asks
+ * which of the three is set.
  */
-export interface RouteMatch {
-  /** The log group's exact name. */
-  readonly logGroup?: string;
-  /** The log group's name starts with this. */
-  readonly logGroupPrefix?: string;
-  /**
-   * A glob over the whole log group name: `*` is any run of characters (`/` included), `?` one character; every
-   * other character stands for itself. Globs, not regular expressions: they cannot backtrack catastrophically, and
-   * log group names have no characters a glob would need to escape.
-   */
-  readonly logGroupPattern?: string;
-  /** The source account is one of these (12 digits each). */
-  readonly account?: readonly string[];
+export type LogGroupMatch =
+  | (Omit<AnyLogGroup, 'logGroup'> & {
+      /** The log group's exact name. */
+      readonly logGroup: string;
+    })
+  | (Omit<AnyLogGroup, 'logGroupPrefix'> & {
+      /** The log group's name starts with this. */
+      readonly logGroupPrefix: string;
+    })
+  | (Omit<AnyLogGroup, 'logGroupPattern'> & {
+      /**
+       * A glob over the whole log group name: `*` is any run of characters (`/` included), `?` one character; every
+       * other character stands for itself. Globs, not regular expressions: they cannot backtrack catastrophically,
+       * and log group names have no characters a glob would need to escape.
+       */
+      readonly logGroupPattern: string;
+    });
+
+/** The source accounts a route matches (12 digits each): at least one. */
+export type RouteAccounts = readonly [string, ...string[]];
+
+/**
+ * What a route matches: every criterion given must hold; at most one of `logGroup`, `logGroupPrefix` and
+ * `logGroupPattern`, and at least one criterion (a route without a log group criterion names its accounts). The JSON
+ * form is the profile's (`{"logGroupPrefix": "/aws/lambda/payments-", "account": ["111122223333"]}`).
+ */
+export type RouteMatch =
+  | (LogGroupMatch & { readonly account?: RouteAccounts })
+  | (AnyLogGroup & { readonly account: RouteAccounts });
+
+/**
+ * A match's log group criterion as one value: the form the matcher (below) and the overlap analysis
+ * (core/config/route-overlaps.ts) reason about.
+ */
+export type NameCriterion =
+  { readonly kind: 'any' } | { readonly kind: 'exact' | 'prefix' | 'glob'; readonly value: string };
+
+/** The log group criterion of `match`. */
+export function nameCriterion(match: RouteMatch): NameCriterion {
+  if (match.logGroup !== undefined) return { kind: 'exact', value: match.logGroup };
+  if (match.logGroupPrefix !== undefined) return { kind: 'prefix', value: match.logGroupPrefix };
+  if (match.logGroupPattern !== undefined) return { kind: 'glob', value: match.logGroupPattern };
+  return { kind: 'any' };
+}
+
+/** True when the criterion admits the log group `name`. */
+export function admitsName(c: NameCriterion, name: string): boolean {
+  switch (c.kind) {
+    case 'any':
+      return true;
+    case 'exact':
+      return c.value === name;
+    case 'prefix':
+      return name.startsWith(c.value);
+    case 'glob':
+      return globMatch(c.value, name);
+  }
 }
 
 /** A route as the transform sees it. */
@@ -158,9 +220,7 @@ export function globMatch(pattern: string, text: string): boolean {
 
 /** True when `source` meets every criterion of `match`. */
 export function routeMatches(match: RouteMatch, source: RouteSource): boolean {
-  if (match.logGroup !== undefined && source.logGroup !== match.logGroup) return false;
-  if (match.logGroupPrefix !== undefined && !source.logGroup.startsWith(match.logGroupPrefix)) return false;
-  if (match.logGroupPattern !== undefined && !globMatch(match.logGroupPattern, source.logGroup)) return false;
+  if (!admitsName(nameCriterion(match), source.logGroup)) return false;
   if (
     match.account !== undefined &&
     (source.account === undefined || !match.account.includes(source.account))
@@ -225,9 +285,8 @@ export function accountDependence<R extends Pick<TransformRoute, 'name' | 'match
   const accountRoutes: string[] = [];
   const foreign = new Set<string>();
   for (const route of routes) {
-    const { account, ...byName } = route.match;
-    const nameCriteria = Object.values(byName).some((v) => v !== undefined);
-    if (nameCriteria && !routeMatches(byName, { logGroup })) continue;
+    if (!admitsName(nameCriterion(route.match), logGroup)) continue;
+    const account = route.match.account;
     if (account === undefined) break;
     accountRoutes.push(route.name);
     for (const a of account) if (a !== owner) foreign.add(a);

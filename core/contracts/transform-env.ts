@@ -3,6 +3,7 @@
  * runner of `npm start`) and whoever reads it (lambda/transform/env.ts, once per container). The names, the
  * defaults the reader applies and the service names live here only; {@link transformEnvironment} is the one writer.
  */
+import { Problems } from './route-problems';
 import { readTransformRoute } from './route-reader';
 import type { TransformRoute } from './routes';
 
@@ -175,14 +176,14 @@ export function parseRoutes(value: string | undefined): readonly TransformRoute[
       `expected {"v":${ROUTES_ENV_VERSION},"routes":[...]}, got ${value.slice(0, 200)}.`,
     ]);
   }
-  const problems: string[] = [];
-  const routes = body.routes.map((r, i) => readTransformRoute(r, `routes[${i}]`, problems));
+  const problems = new Problems([]);
+  const routes = body.routes.map((r, i) => readTransformRoute(r, `routes[${i}]`, problems.list));
   const names = new Set<string>();
   for (const route of routes) {
     if (route === undefined) continue;
-    if (names.has(route.name)) problems.push(`route ${JSON.stringify(route.name)} is listed twice.`);
+    if (names.has(route.name)) problems.add(`route ${JSON.stringify(route.name)} is listed twice.`);
     names.add(route.name);
   }
-  if (problems.length > 0) throw new RoutesEnvError(problems);
+  if (problems.list.length > 0) throw new RoutesEnvError(problems.list);
   return routes.filter((r): r is TransformRoute => r !== undefined);
 }

@@ -4,7 +4,8 @@
  * spec's one schema (./spec.ts), in its own file because spec.ts is already long.
  */
 import { indexStemProblem, stemsClash } from '../contracts/index-naming';
-import { ROUTE_NAME } from '../contracts/routes';
+import { Problems } from '../contracts/route-problems';
+import { isRouteName, RESERVED_ROUTE_NAMES, ROUTE_RETENTION_DAYS } from '../contracts/routes';
 import { OpenSearchSpecError } from './errors';
 
 /** One route's OpenSearch side (config `routes[i]`: name, indexStem, retentionDays, readerBackendRoles). */
@@ -57,68 +58,80 @@ export function familyNames(name: string, stem: string): IndexFamilyNames {
   return { indexTemplate: `${name}-${stem}`, ismPolicy: `${name}-${stem}-retention` };
 }
 
-/** Resolves and checks the routes; `indexPrefix` is the default route's stem. */
-export function resolveRouteSpecs(
-  name: string,
-  indexPrefix: string,
-  input: readonly RouteSpecInput[],
-): readonly RouteSpec[] {
-  const seen = new Set<string>();
-  const stems: string[] = [indexPrefix];
-  return input.map((route, i) => {
-    const at = `routes[${i}]`;
-    if (typeof route.name !== 'string' || !ROUTE_NAME.test(route.name) || route.name === 'default') {
-      throw new OpenSearchSpecError(
-        `${at}.name must be lowercase letters, digits and '-', starting with a letter (not "default"), got ` +
-          `${JSON.stringify(route.name)}.`,
-      );
-    }
-    if (seen.has(route.name)) {
-      throw new OpenSearchSpecError(
-        `${at}.name ${JSON.stringify(route.name)} is listed twice; list each route once.`,
-      );
-    }
-    seen.add(route.name);
-    const fault =
-      typeof route.indexStem === 'string' ? indexStemProblem(route.indexStem) : 'it is not a string';
-    if (fault !== undefined) {
-      throw new OpenSearchSpecError(
-        `${at}.indexStem ${JSON.stringify(route.indexStem)} is no index stem: ${fault}.`,
-      );
-    }
+const RESERVED = RESERVED_ROUTE_NAMES.map((n) => JSON.stringify(n)).join(' or ');
+
+/** The problems of one route's OpenSearch side, in the spec's words (`<path> must be ..., got <value>.`). */
+function checkRoute(
+  p: Problems,
+  at: string,
+  route: RouteSpecInput,
+  seen: Set<string>,
+  stems: string[],
+): void {
+  if (!isRouteName(route.name)) {
+    p.add(
+      `${at}.name must be lowercase letters, digits and '-', starting with a letter, at most 32 characters (not ` +
+        `${RESERVED}), got ${JSON.stringify(route.name)}.`,
+    );
+  } else if (seen.has(route.name)) {
+    p.add(`${at}.name ${JSON.stringify(route.name)} is listed twice; list each route once.`);
+  }
+  seen.add(route.name);
+  const fault =
+    typeof route.indexStem === 'string' ? indexStemProblem(route.indexStem) : 'it is not a string';
+  if (fault !== undefined) {
+    p.add(`${at}.indexStem ${JSON.stringify(route.indexStem)} is no index stem: ${fault}.`);
+  } else {
     for (const other of stems) {
       const clash = stemsClash(other, route.indexStem);
       if (clash !== undefined) {
-        throw new OpenSearchSpecError(
+        p.add(
           `${at}.indexStem ${JSON.stringify(route.indexStem)} cannot go with ${JSON.stringify(other)}: ${clash}. ` +
             'Give every route its own stem; one may extend another with "-" and a letter (logs-audit).',
         );
       }
     }
     stems.push(route.indexStem);
-    if (!Number.isInteger(route.retentionDays) || route.retentionDays < 1 || route.retentionDays > 36_500) {
-      throw new OpenSearchSpecError(
-        `${at}.retentionDays must be an integer from 1 to 36500, got ${JSON.stringify(route.retentionDays)}.`,
-      );
-    }
-    const readers = [...(route.readerBackendRoles ?? [])];
-    if (readers.some((v) => typeof v !== 'string' || v.length === 0)) {
-      throw new OpenSearchSpecError(
-        `${at}.readerBackendRoles must hold non-empty strings, got ${JSON.stringify(readers)}.`,
-      );
-    }
-    return {
-      route: route.name,
-      indexStem: route.indexStem,
-      stem: route.indexStem,
-      indexPattern: `${route.indexStem}-*`,
-      retention: { deleteAfterDays: route.retentionDays },
-      readerBackendRoles: readers,
-      names: {
-        ...familyNames(name, route.indexStem),
-        readerRole: `${name}_${route.name}_reader`,
-        indexPatternObject: `${name}-${route.indexStem}-index-pattern`,
-      },
-    };
-  });
+  }
+  const { min, max } = ROUTE_RETENTION_DAYS;
+  if (!Number.isInteger(route.retentionDays) || route.retentionDays < min || route.retentionDays > max) {
+    p.add(
+      `${at}.retentionDays must be an integer from ${min} to ${max}, got ${JSON.stringify(route.retentionDays)}.`,
+    );
+  }
+  const readers = route.readerBackendRoles ?? [];
+  if (readers.some((v) => typeof v !== 'string' || v.length === 0)) {
+    p.add(`${at}.readerBackendRoles must hold non-empty strings, got ${JSON.stringify(readers)}.`);
+  }
+}
+
+/**
+ * Resolves and checks the routes; `indexPrefix` is the default route's stem. The config has checked them already
+ * (core/config/routes.ts, with the same rules from core/contracts/routes.ts); this guards the custom resource's
+ * input, which travels as JSON.
+ * @throws OpenSearchSpecError naming every problem
+ */
+export function resolveRouteSpecs(
+  name: string,
+  indexPrefix: string,
+  input: readonly RouteSpecInput[],
+): readonly RouteSpec[] {
+  const p = new Problems([]);
+  const seen = new Set<string>();
+  const stems: string[] = [indexPrefix];
+  input.forEach((route, i) => checkRoute(p, `routes[${i}]`, route, seen, stems));
+  if (p.list.length > 0) throw new OpenSearchSpecError(p.list.join(' '));
+  return input.map((route) => ({
+    route: route.name,
+    indexStem: route.indexStem,
+    stem: route.indexStem,
+    indexPattern: `${route.indexStem}-*`,
+    retention: { deleteAfterDays: route.retentionDays },
+    readerBackendRoles: [...(route.readerBackendRoles ?? [])],
+    names: {
+      ...familyNames(name, route.indexStem),
+      readerRole: `${name}_${route.name}_reader`,
+      indexPatternObject: `${name}-${route.indexStem}-index-pattern`,
+    },
+  }));
 }

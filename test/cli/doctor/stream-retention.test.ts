@@ -6,9 +6,9 @@
 import { CloudWatchClient, PutMetricDataCommand } from '@aws-sdk/client-cloudwatch';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { iteratorAgePort } from '../../../cli/doctor/cloudwatch-port';
-import type { DoctorFacts, Probe } from '../../../cli/doctor/model';
+import type { DoctorFacts, Probe, StreamLag } from '../../../cli/doctor/model';
 import type { ProfilePlan } from '../../../cli/doctor/plan';
-import { checkStreamRetention, type StreamLag } from '../../../cli/doctor/stream-retention';
+import { checkStreamRetention } from '../../../cli/doctor/stream-retention';
 import type { CfnTemplate } from '../../../core/change-plan';
 import { startMoto, type MotoServer } from '../../../scripts/moto-server';
 

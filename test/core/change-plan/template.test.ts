@@ -1,7 +1,8 @@
 /**
  * Reading template JSON for the change planner: canonical comparison, schema pointers with `*`, references.
  */
-import { canonical, importsOf, referencedAmong, valueAt } from '../../../core/change-plan/template';
+import { canonicalJson as canonical } from '../../../core/canonical-json';
+import { importsOf, referencedAmong, valueAt } from '../../../core/change-plan/template';
 
 describe('change-plan template reading', () => {
   test('canonical JSON ignores key order and nothing else', () => {

@@ -1,18 +1,15 @@
 /**
- * The fix for each thing a new config would break on deploy: an export in use, a replacement CloudFormation
- * refuses or that loses data, a deleted resource with data, a name still taken. Pure text.
+ * The fix for each finding of a change plan (describe.ts): an export in use, a replacement CloudFormation refuses
+ * or that loses data, a deleted resource with data, a name still taken, a type the plan could not judge. Decided
+ * here once, beside the impact; `kfek doctor` (cli/doctor/change.ts) only renders. Pure text.
  */
-import {
-  type Deletion,
-  exportsOf,
-  importsOf,
-  type NameClash,
-  type RefusedUpdate,
-  type Replacement,
-  type StackChangeInput,
-} from '../../core/change-plan';
+import type { ChangeFinding } from './describe';
+import { keepData } from './stateful';
+import { exportsOf, importsOf } from './template';
+import type { Deletion, NameClash, RefusedUpdate, Replacement, StackChangeInput } from './types';
 
 export interface FixContext {
+  /** The kfek profile the templates were synthesized from. */
   readonly profile: string;
   readonly input: StackChangeInput;
   /** The construct id `cdk deploy` takes for a stack name (the name itself when unknown). */
@@ -22,36 +19,7 @@ export interface FixContext {
 const deploy = (ctx: FixContext, stackNames: readonly string[]): string =>
   `\`npx cdk deploy -c profile=${ctx.profile} --exclusively ${stackNames.map(ctx.idOf).join(' ')}\``;
 
-/** How to keep what a resource of the type holds across its replacement or deletion. */
-function keepData(type: string, profile: string): string {
-  switch (type) {
-    case 'AWS::Kinesis::Stream':
-      // kfek replay re-sends only objects that name the stream it resolves, so objects kept from the old stream
-      // must be re-sent before the replacement (docs/operations.md, Replay).
-      return (
-        'let the consumers drain it first (IteratorAge at 0, sources quiet) and re-send what kfek kept from it ' +
-        `before the deploy (\`npx kfek replay --profile ${profile}\`): afterwards replay refuses objects that name the old stream`
-      );
-    case 'AWS::OpenSearchService::Domain':
-      return 'take a manual snapshot to an S3 repository first and restore it into the new domain (OpenSearch Service guide, "Creating index snapshots")';
-    case 'AWS::S3::Bucket':
-      return `re-send what it keeps first (\`npx kfek replay --profile ${profile}\`), or copy the objects over afterwards (\`aws s3 sync\`)`;
-    case 'AWS::KMS::Key':
-      return 'set the profile\'s removalPolicy to "retain" so the old key stays; a key pending deletion is saved with `aws kms cancel-key-deletion`';
-    case 'AWS::Logs::LogGroup':
-      return 'export its events first (`aws logs create-export-task`), or set the profile\'s removalPolicy to "retain"';
-    case 'AWS::KinesisFirehose::DeliveryStream':
-      return 'deploy when it has caught up with its source stream (KinesisMillisBehindLatest near 0) and the sources are quiet: the new one never delivers records written before it exists';
-    case 'AWS::SQS::Queue':
-      return `re-send its messages first (\`npx kfek replay --profile ${profile} --kind pipes-dlq\`)`;
-    case 'AWS::Logs::Destination':
-      return "redeploy the source stacks afterwards, so the source accounts' subscription filters send to the new destination";
-    default:
-      return 'save what it holds first';
-  }
-}
-
-export function exportFix(r: RefusedUpdate, ctx: FixContext): string {
+function exportFix(r: RefusedUpdate, ctx: FixContext): string {
   const keepExport = (producer: string): string =>
     `keep the export for one more deploy (CDK: \`this.exportValue(...)\` in ${ctx.idOf(producer)}) and remove it ` +
     'once nothing imports it';
@@ -83,7 +51,7 @@ export function exportFix(r: RefusedUpdate, ctx: FixContext): string {
   );
 }
 
-export function replacementFix(r: Replacement, ctx: FixContext): string {
+function replacementFix(r: Replacement, ctx: FixContext): string {
   const avoid =
     r.type === 'AWS::OpenSearchService::Domain' && r.reasons.some((why) => why.startsWith('EngineVersion'))
       ? 'keep openSearch.engineVersion at the deployed version, or upgrade in place, which needs ' +
@@ -95,14 +63,14 @@ export function replacementFix(r: Replacement, ctx: FixContext): string {
   return parts.join('; ');
 }
 
-export function deletionFix(d: Deletion, ctx: FixContext): string {
+function deletionFix(d: Deletion, ctx: FixContext): string {
   return (
     `if it should stay, keep it in the profile; to remove it from the stack but keep it, set the profile's ` +
     `removalPolicy to "retain" and deploy that first; to delete it, ${keepData(d.type, ctx.profile)}`
   );
 }
 
-export function clashFix(c: NameClash, ctx: FixContext): string {
+function clashFix(c: NameClash, ctx: FixContext): string {
   const holder = `${c.heldBy.stackName}/${c.heldBy.logicalId}`;
   switch (c.reason) {
     case 'created-before-deleted':
@@ -116,4 +84,28 @@ export function clashFix(c: NameClash, ctx: FixContext): string {
     case 'kept':
       return `two resources claim ${c.name}: give one of them another name`;
   }
+}
+
+/** The fix of a finding. */
+export function fixOf(finding: ChangeFinding, ctx: FixContext): string {
+  switch (finding.kind) {
+    case 'refused-update':
+      return exportFix(finding.subject, ctx);
+    case 'replacement':
+      return replacementFix(finding.subject, ctx);
+    case 'deletion':
+      return deletionFix(finding.subject, ctx);
+    case 'name-clash':
+      return clashFix(finding.subject, ctx);
+    case 'unchecked':
+      return 'regenerate core/change-plan/create-only-properties.json (scripts/create-only-properties.ts) and update kfek';
+  }
+}
+
+/** A finding with its fix. */
+export type FixedFinding = ChangeFinding & { readonly fix: string };
+
+/** The findings of a plan with their fixes, worst first (describe.ts `planFindings`). */
+export function withFixes(findings: readonly ChangeFinding[], ctx: FixContext): FixedFinding[] {
+  return findings.map((f) => ({ ...f, fix: fixOf(f, ctx) }));
 }
