@@ -8,6 +8,7 @@ import {
   familyNames,
   resolveRouteSpecs,
 } from './route-spec';
+import { canonicalJson } from '../canonical-json';
 
 export type { IndexFamily, RouteSpec, RouteSpecInput } from './route-spec';
 
@@ -334,19 +335,8 @@ export function indexFamilies(spec: OpenSearchSpec): readonly IndexFamily[] {
   return [defaultFamily(spec), ...spec.routes];
 }
 
-/** Canonical JSON (sorted keys) so equal content always hashes equal. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) {
-    return `[${value.map((v) => canonicalJson(v)).join(',')}]`;
-  }
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
+/** Canonical JSON (sorted keys) so equal content always hashes equal: the one function, core/canonical-json.ts. */
+export { canonicalJson };
 
 /** SHA-256 (hex) of the canonical JSON of a value. */
 export function contentHash(value: unknown): string {
