@@ -1,51 +1,20 @@
 /**
- * Entry point for the Kinesis event source mapping on the raw stream (enable `ReportBatchItemFailures`).
+ * Entry point for the Kinesis event source mapping on the raw stream (enable `ReportBatchItemFailures`): the
+ * mapping's events go to kinesis-handler.ts.
  *
- * A thin adapter: configuration, SDK clients, logger and metrics are created once per container at module
- * scope; each invocation hands its batch to `processKinesisBatch` with a time budget, publishes the counters
- * as EMF, and returns the partial batch response.
+ * A pipe calls with an array: during a switch from `pipes` to `lambda` the pipe being removed calls this function
+ * until CloudFormation's cleanup (issue 30.5). It gets the answer the Pipes handler gives (pipes.ts, loaded only
+ * then), so its batches succeed instead of failing into its dead-letter queue.
  */
-import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
-import { remainingBudget } from './budget';
-import { RouteTable } from './routing';
-import { readTransformEnv } from './env';
-import { processKinesisBatch } from './kinesis-batch';
-import { createMetrics, publishCounters } from './metrics';
-import { createTransformAdapters } from './adapters';
-import { deadLetterData, transformRecord } from './transform';
+import { handleMappingEvent } from './kinesis-handler';
 
 export { BUDGET_SAFETY_MARGIN_MS } from './budget';
-
-const env = readTransformEnv();
-const logger = new Logger({ serviceName: env.serviceName });
-const metrics = createMetrics(env);
-const { writer, deadLetters } = createTransformAdapters(env);
-// The routes, compiled once per container (routing.ts).
-const routes = new RouteTable(env.routes);
 
 export async function handler(
   event: KinesisStreamEvent,
   context: Context,
 ): Promise<KinesisStreamBatchResponse> {
-  // A pipe calls with an array: during a switch from `pipes` to `lambda` the pipe being removed calls this function
-  // until CloudFormation's cleanup (issue 30.5). It gets the answer the Pipes handler gives (loaded only then), so
-  // its batches succeed instead of failing into its dead-letter queue.
   if (Array.isArray(event)) return (await import('./pipes')).handler(event, context) as never;
-  logger.addContext(context);
-  const remainingMs = remainingBudget(context);
-  try {
-    const outcome = await processKinesisBatch(event, remainingMs, {
-      transform: (data) => transformRecord(data, { sourceRegions: env.sourceRegions, routes }),
-      writer,
-      deadLetters,
-      // With masking on, a dead letter that decodes is kept with its events masked (transform.ts `deadLetterData`).
-      deadLetterData: (data) => deadLetterData(data, routes),
-      logger,
-    });
-    publishCounters(metrics, outcome.counters);
-    return outcome.response;
-  } finally {
-    logger.resetKeys();
-  }
+  return handleMappingEvent(event, context);
 }
