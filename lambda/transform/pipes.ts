@@ -49,7 +49,8 @@ export async function handler(event: unknown, context: Context): Promise<PipesIt
   // An event source mapping calls with `{ Records: [...] }`: during a switch from `lambda` to `pipes` the mapping
   // being removed calls this function until CloudFormation's cleanup (issue 30.5). It gets the answer the mapping's
   // handler gives (loaded only then), instead of one poison record for the whole event.
-  if (isKinesisEvent(event)) return (await import('./kinesis-handler')).handleMappingEvent(event, context) as never;
+  if (isKinesisEvent(event))
+    return (await import('./kinesis-handler')).handleMappingEvent(event, context) as never;
   logger.addContext(context);
   try {
     const outcome = await processPipesBatch(event, {
