@@ -78,6 +78,7 @@ export const DEFAULTS = {
       slowSearchInfoMs: 2000,
       slowIndexWarnMs: 5000,
       slowIndexInfoMs: 2000,
+      aggregatableFields: [],
     },
     retention: { deleteAfterDays: 14 },
     access: {},

@@ -4,7 +4,12 @@
  * data node instance type.
  */
 import { APP_FIELD_BUDGET } from '../contracts/field-budget';
-import { MIN_TOTAL_FIELDS_LIMIT, TEMPLATE_FIELDS } from '../opensearch/mappings';
+import {
+  aggregatableFieldProblem,
+  MAX_AGGREGATABLE_FIELDS,
+  MIN_TOTAL_FIELDS_LIMIT,
+  TEMPLATE_FIELDS,
+} from '../opensearch/mappings';
 import type { Reader } from './reader';
 import type { OpenSearchConfig } from './types';
 
@@ -22,6 +27,29 @@ export function readTotalFieldsLimit(r: Reader): number {
       `${MIN_TOTAL_FIELDS_LIMIT} (the default, 1000, leaves room for several apps).`,
   );
   return MIN_TOTAL_FIELDS_LIMIT;
+}
+
+/**
+ * Reads `openSearch.indexTemplate.aggregatableFields`: app field paths (core/opensearch/mappings.ts says which), each
+ * once, at most {@link MAX_AGGREGATABLE_FIELDS}.
+ */
+export function readAggregatableFields(r: Reader): string[] {
+  const path = 'openSearch.indexTemplate.aggregatableFields';
+  const paths = r.strings(path);
+  if (paths.length > MAX_AGGREGATABLE_FIELDS) {
+    r.problem(
+      `${path} names ${paths.length} fields, more than ${MAX_AGGREGATABLE_FIELDS}. Use a pattern ("http.*") for a ` +
+        'group of fields.',
+    );
+  }
+  const kept: string[] = [];
+  paths.forEach((field, i) => {
+    const problem = aggregatableFieldProblem(field);
+    if (problem !== undefined) r.problem(`${path}[${i}] is ${JSON.stringify(field)}: ${problem}.`);
+    else if (kept.includes(field)) r.problem(`${path}[${i}] ${JSON.stringify(field)} is listed twice.`);
+    else kept.push(field);
+  });
+  return kept;
 }
 
 const TIB = 1024;

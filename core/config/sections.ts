@@ -6,7 +6,7 @@
 import { DEFAULTS } from './defaults';
 import { readCrossAccount } from './cross-account';
 import { LOG_GROUP_HINT, LOG_GROUP_NAME, checkLogGroupName, readAccess, readPrefix } from './names';
-import { MAX_VOLUME_GIB, MIN_VOLUME_GIB, readTotalFieldsLimit } from './opensearch-limits';
+import { MAX_VOLUME_GIB, MIN_VOLUME_GIB, readAggregatableFields, readTotalFieldsLimit } from './opensearch-limits';
 import { type Json, type JsonObject, type Reader, isObject } from './reader';
 import {
   type AlarmsConfig,
@@ -194,6 +194,7 @@ export function readOpenSearch(r: Reader): OpenSearchConfig {
       slowSearchInfoMs: r.int('openSearch.indexTemplate.slowSearchInfoMs', 1, 3_600_000),
       slowIndexWarnMs: r.int('openSearch.indexTemplate.slowIndexWarnMs', 1, 3_600_000),
       slowIndexInfoMs: r.int('openSearch.indexTemplate.slowIndexInfoMs', 1, 3_600_000),
+      aggregatableFields: readAggregatableFields(r),
     },
     retention: {
       deleteAfterDays: r.int('openSearch.retention.deleteAfterDays', 1, 36_500),

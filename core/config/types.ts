@@ -171,6 +171,11 @@ export interface OpenSearchConfig {
     readonly slowSearchInfoMs: number;
     readonly slowIndexWarnMs: number;
     readonly slowIndexInfoMs: number;
+    /**
+     * App string fields kept aggregatable (dotted paths, `*` as in OpenSearch's `path_match`); every other app string
+     * is searchable but has no doc values (docs/costs.md).
+     */
+    readonly aggregatableFields: readonly string[];
   };
   readonly retention: { readonly deleteAfterDays: number; readonly warmAfterDays?: number };
   readonly access: {

@@ -109,7 +109,7 @@ function buildIndexTemplateContent(
         dynamic: true,
         date_detection: false,
         numeric_detection: false,
-        dynamic_templates: buildDynamicTemplates(),
+        dynamic_templates: buildDynamicTemplates(spec.indexTemplate.aggregatableFields),
         properties: buildProperties(),
       },
     },

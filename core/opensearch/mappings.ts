@@ -3,7 +3,7 @@
  * docs/opensearch.md), and the smallest total-fields limit kfek's own documents fit in. Kept apart from the
  * template so the spec (spec.ts) can check the limit without importing the template, which imports the spec.
  */
-import { APP_FIELD_BUDGET, deepObjectPathMatch, OVERFLOW_KEY } from '../contracts/field-budget';
+import { APP_FIELD_BUDGET, deepObjectPathMatch, MAPPED_OBJECT_DEPTH, OVERFLOW_KEY } from '../contracts/field-budget';
 import { ROUTE_KEY, UNKNOWN_ROUTE_KEY } from '../contracts/routes';
 
 /** Strings longer than this are kept in `_source` but not indexed as keywords (Lucene term limit is 32 KiB). */
@@ -30,7 +30,9 @@ const searchOnlyKeyword = { ...keyword, doc_values: false } as const;
 const text = { type: 'text', norms: false } as const;
 
 /** Dynamic templates, in match order (the first matching template wins). */
-export function buildDynamicTemplates(): ReadonlyArray<Record<string, unknown>> {
+export function buildDynamicTemplates(
+  aggregatableFields: readonly string[] = [],
+): ReadonlyArray<Record<string, unknown>> {
   return [
     // An app object nested deeper than MAPPED_OBJECT_DEPTH (field-budget.ts) levels is one flat_object field (every leaf a keyword,
     // searchable by its full path), so neither a wide nor a deep object can fill the index's field limit or
@@ -52,6 +54,11 @@ export function buildDynamicTemplates(): ReadonlyArray<Record<string, unknown>> 
     { lambda_megabytes_upper: { path_match: 'lambda.*MB', mapping: { type: 'double' } } },
     // Everything else under cloudwatch.* (ids, account, region) is an identifier.
     { cloudwatch_keywords: { path_match: 'cloudwatch.*', match_mapping_type: 'string', mapping: keyword } },
+    // App strings the profile names (openSearch.indexTemplate.aggregatableFields): keywords with doc values, so
+    // Dashboards can aggregate on them (top values, split series). Before the prose rule: the profile's word wins.
+    ...aggregatableFields.map((path, i) => ({
+      [`aggregatable_${i}`]: { path_match: path, match_mapping_type: 'string', mapping: keyword },
+    })),
     // Prose under a name that says so: analysed text, not a truncated keyword.
     {
       prose_strings: {
@@ -164,3 +171,34 @@ export const TEMPLATE_FIELDS = mappedFields(buildProperties() as Record<string, 
  * fields exceeded" on an index nothing else writes to. The one owner: the config and the spec both check it.
  */
 export const MIN_TOTAL_FIELDS_LIMIT = TEMPLATE_FIELDS + APP_FIELD_BUDGET;
+
+/** The most app fields `openSearch.indexTemplate.aggregatableFields` may name (each is a dynamic template). */
+export const MAX_AGGREGATABLE_FIELDS = 50;
+
+const AGGREGATABLE_PATH = /^[A-Za-z0-9_@$*-]+(?:\.[A-Za-z0-9_@$*-]+)*$/;
+
+/**
+ * Why `path` cannot be an aggregatable app field (openSearch.indexTemplate.aggregatableFields), or undefined when it
+ * can: a dotted app field path (`*` any characters, as OpenSearch's `path_match`), not under a field kfek maps
+ * itself (those are aggregatable where it makes sense already), and not deeper than the levels kfek maps (an object
+ * deeper than that is one `flat_object` field, which has no per-leaf doc values).
+ */
+export function aggregatableFieldProblem(path: string): string | undefined {
+  if (!AGGREGATABLE_PATH.test(path)) {
+    return (
+      'expected an app field path: names of letters, digits, "_", "-", "@", "$" or "*" joined by dots ' +
+      '("status", "http.method", "user.*")'
+    );
+  }
+  const segments = path.split('.');
+  if (segments.length > MAPPED_OBJECT_DEPTH + 1) {
+    return (
+      `it is ${segments.length} levels deep: kfek maps app fields ${MAPPED_OBJECT_DEPTH + 1} levels deep and keeps ` +
+      'a deeper object as one flat_object field, which cannot be aggregated by its leaves'
+    );
+  }
+  if (Object.hasOwn(buildProperties(), segments[0])) {
+    return `"${segments[0]}" is a field kfek maps itself (docs/schema.md); list app fields only`;
+  }
+  return undefined;
+}

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { OpenSearchSpecError } from './errors';
-import { MIN_TOTAL_FIELDS_LIMIT } from './mappings';
+import { aggregatableFieldProblem, MAX_AGGREGATABLE_FIELDS, MIN_TOTAL_FIELDS_LIMIT } from './mappings';
 import {
   type IndexFamily,
   type RouteSpec,
@@ -56,6 +56,12 @@ export interface IndexTemplateSettings {
   readonly slowIndexWarnMs?: number;
   /** Indexing slow log at INFO (`index.indexing.slowlog.threshold.index.info`). @default 2000 */
   readonly slowIndexInfoMs?: number;
+  /**
+   * App string fields kept aggregatable (doc values), as dotted paths with `*` (`status`, `http.*`): every other app
+   * string is searchable but not aggregatable, which halves what it costs on disk (docs/costs.md).
+   * @default [] (none)
+   */
+  readonly aggregatableFields?: readonly string[];
 }
 
 /** Retention (config `openSearch.retention`). */
@@ -139,7 +145,9 @@ export interface OpenSearchSpec {
   readonly indexPrefix: string;
   /** `<prefix>-*`. */
   readonly indexPattern: string;
-  readonly indexTemplate: Required<IndexTemplateSettings>;
+  /** `aggregatableFields` only when it names any, so a spec without them hashes as before. */
+  readonly indexTemplate: Required<Omit<IndexTemplateSettings, 'aggregatableFields'>> &
+    Pick<IndexTemplateSettings, 'aggregatableFields'>;
   readonly retention: RetentionSettings;
   readonly auditLogs: boolean;
   readonly access: {
@@ -242,6 +250,9 @@ export function resolveOpenSearchSpec(input: OpenSearchSpecInput): OpenSearchSpe
     'Keep it near 1000: a higher limit only postpones a mapping explosion.',
   );
 
+  const aggregatableFields = [...(input.indexTemplate?.aggregatableFields ?? [])];
+  checkAggregatableFields(aggregatableFields);
+
   const refreshSeconds = input.indexTemplate?.refreshSeconds ?? OPENSEARCH_SPEC_DEFAULTS.refreshSeconds;
   checkInt(
     'indexTemplate.refreshSeconds',
@@ -296,6 +307,7 @@ export function resolveOpenSearchSpec(input: OpenSearchSpecInput): OpenSearchSpe
       totalFieldsLimit,
       refreshSeconds,
       ...slowLogThresholds(input.indexTemplate ?? {}),
+      ...(aggregatableFields.length === 0 ? {} : { aggregatableFields }),
     },
     retention: warmAfterDays === undefined ? { deleteAfterDays } : { deleteAfterDays, warmAfterDays },
     auditLogs: input.auditLogs ?? true,
@@ -341,4 +353,23 @@ export { canonicalJson };
 /** SHA-256 (hex) of the canonical JSON of a value. */
 export function contentHash(value: unknown): string {
   return createHash('sha256').update(canonicalJson(value)).digest('hex');
+}
+
+/** `indexTemplate.aggregatableFields`: at most {@link MAX_AGGREGATABLE_FIELDS} app field paths, each once. */
+function checkAggregatableFields(paths: readonly unknown[]): void {
+  if (paths.length > MAX_AGGREGATABLE_FIELDS) {
+    throw new OpenSearchSpecError(
+      `indexTemplate.aggregatableFields names ${paths.length} fields, more than ${MAX_AGGREGATABLE_FIELDS}. ` +
+        'Use a pattern ("http.*") for a group of fields.',
+    );
+  }
+  paths.forEach((path, i) => {
+    const problem = typeof path === 'string' ? aggregatableFieldProblem(path) : 'expected a string';
+    if (problem !== undefined) {
+      throw new OpenSearchSpecError(`indexTemplate.aggregatableFields[${i}] is ${JSON.stringify(path)}: ${problem}.`);
+    }
+    if (paths.indexOf(path) !== i) {
+      throw new OpenSearchSpecError(`indexTemplate.aggregatableFields[${i}] ${JSON.stringify(path)} is listed twice.`);
+    }
+  });
 }

@@ -171,7 +171,7 @@ export class OpenSearchProvisioner extends Construct {
     // Validate: the same checks the applier runs, at synth, with the same messages.
     const specInput: OpenSearchSpecInput = {
       indexPrefix: props.indexPrefix,
-      ...(props.indexTemplate === undefined ? {} : { indexTemplate: props.indexTemplate }),
+      ...(props.indexTemplate === undefined ? {} : { indexTemplate: withoutEmptyLists(props.indexTemplate) }),
       ...(props.retention === undefined ? {} : { retention: props.retention }),
       ...(props.auditLogs === undefined ? {} : { auditLogs: props.auditLogs }),
       ...(props.routes === undefined || props.routes.length === 0 ? {} : { routes: props.routes }),
@@ -336,4 +336,13 @@ export class OpenSearchProvisioner extends Construct {
       },
     });
   }
+}
+
+/**
+ * The template settings without an empty `aggregatableFields`: the resource's Spec property then stays what it was
+ * for every profile that names none, so adding the setting to kfek does not update every deployed provisioner.
+ */
+function withoutEmptyLists(settings: IndexTemplateSettings): IndexTemplateSettings {
+  const { aggregatableFields, ...rest } = settings;
+  return aggregatableFields === undefined || aggregatableFields.length === 0 ? rest : settings;
 }

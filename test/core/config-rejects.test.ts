@@ -54,7 +54,7 @@ describe('a profile or section that is not an object', () => {
   test('fails when a section is null, naming the settings it holds', () => {
     expect(problemsOf({ openSearch: { indexTemplate: null } })).toEqual([
       expect.stringMatching(
-        /^openSearch\.indexTemplate is null; expected an object with the settings refreshSeconds, replicas, shards/,
+        /^openSearch\.indexTemplate is null; expected an object with the settings aggregatableFields, refreshSeconds, replicas, shards/,
       ),
     ]);
   });
@@ -445,3 +445,36 @@ describe('the shipped profiles', () => {
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
+
+describe('openSearch.indexTemplate.aggregatableFields', () => {
+  test('takes app field paths', () => {
+    const config = resolveConfig(
+      withProfile({ openSearch: { indexTemplate: { aggregatableFields: ['status', 'http.*', 'a.b.c'] } } }),
+      'test',
+    );
+    expect(config.openSearch.indexTemplate.aggregatableFields).toEqual(['status', 'http.*', 'a.b.c']);
+  });
+
+  test.each([
+    ['kfek.route', /"kfek" is a field kfek maps itself/],
+    ['cloudwatch.logGroup', /"cloudwatch" is a field kfek maps itself/],
+    ['a.b.c.d', /4 levels deep.*flat_object/],
+    ['http method', /expected an app field path/],
+    ['', /expected an app field path/],
+    ['a..b', /expected an app field path/],
+  ])('refuses %j with the reason', (path, reason) => {
+    expect(problemsOf({ openSearch: { indexTemplate: { aggregatableFields: [path] } } })).toEqual([
+      expect.stringMatching(reason),
+    ]);
+  });
+
+  test('refuses a path listed twice and more than 50 paths', () => {
+    expect(
+      problemsOf({ openSearch: { indexTemplate: { aggregatableFields: ['status', 'status'] } } }),
+    ).toEqual([expect.stringMatching(/aggregatableFields\[1\] "status" is listed twice/)]);
+    const many = Array.from({ length: 51 }, (_, i) => `f${i}`);
+    expect(problemsOf({ openSearch: { indexTemplate: { aggregatableFields: many } } })).toEqual([
+      expect.stringMatching(/names 51 fields, more than 50/),
+    ]);
+  });
+});

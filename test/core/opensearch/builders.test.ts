@@ -919,3 +919,33 @@ describe('buildIngestPipeline and documentIdFor', () => {
     expect(documentIdFor('/g', 'a|b', 'c')).toBe(a);
   });
 });
+
+describe('aggregatable app fields (indexTemplate.aggregatableFields)', () => {
+  test('each path is a keyword with doc values, placed before the prose and catch-all string rules', () => {
+    const template = buildIndexTemplate(
+      resolveOpenSearchSpec({
+        indexPrefix: 'logs',
+        indexTemplate: { aggregatableFields: ['status', 'http.*'] },
+      }),
+    ) as { template: { mappings: { dynamic_templates: Array<Record<string, Record<string, unknown>>> } } };
+    const names = template.template.mappings.dynamic_templates.map((t) => Object.keys(t)[0]);
+    expect(names.indexOf('aggregatable_0')).toBeLessThan(names.indexOf('prose_strings'));
+    expect(names.indexOf('aggregatable_1')).toBeLessThan(names.indexOf('strings_as_keywords'));
+    const first =
+      template.template.mappings.dynamic_templates[names.indexOf('aggregatable_0')].aggregatable_0;
+    expect(first).toEqual({
+      path_match: 'status',
+      match_mapping_type: 'string',
+      mapping: expect.not.objectContaining({ doc_values: false }),
+    });
+  });
+
+  test('a spec without them is the spec it was (same hash), and the spec refuses what config refuses', () => {
+    expect(resolveOpenSearchSpec({ indexPrefix: 'logs', indexTemplate: { aggregatableFields: [] } })).toEqual(
+      resolveOpenSearchSpec({ indexPrefix: 'logs' }),
+    );
+    expect(() =>
+      resolveOpenSearchSpec({ indexPrefix: 'logs', indexTemplate: { aggregatableFields: ['kfek.route'] } }),
+    ).toThrow(/aggregatableFields\[0\] is "kfek.route": "kfek" is a field kfek maps itself/);
+  });
+});

@@ -360,6 +360,58 @@ describe('provisionOpenSearch against a real local node', () => {
     });
   });
 
+  test('app strings named in aggregatableFields can be aggregated; every other app string is searchable only', async () => {
+    // GIVEN a profile that keeps `status` and everything under `http` aggregatable
+    const aggregatable = resolveOpenSearchSpec({
+      indexPrefix: 'logs',
+      indexTemplate: {
+        shards: 1,
+        replicas: 0,
+        totalFieldsLimit: MIN_TOTAL_FIELDS_LIMIT,
+        aggregatableFields: ['status', 'http.*'],
+      },
+    });
+    await provisionOpenSearch(os.client(), aggregatable);
+    const index = 'logs-2026-11-24';
+    await bulkIndex(os.client(), index, [
+      {
+        '@timestamp': '2026-11-24T00:00:00.000Z',
+        message: 'a',
+        status: 'ok',
+        http: { method: 'GET' },
+        user: 'ann',
+      },
+      {
+        '@timestamp': '2026-11-24T00:00:01.000Z',
+        message: 'b',
+        status: 'ok',
+        http: { method: 'PUT' },
+        user: 'bob',
+      },
+    ]);
+    const terms = (field: string): Promise<{ status: number; body: unknown }> =>
+      os.client().request({
+        method: 'POST',
+        path: `/${index}/_search`,
+        body: { size: 0, aggs: { top: { terms: { field } } } },
+      });
+    // WHEN / THEN
+    expect(await terms('status')).toMatchObject({
+      status: 200,
+      body: { aggregations: { top: { buckets: [{ key: 'ok', doc_count: 2 }] } } },
+    });
+    expect(await terms('http.method')).toMatchObject({ status: 200 });
+    // `user` is not listed: no doc values, the aggregation is refused, but a search finds it
+    expect((await terms('user')).status).toBe(400);
+    const byUser = await os.client().request({
+      method: 'POST',
+      path: `/${index}/_search`,
+      body: { query: { term: { user: 'ann' } } },
+    });
+    expect(byUser.body).toMatchObject({ hits: { total: { value: 1 } } });
+    await provisionOpenSearch(os.client(), spec);
+  });
+
   test('the pipeline gives each event the id documentIdFor computes; an event sent twice is one document', async () => {
     // GIVEN three events (unicode and a `|` in the stream name, a 56-digit id), each sent twice in one bulk and
     // once more in a second bulk, through the local Firehose stand-in's bulk shape (no _id in the action)
