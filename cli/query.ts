@@ -15,8 +15,10 @@ import {
   renderInsightsQuery,
   savedQueryDefinitionName,
 } from '../core/contracts/saved-queries';
-import { type RetryOptions, sleep as realSleep, withRetries } from './aws';
-import { QueryFailedError, UnknownQueryError, UsageError } from './errors';
+import { QueryFailedError } from '../core/aws/errors';
+import { type RetryOptions, withRetries } from '../core/aws/retry';
+import { sleep as realSleep } from '../core/clock';
+import { UnknownQueryError, UsageError } from './errors';
 
 export interface ResolvedQuery {
   /** The definition name (`kfek/errors-by-15m`). */

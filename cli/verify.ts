@@ -3,7 +3,7 @@
  * took.
  */
 import type { OpenSearchHttpClient } from '../core/opensearch/http';
-import { sleep as realSleep } from './aws';
+import { sleep as realSleep } from '../core/clock';
 import { OpenSearchRequestError, UsageError } from './errors';
 import { parseRunMarker, validateRunId } from '../core/log-generator';
 

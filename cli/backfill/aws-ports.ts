@@ -11,8 +11,10 @@ import {
 } from '@aws-sdk/client-cloudwatch-logs';
 import { DescribeStreamSummaryCommand, KinesisClient } from '@aws-sdk/client-kinesis';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { createLogsClient, type RetryOptions, translateAwsError, withRetries } from '../aws';
-import { CliError, UnknownLogGroupError } from '../errors';
+import { UnknownLogGroupError } from '../../core/aws/errors';
+import { type RetryOptions, translateAwsError, withRetries } from '../../core/aws/retry';
+import { createLogsClient } from '../aws';
+import { CliError } from '../errors';
 import { streamParam } from '../replay/aws-ports';
 import type { HistoricLogEvent } from './model';
 import type { LogGroupInfo, LogsPort, StreamInfoPort, SubscriptionInfo } from './ports';

@@ -8,7 +8,8 @@ import { DEFAULTS, type PipelineConfig } from '../../core/config';
 import { createContinuation } from '../../core/contracts/multiline';
 import { physicalNamesFor } from '../../core/contracts/physical-names';
 import { accountDependence, routeFor, type TransformRoute } from '../../core/contracts/routes';
-import { sleep } from '../aws';
+import { sleep } from '../../core/clock';
+import { OperatorError } from '../../core/errors';
 import { CliError, UsageError } from '../errors';
 import { profileConfig } from '../profile';
 import { ProgressBar, type ProgressOutput } from '../../core/progress';
@@ -189,7 +190,7 @@ export async function backfillCommand(argv: readonly string[], io: BackfillIo): 
       );
     } catch (error) {
       const cause =
-        error instanceof CliError
+        error instanceof OperatorError
           ? error
           : new CliError(`backfill failed: ${(error as Error).message}`, { cause: error });
       throw new CliError(

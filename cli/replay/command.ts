@@ -13,7 +13,10 @@ import {
 } from '../../core/config';
 import { ON_FAILURE_KEY_PREFIX } from '../../core/contracts/kept-data';
 import { physicalNamesFor } from '../../core/contracts/physical-names';
-import { resolveAwsTarget, sleep, translateAwsError } from '../aws';
+import { translateAwsError } from '../../core/aws/retry';
+import { OperatorError } from '../../core/errors';
+import { sleep } from '../../core/clock';
+import { resolveAwsTarget } from '../aws';
 import { CliError, UsageError } from '../errors';
 import { PROJECT_CDK_JSON } from '../profile';
 import { ProgressBar } from '../../core/progress';
@@ -153,7 +156,7 @@ export async function replayCommand(argv: readonly string[], io: ReplayIo): Prom
         onProgress: (put, _total, note) => bar?.update(put, note),
       },
     ).catch((error: unknown) => {
-      throw error instanceof CliError ? error : translateAwsError(error, 'replay', { endpoint });
+      throw error instanceof OperatorError ? error : translateAwsError(error, 'replay', { endpoint });
     });
     bar?.finish();
     const where = describeSources(sources);

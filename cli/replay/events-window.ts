@@ -13,8 +13,8 @@
  * (PutRecords within its limits, retries, --rate). Reading stops at the replay's own start: the records it puts
  * arrive after it, so it never reads them back. Memory holds one GetRecords page at a time.
  */
-import { translateAwsError } from '../aws';
-import { CliError } from '../errors';
+import { translateAwsError } from '../../core/aws/retry';
+import { OperatorError } from '../../core/errors';
 import { PutRecordsFailedError, ReplayError } from './errors';
 import type { KinesisPort, StreamWindowPort } from './ports';
 import { RecordSender } from './sender';
@@ -209,7 +209,7 @@ export async function replayEventsWindow(
       limited = plan.limit !== undefined && totals.records >= plan.limit;
     } catch (error) {
       failure = (
-        error instanceof CliError
+        error instanceof OperatorError
           ? error
           : translateAwsError(error, `reading ${shards[index].shardId} of ${plan.stream}`, {
               ...(ports.endpoint !== undefined ? { endpoint: ports.endpoint } : {}),

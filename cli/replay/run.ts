@@ -3,8 +3,8 @@
  * records (read back from the raw stream when only metadata was kept), put them on the stream they belong to, and
  * with `--delete-after` delete the objects, files and messages that were fully re-sent.
  */
-import { translateAwsError } from '../aws';
-import { CliError } from '../errors';
+import { translateAwsError } from '../../core/aws/retry';
+import { OperatorError } from '../../core/errors';
 import { type Collected, collectKept, type KeptSources, ownerOf } from './collect';
 import { MissingTargetError, PutRecordsFailedError, RangeExpiredError, ReplayError } from './errors';
 import {
@@ -207,7 +207,7 @@ async function rawStreamIdentity(
     return { given, arn: await ports.streamArnOf(given) };
   } catch (error) {
     const detail =
-      error instanceof CliError
+      error instanceof OperatorError
         ? error.message
         : translateAwsError(error, `DescribeStreamSummary of ${given}`).message;
     throw new ReplayError(

@@ -3,7 +3,7 @@
  * to `--rate` records per second, entries Kinesis refuses (throttling, internal failure) retried with capped
  * exponential backoff and full jitter. Time is injected, so tests run on a fake clock.
  */
-import { isRetryable, translateAwsError } from '../aws';
+import { isRetryable, translateAwsError } from '../../core/aws/retry';
 import { MAX_BYTES_PER_CALL, MAX_RECORDS_PER_CALL, recordBytes } from './kinesis-limits';
 import type { ReplayRecord } from './model';
 import type { KinesisPort } from './ports';

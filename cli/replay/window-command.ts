@@ -2,8 +2,10 @@
  * `kfek replay --kind events-window` once command.ts has found the events stream: runs the window replay with a
  * status line on stderr and prints the report.
  */
-import { sleep, translateAwsError } from '../aws';
-import { CliError, UsageError } from '../errors';
+import { translateAwsError } from '../../core/aws/retry';
+import { sleep } from '../../core/clock';
+import { OperatorError } from '../../core/errors';
+import { UsageError } from '../errors';
 import type { ProgressOutput } from '../../core/progress';
 import type { ReplayArgs } from './args';
 import { kinesisPort, type ReplayAwsClients } from './aws-ports';
@@ -55,7 +57,7 @@ export async function eventsWindowCommand(
       onProgress: (progress) => status.update(progress),
     },
   ).catch((error: unknown) => {
-    throw error instanceof CliError ? error : translateAwsError(error, 'replay', { endpoint });
+    throw error instanceof OperatorError ? error : translateAwsError(error, 'replay', { endpoint });
   });
   status.finish();
   io.stdout.write(`${args.json ? JSON.stringify(report) : formatEventsWindowReport(report)}\n`);

@@ -8,7 +8,7 @@
  * call read at `readBytesPerSecond` (1 MB/s); a call Kinesis throttles anyway is retried after an exponential backoff.
  * (https://docs.aws.amazon.com/kinesis/latest/APIReference/API_GetRecords.html)
  */
-import { isRetryable } from '../aws';
+import { isRetryable } from '../../core/aws/retry';
 import { ReplayError } from './errors';
 import type { ArrivedRecord, ShardInfo, StreamWindowPort, WindowPosition } from './ports';
 

@@ -2,7 +2,7 @@
  * The events stream as a whole for the events-window replay: its shards over ListShards' pages, in lineage order,
  * and Kinesis' clock.
  */
-import { withRetries } from '../aws';
+import { withRetries } from '../../core/aws/retry';
 import { ReplayError } from './errors';
 import type { ShardInfo, StreamWindowPort } from './ports';
 

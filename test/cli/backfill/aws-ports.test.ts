@@ -17,7 +17,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-jest';
 import { logsPort, streamInfoPort } from '../../../cli/backfill/aws-ports';
-import { ThrottledError, UnknownLogGroupError } from '../../../cli/errors';
+import { ThrottledError, UnknownLogGroupError } from '../../../core/aws/errors';
 
 const logs = mockClient(CloudWatchLogsClient);
 const kinesis = mockClient(KinesisClient);
