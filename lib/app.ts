@@ -1,5 +1,5 @@
 import { Duration, RemovalPolicy, type App, type Environment } from 'aws-cdk-lib';
-import { isCrossAccount, type PipelineConfig } from '../core/config';
+import { isCrossAccount, type PipelineConfig, retiredNamesHours } from '../core/config';
 import { physicalNamesFor, pipelineLogGroupNames } from '../core/contracts/physical-names';
 import { transformServiceName } from '../core/contracts/transform-env';
 import { buildCrossAccount, type CrossAccountStacks } from './cross-account';
@@ -78,6 +78,7 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     ...(config.reconcile.enabled
       ? { reconcile: { ...config.reconcile, logGroups: config.sources.logGroups } }
       : {}),
+    keepRetiredHours: retiredNamesHours(config),
     metricsNamespace: config.name,
     names,
   });

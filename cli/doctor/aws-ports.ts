@@ -21,6 +21,7 @@ import {
   DescribeResourcePoliciesCommand,
   DescribeSubscriptionFiltersCommand,
 } from '@aws-sdk/client-cloudwatch-logs';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { GetAccountSettingsCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import {
   DescribeDomainCommand,
@@ -31,6 +32,7 @@ import {
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import { asTemplate } from '../../core/change-plan';
+import { readDomainFor } from '../../core/opensearch/domain-read';
 import { createHttpClient } from '../../core/opensearch/http';
 import { CliError } from '../errors';
 import { type AuthInfo, parseAuthInfo } from '../proxy';
@@ -42,6 +44,7 @@ import type {
   InstanceFit,
   LambdaFacts,
 } from './model';
+import { iteratorAgePort } from './cloudwatch-port';
 import type { DoctorPorts } from './facts';
 import type { NamedResource } from './plan';
 
@@ -351,6 +354,20 @@ export function authInfoPort(
   };
 }
 
+/** kfek's objects and indices in the domain behind `dashboardsUrl`, read signed as the caller. */
+export function domainStatePort(
+  credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider,
+): DoctorPorts['domainState'] {
+  return async (dashboardsUrl, region, spec) => {
+    const client = createHttpClient({
+      baseUrl: new URL(dashboardsUrl).origin,
+      auth: { kind: 'sigv4', region, credentials },
+      maxAttempts: 2,
+    });
+    return readDomainFor(client, spec);
+  };
+}
+
 /** The clients the account ports use. */
 export interface DoctorClients {
   readonly cloudformation: CloudFormationClient;
@@ -362,6 +379,8 @@ export interface DoctorClients {
   readonly instanceLimits?: OpenSearchClient;
   /** Client for DescribeAccountPolicies. @default - `logs` */
   readonly accountPolicies?: CloudWatchLogsClient;
+  /** Client for GetMetricStatistics. @default - one made from the SDK's default configuration */
+  readonly cloudwatch?: CloudWatchClient;
 }
 
 /** Every port that asks the account something (all but region, caller and plan). */
@@ -385,5 +404,7 @@ export function accountPorts(
     deployedTemplates: deployedTemplatesPort(clients.cloudformation),
     subscriptionDestinations: subscriptionsPort(clients.logs),
     authInfo: authInfoPort(credentials),
+    domainState: domainStatePort(credentials),
+    iteratorAge: iteratorAgePort(clients.cloudwatch ?? new CloudWatchClient({})),
   };
 }

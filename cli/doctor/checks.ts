@@ -6,6 +6,8 @@
 import { mappableArn } from '../proxy';
 import { checkMapping, checkStacks, checkSubscriptions } from './after-deploy';
 import { checkChange } from './change';
+import { checkDomain } from './domain';
+import { checkStreamRetention } from './stream-retention';
 import { type DoctorFacts, type ExistingName, type Finding, skip } from './model';
 import type { NamedResource, ProfilePlan } from './plan';
 
@@ -290,6 +292,8 @@ export function runChecks(facts: DoctorFacts): readonly Finding[] {
     checkInstanceTypes(facts, plan),
     checkClashes(facts),
     ...checkChange(facts, plan),
+    checkStreamRetention(facts, plan),
+    ...checkDomain(facts, plan),
     checkStacks(facts, plan),
     checkSubscriptions(facts, plan),
     checkMapping(facts),

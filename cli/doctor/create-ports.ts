@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { CloudWatchClient } from '@aws-sdk/client-cloudwatch';
 import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { OpenSearchClient } from '@aws-sdk/client-opensearch';
@@ -62,6 +63,7 @@ export function createAwsPorts(options: AwsPortsOptions): AwsPorts {
       lambda: new LambdaClient(config()),
       opensearch: new OpenSearchClient(config()),
       logs: new CloudWatchLogsClient(config()),
+      cloudwatch: new CloudWatchClient(config()),
     };
     return (account ??= accountPorts(clients, options.credentials));
   };
@@ -116,13 +118,16 @@ export function createAwsPorts(options: AwsPortsOptions): AwsPorts {
     deployedTemplates: (names) => get().deployedTemplates(names),
     subscriptionDestinations: (name) => get().subscriptionDestinations(name),
     authInfo: (url, region) => get().authInfo(url, region),
+    domainState: (url, region, spec) => get().domainState(url, region, spec),
+    iteratorAge: (stream) => get().iteratorAge(stream),
   };
   return {
     ports,
     destroy: () => {
       if (clients === undefined) return;
-      const { cloudformation, ssm, lambda, opensearch, logs } = clients;
+      const { cloudformation, ssm, lambda, opensearch, logs, cloudwatch } = clients;
       const all: readonly { destroy(): void }[] = [cloudformation, ssm, lambda, opensearch, logs];
+      cloudwatch?.destroy();
       for (const client of all) client.destroy();
     },
   };

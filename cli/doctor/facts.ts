@@ -3,7 +3,11 @@
  * gathering against moto, aws-sdk-client-mock or hand-written fakes. Each answer becomes a {@link Probe}: a failed
  * call is a finding, never an exception that hides the other checks.
  */
+import type { DomainState } from '../../core/opensearch/domain-state';
+import type { OpenSearchSpec } from '../../core/opensearch/spec';
 import { type AuthInfo, messageOf } from '../proxy';
+import { domainSpecs } from './domain';
+import { retentionDecreases } from './stream-retention';
 import type {
   BootstrapFacts,
   DeployedStack,
@@ -46,6 +50,15 @@ export interface DoctorPorts {
   subscriptionDestinations(logGroupName: string): Promise<readonly string[] | undefined>;
   /** `GET _plugins/_security/authinfo` on the domain, signed as the caller. */
   authInfo(dashboardsUrl: string, region: string): Promise<AuthInfo>;
+  /** kfek's objects and indices in the domain (core/opensearch/domain-read.ts), signed as the caller. */
+  domainState(dashboardsUrl: string, region: string, spec: OpenSearchSpec): Promise<DomainState>;
+  /**
+   * The most a GetRecords reader of the stream lagged over the last hour (CloudWatch
+   * `GetRecords.IteratorAgeMilliseconds`, maximum); undefined without a datapoint.
+   */
+  iteratorAge(streamName: string): Promise<number | undefined>;
+  /** Now, epoch milliseconds. @default Date.now */
+  now?(): number;
 }
 
 /** Runs one question; a failure becomes `<what>: <first line of the error>`, so the finding says which call. */
@@ -139,10 +152,33 @@ export async function gatherFacts(ports: DoctorPorts, options: GatherOptions): P
     dashboardsUrl !== undefined
       ? await probe('OpenSearch authinfo', () => ports.authInfo(dashboardsUrl, region.value))
       : undefined;
+  const lowered = retentionDecreases({ ...gathered }, p);
+  const streamLag =
+    lowered.length === 0
+      ? undefined
+      : await probe('CloudWatch GetMetricStatistics GetRecords.IteratorAgeMilliseconds', () =>
+          Promise.all(
+            lowered.map(async (l) => ({
+              streamName: l.streamName,
+              maxIteratorAgeMillis: await ports.iteratorAge(l.streamName),
+            })),
+          ),
+        );
+  const now = ports.now?.() ?? Date.now();
+  const { spec } = domainSpecs({ ...gathered, now }, p);
+  const domainState =
+    dashboardsUrl !== undefined && spec !== undefined
+      ? await probe("reading kfek's objects in OpenSearch", () =>
+          ports.domainState(dashboardsUrl, region.value, spec),
+        )
+      : undefined;
   return {
     ...gathered,
+    now,
     ...(subscriptions !== undefined ? { subscriptions } : {}),
     ...(authInfo !== undefined ? { authInfo } : {}),
+    ...(domainState !== undefined ? { domain: domainState } : {}),
+    ...(streamLag !== undefined ? { streamLag } : {}),
   };
 }
 

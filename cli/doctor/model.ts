@@ -3,8 +3,10 @@
  * the gathering (facts.ts, aws-ports.ts) and the checks.
  */
 import type { CfnTemplate } from '../../core/change-plan';
+import type { DomainState } from '../../core/opensearch/domain-state';
 import type { AuthInfo } from '../proxy';
 import type { NamedResource, ProfilePlan } from './plan';
+import type { StreamLag } from './stream-retention';
 
 export type Status = 'ok' | 'warn' | 'fail' | 'skip';
 
@@ -95,6 +97,12 @@ export interface DoctorFacts {
   readonly deployedTemplates?: Probe<readonly DeployedTemplate[]>;
   readonly subscriptions?: Probe<readonly SubscriptionFacts[]>;
   readonly authInfo?: Probe<AuthInfo>;
+  /** How far behind the readers of the streams whose retention the deploy lowers are (cli/doctor/stream-retention.ts). */
+  readonly streamLag?: Probe<readonly StreamLag[]>;
+  /** kfek's objects and indices in the domain, read signed as the caller (cli/doctor/domain.ts). */
+  readonly domain?: Probe<DomainState>;
+  /** When the facts were gathered (epoch ms): the domain plan's clock. @default - Date.now() at check time */
+  readonly now?: number;
 }
 
 /** A check that did not run, and why. */

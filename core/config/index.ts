@@ -22,3 +22,12 @@ export { indexNameFor, indexPatternFor } from '../contracts/index-naming';
 export { configFromCdkJson, reconcileLagMillis, resolveConfig } from './resolve';
 export { isCrossAccount } from './cross-account';
 export { routeOverlapWarnings } from './route-overlaps';
+export {
+  retiredNamesHours,
+  SHARDS_PER_DATA_NODE,
+  shardBudget,
+  shardBudgetOf,
+  SYSTEM_SHARD_RESERVE,
+  type ShardBudget,
+  type ShardBudgetInput,
+} from './opensearch-budget';

@@ -8,6 +8,7 @@ import { MAX_STEM_LENGTH } from '../contracts/physical-names';
 import { CONTEXT_KEY, DEFAULT_PROFILE, DEFAULTS, PROFILE_CONTEXT_KEY } from './defaults';
 import { CdkJsonReadError, ConfigValidationError, UnknownProfileError } from './errors';
 import { REGION, REGION_HINT, checkPrefixesApart } from './names';
+import { checkIndexBudget } from './opensearch-budget';
 import { checkVolumeSize } from './opensearch-limits';
 import { type JsonObject, Reader, isObject, merge } from './reader';
 import { checkRoutes, readRoutes } from './routes';
@@ -30,6 +31,7 @@ const ACCOUNT = /^\d{12}$/;
 function crossCheck(r: Reader, c: Omit<PipelineConfig, 'profile'>): void {
   const os = c.openSearch;
   checkVolumeSize(r, os);
+  checkIndexBudget(r, c);
   if (os.zoneAwareness.enabled && os.dataNodeCount % os.zoneAwareness.availabilityZoneCount !== 0) {
     r.problem(
       `openSearch.dataNodeCount is ${os.dataNodeCount} but zone awareness spreads nodes over ` +

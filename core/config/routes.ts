@@ -4,7 +4,12 @@
  * the other routes and the rest of the profile. Overlaps between routes are in ./route-overlaps.ts.
  */
 import { APP_FIELD_BUDGET } from '../contracts/field-budget';
-import { OPENSEARCH_OWN_INDEX_STEMS, indexStemProblem, stemCovers } from '../contracts/index-naming';
+import {
+  OPENSEARCH_OWN_INDEX_STEMS,
+  indexStemProblem,
+  stemCovers,
+  stemsClash,
+} from '../contracts/index-naming';
 import { duplicateRouteNames, readTransformRoute, staticFieldPaths } from '../contracts/route-reader';
 import { MAX_ROUTES_ENV_BYTES, TransformEnvVar, serializeRoutes } from '../contracts/transform-env';
 import { readRouteReaders } from './names';
@@ -50,41 +55,44 @@ function readRoute(
   return { ...route, indexStem: stem, retentionDays, readerBackendRoles };
 }
 
-/** Refuses index stems whose indices another stem's pattern (`<stem>-*`) would also cover. */
+/**
+ * Refuses index stems that cannot be kfek's: equal to another route's or to `delivery.indexPrefix`, or extending
+ * one with a digit (which would take that stem's own indices, `logs-2026-...`), or overlapping the indices OpenSearch
+ * keeps outside the `.` namespace (kfek's retention would delete them, its readers read them). Stems that extend
+ * one another with a letter are fine: every index belongs to the longest stem it starts with (issue 30,
+ * core/opensearch/families.ts).
+ */
 function checkStemsApart(r: Reader, routes: readonly RouteConfig[], indexPrefix: string): void {
-  const others: ReadonlyArray<readonly [label: string, stem: string]> = [
-    [`delivery.indexPrefix (the default route)`, indexPrefix],
-    ...OPENSEARCH_OWN_INDEX_STEMS.map((s) => [`OpenSearch's own ${s}-* indices`, s] as const),
-  ];
   const stems: string[] = [];
+  const own = OPENSEARCH_OWN_INDEX_STEMS.map((s) => [`OpenSearch's own ${s}-* indices`, s] as const);
   routes.forEach((route, i) => {
     const stem = route.indexStem;
     if (stem === '') return;
-    const clashes = [
-      ...others,
-      ...routes.slice(0, i).map((o, j) => [`routes[${j}].indexStem ("${o.name}")`, o.indexStem] as const),
-    ].filter(([, other]) => other !== '' && (stemCovers(other, stem) || stemCovers(stem, other)));
-    for (const [label, other] of clashes) {
-      const otherCovers = stemCovers(other, stem);
-      const how =
-        other === stem
-          ? 'they are equal'
-          : otherCovers
-            ? `"${other}-*" also matches "${stem}-2026-11-25"`
-            : `"${stem}-*" also matches "${other}-2026-11-25"`;
-      const fix =
-        other === stem
-          ? 'Use another stem'
-          : otherCovers
-            ? `Use a stem that does not start with "${other}-"`
-            : `Use a stem that "${other}" does not start with (followed by "-")`;
+    for (const [label, other] of own) {
+      if (!stemCovers(other, stem) && !stemCovers(stem, other)) continue;
+      const how = stemCovers(other, stem)
+        ? `"${other}-*" also matches "${stem}-2026-11-25"`
+        : `"${stem}-*" also matches "${other}-2026-11-25"`;
       stems.push(
-        `routes[${i}].indexStem ${JSON.stringify(stem)} and ${label} ${JSON.stringify(other)} overlap: ${how}, so ` +
-          `one's index template, retention policy and reader role would govern the other's indices. ${fix}.`,
+        `routes[${i}].indexStem ${JSON.stringify(stem)} and ${label} overlap: ${how}, so kfek's retention policy ` +
+          `would delete OpenSearch's indices or its readers read them. Use a stem that neither starts with ` +
+          `"${other}-" nor is the start of it.`,
+      );
+    }
+    const others: ReadonlyArray<readonly [label: string, stem: string]> = [
+      [`delivery.indexPrefix (the default route)`, indexPrefix],
+      ...routes.slice(0, i).map((o, j) => [`routes[${j}].indexStem ("${o.name}")`, o.indexStem] as const),
+    ];
+    for (const [label, other] of others) {
+      const clash = other === '' ? undefined : stemsClash(other, stem);
+      if (clash === undefined) continue;
+      stems.push(
+        `routes[${i}].indexStem ${JSON.stringify(stem)} and ${label} ${JSON.stringify(other)} cannot both be ` +
+          `stems: ${clash}. Use another stem; one stem may extend another with "-" and a letter ("${other}-audit").`,
       );
     }
   });
-  for (const problem of summarized(stems, 'pairs of index stems that overlap')) r.problem(problem);
+  for (const problem of summarized(stems, 'pairs of index stems that cannot both be kept')) r.problem(problem);
 }
 
 /**

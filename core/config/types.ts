@@ -13,12 +13,16 @@ export type RemovalPolicyName = 'destroy' | 'retain';
 
 export const TRANSPORTS: readonly Transport[] = ['lambda', 'pipes'];
 export const STREAM_MODES: readonly StreamMode[] = ['PROVISIONED', 'ON_DEMAND'];
+/**
+ * Firehose's rotations, the default first (what an unreadable value falls back to while its problem is reported).
+ * `NoRotation` is read only to be refused with its reason (core/config/opensearch-budget.ts).
+ */
 export const INDEX_ROTATIONS: readonly IndexRotation[] = [
-  'NoRotation',
-  'OneHour',
   'OneDay',
+  'OneHour',
   'OneWeek',
   'OneMonth',
+  'NoRotation',
 ];
 export const REMOVAL_POLICIES: readonly RemovalPolicyName[] = ['destroy', 'retain'];
 

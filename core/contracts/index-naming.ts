@@ -109,3 +109,37 @@ export function indexStemProblem(stem: string): string | undefined {
 export function stemCovers(a: string, b: string): boolean {
   return b === a || b.startsWith(`${a}-`);
 }
+
+/**
+ * The stem an index belongs to among `stems`: the longest one it starts with, followed by `-` (`logs-audit-2026-11-25`
+ * belongs to `logs-audit`, not `logs`, when both are stems). One rule for everything kfek gives a stem, so stems
+ * may extend one another (issue 30): the index templates and ISM templates pick the longer stem by priority
+ * (core/opensearch/families.ts), the reader roles and Dashboards index patterns of the shorter one exclude the
+ * longer one's indices, and the ingest pipeline moves only the default route's own indices.
+ * Undefined when no stem covers the index.
+ */
+export function owningStem(index: string, stems: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  for (const stem of stems) {
+    if (index.startsWith(`${stem}-`) && (best === undefined || stem.length > best.length)) best = stem;
+  }
+  return best;
+}
+
+/**
+ * Why `a` and `b` cannot both be stems of kfek's indices, or undefined when they can. Stems may extend one another
+ * (`logs` and `logs-audit`: {@link owningStem} gives each index to the longer one), but not be equal (two families
+ * on the same indices), and a longer stem may not continue with a digit after the shorter one's `-`: the shorter
+ * stem's own indices continue that way (`logs-2026-11-25`), so `logs-2026` would take them.
+ */
+export function stemsClash(a: string, b: string): string | undefined {
+  if (a === b) return 'they are equal';
+  const [short, long] = a.length < b.length ? [a, b] : [b, a];
+  if (long.startsWith(`${short}-`) && /^[0-9]/.test(long.slice(short.length + 1))) {
+    return (
+      `"${long}" continues "${short}-" with a digit, as the rotation suffix of "${short}"'s own indices does ` +
+      `("${short}-2026-11-25"), so it would take them`
+    );
+  }
+  return undefined;
+}

@@ -1,3 +1,4 @@
+import { dashboardsIndexPattern } from './families';
 import type { OpenSearchSpec } from './spec';
 
 /**
@@ -130,12 +131,21 @@ function xyParams(type: 'histogram' | 'line', valueLabel: string): Record<string
 }
 
 /** The saved objects, in creation order (referenced objects first). */
-export function buildSavedObjects(spec: OpenSearchSpec): readonly SavedObject[] {
+export function buildSavedObjects(
+  spec: OpenSearchSpec,
+  /**
+   * Every stem kfek has in the domain (issue 30): an index pattern excludes the indices of the stems that extend its
+   * own (`logs-*,-logs-audit-*`), because the security plugin refuses a whole search that reaches one index the
+   * reader may not read. @default - the spec's stems
+   */
+  stems: Iterable<string> = [spec.indexPrefix, ...spec.routes.map((r) => r.indexStem)],
+): readonly SavedObject[] {
+  const known = [...stems];
   const ids = savedObjectIds(spec);
   const indexPattern: SavedObject = {
     type: 'index-pattern',
     id: ids.indexPattern,
-    attributes: { title: spec.indexPattern, timeFieldName: '@timestamp' },
+    attributes: { title: dashboardsIndexPattern(spec.indexPrefix, known), timeFieldName: '@timestamp' },
     references: [],
   };
   const errorSearch: SavedObject = {
@@ -229,7 +239,7 @@ export function buildSavedObjects(spec: OpenSearchSpec): readonly SavedObject[] 
   const routePatterns = spec.routes.map((route): SavedObject => ({
     type: 'index-pattern',
     id: route.names.indexPatternObject,
-    attributes: { title: route.indexPattern, timeFieldName: '@timestamp' },
+    attributes: { title: dashboardsIndexPattern(route.indexStem, known), timeFieldName: '@timestamp' },
     references: [],
   }));
   return [

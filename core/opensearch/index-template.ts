@@ -1,3 +1,4 @@
+import { templatePriority } from './families';
 import { buildDynamicTemplates, buildProperties } from './mappings';
 import { contentHash, defaultFamily, type IndexFamily, type OpenSearchSpec } from './spec';
 
@@ -58,10 +59,9 @@ function buildIndexTemplateContent(
 ): Record<string, unknown> & { _meta: object } {
   return {
     index_patterns: [family.indexPattern],
-    // Above the priority-0 legacy/default templates; two composable templates with overlapping patterns and equal
-    // priority are refused by OpenSearch, so a user template must pick another priority (documented). kfek's own
-    // patterns never overlap (the config refuses index stems that do).
-    priority: 200,
+    // Above the priority-0 legacy/default templates, and longer stems higher (families.ts): kfek's overlapping
+    // patterns (`logs-*`, `logs-audit-*`) never share a priority, which OpenSearch would refuse.
+    priority: templatePriority(family.stem),
     _meta: {
       managed_by: 'kfek',
       description: `Mappings and settings of the ${family.indexPattern} log indices`,

@@ -137,7 +137,10 @@ export const ROUTE_SCRIPT = [
   `String u = String.valueOf(r); k.${UNKNOWN_ROUTE_KEY} = u.length() > 256 ? u.substring(0, 256) : u;`,
   '} else {',
   `k.${ROUTE_KEY} = r; String i = ctx._index; String p = params.prefix;`,
-  "if (i == p || i.startsWith(p + '-')) { ctx._index = stem + i.substring(p.length()); }",
+  // A stem that extends the prefix (`logs-audit`) owns its own indices (issue 30): they are never moved again.
+  "boolean own = i == p || i.startsWith(p + '-');",
+  "if (own && params.containsKey('nested')) { for (def n : params.nested) { if (i.startsWith(n + '-')) { own = false; } } }",
+  'if (own) { ctx._index = stem + i.substring(p.length()); }',
   '}',
   '}',
 ].join(' ');
@@ -153,12 +156,31 @@ export const REFUSE_SCRIPT = [
   '}',
 ].join(' ');
 
-/** The full `PUT _ingest/pipeline/<spec.names.ingestPipeline>` body. */
-export function buildIngestPipeline(spec: OpenSearchSpec): Record<string, unknown> {
-  const routes = Object.fromEntries(spec.routes.map((r) => [r.route, r.indexStem]));
+/**
+ * What one pipeline routes (issue 30): the prefix whose indices it moves documents from, the route names it knows
+ * (the profile's, and retired ones kept while documents marked with them can still arrive), and the stems that
+ * extend the prefix, whose indices are never moved.
+ */
+export interface PipelineRouteTable {
+  readonly prefix: string;
+  readonly routes: Readonly<Record<string, string>>;
+  /** @default - none */
+  readonly nested?: readonly string[];
+}
+
+/** The full `PUT _ingest/pipeline/<spec.names.ingestPipeline>` body (or a retired prefix's, with its `table`). */
+export function buildIngestPipeline(
+  spec: OpenSearchSpec,
+  table: PipelineRouteTable = {
+    prefix: spec.indexPrefix,
+    routes: Object.fromEntries(spec.routes.map((r) => [r.route, r.indexStem])),
+  },
+): Record<string, unknown> {
+  const { prefix, routes } = table;
+  const nested = table.nested ?? [];
   return {
     description:
-      `kfek (managed): moves a document marked with a known kfek.route from ${spec.indexPattern} to its route's ` +
+      `kfek (managed): moves a document marked with a known kfek.route from ${prefix}-* to its route's ` +
       'index of the same day, and sets _id from cloudwatch.logGroup, logStream and id, so a redelivered log event ' +
       'overwrites its document',
     // One script, not one per job: each processor costs a pass over the batch and a script context per document
@@ -169,7 +191,7 @@ export function buildIngestPipeline(spec: OpenSearchSpec): Record<string, unknow
           tag: 'kfek-route-and-id',
           lang: 'painless',
           source: [REFUSE_SCRIPT, ROUTE_SCRIPT, documentIdScript(spec.indexTemplate.shards)].join(' '),
-          params: { prefix: spec.indexPrefix, routes },
+          params: { prefix, routes, ...(nested.length === 0 ? {} : { nested: [...nested] }) },
         },
       },
     ],

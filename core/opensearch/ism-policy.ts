@@ -1,3 +1,4 @@
+import { ismPriority } from './families';
 import { contentHash, defaultFamily, type IndexFamily, type OpenSearchSpec } from './spec';
 
 /**
@@ -63,14 +64,14 @@ function policyContent(
       `delete after ${deleteAfterDays} days.`,
     default_state: 'hot',
     states,
-    // Priority decides between several ISM templates matching one new index.
-    ism_template: [{ index_patterns: [family.indexPattern], priority: 100 }],
+    // Priority decides between several ISM templates matching one new index: the longest stem wins (families.ts).
+    ism_template: [{ index_patterns: [family.indexPattern], priority: ismPriority(family.stem) }],
   };
 }
 
 /**
  * The full `PUT _plugins/_ism/policies/<family.names.ismPolicy>` body, for the default route's indices or a route's.
- * Policies of different families have patterns that never overlap, so their equal priorities never compete.
+ * Policies whose patterns overlap (`logs-*`, `logs-audit-*`) have different priorities: the longer stem wins.
  */
 export function buildIsmPolicy(
   spec: OpenSearchSpec,

@@ -1,18 +1,23 @@
+import type { Impact } from './domain-change';
 import type { OpenSearchHttpClient } from './http';
+import type { OpenSearchSpec } from './spec';
 
 /** The types of {@link provisionOpenSearch} (core/opensearch/provision.ts), shared by its parts. */
 
 export type Feature = 'ism' | 'security' | 'dashboards';
 /**
  * `failed` only for a best-effort step (see {@link ProvisionOptions.dashboardsBestEffort}); others throw.
- * `orphaned`: objects of a route the config no longer has, kept on purpose (provision-steps.ts, reportOrphanedRoutes).
+ * `kept`: something that left the profile and stays on purpose (a retired family's indices, policy and readers,
+ * core/opensearch/domain-families.ts); `deleted`: something kfek owned and no longer needs.
  */
-export type StepStatus = 'created' | 'updated' | 'unchanged' | 'skipped' | 'failed' | 'orphaned';
+export type StepStatus = 'created' | 'updated' | 'unchanged' | 'skipped' | 'failed' | 'kept' | 'deleted';
 
 export interface ProvisionStep {
   readonly step: string;
   readonly status: StepStatus;
   readonly detail?: string;
+  /** What the change costs or keeps, when more than a plain change (core/opensearch/domain-change.ts). */
+  readonly impact?: Impact;
 }
 
 export interface ProvisionReport {
@@ -55,6 +60,14 @@ export interface ProvisionOptions {
   readonly accessDeniedRetry?: AccessDeniedRetryOptions;
   /** Progress lines. @default - silent */
   readonly log?: (line: string) => void;
+  /**
+   * The spec the previous run applied (the custom resource's old properties): kfek removes from the built-in roles'
+   * mappings the members it named and this spec does not, and tells a hand edit from a profile change.
+   * @default - none: members of the built-in roles' mappings are only added
+   */
+  readonly previous?: OpenSearchSpec;
+  /** Now, in epoch milliseconds (retired families' grace periods). @default Date.now */
+  readonly now?: () => number;
 }
 
 export interface AccessDeniedRetryOptions {

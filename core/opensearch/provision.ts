@@ -1,16 +1,14 @@
+import type { DomainChange } from './domain-change';
+import { applyChange, stepOf } from './domain-apply';
+import { planDomain } from './domain-plan';
+import { kfekIndices } from './domain-read';
+import { readDomainState } from './domain-state';
+import { OpenSearchProvisioningError } from './errors';
 import type { OpenSearchHttpClient } from './http';
+import { applyAuditConfig } from './provision-audit';
 import { call, detectFeatures, record, retryingAccessDenied } from './provision-client';
-import {
-  applyAuditConfig,
-  applyDashboards,
-  applyIndexTemplate,
-  applyIngestPipeline,
-  applyIsmPolicy,
-  applySecurity,
-  reportOrphanedRoutes,
-} from './provision-steps';
 import type { ProvisionOptions, ProvisionReport, ProvisionStep } from './provision-types';
-import { indexFamilies, type OpenSearchSpec } from './spec';
+import type { OpenSearchSpec } from './spec';
 
 export { OpenSearchFeatureError } from './provision-client';
 export type {
@@ -23,9 +21,13 @@ export type {
 } from './provision-types';
 
 /**
- * Applies the spec to a cluster: document-id ingest pipeline, index template, ISM retention policy, security roles and mappings, Dashboards
- * saved objects. Every step is idempotent (PUT of fixed names, content hashes to detect "same content", merges that
- * never remove members), so the custom resource can run it on every Create and Update and `npm start` on every run.
+ * Converges the domain to the spec (issue 30): reads what kfek owns there (core/opensearch/domain-state.ts), plans
+ * every change with its impact (domain-plan.ts) and applies the plan in order: ingest pipelines and templates,
+ * retention policies and the policy of every existing index, dynamic settings of existing indices, roles and
+ * mappings (pruned to the profile), audit logging, Dashboards objects, and last what no longer has a reason to
+ * stay. Every change and every object kept on purpose is a step of the report and a line of the log. Running it
+ * twice changes nothing the second time, so the custom resource runs it on every Create and Update and `npm start`
+ * on every run.
  *
  * Plugins are optional: the local integ-test node has no security, ISM or Dashboards. Each is detected by probing
  * its endpoint; an absent one is skipped and reported, never an error. A 401/403 is always an error in the end: it
@@ -33,8 +35,6 @@ export type {
  * {@link ProvisionOptions.accessDeniedRetry} (the custom resource) it is first retried for a bounded time, because a
  * just-attached IAM policy or role mapping takes a while to propagate.
  */
-
-/** Applies the spec in dependency order and reports what each step did. */
 export async function provisionOpenSearch(
   target: OpenSearchHttpClient,
   spec: OpenSearchSpec,
@@ -55,59 +55,71 @@ export async function provisionOpenSearch(
   log(
     `OpenSearch ${version} at ${client.baseUrl}; ism=${features.ism} security=${features.security} dashboards=${features.dashboards}`,
   );
-
   const steps: ProvisionStep[] = [];
   const push = (s: ProvisionStep): void => {
     steps.push(s);
-    log(`${s.step}: ${s.status}${s.detail === undefined ? '' : ` (${s.detail})`}`);
+    log(
+      `${s.step}: ${s.status}${s.impact === undefined ? '' : ` [${s.impact}]`}${s.detail === undefined ? '' : ` (${s.detail})`}`,
+    );
   };
-  // Order: each route's template before the pipeline that sends documents to the route's indices, so the first of
-  // them gets its mappings (a route's template names the pipeline too, but no document reaches a route's indices
-  // before the pipeline exists); the pipeline before the default template that names it as `default_pipeline` (an
-  // index created from the template in between would reject every document), the template before Firehose
-  // creates the next index, then retention, then access (the writer mapping is what lets Firehose in), then the
-  // Dashboards objects that read the indices, and last the report of removed routes' objects, which are kept.
-  const families = indexFamilies(spec);
-  for (const route of spec.routes) push(await applyIndexTemplate(client, spec, route));
-  push(await applyIngestPipeline(client, spec));
-  push(await applyIndexTemplate(client, spec));
-  for (const family of families) {
-    if (features.ism) {
-      (await applyIsmPolicy(client, spec, family)).forEach(push);
-    } else {
-      push({
-        step: `ISM policy ${family.names.ismPolicy}`,
-        status: 'skipped',
-        detail: 'no ISM plugin on the target',
-      });
-    }
-  }
-  if (features.security) {
-    (await applySecurity(client, spec)).forEach(push);
-    push(await applyAuditConfig(client, spec));
-  } else {
-    push({
-      step: 'security roles and mappings',
-      status: 'skipped',
-      detail: 'no security plugin on the target',
+
+  const tenant = features.security ? (options.dashboardsTenant ?? 'global') : undefined;
+  const dashboards = features.dashboards ? options.dashboards : undefined;
+  let savedObjectsReadError: string | undefined;
+  const read = async (withDashboards: boolean) =>
+    readDomainState(client, {
+      name: spec.name,
+      version,
+      features,
+      describe: kfekIndices(spec),
+      ...(withDashboards && dashboards !== undefined ? { dashboards } : {}),
+      ...(tenant === undefined ? {} : { tenant }),
     });
+  let state;
+  try {
+    state = await read(true);
+  } catch (error) {
+    // Reading Dashboards is best effort like writing it; the domain's own objects are read again without it.
+    if (dashboards === undefined || options.dashboardsBestEffort !== true) throw error;
+    savedObjectsReadError = String(error);
+    state = await read(false);
   }
-  if (dashboardsProbeError !== undefined) {
-    push({ step: 'dashboards saved objects', status: 'failed', detail: dashboardsProbeError });
-  } else if (features.dashboards && options.dashboards !== undefined) {
-    try {
-      push(
-        await applyDashboards(
-          options.dashboards,
-          spec,
-          features.security ? (options.dashboardsTenant ?? 'global') : undefined,
-        ),
-      );
-    } catch (error) {
-      if (options.dashboardsBestEffort !== true) {
-        throw error;
+  const plan = planDomain(spec, state, {
+    now: (options.now ?? Date.now)(),
+    ...(options.previous === undefined ? {} : { previous: options.previous }),
+    ...(dashboards === undefined || savedObjectsReadError !== undefined
+      ? {}
+      : { dashboards: { ...(tenant === undefined ? {} : { tenant }) } }),
+  });
+
+  // A change OpenSearch would refuse fails the run before anything is applied, so nothing is left half-done.
+  const refused = plan.changes.filter((c) => c.impact === 'refused');
+  if (refused.length > 0) {
+    throw new OpenSearchProvisioningError(
+      `OpenSearch would refuse ${refused.map((c) => `${stepOf(c).step} (${c.detail ?? ''})`).join('; ')}; ` +
+        `nothing was changed. Fix: ${refused.map((c) => c.fix ?? '').join('; ')}`,
+    );
+  }
+  const clients = { opensearch: client, ...(dashboards === undefined ? {} : { dashboards }) };
+  const isDashboards = (c: DomainChange): boolean => c.kind === 'saved-objects';
+  for (const change of plan.changes.filter((c) => !isDashboards(c))) push(await applyChange(clients, change));
+  if (features.security) {
+    push(await applyAuditConfig(client, spec));
+  }
+  if (dashboardsProbeError !== undefined || savedObjectsReadError !== undefined) {
+    push({
+      step: 'dashboards saved objects',
+      status: 'failed',
+      detail: dashboardsProbeError ?? savedObjectsReadError,
+    });
+  } else if (dashboards !== undefined) {
+    for (const change of plan.changes.filter(isDashboards)) {
+      try {
+        push(await applyChange(clients, change));
+      } catch (error) {
+        if (options.dashboardsBestEffort !== true) throw error;
+        push({ ...stepOf(change), status: 'failed', detail: String(error) });
       }
-      push({ step: 'dashboards saved objects', status: 'failed', detail: String(error) });
     }
   } else {
     push({
@@ -116,6 +128,5 @@ export async function provisionOpenSearch(
       detail: 'no OpenSearch Dashboards reachable',
     });
   }
-  (await reportOrphanedRoutes(client, spec)).forEach(push);
   return { version, features, steps };
 }

@@ -3,7 +3,7 @@
  * template, retention policy and reader role, which the provisioner applies beside the default route's. Part of the
  * spec's one schema (./spec.ts), in its own file because spec.ts is already long.
  */
-import { indexStemProblem, stemCovers } from '../contracts/index-naming';
+import { indexStemProblem, stemsClash } from '../contracts/index-naming';
 import { ROUTE_NAME } from '../contracts/routes';
 import { OpenSearchSpecError } from './errors';
 
@@ -32,6 +32,8 @@ export interface IndexFamilyNames {
 export interface IndexFamily {
   /** The route's name; undefined for the default route. */
   readonly route?: string;
+  /** The indices are `<stem>-<rotation suffix>`: the route's `indexStem`, or the default route's `indexPrefix`. */
+  readonly stem: string;
   readonly indexPattern: string;
   readonly retention: { readonly deleteAfterDays: number; readonly warmAfterDays?: number };
   readonly names: IndexFamilyNames;
@@ -84,12 +86,14 @@ export function resolveRouteSpecs(
         `${at}.indexStem ${JSON.stringify(route.indexStem)} is no index stem: ${fault}.`,
       );
     }
-    const clash = stems.find((s) => stemCovers(s, route.indexStem) || stemCovers(route.indexStem, s));
-    if (clash !== undefined) {
-      throw new OpenSearchSpecError(
-        `${at}.indexStem ${JSON.stringify(route.indexStem)} overlaps ${JSON.stringify(clash)} (one's "-*" pattern ` +
-          "matches the other's indices). Give every route a stem that neither equals nor extends another with '-'.",
-      );
+    for (const other of stems) {
+      const clash = stemsClash(other, route.indexStem);
+      if (clash !== undefined) {
+        throw new OpenSearchSpecError(
+          `${at}.indexStem ${JSON.stringify(route.indexStem)} cannot go with ${JSON.stringify(other)}: ${clash}. ` +
+            'Give every route its own stem; one may extend another with "-" and a letter (logs-audit).',
+        );
+      }
     }
     stems.push(route.indexStem);
     if (!Number.isInteger(route.retentionDays) || route.retentionDays < 1 || route.retentionDays > 36_500) {
@@ -106,6 +110,7 @@ export function resolveRouteSpecs(
     return {
       route: route.name,
       indexStem: route.indexStem,
+      stem: route.indexStem,
       indexPattern: `${route.indexStem}-*`,
       retention: { deleteAfterDays: route.retentionDays },
       readerBackendRoles: readers,

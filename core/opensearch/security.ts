@@ -39,6 +39,9 @@ export interface RoleMappingBody {
   readonly backend_roles: readonly string[];
   readonly hosts: readonly string[];
   readonly users: readonly string[];
+  /** Kept as found when kfek rewrites a built-in role's mapping. */
+  readonly and_backend_roles?: readonly string[];
+  readonly description?: string;
 }
 
 /** A role to create and the mapping to ensure for it. */
@@ -83,7 +86,15 @@ export const ADMIN_ROLES = ['all_access', 'security_manager'] as const;
  * actions on every route's indices. A route removed from the config drops out of the role on the next deploy.
  */
 export function buildWriterRole(spec: OpenSearchSpec): SecurityRoleBody {
-  const patterns = indexFamilies(spec).map((f) => f.indexPattern);
+  return writerRoleFor(indexFamilies(spec).map((f) => f.indexPattern));
+}
+
+/**
+ * The writer role over `patterns`: the profile's families and, after a change of `indexPrefix` or of a route's stem,
+ * the retired ones (issue 30), because Firehose writes the old prefix until its own update and the pipeline still
+ * routes documents marked with a retired name to the old stem.
+ */
+export function writerRoleFor(patterns: readonly string[]): SecurityRoleBody {
   return {
     description: `kfek: Firehose delivery into ${patterns.join(', ')} (create indices, bulk index; nothing else)`,
     cluster_permissions: [...WRITER_CLUSTER_PERMISSIONS],
@@ -100,11 +111,19 @@ export function buildWriterRole(spec: OpenSearchSpec): SecurityRoleBody {
 
 /** Read-only search of one family of indices: the default route's (`kfek_reader`) or a route's. */
 function readerRole(indexPattern: string): SecurityRoleBody {
+  return readerRoleFor([indexPattern]);
+}
+
+/**
+ * Read-only search of `patterns`: a family's own (families.ts excludes longer stems' indices) and those of retired
+ * families the role read before (issue 30: history stays readable by the same readers).
+ */
+export function readerRoleFor(patterns: readonly string[]): SecurityRoleBody {
   return {
-    description: `kfek: read-only search of ${indexPattern} and the shared Dashboards objects`,
+    description: `kfek: read-only search of ${patterns.join(', ')} and the shared Dashboards objects`,
     // msearch/mget/scroll and resolve-index (Dashboards index-pattern screens), all read-only.
     cluster_permissions: ['cluster_composite_ops_ro'],
-    index_permissions: [{ index_patterns: [indexPattern], allowed_actions: ['read'] }],
+    index_permissions: [{ index_patterns: [...patterns], allowed_actions: ['read'] }],
     // The provisioner stores the starter dashboards in the Global tenant; readers may view, not change, them.
     tenant_permissions: [{ tenant_patterns: ['global_tenant'], allowed_actions: ['kibana_all_read'] }],
   };
@@ -190,4 +209,68 @@ export function mergeRoleMapping(existing: unknown, desired: RoleMappingBody): R
     merged.hosts.length === stringArray(current.hosts).length &&
     merged.users.length === stringArray(current.users).length;
   return unchanged ? undefined : merged;
+}
+
+const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+const recordOf = (value: unknown): Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+
+/**
+ * A role as the security API answers it, reduced to what kfek sets: description, cluster permissions, index
+ * permissions (patterns, actions, and the document- and field-level security and masking kfek never sets) and tenant
+ * permissions. The API adds `reserved`, `hidden`, `static` and empty `fls`/`masked_fields` lists.
+ */
+export function normalizedRole(role: unknown): string {
+  const r = recordOf(role);
+  return JSON.stringify({
+    description: typeof r.description === 'string' ? r.description : '',
+    cluster_permissions: listOf(r.cluster_permissions),
+    index_permissions: listOf(r.index_permissions).map((p) => {
+      const x = recordOf(p);
+      return {
+        index_patterns: listOf(x.index_patterns),
+        allowed_actions: listOf(x.allowed_actions),
+        dls: typeof x.dls === 'string' ? x.dls : '',
+        fls: listOf(x.fls),
+        masked_fields: listOf(x.masked_fields),
+      };
+    }),
+    tenant_permissions: listOf(r.tenant_permissions).map((p) => ({
+      tenant_patterns: listOf(recordOf(p).tenant_patterns),
+      allowed_actions: listOf(recordOf(p).allowed_actions),
+    })),
+  });
+}
+
+/** True when the role the security API returns grants exactly `wanted` (see {@link normalizedRole}). */
+export function sameRole(current: unknown, wanted: SecurityRoleBody): boolean {
+  return normalizedRole(current) === normalizedRole(wanted);
+}
+
+/** The index patterns a role grants anything on. */
+export function rolePatterns(role: unknown): string[] {
+  return listOf(recordOf(role).index_permissions).flatMap((p) =>
+    listOf(recordOf(p).index_patterns).filter((x): x is string => typeof x === 'string'),
+  );
+}
+
+/**
+ * Whether a role index pattern matches an index, as the security plugin reads it: `/regex/` matched whole, else a
+ * wildcard pattern (`*`, `?`). A regular expression JavaScript cannot read matches nothing here.
+ */
+export function rolePatternMatches(pattern: string, index: string): boolean {
+  if (pattern.length > 2 && pattern.startsWith('/') && pattern.endsWith('/')) {
+    try {
+      return new RegExp(`^(?:${pattern.slice(1, -1)})$`).test(index);
+    } catch {
+      return false;
+    }
+  }
+  const re = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
+  return new RegExp(`^${re}$`).test(index);
 }

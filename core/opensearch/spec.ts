@@ -122,6 +122,14 @@ export interface OpenSearchSpecInput {
    * @default - none: every document stays in `<indexPrefix>-*`
    */
   readonly routes?: readonly RouteSpecInput[];
+  /**
+   * How long (hours) a route name, stem or prefix that left the profile stays known after its last index is gone
+   * (issue 30, core/opensearch/domain-families.ts): documents marked with it may still be in flight in the streams,
+   * or be replayed from the failed-records bucket. The CDK app passes the longer of the streams' retention and the
+   * bucket's expiry.
+   * @default 0 - forgotten on the first deploy after its last index is gone
+   */
+  readonly keepRetiredHours?: number;
 }
 
 /** The resolved spec: defaults applied, validated. */
@@ -150,6 +158,7 @@ export interface OpenSearchSpec {
   };
   /** The routes, in config order; empty without routes. */
   readonly routes: readonly RouteSpec[];
+  readonly keepRetiredHours: number;
 }
 
 /** Defaults are data, applied once in {@link resolveOpenSearchSpec} (the app's own defaults are listed in docs/settings.md). */
@@ -254,6 +263,15 @@ export function resolveOpenSearchSpec(input: OpenSearchSpecInput): OpenSearchSpe
     );
   }
 
+  const keepRetiredHours = input.keepRetiredHours ?? 0;
+  checkInt(
+    'keepRetiredHours',
+    keepRetiredHours,
+    0,
+    24 * 36_500,
+    'Use the hours documents may still arrive late.',
+  );
+
   const readerBackendRoles = [...(input.access?.readerBackendRoles ?? [])];
   const readerUsers = [...(input.access?.readerUsers ?? [])];
   const adminBackendRoles = [...(input.access?.adminBackendRoles ?? [])];
@@ -297,12 +315,14 @@ export function resolveOpenSearchSpec(input: OpenSearchSpecInput): OpenSearchSpe
       readerRole: `${name}_reader`,
     },
     routes: resolveRouteSpecs(name, input.indexPrefix, input.routes ?? []),
+    keepRetiredHours,
   };
 }
 
 /** The default route's indices as an {@link IndexFamily}. */
 export function defaultFamily(spec: OpenSearchSpec): IndexFamily {
   return {
+    stem: spec.indexPrefix,
     indexPattern: spec.indexPattern,
     retention: spec.retention,
     names: { indexTemplate: spec.names.indexTemplate, ismPolicy: spec.names.ismPolicy },

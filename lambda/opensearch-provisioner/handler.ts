@@ -15,7 +15,11 @@ import {
   type ProvisionOptions,
   type ProvisionReport,
 } from '../../core/opensearch/provision';
-import { resolveOpenSearchSpec, type OpenSearchSpecInput } from '../../core/opensearch/spec';
+import {
+  resolveOpenSearchSpec,
+  type OpenSearchSpec,
+  type OpenSearchSpecInput,
+} from '../../core/opensearch/spec';
 
 /** The custom resource's properties (CloudFormation passes every value as a string). */
 export interface ProvisionerProperties {
@@ -77,6 +81,24 @@ function parseProperties(raw: Record<string, unknown>): ProvisionerProperties {
   };
 }
 
+/**
+ * The spec the previous deploy applied (the Update's old properties): the provisioner removes from the built-in
+ * roles' mappings the members it named and this spec does not. An old spec this version cannot read is logged and
+ * left out (nothing is then removed from those mappings).
+ */
+function previousSpec(old: Record<string, unknown>, log: (line: string) => void): OpenSearchSpec | undefined {
+  try {
+    return typeof old.Spec === 'string'
+      ? resolveOpenSearchSpec(JSON.parse(old.Spec) as OpenSearchSpecInput)
+      : undefined;
+  } catch (error) {
+    log(
+      `The previous deploy's spec cannot be read (${String(error)}); members are only added to built-in roles.`,
+    );
+    return undefined;
+  }
+}
+
 /** The handler logic with its I/O injected. */
 export async function handleEvent(
   event: CloudFormationCustomResourceEvent,
@@ -89,6 +111,8 @@ export async function handleEvent(
   }
   const props = parseProperties(event.ResourceProperties);
   const spec = resolveOpenSearchSpec(JSON.parse(props.Spec) as OpenSearchSpecInput);
+  const previous =
+    event.RequestType === 'Update' ? previousSpec(event.OldResourceProperties, deps.log) : undefined;
   // The function's role is the domain's master user (the Search stack's OpenSearchAdminRole): SigV4 only.
   const auth = { kind: 'sigv4', region: deps.region, service: 'es' } as const;
   const baseUrl = `https://${props.DomainEndpoint}`;
@@ -104,13 +128,21 @@ export async function handleEvent(
     dashboardsBestEffort: true,
     accessDeniedRetry: { maxWaitMillis: ACCESS_DENIED_RETRY_MILLIS, clock: deps.clock },
     log: deps.log,
+    now: deps.clock.now,
+    ...(previous === undefined ? {} : { previous }),
   });
+  // What changed and what was kept first: the resource's Data is limited to 4 KB.
+  const unchanged = report.steps.filter((s) => s.status === 'unchanged').length;
   return {
     PhysicalResourceId: event.RequestType === 'Update' ? event.PhysicalResourceId : PHYSICAL_RESOURCE_ID,
     Data: {
       OpenSearchVersion: report.version,
-      Steps: report.steps
-        .map((s) => `${s.step}: ${s.status}`)
+      Steps: [
+        ...report.steps
+          .filter((s) => s.status !== 'unchanged')
+          .map((s) => `${s.step}: ${s.status}${s.impact === undefined ? '' : ` [${s.impact}]`}`),
+        `${unchanged} unchanged`,
+      ]
         .join('; ')
         .slice(0, 3000),
     },

@@ -12,7 +12,7 @@
  * here.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
-import type { Context } from 'aws-lambda';
+import type { Context, KinesisStreamEvent } from 'aws-lambda';
 import { remainingBudget } from './budget';
 import { RouteTable } from './routing';
 import { readTransformEnv } from './env';
@@ -28,6 +28,16 @@ export {
   type PipesKinesisRecord,
 } from './pipes-batch';
 
+/** An event source mapping's event (`KinesisStreamEvent`), not a pipe's array of records. */
+function isKinesisEvent(event: unknown): event is KinesisStreamEvent {
+  const records = (event as { Records?: unknown } | null)?.Records;
+  return (
+    !Array.isArray(event) &&
+    Array.isArray(records) &&
+    records.every((r) => (r as { eventSource?: unknown })?.eventSource === 'aws:kinesis')
+  );
+}
+
 const env = readTransformEnv();
 const logger = new Logger({ serviceName: env.serviceName });
 const metrics = createMetrics(env);
@@ -36,6 +46,10 @@ const { writer, deadLetters } = createTransformAdapters(env);
 const routes = new RouteTable(env.routes);
 
 export async function handler(event: unknown, context: Context): Promise<PipesItem[]> {
+  // An event source mapping calls with `{ Records: [...] }`: during a switch from `lambda` to `pipes` the mapping
+  // being removed calls this function until CloudFormation's cleanup (issue 30.5). It gets the answer the mapping's
+  // handler gives (loaded only then), instead of one poison record for the whole event.
+  if (isKinesisEvent(event)) return (await import('./handler')).handler(event, context) as never;
   logger.addContext(context);
   try {
     const outcome = await processPipesBatch(event, {

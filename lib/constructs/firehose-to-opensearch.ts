@@ -92,6 +92,13 @@ export class FirehoseToOpenSearch extends Construct {
         `indexName ${JSON.stringify(p.indexName)} must be a lowercase OpenSearch index name such as "logs"`,
       );
     }
+    if (p.indexRotation === 'NoRotation') {
+      // kfek's template, retention policy and roles cover `<indexName>-*`; the bare index would be none of theirs.
+      problems.push(
+        `indexRotation NoRotation writes one index named ${JSON.stringify(p.indexName)}, which the OpenSearch ` +
+          `provisioner's template, retention policy and roles (on "${p.indexName}-*") do not cover; use OneDay`,
+      );
+    }
     if (problems.length > 0) {
       throw new Error(`FirehoseToOpenSearch ${this.node.path}: ${problems.join('; ')}.`);
     }

@@ -92,6 +92,12 @@ export interface OpenSearchProvisionerProps {
    */
   readonly routes?: readonly RouteSpecInput[];
   /**
+   * How long (hours) a route name, stem or prefix that left the profile stays known after its last index is gone
+   * (core/opensearch/domain-families.ts): documents marked with it may still be in a stream or be replayed.
+   * @default 0 - forgotten on the first deploy after its last index is gone
+   */
+  readonly keepRetiredHours?: number;
+  /**
    * The role the provisioner runs as and signs its requests (SigV4) with; see the class comment. Make it the
    * domain's master user (`fineGrainedAccessControl.masterUserArn: role.roleArn`, e.g. a role the Search stack
    * creates).
@@ -114,6 +120,16 @@ export interface OpenSearchProvisionerProps {
    */
   readonly logGroupNames?: { readonly provisioner: string; readonly provider: string };
 }
+
+/** The paths the provisioner may DELETE on the domain: kfek's objects, never an index. */
+export const DELETABLE_PATHS = [
+  '_index_template/*',
+  '_ingest/pipeline/*',
+  '_plugins/_ism/policies/*',
+  '_plugins/_security/api/roles/*',
+  '_plugins/_security/api/rolesmapping/*',
+  '_dashboards/api/saved_objects/*',
+] as const;
 
 const DEFAULTS = {
   dashboards: true,
@@ -159,6 +175,7 @@ export class OpenSearchProvisioner extends Construct {
       ...(props.retention === undefined ? {} : { retention: props.retention }),
       ...(props.auditLogs === undefined ? {} : { auditLogs: props.auditLogs }),
       ...(props.routes === undefined || props.routes.length === 0 ? {} : { routes: props.routes }),
+      ...(props.keepRetiredHours === undefined ? {} : { keepRetiredHours: props.keepRetiredHours }),
       access: {
         firehoseRoleArn: props.firehoseRole.roleArn,
         readerBackendRoles: props.readerBackendRoles ?? [],
@@ -195,6 +212,12 @@ export class OpenSearchProvisioner extends Construct {
       new iam.PolicyStatement({
         actions: ['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPut', 'es:ESHttpPost'],
         resources: [props.domain.domainArn, `${props.domain.domainArn}/*`],
+      }),
+      // Deletes only what kfek owns and no longer needs (issue 30: templates, pipelines, ISM policies, roles, role
+      // mappings, saved objects of stems whose last index is gone), never an index: ISM deletes indices.
+      new iam.PolicyStatement({
+        actions: ['es:ESHttpDelete'],
+        resources: DELETABLE_PATHS.map((path) => `${props.domain.domainArn}/${path}`),
       }),
     ];
     // A separate Policy in this construct, so it also works for a role imported or created in another stack.
@@ -296,6 +319,14 @@ export class OpenSearchProvisioner extends Construct {
             'The paths of this one domain (index templates, _plugins, _dashboards): the provisioner calls several ' +
             'APIs IAM cannot name in advance, and fine-grained access control authorizes each request.',
         });
+        for (const path of DELETABLE_PATHS) {
+          Validations.of(policy).acknowledge({
+            id: `AwsSolutions-IAM5[Resource::${flat(`${props.domain.domainArn}/${path}`)}]`,
+            reason:
+              'DELETE of the objects kfek owns under this one path of this domain (their names come from the ' +
+              'profile and the domain); no index path: the provisioner never deletes an index.',
+          });
+        }
         Validations.of(provider).acknowledge({
           id: `AwsSolutions-IAM5[Resource::${flat(functionVersions)}]`,
           reason:

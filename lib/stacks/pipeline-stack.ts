@@ -80,6 +80,11 @@ export interface PipelineStackProps extends StackProps {
   readonly reconcile?: Pick<ReconcileConfig, 'everyMinutes' | 'lagMinutes' | 'heal' | 'memoryMb'> & {
     readonly logGroups: readonly Pick<LogGroupSource, 'name' | 'filterPattern'>[];
   };
+   * How long (hours) the provisioner keeps a retired route name, stem or prefix after its last index is gone
+   * (core/config `retiredNamesHours`: the streams' retention or the failed-records bucket's expiry, the longer).
+   * @default 0
+   */
+  readonly keepRetiredHours?: number;
   /**
    * CloudWatch metrics namespace of the transform's EMF metrics.
    * @default 'kfek' (DEFAULT_METRICS_NAMESPACE)
@@ -316,6 +321,7 @@ export class PipelineStack extends Stack {
         retentionDays: r.retentionDays,
         readerBackendRoles: [...r.readerBackendRoles, ...reconcileReader],
       })),
+      ...(props.keepRetiredHours === undefined ? {} : { keepRetiredHours: props.keepRetiredHours }),
       logRetention: deliveryLogRetention,
       ...(names !== undefined
         ? {
@@ -327,8 +333,14 @@ export class PipelineStack extends Stack {
         : {}),
     });
     // Template and writer mapping before the first delivery (a first index created without the template keeps
-    // guessed mappings for the whole day; without the mapping every document is rejected to S3).
+    // guessed mappings for the whole day; without the mapping every document is rejected to S3), and before Firehose
+    // is updated to a new index prefix: the writer role covers the new prefix (and still the old one) first.
     this.deliveryStream.node.addDependency(this.provisioner.resource);
+    // The route table before the transform (issue 30.4): the function's environment (KFEK_ROUTES) names the routes it
+    // marks documents with, and CloudFormation updates it only after the provisioner has put every new route name
+    // into the ingest pipeline's table (and kept the retired ones), so no document carries a name the table lacks.
+    // test/lib/stacks/update-order.test.ts proves the order from the synthesized template.
+    this.transformFunction.node.addDependency(this.provisioner.resource);
     ownLogGroups.push(...this.provisioner.logGroups);
     this.logGroups = ownLogGroups;
 

@@ -8,6 +8,7 @@ import {
   type PipelineConfig,
 } from '../../core/config';
 import { type OpenSearchSpec, resolveOpenSearchSpec } from '../../core/opensearch/spec';
+import { openSearchSpecInputOf } from '../../core/opensearch/spec-from-config';
 import { LocalRunError } from './errors';
 import { type LocalPipelineSpec, MOTO_ACCOUNT_ID } from './spec';
 
@@ -95,15 +96,5 @@ export function localSpecFromConfig(
  * and names are identical; the local node has no security plugin, so there are no role mappings to make.
  */
 export function openSearchSpecFromConfig(config: PipelineConfig): OpenSearchSpec {
-  return resolveOpenSearchSpec({
-    indexPrefix: config.delivery.indexPrefix,
-    indexTemplate: config.openSearch.indexTemplate,
-    retention: config.openSearch.retention,
-    routes: config.routes.map((r) => ({
-      name: r.name,
-      indexStem: r.indexStem,
-      retentionDays: r.retentionDays,
-      readerBackendRoles: r.readerBackendRoles,
-    })),
-  });
+  return resolveOpenSearchSpec(openSearchSpecInputOf(config));
 }

@@ -120,7 +120,7 @@ describe('resolveConfig', () => {
     expect(problems).toMatch(/transform\.batchSize is 0; expected an integer from 1 to 10000/);
     expect(problems).toMatch(/transform\.parallelizationFactor is 11; expected an integer from 1 to 10/);
     expect(problems).toMatch(/transform\.logRetentionDays is 10; expected a CloudWatch Logs retention/);
-    expect(problems).toMatch(/delivery\.indexRotation is "Daily"; expected one of "NoRotation", .*"OneDay"/);
+    expect(problems).toMatch(/delivery\.indexRotation is "Daily"; expected one of "OneDay", .*"NoRotation"/);
     expect(problems).toMatch(/delivery\.indexPrefix is "Logs"; expected a lowercase OpenSearch index name/);
     expect(problems).toMatch(
       /delivery\.failedDocumentsPrefix is "failed"; expected an S3 key prefix ending with/,

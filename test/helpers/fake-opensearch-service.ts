@@ -1,20 +1,21 @@
 /**
- * An in-memory stand-in for the parts of Amazon OpenSearch Service the local node cannot run: the ISM and security
- * plugins and OpenSearch Dashboards (none of them is on Maven Central for OpenSearch 3.6, see
- * ../shared/ENVIRONMENT.md). It answers the documented request/response shapes the applier relies on, including
- * the awkward ones: ISM refuses an overwrite without `if_seq_no`/`if_primary_term` and adds defaults to stored
- * policies, role PUTs answer 201 then 200, Dashboards refuses writes without `osd-xsrf`.
- * The index template endpoint is here too so the applier runs end to end; the real node covers it for real.
+ * An in-memory stand-in for Amazon OpenSearch Service for the provisioner's unit tests: the ISM plugin (fake-ism.ts,
+ * which no Maven Central artifact provides), the security plugin's REST API (the secured node runs the real one,
+ * test/helpers/secured-opensearch.ts) and OpenSearch Dashboards, plus the index, template, pipeline and settings
+ * endpoints the provisioner reads and writes, so it runs end to end. It answers the documented request/response
+ * shapes, including the awkward ones: ISM refuses an overwrite without `if_seq_no`/`if_primary_term` and adds
+ * defaults to stored policies, role PUTs answer 201 then 200, Dashboards refuses writes without `osd-xsrf`.
  */
 import { defaultAuditConfig } from '../../core/opensearch/audit';
 import type { HttpRequest, HttpResponse, OpenSearchHttpClient } from '../../core/opensearch/http';
+import { FakeIsm, type IsmIndex } from './fake-ism';
 
 export interface FakeOptions {
   readonly ism?: boolean;
   readonly security?: boolean;
   readonly dashboards?: boolean;
-  /** Existing indices (for `_plugins/_ism/add`). */
-  readonly indices?: readonly string[];
+  /** Existing indices; a bare name was created an hour before the fake's clock. */
+  readonly indices?: ReadonlyArray<string | IsmIndex>;
   /** Paths (prefix match) answered with 403. */
   readonly forbidden?: readonly string[];
   /**
@@ -57,40 +58,67 @@ const AUDIT_CATEGORIES = [
   'NONE',
 ];
 
-interface StoredPolicy {
-  policy: Record<string, unknown>;
-  seqNo: number;
-  primaryTerm: number;
+/** An index of the fake: its creation date (ISM's age) and the flat settings `_settings` answers. */
+interface FakeIndex {
+  readonly creationDate: number;
+  readonly primaryShards: number;
+  settings: Record<string, string>;
 }
 
 export class FakeOpenSearch {
   readonly requests: { readonly target: 'opensearch' | 'dashboards'; readonly request: HttpRequest }[] = [];
   readonly templates = new Map<string, Record<string, unknown>>();
   readonly pipelines = new Map<string, Record<string, unknown>>();
-  readonly policies = new Map<string, StoredPolicy>();
   readonly roles = new Map<string, unknown>();
   readonly mappings = new Map<string, Record<string, unknown>>();
   readonly savedObjects = new Map<string, unknown>();
-  readonly managedIndices = new Map<string, string>();
+  readonly indices = new Map<string, FakeIndex>();
+  /** The ISM plugin (test/helpers/fake-ism.ts), over this fake's indices. */
+  readonly ism: FakeIsm;
   auditConfig: Record<string, unknown>;
-  private seqNo = 0;
 
-  constructor(private readonly options: FakeOptions = {}) {
+  constructor(
+    private readonly options: FakeOptions = {},
+    readonly clock: () => number = () => Date.now(),
+  ) {
     this.auditConfig = options.auditConfig ?? { ...defaultAuditConfig(), enabled: false };
+    for (const i of options.indices ?? []) {
+      const { name, creationDate } =
+        typeof i === 'string' ? { name: i, creationDate: clock() - 3_600_000 } : i;
+      this.indices.set(name, { creationDate, primaryShards: 1, settings: {} });
+    }
+    this.ism = new FakeIsm(
+      {
+        list: () =>
+          Promise.resolve([...this.indices].map(([name, i]) => ({ name, creationDate: i.creationDate }))),
+        delete: (name) => {
+          this.indices.delete(name);
+          return Promise.resolve();
+        },
+      },
+      clock,
+    );
+  }
+
+  /** ISM's policies by id (what `GET _plugins/_ism/policies/<id>` answers under `policy`, with seq_no). */
+  get policies(): FakeIsm['policies'] {
+    return this.ism.policies;
+  }
+
+  /** Index -> the policy managing it. */
+  get managedIndices(): Map<string, string> {
+    return new Map([...this.ism.managed].map(([index, m]) => [index, m.policyId]));
   }
 
   client(): OpenSearchHttpClient {
-    return { baseUrl: 'https://fake-domain', request: (r) => Promise.resolve(this.handle('opensearch', r)) };
+    return { baseUrl: 'https://fake-domain', request: (r) => this.handle('opensearch', r) };
   }
 
   dashboardsClient(): OpenSearchHttpClient {
-    return {
-      baseUrl: 'https://fake-domain/_dashboards',
-      request: (r) => Promise.resolve(this.handle('dashboards', r)),
-    };
+    return { baseUrl: 'https://fake-domain/_dashboards', request: (r) => this.handle('dashboards', r) };
   }
 
-  private handle(target: 'opensearch' | 'dashboards', request: HttpRequest): HttpResponse {
+  private async handle(target: 'opensearch' | 'dashboards', request: HttpRequest): Promise<HttpResponse> {
     this.requests.push({ target, request });
     const [pathname, query = ''] = request.path.split('?');
     const params = new URLSearchParams(query);
@@ -100,16 +128,20 @@ export class FakeOpenSearch {
     ) {
       return json(403, { error: { type: 'security_exception', reason: 'no permissions' }, status: 403 });
     }
-    return target === 'dashboards'
-      ? this.dashboards(request, pathname, params)
-      : this.opensearch(request, pathname, params);
+    if (target === 'dashboards') return this.dashboards(request, pathname, params);
+    if (pathname.startsWith('/_plugins/_ism')) {
+      return this.options.ism
+        ? this.ism.handle(request, pathname, params)
+        : json(400, { error: `no handler found for uri [${pathname}] and method [${request.method}]` });
+    }
+    return this.opensearch(request, pathname);
   }
 
-  private opensearch(request: HttpRequest, path: string, params: URLSearchParams): HttpResponse {
+  private opensearch(request: HttpRequest, path: string): HttpResponse {
     const { method } = request;
     const noHandler = json(400, { error: `no handler found for uri [${path}] and method [${method}]` });
     if (method === 'GET' && path === '/') {
-      return json(200, { version: { number: '2.19.0', distribution: 'opensearch' } });
+      return json(200, { version: { number: '2.19.4', distribution: 'opensearch' } });
     }
     if (method === 'GET' && path === '/_cat/plugins') {
       const components = [
@@ -118,169 +150,146 @@ export class FakeOpenSearch {
       ];
       return json(
         200,
-        components.map((component) => ({ name: 'node-1', component, version: '2.19.0' })),
+        components.map((component) => ({ name: 'node-1', component, version: '2.19.4' })),
       );
     }
-    let m = /^\/_ingest\/pipeline\/([^/]+)$/.exec(path);
+    if (method === 'GET' && path === '/_cat/indices') {
+      return json(
+        200,
+        [...this.indices].map(([index, i]) => ({
+          index,
+          'creation.date': String(i.creationDate),
+          pri: String(i.primaryShards),
+          rep: i.settings['index.number_of_replicas'] ?? '1',
+        })),
+      );
+    }
+    let m = /^\/([^_/][^/]*)\/_settings(?:\/[^/]*)?$/.exec(path);
     if (m) {
-      const name = m[1];
+      const names = this.resolveIndices(m[1]);
+      if (names.length === 0) return json(404, { error: { type: 'index_not_found_exception' }, status: 404 });
       if (method === 'GET') {
-        // OpenSearch answers a missing pipeline with 404 and an empty object, not an error body.
-        const stored = this.pipelines.get(name);
-        return stored === undefined ? json(404, {}) : json(200, { [name]: stored });
+        return json(
+          200,
+          Object.fromEntries(names.map((n) => [n, { settings: this.indices.get(n)?.settings ?? {} }])),
+        );
       }
       if (method === 'PUT') {
-        this.pipelines.set(name, request.body as Record<string, unknown>);
+        const flat = flatten(request.body as Record<string, unknown>);
+        for (const n of names) {
+          const index = this.indices.get(n);
+          if (index !== undefined) index.settings = { ...index.settings, ...flat };
+        }
         return json(200, { acknowledged: true });
       }
+    }
+    m = /^\/_ingest\/pipeline\/([^/]+)$/.exec(path);
+    if (m) return this.named(request, this.pipelines, m[1], (stored) => stored, json(404, {}));
+    if (method === 'GET' && path === '/_index_template') {
+      return json(200, {
+        index_templates: [...this.templates].map(([name, t]) => ({ name, index_template: t })),
+      });
     }
     m = /^\/_index_template\/([^/]+)$/.exec(path);
     if (m) {
-      const name = m[1];
+      const missing = json(404, { error: { type: 'resource_not_found_exception' }, status: 404 });
       if (method === 'GET') {
-        const stored = this.templates.get(name);
-        return stored === undefined
-          ? json(404, { error: { type: 'resource_not_found_exception' }, status: 404 })
-          : json(200, { index_templates: [{ name, index_template: stored }] });
+        const matching = [...this.templates].filter(([name]) => globMatch(m[1], name));
+        return matching.length === 0
+          ? missing
+          : json(200, { index_templates: matching.map(([name, t]) => ({ name, index_template: t })) });
       }
-      if (method === 'PUT') {
-        this.templates.set(name, request.body as Record<string, unknown>);
-        return json(200, { acknowledged: true });
-      }
-    }
-    if (path.startsWith('/_plugins/_ism')) {
-      if (!this.options.ism) {
-        return noHandler;
-      }
-      if (method === 'GET' && path === '/_plugins/_ism/policies') {
-        return json(200, { policies: [], total_policies: this.policies.size });
-      }
-      m = /^\/_plugins\/_ism\/policies\/([^/]+)$/.exec(path);
-      if (m) {
-        return this.ismPolicy(request, m[1], params);
-      }
-      m = /^\/_plugins\/_ism\/add\/([^/]+)$/.exec(path);
-      if (m && method === 'POST') {
-        const pattern = new RegExp(`^${m[1].replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
-        const matching = (this.options.indices ?? []).filter((i) => pattern.test(i));
-        if (matching.length === 0) {
-          return json(404, { error: { type: 'index_not_found_exception' }, status: 404 });
-        }
-        const policyId = (request.body as { policy_id: string }).policy_id;
-        const failed = matching.filter((i) => this.managedIndices.has(i));
-        const fresh = matching.filter((i) => !this.managedIndices.has(i));
-        fresh.forEach((i) => this.managedIndices.set(i, policyId));
-        return json(200, {
-          updated_indices: fresh.length,
-          failures: failed.length > 0,
-          failed_indices: failed.map((index_name) => ({
-            index_name,
-            index_uuid: 'uuid',
-            reason: 'This index already has a policy, use the update policy API to update index policies',
-          })),
-        });
-      }
-      return noHandler;
+      return this.named(request, this.templates, m[1], (stored) => stored, missing);
     }
     if (path.startsWith('/_plugins/_security')) {
-      if (!this.options.security) {
-        return noHandler;
-      }
-      if (method === 'GET' && path === '/_plugins/_security/api/account') {
-        return json(200, { user_name: 'arn:aws:iam::123456789012:role/provisioner', roles: ['all_access'] });
-      }
-      m = /^\/_plugins\/_security\/api\/roles\/([^/]+)$/.exec(path);
-      if (m && method === 'GET') {
-        // As the security plugin answers (2.11.1, measured): the role under its name, with the empty FLS and masking
-        // lists it fills in, and its flags.
-        const stored = this.roles.get(m[1]) as
-          { index_permissions?: Array<Record<string, unknown>> } | undefined;
-        if (stored === undefined)
-          return json(404, { status: 'NOT_FOUND', message: `Resource '${m[1]}' not found.` });
-        const index_permissions = (stored.index_permissions ?? []).map((p) => ({
-          fls: [],
-          masked_fields: [],
-          ...p,
-        }));
-        return json(200, {
-          [m[1]]: { reserved: false, hidden: false, static: false, ...stored, index_permissions },
-        });
-      }
-      if (m && method === 'PUT') {
-        const existed = this.roles.has(m[1]);
-        this.roles.set(m[1], request.body);
-        return existed
-          ? json(200, { status: 'OK', message: `'${m[1]}' updated.` })
-          : json(201, { status: 'CREATED', message: `'${m[1]}' created.` });
-      }
-      if (path === '/_plugins/_security/api/audit' && method === 'GET') {
-        return json(200, { _readonly: [], config: this.auditConfig });
-      }
-      if (path === '/_plugins/_security/api/audit/config' && method === 'PUT') {
-        const problem = auditConfigProblem(request.body);
-        if (problem !== undefined) return json(400, { status: 'error', reason: problem });
-        this.auditConfig = request.body as Record<string, unknown>;
-        return json(200, { status: 'OK', message: "'config' updated." });
-      }
-      m = /^\/_plugins\/_security\/api\/rolesmapping\/([^/]+)$/.exec(path);
-      if (m) {
-        const name = m[1];
-        if (method === 'GET') {
-          const stored = this.mappings.get(name);
-          return stored === undefined
-            ? json(404, { status: 'NOT_FOUND', message: `Resource '${name}' not found.` })
-            : json(200, { [name]: { ...stored, reserved: false, hidden: false } });
-        }
-        if (method === 'PUT') {
-          const existed = this.mappings.has(name);
-          this.mappings.set(name, request.body as Record<string, unknown>);
-          return json(existed ? 200 : 201, { status: existed ? 'OK' : 'CREATED' });
-        }
-      }
-      return noHandler;
+      return this.options.security ? this.security(request, path) : noHandler;
     }
     return noHandler;
   }
 
-  private ismPolicy(request: HttpRequest, id: string, params: URLSearchParams): HttpResponse {
-    const stored = this.policies.get(id);
+  /** GET (wildcards: every match under its name, or 404), PUT and DELETE of a named object kept in `store`. */
+  private named(
+    request: HttpRequest,
+    store: Map<string, Record<string, unknown>>,
+    name: string,
+    shape: (stored: Record<string, unknown>) => unknown,
+    missing: HttpResponse,
+  ): HttpResponse {
     if (request.method === 'GET') {
-      return stored === undefined
-        ? json(404, { error: { type: 'status_exception', reason: 'Policy not found' }, status: 404 })
-        : json(200, {
-            _id: id,
-            _version: 1,
-            _seq_no: stored.seqNo,
-            _primary_term: stored.primaryTerm,
-            policy: stored.policy,
-          });
+      const matching = [...store].filter(([n]) => globMatch(name, n));
+      return matching.length === 0
+        ? missing
+        : json(200, Object.fromEntries(matching.map(([n, b]) => [n, shape(b)])));
     }
-    if (request.method !== 'PUT') {
-      return json(405, {});
+    if (request.method === 'PUT') {
+      store.set(name, request.body as Record<string, unknown>);
+      return json(200, { acknowledged: true });
     }
-    if (stored !== undefined) {
-      const seqNo = params.get('if_seq_no');
-      const term = params.get('if_primary_term');
-      if (seqNo !== String(stored.seqNo) || term !== String(stored.primaryTerm)) {
-        return json(409, { error: { type: 'version_conflict_engine_exception' }, status: 409 });
+    if (request.method === 'DELETE') {
+      return store.delete(name) ? json(200, { acknowledged: true }) : missing;
+    }
+    return json(405, {});
+  }
+
+  private resolveIndices(expression: string): string[] {
+    return [...this.indices.keys()].filter((n) => expression.split(',').some((p) => globMatch(p, n)));
+  }
+
+  private security(request: HttpRequest, path: string): HttpResponse {
+    const { method } = request;
+    if (method === 'GET' && path === '/_plugins/_security/api/account') {
+      return json(200, { user_name: 'arn:aws:iam::123456789012:role/provisioner', roles: ['all_access'] });
+    }
+    if (path === '/_plugins/_security/api/audit' && method === 'GET') {
+      return json(200, { _readonly: [], config: this.auditConfig });
+    }
+    if (path === '/_plugins/_security/api/audit/config' && method === 'PUT') {
+      const problem = auditConfigProblem(request.body);
+      if (problem !== undefined) return json(400, { status: 'error', reason: problem });
+      this.auditConfig = request.body as Record<string, unknown>;
+      return json(200, { status: 'OK', message: "'config' updated." });
+    }
+    // As the security plugin answers (measured on 2.11.1 and 2.19.4): a role with the empty FLS and masking lists it
+    // fills in and its flags; a mapping with its flags.
+    const showRole = (stored: unknown): unknown => {
+      const role = stored as { index_permissions?: Array<Record<string, unknown>> };
+      const index_permissions = (role.index_permissions ?? []).map((p) => ({
+        fls: [],
+        masked_fields: [],
+        ...p,
+      }));
+      return { reserved: false, hidden: false, static: false, ...role, index_permissions };
+    };
+    const showMapping = (stored: unknown): unknown => ({
+      and_backend_roles: [],
+      ...(stored as Record<string, unknown>),
+      reserved: false,
+      hidden: false,
+    });
+    for (const [kind, store, show] of [
+      ['roles', this.roles, showRole],
+      ['rolesmapping', this.mappings as Map<string, unknown>, showMapping],
+    ] as const) {
+      if (method === 'GET' && path === `/_plugins/_security/api/${kind}`) {
+        return json(200, Object.fromEntries([...store].map(([n, b]) => [n, show(b)])));
+      }
+      const m = new RegExp(`^/_plugins/_security/api/${kind}/([^/]+)$`).exec(path);
+      if (m === null) continue;
+      const name = m[1];
+      const notFound = json(404, { status: 'NOT_FOUND', message: `Resource '${name}' not found.` });
+      if (method === 'GET') return store.has(name) ? json(200, { [name]: show(store.get(name)) }) : notFound;
+      if (method === 'PUT') {
+        const existed = store.has(name);
+        store.set(name, request.body);
+        return existed
+          ? json(200, { status: 'OK', message: `'${name}' updated.` })
+          : json(201, { status: 'CREATED', message: `'${name}' created.` });
+      }
+      if (method === 'DELETE') {
+        return store.delete(name) ? json(200, { status: 'OK', message: `'${name}' deleted.` }) : notFound;
       }
     }
-    // ISM stores more than it was given: ids, timestamps and default retry settings on every action.
-    const given = (request.body as { policy: Record<string, unknown> }).policy;
-    const states = (given.states as { actions: Record<string, unknown>[] }[]).map((s) => ({
-      ...s,
-      actions: s.actions.map((a) => ({ retry: { count: 3, backoff: 'exponential', delay: '1m' }, ...a })),
-    }));
-    const policy = {
-      policy_id: id,
-      last_updated_time: Date.now(),
-      schema_version: 21,
-      error_notification: null,
-      ...given,
-      states,
-    };
-    this.policies.set(id, { policy, seqNo: ++this.seqNo, primaryTerm: 1 });
-    return json(stored === undefined ? 201 : 200, { _id: id, policy: { policy } });
+    return json(400, { error: `no handler found for uri [${path}] and method [${method}]` });
   }
 
   private dashboards(request: HttpRequest, path: string, params: URLSearchParams): HttpResponse {
@@ -290,14 +299,25 @@ export class FakeOpenSearch {
     if (request.method === 'GET' && path === '/api/status') {
       return json(200, { status: { overall: { state: 'green' } } });
     }
+    if (request.method === 'GET' && path === '/api/saved_objects/_find') {
+      const type = params.get('type');
+      const saved = [...this.savedObjects.values()].filter((o) => (o as { type: string }).type === type);
+      return json(200, { page: 1, per_page: saved.length, total: saved.length, saved_objects: saved });
+    }
+    if (request.method !== 'GET' && request.headers?.['osd-xsrf'] !== 'true') {
+      return json(400, {
+        statusCode: 400,
+        error: 'Bad Request',
+        message: 'Request must contain a osd-xsrf header.',
+      });
+    }
+    const one = /^\/api\/saved_objects\/([^/_][^/]*)\/([^/]+)$/.exec(path);
+    if (request.method === 'DELETE' && one !== null) {
+      return this.savedObjects.delete(`${one[1]}/${one[2]}`)
+        ? json(200, {})
+        : json(404, { statusCode: 404, error: 'Not Found' });
+    }
     if (request.method === 'POST' && path === '/api/saved_objects/_bulk_create') {
-      if (request.headers?.['osd-xsrf'] !== 'true') {
-        return json(400, {
-          statusCode: 400,
-          error: 'Bad Request',
-          message: 'Request must contain a osd-xsrf header.',
-        });
-      }
       const overwrite = params.get('overwrite') === 'true';
       const objects = request.body as { type: string; id: string }[];
       const saved = objects.map((o) => {
@@ -312,6 +332,25 @@ export class FakeOpenSearch {
     }
     return json(404, { statusCode: 404, error: 'Not Found' });
   }
+}
+
+/** `*` wildcards only, as index and template names take them. */
+function globMatch(pattern: string, name: string): boolean {
+  return new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`).test(name);
+}
+
+/** `{ index: { refresh_interval: '5s' } }` or `{ 'index.refresh_interval': '5s' }` as flat settings. */
+function flatten(body: Record<string, unknown>, prefix = ''): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(body)) {
+    const full = prefix === '' ? key : `${prefix}.${key}`;
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      Object.assign(out, flatten(value as Record<string, unknown>, full));
+    } else {
+      out[full] = String(value);
+    }
+  }
+  return out;
 }
 
 function json(status: number, body: unknown): HttpResponse {

@@ -100,8 +100,10 @@ export const TRANSITIONS: readonly Transition[] = [
   {
     change: 'Switch the transport from `lambda` to `pipes`',
     data:
-      "nothing: the new pipe starts at the raw stream's oldest record, so the retained window is transformed " +
-      'again and the copies overwrite their documents by id',
+      "nothing lost: the new pipe starts at the raw stream's oldest record and transforms the retained window again; " +
+      "copies overwrite their documents by id in the same day's index, an event first indexed on an earlier day is " +
+      "stored twice; the old mapping runs until CloudFormation's cleanup and " +
+      'its calls are answered as before',
     appliesTo: (p) => transport(p) === 'lambda',
     to: edit((p) => {
       p.transport = 'pipes';
@@ -112,8 +114,10 @@ export const TRANSITIONS: readonly Transition[] = [
   {
     change: 'Switch the transport from `pipes` to `lambda`',
     data:
-      "nothing: the new event source mapping starts at the raw stream's oldest record, so the retained window is " +
-      "transformed again and the copies overwrite their documents by id; the pipe's error log is deleted",
+      "nothing lost: the new event source mapping starts at the raw stream's oldest record and transforms the " +
+      "retained window again; copies overwrite their documents by id in the same day's index, an event first indexed " +
+      "on an earlier day is stored twice; the old pipe runs until CloudFormation's cleanup and its calls are " +
+      "answered as before; the pipe's error log is deleted",
     appliesTo: (p) => transport(p) === 'pipes',
     to: edit((p) => {
       p.transport = 'lambda';
@@ -135,6 +139,18 @@ export const TRANSITIONS: readonly Transition[] = [
       const streams = section(p, 'streams');
       section(streams, 'raw').shardCount = 2;
       section(streams, 'events').shardCount = 2;
+    }),
+  },
+  {
+    change: 'Lower the streams’ retention (`streams.*.retentionHours`)',
+    data:
+      'what a reader has not read yet and is older than the new retention is trimmed: `kfek doctor` fails when the ' +
+      'readers lag more than that (`streams-retention`, from their IteratorAge)',
+    appliesTo: (p) => Number(section(section(clone(p), 'streams'), 'raw').retentionHours ?? 24) > 24,
+    to: edit((p) => {
+      const streams = section(p, 'streams');
+      section(streams, 'raw').retentionHours = 24;
+      section(streams, 'events').retentionHours = 24;
     }),
   },
   {

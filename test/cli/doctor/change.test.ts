@@ -77,6 +77,8 @@ function ports(): DoctorPorts {
     deployedTemplates: deployedTemplatesPort(cfn),
     subscriptionDestinations: () => Promise.resolve([]),
     authInfo: () => Promise.reject(new Error('not asked in these tests')),
+    domainState: () => Promise.reject(new Error('not asked in these tests')),
+    iteratorAge: () => Promise.reject(new Error('not asked in these tests')),
   };
 }
 

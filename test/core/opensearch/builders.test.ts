@@ -425,6 +425,7 @@ describe('resolveOpenSearchSpec', () => {
         readerRole: 'kfek_reader',
       },
       routes: [],
+      keepRetiredHours: 0,
     });
   });
 
@@ -600,7 +601,7 @@ describe('buildIsmPolicy', () => {
         },
         { name: 'delete', actions: [{ delete: {} }], transitions: [] },
       ],
-      ism_template: [{ index_patterns: ['logs-*'], priority: 100 }],
+      ism_template: [{ index_patterns: ['logs-*'], priority: 104 }],
     });
   });
 

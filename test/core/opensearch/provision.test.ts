@@ -34,10 +34,11 @@ describe('provisionOpenSearch on a domain with every plugin', () => {
       'ingest pipeline kfek-logs-document-id: created',
       'index template kfek-logs: created',
       'ISM policy kfek-logs-retention: created',
-      'ISM attach existing logs-*: updated',
+      'ISM logs-*: updated',
+      'index settings logs-*: updated',
       'security role kfek_writer: created',
-      'role mapping kfek_writer: created',
       'security role kfek_reader: created',
+      'role mapping kfek_writer: created',
       'role mapping kfek_reader: created',
       'role mapping opensearch_dashboards_user: created',
       'security audit logging (on): updated',
@@ -68,10 +69,9 @@ describe('provisionOpenSearch on a domain with every plugin', () => {
       'ingest pipeline kfek-logs-document-id: unchanged',
       'index template kfek-logs: unchanged',
       'ISM policy kfek-logs-retention: unchanged',
-      'ISM attach existing logs-*: unchanged',
       'security role kfek_writer: unchanged',
-      'role mapping kfek_writer: unchanged',
       'security role kfek_reader: unchanged',
+      'role mapping kfek_writer: unchanged',
       'role mapping kfek_reader: unchanged',
       'role mapping opensearch_dashboards_user: unchanged',
       'security audit logging (on): unchanged',
@@ -133,23 +133,39 @@ describe('provisionOpenSearch on a domain with every plugin', () => {
     const report = await provisionOpenSearch(fake.client(), spec);
 
     // THEN
-    expect(report.steps[0]).toEqual({ step: 'ingest pipeline kfek-logs-document-id', status: 'updated' });
+    expect(report.steps[0]).toMatchObject({
+      step: 'ingest pipeline kfek-logs-document-id',
+      status: 'updated',
+    });
     expect(fake.pipelines.get('kfek-logs-document-id')).toEqual(buildIngestPipeline(spec));
   });
 
-  test('keeps members someone mapped by hand when it adds its own', async () => {
-    // GIVEN
-    const fake = new FakeOpenSearch(ALL);
-    fake.mappings.set('kfek_reader', { backend_roles: ['sso-admins'], hosts: [], users: ['alice'] });
-
-    // WHEN
+  test("owns its roles' mappings wholly: members mapped by hand are removed, and the step says so", async () => {
+    // GIVEN: someone mapped a group and a user to kfek_reader by hand since the last deploy.
+    const fake = new FakeOpenSearch({ ...ALL, indices: ['logs-2026-11-21'] });
     await provisionOpenSearch(fake.client(), spec);
-
-    // THEN
-    expect(fake.mappings.get('kfek_reader')).toEqual({
+    fake.mappings.set('kfek_reader', {
       backend_roles: ['arn:aws:iam::123456789012:role/log-readers', 'sso-admins'],
       hosts: [],
       users: ['alice'],
+    });
+
+    // WHEN
+    const report = await provisionOpenSearch(fake.client(), spec, { previous: spec });
+
+    // THEN
+    expect(fake.mappings.get('kfek_reader')).toEqual({
+      backend_roles: ['arn:aws:iam::123456789012:role/log-readers'],
+      hosts: [],
+      users: [],
+    });
+    expect(report.steps).toContainEqual({
+      step: 'role mapping kfek_reader',
+      status: 'updated',
+      impact: 'loses-access',
+      detail:
+        'removes backend role sso-admins, user alice; (backend role sso-admins, user alice mapped by hand: reverted, ' +
+        'kfek owns its mappings)',
     });
   });
 
@@ -171,8 +187,15 @@ describe('provisionOpenSearch on a domain with every plugin', () => {
 
     // THEN
     for (const role of ['all_access', 'security_manager']) {
-      expect(fake.mappings.get(role)).toEqual({ backend_roles: [admin, master], hosts: [], users: [] });
-      expect(first.steps).toContainEqual({ step: `role mapping ${role}`, status: 'updated' });
+      expect(fake.mappings.get(role)).toEqual({
+        backend_roles: [admin, master],
+        hosts: [],
+        users: [],
+        and_backend_roles: [],
+      });
+      expect(first.steps).toContainEqual(
+        expect.objectContaining({ step: `role mapping ${role}`, status: 'updated', impact: 'grants-access' }),
+      );
       expect(second.steps).toContainEqual({ step: `role mapping ${role}`, status: 'unchanged' });
     }
     // Built-in roles are never redefined.
@@ -293,8 +316,8 @@ describe('provisionOpenSearch while IAM propagates (401/403 retried for a bounde
 
     // THEN
     expect(report.steps.slice(0, 2)).toEqual([
-      { step: 'ingest pipeline kfek-logs-document-id', status: 'created' },
-      { step: 'index template kfek-logs', status: 'created' },
+      expect.objectContaining({ step: 'ingest pipeline kfek-logs-document-id', status: 'created' }),
+      expect.objectContaining({ step: 'index template kfek-logs', status: 'created' }),
     ]);
     expect(fake.mappings.has('kfek_writer')).toBe(true);
     expect(clock.slept).toEqual([1000, 2000, 4000]);

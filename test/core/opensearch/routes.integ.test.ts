@@ -57,11 +57,12 @@ describe('routes through the shipped template and pipeline, on a real local node
   test('applying the routes twice changes nothing the second time', async () => {
     const again = await provisionOpenSearch(os.client(), spec);
     expect(again.steps.slice(0, 4)).toEqual([
-      { step: 'index template kfek-payments', status: 'unchanged' },
-      { step: 'index template kfek-team-search', status: 'unchanged' },
-      { step: 'ingest pipeline kfek-logs-document-id', status: 'unchanged' },
-      { step: 'index template kfek-logs', status: 'unchanged' },
+      expect.objectContaining({ step: 'index template kfek-payments', status: 'unchanged' }),
+      expect.objectContaining({ step: 'index template kfek-team-search', status: 'unchanged' }),
+      expect.objectContaining({ step: 'ingest pipeline kfek-logs-document-id', status: 'unchanged' }),
+      expect.objectContaining({ step: 'index template kfek-logs', status: 'unchanged' }),
     ]);
+    expect(again.steps.filter((s) => s.status !== 'unchanged' && s.status !== 'skipped')).toEqual([]);
   });
 
   test.each([
@@ -145,21 +146,20 @@ describe('routes through the shipped template and pipeline, on a real local node
     expect(await hits(os.client(), 'payments-2026-11-26', 'message:"delivered twice"')).toHaveLength(1);
   });
 
-  test('after a route is removed, its documents go to the default index, marked, and its template is reported', async () => {
-    // GIVEN the search route removed from the config and applied
+  test("after a route is removed, documents still marked with it go to its kept indices, not the default's", async () => {
+    // GIVEN the search route removed from the config and applied, while its indices are still there
     const without = resolveOpenSearchSpec({ ...input, routes: [input.routes![0]] });
-    const report = await provisionOpenSearch(os.client(), without);
+    const report = await provisionOpenSearch(os.client(), without, { previous: spec });
     // WHEN the transform (not redeployed yet) still marks documents with it
     const bulk = await bulkIndex(os.client(), 'logs-2026-11-27', [documentFor('search', 'stale route')]);
-    // THEN
-    expect(report.steps.filter((s) => s.status === 'orphaned').map((s) => s.step)).toEqual([
-      'route search (index template kfek-team-search)',
-    ]);
-    expect((bulk.body as { items: BulkItem[] }).items[0].index._index).toBe('logs-2026-11-27');
-    expect(await hits(os.client(), 'logs-2026-11-27', 'kfek.unknownRoute:search')).toHaveLength(1);
-    // AND the removed route's indices and template are still there
+    // THEN (issue 30) the route's indices, template and name are kept, so the document lands with its team
+    expect(report.steps.filter((s) => s.impact === 'kept').map((s) => s.step)).toContain(
+      'indices team-search-*',
+    );
+    expect((bulk.body as { items: BulkItem[] }).items[0].index._index).toBe('team-search-2026-11-27');
+    expect(await hits(os.client(), 'team-search-2026-11-27', 'message:"stale route"')).toHaveLength(1);
     const kept = await os.client().request({ method: 'GET', path: '/_index_template/kfek-team-search' });
     expect(kept.status).toBe(200);
-    await provisionOpenSearch(os.client(), spec);
+    await provisionOpenSearch(os.client(), spec, { previous: without });
   });
 });

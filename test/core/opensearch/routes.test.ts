@@ -6,7 +6,6 @@
  */
 import { buildSavedObjects } from '../../../core/opensearch/dashboards';
 import { OpenSearchSpecError } from '../../../core/opensearch/errors';
-import type { HttpResponse, OpenSearchHttpClient } from '../../../core/opensearch/http';
 import { buildIndexTemplate } from '../../../core/opensearch/index-template';
 import { buildIngestPipeline } from '../../../core/opensearch/ingest-pipeline';
 import { buildIsmPolicy } from '../../../core/opensearch/ism-policy';
@@ -38,25 +37,10 @@ const input: OpenSearchSpecInput = {
 const spec = resolveOpenSearchSpec(input);
 const ALL = { ism: true, security: true, dashboards: true } as const;
 
-/**
- * The fake's client, answering `GET /_index_template/<prefix>*` (which the fake takes for one template's name)
- * from its stored templates, as OpenSearch does: the matching ones, or 404 when none match.
- */
-function withTemplateListing(fake: FakeOpenSearch): OpenSearchHttpClient {
-  const client = fake.client();
-  return {
-    baseUrl: client.baseUrl,
-    request: async (request): Promise<HttpResponse> => {
-      const m = /^\/_index_template\/([^/*]+)\*$/.exec(request.path);
-      if (request.method !== 'GET' || m === null) return client.request(request);
-      const matching = [...fake.templates].filter(([name]) => name.startsWith(m[1]));
-      const body =
-        matching.length === 0
-          ? { error: { type: 'resource_not_found_exception' }, status: 404 }
-          : { index_templates: matching.map(([name, t]) => ({ name, index_template: t })) };
-      return { status: matching.length === 0 ? 404 : 200, body, text: JSON.stringify(body) };
-    },
-  };
+/** The index patterns of each index permission of a role the fake holds. */
+function indexPatterns(fake: FakeOpenSearch, role: string): string[][] {
+  const stored = fake.roles.get(role) as { index_permissions: Array<{ index_patterns: string[] }> };
+  return stored.index_permissions.map((p) => p.index_patterns);
 }
 
 describe('the builders, per route', () => {
@@ -69,14 +53,15 @@ describe('the builders, per route', () => {
     expect(payments.template).toEqual(base.template);
     expect(payments._meta).toMatchObject({ managed_by: 'kfek', kfek_route: 'payments' });
     expect(base._meta).not.toHaveProperty('kfek_route');
-    expect(payments.priority).toBe(base.priority);
+    // A longer stem takes a higher priority (core/opensearch/families.ts), so overlapping stems never tie.
+    expect([base.priority, payments.priority]).toEqual([204, 208]);
   });
 
   test("a route's ISM policy deletes its own indices after its own retention", () => {
     const { policy } = buildIsmPolicy(spec, spec.routes[1]);
-    expect(policy.ism_template).toEqual([{ index_patterns: ['team-search-*'], priority: 100 }]);
+    expect(policy.ism_template).toEqual([{ index_patterns: ['team-search-*'], priority: 111 }]);
     expect(JSON.stringify(policy.states)).toContain('"min_index_age":"7d"');
-    expect(buildIsmPolicy(spec).policy.ism_template).toEqual([{ index_patterns: ['logs-*'], priority: 100 }]);
+    expect(buildIsmPolicy(spec).policy.ism_template).toEqual([{ index_patterns: ['logs-*'], priority: 104 }]);
   });
 
   test('the pipeline maps each route name to its stem, and only those', () => {
@@ -106,10 +91,17 @@ describe('the builders, per route', () => {
     [[{ ...PAYMENTS, name: 'default' }], /not "default"/],
     [[PAYMENTS, { ...SEARCH, name: 'payments' }], /routes\[1\]\.name "payments" is listed twice/],
     [[{ ...PAYMENTS, indexStem: 'Pay' }], /routes\[0\]\.indexStem "Pay" is no index stem: it has uppercase/],
-    [[{ ...PAYMENTS, indexStem: 'logs-pay' }], /routes\[0\]\.indexStem "logs-pay" overlaps "logs"/],
     [
-      [PAYMENTS, { ...SEARCH, indexStem: 'payments-search' }],
-      /routes\[1\]\.indexStem "payments-search" overlaps "payments"/,
+      [{ ...PAYMENTS, indexStem: 'logs' }],
+      /routes\[0\]\.indexStem "logs" cannot go with "logs": they are equal/,
+    ],
+    [
+      [{ ...PAYMENTS, indexStem: 'logs-2026' }],
+      /routes\[0\]\.indexStem "logs-2026" cannot go with "logs": "logs-2026" continues "logs-" with a digit/,
+    ],
+    [
+      [PAYMENTS, { ...SEARCH, indexStem: 'payments' }],
+      /routes\[1\]\.indexStem "payments" cannot go with "payments": they are equal/,
     ],
     [[{ ...PAYMENTS, retentionDays: 0 }], /routes\[0\]\.retentionDays must be an integer from 1/],
     [
@@ -128,9 +120,7 @@ describe('provisionOpenSearch with routes, on a domain with every plugin', () =>
     const fake = new FakeOpenSearch({ ...ALL, indices: ['logs-2026-11-24', 'payments-2026-11-24'] });
 
     // WHEN
-    const report = await provisionOpenSearch(withTemplateListing(fake), spec, {
-      dashboards: fake.dashboardsClient(),
-    });
+    const report = await provisionOpenSearch(fake.client(), spec, { dashboards: fake.dashboardsClient() });
 
     // THEN
     expect(report.steps.map((s) => `${s.step}: ${s.status}`)).toEqual([
@@ -139,18 +129,19 @@ describe('provisionOpenSearch with routes, on a domain with every plugin', () =>
       'ingest pipeline kfek-logs-document-id: created',
       'index template kfek-logs: created',
       'ISM policy kfek-logs-retention: created',
-      'ISM attach existing logs-*: updated',
       'ISM policy kfek-payments-retention: created',
-      'ISM attach existing payments-*: updated',
       'ISM policy kfek-team-search-retention: created',
-      'ISM attach existing team-search-*: unchanged',
+      'ISM logs-*: updated',
+      'ISM payments-*: updated',
+      'index settings logs-*: updated',
+      'index settings payments-*: updated',
       'security role kfek_writer: created',
-      'role mapping kfek_writer: created',
       'security role kfek_reader: created',
-      'role mapping kfek_reader: created',
       'security role kfek_payments_reader: created',
-      'role mapping kfek_payments_reader: created',
       'security role kfek_search_reader: created',
+      'role mapping kfek_writer: created',
+      'role mapping kfek_reader: created',
+      'role mapping kfek_payments_reader: created',
       'role mapping kfek_search_reader: created',
       'role mapping opensearch_dashboards_user: created',
       'security audit logging (on): updated',
@@ -162,14 +153,10 @@ describe('provisionOpenSearch with routes, on a domain with every plugin', () =>
         ['payments-2026-11-24', 'kfek-payments-retention'],
       ]),
     );
-    const indexPatterns = (role: string): unknown =>
-      (
-        fake.roles.get(role) as { index_permissions: Array<{ index_patterns: string[] }> }
-      ).index_permissions.map((p) => p.index_patterns);
-    expect(indexPatterns('kfek_writer')).toEqual([['logs-*', 'payments-*', 'team-search-*'], ['*']]);
-    expect(indexPatterns('kfek_reader')).toEqual([['logs-*']]);
-    expect(indexPatterns('kfek_payments_reader')).toEqual([['payments-*']]);
-    expect(indexPatterns('kfek_search_reader')).toEqual([['team-search-*']]);
+    expect(indexPatterns(fake, 'kfek_writer')).toEqual([['logs-*', 'payments-*', 'team-search-*'], ['*']]);
+    expect(indexPatterns(fake, 'kfek_reader')).toEqual([['logs-*']]);
+    expect(indexPatterns(fake, 'kfek_payments_reader')).toEqual([['payments-*']]);
+    expect(indexPatterns(fake, 'kfek_search_reader')).toEqual([['team-search-*']]);
     expect(fake.mappings.get('kfek_payments_reader')?.backend_roles).toEqual(['pay-team']);
     expect(fake.mappings.get('opensearch_dashboards_user')?.backend_roles).toEqual([
       'log-readers',
@@ -181,13 +168,12 @@ describe('provisionOpenSearch with routes, on a domain with every plugin', () =>
 
   test('a second run changes nothing: no PUT at all (the Dashboards objects are imported again, as always)', async () => {
     // GIVEN
-    const fake = new FakeOpenSearch(ALL);
-    const client = withTemplateListing(fake);
-    await provisionOpenSearch(client, spec, { dashboards: fake.dashboardsClient() });
+    const fake = new FakeOpenSearch({ ...ALL, indices: ['logs-2026-11-24', 'payments-2026-11-24'] });
+    await provisionOpenSearch(fake.client(), spec, { dashboards: fake.dashboardsClient() });
     const before = fake.requests.length;
 
     // WHEN
-    const report = await provisionOpenSearch(client, spec, { dashboards: fake.dashboardsClient() });
+    const report = await provisionOpenSearch(fake.client(), spec, { dashboards: fake.dashboardsClient() });
 
     // THEN
     expect(report.steps.filter((s) => s.status !== 'unchanged').map((s) => s.step)).toEqual([
@@ -195,69 +181,106 @@ describe('provisionOpenSearch with routes, on a domain with every plugin', () =>
     ]);
     const writes = fake.requests
       .slice(before)
-      .filter((r) => r.request.method === 'PUT')
+      .filter((r) => r.request.method !== 'GET' && r.target === 'opensearch')
       .map((r) => r.request.path);
     // Roles too are read and compared first (a PUT of the same role still bumps the security config's version).
     expect(writes).toEqual([]);
   });
 
-  test("a removed route's objects are kept and reported as orphaned; the writer and the pipeline drop it", async () => {
-    // GIVEN both routes applied
-    const fake = new FakeOpenSearch(ALL);
-    const client = withTemplateListing(fake);
-    await provisionOpenSearch(client, spec);
+  test('a removed route keeps its indices readable by its readers and retained by its policy, and says so', async () => {
+    // GIVEN both routes applied, the search route with an index
+    const fake = new FakeOpenSearch({ ...ALL, indices: ['team-search-2026-11-24'] });
+    await provisionOpenSearch(fake.client(), spec);
 
     // WHEN the search route is removed from the config
     const without = resolveOpenSearchSpec({ ...input, routes: [PAYMENTS] });
-    const report = await provisionOpenSearch(client, without);
+    const report = await provisionOpenSearch(fake.client(), without, { previous: spec });
 
-    // THEN its template, policy and reader role stay, and the report names them
-    expect(report.steps.filter((s) => s.status === 'orphaned')).toEqual([
-      {
-        step: 'route search (index template kfek-team-search)',
-        status: 'orphaned',
-        detail:
-          'no longer in the config: indices team-search-*, template kfek-team-search, ISM policy ' +
-          'kfek-team-search-retention and role kfek_search_reader are kept; new documents marked "search" go to logs-*',
-      },
+    // THEN its template, policy, reader role and mapping stay, and the report names them
+    expect(report.steps.filter((s) => s.impact === 'kept').map((s) => `${s.step}: ${s.status}`)).toEqual([
+      'indices team-search-*: kept',
+      // Updated once, with the date its stem left the profile.
+      'index template kfek-team-search: updated',
+      'ISM policy kfek-team-search-retention: kept',
+      'role mapping kfek_search_reader: kept',
     ]);
-    expect(fake.templates.has('kfek-team-search')).toBe(true);
-    expect(fake.policies.has('kfek-team-search-retention')).toBe(true);
-    expect(fake.roles.has('kfek_search_reader')).toBe(true);
-    // AND Firehose can no longer write its indices, and the pipeline no longer sends anything there
-    const writer = fake.roles.get('kfek_writer') as {
-      index_permissions: Array<{ index_patterns: string[] }>;
-    };
-    expect(writer.index_permissions[0].index_patterns).toEqual(['logs-*', 'payments-*']);
-    expect(JSON.stringify(fake.pipelines.get('kfek-logs-document-id'))).not.toContain('team-search');
+    expect(fake.managedIndices.get('team-search-2026-11-24')).toBe('kfek-team-search-retention');
+    expect(indexPatterns(fake, 'kfek_search_reader')).toEqual([['team-search-*']]);
+    expect(fake.mappings.get('kfek_search_reader')?.backend_roles).toEqual(['search-team']);
+    expect(fake.mappings.get('opensearch_dashboards_user')?.backend_roles).toContain('search-team');
+    // AND documents still marked "search" (an older transform, a replay) go to its indices, not the default ones
+    const table = (
+      fake.pipelines.get('kfek-logs-document-id') as { processors: Array<{ script: { params: unknown } }> }
+    ).processors[0].script.params;
+    expect(table).toEqual({ prefix: 'logs', routes: { payments: 'payments', search: 'team-search' } });
+    expect(indexPatterns(fake, 'kfek_writer')[0]).toEqual(['logs-*', 'payments-*', 'team-search-*']);
   });
 
-  test('a route whose stem changed leaves its old template orphaned, under the same route name', async () => {
+  test('a removed route with no index left is removed whole: template, policy, role, mapping and its name', async () => {
     // GIVEN
-    const fake = new FakeOpenSearch({ ism: true });
-    const client = withTemplateListing(fake);
-    await provisionOpenSearch(client, spec);
+    const fake = new FakeOpenSearch(ALL);
+    await provisionOpenSearch(fake.client(), spec, { dashboards: fake.dashboardsClient() });
+
+    // WHEN
+    const without = resolveOpenSearchSpec({ ...input, routes: [PAYMENTS] });
+    const report = await provisionOpenSearch(fake.client(), without, {
+      previous: spec,
+      dashboards: fake.dashboardsClient(),
+    });
+
+    // THEN
+    expect(report.steps.filter((s) => s.status === 'deleted').map((s) => s.step)).toEqual([
+      'indices team-search-*',
+      'security role kfek_search_reader',
+      'index template kfek-team-search',
+      'ISM policy kfek-team-search-retention',
+      'dashboards saved objects index-pattern/kfek-team-search-index-pattern',
+    ]);
+    expect(fake.templates.has('kfek-team-search')).toBe(false);
+    expect(fake.policies.has('kfek-team-search-retention')).toBe(false);
+    expect(fake.roles.has('kfek_search_reader')).toBe(false);
+    expect(fake.mappings.has('kfek_search_reader')).toBe(false);
+    expect(fake.mappings.get('opensearch_dashboards_user')?.backend_roles).toEqual([
+      'log-readers',
+      'pay-team',
+    ]);
+    expect(JSON.stringify(fake.pipelines.get('kfek-logs-document-id'))).not.toContain('team-search');
+    expect(indexPatterns(fake, 'kfek_writer')[0]).toEqual(['logs-*', 'payments-*']);
+  });
+
+  test("a route's new stem gets its own objects; the old stem's indices stay with the same readers", async () => {
+    // GIVEN
+    const fake = new FakeOpenSearch({ ...ALL, indices: ['team-search-2026-11-24'] });
+    await provisionOpenSearch(fake.client(), spec);
 
     // WHEN
     const moved = resolveOpenSearchSpec({
       ...input,
       routes: [PAYMENTS, { ...SEARCH, indexStem: 'search-v2' }],
     });
-    const report = await provisionOpenSearch(client, moved);
+    const report = await provisionOpenSearch(fake.client(), moved, { previous: spec });
 
     // THEN
-    expect(report.steps).toContainEqual({ step: 'index template kfek-search-v2', status: 'created' });
-    expect(report.steps.filter((s) => s.status === 'orphaned').map((s) => s.step)).toEqual([
-      'route search (index template kfek-team-search)',
+    expect(report.steps).toContainEqual(
+      expect.objectContaining({ step: 'index template kfek-search-v2', status: 'created' }),
+    );
+    expect(report.steps.filter((s) => s.impact === 'kept').map((s) => s.step)).toEqual([
+      'indices team-search-*',
+      'index template kfek-team-search',
+      'ISM policy kfek-team-search-retention',
     ]);
+    expect(indexPatterns(fake, 'kfek_search_reader')).toEqual([['search-v2-*', 'team-search-*']]);
+    const table = (
+      fake.pipelines.get('kfek-logs-document-id') as { processors: Array<{ script: { params: unknown } }> }
+    ).processors[0].script.params;
+    expect(table).toEqual({ prefix: 'logs', routes: { payments: 'payments', search: 'search-v2' } });
   });
 
-  test('without routes, the default template is never reported as orphaned', async () => {
-    const fake = new FakeOpenSearch();
-    const client = withTemplateListing(fake);
+  test('without routes, nothing is kept or deleted', async () => {
+    const fake = new FakeOpenSearch(ALL);
     const plain = resolveOpenSearchSpec({ indexPrefix: 'logs' });
-    await provisionOpenSearch(client, plain);
-    const report = await provisionOpenSearch(client, plain);
-    expect(report.steps.filter((s) => s.status === 'orphaned')).toEqual([]);
+    await provisionOpenSearch(fake.client(), plain);
+    const report = await provisionOpenSearch(fake.client(), plain, { previous: plain });
+    expect(report.steps.filter((s) => s.status === 'kept' || s.status === 'deleted')).toEqual([]);
   });
 });

@@ -143,12 +143,12 @@ describe('kfek access control on OpenSearch 2.19.4 with the security plugin', ()
       const security = first.steps.filter((s) => /^(security role|role mapping|security audit)/.test(s.step));
       expect(security.map((s) => [s.step, s.status])).toEqual([
         ['security role kfek_writer', 'created'],
-        ['role mapping kfek_writer', 'created'],
         ['security role kfek_reader', 'created'],
-        ['role mapping kfek_reader', 'created'],
         ['security role kfek_payments_reader', 'created'],
-        ['role mapping kfek_payments_reader', 'created'],
         ['security role kfek_search_reader', 'created'],
+        ['role mapping kfek_writer', 'created'],
+        ['role mapping kfek_reader', 'created'],
+        ['role mapping kfek_payments_reader', 'created'],
         ['role mapping kfek_search_reader', 'created'],
         ['role mapping opensearch_dashboards_user', 'created'],
         // The node maps its own admin to both; kfek's admins are added beside it, nobody is removed.
@@ -207,7 +207,7 @@ describe('kfek access control on OpenSearch 2.19.4 with the security plugin', ()
       const again = await provisionOpenSearch(admin, spec);
 
       // THEN roles, mappings and the audit configuration are compared with what the API answers and left alone
-      // (sameRole in provision-steps.ts), and the API answers the same objects as before
+      // (sameRole in security.ts), and the API answers the same objects as before
       const security = again.steps.filter((s) => /^(security role|role mapping|security audit)/.test(s.step));
       expect(security.filter((s) => s.step.startsWith('security role'))).toHaveLength(4);
       expect(security.filter((s) => s.status !== 'unchanged')).toEqual([]);

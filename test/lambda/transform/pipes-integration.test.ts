@@ -15,7 +15,7 @@ import type { DeadLetterObject } from '../../../lambda/transform/dead-letter-obj
 import type { PipesItem, PipesKinesisRecord } from '../../../lambda/transform/pipes';
 import { MAX_KINESIS_RECORD_BYTES } from '../../../core/contracts/aws-limits';
 import type { LogDocument } from '../../../lambda/transform/types';
-import { encodeEnvelope, makeEnvelope, makeLogEvents } from '../../helpers/cloudwatch';
+import { encodeEnvelope, makeEnvelope, makeKinesisEvent, makeLogEvents } from '../../helpers/cloudwatch';
 import { TransformServiceName } from '../../../core/contracts/transform-env';
 import { motoClientConfig, readStreamRecords, transformHandlerEnv } from '../../helpers/kinesis-stream';
 import { referenceDeaggregate } from '../../helpers/kpl-reference';
@@ -180,4 +180,33 @@ test('every item fits one Kinesis record with its partition key, which Kinesis a
   }
   expect(items[0].kfek.truncated).toBe(true);
   await expect(deliverAsPipe(items)).resolves.toBeUndefined();
+});
+
+describe('a transport switch: the reader being removed calls the function until CloudFormation cleans it up', () => {
+  test('lambda -> pipes: an event source mapping event gets the mapping handler answer, every document written', async () => {
+    // GIVEN: the function's code is the Pipes enrichment; the old event source mapping still calls it.
+    const logGroup = '/kfek/switch/lambda-to-pipes';
+    const data = encodeEnvelope(makeEnvelope({ logGroup, logEvents: makeLogEvents(3) }));
+    const before = (await eventsStreamDocuments()).filter((d) => d.cloudwatch.logGroup === logGroup).length;
+    // WHEN
+    const answer = await handler(makeKinesisEvent([data], { streamArn: RAW_ARN }), context);
+    // THEN: no poison item for the whole event: the mapping's answer, and the documents on the events stream.
+    expect(answer).toEqual({ batchItemFailures: [] });
+    const after = (await eventsStreamDocuments()).filter((d) => d.cloudwatch.logGroup === logGroup);
+    expect(after.length - before).toBe(3);
+  });
+
+  test('pipes -> lambda: a pipe batch gets the enrichment answer, not a mapping failure', async () => {
+    // GIVEN: the function's code is the mapping handler; the old pipe still calls it with its flat records.
+    const { handler: mappingHandler } = (await import('../../../lambda/transform/handler')) as unknown as {
+      handler: Handler;
+    };
+    const logGroup = '/kfek/switch/pipes-to-lambda';
+    const [record] = pipesBatch([encodeEnvelope(makeEnvelope({ logGroup, logEvents: makeLogEvents(4) }))]);
+    // WHEN
+    const items = await mappingHandler([record], context);
+    // THEN: the pipe gets one item per event to deliver, as from the enrichment itself.
+    expect(items).toHaveLength(4);
+    expect(items.every((i) => i.cloudwatch.logGroup === logGroup && i.kfek.error === undefined)).toBe(true);
+  });
 });

@@ -59,6 +59,22 @@ describe('FirehoseToOpenSearch', () => {
     );
   });
 
+  test('fails when the rotation is NoRotation: the bare index is not one the provisioner governs', () => {
+    const { stack, stream, domain, bucket } = inputs();
+    expect(
+      () =>
+        new FirehoseToOpenSearch(stack, 'Delivery', {
+          sourceStream: stream,
+          domain,
+          backupBucket: bucket,
+          indexName: 'logs',
+          indexRotation: 'NoRotation',
+        }),
+    ).toThrow(
+      /indexRotation NoRotation writes one index named "logs", which .* \(on "logs-\*"\) do not cover; use OneDay/,
+    );
+  });
+
   test('applies the defaults once: daily rotation, 60 s / 5 MiB buffering, 300 s retries', () => {
     const { stack, stream, domain, bucket } = inputs();
     new FirehoseToOpenSearch(stack, 'Delivery', {

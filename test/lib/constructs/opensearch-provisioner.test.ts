@@ -90,7 +90,7 @@ describe('OpenSearchProvisioner', () => {
     });
   });
 
-  test('grants es:ESHttp* on the domain and its paths only (no DELETE, no other domain)', () => {
+  test("grants es:ESHttp* on the domain and its paths only (DELETE on kfek's objects only, no other domain)", () => {
     const { template } = build();
     template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: {
@@ -103,18 +103,29 @@ describe('OpenSearchProvisioner', () => {
         ]),
       },
     });
-    // No statement anywhere in the construct's own policy allows a wildcard action or es:ESHttpDelete.
+    // No statement anywhere in the construct's own policy allows a wildcard action, and es:ESHttpDelete only on the
+    // paths of kfek's objects (issue 30: pruning what it owns), never on the domain's every path (an index).
     const policies = template.findResources('AWS::IAM::Policy');
     const statements = Object.values(policies).flatMap(
       (p) =>
-        (p as { Properties: { PolicyDocument: { Statement: { Action: unknown }[] } } }).Properties
-          .PolicyDocument.Statement,
+        (p as { Properties: { PolicyDocument: { Statement: { Action: unknown; Resource: unknown }[] } } })
+          .Properties.PolicyDocument.Statement,
     );
     const actions = statements.flatMap((s) =>
       Array.isArray(s.Action) ? (s.Action as unknown[]) : [s.Action],
     );
-    expect(actions).not.toContain('es:ESHttpDelete');
     expect(actions.filter((a) => a === '*' || a === 'es:*')).toEqual([]);
+    const deletes = statements.filter((s) => s.Action === 'es:ESHttpDelete');
+    expect(deletes.map((s) => s.Resource)).toEqual([
+      [
+        `${DOMAIN_ARN}/_index_template/*`,
+        `${DOMAIN_ARN}/_ingest/pipeline/*`,
+        `${DOMAIN_ARN}/_plugins/_ism/policies/*`,
+        `${DOMAIN_ARN}/_plugins/_security/api/roles/*`,
+        `${DOMAIN_ARN}/_plugins/_security/api/rolesmapping/*`,
+        `${DOMAIN_ARN}/_dashboards/api/saved_objects/*`,
+      ],
+    ]);
   });
 
   test('uses a given role (e.g. the domain master user) instead of creating one', () => {

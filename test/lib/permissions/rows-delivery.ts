@@ -154,10 +154,21 @@ export const DELIVERY_ROWS: readonly Row[] = [
         ['es:ESHttpPut', '_plugins/_security/api/rolesmapping/kfek_writer'],
         ['es:ESHttpGet', '_dashboards/api/status'],
         ['es:ESHttpPost', '_dashboards/api/saved_objects/_bulk_create'],
+        // Issue 30: the objects of stems that left the profile, once their last index is gone.
+        ['es:ESHttpPost', '_plugins/_ism/change_policy/logs-2026-11-25'],
+        ['es:ESHttpPut', 'logs-2026-11-25/_settings'],
+        ['es:ESHttpDelete', '_index_template/kfek-search'],
+        ['es:ESHttpDelete', '_ingest/pipeline/kfek-logs-document-id'],
+        ['es:ESHttpDelete', '_plugins/_ism/policies/kfek-search-retention'],
+        ['es:ESHttpDelete', '_plugins/_security/api/roles/kfek_search_reader'],
+        ['es:ESHttpDelete', '_plugins/_security/api/rolesmapping/kfek_search_reader'],
+        ['es:ESHttpDelete', '_dashboards/api/saved_objects/index-pattern/kfek-search-index-pattern'],
       ];
       return [
         assume(m, admin, 'lambda.amazonaws.com', {}),
         ...requests.map(([action, p]) => domainCall(m, c, domain, action, p)),
+        // ISM deletes indices; the provisioner may not.
+        domainCall(m, c, domain, 'es:ESHttpDelete', 'logs-2026-11-25', 'Denied'),
       ];
     },
   },

@@ -130,7 +130,7 @@ describe('PipelineStack, transport lambda (sandbox)', () => {
     });
   });
 
-  test('the provisioner policy is least-privilege: its own log group, and HTTP on this domain without DELETE', () => {
+  test("the provisioner policy is least-privilege: its own log group, HTTP on this domain, DELETE of kfek's objects only", () => {
     template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyName: Match.stringLikeRegexp('^OpenSearchProvisionerPolicy'),
       Roles: [{ 'Fn::ImportValue': Match.stringLikeRegexp('OpenSearchAdminRole') }],
@@ -139,6 +139,17 @@ describe('PipelineStack, transport lambda (sandbox)', () => {
     expect(statements.map((s) => actionsOf(s).sort())).toEqual([
       ['logs:CreateLogStream', 'logs:PutLogEvents'],
       ['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPost', 'es:ESHttpPut'],
+      ['es:ESHttpDelete'],
+    ]);
+    // DELETE reaches template, pipeline, policy, role, mapping and saved-object paths, never an index.
+    const deletable = JSON.stringify(statements[2].Resource).match(/"\/[^"]+"/g);
+    expect(deletable).toEqual([
+      '"/_dashboards/api/saved_objects/*"',
+      '"/_index_template/*"',
+      '"/_ingest/pipeline/*"',
+      '"/_plugins/_ism/policies/*"',
+      '"/_plugins/_security/api/roles/*"',
+      '"/_plugins/_security/api/rolesmapping/*"',
     ]);
     expect(statements[0].Resource).toEqual({
       'Fn::GetAtt': [expect.stringMatching(/^OpenSearchProvisionerLogGroup/), 'Arn'],

@@ -1,0 +1,187 @@
+/**
+ * The families of indices a deploy leaves in the domain (issue 30): the profile's (the default route's and each
+ * route's), and the retired ones, whose stem left the profile (a route removed or given another stem, a new
+ * `indexPrefix`) but whose indices are still there. History stays readable and retained: a retired family keeps its
+ * template, its retention policy (untouched, so its indices are deleted on the schedule they had), its readers (the
+ * role that read it before reads it on, with the same members) and, for a route, its name in the ingest pipeline's
+ * table, until its last index is gone and nothing marked with its names can still arrive
+ * ({@link OpenSearchSpec.keepRetiredHours}). Then the next deploy removes them all.
+ */
+import { owningStem } from '../contracts/index-naming';
+import { type IndexState, LEDGER, type StoredPolicy, type StoredTemplate } from './domain-state';
+import { familyNames } from './route-spec';
+import type { OpenSearchSpec } from './spec';
+
+export interface Family {
+  readonly stem: string;
+  /** The route it belongs (or belonged) to; undefined for a default route's family. */
+  readonly route: string | undefined;
+  /** In the profile. */
+  readonly current: boolean;
+  /** The role that reads its indices; undefined when unknown (a retired family found only by its policy). */
+  readonly readerRole: string | undefined;
+  readonly templateName: string;
+  readonly policyId: string;
+  /** The ingest pipeline its template names as `default_pipeline`. */
+  readonly pipeline: string;
+  /** A default route's family: Firehose writes its indices, its own pipeline routes from them. */
+  readonly isDefault: boolean;
+  /** When it left the profile (ISO); undefined while current. */
+  readonly retiredAt: string | undefined;
+  /** Route names retired onto it that documents may still carry, with when they were retired. */
+  readonly retiredNames: Readonly<Record<string, string>>;
+  /** The domain's indices that belong to it. */
+  readonly indices: readonly IndexState[];
+}
+
+export interface Families {
+  /** Current first (default, then routes in profile order), then the retired ones kfek keeps. */
+  readonly kept: readonly Family[];
+  /** Retired families with no index left and nothing in flight: the deploy removes their objects. */
+  readonly pruned: readonly Family[];
+  /** Every stem kfek knows (current, kept and pruned), for the ownership of indices. */
+  readonly stems: ReadonlySet<string>;
+  /** The ingest pipeline's table: route name -> stem. */
+  readonly routeTable: Readonly<Record<string, string>>;
+}
+
+const pipelineName = (spec: OpenSearchSpec, prefix: string): string => `${spec.name}-${prefix}-document-id`;
+const defaultReader = (spec: OpenSearchSpec): string => spec.names.readerRole;
+const routeReader = (spec: OpenSearchSpec, route: string): string => `${spec.name}_${route}_reader`;
+
+function retiredNamesOf(template: StoredTemplate | undefined): Record<string, string> {
+  const raw = template?.meta[LEDGER.retiredNames];
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return {};
+  return Object.fromEntries(
+    Object.entries(raw as Record<string, unknown>).filter(
+      (e): e is [string, string] => typeof e[1] === 'string',
+    ),
+  );
+}
+
+/** The stem an ISM policy of kfek's retains (`<name>-<stem>-retention`). */
+export function policyStem(spec: OpenSearchSpec, id: string): string | undefined {
+  const m = new RegExp(`^${spec.name}-(.+)-retention$`).exec(id);
+  return m?.[1];
+}
+
+export interface FamilyInputs {
+  readonly spec: OpenSearchSpec;
+  readonly templates: ReadonlyMap<string, StoredTemplate>;
+  readonly policies: ReadonlyMap<string, StoredPolicy>;
+  readonly indices: readonly IndexState[];
+  /** Now, epoch milliseconds. */
+  readonly now: number;
+}
+
+/** Every stem kfek knows: the profile's, its templates' and its policies'. */
+export function knownStems(inputs: Omit<FamilyInputs, 'indices' | 'now'>): Set<string> {
+  const { spec } = inputs;
+  return new Set([
+    spec.indexPrefix,
+    ...spec.routes.map((r) => r.indexStem),
+    ...[...inputs.templates.values()].map((t) => t.stem),
+    ...[...inputs.policies.keys()].flatMap((id) => policyStem(spec, id) ?? []),
+  ]);
+}
+
+/** Sorts the families out: current, retired and kept, retired and pruned; and builds the route table. */
+export function familiesOf(inputs: FamilyInputs): Families {
+  const { spec, now } = inputs;
+  const stems = knownStems(inputs);
+  const byStem = new Map<string, IndexState[]>();
+  for (const index of inputs.indices) {
+    const stem = owningStem(index.name, stems);
+    if (stem !== undefined) byStem.set(stem, [...(byStem.get(stem) ?? []), index]);
+  }
+  const templateOf = (stem: string): StoredTemplate | undefined =>
+    inputs.templates.get(familyNames(spec.name, stem).indexTemplate) ??
+    [...inputs.templates.values()].find((t) => t.stem === stem);
+  const nowIso = new Date(now).toISOString();
+  const graceMillis = spec.keepRetiredHours * 3_600_000;
+  const inGrace = (at: string): boolean => now - Date.parse(at) < graceMillis;
+  const currentRoutes = new Set(spec.routes.map((r) => r.route));
+
+  const current: Family[] = [
+    { stem: spec.indexPrefix, route: undefined, reader: defaultReader(spec), isDefault: true },
+    ...spec.routes.map((r) => ({
+      stem: r.indexStem,
+      route: r.route,
+      reader: r.names.readerRole,
+      isDefault: false,
+    })),
+  ].map(({ stem, route, reader, isDefault }) => {
+    const stored = templateOf(stem);
+    // A route name that pointed here before and is no longer the profile's stays known for a while.
+    const retiredNames = Object.fromEntries(
+      Object.entries(retiredNamesOf(stored)).filter(([n, at]) => !currentRoutes.has(n) && inGrace(at)),
+    );
+    if (stored?.route !== undefined && stored.route !== route && !currentRoutes.has(stored.route)) {
+      retiredNames[stored.route] ??= nowIso;
+    }
+    return {
+      stem,
+      route,
+      current: true,
+      readerRole: reader,
+      templateName: familyNames(spec.name, stem).indexTemplate,
+      policyId: familyNames(spec.name, stem).ismPolicy,
+      pipeline: spec.names.ingestPipeline,
+      isDefault,
+      retiredAt: undefined,
+      retiredNames,
+      indices: byStem.get(stem) ?? [],
+    };
+  });
+
+  const currentStems = new Set(current.map((f) => f.stem));
+  const kept: Family[] = [...current];
+  const pruned: Family[] = [];
+  for (const stem of [...stems].sort()) {
+    if (currentStems.has(stem)) continue;
+    const stored = templateOf(stem);
+    const route = stored?.route;
+    const storedReader = stored?.meta[LEDGER.readerRole];
+    const readerRole =
+      typeof storedReader === 'string'
+        ? storedReader
+        : stored === undefined
+          ? undefined
+          : route === undefined
+            ? defaultReader(spec)
+            : routeReader(spec, route);
+    const storedAt = stored?.meta[LEDGER.retiredAt];
+    const retiredAt = typeof storedAt === 'string' && !Number.isNaN(Date.parse(storedAt)) ? storedAt : nowIso;
+    const retiredNames = Object.fromEntries(
+      Object.entries(retiredNamesOf(stored)).filter(([n, at]) => !currentRoutes.has(n) && inGrace(at)),
+    );
+    const isDefault = stored !== undefined ? route === undefined : false;
+    const family: Family = {
+      stem,
+      route,
+      current: false,
+      readerRole,
+      templateName: stored?.name ?? familyNames(spec.name, stem).indexTemplate,
+      policyId: familyNames(spec.name, stem).ismPolicy,
+      pipeline: isDefault ? pipelineName(spec, stem) : spec.names.ingestPipeline,
+      isDefault,
+      retiredAt,
+      retiredNames,
+      indices: byStem.get(stem) ?? [],
+    };
+    // Kept while it has indices, or while documents marked with its names may still arrive.
+    const retained = family.indices.length > 0 || inGrace(retiredAt) || Object.keys(retiredNames).length > 0;
+    (retained ? kept : pruned).push(family);
+  }
+
+  const routeTable: Record<string, string> = {};
+  // Retired names first, so a name the profile uses again points at the profile's stem.
+  for (const family of kept) {
+    for (const name of Object.keys(family.retiredNames)) routeTable[name] = family.stem;
+    if (!family.current && family.route !== undefined && !currentRoutes.has(family.route)) {
+      routeTable[family.route] = family.stem;
+    }
+  }
+  for (const route of spec.routes) routeTable[route.route] = route.indexStem;
+  return { kept, pruned, stems, routeTable };
+}

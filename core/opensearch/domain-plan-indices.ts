@@ -1,0 +1,281 @@
+/**
+ * The index side of a deploy (issue 30): the ingest pipelines with their route table, the index templates, the
+ * dynamic settings of existing indices, and the removal of what retired families leave (retention: domain-plan-ism.ts).
+ * Pure: from the spec, the families (domain-families.ts) and the domain's state to {@link DomainChange}s.
+ */
+import type { DomainChange, Impact, PlannedRequest } from './domain-change';
+import type { Families, Family } from './domain-families';
+import { type DomainState, LEDGER } from './domain-state';
+import { nestedStems, patternsOverlap, templatePriority } from './families';
+import { buildIndexTemplate, TEMPLATE_HASH_META_KEY } from './index-template';
+import { buildIngestPipeline } from './ingest-pipeline';
+import { record } from './provision-client';
+import { canonicalJson, indexFamilies, type IndexFamily, type OpenSearchSpec } from './spec';
+
+const CHUNK = 50;
+export const chunks = <T>(items: readonly T[]): T[][] =>
+  Array.from({ length: Math.ceil(items.length / CHUNK) }, (_, i) =>
+    items.slice(i * CHUNK, i * CHUNK + CHUNK),
+  );
+export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** The family as the builders take it (the retention only matters for a current family's policy). */
+export function asIndexFamily(spec: OpenSearchSpec, family: Family): IndexFamily {
+  const current = indexFamilies(spec).find((f) => f.stem === family.stem);
+  return {
+    ...(family.route === undefined ? {} : { route: family.route }),
+    stem: family.stem,
+    indexPattern: `${family.stem}-*`,
+    retention: current?.retention ?? { deleteAfterDays: 1 },
+    names: { indexTemplate: family.templateName, ismPolicy: family.policyId },
+  };
+}
+
+/** The desired template of a family: the shipped one for its stem, with kfek's ledger in `_meta`. */
+export function desiredTemplate(spec: OpenSearchSpec, family: Family): Record<string, unknown> {
+  const forPipeline =
+    family.pipeline === spec.names.ingestPipeline
+      ? spec
+      : { ...spec, names: { ...spec.names, ingestPipeline: family.pipeline } };
+  const body = buildIndexTemplate(forPipeline, asIndexFamily(spec, family));
+  const meta = record(body._meta);
+  return {
+    ...body,
+    _meta: {
+      ...meta,
+      [LEDGER.stem]: family.stem,
+      ...(family.readerRole === undefined ? {} : { [LEDGER.readerRole]: family.readerRole }),
+      ...(family.retiredAt === undefined ? {} : { [LEDGER.retiredAt]: family.retiredAt }),
+      ...(Object.keys(family.retiredNames).length === 0
+        ? {}
+        : { [LEDGER.retiredNames]: family.retiredNames }),
+    },
+  };
+}
+
+/**
+ * A template without what an existing index can take at once (the dynamic settings planSettings applies) and
+ * without kfek's `_meta`: what only the next index gets. Stored settings are strings, the builder's numbers.
+ */
+function staticPart(body: Record<string, unknown>): unknown {
+  const template = record(body.template);
+  const settings = record(template.settings);
+  const {
+    number_of_replicas: _replicas,
+    refresh_interval: _refresh,
+    search: _search,
+    indexing: _indexing,
+    mapping,
+    ...index
+  } = record(settings.index);
+  const { total_fields: _fields, ...mappingRest } = record(mapping);
+  return JSON.parse(
+    JSON.stringify({
+      index_patterns: body.index_patterns,
+      priority: body.priority,
+      template: { ...template, settings: { ...settings, index: { ...index, mapping: mappingRest } } },
+    }),
+    (_key, value: unknown) =>
+      typeof value === 'number' || typeof value === 'boolean' ? String(value) : value,
+  ) as unknown;
+}
+
+const LEDGER_KEYS = [TEMPLATE_HASH_META_KEY, ...Object.values(LEDGER)];
+const ledgerOf = (meta: Record<string, unknown>): string =>
+  canonicalJson(Object.fromEntries(LEDGER_KEYS.map((k) => [k, meta[k]])));
+
+export function describeFamily(family: Family): string {
+  return family.route === undefined
+    ? `the default route's ${family.stem}-*`
+    : `route ${family.route}'s ${family.stem}-*`;
+}
+
+export function planPipelines(spec: OpenSearchSpec, families: Families, state: DomainState): DomainChange[] {
+  const desired = new Map<string, { prefix: string }>([
+    [spec.names.ingestPipeline, { prefix: spec.indexPrefix }],
+  ]);
+  for (const f of families.kept) if (!f.current && f.isDefault) desired.set(f.pipeline, { prefix: f.stem });
+  const changes: DomainChange[] = [];
+  for (const [name, { prefix }] of desired) {
+    const body = buildIngestPipeline(spec, {
+      prefix,
+      routes: families.routeTable,
+      nested: nestedStems(prefix, families.stems),
+    });
+    const stored = state.pipelines.get(name);
+    const same = stored !== undefined && canonicalJson(stored) === canonicalJson(body);
+    const retired = Object.entries(families.routeTable)
+      .filter(([route]) => !spec.routes.some((r) => r.route === route))
+      .map(([route, stem]) => `${route} -> ${stem}`);
+    changes.push({
+      kind: 'ingest-pipeline',
+      name,
+      action: same ? 'unchanged' : stored === undefined ? 'create' : 'update',
+      // Retired names still routed are something kept after leaving the profile, and the doctor says so.
+      impact: same ? 'none' : retired.length > 0 ? 'kept' : 'change',
+      detail:
+        `routes from ${prefix}-*: ${JSON.stringify(families.routeTable)}` +
+        (retired.length === 0
+          ? ''
+          : `; retired names kept for documents still in flight: ${retired.join(', ')}`),
+      requests: same ? [] : [{ method: 'PUT', path: `/_ingest/pipeline/${name}`, body, ok: [200] }],
+    });
+  }
+  return changes;
+}
+
+export function planTemplates(spec: OpenSearchSpec, families: Families, state: DomainState): DomainChange[] {
+  return families.kept.map((family): DomainChange => {
+    const body = desiredTemplate(spec, family);
+    const stored = state.templates.get(family.templateName);
+    const meta = record(body._meta);
+    // Differences beyond the dynamic settings (which planSettings applies to existing indices) reach the next index.
+    const sameContent =
+      stored?.meta[TEMPLATE_HASH_META_KEY] === meta[TEMPLATE_HASH_META_KEY] ||
+      (stored !== undefined && canonicalJson(staticPart(stored.body)) === canonicalJson(staticPart(body)));
+    const same = stored !== undefined && ledgerOf(stored.meta) === ledgerOf(meta);
+    const priority = templatePriority(family.stem);
+    const clash = state.foreignTemplates.find(
+      (t) => t.priority === priority && t.patterns.some((p) => patternsOverlap(p, `${family.stem}-*`)),
+    );
+    if (clash !== undefined && !same) {
+      return {
+        kind: 'index-template',
+        name: family.templateName,
+        action: stored === undefined ? 'create' : 'update',
+        impact: 'refused',
+        detail: `OpenSearch refuses it: template ${clash.name} (${clash.patterns.join(', ')}) has the same priority ${priority} and overlapping patterns`,
+        fix: `give template ${clash.name} a priority other than ${priority} (kfek's templates take 200 + the length of their stem)`,
+        requests: [{ method: 'PUT', path: `/_index_template/${family.templateName}`, body, ok: [200] }],
+      };
+    }
+    const detail = family.current
+      ? `${describeFamily(family)}, priority ${priority}` +
+        (stored !== undefined && !sameContent
+          ? '; mappings and static settings (shards, codec, sort, analysis) apply from the next index'
+          : '')
+      : `kept for ${describeFamily(family)} (left the profile ${family.retiredAt ?? ''}): ${plural(family.indices.length, 'index')} left`;
+    const impact: Impact = same
+      ? family.current
+        ? 'none'
+        : 'kept'
+      : family.current && stored !== undefined && !sameContent
+        ? 'next-index'
+        : family.current
+          ? 'change'
+          : 'kept';
+    return {
+      kind: 'index-template',
+      name: family.templateName,
+      action: same ? (family.current ? 'unchanged' : 'keep') : stored === undefined ? 'create' : 'update',
+      impact,
+      detail,
+      requests: same
+        ? []
+        : [{ method: 'PUT', path: `/_index_template/${family.templateName}`, body, ok: [200] }],
+    };
+  });
+}
+
+/** The template's dynamic settings, as `GET _settings?flat_settings` shows them. */
+export function desiredDynamicSettings(spec: OpenSearchSpec): Record<string, string> {
+  const t = spec.indexTemplate;
+  return {
+    'index.number_of_replicas': String(t.replicas),
+    'index.refresh_interval': `${t.refreshSeconds}s`,
+    'index.mapping.total_fields.limit': String(t.totalFieldsLimit),
+    'index.search.slowlog.threshold.query.warn': `${t.slowSearchWarnMs}ms`,
+    'index.search.slowlog.threshold.query.info': `${t.slowSearchInfoMs}ms`,
+    'index.indexing.slowlog.threshold.index.warn': `${t.slowIndexWarnMs}ms`,
+    'index.indexing.slowlog.threshold.index.info': `${t.slowIndexInfoMs}ms`,
+  };
+}
+
+/**
+ * Dynamic settings reach the indices that exist (today's among them): a raised field limit accepts today's new
+ * fields at once. Static ones (shards, codec, sort) cannot change on an index: they wait for the next one.
+ */
+export function planSettings(spec: OpenSearchSpec, families: Families): DomainChange[] {
+  const desired = desiredDynamicSettings(spec);
+  const changes: DomainChange[] = [];
+  for (const family of families.kept.filter((f) => f.current)) {
+    const groups = new Map<string, string[]>();
+    for (const index of family.indices) {
+      const diff = Object.fromEntries(Object.entries(desired).filter(([k, v]) => index.settings[k] !== v));
+      if (Object.keys(diff).length === 0) continue;
+      const key = canonicalJson(diff);
+      groups.set(key, [...(groups.get(key) ?? []), index.name]);
+    }
+    const shardsDiffer = family.indices.filter((i) => i.primaryShards !== spec.indexTemplate.shards);
+    if (groups.size === 0 && shardsDiffer.length === 0) continue;
+    const requests: PlannedRequest[] = [...groups].flatMap(([key, names]) =>
+      chunks(names).map((c) => ({
+        method: 'PUT' as const,
+        path: `/${c.join(',')}/_settings`,
+        body: JSON.parse(key) as unknown,
+        ok: [200],
+      })),
+    );
+    const applied = [...new Set([...groups.keys()].flatMap((k) => Object.keys(JSON.parse(k) as object)))];
+    changes.push({
+      kind: 'index-settings',
+      name: `${family.stem}-*`,
+      action: requests.length === 0 ? 'keep' : 'update',
+      impact: requests.length === 0 ? 'next-index' : 'change',
+      detail: [
+        applied.length === 0
+          ? ''
+          : `applied to ${plural(groups.size === 0 ? 0 : [...groups.values()].flat().length, 'existing index')} now: ${applied.join(', ')}`,
+        shardsDiffer.length === 0
+          ? ''
+          : `index.number_of_shards ${spec.indexTemplate.shards} waits for the next index (${plural(shardsDiffer.length, 'existing index')} keep theirs)`,
+      ]
+        .filter((p) => p !== '')
+        .join('; '),
+      requests,
+    });
+  }
+  return changes;
+}
+
+/** Removes what pruned families leave: their templates, then retired pipelines, then their policies. */
+export function planIndexPrune(spec: OpenSearchSpec, families: Families, state: DomainState): DomainChange[] {
+  const changes: DomainChange[] = [];
+  const keptTemplates = new Set(families.kept.map((f) => f.templateName));
+  for (const [name, t] of state.templates) {
+    if (keptTemplates.has(name)) continue;
+    changes.push({
+      kind: 'index-template',
+      name,
+      action: 'delete',
+      impact: 'change',
+      detail: `${t.stem}-* left the profile and has no index left`,
+      requests: [{ method: 'DELETE', path: `/_index_template/${name}`, ok: [200, 404] }],
+    });
+  }
+  const keptPipelines = new Set([spec.names.ingestPipeline, ...families.kept.map((f) => f.pipeline)]);
+  for (const name of state.pipelines.keys()) {
+    if (keptPipelines.has(name)) continue;
+    changes.push({
+      kind: 'ingest-pipeline',
+      name,
+      action: 'delete',
+      impact: 'change',
+      detail: 'its prefix left the profile and has no index left',
+      requests: [{ method: 'DELETE', path: `/_ingest/pipeline/${name}`, ok: [200, 404] }],
+    });
+  }
+  const keptPolicies = new Set(families.kept.map((f) => f.policyId));
+  for (const id of state.policies.keys()) {
+    if (keptPolicies.has(id)) continue;
+    changes.push({
+      kind: 'ism-policy',
+      name: id,
+      action: 'delete',
+      impact: 'change',
+      detail: 'its indices are all gone',
+      requests: [{ method: 'DELETE', path: `/_plugins/_ism/policies/${id}`, ok: [200, 404] }],
+    });
+  }
+  return changes;
+}

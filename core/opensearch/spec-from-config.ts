@@ -1,0 +1,39 @@
+/**
+ * The OpenSearch provisioner's spec of a resolved profile: one reader of the config's OpenSearch side for the local
+ * run (`npm start`), the tests and the doctor's tests; the CDK app passes the same fields to the provisioner
+ * construct's props (lib/stacks/pipeline-stack.ts).
+ */
+import { type PipelineConfig, retiredNamesHours } from '../config';
+import type { OpenSearchSpecInput } from './spec';
+
+export interface SpecAccess {
+  /** The Firehose delivery role's ARN. @default - none (the local node has no security plugin) */
+  readonly firehoseRoleArn?: string;
+}
+
+export function openSearchSpecInputOf(config: PipelineConfig, access: SpecAccess = {}): OpenSearchSpecInput {
+  const os = config.openSearch;
+  return {
+    indexPrefix: config.delivery.indexPrefix,
+    indexTemplate: os.indexTemplate,
+    retention: os.retention,
+    auditLogs: os.auditLogs,
+    ...(config.routes.length === 0
+      ? {}
+      : {
+          routes: config.routes.map((r) => ({
+            name: r.name,
+            indexStem: r.indexStem,
+            retentionDays: r.retentionDays,
+            readerBackendRoles: r.readerBackendRoles,
+          })),
+        }),
+    keepRetiredHours: retiredNamesHours(config),
+    access: {
+      ...(access.firehoseRoleArn === undefined ? {} : { firehoseRoleArn: access.firehoseRoleArn }),
+      readerBackendRoles: os.access.readerBackendRoles ?? [],
+      readerUsers: [],
+      adminBackendRoles: os.access.adminBackendRoles ?? [],
+    },
+  };
+}
