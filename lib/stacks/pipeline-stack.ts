@@ -80,6 +80,7 @@ export interface PipelineStackProps extends StackProps {
   readonly reconcile?: Pick<ReconcileConfig, 'everyMinutes' | 'lagMinutes' | 'heal' | 'memoryMb'> & {
     readonly logGroups: readonly Pick<LogGroupSource, 'name' | 'filterPattern'>[];
   };
+  /**
    * How long (hours) the provisioner keeps a retired route name, stem or prefix after its last index is gone
    * (core/config `retiredNamesHours`: the streams' retention or the failed-records bucket's expiry, the longer).
    * @default 0
