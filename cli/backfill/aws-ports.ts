@@ -15,7 +15,7 @@ import { UnknownLogGroupError } from '../../core/aws/errors';
 import { type RetryOptions, translateAwsError, withRetries } from '../../core/aws/retry';
 import { createLogsClient } from '../aws';
 import { CliError } from '../errors';
-import { streamParam } from '../replay/aws-ports';
+import { streamParam } from '../../core/kinesis/aws';
 import type { HistoricLogEvent } from './model';
 import type { LogGroupInfo, LogsPort, StreamInfoPort, SubscriptionInfo } from './ports';
 

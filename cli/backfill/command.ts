@@ -13,7 +13,7 @@ import { OperatorError } from '../../core/errors';
 import { CliError, UsageError } from '../errors';
 import { profileConfig } from '../profile';
 import { ProgressBar, type ProgressOutput } from '../../core/progress';
-import { kinesisPort } from '../replay/aws-ports';
+import { kinesisPort } from '../../core/kinesis/aws';
 import { BACKFILL_USAGE, type BackfillArgs, parseBackfillArgs } from './args';
 import { createBackfillClients, logsPort, streamInfoPort } from './aws-ports';
 import { type CheckpointState, fileCheckpointStore, isFinished } from './checkpoint';
@@ -22,7 +22,7 @@ import { estimateGroup } from './estimate';
 import { formatBytes, formatDryRun, formatDuration, formatSummary, type GroupDryRun } from './format';
 import { folderKeptStore } from './kept';
 import { BACKFILL_FILTER_NAME, type BackfillCounts, type BackfillJob, NO_COUNTS } from './model';
-import { CallSpacer, type Clock, FILTER_LOG_EVENTS_CALLS_PER_SECOND } from './pace';
+import { CallSpacer, type Clock, FILTER_LOG_EVENTS_CALLS_PER_SECOND } from '../../core/pace';
 import type { LogGroupInfo, LogsPort, SubscriptionInfo } from './ports';
 import { type GroupPlan, runBackfill } from './run';
 

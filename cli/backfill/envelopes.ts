@@ -8,7 +8,7 @@
 import { gzipSync } from 'node:zlib';
 import { MAX_KINESIS_RECORD_BYTES } from '../../core/contracts/aws-limits';
 import type { Continuation } from '../../core/contracts/multiline';
-import { contentPartitionKey } from '../replay/parse';
+import { contentPartitionKey } from '../../core/kinesis/limits';
 import type { EnvelopeRecord, GroupSource, HistoricLogEvent } from './model';
 
 export interface EnvelopeLimits {

@@ -1,7 +1,7 @@
 /**
  * The I/O `kfek backfill` needs, as ports: CloudWatch Logs (the log group, its subscriptions, FilterLogEvents
  * pages), the raw stream's shards, and the local files (checkpoint, kept records). aws-ports.ts and files.ts
- * implement them; tests use in-memory fakes. Records go to Kinesis through replay's sender and its KinesisPort.
+ * implement them; tests use in-memory fakes. Records go to Kinesis through core/kinesis' sender and port.
  */
 import type { HistoricLogEvent } from './model';
 

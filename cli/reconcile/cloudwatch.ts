@@ -18,7 +18,7 @@ import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import type { LogEvent, ReconcileGroup } from '../../core/reconcile/model';
 import { MINUTE_MILLIS, minuteOf } from '../../core/reconcile/engine';
 import type { CloudWatchSide, Clock, MinuteCounts, RequestMeter } from '../../core/reconcile/ports';
-import { CallSpacer, FILTER_LOG_EVENTS_CALLS_PER_SECOND } from '../backfill/pace';
+import { CallSpacer, FILTER_LOG_EVENTS_CALLS_PER_SECOND } from '../../core/pace';
 import type { LogsPort } from '../backfill/ports';
 import { runInsightsQuery } from '../query';
 

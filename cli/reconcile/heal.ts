@@ -9,8 +9,8 @@
 import type { LogEvent, ReconcileGroup } from '../../core/reconcile/model';
 import type { Clock, Healer, HealResult, RequestMeter } from '../../core/reconcile/ports';
 import { buildEnvelopes } from '../backfill/envelopes';
-import type { KinesisPort } from '../replay/ports';
-import { RecordSender } from '../replay/sender';
+import type { KinesisPort } from '../../core/kinesis/ports';
+import { RecordSender } from '../../core/kinesis/sender';
 import { groupSource } from './planner';
 
 export interface HealerOptions {

@@ -1,21 +1,14 @@
 /**
- * The AWS side of `kfek replay`'s ports: S3 (bucket of kept objects), SQS (the pipe's dead-letter queue), Kinesis
- * (reading a range back, putting records), and the lookup of the deployed Search stack's resources for
+ * The AWS side of `kfek replay`'s ports: S3 (bucket of kept objects), SQS (the pipe's dead-letter queue), the clients
+ * (Kinesis' port is core/kinesis/aws.ts), and the lookup of the deployed Search stack's resources for
  * `--profile`. Clients take the SDK's endpoint variables, so the same code runs against moto.
  */
 import { CloudFormationClient, DescribeStackResourcesCommand } from '@aws-sdk/client-cloudformation';
-import {
-  DescribeStreamSummaryCommand,
-  GetRecordsCommand,
-  GetShardIteratorCommand,
-  KinesisClient,
-  PutRecordsCommand,
-} from '@aws-sdk/client-kinesis';
+import { KinesisClient } from '@aws-sdk/client-kinesis';
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import type { ReplayRecord } from './model';
-import type { KinesisPort, MessageQueue, ObjectStore, QueuedMessage, StoredObject } from './ports';
+import type { MessageQueue, ObjectStore, QueuedMessage, StoredObject } from './ports';
 
 export interface AwsClientOptions {
   readonly region?: string;
@@ -126,60 +119,6 @@ export function sqsQueue(sqs: SQSClient, queueUrl: string): MessageQueue {
       await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle }));
     },
   };
-}
-
-/**
- * `StreamName`, plus `StreamARN` for an ARN. The API takes "either StreamARN or StreamName, or both"
- * (GetShardIterator reference); both keeps an ARN's account and region, and moto's GetShardIterator reads the name.
- */
-export function streamParam(stream: string): { StreamARN?: string; StreamName: string } {
-  if (!stream.startsWith('arn:')) return { StreamName: stream };
-  return { StreamARN: stream, StreamName: stream.slice(stream.lastIndexOf('/') + 1) };
-}
-
-export function kinesisPort(kinesis: KinesisClient): KinesisPort {
-  return {
-    async iteratorAt(stream, shardId, sequenceNumber) {
-      const out = await kinesis.send(
-        new GetShardIteratorCommand({
-          ...streamParam(stream),
-          ShardId: shardId,
-          ShardIteratorType: 'AT_SEQUENCE_NUMBER',
-          StartingSequenceNumber: sequenceNumber,
-        }),
-      );
-      return out.ShardIterator ?? '';
-    },
-    async getRecords(iterator) {
-      const out = await kinesis.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
-      return {
-        records: (out.Records ?? []).map((r) => ({
-          data: r.Data ?? new Uint8Array(),
-          partitionKey: r.PartitionKey ?? '',
-          sequenceNumber: r.SequenceNumber ?? '',
-        })),
-        ...(out.NextShardIterator !== undefined ? { next: out.NextShardIterator } : {}),
-        ...(out.MillisBehindLatest !== undefined ? { millisBehindLatest: out.MillisBehindLatest } : {}),
-      };
-    },
-    async putRecords(stream, records: readonly ReplayRecord[]) {
-      const out = await kinesis.send(
-        new PutRecordsCommand({
-          ...streamParam(stream),
-          Records: records.map((r) => ({ Data: r.data, PartitionKey: r.partitionKey })),
-        }),
-      );
-      return (out.Records ?? []).map((entry) => entry.ErrorCode);
-    },
-  };
-}
-
-/** The ARN of a stream given by name or ARN (DescribeStreamSummary): which stream it is in this account and region. */
-export async function describeStreamArn(kinesis: KinesisClient, stream: string): Promise<string> {
-  const out = await kinesis.send(new DescribeStreamSummaryCommand(streamParam(stream)));
-  const arn = out.StreamDescriptionSummary?.StreamARN;
-  if (arn === undefined) throw new Error(`DescribeStreamSummary of ${stream} answered no StreamARN`);
-  return arn;
 }
 
 /** Physical ids of the Search stack's resources replay needs (`kfek-<profile>-search`). */

@@ -16,19 +16,13 @@ import { physicalNamesFor } from '../../core/contracts/physical-names';
 import { translateAwsError } from '../../core/aws/retry';
 import { OperatorError } from '../../core/errors';
 import { sleep } from '../../core/clock';
+import { describeStreamArn, kinesisPort } from '../../core/kinesis/aws';
 import { resolveAwsTarget } from '../aws';
 import { CliError, UsageError } from '../errors';
 import { PROJECT_CDK_JSON } from '../profile';
 import { ProgressBar } from '../../core/progress';
 import { parseReplayArgs, REPLAY_USAGE, type ReplayArgs } from './args';
-import {
-  createReplayClients,
-  describeStreamArn,
-  kinesisPort,
-  s3ObjectStore,
-  searchStackResources,
-  sqsQueue,
-} from './aws-ports';
+import { createReplayClients, s3ObjectStore, searchStackResources, sqsQueue } from './aws-ports';
 import type { KeptSources } from './collect';
 import { checkLocalFolder, folderStore, LOCAL_LAYOUT } from './folder-store';
 import { ReplayError } from './errors';

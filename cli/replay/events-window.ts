@@ -15,10 +15,11 @@
  */
 import { translateAwsError } from '../../core/aws/retry';
 import { OperatorError } from '../../core/errors';
+import { MAX_RECORDS_PER_READ } from '../../core/kinesis/limits';
+import type { KinesisPort } from '../../core/kinesis/ports';
+import { RecordSender } from '../../core/kinesis/sender';
 import { PutRecordsFailedError, ReplayError } from './errors';
-import type { KinesisPort, StreamWindowPort } from './ports';
-import { RecordSender } from './sender';
-import { MAX_RECORDS_PER_READ, type ShardEnd, ShardWindowReader } from './window-read';
+import { type ShardEnd, ShardWindowReader } from './window-read';
 import { kinesisPast, listAllShards, parentsFirst } from './window-stream';
 
 export interface EventsWindowPlan {
@@ -52,8 +53,7 @@ export interface WindowProgress {
 }
 
 export interface EventsWindowPorts {
-  readonly window: StreamWindowPort;
-  /** PutRecords (not called on a dry run). */
+  /** Reads the stream; PutRecords is not called on a dry run. */
   readonly kinesis: KinesisPort;
   readonly now: () => number;
   readonly sleep: (millis: number) => Promise<void>;
@@ -110,13 +110,13 @@ export async function replayEventsWindow(
   ports: EventsWindowPorts,
 ): Promise<EventsWindowReport> {
   const startedAt = ports.now();
-  const shards = parentsFirst(await listAllShards(ports.window, plan.stream, ports));
+  const shards = parentsFirst(await listAllShards(ports.kinesis, plan.stream, ports));
   if (shards.length === 0) throw new ReplayError(`${plan.stream} has no shards to read`);
   // The window ends at the replay's start by Kinesis' clock, which stamps the arrival times, when Kinesis tells it
   // (this machine's clock may be off by more than the records' spacing). Its Date header counts whole seconds, so
   // the window ends with the second ListShards answered in, and nothing is put before Kinesis' clock has passed it:
   // every record the replay puts arrives after the window, and it never reads one back.
-  const kinesisStart = ports.window.serverTime?.()?.getTime();
+  const kinesisStart = ports.kinesis.serverTime?.()?.getTime();
   const end = new Date(
     Math.min(
       kinesisStart === undefined ? startedAt : kinesisStart + 999,
@@ -141,7 +141,7 @@ export async function replayEventsWindow(
   const readers = shards.map(
     (shard) =>
       new ShardWindowReader(
-        ports.window,
+        ports.kinesis,
         plan.stream,
         shard,
         { since: plan.since, end },

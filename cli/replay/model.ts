@@ -2,6 +2,7 @@
  * What `kfek replay` works on: the kinds of data kfek keeps when something fails, one {@link KeptItem} per thing
  * that can be re-sent on its own, and where each kind goes back to.
  */
+import type { KinesisRecord } from '../../core/kinesis/limits';
 
 /**
  * - `dead-letter`: a raw record the transform could not decode (lambda/transform/dead-letter.ts), data included;
@@ -30,10 +31,7 @@ export const TARGET_OF: Readonly<Record<KeptKind, ReplayTarget>> = {
 };
 
 /** One Kinesis record to put back, exactly as it was. */
-export interface ReplayRecord {
-  readonly data: Uint8Array;
-  readonly partitionKey: string;
-}
+export type ReplayRecord = KinesisRecord;
 
 /** Records that are no longer kept anywhere but in the raw stream, as long as its retention lasts. */
 export interface StreamRange {

@@ -2,8 +2,8 @@
  * Reading kept data: pure functions from the bytes of one object, file or message to {@link KeptItem}s. Anything
  * that does not parse becomes a {@link ReplayParseError} naming the place, so the caller reports it and keeps it.
  */
-import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
+import { contentPartitionKey } from '../../core/kinesis/limits';
 import type { KeptContainer, KeptItem, KeptKind, ReplayRecord, StreamRange } from './model';
 import { ReplayParseError } from './errors';
 
@@ -55,11 +55,6 @@ function base64Bytes(value: string, container: KeptContainer, field: string): Bu
     throw new ReplayParseError(container.location, `has a ${field} that is not base64`);
   }
   return Buffer.from(value, 'base64');
-}
-
-/** A partition key that always fits Kinesis (1-256 characters) and is the same for the same data. */
-export function contentPartitionKey(data: Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
 }
 
 /** A dead-letter object (lambda/transform/dead-letter.ts `DeadLetterObject`, version 1): one raw record. */

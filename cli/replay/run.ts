@@ -16,7 +16,7 @@ import {
   TARGET_OF,
 } from './model';
 import { type KindSummary, type ReplayFilter, selectItems, summarize } from './plan';
-import type { KinesisPort } from './ports';
+import type { KinesisPort } from '../../core/kinesis/ports';
 import { readRange } from './read-range';
 import {
   needsRawStreamArn,
@@ -26,7 +26,7 @@ import {
   screenRecords,
   type Skipped,
 } from './screen';
-import { RecordSender } from './sender';
+import { RecordSender } from '../../core/kinesis/sender';
 
 export interface ReplayPlan {
   readonly kinds: readonly KeptKind[];
@@ -133,7 +133,9 @@ export async function runReplay(plan: ReplayPlan, ports: ReplayPorts): Promise<R
     try {
       // Always the raw stream, never a stream the kept object names (screened above).
       const read = await readRange(kinesis, plan.targets.raw!, item.content.range, item.container.location, {
+        now: ports.now,
         sleep: ports.sleep,
+        ...(ports.random !== undefined ? { random: ports.random } : {}),
       });
       resolved.push({ item, records: screenRecords(item, read, skipped, incomplete) });
     } catch (error) {

@@ -3,17 +3,17 @@
  * status line on stderr and prints the report.
  */
 import { translateAwsError } from '../../core/aws/retry';
+import { kinesisPort } from '../../core/kinesis/aws';
 import { sleep } from '../../core/clock';
 import { OperatorError } from '../../core/errors';
 import { UsageError } from '../errors';
 import type { ProgressOutput } from '../../core/progress';
 import type { ReplayArgs } from './args';
-import { kinesisPort, type ReplayAwsClients } from './aws-ports';
+import type { ReplayAwsClients } from './aws-ports';
 import type { ReplayIo } from './replay-io';
 import { replayEventsWindow, type WindowProgress } from './events-window';
 import { formatBytes, formatEventsWindowReport } from './format';
 import { EVENTS_WINDOW_KIND } from './model';
-import { streamWindowPort } from './window-aws';
 
 export interface EventsWindowCommandContext {
   readonly io: ReplayIo;
@@ -49,7 +49,6 @@ export async function eventsWindowCommand(
       dryRun: args.dryRun,
     },
     {
-      window: streamWindowPort(clients.kinesis),
       kinesis: kinesisPort(clients.kinesis),
       now,
       sleep,

@@ -3,8 +3,8 @@
  * and Kinesis' clock.
  */
 import { withRetries } from '../../core/aws/retry';
+import type { KinesisPort, ShardInfo } from '../../core/kinesis/ports';
 import { ReplayError } from './errors';
-import type { ShardInfo, StreamWindowPort } from './ports';
 
 /** Shards in lineage order: a parent before its children, so a partition key's records are re-put in order. */
 export function parentsFirst(shards: readonly ShardInfo[]): ShardInfo[] {
@@ -33,10 +33,10 @@ export function parentsFirst(shards: readonly ShardInfo[]): ShardInfo[] {
 export async function kinesisPast(
   end: Date,
   stream: string,
-  ports: { readonly window: StreamWindowPort; readonly sleep: (millis: number) => Promise<void> },
+  ports: { readonly kinesis: KinesisPort; readonly sleep: (millis: number) => Promise<void> },
 ): Promise<void> {
   for (let probes = 0; ; probes += 1) {
-    const time = ports.window.serverTime?.();
+    const time = ports.kinesis.serverTime?.();
     if (time === undefined || time.getTime() > end.getTime()) return;
     if (probes >= 50) {
       throw new ReplayError(
@@ -45,13 +45,13 @@ export async function kinesisPast(
       );
     }
     await ports.sleep(200);
-    await ports.window.listShards(stream);
+    await ports.kinesis.listShards(stream);
   }
 }
 
 /** Every shard of the stream, open and closed, over ListShards' pages (transient failures retried). */
 export async function listAllShards(
-  port: StreamWindowPort,
+  port: KinesisPort,
   stream: string,
   pause: {
     readonly sleep: (millis: number) => Promise<void>;

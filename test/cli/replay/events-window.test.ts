@@ -30,7 +30,7 @@ async function replay(
 ): Promise<EventsWindowReport> {
   return replayEventsWindow(
     { stream: stream.name, since: new Date(T0 - 3 * HOUR), dryRun: false, ...plan },
-    { window: stream, kinesis: stream, now: clock.now, sleep: clock.sleep, random: () => 0.5, ...ports },
+    { kinesis: stream, now: clock.now, sleep: clock.sleep, random: () => 0.5, ...ports },
   );
 }
 

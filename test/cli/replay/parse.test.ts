@@ -1,10 +1,6 @@
 import { gzipSync } from 'node:zlib';
-import {
-  contentPartitionKey,
-  parseDeadLetter,
-  parseDiscardedBatch,
-  parseFailedDocuments,
-} from '../../../cli/replay/parse';
+import { contentPartitionKey } from '../../../core/kinesis/limits';
+import { parseDeadLetter, parseDiscardedBatch, parseFailedDocuments } from '../../../cli/replay/parse';
 import { ReplayParseError } from '../../../cli/replay/errors';
 import type { KeptContainer } from '../../../cli/replay/model';
 import { encodeEnvelope, makeEnvelope } from '../../helpers/cloudwatch';

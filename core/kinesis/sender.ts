@@ -1,15 +1,16 @@
 /**
- * Puts records back on a stream: PutRecords in calls of at most 500 records and 5 MiB (the API's limits), paced
- * to `--rate` records per second, entries Kinesis refuses (throttling, internal failure) retried with capped
- * exponential backoff and full jitter. Time is injected, so tests run on a fake clock.
+ * The one sender of kfek's tools (replay, the events window, backfill, the reconcile heal): PutRecords in calls of
+ * at most 500 records and 5 MiB (the API's limits), paced to `--rate` records per second (core/pace.ts), entries
+ * Kinesis refuses (throttling, internal failure) retried with capped exponential backoff and full jitter. Time is
+ * injected, so tests run on a fake clock.
  */
-import { isRetryable, translateAwsError } from '../../core/aws/retry';
-import { MAX_BYTES_PER_CALL, MAX_RECORDS_PER_CALL, recordBytes } from './kinesis-limits';
-import type { ReplayRecord } from './model';
+import { isRetryable, translateAwsError } from '../aws/retry';
+import { RatePacer } from '../pace';
+import { type KinesisRecord, MAX_BYTES_PER_CALL, MAX_RECORDS_PER_CALL, recordBytes } from './limits';
 import type { KinesisPort } from './ports';
 
 export interface SenderOptions {
-  readonly kinesis: KinesisPort;
+  readonly kinesis: Pick<KinesisPort, 'putRecords'>;
   /** Records per second. @default - unpaced */
   readonly ratePerSecond?: number;
   readonly now: () => number;
@@ -32,11 +33,14 @@ export interface SendResult {
 
 export class RecordSender {
   private put = 0;
-  private startedAt?: number;
+  /** Records Kinesis took so far, against the rate since the first call. */
+  private readonly pacer: RatePacer;
 
-  constructor(private readonly options: SenderOptions) {}
+  constructor(private readonly options: SenderOptions) {
+    this.pacer = new RatePacer(options.ratePerSecond, options);
+  }
 
-  async send(stream: string, records: readonly ReplayRecord[]): Promise<SendResult> {
+  async send(stream: string, records: readonly KinesisRecord[]): Promise<SendResult> {
     const accepted = records.map(() => false);
     let retries = 0;
     let lastErrorCode: string | undefined;
@@ -44,7 +48,7 @@ export class RecordSender {
     for (const chunk of this.chunks(records)) {
       let pending = chunk;
       for (let attempt = 1; pending.length > 0; attempt += 1) {
-        await this.pace();
+        await this.pacer.wait();
         let codes: (string | undefined)[];
         try {
           codes = await this.options.kinesis.putRecords(
@@ -63,6 +67,7 @@ export class RecordSender {
           else lastErrorCode = codes[k];
         }
         this.put += pending.length - failed.length;
+        this.pacer.count(pending.length - failed.length);
         this.options.onProgress?.(this.put, failed.length > 0 ? `${failed.length} to retry` : '');
         if (failed.length === 0 || attempt >= maxAttempts) break;
         retries += failed.length;
@@ -75,7 +80,7 @@ export class RecordSender {
   }
 
   /** Indexes of `records` in calls within the API's limits, smaller when paced so the rate stays smooth. */
-  private *chunks(records: readonly ReplayRecord[]): Generator<number[]> {
+  private *chunks(records: readonly KinesisRecord[]): Generator<number[]> {
     const rate = this.options.ratePerSecond;
     // About five calls per second at a given rate, so the pace holds within a fifth of a second.
     const maxCount =
@@ -95,18 +100,5 @@ export class RecordSender {
       bytes += size;
     }
     if (chunk.length > 0) yield chunk;
-  }
-
-  /**
-   * Waits until the records put so far fit the rate since the first call: the records put at second t number at
-   * most rate x t, plus the call in hand.
-   */
-  private async pace(): Promise<void> {
-    const rate = this.options.ratePerSecond;
-    const now = this.options.now();
-    this.startedAt ??= now;
-    if (rate === undefined) return;
-    const due = this.startedAt + (this.put / rate) * 1000;
-    if (due > now) await this.options.sleep(due - now);
   }
 }

@@ -1,12 +1,11 @@
 /**
- * The two paces a backfill keeps, on an injected clock (tests run them on a fake one): events per second to the
- * raw stream (`--rate`), and calls per second to FilterLogEvents, whose quota is per account and region.
+ * The one pacer of kfek's tools, on an injected clock (tests run it on a fake one): units per second (records or
+ * events to a stream, `--rate`), and calls per second (FilterLogEvents, whose quota is per account and region).
+ * core/kinesis/sender.ts paces PutRecords with it; backfill and the reconcile read CloudWatch Logs with it.
  */
+import type { Clock } from './clock';
 
-export interface Clock {
-  readonly now: () => number;
-  readonly sleep: (millis: number) => Promise<void>;
-}
+export type { Clock } from './clock';
 
 /**
  * FilterLogEvents allows 5 transactions per second per account and region, a quota AWS does not raise
@@ -31,12 +30,22 @@ export class RatePacer {
    * so a call of many units goes at once and the next one waits for it.
    */
   async take(units: number): Promise<void> {
+    await this.wait();
+    this.count(units);
+  }
+
+  /** Waits until the units counted so far fit the rate since the first wait. */
+  async wait(): Promise<void> {
     const now = this.clock.now();
     this.startedAt ??= now;
     if (this.ratePerSecond !== undefined) {
       const due = this.startedAt + (this.taken / this.ratePerSecond) * 1000;
       if (due > now) await this.clock.sleep(due - now);
     }
+  }
+
+  /** Counts units that went (the sender counts the records Kinesis took, after the call). */
+  count(units: number): void {
     this.taken += units;
   }
 }

@@ -1,5 +1,5 @@
 import type { ReplayRecord } from '../../../cli/replay/model';
-import { RecordSender } from '../../../cli/replay/sender';
+import { RecordSender } from '../../../core/kinesis/sender';
 import { FakeClock, FakeKinesis } from '../../helpers/replay-fakes';
 
 const records = (n: number, size = 10): ReplayRecord[] =>

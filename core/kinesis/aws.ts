@@ -1,19 +1,29 @@
 /**
- * The AWS side of the events-window replay's reading port (ListShards, GetShardIterator, GetRecords), and Kinesis'
- * clock read from its answers' `Date` header. It puts with aws-ports.ts' `kinesisPort`, like every replay.
+ * The SDK side of {@link KinesisPort}: ListShards, GetShardIterator, GetRecords, PutRecords, and Kinesis' clock read
+ * from its answers' `Date` header. Clients take the SDK's endpoint variables, so the same code runs against moto.
  */
 import {
+  DescribeStreamSummaryCommand,
   GetRecordsCommand,
   GetShardIteratorCommand,
   type KinesisClient,
   ListShardsCommand,
+  PutRecordsCommand,
 } from '@aws-sdk/client-kinesis';
-import { streamParam } from './aws-ports';
-import type { StreamWindowPort } from './ports';
+import type { KinesisPort } from './ports';
 
-export function streamWindowPort(kinesis: KinesisClient): StreamWindowPort {
+/**
+ * `StreamName`, plus `StreamARN` for an ARN. The API takes "either StreamARN or StreamName, or both"
+ * (GetShardIterator reference); both keeps an ARN's account and region, and moto's GetShardIterator reads the name.
+ */
+export function streamParam(stream: string): { StreamARN?: string; StreamName: string } {
+  if (!stream.startsWith('arn:')) return { StreamName: stream };
+  return { StreamARN: stream, StreamName: stream.slice(stream.lastIndexOf('/') + 1) };
+}
+
+export function kinesisPort(kinesis: KinesisClient): KinesisPort {
   let serverTime: Date | undefined;
-  // Kinesis stamps records with its own clock; the replay compares those stamps with its start, so it keeps
+  // Kinesis stamps records with its own clock; the events window compares those stamps with its start, so it keeps
   // Kinesis' time of day as well (whole seconds: an HTTP date is never later than the clock that wrote it).
   kinesis.middlewareStack.add(
     (next) => async (args) => {
@@ -83,6 +93,23 @@ export function streamWindowPort(kinesis: KinesisClient): StreamWindowPort {
         ...(out.MillisBehindLatest !== undefined ? { millisBehindLatest: out.MillisBehindLatest } : {}),
       };
     },
+    async putRecords(stream, records) {
+      const out = await kinesis.send(
+        new PutRecordsCommand({
+          ...streamParam(stream),
+          Records: records.map((r) => ({ Data: r.data, PartitionKey: r.partitionKey })),
+        }),
+      );
+      return (out.Records ?? []).map((entry) => entry.ErrorCode);
+    },
     serverTime: () => serverTime,
   };
+}
+
+/** The ARN of a stream given by name or ARN (DescribeStreamSummary): which stream it is in this account and region. */
+export async function describeStreamArn(kinesis: KinesisClient, stream: string): Promise<string> {
+  const out = await kinesis.send(new DescribeStreamSummaryCommand(streamParam(stream)));
+  const arn = out.StreamDescriptionSummary?.StreamARN;
+  if (arn === undefined) throw new Error(`DescribeStreamSummary of ${stream} answered no StreamARN`);
+  return arn;
 }

@@ -1,6 +1,6 @@
 /** The paces of a backfill on a fake clock: events per second, and FilterLogEvents calls per second. */
-import { CallSpacer, RatePacer } from '../../../cli/backfill/pace';
-import { FakeClock } from '../../helpers/replay-fakes';
+import { CallSpacer, RatePacer } from '../../core/pace';
+import { FakeClock } from '../helpers/replay-fakes';
 
 describe('RatePacer', () => {
   test('lets a take of many units go at once and makes the next one wait for it', async () => {
