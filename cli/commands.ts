@@ -30,6 +30,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   proxy: parsedBy('proxy'),
   doctor: parsedBy('doctor'),
   reconcile: parsedBy('reconcile'),
+  'events-window': parsedBy('events-window'),
   replay: async () => (await import('./replay/command')).replayCommand,
   backfill: async () => (await import('./backfill/command')).backfillCommand,
 };

@@ -270,5 +270,7 @@ export async function runParsed(
     case 'reconcile':
       // Loaded only here: the transform's core and the reconcile engine are not part of the other commands.
       return (await import('./reconcile/command')).reconcile(args, io);
+    case 'events-window':
+      return (await import('./events-window/command')).eventsWindow(args, io);
   }
 }

@@ -16,6 +16,8 @@ Usage:
   kfek doctor [--profile sandbox] [--region R] [--skip-synth | --cdk-out DIR] [--synth-timeout 300s] [--json]
   kfek replay [--profile NAME | --local] [--kind K ...] [--since T] [--until T] [--reason R] [--limit N]
               [--rate R/s] [--dry-run] [--delete-after] [--json]   (kfek replay --help for all options)
+  kfek events-window --since T [--until T] (--events-stream NAME|ARN | --profile NAME) [--limit N] [--rate R/s]
+              [--dry-run] [--json]
   kfek backfill (--log-group G ... | --profile NAME) --since 7d [--until T] [--filter-pattern P] [--rate N/s]
               [--dry-run] [--resume] [--json]   (kfek backfill --help for all options)
   kfek reconcile (--profile NAME | --log-group G ...) --since T [--until T] --opensearch URL [--sigv4] [--heal]
@@ -59,6 +61,11 @@ differ it reads the events, computes each document id as the ingest pipeline doe
 event: searchable, dropped by a rule, joined into another, kept (dead letter, discarded batch, failed document, with
 where), late, or missing. --heal sends the missing ones through the raw stream as kfek backfill does and waits for
 them. Prints a table per log group (or --json); the exit code is 1 while anything is missing.`,
+    'events-window': `events-window puts the events stream's own records that arrived from --since to --until (default: the command's
+start) back on it, every shard, unchanged, so a delivery stream created after them (a recreated Pipeline stack)
+delivers them too: closed parent shards before their children, each shard paced to its read limits, throttled
+reads retried. Re-put documents overwrite themselves (ids come from log group, stream and event id). --dry-run only
+counts. \`kfek replay --kind events-window\` is the same command.`,
   };
 }
 

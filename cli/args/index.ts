@@ -5,6 +5,7 @@
  */
 import { UsageError } from '../errors';
 import { type Env, parseQuery, parseSend, parseVerify } from './commands';
+import { parseEventsWindow } from './events-window';
 import { parseDoctor, parseProxy } from './proxy-doctor';
 import { parseReconcile } from './reconcile';
 import { type CliArgs, COMMAND_NAMES, type CommandName } from './types';
@@ -37,9 +38,11 @@ export function parseCliArgs(argv: readonly string[], env: Env = {}): CliArgs {
         return parseDoctor(rest);
       case 'reconcile':
         return parseReconcile(rest, env);
+      case 'events-window':
+        return parseEventsWindow(rest);
       default:
         throw new UsageError(
-          `unknown command ${JSON.stringify(command)}; expected send, verify, query, proxy, doctor, replay, backfill, reconcile or help`,
+          `unknown command ${JSON.stringify(command)}; expected send, verify, query, proxy, doctor, replay, events-window, backfill, reconcile or help`,
         );
     }
   } catch (error) {

@@ -261,6 +261,49 @@ export const RECONCILE_OPTIONS = {
   help: HELP,
 } as const;
 
+export const EVENTS_WINDOW_OPTIONS = {
+  since: {
+    type: 'string',
+    value: 'T',
+    help: 'window start: an ISO time or a duration before now (24h), by arrival in the stream (required)',
+  },
+  until: {
+    type: 'string',
+    value: 'T',
+    help: 'window end: an ISO time or a duration before now',
+    shownDefault: "the command's start by Kinesis' clock",
+  },
+  'events-stream': {
+    type: 'string',
+    value: 'NAME|ARN',
+    help: 'the events stream to read and re-put to',
+    shownDefault: 'kfek-<profile>-events with --profile',
+  },
+  profile: { type: 'string', value: 'NAME', help: 'cdk.json profile whose events stream to use' },
+  limit: {
+    type: 'string',
+    value: 'N',
+    help: 'most records to re-put (or count), shard by shard',
+    shownDefault: 'all',
+  },
+  rate: {
+    type: 'string',
+    value: 'R/s',
+    help: 'at most this many records per second',
+    shownDefault: 'as fast as Kinesis takes them',
+  },
+  'dry-run': { type: 'boolean', default: false, help: 'read and count only; put nothing' },
+  endpoint: {
+    type: 'string',
+    value: 'URL',
+    help: "Kinesis endpoint (e.g. moto's http://127.0.0.1:5000)",
+    shownDefault: 'AWS_ENDPOINT_URL, else AWS',
+  },
+  region: REGION,
+  json: JSON_OUTPUT,
+  help: HELP,
+} as const;
+
 export const OPTIONS: Readonly<Record<CommandName, OptionTable>> = {
   send: SEND_OPTIONS,
   verify: VERIFY_OPTIONS,
@@ -268,6 +311,7 @@ export const OPTIONS: Readonly<Record<CommandName, OptionTable>> = {
   proxy: PROXY_OPTIONS,
   doctor: DOCTOR_OPTIONS,
   reconcile: RECONCILE_OPTIONS,
+  'events-window': EVENTS_WINDOW_OPTIONS,
 };
 
 /**

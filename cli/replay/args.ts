@@ -30,10 +30,9 @@ aws/lambda/), failed-document (Firehose's failed documents), pipes-dlq (the pipe
 Raw records go back to the raw stream, documents to the events stream. Batches kept as metadata only are read back
 from the raw stream by sequence number while its retention lasts. Re-sent events overwrite their documents (ids
 are derived from log group, stream and event id), so running a replay twice is harmless.
---kind events-window (alone, never in the default) re-puts the events stream's own records that arrived from
---since to --until (default: the replay's start), every shard, unchanged, for a delivery stream created after
-them (a recreated Pipeline stack): kfek replay --kind events-window --since ISO-TIME [--until ISO-TIME]
-[--events-stream NAME|ARN | --profile NAME] [--limit N] [--rate N/s] [--dry-run].
+--kind events-window (alone, never in the default) runs \`kfek events-window\` (its own command now: kfek
+events-window --help): it re-puts the events stream's own records that arrived from --since to --until, unchanged,
+for a delivery stream created after them (a recreated Pipeline stack).
 --local reads npm start's folders (.kfek/local/), and dead letters from --bucket (moto's) when given; --profile reads prefixes from cdk.json and finds the bucket,
 streams and queue of the deployed stack kfek-<profile>-search. Nothing is deleted unless --delete-after is given.
 Only the raw stream is read: an object naming another stream, a record Kinesis would refuse (partition key not 1 to

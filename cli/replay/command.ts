@@ -29,7 +29,8 @@ import { ReplayError } from './errors';
 import { formatReplayReport } from './format';
 import { runReplay } from './run';
 import type { ReplayIo } from './replay-io';
-import { eventsWindowCommand } from './window-command';
+import { runEventsWindow } from '../events-window/command';
+import { EVENTS_WINDOW_KIND } from './model';
 
 /** Most pipe dead-letter messages looked at in one run (the queue keeps them 14 days). */
 const MAX_QUEUE_MESSAGES = 10_000;
@@ -59,6 +60,32 @@ export async function replayCommand(argv: readonly string[], io: ReplayIo): Prom
   }
   const args: ReplayArgs = parsed;
   const config = profileConfig(args.profile);
+  if (args.eventsWindow) {
+    // `--kind events-window` is the alias of `kfek events-window` (it was documented as a replay kind). The events
+    // stream has a fixed name (core/contracts/physical-names.ts): no CloudFormation call needed.
+    const eventsStream =
+      args.eventsStream ??
+      (args.profile !== undefined
+        ? physicalNamesFor(`${config.name}-${config.profile}`).eventsStream
+        : undefined);
+    // args.ts refuses --kind events-window without --since.
+    if (args.since === undefined) throw new UsageError(`replay: --kind ${EVENTS_WINDOW_KIND} needs --since`);
+    return runEventsWindow(
+      {
+        since: args.since,
+        ...(args.until !== undefined ? { until: args.until } : {}),
+        ...(args.limit !== undefined ? { limit: args.limit } : {}),
+        ...(args.ratePerSecond !== undefined ? { ratePerSecond: args.ratePerSecond } : {}),
+        dryRun: args.dryRun,
+        json: args.json,
+        ...(eventsStream !== undefined ? { eventsStream } : {}),
+        ...(args.endpoint !== undefined ? { endpoint: args.endpoint } : {}),
+        ...(args.region !== undefined ? { region: args.region } : {}),
+      },
+      { ...io, now },
+      `replay: --kind ${EVENTS_WINDOW_KIND}`,
+    );
+  }
   if (args.localDir !== undefined) {
     await checkLocalFolder(path.resolve(io.cwd ?? process.cwd(), args.localDir), args.localDir);
   }
@@ -70,20 +97,6 @@ export async function replayCommand(argv: readonly string[], io: ReplayIo): Prom
   try {
     let { bucket, queueUrl, rawStream, eventsStream } = args;
     // With an explicit profile, whatever was not given comes from the deployed Search stack.
-    if (args.eventsWindow) {
-      // The events stream has a fixed name (core/contracts/physical-names.ts): no CloudFormation call needed.
-      return await eventsWindowCommand(args, {
-        io,
-        clients,
-        now,
-        ...(eventsStream !== undefined || args.profile !== undefined
-          ? {
-              eventsStream: eventsStream ?? physicalNamesFor(`${config.name}-${config.profile}`).eventsStream,
-            }
-          : {}),
-        ...(endpoint !== undefined ? { endpoint } : {}),
-      });
-    }
     const needsLookup =
       args.profile !== undefined &&
       (rawStream === undefined ||

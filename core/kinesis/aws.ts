@@ -6,10 +6,11 @@ import {
   DescribeStreamSummaryCommand,
   GetRecordsCommand,
   GetShardIteratorCommand,
-  type KinesisClient,
+  KinesisClient,
   ListShardsCommand,
   PutRecordsCommand,
 } from '@aws-sdk/client-kinesis';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { KinesisPort } from './ports';
 
 /**
@@ -112,4 +113,17 @@ export async function describeStreamArn(kinesis: KinesisClient, stream: string):
   const arn = out.StreamDescriptionSummary?.StreamARN;
   if (arn === undefined) throw new Error(`DescribeStreamSummary of ${stream} answered no StreamARN`);
   return arn;
+}
+
+/** A Kinesis client at `endpoint` when given (moto), in `region`; the SDK's chain otherwise. */
+export function createKinesisClient(target: {
+  readonly region?: string;
+  readonly endpoint?: string;
+}): KinesisClient {
+  return new KinesisClient({
+    ...(target.region !== undefined ? { region: target.region } : {}),
+    ...(target.endpoint !== undefined ? { endpoint: target.endpoint } : {}),
+    // HTTP/1.1: moto refuses the Kinesis client's default HTTP/2 handler; AWS takes either.
+    requestHandler: new NodeHttpHandler({ connectionTimeout: 5_000, requestTimeout: 60_000 }),
+  });
 }

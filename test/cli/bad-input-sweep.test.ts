@@ -118,6 +118,15 @@ const BASE: Readonly<Record<string, readonly string[]>> = {
     '<scratch>',
     '--dry-run',
   ],
+  'events-window': [
+    '--since',
+    '1h',
+    '--events-stream',
+    'kfek-sweep-events',
+    '--endpoint',
+    CLOSED,
+    '--dry-run',
+  ],
   reconcile: [
     '--log-group',
     'kfek-sweep',
@@ -245,6 +254,8 @@ const EXTRA: Readonly<Record<string, readonly string[]>> = {
   'reconcile --bucket': ['s3://b/x', 'a b', 'ab'],
   'reconcile --local-dir': ['/no/such/dir'],
   'reconcile --heal-timeout': ['0'],
+  'events-window --limit': ['0'],
+  'events-window --profile': ['a b', '../x'],
 };
 
 /**

@@ -4,7 +4,7 @@
  */
 import { withRetries } from '../../core/aws/retry';
 import type { KinesisPort, ShardInfo } from '../../core/kinesis/ports';
-import { ReplayError } from './errors';
+import { ReplayError } from '../replay/errors';
 
 /** Shards in lineage order: a parent before its children, so a partition key's records are re-put in order. */
 export function parentsFirst(shards: readonly ShardInfo[]): ShardInfo[] {

@@ -4,9 +4,9 @@ import {
   type EventsWindowPorts,
   type EventsWindowReport,
   replayEventsWindow,
-} from '../../../cli/replay/events-window';
-import { formatEventsWindowReport } from '../../../cli/replay/format';
-import { parentsFirst } from '../../../cli/replay/window-stream';
+} from '../../../cli/events-window/run';
+import { formatEventsWindowReport } from '../../../cli/events-window/format';
+import { parentsFirst } from '../../../cli/events-window/stream';
 import { FakeClock } from '../../helpers/replay-fakes';
 import { FakeStream } from '../../helpers/stream-window-fakes';
 

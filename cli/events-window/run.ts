@@ -18,9 +18,9 @@ import { OperatorError } from '../../core/errors';
 import { MAX_RECORDS_PER_READ } from '../../core/kinesis/limits';
 import type { KinesisPort } from '../../core/kinesis/ports';
 import { RecordSender } from '../../core/kinesis/sender';
-import { PutRecordsFailedError, ReplayError } from './errors';
-import { type ShardEnd, ShardWindowReader } from './window-read';
-import { kinesisPast, listAllShards, parentsFirst } from './window-stream';
+import { PutRecordsFailedError, ReplayError } from '../replay/errors';
+import { type ShardEnd, ShardWindowReader } from './shard-window';
+import { kinesisPast, listAllShards, parentsFirst } from './stream';
 
 export interface EventsWindowPlan {
   /** The events stream, name or ARN: read from and put back to. */
