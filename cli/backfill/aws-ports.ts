@@ -1,7 +1,7 @@
 /**
  * The AWS side of `kfek backfill`'s ports: CloudWatch Logs (DescribeLogGroups, DescribeSubscriptionFilters,
  * FilterLogEvents) through the CLI's client and retries (cli/aws.ts), and Kinesis (DescribeStreamSummary here;
- * PutRecords through replay's port). Clients take the SDK's endpoint variables, so the same code runs against moto.
+ * PutRecords through core/kinesis). Clients take the SDK's endpoint variables, so the same code runs against moto.
  */
 import {
   type CloudWatchLogsClient,
@@ -9,13 +9,12 @@ import {
   DescribeSubscriptionFiltersCommand,
   FilterLogEventsCommand,
 } from '@aws-sdk/client-cloudwatch-logs';
-import { DescribeStreamSummaryCommand, KinesisClient } from '@aws-sdk/client-kinesis';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { DescribeStreamSummaryCommand, type KinesisClient } from '@aws-sdk/client-kinesis';
 import { UnknownLogGroupError } from '../../core/aws/errors';
 import { type RetryOptions, translateAwsError, withRetries } from '../../core/aws/retry';
 import { createLogsClient } from '../aws';
 import { CliError } from '../errors';
-import { streamParam } from '../../core/kinesis/aws';
+import { createKinesisClient, streamParam } from '../../core/kinesis/aws';
 import type { HistoricLogEvent } from './model';
 import type { LogGroupInfo, LogsPort, StreamInfoPort, SubscriptionInfo } from './ports';
 
@@ -31,12 +30,7 @@ export function createBackfillClients(
   env: Readonly<Record<string, string | undefined>>,
 ): BackfillClients {
   const logs = createLogsClient(target, env);
-  const kinesis = new KinesisClient({
-    ...(target.region !== undefined ? { region: target.region } : {}),
-    ...(target.endpoint !== undefined ? { endpoint: target.endpoint } : {}),
-    // HTTP/1.1: moto refuses the Kinesis client's default HTTP/2 handler; AWS takes either.
-    requestHandler: new NodeHttpHandler({ connectionTimeout: 5_000, requestTimeout: 60_000 }),
-  });
+  const kinesis = createKinesisClient(target);
   return {
     logs,
     kinesis,

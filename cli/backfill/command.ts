@@ -10,6 +10,7 @@ import { physicalNamesFor } from '../../core/contracts/physical-names';
 import { accountDependence, routeFor, type TransformRoute } from '../../core/contracts/routes';
 import { sleep } from '../../core/clock';
 import { OperatorError } from '../../core/errors';
+import { resolveAwsTarget } from '../aws-target';
 import { CliError, UsageError } from '../errors';
 import { profileConfig } from '../profile';
 import { ProgressBar, type ProgressOutput } from '../../core/progress';
@@ -65,12 +66,8 @@ export async function backfillCommand(argv: readonly string[], io: BackfillIo): 
     return 0;
   }
 
-  const endpoint = args.endpoint ?? io.env.AWS_ENDPOINT_URL;
-  const region =
-    args.region ??
-    io.env.AWS_REGION ??
-    io.env.AWS_DEFAULT_REGION ??
-    (endpoint !== undefined ? 'us-east-1' : undefined);
+  // "" is unset here as everywhere (AWS_REGION="" used to reach the Kinesis client as the region "").
+  const { endpoint, region } = resolveAwsTarget(args, io.env);
   const clients = createBackfillClients(
     {
       ...(region !== undefined ? { region } : {}),

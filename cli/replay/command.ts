@@ -4,13 +4,7 @@
  * stderr and prints the report. cli/main.ts dispatches here.
  */
 import * as path from 'node:path';
-import {
-  CdkJsonReadError,
-  ConfigError,
-  type PipelineConfig,
-  UnknownProfileError,
-  configFromCdkJson,
-} from '../../core/config';
+import type { PipelineConfig } from '../../core/config';
 import { ON_FAILURE_KEY_PREFIX } from '../../core/contracts/kept-data';
 import { physicalNamesFor } from '../../core/contracts/physical-names';
 import { translateAwsError } from '../../core/aws/retry';
@@ -18,8 +12,9 @@ import { OperatorError } from '../../core/errors';
 import { sleep } from '../../core/clock';
 import { describeStreamArn, kinesisPort } from '../../core/kinesis/aws';
 import { resolveAwsTarget } from '../aws';
-import { CliError, UsageError } from '../errors';
-import { PROJECT_CDK_JSON } from '../profile';
+import { UsageError } from '../errors';
+import { forCommand } from '../args/values';
+import { PROJECT_CDK_JSON, profileConfig } from '../profile';
 import { ProgressBar } from '../../core/progress';
 import { parseReplayArgs, REPLAY_USAGE, type ReplayArgs } from './args';
 import { createReplayClients, s3ObjectStore, searchStackResources, sqsQueue } from './aws-ports';
@@ -35,21 +30,9 @@ import { EVENTS_WINDOW_KIND } from './model';
 /** Most pipe dead-letter messages looked at in one run (the queue keeps them 14 days). */
 const MAX_QUEUE_MESSAGES = 10_000;
 
-function profileConfig(profile: string | undefined): PipelineConfig {
-  try {
-    return configFromCdkJson(PROJECT_CDK_JSON, profile);
-  } catch (error) {
-    if (error instanceof UnknownProfileError) {
-      throw new UsageError(
-        `replay: unknown config profile ${JSON.stringify(error.profile)}: cdk.json defines ${error.known.join(', ')}`,
-      );
-    }
-    if (error instanceof CdkJsonReadError || error instanceof ConfigError) {
-      throw new CliError(`replay: ${error.message}`, { cause: error });
-    }
-    throw error;
-  }
-}
+/** The profile by the CLI's one reader of cdk.json (cli/profile.ts), its usage errors starting `replay:`. */
+const replayProfile = (profile: string | undefined): PipelineConfig =>
+  forCommand('replay', () => profileConfig(profile, PROJECT_CDK_JSON));
 
 export async function replayCommand(argv: readonly string[], io: ReplayIo): Promise<number> {
   const now = io.now ?? Date.now;
@@ -59,7 +42,7 @@ export async function replayCommand(argv: readonly string[], io: ReplayIo): Prom
     return 0;
   }
   const args: ReplayArgs = parsed;
-  const config = profileConfig(args.profile);
+  const config = replayProfile(args.profile);
   if (args.eventsWindow) {
     // `--kind events-window` is the alias of `kfek events-window` (it was documented as a replay kind). The events
     // stream has a fixed name (core/contracts/physical-names.ts): no CloudFormation call needed.
