@@ -1,5 +1,5 @@
 /** The help texts: the overview (`kfek --help`) and one page per command (`kfek <command> --help`). */
-import { OPTIONS, type OptionSpec } from './options';
+import { OPTIONS, type OptionSpec, type OptionTable } from './options';
 import type { CommandName } from './types';
 
 export const USAGE = `kfek - send test logs through the pipeline, verify they arrived, run saved Logs Insights queries,
@@ -71,24 +71,25 @@ counts. \`kfek replay --kind events-window\` is the same command.`,
 
 /** `kfek <command> --help`: what the command does, then each option with its argument and default. */
 export function commandHelp(command: CommandName): string {
-  const rows = Object.entries(OPTIONS[command]).map(([name, spec]) => [
-    optionLabel(name, spec),
-    describe(spec),
-  ]);
-  const width = Math.max(...rows.map(([label]) => label.length)) + 2;
   return [
     `Usage: kfek ${command} [options]`,
     '',
     summaries()[command],
     '',
-    'Options:',
-    ...rows.map(([label, text]) => `  ${label.padEnd(width)}${text}`),
+    optionsHelp(OPTIONS[command]),
   ].join('\n');
+}
+
+/** `Options:` and one line per option of `table`: its argument, what it does, its default. */
+export function optionsHelp(table: OptionTable): string {
+  const rows = Object.entries(table).map(([name, spec]) => [optionLabel(name, spec), describe(spec)]);
+  const width = Math.max(...rows.map(([label]) => label.length)) + 2;
+  return ['Options:', ...rows.map(([label, text]) => `  ${label.padEnd(width)}${text}`)].join('\n');
 }
 
 function optionLabel(name: string, spec: OptionSpec): string {
   const long = `--${name}${spec.type === 'string' ? ` ${spec.value ?? 'VALUE'}` : ''}`;
-  return spec.short !== undefined ? `-${spec.short}, ${long}` : long;
+  return spec.short !== undefined ? `${long}, -${spec.short}` : long;
 }
 
 function describe(spec: OptionSpec): string {

@@ -4,6 +4,7 @@
  * help), values.ts the single-value parsers, help.ts the help texts, commands.ts and proxy-doctor.ts the commands.
  */
 import { UsageError } from '../errors';
+import { usageErrorOf } from './options';
 import { type Env, parseQuery, parseSend, parseVerify } from './commands';
 import { parseEventsWindow } from './events-window';
 import { parseDoctor, parseProxy } from './proxy-doctor';
@@ -46,18 +47,6 @@ export function parseCliArgs(argv: readonly string[], env: Env = {}): CliArgs {
         );
     }
   } catch (error) {
-    // parseArgs throws TypeErrors with codes such as ERR_PARSE_ARGS_UNKNOWN_OPTION; they are usage errors.
-    if (error instanceof UsageError) throw error;
-    const message = (error instanceof Error ? error.message : String(error))
-      .split('\n')[0]
-      .replace(/^TypeError \[[A-Z_]+\]: /, '');
-    // Node's three-line "argument is ambiguous" (an option followed by another option instead of its value).
-    const ambiguous = /^Option '(-[^' ]+)[^']*' argument is ambiguous/.exec(message);
-    if (ambiguous !== null) {
-      throw new UsageError(
-        `${command}: ${ambiguous[1]} needs a value (one starting with a dash is written ${ambiguous[1]}=VALUE)`,
-      );
-    }
-    throw new UsageError(`${command}: ${message}`);
+    throw usageErrorOf(command, error);
   }
 }

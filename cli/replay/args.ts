@@ -1,9 +1,12 @@
 /**
- * `kfek replay`'s own command line, parsed here so the command stays self-contained (cli/main.ts only dispatches
- * to it). Pure: argv and the clock in, typed options out.
+ * `kfek replay`'s command line: its options are in the one table (cli/args/options.ts), which makes its help's
+ * option list; replay reads them strictly (an option given twice, an empty value: see readOptions) and checks what
+ * goes together here. Pure: argv and the clock in, typed options out.
  */
 import { parseArgs } from 'node:util';
 import { UsageError } from '../errors';
+import { optionsHelp } from '../args/help';
+import { REPLAY_OPTIONS } from '../args/options';
 import { quote } from '../args/values';
 import {
   parseBucket,
@@ -36,7 +39,9 @@ for a delivery stream created after them (a recreated Pipeline stack).
 --local reads npm start's folders (.kfek/local/), and dead letters from --bucket (moto's) when given; --profile reads prefixes from cdk.json and finds the bucket,
 streams and queue of the deployed stack kfek-<profile>-search. Nothing is deleted unless --delete-after is given.
 Only the raw stream is read: an object naming another stream, a record Kinesis would refuse (partition key not 1 to
-256 characters, data and key over 1 MiB) and an unreadable object are listed by key and kept; the exit code is then 1.`;
+256 characters, data and key over 1 MiB) and an unreadable object are listed by key and kept; the exit code is then 1.
+
+${optionsHelp(REPLAY_OPTIONS)}`;
 
 export interface ReplayArgs {
   readonly command: 'replay';
@@ -72,28 +77,7 @@ export interface ReplayArgs {
 
 export type ParsedReplay = ReplayArgs | { readonly command: 'replay-help' };
 
-/** replay's options, as `util.parseArgs` reads them. */
-export const REPLAY_OPTIONS = {
-  local: { type: 'boolean', default: false },
-  'local-dir': { type: 'string' },
-  bucket: { type: 'string' },
-  'queue-url': { type: 'string' },
-  profile: { type: 'string' },
-  kind: { type: 'string', multiple: true },
-  since: { type: 'string' },
-  until: { type: 'string' },
-  reason: { type: 'string' },
-  limit: { type: 'string' },
-  'raw-stream': { type: 'string' },
-  'events-stream': { type: 'string' },
-  rate: { type: 'string' },
-  'dry-run': { type: 'boolean', default: false },
-  'delete-after': { type: 'boolean', default: false },
-  endpoint: { type: 'string' },
-  region: { type: 'string' },
-  json: { type: 'boolean', default: false },
-  help: { type: 'boolean', short: 'h', default: false },
-} as const;
+export { REPLAY_OPTIONS };
 
 type ReplayValues = ReturnType<typeof parseArgs<{ options: typeof REPLAY_OPTIONS; strict: true }>>['values'];
 
