@@ -15,7 +15,7 @@ import { resolveAwsTarget } from '../aws';
 import { UsageError } from '../errors';
 import type { CliIo } from '../io';
 import { PROJECT_CDK_JSON, profileConfig } from '../profile';
-import { formatBytes } from '../replay/format';
+import { formatBytes } from '../format';
 import { formatEventsWindowReport } from './format';
 import { replayEventsWindow, type WindowProgress } from './run';
 

@@ -1,6 +1,6 @@
 /** The text `kfek events-window` prints: per shard what was read, then what was re-put (or would be). */
 import { formatTable } from '../format';
-import { formatBytes } from '../replay/format';
+import { formatBytes } from '../format';
 import type { EventsWindowReport, WindowShardSummary } from './run';
 
 const iso = (date: Date | undefined): string => date?.toISOString() ?? '-';

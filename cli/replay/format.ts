@@ -1,13 +1,7 @@
 /** The text `kfek replay` prints: what is kept, what was chosen, what was re-sent where, what was not and why. */
-import { formatTable } from '../format';
+import { formatBytes, formatTable } from '../format';
 import type { KindSummary } from './plan';
 import type { ReplayReport } from './run';
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-}
 
 const iso = (date: Date | undefined): string => date?.toISOString() ?? '-';
 

@@ -3,6 +3,7 @@
  * that does not parse becomes a {@link ReplayParseError} naming the place, so the caller reports it and keeps it.
  */
 import { gunzipSync } from 'node:zlib';
+import { isObject, type JsonObject } from '../../core/json';
 import { contentPartitionKey } from '../../core/kinesis/limits';
 import type { KeptContainer, KeptItem, KeptKind, ReplayRecord, StreamRange } from './model';
 import { ReplayParseError } from './errors';
@@ -35,9 +36,6 @@ function parseJson(text: string, container: KeptContainer, what: string): unknow
   }
 }
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 function dateOf(value: unknown): Date | undefined {
@@ -193,14 +191,14 @@ export function parseDiscardedBatch(
 /** Keys under which Lambda's and Pipes' records and batch metadata name the stream they were read from. */
 const STREAM_KEYS = new Set(['streamArn', 'eventSourceARN', 'eventSourceArn']);
 
-function streamsNamedBy(node: Json): string[] {
+function streamsNamedBy(node: JsonObject): string[] {
   return Object.entries(node).flatMap(([key, value]) =>
     STREAM_KEYS.has(key) && typeof value === 'string' && value !== '' ? [value] : [],
   );
 }
 
 /** Every object in the document, depth first, including objects serialized inside JSON strings. */
-function* walk(value: unknown, depth = 0): Generator<Json> {
+function* walk(value: unknown, depth = 0): Generator<JsonObject> {
   if (depth > 64) return;
   if (typeof value === 'string' && value.startsWith('{')) {
     try {
@@ -219,7 +217,7 @@ function* walk(value: unknown, depth = 0): Generator<Json> {
   for (const entry of Object.values(value)) yield* walk(entry, depth + 1);
 }
 
-function recordOf(node: Json, container: KeptContainer): ReplayRecord[] {
+function recordOf(node: JsonObject, container: KeptContainer): ReplayRecord[] {
   const flat = typeof node.data === 'string' && typeof node.sequenceNumber === 'string' ? node : undefined;
   // Lambda's records are `{ kinesis: {...} }`; the inner object is visited too, so take it only there.
   if (flat === undefined) return [];
@@ -228,7 +226,7 @@ function recordOf(node: Json, container: KeptContainer): ReplayRecord[] {
   return [{ data, partitionKey: key !== undefined && key !== '' ? key : contentPartitionKey(data) }];
 }
 
-function rangeOf(node: Json, container: KeptContainer): StreamRange | undefined {
+function rangeOf(node: JsonObject, container: KeptContainer): StreamRange | undefined {
   const shardId = str(node.shardId);
   const start = str(node.startSequenceNumber);
   const end = str(node.endSequenceNumber);
