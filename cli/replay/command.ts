@@ -23,7 +23,7 @@ import { checkLocalFolder, folderStore, LOCAL_LAYOUT } from './folder-store';
 import { ReplayError } from './errors';
 import { formatReplayReport } from './format';
 import { runReplay } from './run';
-import type { ReplayIo } from './replay-io';
+import type { CliIo } from '../io';
 import { runEventsWindow } from '../events-window/command';
 import { EVENTS_WINDOW_KIND } from './model';
 
@@ -34,7 +34,7 @@ const MAX_QUEUE_MESSAGES = 10_000;
 const replayProfile = (profile: string | undefined): PipelineConfig =>
   forCommand('replay', () => profileConfig(profile, PROJECT_CDK_JSON));
 
-export async function replayCommand(argv: readonly string[], io: ReplayIo): Promise<number> {
+export async function replayCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const now = io.now ?? Date.now;
   const parsed = parseReplayArgs(argv, new Date(now()));
   if (parsed.command === 'replay-help') {
@@ -160,7 +160,7 @@ export async function replayCommand(argv: readonly string[], io: ReplayIo): Prom
 function keptSources(
   args: ReplayArgs,
   config: PipelineConfig,
-  io: ReplayIo,
+  io: CliIo,
   clients: ReturnType<typeof createReplayClients>,
   found: { readonly bucket?: string; readonly queueUrl?: string },
 ): KeptSources {
