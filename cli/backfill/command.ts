@@ -14,7 +14,7 @@ import { profileConfig } from '../profile';
 import { ProgressBar } from '../../core/progress';
 import { kinesisPort } from '../../core/kinesis/aws';
 import { BACKFILL_USAGE, type BackfillArgs, parseBackfillArgs } from './args';
-import { createBackfillClients, logsPort, streamInfoPort } from './aws-ports';
+import { createBackfillClients, streamInfoPort } from './aws-ports';
 import { type CheckpointState, fileCheckpointStore, isFinished } from './checkpoint';
 import { estimateCost, estimateDuration, type PipelineFacts, type VolumeEstimate } from './cost';
 import { estimateGroup } from './estimate';
@@ -23,9 +23,10 @@ import { formatDryRun, formatDuration, formatSummary, type GroupDryRun } from '.
 import { folderKeptStore } from './kept';
 import { type BackfillCounts, NO_COUNTS } from './model';
 import { CallSpacer, type Clock, FILTER_LOG_EVENTS_CALLS_PER_SECOND } from '../../core/pace';
-import type { LogsPort } from './ports';
 import { newJob, planGroups, resumedJob } from './job';
 import { runBackfill } from './run';
+import { logsPort } from '../../core/logs/aws';
+import type { LogsPort } from '../../core/logs/ports';
 
 /** Exit code of a run stopped by Ctrl-C (128 + SIGINT), as `npm start` uses. */
 const INTERRUPTED_EXIT_CODE = 130;

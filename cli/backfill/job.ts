@@ -10,9 +10,10 @@ import type { Clock } from '../../core/clock';
 import { UsageError } from '../errors';
 import type { BackfillArgs } from './args';
 import { type CheckpointState, isFinished } from './checkpoint';
-import { BACKFILL_FILTER_NAME, type BackfillJob } from './model';
-import type { LogGroupInfo, LogsPort, SubscriptionInfo } from './ports';
+import { type BackfillJob } from './model';
 import type { GroupPlan } from './run';
+import { BACKFILL_FILTER_NAME } from '../../core/logs/model';
+import type { LogGroupInfo, LogsPort, SubscriptionInfo } from '../../core/logs/ports';
 
 export function newJob(
   args: BackfillArgs,

@@ -11,18 +11,11 @@ import type { KinesisPort } from '../../core/kinesis/ports';
 import { RecordSender } from '../../core/kinesis/sender';
 import { type Clock, RatePacer } from '../../core/pace';
 import type { CheckpointState, CheckpointStore, GroupProgress } from './checkpoint';
-import { buildEnvelopes, heldBack } from './envelopes';
 import type { KeptStore } from './kept';
-import {
-  addCounts,
-  type BackfillCounts,
-  type BackfillJob,
-  type EnvelopeRecord,
-  type GroupSource,
-  type HistoricLogEvent,
-  NO_COUNTS,
-} from './model';
-import type { LogsPort } from './ports';
+import { addCounts, type BackfillCounts, type BackfillJob, NO_COUNTS } from './model';
+import { buildEnvelopes, heldBack } from '../../core/logs/envelopes';
+import type { EnvelopeRecord, GroupSource, HistoricLogEvent } from '../../core/logs/model';
+import type { LogsPort } from '../../core/logs/ports';
 
 export interface GroupPlan {
   readonly source: GroupSource;

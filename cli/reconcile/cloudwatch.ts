@@ -19,8 +19,8 @@ import type { LogEvent, ReconcileGroup } from '../../core/reconcile/model';
 import { MINUTE_MILLIS, minuteOf } from '../../core/reconcile/engine';
 import type { CloudWatchSide, Clock, MinuteCounts, RequestMeter } from '../../core/reconcile/ports';
 import { CallSpacer, FILTER_LOG_EVENTS_CALLS_PER_SECOND } from '../../core/pace';
-import type { LogsPort } from '../backfill/ports';
 import { runInsightsQuery } from '../query';
+import type { LogsPort } from '../../core/logs/ports';
 
 export type CountMode = 'insights' | 'scan';
 export const COUNT_MODES: readonly CountMode[] = ['insights', 'scan'];

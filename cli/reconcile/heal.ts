@@ -8,10 +8,10 @@
  */
 import type { LogEvent, ReconcileGroup } from '../../core/reconcile/model';
 import type { Clock, Healer, HealResult, RequestMeter } from '../../core/reconcile/ports';
-import { buildEnvelopes } from '../backfill/envelopes';
 import type { KinesisPort } from '../../core/kinesis/ports';
 import { RecordSender } from '../../core/kinesis/sender';
 import { groupSource } from './planner';
+import { buildEnvelopes } from '../../core/logs/envelopes';
 
 export interface HealerOptions {
   readonly kinesis: KinesisPort;

@@ -17,8 +17,8 @@ import type { LogEvent, ReconcileGroup } from '../../core/reconcile/model';
 import type { DocumentPlanner, PlannedEvent } from '../../core/reconcile/ports';
 import { RouteTable } from '../../lambda/transform/routing';
 import { transformRecord } from '../../lambda/transform/transform';
-import { buildEnvelopes } from '../backfill/envelopes';
-import type { GroupSource } from '../backfill/model';
+import { buildEnvelopes } from '../../core/logs/envelopes';
+import type { GroupSource } from '../../core/logs/model';
 
 /** A route as reconcile needs it: the transform's settings and the stem of its indices. */
 export type ReconcileRoute = TransformRoute & { readonly indexStem: string };

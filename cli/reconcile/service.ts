@@ -12,9 +12,6 @@ import type { OpenSearchHttpClient } from '../../core/opensearch/http';
 import { reconcile } from '../../core/reconcile/engine';
 import type { ReconcileGroup, ReconcileReport } from '../../core/reconcile/model';
 import { type Clock, RequestMeter } from '../../core/reconcile/ports';
-import { logsPort } from '../backfill/aws-ports';
-import { BACKFILL_FILTER_NAME } from '../backfill/model';
-import type { LogsPort } from '../backfill/ports';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { ON_FAILURE_KEY_PREFIX } from '../../core/contracts/kept-data';
 import { kinesisPort } from '../../core/kinesis/aws';
@@ -25,6 +22,9 @@ import { rawStreamHealer } from './heal';
 import { keptSide } from './kept';
 import { type ReconcileRoute, TransformPlanner } from './planner';
 import { searchSide } from './search';
+import { logsPort } from '../../core/logs/aws';
+import { BACKFILL_FILTER_NAME } from '../../core/logs/model';
+import type { LogsPort } from '../../core/logs/ports';
 
 /** A log group to reconcile, as the profile (or the command line) names it. */
 export interface GroupSetting {

@@ -6,9 +6,9 @@
  * (lambda/transform/decode.ts reads them). Pure: no I/O.
  */
 import { gzipSync } from 'node:zlib';
-import { MAX_KINESIS_RECORD_BYTES } from '../../core/contracts/aws-limits';
-import type { Continuation } from '../../core/contracts/multiline';
-import { contentPartitionKey } from '../../core/kinesis/limits';
+import { MAX_KINESIS_RECORD_BYTES } from '../contracts/aws-limits';
+import type { Continuation } from '../contracts/multiline';
+import { contentPartitionKey } from '../kinesis/limits';
 import type { EnvelopeRecord, GroupSource, HistoricLogEvent } from './model';
 
 export interface EnvelopeLimits {
