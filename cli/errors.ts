@@ -32,13 +32,8 @@ export class UnknownQueryError extends CliError {
   }
 }
 
-/** OpenSearch could not be reached or answered with an error. */
-export class OpenSearchRequestError extends CliError {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'OpenSearchRequestError';
-  }
-}
+// OpenSearch's request error is core/errors.ts' (the reconcile's search side, in core/, throws it too).
+export { OpenSearchRequestError } from '../core/errors';
 
 // cli/doctor (changed by issue 30 as this is written) still imports this one from here; its owner is core/aws.
 export { MissingRegionError } from '../core/aws/errors';

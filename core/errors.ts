@@ -13,3 +13,11 @@ export class OperatorError extends Error {
     this.name = 'OperatorError';
   }
 }
+
+/** OpenSearch could not be reached or answered with an error (verify, the reconcile's search side). */
+export class OpenSearchRequestError extends OperatorError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'OpenSearchRequestError';
+  }
+}

@@ -13,7 +13,7 @@
  */
 import { gunzipSync } from 'node:zlib';
 import { ROUTE_KEY, routeFor, type TransformRoute } from '../../core/contracts/routes';
-import type { LogEvent, ReconcileGroup } from '../../core/reconcile/model';
+import { groupSource, type LogEvent, type ReconcileGroup } from '../../core/reconcile/model';
 import type { DocumentPlanner, PlannedEvent } from '../../core/reconcile/ports';
 import { RouteTable } from '../../lambda/transform/routing';
 import { transformRecord } from '../../lambda/transform/transform';
@@ -145,9 +145,6 @@ export class TransformPlanner implements DocumentPlanner {
 }
 
 /** What an envelope of a group says besides its events. */
-export function groupSource(group: ReconcileGroup): GroupSource {
-  return { logGroup: group.logGroup, owner: group.owner, subscriptionFilters: group.subscriptionFilters };
-}
 
 /** The log stream and event ids of one envelope, in order. */
 function readEnvelope(data: Uint8Array): { logStream: string; logEvents: { id: string }[] } {

@@ -1,17 +1,16 @@
 /**
  * `kfek reconcile --heal`'s sender (core/reconcile/ports.ts `Healer`): the missing events of a log group go into
- * CloudWatch Logs subscription envelopes with their real ids (backfill's `buildEnvelopes`) and onto the raw stream
- * through replay's sender (PutRecords in calls within the API's limits, refused entries retried with backoff), exactly
+ * CloudWatch Logs subscription envelopes with their real ids (core/logs' `buildEnvelopes`) and onto the raw stream
+ * through core/kinesis' sender (PutRecords in calls within the API's limits, refused entries retried with backoff), exactly
  * as `kfek backfill` sends them: the transform makes the same documents with the same ids, so an event that was only
  * late overwrites itself. What Kinesis still refuses after every retry, or what does not fit a record, is reported as
  * not sent; it stays in CloudWatch Logs, so the next run finds it missing again.
  */
-import type { LogEvent, ReconcileGroup } from '../../core/reconcile/model';
-import type { Clock, Healer, HealResult, RequestMeter } from '../../core/reconcile/ports';
-import type { KinesisPort } from '../../core/kinesis/ports';
-import { RecordSender } from '../../core/kinesis/sender';
-import { groupSource } from './planner';
-import { buildEnvelopes } from '../../core/logs/envelopes';
+import type { KinesisPort } from '../kinesis/ports';
+import { RecordSender } from '../kinesis/sender';
+import { buildEnvelopes } from '../logs/envelopes';
+import { groupSource, type LogEvent, type ReconcileGroup } from './model';
+import type { Clock, Healer, HealResult, RequestMeter } from './ports';
 
 export interface HealerOptions {
   readonly kinesis: KinesisPort;

@@ -11,19 +11,13 @@
  *   sits in a later index; a domain of more than 64 shards routes by a longer prefix) is looked for with one `ids`
  *   query over every kfek index pattern, which needs no routing.
  */
-import { indexNameFor, indexPatternFor, type IndexRotation } from '../../core/contracts/index-naming';
-import type { OpenSearchHttpClient } from '../../core/opensearch/http';
-import { routingFor } from '../../core/opensearch/ingest-pipeline';
-import { MINUTE_MILLIS } from '../../core/reconcile/engine';
-import type { ReconcileGroup } from '../../core/reconcile/model';
-import type {
-  DocumentRef,
-  FoundDocument,
-  MinuteCounts,
-  RequestMeter,
-  SearchSide,
-} from '../../core/reconcile/ports';
+import { indexNameFor, indexPatternFor, type IndexRotation } from '../contracts/index-naming';
 import { OpenSearchRequestError } from '../errors';
+import type { OpenSearchHttpClient } from '../opensearch/http';
+import { routingFor } from '../opensearch/ingest-pipeline';
+import { MINUTE_MILLIS } from './engine';
+import type { ReconcileGroup } from './model';
+import type { DocumentRef, FoundDocument, MinuteCounts, RequestMeter, SearchSide } from './ports';
 
 export interface SearchSideOptions {
   readonly client: OpenSearchHttpClient;
