@@ -23,7 +23,9 @@ const runtimeBorders = {
         },
         // The scheduled reconcile function runs `kfek reconcile`'s own service (issue 32): one engine, so the account's
         // metrics count what the command prints. Its handler may import cli/reconcile/service.ts and nothing else of
-        // the CLI; the shared parts move to core/ when backfill's and replay's Kinesis code does (issue 33).
+        // the CLI. Issue 33 moved the Kinesis, CloudWatch Logs, heal and OpenSearch parts to core/ (core/kinesis,
+        // core/logs, core/reconcile); what the service still takes from cli/ is the planner (it runs lambda/transform),
+        // the Logs Insights counts and replay's kept-data readers.
         {
           target: ['./lambda', './core'],
           from: './cli',
