@@ -19,7 +19,7 @@ import { CliError, UsageError } from '../errors';
 import type { CliIo } from '../io';
 import { profileConfig } from '../profile';
 import { createReplayClients, searchStackResources } from '../replay/aws-ports';
-import type { KeptSources } from '../replay/collect';
+import type { KeptSources } from '../../core/kept/collect';
 import { folderStore, LOCAL_LAYOUT } from '../replay/folder-store';
 import { formatReconcile } from './format';
 import { bucketKeptSources, type GroupSetting, runReconcile } from './service';

@@ -1,6 +1,6 @@
 /**
  * What the transform makes of a list of log events, decided by the transform itself: the events go into subscription
- * envelopes exactly as `kfek backfill` (and `--heal`) builds them (cli/backfill/envelopes.ts), and each envelope
+ * envelopes exactly as `kfek backfill` (and `--heal`) builds them (core/logs/envelopes.ts), and each envelope
  * runs through the transform's pure core (lambda/transform/transform.ts, with the profile's routes compiled by
  * lambda/transform/routing.ts: masking, drop rules, multi-line join). The documents that come out say which events
  * have a document (and in which route's indices), which were joined into the one before, and which a drop rule kept

@@ -18,7 +18,7 @@ import {
   parseStream,
   parseTime,
 } from './arg-values';
-import { EVENTS_WINDOW_KIND, KEPT_KINDS, type KeptKind } from './model';
+import { EVENTS_WINDOW_KIND, KEPT_KINDS, type KeptKind } from '../../core/kept/model';
 
 export const REPLAY_USAGE = `kfek replay - list what kfek kept when something failed, and re-send a chosen set to where it belongs
 

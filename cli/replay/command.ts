@@ -17,15 +17,16 @@ import { forCommand } from '../args/values';
 import { PROJECT_CDK_JSON, profileConfig } from '../profile';
 import { ProgressBar } from '../../core/progress';
 import { parseReplayArgs, REPLAY_USAGE, type ReplayArgs } from './args';
-import { createReplayClients, s3ObjectStore, searchStackResources, sqsQueue } from './aws-ports';
-import type { KeptSources } from './collect';
+import { s3ObjectStore, sqsQueue } from '../../core/kept/aws';
+import { createReplayClients, searchStackResources } from './aws-ports';
+import type { KeptSources } from '../../core/kept/collect';
 import { checkLocalFolder, folderStore, LOCAL_LAYOUT } from './folder-store';
 import { ReplayError } from './errors';
 import { formatReplayReport } from './format';
 import { runReplay } from './run';
 import type { CliIo } from '../io';
 import { runEventsWindow } from '../events-window/command';
-import { EVENTS_WINDOW_KIND } from './model';
+import { EVENTS_WINDOW_KIND } from '../../core/kept/model';
 
 /** Most pipe dead-letter messages looked at in one run (the queue keeps them 14 days). */
 const MAX_QUEUE_MESSAGES = 10_000;

@@ -8,7 +8,7 @@
 import { errorName, ShardReader } from '../../core/kinesis/shard-reader';
 import type { KinesisPort } from '../../core/kinesis/ports';
 import { RangeExpiredError, ReplayError } from './errors';
-import type { ReplayRecord, StreamRange } from './model';
+import type { ReplayRecord, StreamRange } from '../../core/kept/model';
 
 export interface ReadRangeOptions {
   readonly sleep: (millis: number) => Promise<void>;

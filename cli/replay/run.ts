@@ -5,7 +5,7 @@
  */
 import { translateAwsError } from '../../core/aws/retry';
 import { OperatorError } from '../../core/errors';
-import { type Collected, collectKept, type KeptSources, ownerOf } from './collect';
+import { type Collected, collectKept, type KeptSources, ownerOf } from '../../core/kept/collect';
 import { MissingTargetError, PutRecordsFailedError, RangeExpiredError, ReplayError } from './errors';
 import {
   type KeptItem,
@@ -14,7 +14,7 @@ import {
   type ReplayRecord,
   type ReplayTarget,
   TARGET_OF,
-} from './model';
+} from '../../core/kept/model';
 import { type KindSummary, type ReplayFilter, selectItems, summarize } from './plan';
 import type { KinesisPort } from '../../core/kinesis/ports';
 import { readRange } from './read-range';

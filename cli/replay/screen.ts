@@ -10,7 +10,7 @@
  * Pure: the raw stream's ARN is looked up by the caller.
  */
 import { recordProblem } from '../../core/kinesis/limits';
-import { type KeptItem, type KeptKind, type ReplayRecord, TARGET_OF } from './model';
+import { type KeptItem, type KeptKind, type ReplayRecord, TARGET_OF } from '../../core/kept/model';
 
 /** A chosen item, or some of its records, that replay left out on purpose; what it holds stays where it is. */
 export interface Skipped {

@@ -1,11 +1,11 @@
 /**
- * In-memory fakes of `kfek replay`'s ports (cli/replay/ports.ts, core/kinesis/ports.ts) for unit tests: a bucket, a queue and a Kinesis
+ * In-memory fakes of `kfek replay`'s ports (core/kept/ports.ts, core/kinesis/ports.ts) for unit tests: a bucket, a queue and a Kinesis
  * with shards that can be trimmed (retention passed) and PutRecords entries that can be made to fail. The end-to-end
  * test (test/e2e/replay.test.ts) runs the real ports against moto instead.
  */
-import { KEPT_KINDS, type ReplayRecord } from '../../cli/replay/model';
+import { KEPT_KINDS, type ReplayRecord } from '../../core/kept/model';
 import type { ReplayPlan } from '../../cli/replay/run';
-import type { MessageQueue, ObjectStore, QueuedMessage } from '../../cli/replay/ports';
+import type { MessageQueue, ObjectStore, QueuedMessage } from '../../core/kept/ports';
 import type { KinesisPort, ShardInfo, ShardPage, ShardPosition, ShardRecord } from '../../core/kinesis/ports';
 
 export class MemoryStore implements ObjectStore {

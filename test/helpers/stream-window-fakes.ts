@@ -5,7 +5,7 @@
  * what it put. Faults can be scripted (throttled reads, an expired iterator, refused entries). Every call takes one
  * millisecond of the fake clock, as a real call takes some time. The end-to-end test runs the real ports on moto.
  */
-import type { ReplayRecord } from '../../cli/replay/model';
+import type { ReplayRecord } from '../../core/kept/model';
 import type { ArrivedRecord, KinesisPort, ShardInfo, ShardPosition } from '../../core/kinesis/ports';
 import type { FakeClock } from './replay-fakes';
 

@@ -1,4 +1,4 @@
-import type { ReplayRecord } from '../../../cli/replay/model';
+import type { ReplayRecord } from '../../../core/kept/model';
 import { RecordSender } from '../../../core/kinesis/sender';
 import { FakeClock, FakeKinesis } from '../../helpers/replay-fakes';
 

@@ -1,6 +1,6 @@
 /**
  * The kept-data side of `kfek reconcile` (core/reconcile/ports.ts `KeptSide`): which document ids the data kfek keeps
- * when something fails holds, read with `kfek replay`'s own collector and parsers (cli/replay/collect.ts):
+ * when something fails holds, read with `kfek replay`'s own collector and parsers (core/kept/collect.ts):
  *
  * - dead letters and discarded batches hold raw records (subscription envelopes): each runs through the transform's
  *   pure core, as the planner does, and the documents it makes give the ids (a record the transform cannot decode
@@ -12,20 +12,24 @@
  * Only objects written since the window began are read (an object cannot hold an event younger than itself), and
  * only once per run, when the exact tier first finds an event that is not searchable.
  */
-import { documentIdFor } from '../../core/opensearch/ingest-pipeline';
-import type { KeptKind } from '../../core/reconcile/model';
-import type { KeptSide, RequestMeter } from '../../core/reconcile/ports';
-import { collectKept, type KeptPlace, type KeptSources } from '../replay/collect';
-import type { KeptItem } from '../replay/model';
-import type { ObjectStore } from '../replay/ports';
-import type { TransformPlanner } from './planner';
+import { collectKept, type KeptPlace, type KeptSources } from '../kept/collect';
+import type { KeptItem } from '../kept/model';
+import type { ObjectStore } from '../kept/ports';
+import { documentIdFor } from '../opensearch/ingest-pipeline';
+import type { KeptKind } from './model';
+import type { KeptSide, RequestMeter } from './ports';
+
+/** The transform's documents of one raw record (a subscription envelope), as JSON text: the planner's `documentsOf`. */
+export interface RawRecordTransform {
+  documentsOf(data: Uint8Array): string[];
+}
 
 export interface KeptSideOptions {
   readonly sources: KeptSources;
   /** Objects last modified before this are not read. */
   readonly since: number;
   /** The transform, for the raw records of dead letters and discarded batches. */
-  readonly transform: Pick<TransformPlanner, 'documentsOf'>;
+  readonly transform: RawRecordTransform;
   readonly meter: RequestMeter;
 }
 
@@ -86,7 +90,7 @@ async function buildIndex(options: KeptSideOptions): Promise<KeptIndex> {
 }
 
 /** The document ids an item holds. */
-function idsOf(item: KeptItem, transform: Pick<TransformPlanner, 'documentsOf'>): string[] {
+function idsOf(item: KeptItem, transform: RawRecordTransform): string[] {
   if (item.content.type !== 'records') return [];
   const ids: string[] = [];
   for (const record of item.content.records) {

@@ -1,5 +1,5 @@
 /** Lists everything kfek keeps, kind by kind, as {@link KeptItem}s (plus what could not be read). */
-import { ReplayParseError } from './errors';
+import { KeptParseError } from './errors';
 import type { KeptContainer, KeptItem, KeptKind, KeptProblem } from './model';
 import { parseDeadLetter, parseDiscardedBatch, parseFailedDocuments } from './parse';
 import type { MessageQueue, ObjectStore, StoredObject } from './ports';
@@ -54,7 +54,7 @@ export async function collectKept(sources: KeptSources, kinds: readonly KeptKind
       const got = read();
       items.push(...(Array.isArray(got) ? got : [got]));
     } catch (error) {
-      if (!(error instanceof ReplayParseError)) throw error;
+      if (!(error instanceof KeptParseError)) throw error;
       problems.push({ location: error.location, message: error.message });
     }
   };

@@ -2,7 +2,7 @@
  * What `kfek replay` works on: the kinds of data kfek keeps when something fails, one {@link KeptItem} per thing
  * that can be re-sent on its own, and where each kind goes back to.
  */
-import type { KinesisRecord } from '../../core/kinesis/limits';
+import type { KinesisRecord } from '../kinesis/limits';
 
 /**
  * - `dead-letter`: a raw record the transform could not decode (lambda/transform/dead-letter.ts), data included;

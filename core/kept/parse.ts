@@ -1,12 +1,12 @@
 /**
  * Reading kept data: pure functions from the bytes of one object, file or message to {@link KeptItem}s. Anything
- * that does not parse becomes a {@link ReplayParseError} naming the place, so the caller reports it and keeps it.
+ * that does not parse becomes a {@link KeptParseError} naming the place, so the caller reports it and keeps it.
  */
 import { gunzipSync } from 'node:zlib';
-import { isObject, type JsonObject } from '../../core/json';
-import { contentPartitionKey } from '../../core/kinesis/limits';
+import { isObject, type JsonObject } from '../json';
+import { contentPartitionKey } from '../kinesis/limits';
 import type { KeptContainer, KeptItem, KeptKind, ReplayRecord, StreamRange } from './model';
-import { ReplayParseError } from './errors';
+import { KeptParseError } from './errors';
 
 /**
  * Firehose gzips its S3 backup (kfek sets `compressionFormat: GZIP`); local folders are plain text. Bytes that start
@@ -18,7 +18,7 @@ export function textOf(bytes: Uint8Array, container: KeptContainer): string {
   try {
     return gunzipSync(bytes).toString('utf8');
   } catch (error) {
-    throw new ReplayParseError(
+    throw new KeptParseError(
       container.location,
       `starts like gzip but does not inflate (${(error as Error).message})`,
     );
@@ -29,7 +29,7 @@ function parseJson(text: string, container: KeptContainer, what: string): unknow
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new ReplayParseError(
+    throw new KeptParseError(
       container.location,
       `is not JSON (${(error as Error).message}), expected ${what}`,
     );
@@ -50,7 +50,7 @@ function dateOf(value: unknown): Date | undefined {
 
 function base64Bytes(value: string, container: KeptContainer, field: string): Buffer {
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(value)) {
-    throw new ReplayParseError(container.location, `has a ${field} that is not base64`);
+    throw new KeptParseError(container.location, `has a ${field} that is not base64`);
   }
   return Buffer.from(value, 'base64');
 }
@@ -59,7 +59,7 @@ function base64Bytes(value: string, container: KeptContainer, field: string): Bu
 export function parseDeadLetter(bytes: Uint8Array, container: KeptContainer): KeptItem {
   const doc = parseJson(textOf(bytes, container), container, 'a dead-letter object');
   if (!isObject(doc) || doc.version !== 1 || typeof doc.data !== 'string') {
-    throw new ReplayParseError(container.location, 'is not a version 1 dead-letter object (no `data`)');
+    throw new KeptParseError(container.location, 'is not a version 1 dead-letter object (no `data`)');
   }
   const data = base64Bytes(doc.data, container, '`data`');
   const source = isObject(doc.source) ? doc.source : {};
@@ -89,9 +89,9 @@ export function parseDeadLetter(bytes: Uint8Array, container: KeptContainer): Ke
 export function parseFailedDocuments(
   bytes: Uint8Array,
   container: KeptContainer,
-): { items: KeptItem[]; problems: ReplayParseError[] } {
+): { items: KeptItem[]; problems: KeptParseError[] } {
   const items: KeptItem[] = [];
-  const problems: ReplayParseError[] = [];
+  const problems: KeptParseError[] = [];
   textOf(bytes, container)
     .split('\n')
     .forEach((line, index) => {
@@ -100,7 +100,7 @@ export function parseFailedDocuments(
       try {
         const doc = parseJson(line, where, 'a failed-document record');
         if (!isObject(doc) || typeof doc.rawData !== 'string') {
-          throw new ReplayParseError(where.location, 'is not a failed-document record (no `rawData`)');
+          throw new KeptParseError(where.location, 'is not a failed-document record (no `rawData`)');
         }
         const data = base64Bytes(doc.rawData, where, '`rawData`');
         const code =
@@ -114,7 +114,7 @@ export function parseFailedDocuments(
           dataBytes: data.length,
         });
       } catch (error) {
-        if (!(error instanceof ReplayParseError)) throw error;
+        if (!(error instanceof KeptParseError)) throw error;
         problems.push(error);
       }
     });
@@ -142,7 +142,7 @@ export function parseDiscardedBatch(
   keptAt?: Date,
 ): KeptItem {
   const doc = parseJson(textOf(bytes, container), container, 'an invocation record');
-  if (!isObject(doc)) throw new ReplayParseError(container.location, 'is not a JSON object');
+  if (!isObject(doc)) throw new KeptParseError(container.location, 'is not a JSON object');
   const nodes = [...walk(doc)];
   const records = nodes.flatMap((node) => recordOf(node, container));
   const range = nodes.map((node) => rangeOf(node, container)).find((r): r is StreamRange => r !== undefined);
@@ -180,7 +180,7 @@ export function parseDiscardedBatch(
     };
   }
   if (range === undefined) {
-    throw new ReplayParseError(
+    throw new KeptParseError(
       container.location,
       'holds neither records nor a shard and sequence-number range (shardId, startSequenceNumber, endSequenceNumber)',
     );
@@ -235,7 +235,7 @@ function rangeOf(node: JsonObject, container: KeptContainer): StreamRange | unde
   // read nothing and count as re-sent, so --delete-after would delete it.
   const sequence = /^(0|[1-9]\d{0,128})$/;
   if (!sequence.test(start) || !sequence.test(end) || BigInt(start) > BigInt(end)) {
-    throw new ReplayParseError(
+    throw new KeptParseError(
       container.location,
       `has a sequence-number range that is not one (${JSON.stringify(start)} to ${JSON.stringify(end)})`,
     );
