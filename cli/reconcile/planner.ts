@@ -12,28 +12,14 @@
  * and reads no environment. It belongs in core/ once the transform's core moves there.
  */
 import { gunzipSync } from 'node:zlib';
-import { ROUTE_KEY, routeFor, type TransformRoute } from '../../core/contracts/routes';
+import { ROUTE_KEY, routeFor } from '../../core/contracts/routes';
 import { groupSource, type LogEvent, type ReconcileGroup } from '../../core/reconcile/model';
 import type { DocumentPlanner, PlannedEvent } from '../../core/reconcile/ports';
+import type { TransformSettings } from '../../core/reconcile/service';
 import { RouteTable } from '../../lambda/transform/routing';
 import { transformRecord } from '../../lambda/transform/transform';
 import { buildEnvelopes } from '../../core/logs/envelopes';
 import type { GroupSource } from '../../core/logs/model';
-
-/** A route as reconcile needs it: the transform's settings and the stem of its indices. */
-export type ReconcileRoute = TransformRoute & { readonly indexStem: string };
-
-export interface TransformSettings {
-  /** The profile's routes, in order (config `routes`). */
-  readonly routes: readonly ReconcileRoute[];
-  /** The default route's index stem (config `delivery.indexPrefix`). */
-  readonly defaultStem: string;
-  /**
-   * The regions the pipeline receives logs from (config: the profile's region and `sources.regions`).
-   * @default - none: as the local transform runs
-   */
-  readonly sourceRegions?: readonly string[];
-}
 
 /** What one document of the transform says about its event. */
 interface DocumentFacts {

@@ -11,16 +11,16 @@
  *   pattern and counted per minute (page by page: nothing is kept, the exact tier reads the minutes that differ
  *   again). Exact, but requests grow with the events (10,000 a page).
  *
- * Events are read through backfill's FilterLogEvents port (retries, the CLI's errors), paced to the account's
+ * Events are read through core/logs' FilterLogEvents port (retries, the operator's errors), paced to the account's
  * FilterLogEvents quota as backfill paces it.
  */
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
-import type { LogEvent, ReconcileGroup } from '../../core/reconcile/model';
-import { MINUTE_MILLIS, minuteOf } from '../../core/reconcile/engine';
-import type { CloudWatchSide, Clock, MinuteCounts, RequestMeter } from '../../core/reconcile/ports';
-import { CallSpacer, FILTER_LOG_EVENTS_CALLS_PER_SECOND } from '../../core/pace';
-import { runInsightsQuery } from '../query';
-import type { LogsPort } from '../../core/logs/ports';
+import { runInsightsQuery } from '../logs/insights';
+import type { LogsPort } from '../logs/ports';
+import { CallSpacer, FILTER_LOG_EVENTS_CALLS_PER_SECOND } from '../pace';
+import { MINUTE_MILLIS, minuteOf } from './engine';
+import type { LogEvent, ReconcileGroup } from './model';
+import type { CloudWatchSide, Clock, MinuteCounts, RequestMeter } from './ports';
 
 export type CountMode = 'insights' | 'scan';
 export const COUNT_MODES: readonly CountMode[] = ['insights', 'scan'];
