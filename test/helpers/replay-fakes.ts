@@ -95,6 +95,8 @@ export class FakeKinesis implements KinesisPort {
   pageSize = 2;
   /** Streams read (GetShardIterator calls), in order. */
   readonly reads: string[] = [];
+  /** The next N GetRecords calls are throttled (ProvisionedThroughputExceededException). */
+  throttleReads = 0;
 
   addShard(stream: string, shardId: string, datas: readonly string[]): ShardRecord[] {
     const records = datas.map((d, i) => ({
@@ -147,6 +149,10 @@ export class FakeKinesis implements KinesisPort {
   }
 
   readPage(_stream: string, iterator: string, limit: number): Promise<ShardPage> {
+    if (this.throttleReads > 0) {
+      this.throttleReads -= 1;
+      return Promise.reject(sdkError('ProvisionedThroughputExceededException', 'Rate exceeded for shard'));
+    }
     const [key, at] = iterator.split('#');
     const records = this.shards.get(key) ?? [];
     const from = Number(at);
