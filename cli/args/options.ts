@@ -480,12 +480,23 @@ export function parseOptions<T extends OptionTable>(
 ): ReturnType<
   typeof parseArgs<{ args: string[]; options: T; strict: true; allowPositionals: false }>
 >['values'] {
-  return parseArgs({
+  const parsed = parseArgs({
     args: joinNegativeValues(args, options),
     options,
     strict: true,
     allowPositionals: false,
-  }).values;
+    tokens: true,
+  });
+  // An option that takes one value is given once: a second one would silently win.
+  const seen = new Set<string>();
+  for (const token of parsed.tokens) {
+    if (token.kind !== 'option') continue;
+    if (seen.has(token.name) && options[token.name]?.multiple !== true) {
+      throw new Error(`--${token.name} is given more than once`);
+    }
+    seen.add(token.name);
+  }
+  return parsed.values;
 }
 
 /** {@link parseOptions} for `command`, whose refusals are usage errors in one line starting `<command>:`. */
