@@ -1,8 +1,9 @@
 /**
  * Every `kfek` command in one table: its name and how it is loaded. A command is loaded only when it runs (and
  * with it the AWS SDK), so `kfek --help` stays fast. Each runs as `(argv after its name, io) => exit code`:
- * send, verify, query, proxy, doctor and reconcile are parsed by cli/args/ and run by cli/runners.ts; replay and backfill
- * parse their own options (cli/replay/args.ts, cli/backfill/args.ts) and print their own help.
+ * send, verify, query, proxy, doctor, reconcile and events-window are parsed by cli/args/ and run by cli/runners.ts;
+ * replay and backfill read their options from the same table (cli/args/options.ts) but check them and print their
+ * help (its option list made from the table) themselves (cli/replay/args.ts, cli/backfill/args.ts).
  */
 import { parseCliArgs } from './args';
 import type { CommandName } from './args';
@@ -30,6 +31,7 @@ export const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   proxy: parsedBy('proxy'),
   doctor: parsedBy('doctor'),
   reconcile: parsedBy('reconcile'),
+  'events-window': parsedBy('events-window'),
   replay: async () => (await import('./replay/command')).replayCommand,
   backfill: async () => (await import('./backfill/command')).backfillCommand,
 };

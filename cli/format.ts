@@ -5,6 +5,18 @@ import type { QueryResult } from './query';
 import type { SendResult } from './send';
 import type { VerifyResult } from './verify';
 
+/** `512 B`, `1.5 KiB`, `22.4 MiB`, `1.2 GiB`: sizes for people, in binary units. */
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${Math.round(value)} B` : `${value.toFixed(1)} ${units[unit]}`;
+}
+
 /** A plain-text table; cells longer than `maxCellWidth` are cut with an ellipsis, newlines shown as spaces. */
 export function formatTable(
   columns: readonly string[],

@@ -19,6 +19,11 @@ export interface CliIo {
    */
   readonly cdkJson?: string;
   /**
+   * The working directory relative paths are read from (`replay --local-dir`, `backfill --state-dir`).
+   * @default process.cwd()
+   */
+  readonly cwd?: string;
+  /**
    * The clock commands that judge time read (`reconcile`'s lag, `backfill`'s window): tests pin when a run starts.
    * @default Date.now
    */

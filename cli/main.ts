@@ -4,7 +4,8 @@
  */
 import { parseCliArgs } from './args';
 import { COMMANDS } from './commands';
-import { CliError, UsageError } from './errors';
+import { UsageError } from './errors';
+import { OperatorError } from '../core/errors';
 import { showHelpOrVersion } from './help-output';
 import type { CliIo } from './io';
 import { GeneratorError } from '../core/log-generator';
@@ -27,15 +28,15 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
     if (args.command === 'help' || args.command === 'version') return showHelpOrVersion(args, io);
     throw new UsageError(`${args.command}: not in the command table (cli/commands.ts)`);
   } catch (error) {
-    const cliError =
-      error instanceof CliError
+    const known =
+      error instanceof OperatorError
         ? error
         : error instanceof GeneratorError
           ? new UsageError(error.message)
           : undefined;
-    if (cliError !== undefined) {
-      io.stderr.write(`kfek: ${cliError.message}\n`);
-      return cliError.exitCode;
+    if (known !== undefined) {
+      io.stderr.write(`kfek: ${known.message}\n`);
+      return known.exitCode;
     }
     // A bug, not a bad input: one line still, and the stack trace only when asked for (KFEK_DEBUG=1).
     const message = error instanceof Error ? error.message.split('\n')[0] : String(error);

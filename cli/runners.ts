@@ -18,7 +18,7 @@ import {
   type VerifyArgs,
   regionFromHost,
 } from './args';
-import { createLogsClient } from './aws';
+import { createLogsClient, resolveAwsTarget } from './aws';
 import { runChecks } from './doctor/checks';
 import { createAwsPorts } from './doctor/create-ports';
 import { gatherFacts } from './doctor/facts';
@@ -93,8 +93,13 @@ export async function verify(args: VerifyArgs, io: CliIo): Promise<number> {
     url.password = '';
   }
   if (args.sigv4) {
-    const region =
-      args.region ?? io.env.AWS_REGION ?? io.env.AWS_DEFAULT_REGION ?? regionFromHost(url.hostname);
+    const { region } = resolveAwsTarget(
+      { ...(args.region !== undefined ? { region: args.region } : {}) },
+      io.env,
+      {
+        defaultRegion: () => regionFromHost(url.hostname),
+      },
+    );
     if (region === undefined) throw new UsageError('verify --sigv4 needs --region (or AWS_REGION)');
     auth = { kind: 'sigv4', region };
   }
@@ -218,9 +223,16 @@ export async function doctor(args: DoctorArgs, io: CliIo): Promise<number> {
       `doctor: no cdk.json in ${projectDir}: run it in the kfek project directory, or pass --skip-synth`,
     );
   }
-  const region = args.region ?? io.env.AWS_REGION ?? io.env.AWS_DEFAULT_REGION;
+  // No default region: the SDK's chain (the AWS profile's region) decides, and the doctor reports what it found.
+  const { region } = resolveAwsTarget(
+    { ...(args.region !== undefined ? { region: args.region } : {}) },
+    io.env,
+    {
+      defaultRegion: () => undefined,
+    },
+  );
   const { ports, destroy } = createAwsPorts({
-    ...(region !== undefined && region !== '' ? { region } : {}),
+    ...(region !== undefined ? { region } : {}),
     profile: args.profile,
     env: io.env,
     projectDir,
@@ -270,5 +282,7 @@ export async function runParsed(
     case 'reconcile':
       // Loaded only here: the transform's core and the reconcile engine are not part of the other commands.
       return (await import('./reconcile/command')).reconcile(args, io);
+    case 'events-window':
+      return (await import('./events-window/command')).eventsWindow(args, io);
   }
 }

@@ -8,7 +8,8 @@ import {
   PutLogEventsCommand,
   type RejectedLogEventsInfo,
 } from '@aws-sdk/client-cloudwatch-logs';
-import { type RetryOptions, sleep as realSleep, withRetries } from './aws';
+import { type RetryOptions, withRetries } from '../core/aws/retry';
+import { sleep as realSleep } from '../core/clock';
 import { LogEventGenerator } from '../core/log-generator';
 import { UsageError } from './errors';
 

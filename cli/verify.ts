@@ -3,9 +3,12 @@
  * took.
  */
 import type { OpenSearchHttpClient } from '../core/opensearch/http';
-import { sleep as realSleep } from './aws';
+import { sleep as realSleep } from '../core/clock';
 import { OpenSearchRequestError, UsageError } from './errors';
 import { parseRunMarker, validateRunId } from '../core/log-generator';
+import { findGaps, type LatencySummary, type Seen, summarizeLatency } from './verify-stats';
+
+export { type LatencySummary, percentile } from './verify-stats';
 
 export interface VerifyOptions {
   readonly runId: string;
@@ -31,16 +34,6 @@ export interface VerifyOptions {
   readonly now?: () => number;
   /** Injected by tests. @default setTimeout */
   readonly sleep?: (millis: number) => Promise<void>;
-}
-
-export interface LatencySummary {
-  /** `ingest-field`: the documents' own ingest time; `first-seen`: the poll that first found the event. */
-  readonly basis: 'ingest-field' | 'first-seen';
-  readonly samples: number;
-  readonly p50InMillis: number;
-  readonly p95InMillis: number;
-  readonly p99InMillis: number;
-  readonly maxInMillis: number;
 }
 
 export interface VerifyResult {
@@ -70,13 +63,6 @@ export interface VerifyResult {
   readonly complete: boolean;
 }
 
-interface Seen {
-  readonly timestamp: number;
-  readonly firstSeenAt: number;
-  readonly ingestedAt?: number;
-  readonly atFirstPoll: boolean;
-}
-
 interface SearchHit {
   readonly _source?: Record<string, unknown>;
 }
@@ -87,13 +73,6 @@ interface SearchAnswer {
 }
 
 const INDEX_PATTERN = /^[^\s/?#\\"<>|]+$/;
-
-/** Nearest-rank percentile of sorted values. */
-export function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
-}
 
 /** Reads a dotted path (`kfek.ingestedAt`) or a literal key with dots from a document. */
 function fieldAt(source: Record<string, unknown>, path: string): unknown {
@@ -271,63 +250,5 @@ export async function verifyRun(client: OpenSearchHttpClient, options: VerifyOpt
     polls,
     elapsedInMillis: now() - startedAt,
     complete: gaps.missing === 0 && (options.expected === undefined || seen.size >= options.expected),
-  };
-}
-
-/** How many of the missing sequence numbers to name. */
-const MISSING_SAMPLE_SIZE = 20;
-
-/**
- * Missing sequence numbers of `0 .. expected - 1` (without `expected`, of `0 .. highest found`), counted from the
- * found ones alone: the range may be as large as the largest safe integer, so it is never walked.
- */
-function findGaps(
-  found: Iterable<number>,
-  expected: number | undefined,
-): Pick<VerifyResult, 'missing' | 'missingSample' | 'highestSeq'> {
-  // A typed array sorts numerically; every value is a safe integer below `expected` (verifyRun set the rest aside).
-  const sorted = Float64Array.from(found).sort();
-  const highestSeq = sorted.length === 0 ? undefined : sorted[sorted.length - 1];
-  const end = expected ?? (highestSeq === undefined ? 0 : highestSeq + 1);
-  const missingSample: number[] = [];
-  // Walks the found numbers with `end` as a last sentinel, naming the numbers between neighbours, until 20 are named.
-  let next = 0;
-  for (let i = 0; i <= sorted.length && missingSample.length < MISSING_SAMPLE_SIZE; i++) {
-    const seq = i < sorted.length ? sorted[i] : end;
-    while (next < seq && missingSample.length < MISSING_SAMPLE_SIZE) missingSample.push(next++);
-    next = seq + 1;
-  }
-  return {
-    missing: end - sorted.length,
-    missingSample,
-    ...(highestSeq !== undefined ? { highestSeq } : {}),
-  };
-}
-
-/**
- * With an ingest field, latency is ingest time minus `@timestamp` for every event that has one. Without, it is
- * first-seen minus `@timestamp` over the events that appeared after the first poll (for those already there, the
- * first poll says only "at most"); if every event was there at the first poll, those upper bounds are reported.
- */
-function summarizeLatency(events: readonly Seen[], useIngestField: boolean): LatencySummary | undefined {
-  let basis: LatencySummary['basis'];
-  let values: number[];
-  if (useIngestField) {
-    basis = 'ingest-field';
-    values = events.flatMap((e) => (e.ingestedAt === undefined ? [] : [e.ingestedAt - e.timestamp]));
-  } else {
-    basis = 'first-seen';
-    const later = events.filter((e) => !e.atFirstPoll);
-    values = (later.length > 0 ? later : events).map((e) => e.firstSeenAt - e.timestamp);
-  }
-  if (values.length === 0) return undefined;
-  values.sort((a, b) => a - b);
-  return {
-    basis,
-    samples: values.length,
-    p50InMillis: percentile(values, 50),
-    p95InMillis: percentile(values, 95),
-    p99InMillis: percentile(values, 99),
-    maxInMillis: values[values.length - 1],
   };
 }

@@ -1,5 +1,5 @@
 /** The help texts: the overview (`kfek --help`) and one page per command (`kfek <command> --help`). */
-import { OPTIONS, type OptionSpec } from './options';
+import { OPTIONS, type OptionSpec, type OptionTable } from './options';
 import type { CommandName } from './types';
 
 export const USAGE = `kfek - send test logs through the pipeline, verify they arrived, run saved Logs Insights queries,
@@ -16,6 +16,8 @@ Usage:
   kfek doctor [--profile sandbox] [--region R] [--skip-synth | --cdk-out DIR] [--synth-timeout 300s] [--json]
   kfek replay [--profile NAME | --local] [--kind K ...] [--since T] [--until T] [--reason R] [--limit N]
               [--rate R/s] [--dry-run] [--delete-after] [--json]   (kfek replay --help for all options)
+  kfek events-window --since T [--until T] (--events-stream NAME|ARN | --profile NAME) [--limit N] [--rate R/s]
+              [--dry-run] [--json]
   kfek backfill (--log-group G ... | --profile NAME) --since 7d [--until T] [--filter-pattern P] [--rate N/s]
               [--dry-run] [--resume] [--json]   (kfek backfill --help for all options)
   kfek reconcile (--profile NAME | --log-group G ...) --since T [--until T] --opensearch URL [--sigv4] [--heal]
@@ -59,29 +61,35 @@ differ it reads the events, computes each document id as the ingest pipeline doe
 event: searchable, dropped by a rule, joined into another, kept (dead letter, discarded batch, failed document, with
 where), late, or missing. --heal sends the missing ones through the raw stream as kfek backfill does and waits for
 them. Prints a table per log group (or --json); the exit code is 1 while anything is missing.`,
+    'events-window': `events-window puts the events stream's own records that arrived from --since to --until (default: the command's
+start) back on it, every shard, unchanged, so a delivery stream created after them (a recreated Pipeline stack)
+delivers them too: closed parent shards before their children, each shard paced to its read limits, throttled
+reads retried. Re-put documents overwrite themselves (ids come from log group, stream and event id). --dry-run only
+counts. \`kfek replay --kind events-window\` is the same command.`,
   };
 }
 
 /** `kfek <command> --help`: what the command does, then each option with its argument and default. */
 export function commandHelp(command: CommandName): string {
-  const rows = Object.entries(OPTIONS[command]).map(([name, spec]) => [
-    optionLabel(name, spec),
-    describe(spec),
-  ]);
-  const width = Math.max(...rows.map(([label]) => label.length)) + 2;
   return [
     `Usage: kfek ${command} [options]`,
     '',
     summaries()[command],
     '',
-    'Options:',
-    ...rows.map(([label, text]) => `  ${label.padEnd(width)}${text}`),
+    optionsHelp(OPTIONS[command]),
   ].join('\n');
+}
+
+/** `Options:` and one line per option of `table`: its argument, what it does, its default. */
+export function optionsHelp(table: OptionTable): string {
+  const rows = Object.entries(table).map(([name, spec]) => [optionLabel(name, spec), describe(spec)]);
+  const width = Math.max(...rows.map(([label]) => label.length)) + 2;
+  return ['Options:', ...rows.map(([label, text]) => `  ${label.padEnd(width)}${text}`)].join('\n');
 }
 
 function optionLabel(name: string, spec: OptionSpec): string {
   const long = `--${name}${spec.type === 'string' ? ` ${spec.value ?? 'VALUE'}` : ''}`;
-  return spec.short !== undefined ? `-${spec.short}, ${long}` : long;
+  return spec.short !== undefined ? `${long}, -${spec.short}` : long;
 }
 
 function describe(spec: OptionSpec): string {

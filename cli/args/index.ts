@@ -4,7 +4,9 @@
  * help), values.ts the single-value parsers, help.ts the help texts, commands.ts and proxy-doctor.ts the commands.
  */
 import { UsageError } from '../errors';
+import { usageErrorOf } from './options';
 import { type Env, parseQuery, parseSend, parseVerify } from './commands';
+import { parseEventsWindow } from './events-window';
 import { parseDoctor, parseProxy } from './proxy-doctor';
 import { parseReconcile } from './reconcile';
 import { type CliArgs, COMMAND_NAMES, type CommandName } from './types';
@@ -37,24 +39,14 @@ export function parseCliArgs(argv: readonly string[], env: Env = {}): CliArgs {
         return parseDoctor(rest);
       case 'reconcile':
         return parseReconcile(rest, env);
+      case 'events-window':
+        return parseEventsWindow(rest);
       default:
         throw new UsageError(
-          `unknown command ${JSON.stringify(command)}; expected send, verify, query, proxy, doctor, replay, backfill, reconcile or help`,
+          `unknown command ${JSON.stringify(command)}; expected send, verify, query, proxy, doctor, replay, events-window, backfill, reconcile or help`,
         );
     }
   } catch (error) {
-    // parseArgs throws TypeErrors with codes such as ERR_PARSE_ARGS_UNKNOWN_OPTION; they are usage errors.
-    if (error instanceof UsageError) throw error;
-    const message = (error instanceof Error ? error.message : String(error))
-      .split('\n')[0]
-      .replace(/^TypeError \[[A-Z_]+\]: /, '');
-    // Node's three-line "argument is ambiguous" (an option followed by another option instead of its value).
-    const ambiguous = /^Option '(-[^' ]+)[^']*' argument is ambiguous/.exec(message);
-    if (ambiguous !== null) {
-      throw new UsageError(
-        `${command}: ${ambiguous[1]} needs a value (one starting with a dash is written ${ambiguous[1]}=VALUE)`,
-      );
-    }
-    throw new UsageError(`${command}: ${message}`);
+    throw usageErrorOf(command, error);
   }
 }

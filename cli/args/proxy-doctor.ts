@@ -1,4 +1,5 @@
 /** Parsers of the commands that work on a deployment as a whole: proxy and doctor. */
+import { resolveAwsTarget } from '../aws-target';
 import { UsageError } from '../errors';
 import type { Env } from './commands';
 import { DOCTOR_OPTIONS, parseOptions, PROXY_OPTIONS } from './options';
@@ -39,11 +40,11 @@ export function parseProxy(args: readonly string[], env: Env): ProxyArgs | HelpA
   }
   const port = parseCount(values.port, '--port', 0);
   if (port > 65535) throw new UsageError(`--port ${quote(values.port)} is not a port (0-65535)`);
-  const region =
-    (values.region !== undefined ? parseRegion(values.region, '--region') : undefined) ??
-    nonEmpty(env.AWS_REGION) ??
-    nonEmpty(env.AWS_DEFAULT_REGION) ??
-    regionFromHost(url.hostname);
+  const { region } = resolveAwsTarget(
+    { ...(values.region !== undefined ? { region: parseRegion(values.region, '--region') } : {}) },
+    env,
+    { defaultRegion: () => regionFromHost(url.hostname) },
+  );
   return {
     command: 'proxy',
     endpoint,
@@ -115,9 +116,4 @@ export function parseDoctor(args: readonly string[]): DoctorArgs | HelpArgs {
     ...(values['cdk-out'] !== undefined ? { cdkOut: parseName(values['cdk-out'], '--cdk-out', 4096) } : {}),
     synthTimeoutInMillis: parseWait(values['synth-timeout'], '--synth-timeout', { positive: true }),
   };
-}
-
-/** An environment variable's value, or undefined when it is unset or empty (`AWS_REGION=` means no region). */
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value;
 }

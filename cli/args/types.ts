@@ -1,7 +1,15 @@
 /** What the command line parses into: one typed value per command. */
 
 /** The commands `kfek` knows, in the order its help lists them. */
-export const COMMAND_NAMES = ['send', 'verify', 'query', 'proxy', 'doctor', 'reconcile'] as const;
+export const COMMAND_NAMES = [
+  'send',
+  'verify',
+  'query',
+  'proxy',
+  'doctor',
+  'reconcile',
+  'events-window',
+] as const;
 export type CommandName = (typeof COMMAND_NAMES)[number];
 
 export interface CommonArgs {
@@ -123,6 +131,24 @@ export interface ReconcileArgs {
   readonly json: boolean;
 }
 
+export interface EventsWindowArgs {
+  readonly command: 'events-window';
+  /** `--since` and `--until` as typed: the command reads them against its own clock. */
+  readonly sinceText: string;
+  readonly untilText?: string;
+  /** @default - `<name>-<profile>-events` of `profile` */
+  readonly eventsStream?: string;
+  readonly profile?: string;
+  /** @default - every record of the window */
+  readonly limit?: number;
+  /** Records per second. @default - as fast as Kinesis takes them */
+  readonly ratePerSecond?: number;
+  readonly dryRun: boolean;
+  readonly endpoint?: string;
+  readonly region?: string;
+  readonly json: boolean;
+}
+
 export interface HelpArgs {
   readonly command: 'help';
   /**
@@ -138,4 +164,12 @@ export interface VersionArgs {
 }
 
 export type CliArgs =
-  SendArgs | VerifyArgs | QueryArgs | ProxyArgs | DoctorArgs | ReconcileArgs | HelpArgs | VersionArgs;
+  | SendArgs
+  | VerifyArgs
+  | QueryArgs
+  | ProxyArgs
+  | DoctorArgs
+  | ReconcileArgs
+  | EventsWindowArgs
+  | HelpArgs
+  | VersionArgs;

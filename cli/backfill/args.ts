@@ -1,9 +1,11 @@
 /**
- * `kfek backfill`'s own command line, parsed here so the command stays self-contained (cli/main.ts only dispatches
- * to it, as it does for replay). Pure: argv and the clock in, typed options out.
+ * `kfek backfill`'s command line: its options are in the one table (cli/args/options.ts), which makes its help's
+ * option list; the checks between options and the window's times (read against the clock) are here. Pure: argv and
+ * the clock in, typed options out.
  */
-import { parseArgs } from 'node:util';
 import { parseRate } from '../args';
+import { optionsHelp } from '../args/help';
+import { BACKFILL_OPTIONS, parseCommandOptions } from '../args/options';
 import {
   forCommand,
   parseLogGroupName,
@@ -31,42 +33,12 @@ stream as CloudWatch Logs subscription envelopes (gzip DATA_MESSAGE, one log str
 transform handles them like live data. A document's id comes from log group, stream and event id, so events the
 live subscription also delivered overwrite themselves: overlap is harmless.
 
-Options:
-  --log-group G        log group to backfill (repeatable, or comma-separated)
-  --profile NAME       the cdk.json profile: its log groups unless --log-group, and its raw stream kfek-<profile>-raw
-  --since T            window start: a duration before now (7d, 36h) or an ISO time (required, except with --resume)
-  --until T            window end (inclusive): an ISO time or a duration before now (default: now)
-  --filter-pattern P   FilterLogEvents pattern (default: the log group's subscription pattern, else every event)
-  --rate N             events per second to the raw stream: 1000, 1000/s or 60000/m (default: ${DEFAULT_RATE_PER_SECOND}/s)
-  --dry-run            estimate events, bytes, time and cost from a sampled read; write nothing
-  --resume             go on with the backfill in the checkpoint (after Ctrl-C or a failure)
-  --state-dir DIR      checkpoint.json and refused records (dead-letter/) (default: ${DEFAULT_STATE_DIR})
-  --raw-stream S       the raw stream's name or ARN (default: kfek-<profile>-raw)
-  --endpoint URL       AWS endpoint for CloudWatch Logs and Kinesis (e.g. moto's); default AWS_ENDPOINT_URL or AWS
-  --region R           default AWS_REGION, or us-east-1 with an endpoint
-  --json               print the result as JSON on stdout
-  --help, -h           this text
+${optionsHelp(BACKFILL_OPTIONS)}
 
 Records Kinesis still refuses after 20 attempts are kept in <state dir>/dead-letter/: re-send them with
 kfek replay --local --local-dir <state dir> --kind dead-letter --raw-stream <stream>.`;
 
-/** What `util.parseArgs` accepts; BACKFILL_USAGE describes each (a test holds the two together). */
-export const BACKFILL_OPTIONS = {
-  'log-group': { type: 'string', multiple: true },
-  profile: { type: 'string' },
-  since: { type: 'string' },
-  until: { type: 'string' },
-  'filter-pattern': { type: 'string' },
-  rate: { type: 'string' },
-  'dry-run': { type: 'boolean', default: false },
-  resume: { type: 'boolean', default: false },
-  'state-dir': { type: 'string' },
-  'raw-stream': { type: 'string' },
-  endpoint: { type: 'string' },
-  region: { type: 'string' },
-  json: { type: 'boolean', default: false },
-  help: { type: 'boolean', short: 'h', default: false },
-} as const;
+export { BACKFILL_OPTIONS };
 
 export interface BackfillArgs {
   readonly command: 'backfill';
@@ -96,18 +68,7 @@ export type ParsedBackfill = BackfillArgs | { readonly command: 'backfill-help' 
 const asBackfill = <T>(parse: () => T): T => forCommand('backfill', parse);
 
 export function parseBackfillArgs(argv: readonly string[], now: Date): ParsedBackfill {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: [...argv],
-      options: BACKFILL_OPTIONS,
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw new UsageError(`backfill: ${message.split('\n')[0].replace(/^TypeError \[[A-Z_]+\]: /, '')}`);
-  }
+  const values = parseCommandOptions('backfill', argv, BACKFILL_OPTIONS);
   if (values.help) return { command: 'backfill-help' };
   // A blank or malformed name is refused, never dropped (dropping it would backfill the profile's groups instead).
   const logGroups = [

@@ -1,21 +1,15 @@
 /**
- * The AWS side of `kfek backfill`'s ports: CloudWatch Logs (DescribeLogGroups, DescribeSubscriptionFilters,
- * FilterLogEvents) through the CLI's client and retries (cli/aws.ts), and Kinesis (DescribeStreamSummary here;
- * PutRecords through replay's port). Clients take the SDK's endpoint variables, so the same code runs against moto.
+ * The AWS side of `kfek backfill`: its clients (CloudWatch Logs through the CLI's client, cli/aws.ts; Kinesis), and
+ * DescribeStreamSummary of the raw stream. FilterLogEvents and the other Logs calls are core/logs/aws.ts',
+ * PutRecords core/kinesis'. Clients take the SDK's endpoint variables, so the same code runs against moto.
  */
-import {
-  type CloudWatchLogsClient,
-  DescribeLogGroupsCommand,
-  DescribeSubscriptionFiltersCommand,
-  FilterLogEventsCommand,
-} from '@aws-sdk/client-cloudwatch-logs';
-import { DescribeStreamSummaryCommand, KinesisClient } from '@aws-sdk/client-kinesis';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { createLogsClient, type RetryOptions, translateAwsError, withRetries } from '../aws';
-import { CliError, UnknownLogGroupError } from '../errors';
-import { streamParam } from '../replay/aws-ports';
-import type { HistoricLogEvent } from './model';
-import type { LogGroupInfo, LogsPort, StreamInfoPort, SubscriptionInfo } from './ports';
+import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
+import { DescribeStreamSummaryCommand, type KinesisClient } from '@aws-sdk/client-kinesis';
+import { translateAwsError } from '../../core/aws/retry';
+import { createLogsClient } from '../aws';
+import { CliError } from '../errors';
+import { createKinesisClient, streamParam } from '../../core/kinesis/aws';
+import type { StreamInfoPort } from './ports';
 
 export interface BackfillClients {
   readonly logs: CloudWatchLogsClient;
@@ -29,12 +23,7 @@ export function createBackfillClients(
   env: Readonly<Record<string, string | undefined>>,
 ): BackfillClients {
   const logs = createLogsClient(target, env);
-  const kinesis = new KinesisClient({
-    ...(target.region !== undefined ? { region: target.region } : {}),
-    ...(target.endpoint !== undefined ? { endpoint: target.endpoint } : {}),
-    // HTTP/1.1: moto refuses the Kinesis client's default HTTP/2 handler; AWS takes either.
-    requestHandler: new NodeHttpHandler({ connectionTimeout: 5_000, requestTimeout: 60_000 }),
-  });
+  const kinesis = createKinesisClient(target);
   return {
     logs,
     kinesis,
@@ -42,101 +31,6 @@ export function createBackfillClients(
       logs.destroy();
       kinesis.destroy();
     },
-  };
-}
-
-/** Attempts per CloudWatch Logs call: FilterLogEvents' quota is shared by the whole account, so be patient. */
-const LOGS_ATTEMPTS = 10;
-
-export function logsPort(
-  client: CloudWatchLogsClient,
-  options: { readonly endpoint?: string; readonly retry?: RetryOptions } = {},
-): LogsPort {
-  const call = <T>(operation: string, logGroupName: string, send: () => Promise<T>): Promise<T> =>
-    withRetries(
-      operation,
-      send,
-      { logGroupName, ...(options.endpoint !== undefined ? { endpoint: options.endpoint } : {}) },
-      { maxAttempts: LOGS_ATTEMPTS, ...options.retry },
-    );
-  return {
-    async describeGroup(name) {
-      let nextToken: string | undefined;
-      do {
-        const out = await call(`DescribeLogGroups of ${name}`, name, () =>
-          client.send(new DescribeLogGroupsCommand({ logGroupNamePrefix: name, nextToken })),
-        );
-        const group = (out.logGroups ?? []).find((g) => g.logGroupName === name);
-        if (group !== undefined) return groupInfo(name, group);
-        nextToken = out.nextToken;
-      } while (nextToken !== undefined);
-      throw new UnknownLogGroupError(name);
-    },
-    async subscriptions(logGroup) {
-      const found: SubscriptionInfo[] = [];
-      let nextToken: string | undefined;
-      do {
-        const out = await call(`DescribeSubscriptionFilters of ${logGroup}`, logGroup, () =>
-          client.send(new DescribeSubscriptionFiltersCommand({ logGroupName: logGroup, nextToken })),
-        );
-        for (const f of out.subscriptionFilters ?? []) {
-          if (f.filterName === undefined || f.destinationArn === undefined) continue;
-          found.push({
-            filterName: f.filterName,
-            filterPattern: f.filterPattern ?? '',
-            destinationArn: f.destinationArn,
-            ...(f.creationTime !== undefined ? { createdAt: new Date(f.creationTime) } : {}),
-          });
-        }
-        nextToken = out.nextToken;
-      } while (nextToken !== undefined);
-      return found;
-    },
-    async filterPage(query) {
-      const out = await call(`FilterLogEvents on ${query.logGroup}`, query.logGroup, () =>
-        client.send(
-          new FilterLogEventsCommand({
-            logGroupName: query.logGroup,
-            startTime: query.startTime,
-            endTime: query.endTime,
-            ...(query.filterPattern !== undefined && query.filterPattern !== ''
-              ? { filterPattern: query.filterPattern }
-              : {}),
-            limit: query.limit ?? 10_000,
-            nextToken: query.nextToken,
-            // Ignored by AWS since 2019 (its answers always interleave the log streams by time); moto still reads
-            // it, and without it answers stream after stream.
-            interleaved: true,
-          }),
-        ),
-      );
-      const events: HistoricLogEvent[] = [];
-      for (const e of out.events ?? []) {
-        if (e.eventId === undefined || e.timestamp === undefined || e.logStreamName === undefined) continue;
-        events.push({
-          id: e.eventId,
-          timestamp: e.timestamp,
-          message: e.message ?? '',
-          logStream: e.logStreamName,
-          ...(e.ingestionTime !== undefined ? { ingestionTime: e.ingestionTime } : {}),
-        });
-      }
-      return { events, ...(out.nextToken !== undefined ? { nextToken: out.nextToken } : {}) };
-    },
-  };
-}
-
-function groupInfo(
-  name: string,
-  group: { arn?: string; logGroupArn?: string; storedBytes?: number; creationTime?: number },
-): LogGroupInfo {
-  // arn:aws:logs:<region>:<account>:log-group:<name>[:*]
-  const owner = (group.logGroupArn ?? group.arn ?? '').split(':')[4] ?? '';
-  return {
-    name,
-    owner,
-    ...(group.storedBytes !== undefined ? { storedBytes: group.storedBytes } : {}),
-    ...(group.creationTime !== undefined ? { createdAt: new Date(group.creationTime) } : {}),
   };
 }
 

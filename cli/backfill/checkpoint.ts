@@ -8,6 +8,7 @@
  * would silently be skipped). The events of that millisecond that were already written are listed by id and
  * skipped when read again.
  */
+import { isObject } from '../../core/json';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { parseLogGroupName, parseStreamName } from '../args/values';
@@ -119,9 +120,6 @@ function serialize(state: CheckpointState): unknown {
     job: { ...state.job, since: state.job.since.toISOString(), until: state.job.until.toISOString() },
   };
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export function parseCheckpoint(text: string, location: string): CheckpointState {
   const broken = (what: string): CheckpointError =>

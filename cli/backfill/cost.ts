@@ -3,7 +3,7 @@
  * assumptions kfek's cost table uses (core/contracts/cost-model.ts, docs/costs.md). Pure arithmetic.
  */
 import { ASSUMPTIONS, LIMITS, PRICES, PRICES_DATE } from '../../core/contracts/cost-model';
-import { FILTER_LOG_EVENTS_CALLS_PER_SECOND } from './pace';
+import { FILTER_LOG_EVENTS_CALLS_PER_SECOND } from '../../core/pace';
 
 /**
  * Internet data transfer out of AWS, us-east-1, USD per GB after the first 100 GB a month (aggregated over all

@@ -1,3 +1,6 @@
+import { buildEnvelopes } from '../../core/logs/envelopes';
+import type { GroupSource, HistoricLogEvent } from '../../core/logs/model';
+import type { LogsPort } from '../../core/logs/ports';
 /**
  * `--dry-run`'s estimate of a log group's window: events, message bytes, and what they become on the raw stream,
  * from a sampled read. Nothing cheaper counts events: DescribeLogGroups' `storedBytes` covers the whole group over its
@@ -11,9 +14,6 @@
  * sample covered (its start to the last event read) are scaled to the slice. Bytes per event and the gzip size
  * come from envelopes built of the sampled events exactly as the backfill builds them.
  */
-import { buildEnvelopes } from './envelopes';
-import type { GroupSource, HistoricLogEvent } from './model';
-import type { LogsPort } from './ports';
 
 export interface EstimateOptions {
   /** @default 10 */

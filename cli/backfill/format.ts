@@ -1,19 +1,8 @@
 /** The text `kfek backfill` prints: the dry run's estimate, and the summary of a run. Pure. */
-import { formatTable } from '../format';
+import { formatBytes, formatTable } from '../format';
 import type { BackfillCounts, BackfillJob } from './model';
 import type { CostEstimate, DurationEstimate, VolumeEstimate } from './cost';
 import type { GroupEstimate } from './estimate';
-
-export function formatBytes(bytes: number): string {
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return unit === 0 ? `${Math.round(value)} B` : `${value.toFixed(1)} ${units[unit]}`;
-}
 
 export function formatDuration(millis: number): string {
   const s = Math.round(millis / 1000);

@@ -7,7 +7,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { LOCAL_KEPT_FOLDERS } from '../../core/contracts/kept-data';
-import type { EnvelopeRecord } from './model';
+import type { EnvelopeRecord } from '../../core/logs/model';
 
 export interface KeptStore {
   /** The folder `kfek replay --local-dir` is given. */

@@ -1,28 +1,21 @@
 /**
  * The backfill itself: per log group, FilterLogEvents pages from where the checkpoint says (the window's start on a
  * first run), each page turned into subscription envelopes and put on the raw stream at `--rate` events per
- * second through replay's sender (calls of at most 500 records and 5 MiB, refused entries retried with backoff),
+ * second through core/kinesis' sender (calls of at most 500 records and 5 MiB, refused entries retried with backoff),
  * then the checkpoint written. Records Kinesis still refuses are kept for `kfek replay`. Stops between two calls
  * when the signal aborts; the checkpoint then stays at the last page written, so a resumed run reads that page's
  * successor again and nothing more.
  */
 import type { Continuation } from '../../core/contracts/multiline';
-import type { KinesisPort } from '../replay/ports';
-import { RecordSender } from '../replay/sender';
+import type { KinesisPort } from '../../core/kinesis/ports';
+import { RecordSender } from '../../core/kinesis/sender';
+import { type Clock, RatePacer } from '../../core/pace';
 import type { CheckpointState, CheckpointStore, GroupProgress } from './checkpoint';
-import { buildEnvelopes, heldBack } from './envelopes';
 import type { KeptStore } from './kept';
-import {
-  addCounts,
-  type BackfillCounts,
-  type BackfillJob,
-  type EnvelopeRecord,
-  type GroupSource,
-  type HistoricLogEvent,
-  NO_COUNTS,
-} from './model';
-import { type Clock, RatePacer } from './pace';
-import type { LogsPort } from './ports';
+import { addCounts, type BackfillCounts, type BackfillJob, NO_COUNTS } from './model';
+import { buildEnvelopes, heldBack } from '../../core/logs/envelopes';
+import type { EnvelopeRecord, GroupSource, HistoricLogEvent } from '../../core/logs/model';
+import type { LogsPort } from '../../core/logs/ports';
 
 export interface GroupPlan {
   readonly source: GroupSource;

@@ -11,12 +11,15 @@ import { physicalNamesFor } from '../../core/contracts/physical-names';
 import { createHttpClient, type HttpAuth } from '../../core/opensearch/http';
 import { regionFromHost, type ReconcileArgs } from '../args';
 import { forCommand, parseTimeBeforeNow } from '../args/values';
-import { createLogsClient, resolveAwsTarget, sleep, translateAwsError } from '../aws';
+import { translateAwsError } from '../../core/aws/retry';
+import { sleep } from '../../core/clock';
+import { OperatorError } from '../../core/errors';
+import { createLogsClient, resolveAwsTarget } from '../aws';
 import { CliError, UsageError } from '../errors';
 import type { CliIo } from '../io';
 import { profileConfig } from '../profile';
 import { createReplayClients, searchStackResources } from '../replay/aws-ports';
-import type { KeptSources } from '../replay/collect';
+import type { KeptSources } from '../../core/kept/collect';
 import { folderStore, LOCAL_LAYOUT } from '../replay/folder-store';
 import { formatReconcile } from './format';
 import { bucketKeptSources, type GroupSetting, runReconcile } from './service';
@@ -79,7 +82,7 @@ export async function reconcile(args: ReconcileArgs, io: ReconcileIo): Promise<n
       clock,
       (note) => io.stderr.write(`kfek reconcile: ${note}\n`),
     ).catch((error: unknown) => {
-      throw error instanceof CliError ? error : translateAwsError(error, 'reconcile', { endpoint });
+      throw error instanceof OperatorError ? error : translateAwsError(error, 'reconcile', { endpoint });
     });
     io.stdout.write(`${args.json ? JSON.stringify(run) : formatReconcile(run)}\n`);
     return run.totals.missing > 0 ? 1 : 0;

@@ -1,6 +1,6 @@
 /**
  * What the transform makes of a list of log events, decided by the transform itself: the events go into subscription
- * envelopes exactly as `kfek backfill` (and `--heal`) builds them (cli/backfill/envelopes.ts), and each envelope
+ * envelopes exactly as `kfek backfill` (and `--heal`) builds them (core/logs/envelopes.ts), and each envelope
  * runs through the transform's pure core (lambda/transform/transform.ts, with the profile's routes compiled by
  * lambda/transform/routing.ts: masking, drop rules, multi-line join). The documents that come out say which events
  * have a document (and in which route's indices), which were joined into the one before, and which a drop rule kept
@@ -12,28 +12,14 @@
  * and reads no environment. It belongs in core/ once the transform's core moves there.
  */
 import { gunzipSync } from 'node:zlib';
-import { ROUTE_KEY, routeFor, type TransformRoute } from '../../core/contracts/routes';
-import type { LogEvent, ReconcileGroup } from '../../core/reconcile/model';
+import { ROUTE_KEY, routeFor } from '../../core/contracts/routes';
+import { groupSource, type LogEvent, type ReconcileGroup } from '../../core/reconcile/model';
 import type { DocumentPlanner, PlannedEvent } from '../../core/reconcile/ports';
+import type { TransformSettings } from '../../core/reconcile/service';
 import { RouteTable } from '../../lambda/transform/routing';
 import { transformRecord } from '../../lambda/transform/transform';
-import { buildEnvelopes } from '../backfill/envelopes';
-import type { GroupSource } from '../backfill/model';
-
-/** A route as reconcile needs it: the transform's settings and the stem of its indices. */
-export type ReconcileRoute = TransformRoute & { readonly indexStem: string };
-
-export interface TransformSettings {
-  /** The profile's routes, in order (config `routes`). */
-  readonly routes: readonly ReconcileRoute[];
-  /** The default route's index stem (config `delivery.indexPrefix`). */
-  readonly defaultStem: string;
-  /**
-   * The regions the pipeline receives logs from (config: the profile's region and `sources.regions`).
-   * @default - none: as the local transform runs
-   */
-  readonly sourceRegions?: readonly string[];
-}
+import { buildEnvelopes } from '../../core/logs/envelopes';
+import type { GroupSource } from '../../core/logs/model';
 
 /** What one document of the transform says about its event. */
 interface DocumentFacts {
@@ -145,9 +131,6 @@ export class TransformPlanner implements DocumentPlanner {
 }
 
 /** What an envelope of a group says besides its events. */
-export function groupSource(group: ReconcileGroup): GroupSource {
-  return { logGroup: group.logGroup, owner: group.owner, subscriptionFilters: group.subscriptionFilters };
-}
 
 /** The log stream and event ids of one envelope, in order. */
 function readEnvelope(data: Uint8Array): { logStream: string; logEvents: { id: string }[] } {

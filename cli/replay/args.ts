@@ -1,9 +1,12 @@
 /**
- * `kfek replay`'s own command line, parsed here so the command stays self-contained (cli/main.ts only dispatches
- * to it). Pure: argv and the clock in, typed options out.
+ * `kfek replay`'s command line: its options are in the one table (cli/args/options.ts), which makes its help's
+ * option list; replay reads them strictly (an option given twice, an empty value: see readOptions) and checks what
+ * goes together here. Pure: argv and the clock in, typed options out.
  */
 import { parseArgs } from 'node:util';
 import { UsageError } from '../errors';
+import { optionsHelp } from '../args/help';
+import { REPLAY_OPTIONS } from '../args/options';
 import { quote } from '../args/values';
 import {
   parseBucket,
@@ -15,7 +18,7 @@ import {
   parseStream,
   parseTime,
 } from './arg-values';
-import { EVENTS_WINDOW_KIND, KEPT_KINDS, type KeptKind } from './model';
+import { EVENTS_WINDOW_KIND, KEPT_KINDS, type KeptKind } from '../../core/kept/model';
 
 export const REPLAY_USAGE = `kfek replay - list what kfek kept when something failed, and re-send a chosen set to where it belongs
 
@@ -30,14 +33,15 @@ aws/lambda/), failed-document (Firehose's failed documents), pipes-dlq (the pipe
 Raw records go back to the raw stream, documents to the events stream. Batches kept as metadata only are read back
 from the raw stream by sequence number while its retention lasts. Re-sent events overwrite their documents (ids
 are derived from log group, stream and event id), so running a replay twice is harmless.
---kind events-window (alone, never in the default) re-puts the events stream's own records that arrived from
---since to --until (default: the replay's start), every shard, unchanged, for a delivery stream created after
-them (a recreated Pipeline stack): kfek replay --kind events-window --since ISO-TIME [--until ISO-TIME]
-[--events-stream NAME|ARN | --profile NAME] [--limit N] [--rate N/s] [--dry-run].
+--kind events-window (alone, never in the default) runs \`kfek events-window\` (its own command now: kfek
+events-window --help): it re-puts the events stream's own records that arrived from --since to --until, unchanged,
+for a delivery stream created after them (a recreated Pipeline stack).
 --local reads npm start's folders (.kfek/local/), and dead letters from --bucket (moto's) when given; --profile reads prefixes from cdk.json and finds the bucket,
 streams and queue of the deployed stack kfek-<profile>-search. Nothing is deleted unless --delete-after is given.
 Only the raw stream is read: an object naming another stream, a record Kinesis would refuse (partition key not 1 to
-256 characters, data and key over 1 MiB) and an unreadable object are listed by key and kept; the exit code is then 1.`;
+256 characters, data and key over 1 MiB) and an unreadable object are listed by key and kept; the exit code is then 1.
+
+${optionsHelp(REPLAY_OPTIONS)}`;
 
 export interface ReplayArgs {
   readonly command: 'replay';
@@ -73,28 +77,7 @@ export interface ReplayArgs {
 
 export type ParsedReplay = ReplayArgs | { readonly command: 'replay-help' };
 
-/** replay's options, as `util.parseArgs` reads them. */
-export const REPLAY_OPTIONS = {
-  local: { type: 'boolean', default: false },
-  'local-dir': { type: 'string' },
-  bucket: { type: 'string' },
-  'queue-url': { type: 'string' },
-  profile: { type: 'string' },
-  kind: { type: 'string', multiple: true },
-  since: { type: 'string' },
-  until: { type: 'string' },
-  reason: { type: 'string' },
-  limit: { type: 'string' },
-  'raw-stream': { type: 'string' },
-  'events-stream': { type: 'string' },
-  rate: { type: 'string' },
-  'dry-run': { type: 'boolean', default: false },
-  'delete-after': { type: 'boolean', default: false },
-  endpoint: { type: 'string' },
-  region: { type: 'string' },
-  json: { type: 'boolean', default: false },
-  help: { type: 'boolean', short: 'h', default: false },
-} as const;
+export { REPLAY_OPTIONS };
 
 type ReplayValues = ReturnType<typeof parseArgs<{ options: typeof REPLAY_OPTIONS; strict: true }>>['values'];
 

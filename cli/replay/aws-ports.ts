@@ -1,21 +1,13 @@
 /**
- * The AWS side of `kfek replay`'s ports: S3 (bucket of kept objects), SQS (the pipe's dead-letter queue), Kinesis
- * (reading a range back, putting records), and the lookup of the deployed Search stack's resources for
+ * `kfek replay`'s AWS clients (the kept data's S3 and SQS ports are core/kept/aws.ts, Kinesis' core/kinesis/aws.ts),
+ * and the lookup of the deployed Search stack's resources for
  * `--profile`. Clients take the SDK's endpoint variables, so the same code runs against moto.
  */
 import { CloudFormationClient, DescribeStackResourcesCommand } from '@aws-sdk/client-cloudformation';
-import {
-  DescribeStreamSummaryCommand,
-  GetRecordsCommand,
-  GetShardIteratorCommand,
-  KinesisClient,
-  PutRecordsCommand,
-} from '@aws-sdk/client-kinesis';
-import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { DeleteMessageCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { KinesisClient } from '@aws-sdk/client-kinesis';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import type { ReplayRecord } from './model';
-import type { KinesisPort, MessageQueue, ObjectStore, QueuedMessage, StoredObject } from './ports';
 
 export interface AwsClientOptions {
   readonly region?: string;
@@ -49,137 +41,6 @@ export function createReplayClients(options: AwsClientOptions): ReplayAwsClients
     ...clients,
     destroy: () => Object.values(clients).forEach((client) => client.destroy()),
   };
-}
-
-export function s3ObjectStore(s3: S3Client, bucket: string): ObjectStore {
-  return {
-    locationOf: (key) => `s3://${bucket}/${key}`,
-    async list(prefix) {
-      const objects: StoredObject[] = [];
-      let token: string | undefined;
-      do {
-        const out = await s3.send(
-          new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
-        );
-        for (const o of out.Contents ?? []) {
-          if (o.Key === undefined || o.Key.endsWith('/')) continue;
-          objects.push({
-            key: o.Key,
-            sizeBytes: o.Size ?? 0,
-            ...(o.LastModified !== undefined ? { lastModified: o.LastModified } : {}),
-          });
-        }
-        token = out.IsTruncated === true ? out.NextContinuationToken : undefined;
-      } while (token !== undefined);
-      return objects;
-    },
-    async read(key) {
-      const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-      return (await out.Body?.transformToByteArray()) ?? new Uint8Array();
-    },
-    async delete(key) {
-      await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
-    },
-  };
-}
-
-export function sqsQueue(sqs: SQSClient, queueUrl: string): MessageQueue {
-  return {
-    location: queueUrl,
-    async peekAll(max) {
-      const seen = new Map<string, QueuedMessage>();
-      // Receiving with VisibilityTimeout 0 leaves every message visible (nothing is consumed); SQS samples its
-      // servers, so stop only after a few answers in a row brought nothing new.
-      for (let quiet = 0; quiet < 3 && seen.size < max;) {
-        const out = await sqs.send(
-          new ReceiveMessageCommand({
-            QueueUrl: queueUrl,
-            MaxNumberOfMessages: 10,
-            VisibilityTimeout: 0,
-            WaitTimeSeconds: 0,
-            MessageSystemAttributeNames: ['SentTimestamp'],
-          }),
-        );
-        let fresh = 0;
-        for (const m of out.Messages ?? []) {
-          if (m.MessageId === undefined || m.ReceiptHandle === undefined) continue;
-          const known = seen.get(m.MessageId);
-          if (known !== undefined) {
-            // DeleteMessage wants the handle of the latest receipt (SQS DeleteMessage reference).
-            seen.set(m.MessageId, { ...known, receiptHandle: m.ReceiptHandle });
-            continue;
-          }
-          const sent = Number(m.Attributes?.SentTimestamp);
-          seen.set(m.MessageId, {
-            messageId: m.MessageId,
-            body: m.Body ?? '',
-            receiptHandle: m.ReceiptHandle,
-            ...(Number.isFinite(sent) && sent > 0 ? { sentAt: new Date(sent) } : {}),
-          });
-          fresh += 1;
-        }
-        quiet = fresh === 0 ? quiet + 1 : 0;
-      }
-      return [...seen.values()].slice(0, max);
-    },
-    async delete(receiptHandle) {
-      await sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: receiptHandle }));
-    },
-  };
-}
-
-/**
- * `StreamName`, plus `StreamARN` for an ARN. The API takes "either StreamARN or StreamName, or both"
- * (GetShardIterator reference); both keeps an ARN's account and region, and moto's GetShardIterator reads the name.
- */
-export function streamParam(stream: string): { StreamARN?: string; StreamName: string } {
-  if (!stream.startsWith('arn:')) return { StreamName: stream };
-  return { StreamARN: stream, StreamName: stream.slice(stream.lastIndexOf('/') + 1) };
-}
-
-export function kinesisPort(kinesis: KinesisClient): KinesisPort {
-  return {
-    async iteratorAt(stream, shardId, sequenceNumber) {
-      const out = await kinesis.send(
-        new GetShardIteratorCommand({
-          ...streamParam(stream),
-          ShardId: shardId,
-          ShardIteratorType: 'AT_SEQUENCE_NUMBER',
-          StartingSequenceNumber: sequenceNumber,
-        }),
-      );
-      return out.ShardIterator ?? '';
-    },
-    async getRecords(iterator) {
-      const out = await kinesis.send(new GetRecordsCommand({ ShardIterator: iterator, Limit: 1000 }));
-      return {
-        records: (out.Records ?? []).map((r) => ({
-          data: r.Data ?? new Uint8Array(),
-          partitionKey: r.PartitionKey ?? '',
-          sequenceNumber: r.SequenceNumber ?? '',
-        })),
-        ...(out.NextShardIterator !== undefined ? { next: out.NextShardIterator } : {}),
-        ...(out.MillisBehindLatest !== undefined ? { millisBehindLatest: out.MillisBehindLatest } : {}),
-      };
-    },
-    async putRecords(stream, records: readonly ReplayRecord[]) {
-      const out = await kinesis.send(
-        new PutRecordsCommand({
-          ...streamParam(stream),
-          Records: records.map((r) => ({ Data: r.data, PartitionKey: r.partitionKey })),
-        }),
-      );
-      return (out.Records ?? []).map((entry) => entry.ErrorCode);
-    },
-  };
-}
-
-/** The ARN of a stream given by name or ARN (DescribeStreamSummary): which stream it is in this account and region. */
-export async function describeStreamArn(kinesis: KinesisClient, stream: string): Promise<string> {
-  const out = await kinesis.send(new DescribeStreamSummaryCommand(streamParam(stream)));
-  const arn = out.StreamDescriptionSummary?.StreamARN;
-  if (arn === undefined) throw new Error(`DescribeStreamSummary of ${stream} answered no StreamARN`);
-  return arn;
 }
 
 /** Physical ids of the Search stack's resources replay needs (`kfek-<profile>-search`). */

@@ -4,56 +4,38 @@
  * stderr and prints the report. cli/main.ts dispatches here.
  */
 import * as path from 'node:path';
-import {
-  CdkJsonReadError,
-  ConfigError,
-  type PipelineConfig,
-  UnknownProfileError,
-  configFromCdkJson,
-} from '../../core/config';
+import type { PipelineConfig } from '../../core/config';
 import { ON_FAILURE_KEY_PREFIX } from '../../core/contracts/kept-data';
 import { physicalNamesFor } from '../../core/contracts/physical-names';
-import { resolveAwsTarget, sleep, translateAwsError } from '../aws';
-import { CliError, UsageError } from '../errors';
-import { PROJECT_CDK_JSON } from '../profile';
+import { translateAwsError } from '../../core/aws/retry';
+import { OperatorError } from '../../core/errors';
+import { sleep } from '../../core/clock';
+import { describeStreamArn, kinesisPort } from '../../core/kinesis/aws';
+import { resolveAwsTarget } from '../aws';
+import { UsageError } from '../errors';
+import { forCommand } from '../args/values';
+import { PROJECT_CDK_JSON, profileConfig } from '../profile';
 import { ProgressBar } from '../../core/progress';
 import { parseReplayArgs, REPLAY_USAGE, type ReplayArgs } from './args';
-import {
-  createReplayClients,
-  describeStreamArn,
-  kinesisPort,
-  s3ObjectStore,
-  searchStackResources,
-  sqsQueue,
-} from './aws-ports';
-import type { KeptSources } from './collect';
+import { s3ObjectStore, sqsQueue } from '../../core/kept/aws';
+import { createReplayClients, searchStackResources } from './aws-ports';
+import type { KeptSources } from '../../core/kept/collect';
 import { checkLocalFolder, folderStore, LOCAL_LAYOUT } from './folder-store';
 import { ReplayError } from './errors';
 import { formatReplayReport } from './format';
 import { runReplay } from './run';
-import type { ReplayIo } from './replay-io';
-import { eventsWindowCommand } from './window-command';
+import type { CliIo } from '../io';
+import { runEventsWindow } from '../events-window/command';
+import { EVENTS_WINDOW_KIND } from '../../core/kept/model';
 
 /** Most pipe dead-letter messages looked at in one run (the queue keeps them 14 days). */
 const MAX_QUEUE_MESSAGES = 10_000;
 
-function profileConfig(profile: string | undefined): PipelineConfig {
-  try {
-    return configFromCdkJson(PROJECT_CDK_JSON, profile);
-  } catch (error) {
-    if (error instanceof UnknownProfileError) {
-      throw new UsageError(
-        `replay: unknown config profile ${JSON.stringify(error.profile)}: cdk.json defines ${error.known.join(', ')}`,
-      );
-    }
-    if (error instanceof CdkJsonReadError || error instanceof ConfigError) {
-      throw new CliError(`replay: ${error.message}`, { cause: error });
-    }
-    throw error;
-  }
-}
+/** The profile by the CLI's one reader of cdk.json (cli/profile.ts), its usage errors starting `replay:`. */
+const replayProfile = (profile: string | undefined): PipelineConfig =>
+  forCommand('replay', () => profileConfig(profile, PROJECT_CDK_JSON));
 
-export async function replayCommand(argv: readonly string[], io: ReplayIo): Promise<number> {
+export async function replayCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const now = io.now ?? Date.now;
   const parsed = parseReplayArgs(argv, new Date(now()));
   if (parsed.command === 'replay-help') {
@@ -61,7 +43,33 @@ export async function replayCommand(argv: readonly string[], io: ReplayIo): Prom
     return 0;
   }
   const args: ReplayArgs = parsed;
-  const config = profileConfig(args.profile);
+  const config = replayProfile(args.profile);
+  if (args.eventsWindow) {
+    // `--kind events-window` is the alias of `kfek events-window` (it was documented as a replay kind). The events
+    // stream has a fixed name (core/contracts/physical-names.ts): no CloudFormation call needed.
+    const eventsStream =
+      args.eventsStream ??
+      (args.profile !== undefined
+        ? physicalNamesFor(`${config.name}-${config.profile}`).eventsStream
+        : undefined);
+    // args.ts refuses --kind events-window without --since.
+    if (args.since === undefined) throw new UsageError(`replay: --kind ${EVENTS_WINDOW_KIND} needs --since`);
+    return runEventsWindow(
+      {
+        since: args.since,
+        ...(args.until !== undefined ? { until: args.until } : {}),
+        ...(args.limit !== undefined ? { limit: args.limit } : {}),
+        ...(args.ratePerSecond !== undefined ? { ratePerSecond: args.ratePerSecond } : {}),
+        dryRun: args.dryRun,
+        json: args.json,
+        ...(eventsStream !== undefined ? { eventsStream } : {}),
+        ...(args.endpoint !== undefined ? { endpoint: args.endpoint } : {}),
+        ...(args.region !== undefined ? { region: args.region } : {}),
+      },
+      { ...io, now },
+      `replay: --kind ${EVENTS_WINDOW_KIND}`,
+    );
+  }
   if (args.localDir !== undefined) {
     await checkLocalFolder(path.resolve(io.cwd ?? process.cwd(), args.localDir), args.localDir);
   }
@@ -73,20 +81,6 @@ export async function replayCommand(argv: readonly string[], io: ReplayIo): Prom
   try {
     let { bucket, queueUrl, rawStream, eventsStream } = args;
     // With an explicit profile, whatever was not given comes from the deployed Search stack.
-    if (args.eventsWindow) {
-      // The events stream has a fixed name (core/contracts/physical-names.ts): no CloudFormation call needed.
-      return await eventsWindowCommand(args, {
-        io,
-        clients,
-        now,
-        ...(eventsStream !== undefined || args.profile !== undefined
-          ? {
-              eventsStream: eventsStream ?? physicalNamesFor(`${config.name}-${config.profile}`).eventsStream,
-            }
-          : {}),
-        ...(endpoint !== undefined ? { endpoint } : {}),
-      });
-    }
     const needsLookup =
       args.profile !== undefined &&
       (rawStream === undefined ||
@@ -153,7 +147,7 @@ export async function replayCommand(argv: readonly string[], io: ReplayIo): Prom
         onProgress: (put, _total, note) => bar?.update(put, note),
       },
     ).catch((error: unknown) => {
-      throw error instanceof CliError ? error : translateAwsError(error, 'replay', { endpoint });
+      throw error instanceof OperatorError ? error : translateAwsError(error, 'replay', { endpoint });
     });
     bar?.finish();
     const where = describeSources(sources);
@@ -167,7 +161,7 @@ export async function replayCommand(argv: readonly string[], io: ReplayIo): Prom
 function keptSources(
   args: ReplayArgs,
   config: PipelineConfig,
-  io: ReplayIo,
+  io: CliIo,
   clients: ReturnType<typeof createReplayClients>,
   found: { readonly bucket?: string; readonly queueUrl?: string },
 ): KeptSources {

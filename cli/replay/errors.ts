@@ -9,16 +9,8 @@ export class ReplayError extends CliError {
   }
 }
 
-/** Kept data that cannot be read as what its place says it is. It is reported and left where it is. */
-export class ReplayParseError extends ReplayError {
-  constructor(
-    readonly location: string,
-    detail: string,
-  ) {
-    super(`${location} ${detail}: it was left where it is; read it by hand`);
-    this.name = 'ReplayParseError';
-  }
-}
+/** Kept data that cannot be read as what its place says it is (core/kept/errors.ts, replay's name for it). */
+export { KeptParseError as ReplayParseError } from '../../core/kept/errors';
 
 /** The raw stream no longer holds a kept range: its retention passed (or the shard or stream is gone). */
 export class RangeExpiredError extends ReplayError {

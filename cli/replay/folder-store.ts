@@ -3,7 +3,7 @@ import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { LOCAL_KEPT_FOLDERS } from '../../core/contracts/kept-data';
 import { UsageError } from '../errors';
-import type { ObjectStore, StoredObject } from './ports';
+import type { ObjectStore, StoredObject } from '../../core/kept/ports';
 
 /** Key prefixes of each kind in `npm start`'s work folder (docs/local.md "Files"). */
 export const LOCAL_LAYOUT = {

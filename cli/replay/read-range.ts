@@ -1,21 +1,27 @@
 /**
  * Reads a discarded batch back from the raw stream by its sequence numbers (GetShardIterator AT_SEQUENCE_NUMBER,
- * then GetRecords up to the last one), for the kept data that holds metadata only: the pipe's dead-letter
- * messages, and on-failure records without the invocation's records. Says clearly when the stream no longer has
- * them: Kinesis keeps records for the stream's retention period only (24 hours by default).
+ * then GetRecords up to the last one, through core/kinesis' shard reader and its throttling policy), for the kept
+ * data that holds metadata only: the pipe's dead-letter messages, and on-failure records without the invocation's
+ * records. Says clearly when the stream no longer has them: Kinesis keeps records for the stream's retention period
+ * only (24 hours by default).
  */
+import { errorName, ShardReader } from '../../core/kinesis/shard-reader';
+import type { KinesisPort } from '../../core/kinesis/ports';
 import { RangeExpiredError, ReplayError } from './errors';
-import type { ReplayRecord, StreamRange } from './model';
-import type { KinesisPort } from './ports';
+import type { ReplayRecord, StreamRange } from '../../core/kept/model';
 
 export interface ReadRangeOptions {
-  /** Pause between empty answers of a shard that is still behind (GetRecords: 5 calls/s per shard). */
   readonly sleep: (millis: number) => Promise<void>;
-  /** @default 200 */
-  readonly emptyPauseInMillis?: number;
+  /** @default Date.now */
+  readonly now?: () => number;
+  /** @default Math.random */
+  readonly random?: () => number;
   /** Most GetRecords calls for one range. @default 1000 */
   readonly maxCalls?: number;
 }
+
+/** Records per GetRecords call: a batch is at most 10,000 records, usually far fewer. */
+const RECORDS_PER_READ = 1000;
 
 /** Kinesis sequence numbers are decimal strings up to 128 bits: compare them as big integers. */
 function seq(value: string): bigint {
@@ -26,10 +32,14 @@ function seq(value: string): bigint {
   }
 }
 
-const EXPIRED_ERRORS = new Set(['ResourceNotFoundException', 'ExpiredIteratorException']);
+const EXPIRED_ERRORS = new Set([
+  'ResourceNotFoundException',
+  'ExpiredIteratorException',
+  'InvalidArgumentException',
+]);
 
 export async function readRange(
-  kinesis: KinesisPort,
+  kinesis: Pick<KinesisPort, 'iterator' | 'readPage'>,
   stream: string,
   range: StreamRange,
   location: string,
@@ -37,13 +47,24 @@ export async function readRange(
 ): Promise<ReplayRecord[]> {
   const start = seq(range.startSequenceNumber);
   const end = seq(range.endSequenceNumber);
-  let iterator: string | undefined;
+  const reader = new ShardReader(
+    kinesis,
+    stream,
+    { shardId: range.shardId, closed: false },
+    { type: 'AT_SEQUENCE_NUMBER', sequenceNumber: range.startSequenceNumber },
+    {
+      now: options.now ?? Date.now,
+      sleep: options.sleep,
+      ...(options.random !== undefined ? { random: options.random } : {}),
+      throttledHint: 'run the replay again later',
+    },
+  );
   try {
-    iterator = await kinesis.iteratorAt(stream, range.shardId, range.startSequenceNumber);
+    await reader.open();
   } catch (error) {
-    const name = (error as { name?: unknown }).name;
     // A trimmed sequence number (or a shard that was merged away and expired) is refused here.
-    if (typeof name === 'string' && (EXPIRED_ERRORS.has(name) || name === 'InvalidArgumentException')) {
+    const name = errorName(error);
+    if (EXPIRED_ERRORS.has(name)) {
       throw new RangeExpiredError(
         location,
         `${name} for ${range.shardId} at ${range.startSequenceNumber}: ${(error as Error).message}`,
@@ -55,15 +76,14 @@ export async function readRange(
   const records: ReplayRecord[] = [];
   let first = true;
   const maxCalls = options.maxCalls ?? 1000;
-  for (let calls = 0; iterator !== undefined && iterator !== ''; calls += 1) {
+  for (let calls = 0; reader.ended === undefined; calls += 1) {
     if (calls >= maxCalls) {
       throw new ReplayError(
         `${location}: did not reach ${range.endSequenceNumber} in ${range.shardId} after ${maxCalls} GetRecords ` +
           'calls; run the replay again',
       );
     }
-    const page = await kinesis.getRecords(iterator);
-    for (const record of page.records) {
+    for (const record of await reader.next(RECORDS_PER_READ)) {
       const at = seq(record.sequenceNumber);
       if (first && at > start) {
         // AT_SEQUENCE_NUMBER starts at the trim horizon when the asked record is gone: the batch's head expired.
@@ -78,11 +98,6 @@ export async function readRange(
       records.push({ data: record.data, partitionKey: record.partitionKey });
       if (at === end) return records;
     }
-    if (page.records.length === 0) {
-      if (page.next === undefined || page.millisBehindLatest === 0) break;
-      await options.sleep(options.emptyPauseInMillis ?? 200);
-    }
-    iterator = page.next;
   }
   if (first) {
     throw new RangeExpiredError(

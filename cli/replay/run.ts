@@ -3,9 +3,9 @@
  * records (read back from the raw stream when only metadata was kept), put them on the stream they belong to, and
  * with `--delete-after` delete the objects, files and messages that were fully re-sent.
  */
-import { translateAwsError } from '../aws';
-import { CliError } from '../errors';
-import { type Collected, collectKept, type KeptSources, ownerOf } from './collect';
+import { translateAwsError } from '../../core/aws/retry';
+import { OperatorError } from '../../core/errors';
+import { type Collected, collectKept, type KeptSources, ownerOf } from '../../core/kept/collect';
 import { MissingTargetError, PutRecordsFailedError, RangeExpiredError, ReplayError } from './errors';
 import {
   type KeptItem,
@@ -14,9 +14,9 @@ import {
   type ReplayRecord,
   type ReplayTarget,
   TARGET_OF,
-} from './model';
+} from '../../core/kept/model';
 import { type KindSummary, type ReplayFilter, selectItems, summarize } from './plan';
-import type { KinesisPort } from './ports';
+import type { KinesisPort } from '../../core/kinesis/ports';
 import { readRange } from './read-range';
 import {
   needsRawStreamArn,
@@ -26,7 +26,7 @@ import {
   screenRecords,
   type Skipped,
 } from './screen';
-import { RecordSender } from './sender';
+import { RecordSender } from '../../core/kinesis/sender';
 
 export interface ReplayPlan {
   readonly kinds: readonly KeptKind[];
@@ -133,7 +133,9 @@ export async function runReplay(plan: ReplayPlan, ports: ReplayPorts): Promise<R
     try {
       // Always the raw stream, never a stream the kept object names (screened above).
       const read = await readRange(kinesis, plan.targets.raw!, item.content.range, item.container.location, {
+        now: ports.now,
         sleep: ports.sleep,
+        ...(ports.random !== undefined ? { random: ports.random } : {}),
       });
       resolved.push({ item, records: screenRecords(item, read, skipped, incomplete) });
     } catch (error) {
@@ -207,7 +209,7 @@ async function rawStreamIdentity(
     return { given, arn: await ports.streamArnOf(given) };
   } catch (error) {
     const detail =
-      error instanceof CliError
+      error instanceof OperatorError
         ? error.message
         : translateAwsError(error, `DescribeStreamSummary of ${given}`).message;
     throw new ReplayError(

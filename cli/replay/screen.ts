@@ -4,13 +4,13 @@
  * - the stream an object names: replay reads only the raw stream and re-sends only its records. An object that
  *   names another stream (another account's, another mapping's on-failure record written to kfek's bucket) is not
  *   read, not re-sent and never deleted, whatever its sequence numbers or records say;
- * - every record against Kinesis' per-record limits (kinesis-limits.ts): one record outside them fails a whole
+ * - every record against Kinesis' per-record limits (core/kinesis/limits.ts): one record outside them fails a whole
  *   PutRecords call, so it is left out and reported, and the other records go.
  *
  * Pure: the raw stream's ARN is looked up by the caller.
  */
-import { recordProblem } from './kinesis-limits';
-import { type KeptItem, type KeptKind, type ReplayRecord, TARGET_OF } from './model';
+import { recordProblem } from '../../core/kinesis/limits';
+import { type KeptItem, type KeptKind, type ReplayRecord, TARGET_OF } from '../../core/kept/model';
 
 /** A chosen item, or some of its records, that replay left out on purpose; what it holds stays where it is. */
 export interface Skipped {

@@ -253,5 +253,3 @@ function record(w: GroupWork, classified: readonly ClassifiedEvent[], limit: num
   }
   w.states = addStates(w.states, delta);
 }
-
-export type { GroupWork };

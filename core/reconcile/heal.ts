@@ -5,9 +5,14 @@
  * passes. A document found counts its events as healed; what is not found by then stays missing.
  */
 import { documentIdFor } from '../opensearch/ingest-pipeline';
-import type { EventVerdict, HealReport } from './model';
+import type { EventVerdict, HealReport, LogEvent, ReconcileGroup } from './model';
 import type { DocumentRef, Healer, ReconcilePorts } from './ports';
-import type { GroupWork } from './engine';
+
+/** What the heal needs of a group's work in the engine: the group, and its missing events in the order read. */
+export interface HealWork {
+  readonly group: ReconcileGroup;
+  readonly missing: readonly LogEvent[];
+}
 
 export interface HealOutcome {
   readonly report: HealReport;
@@ -25,7 +30,7 @@ interface Expected {
 const keyOf = (stream: string, id: string): string => `${stream}\0${id}`;
 
 export async function healMissing(
-  work: readonly GroupWork[],
+  work: readonly HealWork[],
   options: { readonly timeoutInMillis: number; readonly pollIntervalInMillis?: number },
   ports: Pick<ReconcilePorts, 'planner' | 'search' | 'clock'> & { readonly healer: Healer },
   progress: (note: string) => void,

@@ -3,6 +3,7 @@
  * events CloudWatch Logs holds, the state each event is found in, and the report. Pure types and the one table that
  * orders the states by how bad they are (habit 20: decide once, render anywhere).
  */
+import type { GroupSource } from '../logs/model';
 
 /** One log event as CloudWatch Logs holds it (FilterLogEvents), with the event id the document id is derived from. */
 export interface LogEvent {
@@ -167,4 +168,9 @@ export interface ReconcileReport {
   readonly exactTier: { readonly events: number; readonly durationInMillis: number };
   readonly heal?: HealReport;
   readonly durationInMillis: number;
+}
+
+/** What the envelopes of `group` say of it (owner, subscription filters): the heal and the planner build them. */
+export function groupSource(group: ReconcileGroup): GroupSource {
+  return { logGroup: group.logGroup, owner: group.owner, subscriptionFilters: group.subscriptionFilters };
 }

@@ -14,13 +14,8 @@ import {
 } from '@aws-sdk/client-cloudwatch-logs';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-jest';
-import {
-  QueryFailedError,
-  ThrottledError,
-  UnknownLogGroupError,
-  UnknownQueryError,
-  UsageError,
-} from '../../cli/errors';
+import { QueryFailedError, ThrottledError, UnknownLogGroupError } from '../../core/aws/errors';
+import { UnknownQueryError, UsageError } from '../../cli/errors';
 import { formatQueryResult } from '../../cli/format';
 import { run } from '../../cli/main';
 import { runQuery } from '../../cli/query';

@@ -11,7 +11,7 @@ import {
   type OutputLogEvent,
 } from '@aws-sdk/client-cloudwatch-logs';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import { ThrottledError } from '../../cli/errors';
+import { ThrottledError } from '../../core/aws/errors';
 import { parseRunMarker } from '../../core/log-generator';
 import type { CliIo } from '../../cli/io';
 import { run } from '../../cli/main';

@@ -6,14 +6,14 @@
  */
 import type { CheckpointState, CheckpointStore } from '../../cli/backfill/checkpoint';
 import type { KeptStore } from '../../cli/backfill/kept';
-import type { EnvelopeRecord, HistoricLogEvent } from '../../cli/backfill/model';
+import type { EnvelopeRecord, HistoricLogEvent } from '../../core/logs/model';
 import type {
   FilterPage,
   FilterQuery,
   LogGroupInfo,
   LogsPort,
   SubscriptionInfo,
-} from '../../cli/backfill/ports';
+} from '../../core/logs/ports';
 
 interface FakeGroup {
   readonly info: LogGroupInfo;

@@ -1,17 +1,12 @@
 /**
- * In-memory fakes of `kfek replay`'s ports (cli/replay/ports.ts) for unit tests: a bucket, a queue and a Kinesis
+ * In-memory fakes of `kfek replay`'s ports (core/kept/ports.ts, core/kinesis/ports.ts) for unit tests: a bucket, a queue and a Kinesis
  * with shards that can be trimmed (retention passed) and PutRecords entries that can be made to fail. The end-to-end
  * test (test/e2e/replay.test.ts) runs the real ports against moto instead.
  */
-import { KEPT_KINDS, type ReplayRecord } from '../../cli/replay/model';
+import { KEPT_KINDS, type ReplayRecord } from '../../core/kept/model';
 import type { ReplayPlan } from '../../cli/replay/run';
-import type {
-  KinesisPort,
-  MessageQueue,
-  ObjectStore,
-  QueuedMessage,
-  ShardRecord,
-} from '../../cli/replay/ports';
+import type { MessageQueue, ObjectStore, QueuedMessage } from '../../core/kept/ports';
+import type { KinesisPort, ShardInfo, ShardPage, ShardPosition, ShardRecord } from '../../core/kinesis/ports';
 
 export class MemoryStore implements ObjectStore {
   readonly objects = new Map<string, { bytes: Uint8Array; lastModified?: Date }>();
@@ -100,6 +95,8 @@ export class FakeKinesis implements KinesisPort {
   pageSize = 2;
   /** Streams read (GetShardIterator calls), in order. */
   readonly reads: string[] = [];
+  /** The next N GetRecords calls are throttled (ProvisionedThroughputExceededException). */
+  throttleReads = 0;
 
   addShard(stream: string, shardId: string, datas: readonly string[]): ShardRecord[] {
     const records = datas.map((d, i) => ({
@@ -125,7 +122,20 @@ export class FakeKinesis implements KinesisPort {
     );
   }
 
-  iteratorAt(stream: string, shardId: string, sequenceNumber: string): Promise<string> {
+  listShards(stream: string): Promise<{ shards: ShardInfo[] }> {
+    return Promise.resolve({
+      shards: [...this.shards.keys()]
+        .filter((key) => key.startsWith(`${stream}/`))
+        .map((key) => ({ shardId: key.slice(stream.length + 1), closed: false })),
+    });
+  }
+
+  /** GetShardIterator AT_SEQUENCE_NUMBER (the only position replay reads a range from). */
+  iterator(stream: string, shardId: string, position: ShardPosition): Promise<string> {
+    if (position.type !== 'AT_SEQUENCE_NUMBER') {
+      return Promise.reject(new Error(`FakeKinesis reads AT_SEQUENCE_NUMBER only, not ${position.type}`));
+    }
+    const sequenceNumber = position.sequenceNumber;
     this.reads.push(stream);
     const records = this.shards.get(`${stream}/${shardId}`);
     if (records === undefined) {
@@ -138,13 +148,15 @@ export class FakeKinesis implements KinesisPort {
     return Promise.resolve(`${stream}/${shardId}#${index < 0 ? records.length : index}`);
   }
 
-  getRecords(
-    iterator: string,
-  ): Promise<{ records: ShardRecord[]; next?: string; millisBehindLatest?: number }> {
+  readPage(_stream: string, iterator: string, limit: number): Promise<ShardPage> {
+    if (this.throttleReads > 0) {
+      this.throttleReads -= 1;
+      return Promise.reject(sdkError('ProvisionedThroughputExceededException', 'Rate exceeded for shard'));
+    }
     const [key, at] = iterator.split('#');
     const records = this.shards.get(key) ?? [];
     const from = Number(at);
-    const page = records.slice(from, from + this.pageSize);
+    const page = records.slice(from, from + Math.min(limit, this.pageSize));
     return Promise.resolve({
       records: page,
       next: `${key}#${from + page.length}`,

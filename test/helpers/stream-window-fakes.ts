@@ -5,15 +5,8 @@
  * what it put. Faults can be scripted (throttled reads, an expired iterator, refused entries). Every call takes one
  * millisecond of the fake clock, as a real call takes some time. The end-to-end test runs the real ports on moto.
  */
-import type { ReplayRecord } from '../../cli/replay/model';
-import type {
-  ArrivedRecord,
-  KinesisPort,
-  ShardInfo,
-  ShardRecord,
-  StreamWindowPort,
-  WindowPosition,
-} from '../../cli/replay/ports';
+import type { ReplayRecord } from '../../core/kept/model';
+import type { ArrivedRecord, KinesisPort, ShardInfo, ShardPosition } from '../../core/kinesis/ports';
 import type { FakeClock } from './replay-fakes';
 
 function sdkError(name: string, message = name): Error {
@@ -27,7 +20,7 @@ interface FakeShard {
   readonly records: ArrivedRecord[];
 }
 
-export class FakeStream implements StreamWindowPort, KinesisPort {
+export class FakeStream implements KinesisPort {
   readonly shards: FakeShard[] = [];
   /** Every call, in order: `ListShards <token>`, `GetShardIterator <shard> <position>`, `GetRecords <shard>`. */
   readonly calls: string[] = [];
@@ -102,7 +95,7 @@ export class FakeStream implements StreamWindowPort, KinesisPort {
     });
   }
 
-  iterator(_stream: string, shardId: string, position: WindowPosition): Promise<string | undefined> {
+  iterator(_stream: string, shardId: string, position: ShardPosition): Promise<string | undefined> {
     this.tick(
       `GetShardIterator ${shardId} ${position.type === 'AT_TIMESTAMP' ? position.timestamp.toISOString() : position.sequenceNumber}`,
     );
@@ -111,7 +104,9 @@ export class FakeStream implements StreamWindowPort, KinesisPort {
     const index = records.findIndex((r) =>
       position.type === 'AT_TIMESTAMP'
         ? r.arrivedAt!.getTime() >= position.timestamp.getTime()
-        : BigInt(r.sequenceNumber) > BigInt(position.sequenceNumber),
+        : position.type === 'AT_SEQUENCE_NUMBER'
+          ? BigInt(r.sequenceNumber) >= BigInt(position.sequenceNumber)
+          : BigInt(r.sequenceNumber) > BigInt(position.sequenceNumber),
     );
     return Promise.resolve(`${shardId}#${index < 0 ? records.length : index}`);
   }
@@ -146,15 +141,6 @@ export class FakeStream implements StreamWindowPort, KinesisPort {
 
   serverTime(): Date | undefined {
     return this.tellsTime ? new Date(Math.floor(this.kinesisNow() / 1000) * 1000) : undefined;
-  }
-
-  /** KinesisPort's, unused by the window replay. */
-  iteratorAt(): Promise<string> {
-    return Promise.reject(new Error('not used by the events-window replay'));
-  }
-
-  getRecords(): Promise<{ records: ShardRecord[] }> {
-    return Promise.reject(new Error('not used by the events-window replay'));
   }
 
   /** Appends each record to an open shard (by its partition key's length), stamped with Kinesis' clock. */

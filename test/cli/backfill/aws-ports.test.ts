@@ -16,8 +16,9 @@ import {
 } from '@aws-sdk/client-kinesis';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-jest';
-import { logsPort, streamInfoPort } from '../../../cli/backfill/aws-ports';
-import { ThrottledError, UnknownLogGroupError } from '../../../cli/errors';
+import { streamInfoPort } from '../../../cli/backfill/aws-ports';
+import { ThrottledError, UnknownLogGroupError } from '../../../core/aws/errors';
+import { logsPort } from '../../../core/logs/aws';
 
 const logs = mockClient(CloudWatchLogsClient);
 const kinesis = mockClient(KinesisClient);

@@ -133,6 +133,22 @@ async function rawEvents(rawStream: string): Promise<DecodedEvent[]> {
 }
 
 describe('kfek backfill against moto', () => {
+  test('an empty AWS_REGION is no region for its Kinesis client either: the endpoint default holds', async () => {
+    // GIVEN AWS_REGION= (set, empty) for kfek, an endpoint override, and a group with a few events
+    const g = await group(5);
+    let stdout = '';
+    let stderr = '';
+    // WHEN a dry run asks both clients (FilterLogEvents, DescribeStreamSummary)
+    const code = await run(['backfill', '--endpoint', moto.endpoint, ...jobOf(g, '3h'), '--dry-run'], {
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: (text: string) => (stderr += text) },
+      env: { ...ENV, AWS_REGION: '' },
+    });
+    // THEN both go to us-east-1 at the endpoint (the Kinesis client used to get the region "" and refuse it)
+    expect({ code, stderr }).toEqual({ code: 0, stderr: expect.not.stringMatching(/region/i) as unknown });
+    expect(stdout).toContain(g.name);
+  });
+
   test('writes the window as envelopes the transform reads like live ones: same documents, same ids', async () => {
     // GIVEN 300 events written before the subscription existed, then the subscription, then 2 live events
     const g = await group(300);

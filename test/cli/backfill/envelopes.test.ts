@@ -4,13 +4,13 @@
  */
 import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { buildEnvelopes } from '../../../cli/backfill/envelopes';
 import { MAX_KINESIS_RECORD_BYTES } from '../../../core/contracts/aws-limits';
-import type { GroupSource, HistoricLogEvent } from '../../../cli/backfill/model';
 import { documentIdFor } from '../../../core/opensearch/ingest-pipeline';
 import { decodeEnvelopes } from '../../../lambda/transform/decode';
 import { toDocument } from '../../../lambda/transform/document';
 import { historicEvents } from '../../helpers/backfill-fakes';
+import { buildEnvelopes } from '../../../core/logs/envelopes';
+import type { GroupSource, HistoricLogEvent } from '../../../core/logs/model';
 
 const SOURCE: GroupSource = {
   logGroup: '/aws/lambda/checkout',

@@ -4,9 +4,9 @@
  */
 import { estimateCost, estimateDuration } from '../../../cli/backfill/cost';
 import { estimateGroup } from '../../../cli/backfill/estimate';
-import type { GroupSource } from '../../../cli/backfill/model';
 import { ASSUMPTIONS, PRICES } from '../../../core/contracts/cost-model';
 import { FakeLogs, historicEvents } from '../../helpers/backfill-fakes';
+import type { GroupSource } from '../../../core/logs/model';
 
 const GROUP = '/kfek/test/app';
 const SOURCE: GroupSource = { logGroup: GROUP, owner: '123456789012', subscriptionFilters: ['f'] };

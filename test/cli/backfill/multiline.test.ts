@@ -5,8 +5,7 @@
  */
 import { gunzipSync } from 'node:zlib';
 import type { CheckpointState } from '../../../cli/backfill/checkpoint';
-import { buildEnvelopes } from '../../../cli/backfill/envelopes';
-import { type BackfillJob, type HistoricLogEvent, NO_COUNTS } from '../../../cli/backfill/model';
+import { type BackfillJob, NO_COUNTS } from '../../../cli/backfill/model';
 import { type GroupPlan, runBackfill } from '../../../cli/backfill/run';
 import { createContinuation } from '../../../core/contracts/multiline';
 import type { MultilineSettings } from '../../../core/contracts/routes';
@@ -14,6 +13,8 @@ import { RouteTable } from '../../../lambda/transform/routing';
 import { transformRecord } from '../../../lambda/transform/transform';
 import { FakeLogs, MemoryCheckpoint, MemoryKept } from '../../helpers/backfill-fakes';
 import { FakeClock, FakeKinesis } from '../../helpers/replay-fakes';
+import { buildEnvelopes } from '../../../core/logs/envelopes';
+import type { HistoricLogEvent } from '../../../core/logs/model';
 
 const GROUP = '/kfek/test/java';
 const OWNER = '123456789012';

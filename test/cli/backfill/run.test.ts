@@ -16,7 +16,7 @@ import {
   type RunOptions,
   type RunResult,
 } from '../../../cli/backfill/run';
-import { parseDeadLetter } from '../../../cli/replay/parse';
+import { parseDeadLetter } from '../../../core/kept/parse';
 import { FakeLogs, historicEvents, MemoryCheckpoint, MemoryKept } from '../../helpers/backfill-fakes';
 import { FakeClock, FakeKinesis } from '../../helpers/replay-fakes';
 import { testTempDir } from '../../helpers/temp-dirs';

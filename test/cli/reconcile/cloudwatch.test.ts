@@ -10,7 +10,7 @@ import {
 } from '@aws-sdk/client-cloudwatch-logs';
 import { mockClient } from 'aws-sdk-client-mock';
 import 'aws-sdk-client-mock-jest';
-import { COUNT_QUERY, insightsCounts, parseBin } from '../../../cli/reconcile/cloudwatch';
+import { COUNT_QUERY, insightsCounts, parseBin } from '../../../core/reconcile/cloudwatch-side';
 import type { ReconcileGroup } from '../../../core/reconcile/model';
 import { RequestMeter } from '../../../core/reconcile/ports';
 

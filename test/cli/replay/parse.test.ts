@@ -1,12 +1,8 @@
 import { gzipSync } from 'node:zlib';
-import {
-  contentPartitionKey,
-  parseDeadLetter,
-  parseDiscardedBatch,
-  parseFailedDocuments,
-} from '../../../cli/replay/parse';
+import { contentPartitionKey } from '../../../core/kinesis/limits';
+import { parseDeadLetter, parseDiscardedBatch, parseFailedDocuments } from '../../../core/kept/parse';
 import { ReplayParseError } from '../../../cli/replay/errors';
-import type { KeptContainer } from '../../../cli/replay/model';
+import type { KeptContainer } from '../../../core/kept/model';
 import { encodeEnvelope, makeEnvelope } from '../../helpers/cloudwatch';
 
 const container: KeptContainer = { location: 's3://kept/x.json', handle: 'x.json', sizeBytes: 10 };

@@ -78,4 +78,19 @@ describe('readRange', () => {
     });
     expect(records.map((r) => Buffer.from(r.data).toString())).toEqual(['x', 'y']);
   });
+
+  test('retries reads Kinesis throttles, paced as every shard reader (the SDK used to be left to it)', async () => {
+    // GIVEN the first three GetRecords calls are throttled
+    const { kinesis, clock } = setup();
+    kinesis.throttleReads = 3;
+    // WHEN
+    const records = await readRange(kinesis, STREAM, range('1010', '1040'), 'loc', {
+      now: clock.now,
+      sleep: clock.sleep,
+      random: () => 0.5,
+    });
+    // THEN the batch whole, after backoffs of 375, 750 and 1500 ms
+    expect(records.map((r) => Buffer.from(r.data).toString())).toEqual(['b', 'c', 'd', 'e']);
+    expect(clock.sleeps).toEqual(expect.arrayContaining([375, 750, 1500]));
+  });
 });

@@ -1,4 +1,4 @@
-import type { KeptSources } from '../../../cli/replay/collect';
+import type { KeptSources } from '../../../core/kept/collect';
 import { MissingTargetError } from '../../../cli/replay/errors';
 import { formatReplayReport } from '../../../cli/replay/format';
 import { runReplay, type ReplayPlan, type ReplayPorts } from '../../../cli/replay/run';

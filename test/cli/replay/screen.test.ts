@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { KeptSources } from '../../../cli/replay/collect';
+import type { KeptSources } from '../../../core/kept/collect';
 import { replayCommand } from '../../../cli/replay/command';
 import { formatReplayReport } from '../../../cli/replay/format';
 import { runReplay, type ReplayPlan, type ReplayPorts } from '../../../cli/replay/run';

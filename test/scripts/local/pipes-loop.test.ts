@@ -7,7 +7,7 @@
  */
 import { GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-kinesis';
 import { ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { parseDiscardedBatch } from '../../../cli/replay/parse';
+import { parseDiscardedBatch } from '../../../core/kept/parse';
 import type { PipesKinesisRecord } from '../../../lambda/transform/pipes-batch';
 import { PipeError } from '../../../scripts/local/errors';
 import { createDeadLetterQueue, type PipeDeadLetterMessage } from '../../../scripts/local/pipes-dead-letter';

@@ -1,0 +1,87 @@
+/**
+ * The events stream as a whole for the events-window replay: its shards over ListShards' pages, in lineage order,
+ * and Kinesis' clock.
+ */
+import { withRetries } from '../../core/aws/retry';
+import type { KinesisPort, ShardInfo } from '../../core/kinesis/ports';
+import { ReplayError } from '../replay/errors';
+
+/** Shards in lineage order: a parent before its children, so a partition key's records are re-put in order. */
+export function parentsFirst(shards: readonly ShardInfo[]): ShardInfo[] {
+  const byId = new Map(shards.map((s) => [s.shardId, s]));
+  const depths = new Map<string, number>();
+  const depth = (shard: ShardInfo, seen: ReadonlySet<string>): number => {
+    const known = depths.get(shard.shardId);
+    if (known !== undefined) return known;
+    const parents = [shard.parentShardId, shard.adjacentParentShardId]
+      .map((id) => (id === undefined || seen.has(id) ? undefined : byId.get(id)))
+      .filter((p): p is ShardInfo => p !== undefined);
+    const next = new Set(seen).add(shard.shardId);
+    const value = parents.length === 0 ? 0 : 1 + Math.max(...parents.map((p) => depth(p, next)));
+    depths.set(shard.shardId, value);
+    return value;
+  };
+  return [...shards].sort(
+    (a, b) => depth(a, new Set()) - depth(b, new Set()) || a.shardId.localeCompare(b.shardId),
+  );
+}
+
+/**
+ * Waits until Kinesis' clock is past `end` (a later Date header), asking it the time with ListShards every 200 ms:
+ * at most about a second after the start, as the window ends with the start's second.
+ */
+export async function kinesisPast(
+  end: Date,
+  stream: string,
+  ports: { readonly kinesis: KinesisPort; readonly sleep: (millis: number) => Promise<void> },
+): Promise<void> {
+  for (let probes = 0; ; probes += 1) {
+    const time = ports.kinesis.serverTime?.();
+    if (time === undefined || time.getTime() > end.getTime()) return;
+    if (probes >= 50) {
+      throw new ReplayError(
+        `Kinesis' clock (its answers' Date header) stayed at ${time.toISOString()}, not past the window's end ` +
+          `${end.toISOString()}, for 10 s: nothing was put; run the replay again`,
+      );
+    }
+    await ports.sleep(200);
+    await ports.kinesis.listShards(stream);
+  }
+}
+
+/** Every shard of the stream, open and closed, over ListShards' pages (transient failures retried). */
+export async function listAllShards(
+  port: KinesisPort,
+  stream: string,
+  pause: {
+    readonly sleep: (millis: number) => Promise<void>;
+    readonly random?: () => number;
+    readonly endpoint?: string;
+  },
+): Promise<ShardInfo[]> {
+  const shards: ShardInfo[] = [];
+  let token: string | undefined;
+  do {
+    const page = await withRetries(
+      `ListShards of ${stream}`,
+      async () => {
+        try {
+          return await port.listShards(stream, token);
+        } catch (error) {
+          if ((error as { name?: unknown }).name !== 'ResourceNotFoundException') throw error;
+          throw new ReplayError(
+            `the events stream ${stream} does not exist (ListShards: ${(error as Error).message}): check ` +
+              '--events-stream (a name or ARN), --region, or --profile (a deployment made before fixed names has ' +
+              'a generated name: pass it with --events-stream)',
+            { cause: error },
+          );
+        }
+      },
+      { ...(pause.endpoint !== undefined ? { endpoint: pause.endpoint } : {}) },
+      { sleep: pause.sleep, ...(pause.random !== undefined ? { random: pause.random } : {}) },
+    );
+    shards.push(...page.shards);
+    token = page.nextToken;
+  } while (token !== undefined && token !== '');
+  return shards;
+}

@@ -1,0 +1,23 @@
+/**
+ * The base of every error whose message is written for the person running kfek: one line that says what went wrong
+ * and what to do. The CLI prints it as `kfek: <message>` and exits with {@link OperatorError.exitCode} (cli/main.ts);
+ * a Lambda function logs it and fails the invocation. Each family extends it: the AWS calls' errors (core/aws), the
+ * Kinesis reader's (core/kinesis), kept data's (core/kept), the CLI's own (cli/errors.ts).
+ */
+export class OperatorError extends Error {
+  /** The CLI's exit code when it stops on this error: 2 for a bad command line, 1 for everything else. */
+  readonly exitCode: number = 1;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'OperatorError';
+  }
+}
+
+/** OpenSearch could not be reached or answered with an error (verify, the reconcile's search side). */
+export class OpenSearchRequestError extends OperatorError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'OpenSearchRequestError';
+  }
+}

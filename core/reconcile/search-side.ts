@@ -1,0 +1,161 @@
+/**
+ * The OpenSearch side of `kfek reconcile` (core/reconcile/ports.ts `SearchSide`), over kfek's HTTP port (plain HTTP to
+ * the local node, SigV4 to a domain):
+ *
+ * - counts: one composite aggregation over every kfek index pattern (the default route's and each route's), per
+ *   `cloudwatch.logGroup` and one-minute `@timestamp` bucket, each bucket's documents plus the sum of `kfek.joined`
+ *   (the lines a multi-line rule joined into them), filtered to the groups' owners; paged with `after`;
+ * - lookups: `_mget` of each document in the route's index of its event's time (with the routing the ingest pipeline
+ *   derives from the id, core/opensearch/ingest-pipeline.ts `routingFor`: the id's first characters for up to 64
+ *   shards), real time, exact; what is not there (Firehose names indices by arrival time, so an event delivered late
+ *   sits in a later index; a domain of more than 64 shards routes by a longer prefix) is looked for with one `ids`
+ *   query over every kfek index pattern, which needs no routing.
+ */
+import { indexNameFor, indexPatternFor, type IndexRotation } from '../contracts/index-naming';
+import { OpenSearchRequestError } from '../errors';
+import type { OpenSearchHttpClient } from '../opensearch/http';
+import { routingFor } from '../opensearch/ingest-pipeline';
+import { MINUTE_MILLIS } from './engine';
+import type { ReconcileGroup } from './model';
+import type { DocumentRef, FoundDocument, MinuteCounts, RequestMeter, SearchSide } from './ports';
+
+export interface SearchSideOptions {
+  readonly client: OpenSearchHttpClient;
+  /** Every index stem kfek writes: the default route's (config `delivery.indexPrefix`) and each route's. */
+  readonly stems: readonly string[];
+  readonly rotation: IndexRotation;
+  readonly meter: RequestMeter;
+  /** Ids per `_mget` or `ids` query. @default 1000 */
+  readonly batchSize?: number;
+}
+
+/** Buckets per page of the composite aggregation. */
+const PAGE = 5000;
+
+interface CompositeAnswer {
+  aggregations?: {
+    byMinute?: {
+      after_key?: Record<string, unknown>;
+      buckets?: {
+        key: { group: string; minute: number };
+        doc_count: number;
+        joined?: { value: number | null };
+      }[];
+    };
+  };
+}
+
+interface MgetAnswer {
+  docs?: { _index?: string; _id?: string; found?: boolean; _source?: { kfek?: { joined?: unknown } } }[];
+}
+
+interface SearchAnswer {
+  hits?: { hits?: { _index: string; _id: string; _source?: { kfek?: { joined?: unknown } } }[] };
+}
+
+export function searchSide(options: SearchSideOptions): SearchSide {
+  const patterns = [...new Set(options.stems)].map((s) => indexPatternFor(s, options.rotation)).join(',');
+  const batch = options.batchSize ?? 1000;
+  const call = async (method: 'GET' | 'POST', path: string, body: unknown): Promise<unknown> => {
+    options.meter.openSearch += 1;
+    const response = await options.client.request({ method, path, body });
+    if (response.status !== 200) {
+      throw new OpenSearchRequestError(
+        `OpenSearch answered ${method} ${path} with HTTP ${response.status}: ${response.text.slice(0, 300)}`,
+      );
+    }
+    return response.body;
+  };
+  const scope = '?ignore_unavailable=true&allow_no_indices=true';
+
+  return {
+    async countPerMinute(
+      groups: readonly ReconcileGroup[],
+      start: number,
+      end: number,
+    ): Promise<MinuteCounts> {
+      const counts = new Map<string, Map<number, number>>(groups.map((g) => [g.logGroup, new Map()]));
+      if (groups.length === 0) return counts;
+      let after: Record<string, unknown> | undefined;
+      do {
+        const answer = (await call('POST', `/${patterns}/_search${scope}`, {
+          size: 0,
+          track_total_hits: false,
+          query: {
+            bool: {
+              filter: [
+                { terms: { 'cloudwatch.logGroup': groups.map((g) => g.logGroup) } },
+                { terms: { 'cloudwatch.owner': [...new Set(groups.map((g) => g.owner))] } },
+                { range: { '@timestamp': { gte: start, lt: end, format: 'epoch_millis' } } },
+              ],
+            },
+          },
+          aggs: {
+            byMinute: {
+              composite: {
+                size: PAGE,
+                sources: [
+                  { group: { terms: { field: 'cloudwatch.logGroup' } } },
+                  {
+                    minute: {
+                      date_histogram: { field: '@timestamp', fixed_interval: `${MINUTE_MILLIS / 1000}s` },
+                    },
+                  },
+                ],
+                ...(after !== undefined ? { after } : {}),
+              },
+              aggs: { joined: { sum: { field: 'kfek.joined' } } },
+            },
+          },
+        })) as CompositeAnswer;
+        const agg = answer.aggregations?.byMinute;
+        for (const bucket of agg?.buckets ?? []) {
+          const byMinute = counts.get(bucket.key.group);
+          if (byMinute === undefined) continue;
+          const events = bucket.doc_count + Math.round(bucket.joined?.value ?? 0);
+          byMinute.set(bucket.key.minute, (byMinute.get(bucket.key.minute) ?? 0) + events);
+        }
+        after = (agg?.buckets?.length ?? 0) === PAGE ? agg?.after_key : undefined;
+      } while (after !== undefined);
+      return counts;
+    },
+
+    async find(refs: readonly DocumentRef[]): Promise<ReadonlyMap<string, FoundDocument>> {
+      const found = new Map<string, FoundDocument>();
+      for (let i = 0; i < refs.length; i += batch) {
+        const slice = refs.slice(i, i + batch);
+        const answer = (await call('POST', '/_mget?_source_includes=kfek.joined', {
+          docs: slice.map((r) => ({
+            _index: indexNameFor(r.stem, options.rotation, new Date(r.at)),
+            _id: r.id,
+            routing: routingFor(r.id),
+          })),
+        })) as MgetAnswer;
+        for (const doc of answer.docs ?? []) {
+          if (doc.found === true && doc._id !== undefined && doc._index !== undefined) {
+            found.set(doc._id, { index: doc._index, joined: joinedOf(doc._source) });
+          }
+        }
+      }
+      const elsewhere = refs.filter((r) => !found.has(r.id)).map((r) => r.id);
+      for (let i = 0; i < elsewhere.length; i += batch) {
+        const ids = elsewhere.slice(i, i + batch);
+        const answer = (await call('POST', `/${patterns}/_search${scope}`, {
+          size: ids.length,
+          track_total_hits: false,
+          _source: ['kfek.joined'],
+          query: { ids: { values: ids } },
+        })) as SearchAnswer;
+        for (const hit of answer.hits?.hits ?? []) {
+          found.set(hit._id, { index: hit._index, joined: joinedOf(hit._source) });
+        }
+      }
+      return found;
+    },
+  };
+}
+
+function joinedOf(source: { kfek?: { joined?: unknown } } | undefined): number {
+  const joined = source?.kfek?.joined;
+  return typeof joined === 'number' ? joined : 0;
+}
