@@ -2,6 +2,9 @@
  * The doctor's checks: pure functions from gathered facts to findings, one line of what was found and one line
  * of what to do. Gathering (AWS calls, synth) lives in facts.ts; nothing here does I/O, so every rule is tested
  * with hand-built facts.
+ *
+ * Why one file of about 300 lines: every check is a short pure rule over the same facts, listed in the order the
+ * doctor prints them; one file is the table of what doctor checks.
  */
 import { mappableArn } from '../proxy';
 import { checkMapping, checkStacks, checkSubscriptions } from './after-deploy';

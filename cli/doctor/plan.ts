@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { asTemplate, type CfnResource, type CfnTemplate } from '../../core/change-plan';
 import { CliError } from '../errors';
 import { type PlannedStack, plannedStacks, type StackArtifact } from './stack-order';
+import { isObject } from '../../core/json';
 
 /** The cloud assembly is missing, unreadable or not one of kfek's. */
 export class AssemblyError extends CliError {
@@ -77,7 +78,6 @@ export interface ProfilePlan {
 
 type JsonObject = Readonly<Record<string, unknown>>;
 
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 const obj = (v: unknown): JsonObject => (isObject(v) ? v : {});
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const num = (v: unknown): number | undefined =>

@@ -1,7 +1,7 @@
 /**
- * One reconcile run with the transform's own planner (planner.ts, which runs lambda/transform's pure core): the run
- * itself is core/reconcile/service.ts. `kfek reconcile` (command.ts) and the scheduled reconcile function
- * (lambda/reconcile/handler.ts, the one import of cli/ that eslint.config.js allows there) both call it.
+ * One reconcile run of `kfek reconcile` (command.ts) with the transform's own planner (lambda/reconcile/planner.ts,
+ * which runs lambda/transform's pure core; the one import of Lambda code that eslint.config.js allows the CLI): the
+ * run itself is core/reconcile/service.ts, which the scheduled reconcile function runs with the same planner.
  */
 import type { Clock } from '../../core/reconcile/ports';
 import {
@@ -10,7 +10,7 @@ import {
   type ReconcileSettings,
   runReconcileWith,
 } from '../../core/reconcile/service';
-import { TransformPlanner } from './planner';
+import { TransformPlanner } from '../../lambda/reconcile/planner';
 
 export {
   bucketKeptSources,

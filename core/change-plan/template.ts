@@ -4,10 +4,9 @@
  */
 import { ChangePlanError } from './errors';
 import type { CfnResource, CfnTemplate } from './types';
+import { isObject } from '../json';
 
 type JsonObject = Readonly<Record<string, unknown>>;
-
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The value a template object holds under `key` itself, never one it inherits: a logical id or stack name such as

@@ -24,6 +24,9 @@
  * - `null`, `[]` and `[null]` map nothing, and a dotted key whose value is `null` not even its parents.
  * Kfek's own mapped names (`level`, `lambda.requestId`, ...) are counted as new when an app writes them, and paths
  * another document already mapped too: the count is what a document can add at most, never less.
+ *
+ * Why one file of about 330 lines: the budget, the depth rule and the counting of mapped fields are one contract
+ * that the transform and the template must read alike; kept together so a change to one is seen beside the others.
  */
 
 /**

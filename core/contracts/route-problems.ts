@@ -24,11 +24,9 @@ export const ACCOUNT = /^\d{12}$/;
 export const FIELD_PATH = /^[^.\s]+(?:\.[^.\s]+){0,15}$/;
 
 export type Json = unknown;
-export type JsonObject = Record<string, Json>;
+import { isObject, type JsonObject } from '../json';
 
-export function isObject(value: Json): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+export { isObject, type JsonObject };
 
 /** Collects problems in the config's words: `<path> is <value>; expected <what>.` */
 export class Problems {

@@ -4,7 +4,7 @@
  * construct's props (lib/stacks/pipeline-stack.ts).
  */
 import { type PipelineConfig, retiredNamesHours } from '../config';
-import type { OpenSearchSpecInput } from './spec';
+import { type OpenSearchSpecInput, templateSettingsInput } from './spec';
 
 export interface SpecAccess {
   /** The Firehose delivery role's ARN. @default - none (the local node has no security plugin) */
@@ -15,7 +15,7 @@ export function openSearchSpecInputOf(config: PipelineConfig, access: SpecAccess
   const os = config.openSearch;
   return {
     indexPrefix: config.delivery.indexPrefix,
-    indexTemplate: os.indexTemplate,
+    indexTemplate: templateSettingsInput(os.indexTemplate),
     retention: os.retention,
     auditLogs: os.auditLogs,
     ...(config.routes.length === 0

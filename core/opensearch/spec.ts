@@ -366,10 +366,24 @@ function checkAggregatableFields(paths: readonly unknown[]): void {
   paths.forEach((path, i) => {
     const problem = typeof path === 'string' ? aggregatableFieldProblem(path) : 'expected a string';
     if (problem !== undefined) {
-      throw new OpenSearchSpecError(`indexTemplate.aggregatableFields[${i}] is ${JSON.stringify(path)}: ${problem}.`);
+      throw new OpenSearchSpecError(
+        `indexTemplate.aggregatableFields[${i}] is ${JSON.stringify(path)}: ${problem}.`,
+      );
     }
     if (paths.indexOf(path) !== i) {
-      throw new OpenSearchSpecError(`indexTemplate.aggregatableFields[${i}] ${JSON.stringify(path)} is listed twice.`);
+      throw new OpenSearchSpecError(
+        `indexTemplate.aggregatableFields[${i}] ${JSON.stringify(path)} is listed twice.`,
+      );
     }
   });
+}
+
+/**
+ * The template settings as a spec input carries them: without an empty `aggregatableFields`, so the provisioner's
+ * Spec property stays what it was for every profile that names none (adding the setting to kfek does not update
+ * every deployed provisioner). The CDK app and {@link openSearchSpecInputOf} both pass settings through it.
+ */
+export function templateSettingsInput(settings: IndexTemplateSettings): IndexTemplateSettings {
+  const { aggregatableFields, ...rest } = settings;
+  return aggregatableFields === undefined || aggregatableFields.length === 0 ? rest : settings;
 }

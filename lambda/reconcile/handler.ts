@@ -5,9 +5,9 @@
  * `KeptEvents` and `JudgedEvents` as EMF metrics (core/contracts/metrics.ts). The Monitoring stack alarms on
  * `MissingEvents`.
  *
- * A thin adapter: the environment is read and the clients created once per container; each run is the CLI's own
- * reconcile service (cli/reconcile/service.ts, the one import from cli/ that eslint.config.js allows here), so the
- * account's metrics count exactly what `kfek reconcile` prints.
+ * A thin adapter: the environment is read and the clients created once per container; each run is the reconcile
+ * service `kfek reconcile` runs too (core/reconcile/service.ts) with the same planner (planner.ts), so the account's
+ * metrics count exactly what the command prints.
  */
 import { Logger } from '@aws-lambda-powertools/logger';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
@@ -20,7 +20,8 @@ import { readReconcileEnvironment } from '../../core/contracts/reconcile-env';
 import { createHttpClient } from '../../core/opensearch/http';
 import type { StateCounts } from '../../core/reconcile/model';
 import { scheduledWindow } from '../../core/reconcile/schedule';
-import { bucketKeptSources, type ReconcileRun, runReconcile } from '../../cli/reconcile/service';
+import { bucketKeptSources, type ReconcileRun, runReconcileWith } from '../../core/reconcile/service';
+import { TransformPlanner } from './planner';
 
 const env = readReconcileEnvironment(process.env);
 const region = process.env.AWS_REGION ?? '';
@@ -66,7 +67,8 @@ export async function handler(event: ScheduledEvent, context: Context): Promise<
   // The heal waits at most what the invocation can spare after the reads and before its timeout.
   const healWait = Math.min(MAX_HEAL_WAIT_MILLIS, context.getRemainingTimeInMillis() - 2 * RESERVE_MILLIS);
   try {
-    const run = await runReconcile(
+    const run = await runReconcileWith(
+      (transform) => new TransformPlanner(transform),
       {
         groups: job.logGroups,
         owner: job.account,

@@ -20,6 +20,9 @@
  * already is in that form (what JSON loggers write: Powertools, pino, Log4j's JSON layouts) and then copies it;
  * {@link appMemberList} rewrites any text JSON.parse accepted, member by member (pretty-printed or escaped text,
  * and the general rules of document.ts: collisions, the field budget). Pure: no SDK, no environment, no I/O.
+ *
+ * Why one file of about 475 lines: the scanner, the canonical writer and the collision rules read the same
+ * positions of one text in one pass; split, each part would re-scan or hand positions across files.
  */
 import { TransformError } from './errors';
 

@@ -11,6 +11,7 @@
 import { gunzipSync } from 'node:zlib';
 import { DecodeLimits } from './types';
 import { DecompressedSizeError, PoisonRecordError } from './errors';
+import { isObject } from '../../core/json';
 
 /** Largest decompressed envelope accepted by default. CloudWatch sends at most ~1 MB compressed. */
 export const DEFAULT_MAX_DECOMPRESSED_BYTES = 64 * 1024 * 1024;
@@ -234,10 +235,6 @@ function validateEvent(event: unknown, index: number): void {
       }
     }
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function describe(value: unknown): string {

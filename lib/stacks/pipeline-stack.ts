@@ -1,3 +1,8 @@
+/**
+ * The stateless Pipeline stack (class comment below). Why one file of about 360 lines: it wires the transform,
+ * its reader, delivery, the provisioner and the reconcile function, and the update order between them
+ * (test/lib/stacks/update-order.test.ts) is only visible where they are wired together.
+ */
 import { Annotations, CfnOutput, Duration, Size, Stack, Token, type StackProps } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kinesis from 'aws-cdk-lib/aws-kinesis';

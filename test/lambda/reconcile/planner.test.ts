@@ -1,6 +1,6 @@
 import { resolveConfig } from '../../../core/config';
 import type { LogEvent, ReconcileGroup } from '../../../core/reconcile/model';
-import { TransformPlanner } from '../../../cli/reconcile/planner';
+import { TransformPlanner } from '../../../lambda/reconcile/planner';
 import { CDK_JSON_CONTEXT } from '../../helpers/app';
 
 const teams = resolveConfig(CDK_JSON_CONTEXT, 'teams');

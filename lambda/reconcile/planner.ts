@@ -7,17 +7,18 @@
  * out. So reconcile never decides a drop or a join by a copy of the rules: whatever the deployed transform does, it
  * does here.
  *
- * cli/ may not import Lambda code; this module is the one exception eslint.config.js allows (kept.ts runs the raw
- * records of kept data through the transform with {@link TransformPlanner.documentsOf}): the transform's pure core does no I/O
- * and reads no environment. It belongs in core/ once the transform's core moves there.
+ * The scheduled reconcile function (handler.ts) runs it, and so does `kfek reconcile` (cli/reconcile/service.ts,
+ * the one import of Lambda code eslint.config.js allows the CLI; core/kept runs the raw records of kept data through
+ * the transform with {@link TransformPlanner.documentsOf}): the transform's pure core does no I/O and reads no
+ * environment.
  */
 import { gunzipSync } from 'node:zlib';
 import { ROUTE_KEY, routeFor } from '../../core/contracts/routes';
 import { groupSource, type LogEvent, type ReconcileGroup } from '../../core/reconcile/model';
 import type { DocumentPlanner, PlannedEvent } from '../../core/reconcile/ports';
 import type { TransformSettings } from '../../core/reconcile/service';
-import { RouteTable } from '../../lambda/transform/routing';
-import { transformRecord } from '../../lambda/transform/transform';
+import { RouteTable } from '../transform/routing';
+import { transformRecord } from '../transform/transform';
 import { buildEnvelopes } from '../../core/logs/envelopes';
 import type { GroupSource } from '../../core/logs/model';
 
