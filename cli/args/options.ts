@@ -9,6 +9,7 @@
 import { parseArgs } from 'node:util';
 import { UsageError } from '../errors';
 import type { CommandName } from './types';
+import { quote } from './values';
 
 /** One option: what `util.parseArgs` needs, plus its help. */
 export interface OptionSpec {
@@ -518,17 +519,29 @@ export function parseCommandOptions<T extends OptionTable>(
  */
 export function usageErrorOf(command: string, error: unknown): unknown {
   if (error instanceof UsageError) return error;
+  return new UsageError(`${command}: ${parseArgsMessage(command, error)}`);
+}
+
+/** Node's parseArgs error in one line of kfek's words, the same for every command. */
+function parseArgsMessage(command: string, error: unknown): string {
+  // Under some runners the message starts with the error's name and code (`TypeError [ERR_PARSE_ARGS_...]: `).
   const message = (error instanceof Error ? error.message : String(error))
     .split('\n')[0]
     .replace(/^TypeError \[[A-Z_]+\]: /, '');
   // Node's three-line "argument is ambiguous" (an option followed by another option instead of its value).
   const ambiguous = /^Option '(-[^' ]+)[^']*' argument is ambiguous/.exec(message);
   if (ambiguous !== null) {
-    return new UsageError(
-      `${command}: ${ambiguous[1]} needs a value (one starting with a dash is written ${ambiguous[1]}=VALUE)`,
-    );
+    return `${ambiguous[1]} needs a value (one starting with a dash is written ${ambiguous[1]}=VALUE)`;
   }
-  return new UsageError(`${command}: ${message}`);
+  const option = /^Option '(-[^' ]+)/.exec(message)?.[1];
+  if (option !== undefined && /argument missing/.test(message)) return `${option} needs a value`;
+  if (option !== undefined && /does not take an argument/.test(message)) return `${option} takes no value`;
+  const unknown = /^Unknown option '([^']+)'/.exec(message)?.[1];
+  if (unknown !== undefined) return `unknown option ${unknown} (kfek ${command} --help lists them)`;
+  const positional = /^Unexpected argument '([^']*)'/.exec(message)?.[1];
+  if (positional !== undefined)
+    return `unexpected argument ${quote(positional)}: ${command} takes options only, no positional argument`;
+  return message;
 }
 
 function joinNegativeValues(args: readonly string[], options: OptionTable): string[] {

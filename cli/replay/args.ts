@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { UsageError } from '../errors';
 import { optionsHelp } from '../args/help';
-import { REPLAY_OPTIONS } from '../args/options';
+import { REPLAY_OPTIONS, usageErrorOf } from '../args/options';
 import { quote } from '../args/values';
 import {
   parseBucket,
@@ -110,7 +110,7 @@ function readOptions(argv: readonly string[]): ReplayValues {
       tokens: true,
     });
   } catch (error) {
-    throw new UsageError(`replay: ${parserMessage(error)}`);
+    throw usageErrorOf('replay', error);
   }
   const seen = new Set<string>();
   for (const token of parsed.tokens) {
@@ -124,24 +124,6 @@ function readOptions(argv: readonly string[]): ReplayValues {
     seen.add(token.name);
   }
   return parsed.values;
-}
-
-/** Node's parseArgs error in one line of kfek's words. */
-function parserMessage(error: unknown): string {
-  // Under some runners the message starts with the error's name and code (`TypeError [ERR_PARSE_ARGS_...]: `).
-  const message = (error instanceof Error ? error.message : String(error))
-    .split('\n')[0]
-    .replace(/^TypeError \[[A-Z_]+\]: /, '');
-  const option = /^Option '(-[^' ]+)/.exec(message)?.[1];
-  if (option !== undefined && /argument (missing|is ambiguous)/.test(message)) {
-    return `${option} needs a value`;
-  }
-  if (option !== undefined && /does not take an argument/.test(message)) return `${option} takes no value`;
-  const unknown = /^Unknown option '([^']+)'/.exec(message)?.[1];
-  if (unknown !== undefined) return `unknown option ${unknown} (kfek replay --help lists them)`;
-  const positional = /^Unexpected argument '([^']*)'/.exec(message)?.[1];
-  if (positional !== undefined) return `unexpected argument ${quote(positional)}: replay takes options only`;
-  return message;
 }
 
 export function parseReplayArgs(argv: readonly string[], now: Date): ParsedReplay {

@@ -58,7 +58,7 @@ describe('kfek events-window', () => {
       ['events-window', '--since', 'yesterday', '--events-stream', 'e'],
       /^kfek: events-window: --since "yesterday"/,
     ],
-    [['events-window', '--since', '1h', '--bucket', 'b'], /^kfek: events-window: Unknown option '--bucket'/],
+    [['events-window', '--since', '1h', '--bucket', 'b'], /^kfek: events-window: unknown option --bucket \(kfek events-window --help lists them\)/],
   ])('fails with a usage error, before any AWS call, for %j', async (argv, message) => {
     const { code, stderr } = await kfek(argv);
     expect(code).toBe(2);
