@@ -10,6 +10,7 @@ import { type CfnTemplate, type ChangePlan, describePlan, planChange } from '../
 import { CDK_JSON_CONTEXT } from '../helpers/app';
 import { type SynthesizedApp, synthProfile } from '../helpers/synth-templates';
 import { TRANSITIONS, type Profile, type Transition } from './transitions';
+import { markdownTableCells } from '../helpers/doc-snippets';
 
 const SHIPPED = (CDK_JSON_CONTEXT.kfek as { profiles: Record<string, Profile> }).profiles;
 const DEPLOY_DOC = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'deploy.md'), 'utf8');
@@ -81,15 +82,7 @@ function outcome(before: SynthesizedApp, after: SynthesizedApp): Outcome {
 /** The cells of the docs table row whose first cell is `change` (backticks and padding removed). */
 function docRow(change: string): string[] | undefined {
   const start = DEPLOY_DOC.indexOf('## Changing a deployed profile');
-  for (const line of DEPLOY_DOC.slice(start).split('\n')) {
-    if (!line.startsWith('|')) continue;
-    const cells = line
-      .split('|')
-      .slice(1, -1)
-      .map((c) => c.trim());
-    if (cells[0] === change) return cells;
-  }
-  return undefined;
+  return markdownTableCells(DEPLOY_DOC.slice(start)).find((cells) => cells[0] === change);
 }
 
 /** `` `Pipeline` , `Monitoring` `` -> the set of names in backticks. */

@@ -22,6 +22,7 @@ import { buildTestApp, CDK_JSON_CONTEXT } from '../../helpers/app';
 import { FakeOpenSearch } from '../../helpers/fake-opensearch-service';
 import { pipelineTemplateOf, specInputOf } from '../../helpers/provisioner-template';
 import { DOMAIN_TRANSITIONS, type Profile } from './domain-transitions';
+import { markdownTableCells } from '../../helpers/doc-snippets';
 
 const FIREHOSE_ARN = 'arn:aws:iam::123456789012:role/kfek-test-delivery';
 const NOW = Date.UTC(2026, 10, 27, 12);
@@ -107,15 +108,7 @@ function doctor(from: Profile, to: Profile): readonly Finding[] {
 function docRow(change: string): string[] | undefined {
   const start = DEPLOY_DOC.indexOf('### Changes inside the domain');
   const end = DEPLOY_DOC.indexOf('\n## ', start);
-  for (const line of DEPLOY_DOC.slice(start, end).split('\n')) {
-    if (!line.startsWith('|')) continue;
-    const cells = line
-      .split('|')
-      .slice(1, -1)
-      .map((c) => c.trim());
-    if (cells[0] === change) return cells;
-  }
-  return undefined;
+  return markdownTableCells(DEPLOY_DOC.slice(start, end)).find((cells) => cells[0] === change);
 }
 
 describe('the spec the doctor reads from a template', () => {
