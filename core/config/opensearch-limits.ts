@@ -4,12 +4,7 @@
  * data node instance type.
  */
 import { APP_FIELD_BUDGET } from '../contracts/field-budget';
-import {
-  aggregatableFieldProblem,
-  MAX_AGGREGATABLE_FIELDS,
-  MIN_TOTAL_FIELDS_LIMIT,
-  TEMPLATE_FIELDS,
-} from '../opensearch/mappings';
+import { aggregatableFieldsProblems, MIN_TOTAL_FIELDS_LIMIT, TEMPLATE_FIELDS } from '../opensearch/mappings';
 import type { Reader } from './reader';
 import type { OpenSearchConfig } from './types';
 
@@ -30,26 +25,14 @@ export function readTotalFieldsLimit(r: Reader): number {
 }
 
 /**
- * Reads `openSearch.indexTemplate.aggregatableFields`: app field paths (core/opensearch/mappings.ts says which), each
- * once, at most {@link MAX_AGGREGATABLE_FIELDS}.
+ * Reads `openSearch.indexTemplate.aggregatableFields`: app field paths, each once (core/opensearch/mappings.ts holds
+ * the rule, which the provisioner's spec checks too).
  */
 export function readAggregatableFields(r: Reader): string[] {
   const path = 'openSearch.indexTemplate.aggregatableFields';
   const paths = r.strings(path);
-  if (paths.length > MAX_AGGREGATABLE_FIELDS) {
-    r.problem(
-      `${path} names ${paths.length} fields, more than ${MAX_AGGREGATABLE_FIELDS}. Use a pattern ("http.*") for a ` +
-        'group of fields.',
-    );
-  }
-  const kept: string[] = [];
-  paths.forEach((field, i) => {
-    const problem = aggregatableFieldProblem(field);
-    if (problem !== undefined) r.problem(`${path}[${i}] is ${JSON.stringify(field)}: ${problem}.`);
-    else if (kept.includes(field)) r.problem(`${path}[${i}] ${JSON.stringify(field)} is listed twice.`);
-    else kept.push(field);
-  });
-  return kept;
+  for (const problem of aggregatableFieldsProblems(path, paths)) r.problem(problem);
+  return paths;
 }
 
 const TIB = 1024;

@@ -3,7 +3,12 @@
  * docs/opensearch.md), and the smallest total-fields limit kfek's own documents fit in. Kept apart from the
  * template so the spec (spec.ts) can check the limit without importing the template, which imports the spec.
  */
-import { APP_FIELD_BUDGET, deepObjectPathMatch, MAPPED_OBJECT_DEPTH, OVERFLOW_KEY } from '../contracts/field-budget';
+import {
+  APP_FIELD_BUDGET,
+  deepObjectPathMatch,
+  MAPPED_OBJECT_DEPTH,
+  OVERFLOW_KEY,
+} from '../contracts/field-budget';
 import { ROUTE_KEY, UNKNOWN_ROUTE_KEY } from '../contracts/routes';
 
 /** Strings longer than this are kept in `_source` but not indexed as keywords (Lucene term limit is 32 KiB). */
@@ -177,14 +182,17 @@ export const MAX_AGGREGATABLE_FIELDS = 50;
 
 const AGGREGATABLE_PATH = /^[A-Za-z0-9_@$*-]+(?:\.[A-Za-z0-9_@$*-]+)*$/;
 
+/** The top-level names kfek maps itself (docs/schema.md). */
+const KFEK_TOP_LEVEL: ReadonlySet<string> = new Set(Object.keys(buildProperties()));
+
 /**
- * Why `path` cannot be an aggregatable app field (openSearch.indexTemplate.aggregatableFields), or undefined when it
- * can: a dotted app field path (`*` any characters, as OpenSearch's `path_match`), not under a field kfek maps
- * itself (those are aggregatable where it makes sense already), and not deeper than the levels kfek maps (an object
- * deeper than that is one `flat_object` field, which has no per-leaf doc values).
+ * Why `path` cannot be an aggregatable app field, or undefined when it can: a dotted app field path (`*` any
+ * characters, as OpenSearch's `path_match`), not under a field kfek maps itself (those are aggregatable where it makes
+ * sense already), and not deeper than the levels kfek maps (an object deeper than that is one `flat_object` field,
+ * which has no per-leaf doc values).
  */
-export function aggregatableFieldProblem(path: string): string | undefined {
-  if (!AGGREGATABLE_PATH.test(path)) {
+function aggregatableFieldProblem(path: unknown): string | undefined {
+  if (typeof path !== 'string' || !AGGREGATABLE_PATH.test(path)) {
     return (
       'expected an app field path: names of letters, digits, "_", "-", "@", "$" or "*" joined by dots ' +
       '("status", "http.method", "user.*")'
@@ -197,8 +205,30 @@ export function aggregatableFieldProblem(path: string): string | undefined {
       'a deeper object as one flat_object field, which cannot be aggregated by its leaves'
     );
   }
-  if (Object.hasOwn(buildProperties(), segments[0])) {
+  if (KFEK_TOP_LEVEL.has(segments[0])) {
     return `"${segments[0]}" is a field kfek maps itself (docs/schema.md); list app fields only`;
   }
   return undefined;
+}
+
+/**
+ * What is wrong with `paths` as `openSearch.indexTemplate.aggregatableFields` (named `setting` in the messages): at
+ * most {@link MAX_AGGREGATABLE_FIELDS} app field paths, each once. The one rule for the config and the provisioner's
+ * spec; empty when they can be used.
+ */
+export function aggregatableFieldsProblems(setting: string, paths: readonly unknown[]): string[] {
+  const problems: string[] = [];
+  if (paths.length > MAX_AGGREGATABLE_FIELDS) {
+    problems.push(
+      `${setting} names ${paths.length} fields, more than ${MAX_AGGREGATABLE_FIELDS}. Use a pattern ("http.*") ` +
+        'for a group of fields.',
+    );
+  }
+  paths.forEach((path, i) => {
+    const problem = aggregatableFieldProblem(path);
+    if (problem !== undefined) problems.push(`${setting}[${i}] is ${JSON.stringify(path)}: ${problem}.`);
+    else if (paths.indexOf(path) !== i)
+      problems.push(`${setting}[${i}] ${JSON.stringify(path)} is listed twice.`);
+  });
+  return problems;
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { OpenSearchSpecError } from './errors';
-import { aggregatableFieldProblem, MAX_AGGREGATABLE_FIELDS, MIN_TOTAL_FIELDS_LIMIT } from './mappings';
+import { aggregatableFieldsProblems, MIN_TOTAL_FIELDS_LIMIT } from './mappings';
 import {
   type IndexFamily,
   type RouteSpec,
@@ -355,27 +355,10 @@ export function contentHash(value: unknown): string {
   return createHash('sha256').update(canonicalJson(value)).digest('hex');
 }
 
-/** `indexTemplate.aggregatableFields`: at most {@link MAX_AGGREGATABLE_FIELDS} app field paths, each once. */
+/** `indexTemplate.aggregatableFields`, by the rule the config reads it with (core/opensearch/mappings.ts). */
 function checkAggregatableFields(paths: readonly unknown[]): void {
-  if (paths.length > MAX_AGGREGATABLE_FIELDS) {
-    throw new OpenSearchSpecError(
-      `indexTemplate.aggregatableFields names ${paths.length} fields, more than ${MAX_AGGREGATABLE_FIELDS}. ` +
-        'Use a pattern ("http.*") for a group of fields.',
-    );
-  }
-  paths.forEach((path, i) => {
-    const problem = typeof path === 'string' ? aggregatableFieldProblem(path) : 'expected a string';
-    if (problem !== undefined) {
-      throw new OpenSearchSpecError(
-        `indexTemplate.aggregatableFields[${i}] is ${JSON.stringify(path)}: ${problem}.`,
-      );
-    }
-    if (paths.indexOf(path) !== i) {
-      throw new OpenSearchSpecError(
-        `indexTemplate.aggregatableFields[${i}] ${JSON.stringify(path)} is listed twice.`,
-      );
-    }
-  });
+  const problems = aggregatableFieldsProblems('indexTemplate.aggregatableFields', paths);
+  if (problems.length > 0) throw new OpenSearchSpecError(problems.join(' '));
 }
 
 /**
