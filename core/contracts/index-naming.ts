@@ -50,6 +50,15 @@ export function indexNameFor(prefix: string, rotation: IndexRotation, date: Date
   }
 }
 
+/**
+ * Key under `kfek` where the transform writes when the raw record holding the event reached the raw stream
+ * (Kinesis' `approximateArrivalTimestamp`, in milliseconds since the epoch). The ingest pipeline names the index by
+ * it (the rotation suffix Firehose chose, with the arrival's date in its shape) and removes it, so it is never
+ * stored: every copy of a record read again (a retry, a transport switch that starts at `TRIM_HORIZON`) carries the
+ * same arrival and so lands in the index its first copy is in, where its `_id` overwrites it (issue 30.5).
+ */
+export const ARRIVAL_KEY = 'arrival';
+
 /** The pattern covering every index of a prefix, whatever the rotation (`logs-*`; `logs*` without rotation). */
 export function indexPatternFor(prefix: string, rotation: IndexRotation): string {
   return rotation === 'NoRotation' ? `${prefix}*` : `${prefix}-*`;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ROUTE_KEY, UNKNOWN_ROUTE_KEY } from '../contracts/routes';
+import { ARRIVAL_KEY } from '../contracts/index-naming';
 import type { OpenSearchSpec } from './spec';
 
 /**
@@ -109,9 +110,45 @@ export function routingFor(documentId: string, shards = 1): string {
 }
 
 /**
+ * Painless, inside {@link ROUTE_SCRIPT} with `a` = the removed `kfek.arrival`, `ix` = the index, `px` = the prefix and
+ * `own` = the index is the prefix's own: the index of a document of the prefix's own indices becomes the one of the
+ * period its raw record reached the raw stream in (issue 30.5, core/contracts/index-naming.ts `ARRIVAL_KEY`).
+ *
+ * Why: Firehose names the index by when it delivers, so two copies of one record (a Lambda or Firehose retry after
+ * midnight, or a transport switch, whose new reader starts at `TRIM_HORIZON` and reads the stream's whole retention
+ * again) could land in two days' indices, where the same `_id` does not overwrite. The arrival is the same for every
+ * copy of a record, so every copy lands in one index and the last overwrites the others.
+ *
+ * How: the suffix keeps the shape Firehose gave it (OneHour `-YYYY-MM-DD-HH`, 14 characters; OneDay `-YYYY-MM-DD`,
+ * 11; OneWeek `-YYYY-wWW`, 9; OneMonth `-YYYY-MM`, 8), so the rotation needs no parameter and always matches what
+ * Firehose writes, and only the date is the arrival's, in UTC, as index-naming.ts `indexNameFor` computes it (a test holds the
+ * two to each other on a real node). The index only ever moves to an earlier period: an arrival after Firehose's
+ * period (a clock that is off) or one in another shape keeps Firehose's index. A document without the key (backfill,
+ * records of an earlier transform) keeps Firehose's index as before. The key is removed from every document, so it is
+ * never stored or mapped; `kfek` is removed when nothing else is under it.
+ */
+const ARRIVAL_SUFFIX_SCRIPT = [
+  "String f = own ? ix.substring(px.length()) : ''; int n = f.length();",
+  'if (a instanceof Number && n > 5 && Character.isDigit(f.charAt(1))) {',
+  'ZonedDateTime t = Instant.ofEpochMilli(((Number) a).longValue()).atZone(ZoneOffset.UTC);',
+  "String s = '-' + t.getYear() + '-';",
+  "if (n == 9 && f.indexOf('-w') == 5) {",
+  'int w = (t.getDayOfYear() + 6 - t.getDayOfWeek().getValue() % 7) / 7;',
+  "s += 'w' + (w < 10 ? '0' : '') + w;",
+  '} else {',
+  "int mo = t.getMonthValue(); s += (mo < 10 ? '0' : '') + mo;",
+  "if (n >= 11) { int d = t.getDayOfMonth(); s += '-' + (d < 10 ? '0' : '') + d; }",
+  "if (n == 14) { int h = t.getHour(); s += '-' + (h < 10 ? '0' : '') + h; }",
+  '}',
+  'if (s.length() == n && s.compareTo(f) < 0) { ix = px + s; ctx._index = ix; }',
+  '}',
+].join(' ');
+
+/**
  * Routes (docs/teams-and-routes.md, "How routing works"). Firehose writes every document to the default route's
- * index of the day (`logs-2026-11-25`); one delivery stream serves every team. The transform writes the name of a
- * document's route to `kfek.route`, and this script moves the document to that route's index of the same day
+ * index of the day (`logs-2026-11-25`); one delivery stream serves every team. This script first puts it in the
+ * period of its raw record's arrival ({@link ARRIVAL_SUFFIX_SCRIPT}). The transform writes the name of a document's
+ * route to `kfek.route`, and the script then moves the document to that route's index of the same period
  * (`payments-2026-11-25`: the route's stem in place of the prefix, the rotation suffix kept).
  *
  * What the transform guarantees and what the pipeline enforces:
@@ -129,18 +166,23 @@ export function routingFor(documentId: string, shards = 1): string {
  *   index's default pipeline, which is this one), nothing changes: the script is idempotent.
  */
 export const ROUTE_SCRIPT = [
-  'def k = ctx.kfek;',
+  'def k = ctx.kfek; String ix = ctx._index; String px = params.prefix;',
+  // A stem that extends the prefix (`logs-audit`) owns its own indices (issue 30): they are never moved again.
+  "boolean own = ix == px || ix.startsWith(px + '-');",
+  "if (own && params.containsKey('nested')) { for (def n : params.nested) { if (ix.startsWith(n + '-')) { own = false; } } }",
+  `if (k instanceof Map && k.containsKey('${ARRIVAL_KEY}')) {`,
+  `def a = k.remove('${ARRIVAL_KEY}');`,
+  ARRIVAL_SUFFIX_SCRIPT,
+  "if (k.isEmpty()) { ctx.remove('kfek'); }",
+  '}',
   `if (k instanceof Map && k.containsKey('${ROUTE_KEY}')) {`,
   `def r = k.remove('${ROUTE_KEY}');`,
   'def stem = r instanceof String ? params.routes.get(r) : null;',
   'if (stem == null) {',
   `String u = String.valueOf(r); k.${UNKNOWN_ROUTE_KEY} = u.length() > 256 ? u.substring(0, 256) : u;`,
   '} else {',
-  `k.${ROUTE_KEY} = r; String i = ctx._index; String p = params.prefix;`,
-  // A stem that extends the prefix (`logs-audit`) owns its own indices (issue 30): they are never moved again.
-  "boolean own = i == p || i.startsWith(p + '-');",
-  "if (own && params.containsKey('nested')) { for (def n : params.nested) { if (i.startsWith(n + '-')) { own = false; } } }",
-  'if (own) { ctx._index = stem + i.substring(p.length()); }',
+  `k.${ROUTE_KEY} = r;`,
+  'if (own) { ctx._index = stem + ix.substring(px.length()); }',
   '}',
   '}',
 ].join(' ');
@@ -180,9 +222,9 @@ export function buildIngestPipeline(
   const nested = table.nested ?? [];
   return {
     description:
-      `kfek (managed): moves a document marked with a known kfek.route from ${prefix}-* to its route's ` +
-      'index of the same day, and sets _id from cloudwatch.logGroup, logStream and id, so a redelivered log event ' +
-      'overwrites its document',
+      `kfek (managed): puts a document of ${prefix}-* in the index of its kfek.arrival and, marked with a known ` +
+      "kfek.route, in its route's index of that period, and sets _id from cloudwatch.logGroup, logStream and id, " +
+      'so a redelivered log event overwrites its document',
     // One script, not one per job: each processor costs a pass over the batch and a script context per document
     // (npm run bench:e2e, docs/local.md "Where the time goes").
     processors: [

@@ -16,6 +16,7 @@
 import { NestingTooDeepError } from './app-json';
 import { canonicalText, collides, generalLayout, needsGeneralRules } from './app-layout';
 import { MAX_KINESIS_RECORD_BYTES } from '../../core/contracts/aws-limits';
+import { ARRIVAL_KEY } from '../../core/contracts/index-naming';
 import { CloudWatchLogEvent, errorMessage } from './decode';
 import type { DropSubject } from './drop-rules';
 import { documentSubject } from './document-view';
@@ -64,7 +65,28 @@ export interface DocumentOptions {
    * @default false
    */
   readonly partitionKeyInDocument?: boolean;
+  /**
+   * When the raw record holding these events reached the raw stream, in milliseconds since the epoch (see
+   * {@link arrivalMillisOf}): written as `kfek.arrival`, which the ingest pipeline names the index by and removes
+   * (core/contracts/index-naming.ts `ARRIVAL_KEY`), so every copy of a record read again lands in the index of its
+   * first copy. The member counts toward `maxRecordBytes` like every other.
+   * @default none: Firehose's index (backfill, tests)
+   */
+  readonly arrivalMillis?: number;
 }
+
+/**
+ * Kinesis' `approximateArrivalTimestamp` (seconds since the epoch, with a fraction) in whole milliseconds, or
+ * undefined when it is missing or not a plausible time (the document then goes to the index Firehose chose).
+ */
+export function arrivalMillisOf(seconds: unknown): number | undefined {
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds <= 0) return undefined;
+  const ms = Math.round(seconds * 1000);
+  return ms <= MAX_ARRIVAL_MILLIS ? ms : undefined;
+}
+
+/** 9999-12-31T23:59:59.999Z: a later arrival would not have a four-digit year in its index name. */
+const MAX_ARRIVAL_MILLIS = 253_402_300_799_999;
 
 /**
  * The document of one event as an object: the document's text, parsed (numbers then in JavaScript's form). For
@@ -120,6 +142,8 @@ export class DocumentSerializer {
   private readonly partitionKey: string;
   private readonly budget: number;
   private readonly partitionKeyMember: string;
+  /** `"arrival":<ms>`, or '' without an arrival. */
+  private readonly arrivalMember: string;
   private readonly fromLambda: boolean;
   private readonly sourceRegions: readonly string[] | undefined;
   private readonly routes: RouteTable | undefined;
@@ -146,6 +170,11 @@ export class DocumentSerializer {
       (options.maxRecordBytes ?? MAX_KINESIS_RECORD_BYTES) - Buffer.byteLength(this.partitionKey, 'utf8');
     this.partitionKeyMember =
       options.partitionKeyInDocument === true ? `"partitionKey":"${this.partitionKey}"` : '';
+    const arrival = options.arrivalMillis;
+    this.arrivalMember =
+      arrival !== undefined && Number.isSafeInteger(arrival) && arrival > 0 && arrival <= MAX_ARRIVAL_MILLIS
+        ? `"${ARRIVAL_KEY}":${arrival}`
+        : '';
   }
 
   /** The envelope's source. */
@@ -300,7 +329,7 @@ export class DocumentSerializer {
 
   /** The document's text; `withKey` adds `kfek.partitionKey` when the options ask for it. */
   private write0(layout: Layout, message: string, kfekExtra: string, withKey: boolean): string {
-    let kfek = withMember(layout.kfek, kfekExtra);
+    let kfek = withMember(withMember(layout.kfek, kfekExtra), this.arrivalMember);
     if (withKey) kfek = withMember(kfek, this.partitionKeyMember);
     const tail = kfek.length > 0 ? `,"kfek":{${kfek}}}` : '}';
     return `${layout.head},"message":${JSON.stringify(message)}${layout.body}${tail}`;

@@ -190,7 +190,7 @@ function transformSafely(transform: RecordTransform, record: KinesisStreamRecord
   if (typeof data !== 'string') return { kind: 'poison', reason: 'record has no kinesis.data string' };
   let outcome: RecordOutcome;
   try {
-    outcome = transform(data);
+    outcome = transform(data, { approximateArrivalTimestamp: record.kinesis?.approximateArrivalTimestamp });
   } catch (error) {
     return { kind: 'poison', reason: `transform failed unexpectedly: ${describeError(error)}` };
   }

@@ -33,7 +33,8 @@ export async function handleMappingEvent(
   const remainingMs = remainingBudget(context);
   try {
     const outcome = await processKinesisBatch(event, remainingMs, {
-      transform: (data) => transformRecord(data, { sourceRegions: env.sourceRegions, routes }),
+      transform: (data, options) =>
+        transformRecord(data, { ...options, sourceRegions: env.sourceRegions, routes }),
       writer,
       deadLetters,
       // With masking on, a dead letter that decodes is kept with its events masked (transform.ts `deadLetterData`).

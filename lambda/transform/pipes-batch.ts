@@ -178,6 +178,7 @@ export async function processPipesBatch(event: unknown, deps: PipesBatchDeps): P
         : deps.transform(data, {
             maxRecordBytes: MAX_KINESIS_RECORD_BYTES - PIPES_ITEM_RESERVED_BYTES,
             partitionKeyInDocument: true,
+            approximateArrivalTimestamp: arrivalOf(record),
           });
     if (outcome.kind === 'control') {
       counters.ControlMessages += 1;
@@ -288,6 +289,13 @@ function dataOf(record: unknown): string | undefined {
   if (typeof record !== 'object' || record === null) return undefined;
   const data = (record as { data?: unknown }).data;
   return typeof data === 'string' ? data : undefined;
+}
+
+/** The record's `approximateArrivalTimestamp` as given (the core checks it). */
+function arrivalOf(record: unknown): unknown {
+  return typeof record === 'object' && record !== null
+    ? (record as { approximateArrivalTimestamp?: unknown }).approximateArrivalTimestamp
+    : undefined;
 }
 
 /** For input that is not a Pipes Kinesis record at all: its JSON, base64, so the dead-letter object keeps it. */

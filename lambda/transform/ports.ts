@@ -70,6 +70,11 @@ export interface RecordTransformOptions {
   readonly maxRecordBytes?: number;
   /** Write each document's partition key into it as `kfek.partitionKey` (Pipes items). */
   readonly partitionKeyInDocument?: boolean;
+  /**
+   * The raw record's `approximateArrivalTimestamp` as Kinesis reports it (seconds since the epoch); the core writes
+   * it into each document as `kfek.arrival`, which names the index (transform.ts `TransformOptions`).
+   */
+  readonly approximateArrivalTimestamp?: unknown;
 }
 
 /** The pure core's record transform: one raw record (base64) in, documents or a poison reason out (`transformRecord`). */

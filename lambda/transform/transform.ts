@@ -5,7 +5,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { CloudWatchEnvelope, decodeEnvelopes, jsonErrorReason } from './decode';
-import { DocumentSerializer, type DocumentOptions } from './document';
+import { arrivalMillisOf, DocumentSerializer, type DocumentOptions } from './document';
 import { PoisonRecordError } from './errors';
 import { looksLikeJsonObject, maskMessage, type Masker, maskText } from './masking';
 import { sourceAccountOf } from './metadata';
@@ -30,6 +30,13 @@ export interface TransformOptions extends DecodeLimits, DocumentOptions {
    * @default DEFAULT_MAX_EVENTS_PER_RECORD (20,000)
    */
   readonly maxEventsPerRecord?: number;
+  /**
+   * The raw record's `approximateArrivalTimestamp` (seconds since the epoch, as Kinesis reports it): each document
+   * carries it as `kfek.arrival` (document.ts `arrivalMillis`), so a record read again lands in its first copy's
+   * index. Ignored when `arrivalMillis` is given or when it is not a plausible time.
+   * @default none
+   */
+  readonly approximateArrivalTimestamp?: unknown;
 }
 
 /**
@@ -47,7 +54,11 @@ export const MAX_ERROR_DATA_CHARS = 256 * 1024;
  *
  * @param data the record data as base64 text (`kinesis.data`) or already-decoded bytes.
  */
-export function transformRecord(data: string | Buffer, options: TransformOptions = {}): RecordOutcome {
+export function transformRecord(data: string | Buffer, given: TransformOptions = {}): RecordOutcome {
+  const options =
+    given.approximateArrivalTimestamp === undefined || given.arrivalMillis !== undefined
+      ? given
+      : { ...given, arrivalMillis: arrivalMillisOf(given.approximateArrivalTimestamp) };
   try {
     const dataEnvelopes = decodeEnvelopes(data, options).filter((e) => e.messageType === 'DATA_MESSAGE');
     if (dataEnvelopes.length === 0) return { kind: 'control' };

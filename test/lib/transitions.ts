@@ -101,9 +101,8 @@ export const TRANSITIONS: readonly Transition[] = [
     change: 'Switch the transport from `lambda` to `pipes`',
     data:
       "nothing lost: the new pipe starts at the raw stream's oldest record and transforms the retained window again; " +
-      "copies overwrite their documents by id in the same day's index, an event first indexed on an earlier day is " +
-      "stored twice; the old mapping runs until CloudFormation's cleanup and " +
-      'its calls are answered as before',
+      "each copy lands in its first copy's index (the period its raw record arrived in) and overwrites it by id; " +
+      "the old mapping runs until CloudFormation's cleanup and its calls are answered as before",
     appliesTo: (p) => transport(p) === 'lambda',
     to: edit((p) => {
       p.transport = 'pipes';
@@ -115,9 +114,9 @@ export const TRANSITIONS: readonly Transition[] = [
     change: 'Switch the transport from `pipes` to `lambda`',
     data:
       "nothing lost: the new event source mapping starts at the raw stream's oldest record and transforms the " +
-      "retained window again; copies overwrite their documents by id in the same day's index, an event first indexed " +
-      "on an earlier day is stored twice; the old pipe runs until CloudFormation's cleanup and its calls are " +
-      "answered as before; the pipe's error log is deleted",
+      "retained window again; each copy lands in its first copy's index (the period its raw record arrived in) and " +
+      "overwrites it by id; the old pipe runs until CloudFormation's cleanup and its calls are answered as before; " +
+      "the pipe's error log is deleted",
     appliesTo: (p) => transport(p) === 'pipes',
     to: edit((p) => {
       p.transport = 'lambda';

@@ -1,10 +1,13 @@
 /**
- * Routes on a REAL OpenSearch 3.6 node (issue 24), through the shipped templates and ingest pipeline: documents
+ * Routes on the REAL local OpenSearch node (issue 24), through the shipped templates and ingest pipeline: documents
  * Firehose would write to the default route's index of the day land in their route's index of the same day (any
  * rotation), keep their id and routing, and a document naming an unknown route, or a route that is no string,
- * stays in the default index with a marker. The plain node has no ISM or security plugin: their per-route objects
+ * stays in the default index with a marker. Every document lands in the period its raw record reached the raw stream
+ * in (`kfek.arrival`, issue 30.5), so a record read again overwrites its first copy. The plain node has no ISM or security plugin: their per-route objects
  * are covered against FakeOpenSearch in routes.test.ts.
  */
+import fc from 'fast-check';
+import { indexNameFor, type IndexRotation } from '../../../core/contracts/index-naming';
 import { documentIdFor } from '../../../core/opensearch/ingest-pipeline';
 import type { OpenSearchHttpClient } from '../../../core/opensearch/http';
 import { provisionOpenSearch } from '../../../core/opensearch/provision';
@@ -31,6 +34,41 @@ function documentFor(route: unknown, message: string): Record<string, unknown> {
     cloudwatch: { id: String(++eventId), logGroup: '/kfek/teams/x', logStream: 's1', owner: '123456789012' },
     ...(route === undefined ? {} : { kfek: { route } }),
   };
+}
+
+/** A document as the transform writes it from a raw record that arrived at `arrival` (`kfek.arrival`, issue 30.5). */
+function arrivedDocument(
+  arrival: string,
+  route: string | undefined,
+  message: string,
+): Record<string, unknown> {
+  const doc = documentFor(route, message);
+  const kfek = (doc.kfek ?? {}) as Record<string, unknown>;
+  return { ...doc, kfek: { ...kfek, arrival: Date.parse(arrival) } };
+}
+
+interface SimulateAnswer {
+  readonly docs: ReadonlyArray<{
+    readonly doc?: { readonly _index: string; readonly _source: Record<string, unknown> };
+    readonly error?: unknown;
+  }>;
+}
+
+/** The index and source the shipped pipeline gives each document Firehose would write to `index` (`_simulate`). */
+async function simulate(
+  client: OpenSearchHttpClient,
+  docs: ReadonlyArray<{ readonly index: string; readonly source: Record<string, unknown> }>,
+): Promise<Array<{ index: string; source: Record<string, unknown> }>> {
+  const response = await client.request({
+    method: 'POST',
+    path: `/_ingest/pipeline/${spec.names.ingestPipeline}/_simulate`,
+    body: { docs: docs.map((d) => ({ _index: d.index, _source: d.source })) },
+  });
+  expect(response.status).toBe(200);
+  return (response.body as SimulateAnswer).docs.map((d) => {
+    if (d.doc === undefined) throw new Error(`the pipeline failed a document: ${JSON.stringify(d.error)}`);
+    return { index: d.doc._index, source: d.doc._source };
+  });
 }
 
 interface BulkItem {
@@ -144,6 +182,126 @@ describe('routes through the shipped template and pipeline, on a real local node
     await bulkIndex(os.client(), 'logs-2026-11-26', [doc]);
     // THEN
     expect(await hits(os.client(), 'payments-2026-11-26', 'message:"delivered twice"')).toHaveLength(1);
+  });
+
+  describe("the index of the raw record's arrival (issue 30.5)", () => {
+    const ROTATIONS: readonly IndexRotation[] = ['OneHour', 'OneDay', 'OneWeek', 'OneMonth'];
+    const MIN = Date.parse('1999-12-25T00:00:00.000Z');
+    const MAX = Date.parse('2100-01-07T00:00:00.000Z');
+
+    test.each(ROTATIONS)(
+      '%s: property: the pipeline names the index of the arrival exactly as indexNameFor does, for any delivery delay',
+      async (rotation) => {
+        // GIVEN any arrival (weighted to the edges of years, weeks, days and hours), delivered by Firehose any time
+        // up to 40 days later (a lagging reader, a transport switch re-reading the stream)
+        const edge = fc
+          .tuple(
+            fc.integer({ min: 2000, max: 2099 }),
+            fc.constantFrom(0, 11),
+            fc.integer({ min: -2, max: 2 }),
+          )
+          .map(([year, month, hours]) => Date.UTC(year, month, month === 0 ? 1 : 31) + hours * 3_600_000 - 1);
+        const arrival = fc.oneof(fc.integer({ min: MIN, max: MAX }), edge);
+        const cases = fc.array(fc.record({ arrival, delay: fc.integer({ min: 0, max: 40 * 86_400_000 }) }), {
+          minLength: 1,
+          maxLength: 60,
+        });
+        await fc.assert(
+          fc.asyncProperty(cases, async (batch) => {
+            // WHEN Firehose writes each to the default route's index of its delivery
+            const out = await simulate(
+              os.client(),
+              batch.map((c, n) => ({
+                index: indexNameFor('logs', rotation, new Date(c.arrival + c.delay)),
+                source: arrivedDocument(
+                  new Date(c.arrival).toISOString(),
+                  n % 2 === 0 ? 'payments' : undefined,
+                  'x',
+                ),
+              })),
+            );
+            // THEN each lands in the index of the period it arrived in, its route's or the default's
+            expect(out.map((o) => o.index)).toEqual(
+              batch.map((c, n) =>
+                indexNameFor(n % 2 === 0 ? 'payments' : 'logs', rotation, new Date(c.arrival)),
+              ),
+            );
+          }),
+          { numRuns: 25 },
+        );
+      },
+      120_000,
+    );
+
+    test('the arrival is never stored, and a document with nothing else under kfek has no kfek', async () => {
+      const [plain, routed] = await simulate(os.client(), [
+        { index: 'logs-2026-11-27', source: arrivedDocument('2026-11-26T23:59:59.999Z', undefined, 'plain') },
+        {
+          index: 'logs-2026-11-27',
+          source: arrivedDocument('2026-11-26T23:59:59.999Z', 'payments', 'routed'),
+        },
+      ]);
+      expect(plain).toEqual({
+        index: 'logs-2026-11-26',
+        source: expect.not.objectContaining({ kfek: expect.anything() }),
+      });
+      expect(routed).toEqual({
+        index: 'payments-2026-11-26',
+        source: expect.objectContaining({ kfek: { route: 'payments' } }),
+      });
+    });
+
+    test.each([
+      [
+        'an arrival after the delivery period (a clock that is off)',
+        'logs-2026-11-27',
+        Date.parse('2026-11-28T00:00:00.000Z'),
+        'logs-2026-11-27',
+      ],
+      ['an arrival that is no number', 'logs-2026-11-27', '2026-11-20', 'logs-2026-11-27'],
+      [
+        "an index that is not the default route's own",
+        'team-search-2026-11-27',
+        Date.parse('2026-11-20T00:00:00.000Z'),
+        'team-search-2026-11-27',
+      ],
+      [
+        'an index whose suffix has no date shape',
+        'logs-archive',
+        Date.parse('2026-11-20T00:00:00.000Z'),
+        'logs-archive',
+      ],
+    ])(
+      '%s keeps the index Firehose chose, and the key is removed',
+      async (_name, index, arrival, expected) => {
+        const [out] = await simulate(os.client(), [
+          { index, source: { ...documentFor(undefined, 'odd arrival'), kfek: { arrival, joined: 2 } } },
+        ]);
+        expect(out).toEqual({ index: expected, source: expect.objectContaining({ kfek: { joined: 2 } }) });
+      },
+    );
+
+    test('a record read again on a later day (a transport switch) overwrites its first copy instead of adding one', async () => {
+      // GIVEN two events that reached the raw stream just before midnight and were indexed that day
+      const first = [
+        arrivedDocument('2026-11-20T23:59:59.900Z', undefined, 'switch plain'),
+        arrivedDocument('2026-11-20T23:59:59.900Z', 'payments', 'switch payments'),
+      ];
+      await bulkIndex(os.client(), 'logs-2026-11-20', first);
+      // WHEN the new reader reads the stream from TRIM_HORIZON and Firehose delivers the copies the next day
+      const again = await bulkIndex(os.client(), 'logs-2026-11-21', first);
+      // THEN each copy lands in the index of its first copy, under the same id: one document each
+      expect(
+        (again.body as { items: BulkItem[] }).items.map((i) => [i.index._index, i.index.status]),
+      ).toEqual([
+        ['logs-2026-11-20', 200],
+        ['payments-2026-11-20', 200],
+      ]);
+      expect(await hits(os.client(), 'logs-*', 'message:"switch plain"')).toHaveLength(1);
+      expect(await hits(os.client(), 'payments-*', 'message:"switch payments"')).toHaveLength(1);
+      const day = await os.client().request({ method: 'HEAD', path: '/logs-2026-11-21' });
+      expect(day.status).toBe(404);
+    });
   });
 
   test("after a route is removed, documents still marked with it go to its kept indices, not the default's", async () => {

@@ -72,8 +72,10 @@ async function pipesTexts(envelope: CloudWatchEnvelope): Promise<string[]> {
  */
 async function bothPaths(line: string): Promise<{ pipes: string; expected: string }> {
   const envelope = makeEnvelope({}, [{ message: line }]);
+  const [record] = makeKinesisEvent([encodeEnvelope(envelope)]).Records;
   const outcome = transformRecord(encodeEnvelope(envelope), {
     maxRecordBytes: MAX_KINESIS_RECORD_BYTES - 128,
+    approximateArrivalTimestamp: record.kinesis.approximateArrivalTimestamp,
   });
   if (outcome.kind !== 'data') throw new Error(outcome.kind);
   const [pipes] = await pipesTexts(envelope);

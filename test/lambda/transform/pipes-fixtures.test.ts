@@ -60,7 +60,7 @@ test.each(fixtures)('%s: the Kinesis handler and the Pipes enrichment agree', as
 
   // WHEN
   const outcome = await processKinesisBatch(event, () => 60_000, {
-    transform: (data) => transformRecord(data),
+    transform: (data, options) => transformRecord(data, options),
     writer: {
       write: (docs) => {
         written.push(...docs);
