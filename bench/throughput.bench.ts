@@ -12,7 +12,7 @@ import type { SerializedDocument } from '../lambda/transform/types';
 import { MAX_PUT_RECORDS_BYTES, PIPES_SAFE_BATCH_SIZE } from '../core/contracts/aws-limits';
 import { completeWrite } from '../test/helpers/write-results';
 import { gc, median } from './helpers/stats';
-import { type Corpus, forEachChunk } from './helpers/transform-corpus';
+import { BENCH_ARRIVAL_SECONDS, type Corpus, forEachChunk } from './helpers/transform-corpus';
 
 const ROUNDS = 7;
 const SLICES_PER_ROUND = 20;
@@ -43,7 +43,7 @@ function runTransform(records: readonly string[]): { events: number; ms: number 
   const start = process.hrtime.bigint();
   let events = 0;
   for (const r of records) {
-    const outcome = transformRecord(r);
+    const outcome = transformRecord(r, { approximateArrivalTimestamp: BENCH_ARRIVAL_SECONDS });
     if (outcome.kind !== 'data') throw new Error(`benchmark record was ${outcome.kind}`);
     events += outcome.documents.length;
   }
@@ -109,6 +109,7 @@ async function runPipes(records: readonly string[]): Promise<{ events: number; m
       data,
       partitionKey: 'p',
       sequenceNumber: String(i + k),
+      approximateArrivalTimestamp: BENCH_ARRIVAL_SECONDS,
     }));
     const outcome = await processPipesBatch(batch, deps);
     sink += JSON.stringify(outcome.items).length;

@@ -70,19 +70,26 @@ export async function sendLogEvents(
       if (!(error instanceof ResourceAlreadyExistsException)) throw error;
     }
   }
-  // Interleave the streams call by call, so every log group sees traffic early (as in real life).
-  const queues = [...byStream.values()].map((list) => [...list].sort((a, b) => a.timestamp - b.timestamp));
+  // Interleave the streams call by call, so every log group sees traffic early (as in real life). Each queue is
+  // read with a cursor: `shift()` on a queue of tens of thousands of events moves all the others every time, which
+  // made the writer itself a CPU hog beside the pipeline it feeds (2.3 s of a 100,000-event bench:e2e run).
+  const queues = [...byStream.values()].map((list) => ({
+    events: [...list].sort((a, b) => a.timestamp - b.timestamp),
+    next: 0,
+  }));
   const sent: SentLogEvent[] = [];
-  while (queues.some((q) => q.length > 0)) {
+  while (queues.some((q) => q.next < q.events.length)) {
     for (const queue of queues) {
-      if (queue.length === 0) continue;
+      if (queue.next >= queue.events.length) continue;
       const batch: OutgoingLogEvent[] = [];
       let bytes = 0;
-      while (queue.length > 0 && batch.length < eventsPerCall) {
-        const size = Buffer.byteLength(queue[0].message, 'utf8') + EVENT_OVERHEAD_BYTES;
+      while (queue.next < queue.events.length && batch.length < eventsPerCall) {
+        const event = queue.events[queue.next];
+        const size = Buffer.byteLength(event.message, 'utf8') + EVENT_OVERHEAD_BYTES;
         if (batch.length > 0 && bytes + size > MAX_BATCH_BYTES) break;
         bytes += size;
-        batch.push(queue.shift() as OutgoingLogEvent);
+        batch.push(event);
+        queue.next += 1;
       }
       const putAt = Date.now();
       await logs.send(
