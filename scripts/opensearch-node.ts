@@ -59,7 +59,7 @@ export {
 export { SECURED_OPENSEARCH_VERSION, SECURITY_PLUGIN_VERSION } from './opensearch/secured-distribution';
 export { DEFAULT_LINE, LINE_2_19, LINE_3_X, nodeLine, type NodeLine } from './opensearch/lines';
 
-export interface StartOpenSearchOptions extends Pick<NodeProcessOptions, 'settings' | 'readyWhen'> {
+export interface StartOpenSearchOptions extends Pick<NodeProcessOptions, 'settings' | 'readyWhen' | 'jit'> {
   /**
    * The node's version or engine line (lines.ts): `2.19.4` (or `2.19`), or the 3.x option `3.6.0` (or `3.6`).
    * @default DEFAULT_OPENSEARCH_VERSION, the line kfek deploys

@@ -37,7 +37,7 @@ export const SECURED_NODE_JAVA: JavaRange = {
 
 export interface StartSecuredOpenSearchOptions extends Pick<
   NodeProcessOptions,
-  'heap' | 'startTimeoutMillis' | 'keepData' | 'settings'
+  'heap' | 'startTimeoutMillis' | 'keepData' | 'settings' | 'jit'
 > {
   /** Users besides `admin`, each with the backend roles role mappings match. @default - none */
   readonly users?: readonly SecuredUser[];
@@ -97,6 +97,7 @@ export async function startSecuredNode(
     missingModules: java.missingModules,
     version: SECURED_OPENSEARCH_VERSION,
     ...(options.heap === undefined ? {} : { heap: options.heap }),
+    ...(options.jit === undefined ? {} : { jit: options.jit }),
     ...(options.startTimeoutMillis === undefined ? {} : { startTimeoutMillis: options.startTimeoutMillis }),
     ...(options.keepData === undefined ? {} : { keepData: options.keepData }),
     settings: { ...security.settings, ...options.settings },

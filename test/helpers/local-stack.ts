@@ -15,7 +15,7 @@ import { localSearchHttp, type SearchHttp } from '../../scripts/local/search-htt
 import type { LocalPipelineSpec } from '../../scripts/local/spec';
 import { startMoto, type MotoServer } from '../../scripts/moto-server';
 import { startFaultProxy, type FaultProxy } from './fault-proxy';
-import { createIndexAhead, NODE_START_MILLIS, startOpenSearch, type RunningOpenSearch } from './opensearch';
+import { createIndexAhead, startOpenSearch, TEST_NODE, type RunningOpenSearch } from './opensearch';
 
 export interface LocalStack {
   readonly moto: MotoServer;
@@ -61,7 +61,7 @@ export class LocalStackRunner {
     // Both servers start in parallel: OpenSearch takes 15-30 s, moto 2-3 s.
     const [startedMoto, startedNode] = await Promise.allSettled([
       startMoto({ serialized: options.serializedMoto === true }),
-      startOpenSearch({ startTimeoutMillis: NODE_START_MILLIS }),
+      startOpenSearch(TEST_NODE),
     ]);
     if (startedMoto.status === 'fulfilled') this.moto = startedMoto.value;
     if (startedNode.status === 'fulfilled') this.node = startedNode.value;

@@ -20,6 +20,12 @@ export { startOpenSearch, type RunningOpenSearch } from '../../scripts/opensearc
  */
 export const NODE_START_MILLIS = 240_000;
 
+/**
+ * How every test starts a node: the generous start bound, and the JVM's quick-start compiler (`jit: 'startup'`,
+ * half the CPU of a start; scripts/opensearch/node-process.ts). A suite starts about 25 nodes.
+ */
+export const TEST_NODE = { startTimeoutMillis: NODE_START_MILLIS, jit: 'startup' } as const;
+
 /** The jest timeout of a hook that starts a node: the start, and a minute for what the hook does after it. */
 export const OPENSEARCH_START_TIMEOUT_MILLIS = NODE_START_MILLIS + 60_000;
 
@@ -34,7 +40,7 @@ export function useOpenSearchNode(options: StartOpenSearchOptions = {}): OpenSea
   let running: RunningOpenSearch | undefined;
   let http: OpenSearchHttpClient | undefined;
   beforeAll(async () => {
-    running = await startOpenSearch({ startTimeoutMillis: NODE_START_MILLIS, ...options });
+    running = await startOpenSearch({ ...TEST_NODE, ...options });
     http = createHttpClient({ baseUrl: running.url, maxAttempts: 1 });
   }, OPENSEARCH_START_TIMEOUT_MILLIS);
   afterAll(async () => {

@@ -13,7 +13,7 @@ import {
   type RunningSecuredOpenSearch,
   type StartSecuredOpenSearchOptions,
 } from '../../scripts/opensearch-node';
-import { NODE_START_MILLIS, OPENSEARCH_START_TIMEOUT_MILLIS } from './opensearch';
+import { OPENSEARCH_START_TIMEOUT_MILLIS, TEST_NODE } from './opensearch';
 
 export type { SecuredUser } from '../../scripts/opensearch-node';
 
@@ -32,7 +32,7 @@ export function useSecuredOpenSearchNode(
 ): SecuredOpenSearchNodeHandle {
   let running: RunningSecuredOpenSearch | undefined;
   beforeAll(async () => {
-    running = await startSecuredOpenSearch({ startTimeoutMillis: NODE_START_MILLIS, ...options });
+    running = await startSecuredOpenSearch({ ...TEST_NODE, ...options });
   }, OPENSEARCH_START_TIMEOUT_MILLIS);
   afterAll(async () => {
     await running?.stop();

@@ -24,7 +24,7 @@ import type { LocalPipelineSpec } from '../../../scripts/local/spec';
 import { countDocuments } from '../../../scripts/local/summary';
 import { startMoto, type MotoServer } from '../../../scripts/moto-server';
 import { freePort, startOpenSearch, type RunningOpenSearch } from '../../../scripts/opensearch-node';
-import { createIndexAhead, NODE_START_MILLIS } from '../../helpers/opensearch';
+import { createIndexAhead, NODE_START_MILLIS, TEST_NODE } from '../../helpers/opensearch';
 
 export const LOG_GROUP = '/kfek/faults/app';
 export const SETTLE_TIMEOUT_MILLIS = 90_000;
@@ -161,7 +161,12 @@ export async function startFaultSuite(options: FaultSuiteOptions): Promise<Fault
       // threaded moto's unlocked shard dicts then fail requests (HTML 500 pages) or give two records one sequence
       // number. No suite here puts a proxy between the SDK and moto, which would need the threaded server.
       startMoto({ serialized: true }),
-      startOpenSearch({ httpPort, dataDir, startTimeoutMillis: NODE_START_TIMEOUT_MILLIS }),
+      startOpenSearch({
+        httpPort,
+        dataDir,
+        startTimeoutMillis: NODE_START_TIMEOUT_MILLIS,
+        jit: TEST_NODE.jit,
+      }),
     ]);
     if (startedMoto.status === 'fulfilled') moto = startedMoto.value;
     if (startedNode.status === 'fulfilled') node = startedNode.value;
@@ -216,7 +221,12 @@ export async function startFaultSuite(options: FaultSuiteOptions): Promise<Fault
       await current.stop();
     },
     async restartNode() {
-      node = await startOpenSearch({ httpPort, dataDir, startTimeoutMillis: NODE_START_TIMEOUT_MILLIS });
+      node = await startOpenSearch({
+        httpPort,
+        dataDir,
+        startTimeoutMillis: NODE_START_TIMEOUT_MILLIS,
+        jit: TEST_NODE.jit,
+      });
     },
     async count(logStreams) {
       await search.json('POST', `/${spec.delivery.indexPattern}/_refresh`);

@@ -17,6 +17,7 @@ import { documentIdFor } from '../../../core/opensearch/ingest-pipeline';
 import { provisionOpenSearch } from '../../../core/opensearch/provision';
 import { resolveOpenSearchSpec } from '../../../core/opensearch/spec';
 import { freePort, type RunningOpenSearch, startOpenSearch } from '../../../scripts/opensearch-node';
+import { TEST_NODE } from '../../helpers/opensearch';
 import { NODE_START_TIMEOUT_MILLIS } from './fault-suite';
 
 /** How long the restarted node holds its state back: the window the test's bulks must arrive in. */
@@ -91,7 +92,12 @@ test(
     chmodSync(workDir, 0o755);
     const dataDir = path.join(workDir, 'opensearch-data');
     const httpPort = await freePort();
-    node = await startOpenSearch({ httpPort, dataDir, startTimeoutMillis: NODE_START_TIMEOUT_MILLIS });
+    node = await startOpenSearch({
+      httpPort,
+      dataDir,
+      startTimeoutMillis: NODE_START_TIMEOUT_MILLIS,
+      jit: TEST_NODE.jit,
+    });
     const http = client(node.url);
     await provisionOpenSearch(createHttpClient({ baseUrl: node.url }), spec);
     const existing = 'logs-2026-11-23';
@@ -103,6 +109,7 @@ test(
       httpPort,
       dataDir,
       startTimeoutMillis: NODE_START_TIMEOUT_MILLIS,
+      jit: TEST_NODE.jit,
       readyWhen: 'listening',
       settings: {
         'gateway.expected_data_nodes': 2,
