@@ -104,12 +104,21 @@ export function scenarioCosts(scenario: Scenario): ScenarioCosts {
   const rawPutUnitsPerDay =
     rawRecordsPerDay * Math.ceil(rawBytesPerDay / rawRecordsPerDay / LIMITS.putUnitBytes);
 
+  // On the events stream a live document also carries its raw record's arrival; OpenSearch does not store it.
+  const streamDocumentBytes = documentBytes + A.arrivalMemberBytes;
   const perRecordMax = Math.floor(
-    (LIMITS.kinesisRecordBytes - A.aggregatedPerRecordBytes) / (documentBytes + A.aggregatedPerDocumentBytes),
+    (LIMITS.kinesisRecordBytes - A.aggregatedPerRecordBytes) /
+      (streamDocumentBytes + A.aggregatedPerDocumentBytes),
   );
   const documentsPerRecord = Math.min(perRecordMax, A.documentsPerStreamPerBatch);
-  const before = streamFigures(eventsPerDay, documentBytes, 1, rawShards, rawPutUnitsPerDay);
-  const after = streamFigures(eventsPerDay, documentBytes, documentsPerRecord, rawShards, rawPutUnitsPerDay);
+  const before = streamFigures(eventsPerDay, streamDocumentBytes, 1, rawShards, rawPutUnitsPerDay);
+  const after = streamFigures(
+    eventsPerDay,
+    streamDocumentBytes,
+    documentsPerRecord,
+    rawShards,
+    rawPutUnitsPerDay,
+  );
 
   const gbSecondsPerEvent = (A.lambdaMbPerVcpu / 1024 / A.transformEventsPerVcpuSecond) * A.lambdaWallOverCpu;
   const invocationsPerDay = rawRecordsPerDay / A.batchSize;

@@ -46,6 +46,12 @@ export const ASSUMPTIONS = {
   daysPerMonth: 30,
   /** What kfek's document adds to the event text: `@timestamp` and `cloudwatch` (56-digit id, group, stream, owner). */
   documentOverheadBytes: 250,
+  /**
+   * What a live document carries on the events stream beyond that: `kfek.arrival`, the raw record's arrival, which
+   * the ingest pipeline names the index by and removes (never stored; a backfill's documents have none). Measured
+   * +32.2 KiB per 1,000 events (docs/benchmark.md).
+   */
+  arrivalMemberBytes: 33,
   /** kfek's partition key: SHA-256 base64url of group and stream. */
   partitionKeyBytes: 43,
   /** KPL format: per-document protobuf framing (tags, lengths, key index) in an aggregated record. */
