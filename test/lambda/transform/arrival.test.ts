@@ -109,6 +109,22 @@ describe('kfek.arrival', () => {
     },
   );
 
+  it('an app cannot write or change the arrival: its keys named like it are kept under kfek.collisions', () => {
+    const data = encodeEnvelope(
+      makeEnvelope({}, [
+        { message: JSON.stringify({ 'kfek.arrival': 1, kfek: { arrival: 2 } }) },
+        { message: '{"kfek":{"arrival":5}}' },
+      ]),
+    );
+    const outcome = transformRecord(data, { approximateArrivalTimestamp: ARRIVAL_SECONDS });
+    if (outcome.kind !== 'data') throw new Error(outcome.kind);
+    const kfeks = outcome.documents.map((d) => (JSON.parse(d.json) as { kfek: unknown }).kfek);
+    expect(kfeks).toEqual([
+      { collisions: { 'kfek.arrival': 1, kfek: { arrival: 2 } }, [ARRIVAL_KEY]: ARRIVAL_MILLIS },
+      { collisions: { kfek: { arrival: 5 } }, [ARRIVAL_KEY]: ARRIVAL_MILLIS },
+    ]);
+  });
+
   it('rounds a fractional millisecond the way every read of the record does', () => {
     expect(arrivalMillisOf(1_545_084_650.987)).toBe(1_545_084_650_987);
     expect(arrivalMillisOf(1_545_084_650.9876)).toBe(1_545_084_650_988);
