@@ -80,9 +80,14 @@ export interface DocumentOptions {
  * undefined when it is missing or not a plausible time (the document then goes to the index Firehose chose).
  */
 export function arrivalMillisOf(seconds: unknown): number | undefined {
-  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds <= 0) return undefined;
+  if (typeof seconds !== 'number') return undefined;
   const ms = Math.round(seconds * 1000);
-  return ms <= MAX_ARRIVAL_MILLIS ? ms : undefined;
+  return isArrivalMillis(ms) ? ms : undefined;
+}
+
+/** A whole millisecond after the epoch with a four-digit year: the arrivals a document carries. */
+function isArrivalMillis(ms: number): boolean {
+  return Number.isSafeInteger(ms) && ms > 0 && ms <= MAX_ARRIVAL_MILLIS;
 }
 
 /** 9999-12-31T23:59:59.999Z: a later arrival would not have a four-digit year in its index name. */
@@ -172,9 +177,7 @@ export class DocumentSerializer {
       options.partitionKeyInDocument === true ? `"partitionKey":"${this.partitionKey}"` : '';
     const arrival = options.arrivalMillis;
     this.arrivalMember =
-      arrival !== undefined && Number.isSafeInteger(arrival) && arrival > 0 && arrival <= MAX_ARRIVAL_MILLIS
-        ? `"${ARRIVAL_KEY}":${arrival}`
-        : '';
+      arrival !== undefined && isArrivalMillis(arrival) ? `"${ARRIVAL_KEY}":${arrival}` : '';
   }
 
   /** The envelope's source. */

@@ -24,7 +24,7 @@ import { DecodeLimits, LogDocument, RecordOutcome, SerializedDocument } from './
 export const DEFAULT_MAX_EVENTS_PER_RECORD = 20_000;
 
 /** Limits and sizes of one `transformRecord` call. */
-export interface TransformOptions extends DecodeLimits, DocumentOptions {
+export interface TransformOptions extends DecodeLimits, Omit<DocumentOptions, 'arrivalMillis'> {
   /**
    * Most log events one record may hold; a record with more is poison.
    * @default DEFAULT_MAX_EVENTS_PER_RECORD (20,000)
@@ -33,7 +33,7 @@ export interface TransformOptions extends DecodeLimits, DocumentOptions {
   /**
    * The raw record's `approximateArrivalTimestamp` (seconds since the epoch, as Kinesis reports it): each document
    * carries it as `kfek.arrival` (document.ts `arrivalMillis`), so a record read again lands in its first copy's
-   * index. Ignored when `arrivalMillis` is given or when it is not a plausible time.
+   * index. Ignored when it is not a plausible time.
    * @default none
    */
   readonly approximateArrivalTimestamp?: unknown;
@@ -56,7 +56,7 @@ export const MAX_ERROR_DATA_CHARS = 256 * 1024;
  */
 export function transformRecord(data: string | Buffer, given: TransformOptions = {}): RecordOutcome {
   const options =
-    given.approximateArrivalTimestamp === undefined || given.arrivalMillis !== undefined
+    given.approximateArrivalTimestamp === undefined
       ? given
       : { ...given, arrivalMillis: arrivalMillisOf(given.approximateArrivalTimestamp) };
   try {
