@@ -14,7 +14,7 @@ import { buildIndexTemplate } from '../core/opensearch/index-template';
 import { buildIngestPipeline } from '../core/opensearch/ingest-pipeline';
 import { resolveOpenSearchSpec } from '../core/opensearch/spec';
 import { startOpenSearch } from '../scripts/opensearch-node';
-import { median, request, sendBulks, transformDocuments } from './opensearch-bench';
+import { bulkBodies, median, request, sendBulks, transformDocuments } from './opensearch-bench';
 
 const ROUNDS = Number(process.env.KFEK_BENCH_ROUNDS ?? 3);
 /** Documents per size and round; the smallest sizes index fewer (see {@link docsFor}) to stay bounded in time. */
@@ -36,16 +36,7 @@ async function indexAll(
   docs: readonly string[],
   bulkSize: number,
 ): Promise<number> {
-  const bodies: string[] = [];
-  for (let i = 0; i < docs.length; i += bulkSize) {
-    bodies.push(
-      docs
-        .slice(i, i + bulkSize)
-        .map((json) => `{"index":{"_index":"${index}"}}\n${json}\n`)
-        .join(''),
-    );
-  }
-  return sendBulks(client, index, bodies, PARALLEL_BULKS);
+  return sendBulks(client, index, bulkBodies(index, docs, bulkSize), PARALLEL_BULKS);
 }
 
 async function main(): Promise<void> {

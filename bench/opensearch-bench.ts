@@ -14,13 +14,19 @@ export class BenchError extends Error {
   }
 }
 
-/** `count` transform documents (JSON text): corpus envelopes of 100 events through `transformRecord`. */
-export function transformDocuments(seed: number, count: number): string[] {
+/**
+ * `count` transform documents (JSON text): corpus envelopes of 100 events through `transformRecord`, each record
+ * arriving at `arrivalSeconds` when given (`kfek.arrival`, as the handlers pass it).
+ */
+export function transformDocuments(seed: number, count: number, arrivalSeconds?: number): string[] {
   const generator = new CorpusGenerator(seed);
   const docs: string[] = [];
   while (docs.length < count) {
     const data = gzipSync(Buffer.from(JSON.stringify(generator.envelope(100)), 'utf8')).toString('base64');
-    const outcome = transformRecord(data);
+    const outcome = transformRecord(
+      data,
+      arrivalSeconds === undefined ? {} : { approximateArrivalTimestamp: arrivalSeconds },
+    );
     if (outcome.kind !== 'data') throw new BenchError(`corpus envelope gave ${outcome.kind}`);
     for (const doc of outcome.documents) docs.push(doc.json);
   }
@@ -46,6 +52,20 @@ export async function request(
     );
   }
   return response.body;
+}
+
+/** NDJSON `_bulk` bodies of `bulkSize` documents each, every one an `index` action into `index`. */
+export function bulkBodies(index: string, docs: readonly string[], bulkSize: number): string[] {
+  const bodies: string[] = [];
+  for (let i = 0; i < docs.length; i += bulkSize) {
+    bodies.push(
+      docs
+        .slice(i, i + bulkSize)
+        .map((json) => `{"index":{"_index":"${index}"}}\n${json}\n`)
+        .join(''),
+    );
+  }
+  return bodies;
 }
 
 /**
