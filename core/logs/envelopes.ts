@@ -47,6 +47,17 @@ export interface Envelopes {
   readonly oversized: OversizedEvent[];
 }
 
+/** The events of each log stream, in their order, streams in the order they first appear. */
+function byLogStream(events: readonly HistoricLogEvent[]): Map<string, HistoricLogEvent[]> {
+  const byStream = new Map<string, HistoricLogEvent[]>();
+  for (const event of events) {
+    const list = byStream.get(event.logStream);
+    if (list === undefined) byStream.set(event.logStream, [event]);
+    else list.push(event);
+  }
+  return byStream;
+}
+
 /**
  * Groups `events` (one FilterLogEvents page, in its order) by log stream and packs each stream's events, in order,
  * into envelopes within `limits`. The partition key is the SHA-256 of the record's bytes: the same envelope always
@@ -60,12 +71,7 @@ export function buildEnvelopes(
 ): Envelopes {
   const maxEvents = limits.maxEvents ?? DEFAULT_MAX_EVENTS;
   const maxJsonBytes = limits.maxJsonBytes ?? DEFAULT_MAX_JSON_BYTES;
-  const byStream = new Map<string, HistoricLogEvent[]>();
-  for (const event of events) {
-    const list = byStream.get(event.logStream);
-    if (list === undefined) byStream.set(event.logStream, [event]);
-    else list.push(event);
-  }
+  const byStream = byLogStream(events);
   const records: EnvelopeRecord[] = [];
   const oversized: OversizedEvent[] = [];
   for (const [logStream, streamEvents] of byStream) {
@@ -143,12 +149,7 @@ export function heldBack(
   events: readonly HistoricLogEvent[],
   continuation: Continuation,
 ): HistoricLogEvent[] {
-  const byStream = new Map<string, HistoricLogEvent[]>();
-  for (const event of events) {
-    const list = byStream.get(event.logStream);
-    if (list === undefined) byStream.set(event.logStream, [event]);
-    else list.push(event);
-  }
+  const byStream = byLogStream(events);
   const held: HistoricLogEvent[] = [];
   for (const streamEvents of byStream.values()) {
     const starts = documentStarts(streamEvents, continuation);
