@@ -164,8 +164,7 @@ export async function startFaultSuite(options: FaultSuiteOptions): Promise<Fault
       startOpenSearch({
         httpPort,
         dataDir,
-        startTimeoutMillis: NODE_START_TIMEOUT_MILLIS,
-        jit: TEST_NODE.jit,
+        ...TEST_NODE,
       }),
     ]);
     if (startedMoto.status === 'fulfilled') moto = startedMoto.value;
@@ -224,8 +223,7 @@ export async function startFaultSuite(options: FaultSuiteOptions): Promise<Fault
       node = await startOpenSearch({
         httpPort,
         dataDir,
-        startTimeoutMillis: NODE_START_TIMEOUT_MILLIS,
-        jit: TEST_NODE.jit,
+        ...TEST_NODE,
       });
     },
     async count(logStreams) {

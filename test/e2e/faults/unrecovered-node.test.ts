@@ -95,8 +95,7 @@ test(
     node = await startOpenSearch({
       httpPort,
       dataDir,
-      startTimeoutMillis: NODE_START_TIMEOUT_MILLIS,
-      jit: TEST_NODE.jit,
+      ...TEST_NODE,
     });
     const http = client(node.url);
     await provisionOpenSearch(createHttpClient({ baseUrl: node.url }), spec);
@@ -108,8 +107,7 @@ test(
     node = await startOpenSearch({
       httpPort,
       dataDir,
-      startTimeoutMillis: NODE_START_TIMEOUT_MILLIS,
-      jit: TEST_NODE.jit,
+      ...TEST_NODE,
       readyWhen: 'listening',
       settings: {
         'gateway.expected_data_nodes': 2,
