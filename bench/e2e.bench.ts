@@ -12,7 +12,8 @@
 import { loadavg, cpus } from 'node:os';
 import { parseStartOptions } from '../scripts/local/options';
 import { runStoppingOnSignals } from '../scripts/local/run';
-import { formatThroughput, perSecond, pipelineLine } from '../scripts/local/throughput';
+import { formatCpuSpan } from '../scripts/local/cpu-usage';
+import { formatThroughput, pipelineLine } from '../scripts/local/throughput';
 
 /** The fixed workload of the benchmark. */
 export const BENCH_E2E_EVENTS = 100_000;
@@ -40,7 +41,7 @@ async function main(argv: readonly string[]): Promise<number> {
       `  latency PutLogEvents to searchable (${summary.latency.found} of ${summary.latency.sampled} sampled): ` +
         `p50 ${s(summary.latency.p50InMillis)} s, p95 ${s(summary.latency.p95InMillis)} s, ` +
         `max ${s(summary.latency.maxInMillis)} s`,
-      `max ${s(summary.latency.maxInMillis)} s, indexing ${perSecond(t.documentsIndexed, t.indexingSpanInMillis) ?? 'n/a'} docs/s`,
+      ...(result.cpu === undefined ? [] : formatCpuSpan(result.cpu, summary.eventsWritten)),
       pipelineLine(t, summary.latency),
     ].join('\n'),
   );

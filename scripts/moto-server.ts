@@ -21,6 +21,8 @@ export interface MotoServer {
   /** `http://127.0.0.1:<port>` */
   readonly endpoint: string;
   readonly port: number;
+  /** The server's process id (its own process group). */
+  readonly pid: number;
   /** Wipes all emulated resources (moto's reset API). */
   reset(): Promise<void>;
   stop(): Promise<void>;
@@ -129,6 +131,7 @@ export async function startMoto(options: StartMotoOptions = {}): Promise<MotoSer
   return {
     endpoint,
     port,
+    pid: child.pid!,
     reset: async () => {
       await fetch(`${endpoint}/moto-api/reset`, { method: 'POST' });
     },

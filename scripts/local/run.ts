@@ -16,13 +16,23 @@ import { ensurePythonTools, KEPT_NODE_STATE, keptNodeStillRunning, Processes } f
 import { localSearchHttp } from './search-http';
 import { formatSummary, type RunSummary } from './summary';
 import { WARM_UP_DOCUMENTS, warmUpSearch } from './warm-up';
+import { cpuSpan, type CpuSpan, sampleCpu } from './cpu-usage';
 import { runEvents } from './workload';
 import { reconcileArgs, runReconcileStep, type ReconcileStepOptions } from './reconcile-step';
+
+/** The process trees a run's CPU is counted for ({@link LocalRunResult.cpu}). */
+export const CPU_ROLES = {
+  openSearch: 'OpenSearch node',
+  moto: 'moto (CloudWatch Logs, Kinesis, S3)',
+  runner: 'runner (writer, transform, loops)',
+} as const;
 
 export interface LocalRunResult {
   /** True when every event written is searchable. */
   readonly ok: boolean;
   readonly summary: RunSummary;
+  /** Where the CPU went from the first write to all searchable; undefined where Linux's /proc is missing. */
+  readonly cpu?: CpuSpan;
 }
 
 export async function runLocal(
@@ -122,6 +132,7 @@ export async function runLocal(
   const probe = pipeline.newLatencyProbe(events.length);
   probe.start();
   const runStarted = now();
+  const cpuBefore = sampleCpu();
   const bar = new ProgressBar(process.stderr, { total: events.length, label: 'PutLogEvents' });
   const sent = await pipeline.send(events, {
     // The probe follows each call's events as soon as it returns: following them only after the whole write
@@ -139,6 +150,7 @@ export async function runLocal(
   await pipeline.waitUntilSettled(300_000);
   check();
   const searchableAt = await pipeline.waitUntilSearchable([...new Set(sent.map((e) => e.logStreamName))]);
+  const cpuAfter = sampleCpu();
   const summary = await pipeline.summarize(runId, sent, probe, runStarted, {
     firstWriteAt: runStarted,
     lastWriteEndedAt,
@@ -183,7 +195,19 @@ export async function runLocal(
     );
   }
   // Extra documents (copies in a second daily index) do not fail the run; a missing event does.
-  return { ok: summary.eventsSearchable === summary.eventsWritten && reconciled, summary };
+  const cpu =
+    cpuBefore === undefined || cpuAfter === undefined
+      ? undefined
+      : cpuSpan(cpuBefore, cpuAfter, {
+          [CPU_ROLES.openSearch]: openSearch.pid,
+          [CPU_ROLES.moto]: moto.pid,
+          [CPU_ROLES.runner]: process.pid,
+        });
+  return {
+    ok: summary.eventsSearchable === summary.eventsWritten && reconciled,
+    summary,
+    ...(cpu === undefined ? {} : { cpu }),
+  };
 }
 
 /** The last step: `kfek reconcile` over the run's window (scripts/local/reconcile-step.ts); true when nothing is missing. */

@@ -13,6 +13,7 @@ import {
   PutRecordsCommand,
 } from '@aws-sdk/client-kinesis';
 import { localAwsClients, type LocalAwsClients } from '../../scripts/local/aws-clients';
+import { sampleCpu } from '../../scripts/local/cpu-usage';
 import { startMoto, type MotoServer } from '../../scripts/moto-server';
 
 let moto: MotoServer;
@@ -72,3 +73,13 @@ test('GetRecords during concurrent PutRecords on the same shard never fails, and
   expect(sequenceNumbers).toHaveLength(2000);
   expect(new Set(sequenceNumbers).size).toBe(2000);
 }, 120_000);
+
+test("the server's pid is the live process that serves the endpoint (the local run counts its CPU by it)", () => {
+  expect(() => process.kill(moto.pid, 0)).not.toThrow();
+});
+
+(process.platform === 'linux' ? describe : describe.skip)('on Linux', () => {
+  test("/proc shows the server's pid as this process's child", () => {
+    expect(sampleCpu()?.processes.get(moto.pid)?.ppid).toBe(process.pid);
+  });
+});
