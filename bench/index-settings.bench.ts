@@ -7,18 +7,24 @@
  * - `shipped`: the template as kfek provisions it (`best_compression`, index sorting by log group, stream, time);
  * - `no sort`: without `index.sort` (documents of a stream no longer side by side in a segment);
  * - `default codec`: LZ4 stored fields instead of DEFLATE;
- * - `no sort, default codec`: both, the template before issue 31's "half the bytes".
+ * - `no sort, default codec`: both, the template before issue 31's "half the bytes";
+ * - `no ingest pipeline`: the shipped settings without the default pipeline (and so without a required routing):
+ *   what the pipeline's `_id`, routing, route and arrival cost the node. Not a setting a user can choose: without
+ *   it a redelivered event is stored twice and routes do not work (core/opensearch/ingest-pipeline.ts).
  *
  * Each variant's index takes every round, as a day's index grows, so its refreshes and merges cost what they cost
  * there. The rounds interleave the variants (rotating their order) so drift on a shared machine hits all of them;
  * the median per variant is reported, with the bytes each index takes at the end (refreshed, not force-merged: the
  * storage answer is `npm run bench:storage`'s). Compare the ratios, not the absolute rates, with a domain.
+ * On Linux it also prints the node's CPU per document (core-microseconds, /proc): the figure that bounds what a
+ * 2-core machine running the whole local pipeline can reach (docs/local.md, "Where the time goes").
  */
 import { createHttpClient, type OpenSearchHttpClient } from '../core/opensearch/http';
 import { buildIndexTemplate } from '../core/opensearch/index-template';
 import { buildIngestPipeline } from '../core/opensearch/ingest-pipeline';
 import { resolveOpenSearchSpec } from '../core/opensearch/spec';
 import { startOpenSearch } from '../scripts/opensearch-node';
+import { cpuSpan, sampleCpu } from '../scripts/local/cpu-usage';
 import { bulkBodies, median, request, sendBulks, transformDocuments } from './opensearch-bench';
 
 const ROUNDS = Number(process.env.KFEK_BENCH_ROUNDS ?? 5);
@@ -32,12 +38,15 @@ interface Variant {
   readonly name: string;
   readonly sort: boolean;
   readonly codec: 'best_compression' | 'default';
+  /** @default true */
+  readonly pipeline?: boolean;
 }
 const VARIANTS: readonly Variant[] = [
   { name: 'shipped', sort: true, codec: 'best_compression' },
   { name: 'no sort', sort: false, codec: 'best_compression' },
   { name: 'default codec', sort: true, codec: 'default' },
   { name: 'no sort, default codec', sort: false, codec: 'default' },
+  { name: 'no ingest pipeline', sort: true, codec: 'best_compression', pipeline: false },
 ];
 
 /** One index per variant for all rounds, as a day's index grows: its merges cost what they cost in a day's index. */
@@ -81,6 +90,8 @@ async function main(): Promise<void> {
     await request(client, 'PUT', `/_ingest/pipeline/${spec.names.ingestPipeline}`, buildIngestPipeline(spec));
     await request(client, 'PUT', `/_index_template/${spec.names.indexTemplate}`, buildIndexTemplate(spec));
     const rates = new Map<string, number[]>(VARIANTS.map((v) => [v.name, []]));
+    /** The node's core-microseconds per document, per round (empty where there is no /proc). */
+    const cpuPerDoc = new Map<string, number[]>(VARIANTS.map((v) => [v.name, []]));
     // Round 0 warms the JIT and the pipeline up and is not counted.
     for (let round = 0; round <= ROUNDS; round += 1) {
       const slice = docs.slice(round * DOCS_PER_ROUND, (round + 1) * DOCS_PER_ROUND);
@@ -90,22 +101,40 @@ async function main(): Promise<void> {
         if (round === 0) {
           // Settings in the create request override the template's; a setting left out keeps the template's.
           await request(client, 'PUT', `/${index}`, {
-            settings: { index: { codec: v.codec, ...(v.sort ? {} : { sort: { field: [], order: [] } }) } },
+            settings: {
+              index: {
+                codec: v.codec,
+                ...(v.sort ? {} : { sort: { field: [], order: [] } }),
+                ...(v.pipeline === false ? { default_pipeline: '_none' } : {}),
+              },
+            },
+            ...(v.pipeline === false ? { mappings: { _routing: { required: false } } } : {}),
           });
         }
+        const before = sampleCpu();
         const rate = await indexAll(client, index, slice);
-        if (round > 0) rates.get(v.name)!.push(rate);
+        const after = sampleCpu();
+        if (round > 0) {
+          rates.get(v.name)!.push(rate);
+          if (before !== undefined && after !== undefined) {
+            const nodeSeconds = cpuSpan(before, after, { node: node.pid }).byRole.node;
+            cpuPerDoc.get(v.name)!.push((nodeSeconds * 1e6) / slice.length);
+          }
+        }
       }
     }
     const base = median(rates.get('shipped')!);
     console.log('');
-    console.log('variant                  docs/s (median)   vs shipped   bytes/doc (refreshed, not merged)');
+    console.log(
+      'variant                  docs/s (median)   vs shipped   node core-us/doc   bytes/doc (refreshed, not merged)',
+    );
     for (const v of VARIANTS) {
       const rate = median(rates.get(v.name)!);
       const perDoc = (await bytesOf(client, indexOf(v))) / (DOCS_PER_ROUND * (ROUNDS + 1));
+      const cpu = cpuPerDoc.get(v.name)!;
       console.log(
         `${v.name.padEnd(24)} ${rate.toFixed(0).padStart(15)}   ${((rate / base) * 100).toFixed(0).padStart(9)}%   ` +
-          `${perDoc.toFixed(0)}`,
+          `${(cpu.length === 0 ? 'n/a' : median(cpu).toFixed(0)).padStart(16)}   ${perDoc.toFixed(0)}`,
       );
     }
     console.log(
