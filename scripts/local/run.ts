@@ -15,7 +15,7 @@ import { LocalPipeline, localFolders } from './pipeline';
 import { ensurePythonTools, KEPT_NODE_STATE, keptNodeStillRunning, Processes } from './processes';
 import { localSearchHttp } from './search-http';
 import { formatSummary, type RunSummary } from './summary';
-import { WARM_UP_DOCUMENTS, warmUpSearch } from './warm-up';
+import { warmUpDocumentsFor, warmUpSearch } from './warm-up';
 import { cpuSpan, type CpuSpan, sampleCpu } from './cpu-usage';
 import { runEvents } from './workload';
 import { reconcileArgs, runReconcileStep, type ReconcileStepOptions } from './reconcile-step';
@@ -91,11 +91,14 @@ export async function runLocal(
 
   const search = localSearchHttp(searchUrl);
   if (options.warmUp) {
+    const documents = warmUpDocumentsFor(options.events);
     step(
-      `warming up OpenSearch: ${WARM_UP_DOCUMENTS} transform documents through the template and pipeline ` +
+      `warming up OpenSearch: ${documents} transform documents through the template and pipeline ` +
         '(index deleted after)',
     );
-    const warm = await warmUpSearch(search, spec.delivery.indexPattern, spec.logGroups[0].name);
+    const warm = await warmUpSearch(search, spec.delivery.indexPattern, spec.logGroups[0].name, {
+      documents,
+    });
     out(
       `    ${warm.documents} documents in ${(warm.totalMillis / 1000).toFixed(1)} s; first bulk ` +
         `${warm.firstBulkMillis} ms, last ${warm.lastBulkMillis} ms` +

@@ -8,6 +8,7 @@ import { localSpecFromConfig, openSearchSpecFromConfig } from '../../scripts/loc
 import { StartOptionsError } from '../../scripts/local/errors';
 import { percentile } from '../../scripts/local/latency-probe';
 import { DEFAULT_EVENTS, parseStartOptions } from '../../scripts/local/options';
+import { MAX_WARM_UP_DOCUMENTS, WARM_UP_DOCUMENTS, warmUpDocumentsFor } from '../../scripts/local/warm-up';
 import { runEvents } from '../../scripts/local/workload';
 import { formatSummary, type RunSummary } from '../../scripts/local/summary';
 import { pipelineLine, type ThroughputReport } from '../../scripts/local/throughput';
@@ -31,6 +32,15 @@ describe('npm start options', () => {
 
   test('--no-warm-up writes to the cold node at once', () => {
     expect(parseStartOptions(['--no-warm-up'])).toEqual(expect.objectContaining({ warmUp: false }));
+  });
+
+  test('the warm-up indexes as many documents as the run writes, 20,000 to 100,000', () => {
+    expect(warmUpDocumentsFor(DEFAULT_EVENTS)).toBe(WARM_UP_DOCUMENTS);
+    expect(warmUpDocumentsFor(0)).toBe(20_000);
+    expect(warmUpDocumentsFor(20_001)).toBe(20_001);
+    expect(warmUpDocumentsFor(100_000)).toBe(100_000);
+    expect(warmUpDocumentsFor(1_000_000)).toBe(MAX_WARM_UP_DOCUMENTS);
+    expect(MAX_WARM_UP_DOCUMENTS).toBe(100_000);
   });
 
   test('reads --events, --profile (both spellings), --keep and --verbose', () => {
