@@ -22,9 +22,10 @@ export const WARM_UP_DOCUMENTS = 20_000;
 
 /**
  * The most documents {@link warmUpDocumentsFor} asks for. After 20,000 the JVM is still compiling: in `npm run
- * bench:e2e` (100,000 events, quiet 2-core machine, side by side, two rounds) the node spent 274 and 288
- * core-microseconds per event after a 20,000-document warm-up and 221 and 227 after 100,000, and the run went from
- * 4,780-4,953 to 5,660-5,737 events/s. 200,000 did no better than 100,000 (199 against 183 and 204, one run).
+ * bench:e2e` (100,000 events, quiet 2-core machine, four rounds side by side) the node spent 274, 288, 299 and 291
+ * core-microseconds per event after a 20,000-document warm-up and 221, 227, 272 and 287 after 100,000 (12 % less
+ * on average), and the run averaged 5,140 instead of 4,680 events/s (one round the other way). 200,000 did no
+ * better than 100,000 (199 against 183 and 204, one run).
  */
 export const MAX_WARM_UP_DOCUMENTS = 100_000;
 
