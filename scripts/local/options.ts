@@ -30,8 +30,8 @@ export const USAGE = `usage: npm start -- [--events N] [--profile NAME] [--keep]
   --keep           leave OpenSearch running afterwards for exploring (prints how to stop it)
   --verbose        print the timing of every transform invocation and bulk request
   --no-warm-up     write at once to the cold OpenSearch node (by default as many documents as the run writes,
-                   ${WARM_UP_DOCUMENTS} to ${MAX_WARM_UP_DOCUMENTS}, warm it up first, into an index that is deleted
-                   again, so the run measures a node in steady state)
+                   ${WARM_UP_DOCUMENTS} to ${MAX_WARM_UP_DOCUMENTS}, warm it up first, into an index that is deleted again,
+                   so the run measures a node in steady state)
   --no-reconcile   skip the last step, kfek reconcile over the run's window (CloudWatch Logs against OpenSearch)`;
 
 /** Parses `process.argv.slice(2)`; throws {@link StartOptionsError} for anything it does not know. */
