@@ -20,13 +20,6 @@ import { cpuSpan, type CpuSpan, sampleCpu } from './cpu-usage';
 import { runEvents } from './workload';
 import { reconcileArgs, runReconcileStep, type ReconcileStepOptions } from './reconcile-step';
 
-/** The process trees a run's CPU is counted for ({@link LocalRunResult.cpu}). */
-export const CPU_ROLES = {
-  openSearch: 'OpenSearch node',
-  moto: 'moto (CloudWatch Logs, Kinesis, S3)',
-  runner: 'runner (writer, transform, loops)',
-} as const;
-
 export interface LocalRunResult {
   /** True when every event written is searchable. */
   readonly ok: boolean;
@@ -135,7 +128,7 @@ export async function runLocal(
   const probe = pipeline.newLatencyProbe(events.length);
   probe.start();
   const runStarted = now();
-  const cpuBefore = sampleCpu();
+  const cpuBefore = sampleCpu(now);
   const bar = new ProgressBar(process.stderr, { total: events.length, label: 'PutLogEvents' });
   const sent = await pipeline.send(events, {
     // The probe follows each call's events as soon as it returns: following them only after the whole write
@@ -153,7 +146,7 @@ export async function runLocal(
   await pipeline.waitUntilSettled(300_000);
   check();
   const searchableAt = await pipeline.waitUntilSearchable([...new Set(sent.map((e) => e.logStreamName))]);
-  const cpuAfter = sampleCpu();
+  const cpuAfter = sampleCpu(now);
   const summary = await pipeline.summarize(runId, sent, probe, runStarted, {
     firstWriteAt: runStarted,
     lastWriteEndedAt,
@@ -202,9 +195,9 @@ export async function runLocal(
     cpuBefore === undefined || cpuAfter === undefined
       ? undefined
       : cpuSpan(cpuBefore, cpuAfter, {
-          [CPU_ROLES.openSearch]: openSearch.pid,
-          [CPU_ROLES.moto]: moto.pid,
-          [CPU_ROLES.runner]: process.pid,
+          'OpenSearch node': openSearch.pid,
+          'moto (CloudWatch Logs, Kinesis, S3)': moto.pid,
+          'runner (writer, transform, loops)': process.pid,
         });
   return {
     ok: summary.eventsSearchable === summary.eventsWritten && reconciled,
