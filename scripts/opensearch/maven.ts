@@ -6,7 +6,7 @@
  * works offline), then `<cacheDir>/downloads/`, then a download into `<cacheDir>/downloads/`.
  */
 import { createHash } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -45,8 +45,21 @@ export interface MavenFetchOptions {
    * @default 60_000
    */
   readonly idleTimeoutInMillis?: number;
-  /** Progress lines (start, done). @default - silent */
+  /** Progress lines (start, done) of each download. @default - silent */
   readonly log?: (line: string) => void;
+  /**
+   * Told of every artifact resolved, downloaded or found (a caller fetching many sums them into one line, as
+   * assembled-distribution.ts does, instead of passing `log`). @default - nobody is told
+   */
+  readonly onFetched?: (fetched: FetchedArtifact) => void;
+}
+
+/** One artifact resolved by {@link ensureMavenArtifact}. */
+export interface FetchedArtifact {
+  /** True when it came over the network, false when ~/.m2 or the cache had it. */
+  readonly downloaded: boolean;
+  /** Its size on disk. */
+  readonly bytes: number;
 }
 
 /** The artifact's path inside any Maven repository layout. */
@@ -109,10 +122,14 @@ export async function ensureMavenArtifact(
 ): Promise<string> {
   const relative = artifactPath(artifact);
   const fromMaven = join(options.localMavenRepository ?? join(homedir(), '.m2', 'repository'), relative);
-  if (existsSync(fromMaven)) return fromMaven;
+  const found = (file: string, downloaded: boolean): string => {
+    options.onFetched?.({ downloaded, bytes: statSync(file).size });
+    return file;
+  };
+  if (existsSync(fromMaven)) return found(fromMaven, false);
   const downloads = join(options.cacheDir, 'downloads');
   const cached = join(downloads, artifactFileName(artifact));
-  if (existsSync(cached)) return cached;
+  if (existsSync(cached)) return found(cached, false);
 
   const url = `${(options.repositoryUrl ?? MAVEN_CENTRAL_URL).replace(/\/+$/, '')}/${relative}`;
   const idle = options.idleTimeoutInMillis ?? 60_000;
@@ -140,7 +157,7 @@ export async function ensureMavenArtifact(
     );
   }
   options.log?.(`downloaded ${cached}`);
-  return cached;
+  return found(cached, true);
 }
 
 function describe(error: unknown): string {

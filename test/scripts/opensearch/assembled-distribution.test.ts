@@ -3,7 +3,10 @@
  * jars go except the launch tools it keeps, the recipe's jars come in, and each module is laid out with its
  * descriptor at the recipe's version. The real recipe (recipe-2.19.ts) is proven by every test that starts a node.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { assemble, type AssemblyRecipe } from '../../../scripts/opensearch/assembled-distribution';
 import { artifactPath, type MavenArtifact } from '../../../scripts/opensearch/maven';
@@ -85,4 +88,84 @@ test('the 2.19 recipe pins one version per artifact and names every module kfek 
     'reindex',
     'transport-netty4',
   ]);
+});
+
+describe('the assembly says what it fetches in two lines, not two per jar', () => {
+  const jars: MavenArtifact[] = Array.from({ length: 12 }, (_, i) => ({
+    groupId: 'org.example',
+    artifactId: `jar-${i}`,
+    version: '1.0',
+  }));
+  const recipe: AssemblyRecipe = {
+    version: '2.19.4',
+    skeletonVersion: '2.19.6',
+    keptFromSkeleton: [],
+    lib: jars.slice(0, 8),
+    modules: [
+      {
+        name: 'm',
+        description: 'm',
+        classname: 'org.example.M',
+        extendedPlugins: [],
+        jars: jars.slice(8),
+      },
+    ],
+    name: 'test-v1',
+  };
+  let server: Server;
+  let baseUrl: string;
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      const wanted = jars.find((j) => (request.url ?? '').startsWith(`/${artifactPath(j)}`));
+      if (wanted === undefined) {
+        response.writeHead(404).end();
+        return;
+      }
+      const body = Buffer.alloc(250_000, wanted.artifactId);
+      response
+        .writeHead(200)
+        .end(request.url?.endsWith('.sha1') === true ? createHash('sha1').update(body).digest('hex') : body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  function skeleton(root: string): string {
+    const distribution = join(root, `opensearch-${Math.random().toString(36).slice(2)}`);
+    mkdirSync(join(distribution, 'lib'), { recursive: true });
+    return distribution;
+  }
+
+  test('a first fetch: one line before, one with jars, bytes and seconds after', async () => {
+    // GIVEN an empty cache and a repository on 127.0.0.1, and a clock that advances 2 s per reading
+    const root = testTempDir('kfek-assemble-log-');
+    const lines: string[] = [];
+    let clock = 0;
+    const maven = {
+      cacheDir: join(root, 'cache'),
+      localMavenRepository: join(root, 'm2'),
+      repositoryUrl: baseUrl,
+    };
+
+    // WHEN
+    await assemble(skeleton(root), recipe, { ...maven, log: (l) => lines.push(l) }, () => (clock += 2000));
+
+    // THEN
+    expect(lines).toEqual([
+      "fetching the node's 12 jars from Maven Central (once; later runs use the cache)",
+      '12 jars in 2.0 s: 12 downloaded (3.0 MB), 0 from the cache',
+    ]);
+
+    // WHEN the same jars are assembled again
+    lines.length = 0;
+    await assemble(skeleton(root), recipe, { ...maven, log: (l) => lines.push(l) }, () => (clock += 1000));
+
+    // THEN only the closing line, and nothing downloaded
+    expect(lines).toEqual(['12 jars in 1.0 s: 0 downloaded (0.0 MB), 12 from the cache']);
+  });
 });
