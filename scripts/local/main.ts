@@ -12,6 +12,7 @@
  *
  * See docs/local.md.
  */
+import { sayNodeNoticeOnce } from './node-notice';
 import { parseStartOptions, type StartOptions, USAGE } from './options';
 import { runStoppingOnSignals } from './run';
 
@@ -27,17 +28,14 @@ async function main(argv: readonly string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
+  // The AWS SDK's Node.js 20 notice is said once, first, instead of in the middle of the run's output.
+  const notice = sayNodeNoticeOnce(process.env, process.version);
+  if (notice !== undefined) console.error(notice);
   const { code } = await runStoppingOnSignals(options, 'npm start');
   return code;
 }
 
 if (require.main === module) {
-  // The AWS SDK warns on every Node 20 process that later releases need Node 22; said once in docs/local.md,
-  // it would otherwise sit in the middle of the run's output. Every other warning is still printed.
-  process.removeAllListeners('warning');
-  process.on('warning', (warning) => {
-    if (warning.name !== 'NodeVersionSupportWarning') console.error(`${warning.name}: ${warning.message}`);
-  });
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (error: unknown) => {
