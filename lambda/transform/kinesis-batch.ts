@@ -27,9 +27,9 @@ import {
 } from './ports';
 import { describeError } from './errors';
 import { KinesisWriteRejectedError } from './kinesis-writer-errors';
-import { countProcessing, emptyCounters, type TransformCounters } from './metrics';
-import { MAX_KINESIS_RECORD_BYTES } from '../../core/contracts/aws-limits';
-import type { RecordOutcome, SerializedDocument } from './types';
+import type { TransformCounters } from './metrics';
+import { RecordLoop } from './record-loop';
+import type { SerializedDocument } from './types';
 
 /** What a batch needs, all ports (ports.ts): the handler wires the real ones, tests pass fakes. */
 export interface KinesisBatchDeps {
@@ -81,8 +81,6 @@ interface Chunk {
   /** owners[i]: index of the record documents[i] came from. */
   readonly owners: number[];
   readonly poison: Poison[];
-  readonly controlMessages: number;
-  readonly truncated: number;
 }
 
 /**
@@ -94,9 +92,11 @@ export async function processKinesisBatch(
   remainingMs: () => number,
   deps: KinesisBatchDeps,
 ): Promise<BatchOutcome> {
-  const counters = emptyCounters();
   const records: readonly KinesisStreamRecord[] = Array.isArray(event?.Records) ? event.Records : [];
-  counters.RecordsIn = records.length;
+  // The one record loop (record-loop.ts): isolation, the size guard and the counters, as the Pipes path has them.
+  const loop = new RecordLoop(deps.transform);
+  loop.prepare(records.length);
+  const counters = loop.counters;
   const chunkDocuments = deps.chunkDocuments ?? WRITE_CHUNK_DOCUMENTS;
   const chunkBytes = deps.chunkBytes ?? WRITE_CHUNK_BYTES;
 
@@ -106,25 +106,21 @@ export async function processKinesisBatch(
     const owners: number[] = [];
     const poison: Poison[] = [];
     let bytes = 0;
-    let controlMessages = 0;
-    let truncated = 0;
     let index = start;
     while (index < records.length && documents.length < chunkDocuments && bytes < chunkBytes) {
-      const outcome = transformSafely(deps.transform, records[index]);
-      if (outcome.kind === 'control') controlMessages += 1;
-      else if (outcome.kind === 'poison') poison.push({ index, reason: outcome.reason });
-      else {
-        countProcessing(counters, outcome.processing);
+      const kinesis = records[index]?.kinesis;
+      const outcome = loop.process(kinesis?.data, kinesis?.approximateArrivalTimestamp);
+      if (outcome.kind === 'poison') poison.push({ index, reason: outcome.reason });
+      else if (outcome.kind === 'data') {
         for (const doc of outcome.documents) {
           documents.push(doc);
           owners.push(index);
           bytes += doc.bytes;
-          if (doc.truncated) truncated += 1;
         }
       }
       index += 1;
     }
-    return { end: index, documents, owners, poison, controlMessages, truncated };
+    return { end: index, documents, owners, poison };
   };
 
   // Documents of many records share PutRecords calls, but the records are handled chunk by chunk in order, and
@@ -140,14 +136,11 @@ export async function processKinesisBatch(
       break;
     }
     const chunk = transformChunk(start);
-    counters.ControlMessages += chunk.controlMessages;
-    counters.PoisonRecords += chunk.poison.length;
-    counters.TruncatedDocuments += chunk.truncated;
     documentsSeen += chunk.documents.length;
 
     // Dead letters first: they are rare, and documents after an unstored poison record need no writing now
     // (Lambda hands those records over again anyway).
-    const firstUnstoredPoison = await storePoison(records, chunk.poison, remainingMs, deps, counters);
+    const firstUnstoredPoison = await storePoison(records, chunk.poison, remainingMs, deps, loop);
     let toWrite = chunk.documents.length;
     while (toWrite > 0 && chunk.owners[toWrite - 1] >= firstUnstoredPoison) toWrite -= 1;
     const progress = await writeSafely(
@@ -155,10 +148,7 @@ export async function processKinesisBatch(
       remainingMs,
       deps,
     );
-    counters.EventsOut += progress.writtenCount;
-    counters.RecordsOut += progress.recordsWritten;
-    counters.RetriedEntries += progress.retriedEntries;
-    counters.Throttles += progress.throttles;
+    loop.wrote(progress, progress.writtenCount);
     stoppedBecause = progress.stoppedBecause;
     firstUnhandled = Math.min(
       firstUnstoredPoison,
@@ -167,7 +157,8 @@ export async function processKinesisBatch(
     start = chunk.end;
   }
 
-  if (firstUnhandled >= records.length) return { response: { batchItemFailures: [] }, counters };
+  if (firstUnhandled >= records.length)
+    return { response: { batchItemFailures: [] }, counters: loop.clean() };
   counters.PartialBatchResponses = 1;
   const resumeAt = records[firstUnhandled];
   deps.logger.warn('Batch not fully handled; Lambda will retry from the reported record', {
@@ -180,34 +171,8 @@ export async function processKinesisBatch(
   });
   return {
     response: { batchItemFailures: [{ itemIdentifier: resumeAt.kinesis?.sequenceNumber ?? '' }] },
-    counters,
+    counters: loop.clean(),
   };
-}
-
-/** The core must not throw; if it ever does, the record is poison (stored and counted), never lost. */
-function transformSafely(transform: RecordTransform, record: KinesisStreamRecord): RecordOutcome {
-  const data: unknown = record?.kinesis?.data;
-  if (typeof data !== 'string') return { kind: 'poison', reason: 'record has no kinesis.data string' };
-  let outcome: RecordOutcome;
-  try {
-    outcome = transform(data, { approximateArrivalTimestamp: record.kinesis?.approximateArrivalTimestamp });
-  } catch (error) {
-    return { kind: 'poison', reason: `transform failed unexpectedly: ${describeError(error)}` };
-  }
-  if (outcome.kind === 'data') {
-    // Defence in depth: a document too big for one Kinesis record would make every PutRecords call containing
-    // it fail validation, blocking the shard. The core truncates; if it ever fails to, dead-letter the record.
-    const oversized = outcome.documents.find(
-      (doc) => doc.bytes + Buffer.byteLength(doc.partitionKey, 'utf8') > MAX_KINESIS_RECORD_BYTES,
-    );
-    if (oversized) {
-      return {
-        kind: 'poison',
-        reason: `a document of ${oversized.bytes} bytes does not fit one Kinesis record`,
-      };
-    }
-  }
-  return outcome;
 }
 
 function sourceOf(record: KinesisStreamRecord): DeadLetterSource {
@@ -229,7 +194,7 @@ async function storePoison(
   poison: readonly Poison[],
   remainingMs: () => number,
   deps: KinesisBatchDeps,
-  counters: TransformCounters,
+  loop: RecordLoop,
 ): Promise<number> {
   if (poison.length === 0) return records.length;
   const abort = new AbortController();
@@ -246,7 +211,7 @@ async function storePoison(
         const key = await deps.deadLetters.put(sourceOf(record), kept, reason, {
           abortSignal: abort.signal,
         });
-        counters.DeadLetteredRecords += 1;
+        loop.deadLettered();
         deps.logger.warn('Poison record stored in the dead-letter bucket', { key, reason, index });
       } catch (error) {
         firstFailed = Math.min(firstFailed, index);

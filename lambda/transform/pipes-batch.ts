@@ -36,7 +36,8 @@ import {
 } from './ports';
 import { TransformError } from './errors';
 import { KinesisWriteRejectedError } from './kinesis-writer-errors';
-import { countProcessing, emptyCounters, type TransformCounters } from './metrics';
+import type { TransformCounters } from './metrics';
+import { RecordLoop } from './record-loop';
 import { partitionKeyFor } from './serialize';
 import { MAX_KINESIS_RECORD_BYTES, PIPES_KINESIS_TARGET_MAX_ITEMS } from '../../core/contracts/aws-limits';
 import type { LogDocument, SerializedDocument } from './types';
@@ -150,9 +151,15 @@ export function errorPartitionKey(sourcePartitionKey: string): string {
  */
 export async function processPipesBatch(event: unknown, deps: PipesBatchDeps): Promise<PipesBatchOutcome> {
   const now = deps.now ?? (() => new Date());
-  const counters = emptyCounters();
   const records: unknown[] = Array.isArray(event) ? event : [event];
-  counters.RecordsIn = records.length;
+  // The one record loop (record-loop.ts): a throwing core and a document too big for one record make the record
+  // poison here as on the Kinesis path, and it keeps the counters.
+  const loop = new RecordLoop(deps.transform, {
+    maxRecordBytes: MAX_KINESIS_RECORD_BYTES - PIPES_ITEM_RESERVED_BYTES,
+    partitionKeyInDocument: true,
+  });
+  loop.prepare(records.length);
+  const counters = loop.counters;
   // Items not yet answered or written. Once the answer cannot fit the pipe, they are written in chunks as records
   // are transformed, so memory holds one chunk (plus one record's documents), not the whole batch's.
   let pending: SerializedDocument[] = [];
@@ -165,25 +172,15 @@ export async function processPipesBatch(event: unknown, deps: PipesBatchDeps): P
     answerBytes += item.bytes + 1;
   };
   const flush = async (): Promise<void> => {
-    await writeOverflow(pending, deps, counters);
+    await writeOverflow(pending, deps, loop);
     pending = [];
     pendingBytes = 0;
   };
 
   for (const record of records) {
     const data = dataOf(record);
-    const outcome =
-      data === undefined
-        ? { kind: 'poison' as const, reason: 'record has no base64 `data` string' }
-        : deps.transform(data, {
-            maxRecordBytes: MAX_KINESIS_RECORD_BYTES - PIPES_ITEM_RESERVED_BYTES,
-            partitionKeyInDocument: true,
-            approximateArrivalTimestamp: arrivalOf(record),
-          });
-    if (outcome.kind === 'control') {
-      counters.ControlMessages += 1;
-    } else if (outcome.kind === 'poison') {
-      counters.PoisonRecords += 1;
+    const outcome = loop.process(data, arrivalOf(record));
+    if (outcome.kind === 'poison') {
       const raw = data ?? rawOf(record);
       const source = sourceOf(record, raw);
       let key: string;
@@ -192,16 +189,12 @@ export async function processPipesBatch(event: unknown, deps: PipesBatchDeps): P
       } catch (error) {
         throw new PipesDeadLetterError(source.sequenceNumber, { cause: error });
       }
-      counters.DeadLetteredRecords += 1;
+      loop.deadLettered();
       deps.logger.warn('Poison record stored in the dead-letter bucket', { key, reason: outcome.reason });
       const doc = deps.errorDocument(raw, outcome.reason, now(), { bucket: deps.deadLetterBucket, key });
       add(withPartitionKey(doc, errorPartitionKey(source.partitionKey)));
-    } else {
-      countProcessing(counters, outcome.processing);
-      for (const doc of outcome.documents) {
-        add(doc);
-        if (doc.truncated) counters.TruncatedDocuments += 1;
-      }
+    } else if (outcome.kind === 'data') {
+      for (const doc of outcome.documents) add(doc);
     }
     if (
       !overflowing &&
@@ -221,18 +214,19 @@ export async function processPipesBatch(event: unknown, deps: PipesBatchDeps): P
 
   if (!overflowing) {
     counters.EventsOut = pending.length;
-    return { items: pending.map(toItem), counters };
+    return { items: pending.map(toItem), counters: loop.clean() };
   }
   if (pending.length > 0) await flush();
-  return { items: [], counters };
+  return { items: [], counters: loop.clean() };
 }
 
 /** Writes overflow items to the events stream; throws unless all are written. */
 async function writeOverflow(
   items: readonly SerializedDocument[],
   deps: PipesBatchDeps,
-  counters: TransformCounters,
+  loop: RecordLoop,
 ): Promise<void> {
+  const counters = loop.counters;
   let result;
   try {
     result = await deps.writer.write(items, { remainingMs: deps.remainingMs });
@@ -240,13 +234,10 @@ async function writeOverflow(
     const written = error instanceof KinesisWriteRejectedError ? error.progress.writtenCount : 0;
     throw new PipesOverflowWriteError(counters.OverflowDocuments + written, { cause: error });
   }
-  counters.RetriedEntries += result.retriedEntries;
-  counters.Throttles += result.throttles;
-  counters.RecordsOut += result.recordsWritten;
+  loop.wrote(result, result.complete ? items.length : 0);
   if (!result.complete) {
     throw new PipesOverflowWriteError(counters.OverflowDocuments + result.writtenCount);
   }
-  counters.EventsOut += items.length;
   counters.OverflowDocuments += items.length;
 }
 
