@@ -143,7 +143,7 @@ function leaves(value: unknown, path: string, out: Map<string, unknown>): void {
 }
 
 const show = (v: unknown): string =>
-  v === undefined ? '(none)' : typeof v === 'string' ? v : JSON.stringify(v);
+  v === undefined ? '(none)' : typeof v === 'string' && v !== '' ? v : JSON.stringify(v);
 
 /**
  * What differs between the live object and the rendered one, live first: `min_index_age 1d -> 14d`,
