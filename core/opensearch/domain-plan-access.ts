@@ -18,6 +18,7 @@
 import type { DomainChange, Impact } from './domain-change';
 import type { Families, Family } from './domain-families';
 import type { DomainState } from './domain-state';
+import { describeDrift, driftSummary } from './drift';
 import { readerIndexPattern } from './families';
 import {
   ADMIN_ROLES,
@@ -30,6 +31,7 @@ import {
   type SecurityRoleBody,
   writerRoleFor,
 } from './security';
+import { editedByHand, recordedHash } from './registry';
 import type { OpenSearchSpec } from './spec';
 
 /** What kfek's roles should be, from the spec and the families a deploy keeps. */
@@ -209,11 +211,15 @@ function planRoles(
     const gained = diff.pairs('gained', staying, role);
     const written = before?.get(name);
     // A stored role that is neither what kfek wants nor what the previous profile made kfek write: a hand edit.
+    // The record's hash of what kfek wrote decides (issue 39); without one, the previous spec or a restriction.
+    const recorded = recordedHash(state, 'security-role', name);
     const drift =
       stored !== undefined &&
-      (written === undefined
-        ? /"(dls|fls|masked_fields)":("[^"]|\[[^\]])/.test(JSON.stringify(stored))
-        : !sameRole(stored, written));
+      (recorded !== undefined
+        ? editedByHand(state, 'security-role', name, stored)
+        : written === undefined
+          ? /"(dls|fls|masked_fields)":("[^"]|\[[^\]])/.test(JSON.stringify(stored))
+          : !sameRole(stored, written));
     const impact: Impact =
       lost.length > 0 ? 'loses-access' : drift ? 'drift' : gained.length > 0 ? 'grants-access' : 'change';
     changes.push({
@@ -223,7 +229,9 @@ function planRoles(
       impact,
       detail: [
         `index patterns ${rolePatterns(role).join(', ')}`,
-        drift ? 'a hand edit is reverted (kfek owns its roles wholly)' : '',
+        drift
+          ? `a hand edit is reverted (kfek owns its roles wholly): ${driftSummary(describeDrift('security-role', stored, role))}`
+          : '',
         lost.length === 0 ? '' : `no longer: ${summary(lost)}`,
         gained.length === 0 || stored === undefined ? '' : `now: ${summary(gained)}`,
       ]

@@ -9,7 +9,9 @@ import { type DomainState, LEDGER } from './domain-state';
 import { nestedStems, patternsOverlap, templatePriority } from './families';
 import { buildIndexTemplate, TEMPLATE_HASH_META_KEY } from './index-template';
 import { buildIngestPipeline } from './ingest-pipeline';
+import { describeDrift, driftSummary, type OwnedKind, sameContent } from './drift';
 import { record } from './provision-client';
+import { editedByHand } from './registry';
 import { canonicalJson, indexFamilies, type IndexFamily, type OpenSearchSpec } from './spec';
 
 const CHUNK = 50;
@@ -80,9 +82,10 @@ function staticPart(body: Record<string, unknown>): unknown {
   ) as unknown;
 }
 
-const LEDGER_KEYS = [TEMPLATE_HASH_META_KEY, ...Object.values(LEDGER)];
-const ledgerOf = (meta: Record<string, unknown>): string =>
-  canonicalJson(Object.fromEntries(LEDGER_KEYS.map((k) => [k, meta[k]])));
+/** The detail of a hand edit kfek reverts: what changed, live first (drift.ts). */
+export function handEdit(kind: OwnedKind, live: unknown, rendered: unknown): string {
+  return `edited by hand, restored to the profile's: ${driftSummary(describeDrift(kind, live, rendered))}`;
+}
 
 export function describeFamily(family: Family): string {
   return family.route === undefined
@@ -103,7 +106,8 @@ export function planPipelines(spec: OpenSearchSpec, families: Families, state: D
       nested: nestedStems(prefix, families.stems),
     });
     const stored = state.pipelines.get(name);
-    const same = stored !== undefined && canonicalJson(stored) === canonicalJson(body);
+    const same = stored !== undefined && sameContent('ingest-pipeline', stored, body);
+    const edited = stored !== undefined && !same && editedByHand(state, 'ingest-pipeline', name, stored);
     const retired = Object.entries(families.routeTable)
       .filter(([route]) => !spec.routes.some((r) => r.route === route))
       .map(([route, stem]) => `${route} -> ${stem}`);
@@ -112,12 +116,13 @@ export function planPipelines(spec: OpenSearchSpec, families: Families, state: D
       name,
       action: same ? 'unchanged' : stored === undefined ? 'create' : 'update',
       // Retired names still routed are something kept after leaving the profile, and the doctor says so.
-      impact: same ? 'none' : retired.length > 0 ? 'kept' : 'change',
+      impact: same ? 'none' : edited ? 'drift' : retired.length > 0 ? 'kept' : 'change',
       detail:
         `routes from ${prefix}-*: ${JSON.stringify(families.routeTable)}` +
         (retired.length === 0
           ? ''
-          : `; retired names kept for documents still in flight: ${retired.join(', ')}`),
+          : `; retired names kept for documents still in flight: ${retired.join(', ')}`) +
+        (edited ? `; ${handEdit('ingest-pipeline', stored, body)}` : ''),
       requests: same ? [] : [{ method: 'PUT', path: `/_ingest/pipeline/${name}`, body, ok: [200] }],
     });
   }
@@ -130,13 +135,22 @@ export function planTemplates(spec: OpenSearchSpec, families: Families, state: D
     const stored = state.templates.get(family.templateName);
     const meta = record(body._meta);
     // Differences beyond the dynamic settings (which planSettings applies to existing indices) reach the next index.
-    const sameContent =
+    const sameStatic =
       stored?.meta[TEMPLATE_HASH_META_KEY] === meta[TEMPLATE_HASH_META_KEY] ||
       (stored !== undefined && canonicalJson(staticPart(stored.body)) === canonicalJson(staticPart(body)));
-    const same = stored !== undefined && ledgerOf(stored.meta) === ledgerOf(meta);
+    // Content, not marks: a hand edit that kept `_meta` (its hash, its ledger) is still a difference (issue 39).
+    const same = stored !== undefined && sameContent('index-template', stored.body, body);
+    const edited =
+      stored !== undefined &&
+      !same &&
+      editedByHand(state, 'index-template', family.templateName, stored.body);
     const priority = templatePriority(family.stem);
+    // A template of the same name is replaced by kfek's PUT, so it never clashes (a kfek template that lost its mark).
     const clash = state.foreignTemplates.find(
-      (t) => t.priority === priority && t.patterns.some((p) => patternsOverlap(p, `${family.stem}-*`)),
+      (t) =>
+        t.name !== family.templateName &&
+        t.priority === priority &&
+        t.patterns.some((p) => patternsOverlap(p, `${family.stem}-*`)),
     );
     if (clash !== undefined && !same) {
       return {
@@ -151,25 +165,27 @@ export function planTemplates(spec: OpenSearchSpec, families: Families, state: D
     }
     const detail = family.current
       ? `${describeFamily(family)}, priority ${priority}` +
-        (stored !== undefined && !sameContent
+        (stored !== undefined && !sameStatic
           ? '; mappings and static settings (shards, codec, sort, analysis) apply from the next index'
           : '')
       : `kept for ${describeFamily(family)} (left the profile ${family.retiredAt ?? ''}): ${plural(family.indices.length, 'index')} left`;
-    const impact: Impact = same
-      ? family.current
-        ? 'none'
-        : 'kept'
-      : family.current && stored !== undefined && !sameContent
-        ? 'next-index'
-        : family.current
-          ? 'change'
-          : 'kept';
+    const impact: Impact = edited
+      ? 'drift'
+      : same
+        ? family.current
+          ? 'none'
+          : 'kept'
+        : family.current && stored !== undefined && !sameStatic
+          ? 'next-index'
+          : family.current
+            ? 'change'
+            : 'kept';
     return {
       kind: 'index-template',
       name: family.templateName,
       action: same ? (family.current ? 'unchanged' : 'keep') : stored === undefined ? 'create' : 'update',
       impact,
-      detail,
+      detail: edited ? `${detail}; ${handEdit('index-template', stored?.body, body)}` : detail,
       requests: same
         ? []
         : [{ method: 'PUT', path: `/_index_template/${family.templateName}`, body, ok: [200] }],

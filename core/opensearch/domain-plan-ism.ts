@@ -7,10 +7,12 @@
  */
 import type { DomainChange, Impact, PlannedRequest } from './domain-change';
 import type { Families, Family } from './domain-families';
-import { asIndexFamily, chunks, describeFamily, plural } from './domain-plan-indices';
+import { asIndexFamily, chunks, describeFamily, handEdit, plural } from './domain-plan-indices';
+import { sameContent } from './drift';
 import type { DomainState, IndexState, StoredPolicy } from './domain-state';
 import { buildIsmPolicy, type IsmPolicyBody } from './ism-policy';
 import { record } from './provision-client';
+import { editedByHand } from './registry';
 import type { OpenSearchSpec } from './spec';
 
 /** `min_index_age` days of the delete transition of a stored policy; undefined when not found. */
@@ -95,10 +97,19 @@ export function planPolicies(
       continue;
     }
     const desired = buildIsmPolicy(spec, asIndexFamily(spec, family));
-    const same = stored !== undefined && stored.policy.description === desired.policy.description;
+    // Content, not the description's hash: an edit that kept the description is still a difference (issue 39).
+    const same = stored !== undefined && sameContent('ism-policy', stored.policy, desired.policy);
     if (!same) updated.set(family.policyId, desired);
     const path = `/_plugins/_ism/policies/${family.policyId}`;
-    const { impact, detail, fix } = retentionImpact(family, stored, desired, now);
+    const retention = retentionImpact(family, stored, desired, now);
+    const edited =
+      stored !== undefined && !same && editedByHand(state, 'ism-policy', family.policyId, stored.policy);
+    const { fix } = retention;
+    // Restoring a hand edit that kept indices longer deletes them sooner: that cost stays the headline.
+    const impact: Impact = edited && retention.impact !== 'loses-data' ? 'drift' : retention.impact;
+    const detail = edited
+      ? `${retention.detail}; ${handEdit('ism-policy', stored?.policy, desired.policy)}`
+      : retention.detail;
     changes.push({
       kind: 'ism-policy',
       name: family.policyId,

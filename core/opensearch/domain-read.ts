@@ -13,6 +13,7 @@ import type { OpenSearchHttpClient } from './http';
 import { buildIngestPipeline } from './ingest-pipeline';
 import { buildIsmPolicy } from './ism-policy';
 import { call, detectFeatures, record } from './provision-client';
+import { renderedKeys } from './registry';
 import { ADMIN_ROLES, DASHBOARDS_USER_ROLE, type RoleMappingBody } from './security';
 import { indexFamilies, type OpenSearchSpec } from './spec';
 
@@ -24,10 +25,19 @@ export function kfekIndices(spec: OpenSearchSpec): ReadOptions['describe'] {
   };
 }
 
+/** What kfek claims by name (the profile's) and, on a domain without its record, adopts when marked (registry.ts). */
+export function ownedNames(
+  spec: OpenSearchSpec,
+  previous: OpenSearchSpec | undefined,
+): Pick<ReadOptions, 'claim' | 'adopt'> {
+  return { claim: renderedKeys(spec), adopt: previous === undefined ? new Set() : renderedKeys(previous) };
+}
+
 /** Version, plugins and kfek's objects and indices (Dashboards not read). */
 export async function readDomainFor(
   client: OpenSearchHttpClient,
   spec: OpenSearchSpec,
+  previous?: OpenSearchSpec,
 ): Promise<DomainState> {
   const root = await call(client, { method: 'GET', path: '/' }, [200]);
   const versionNumber = record(record(root.body).version).number;
@@ -37,6 +47,7 @@ export async function readDomainFor(
     version: typeof versionNumber === 'string' ? versionNumber : 'unknown',
     features,
     describe: kfekIndices(spec),
+    ...ownedNames(spec, previous),
   });
 }
 

@@ -1,16 +1,18 @@
 /**
- * What a domain holds of kfek's (issue 30): the objects kfek owns, found by their marks, and the indices under its
- * stems. The planner (domain-plan.ts) compares this with the profile; the provisioner and `kfek doctor` both read
- * it with {@link readDomainState}.
+ * What a domain holds of kfek's (issues 30, 39): the objects kfek owns and the indices under its stems. The planner
+ * (domain-plan.ts) compares this with the profile; the provisioner and `kfek doctor` both read it with
+ * {@link readDomainState}.
  *
- * Ownership marks (docs/opensearch.md, "What kfek owns in the domain"):
+ * What kfek owns is what its own record names (registry.ts, docs/opensearch.md "What kfek owns in the domain"),
+ * plus the names the profile renders (kfek writes those anyway). The old marks only find candidates for the one-time
+ * adoption of a domain deployed before the record ({@link Ownership}):
  * - index templates named `<name>-...` with `_meta.managed_by: kfek`;
  * - ingest pipelines named `<name>-<prefix>-document-id`;
  * - ISM policies named `<name>-...` whose description carries the content-hash marker;
  * - security roles named `<name>_...` whose description starts with `kfek:`, and their role mappings;
- * - in the built-in roles' mappings (`all_access`, `security_manager`, `opensearch_dashboards_user`), the members a
- *   profile named (the previous deploy's spec says which);
- * - Dashboards saved objects whose id starts with `<name>-` (Dashboards gives objects saved from its pages UUIDs).
+ * - Dashboards saved objects whose id starts with `<name>-`.
+ * In the built-in roles' mappings (`all_access`, `security_manager`, `opensearch_dashboards_user`) kfek owns the
+ * members a profile named (the previous deploy's spec says which).
  *
  * One file past ~300 lines: the state's types and one short reader per kind of object, which only make sense together.
  */
@@ -18,6 +20,9 @@ import type { OpenSearchHttpClient } from './http';
 import { POLICY_HASH_MARKER } from './ism-policy';
 import { call, record } from './provision-client';
 import type { Feature } from './provision-types';
+import { type Registry, readRegistry, registryKey } from './registry';
+import type { OwnedKind } from './drift';
+import { familyNames } from './route-spec';
 import { type RoleMappingBody, ADMIN_ROLES, DASHBOARDS_USER_ROLE } from './security';
 
 /** The `_meta` keys kfek keeps on its index templates beside `managed_by` and the content hash. */
@@ -95,6 +100,8 @@ export interface DomainState {
   readonly mappings: ReadonlyMap<string, RoleMappingBody>;
   /** kfek's saved objects (`type/id`); undefined when Dashboards was not read. */
   readonly savedObjects?: ReadonlySet<string>;
+  /** kfek's record of what it owns (registry.ts); undefined when the domain has none yet. */
+  readonly registry?: Registry;
 }
 
 /** The settings {@link IndexState.settings} holds: those of the template that can change on an existing index. */
@@ -119,11 +126,54 @@ function stemOf(body: Record<string, unknown>, meta: Record<string, unknown>): s
   return first?.endsWith('-*') === true ? first.slice(0, -2) : undefined;
 }
 
+/**
+ * Who owns an object: the record when the domain has one; before it (a domain deployed by older kfek), an object
+ * with kfek's old mark whose name kfek itself renders (the current or previous spec's, or a retired family's own
+ * names, from its template's stem). The names the current profile renders are kfek's in either case.
+ */
+export class Ownership {
+  private readonly adopt: Set<string>;
+  constructor(
+    private readonly name: string,
+    private readonly registry: Registry | undefined,
+    private readonly claim: ReadonlySet<string>,
+    adopt: ReadonlySet<string>,
+  ) {
+    this.adopt = new Set(adopt);
+  }
+
+  owns(kind: OwnedKind, objectName: string, marked: boolean): boolean {
+    const key = registryKey(kind, objectName);
+    if (this.claim.has(key)) return true;
+    if (this.registry !== undefined) return this.registry.objects.has(key);
+    return marked && this.adopt.has(key);
+  }
+
+  /** Before the record: a marked template named as its own stem names it is kfek's, and so are its family's names. */
+  adoptTemplate(templateName: string, stem: string, meta: Record<string, unknown>): boolean {
+    if (this.registry !== undefined || templateName !== familyNames(this.name, stem).indexTemplate) {
+      return this.owns('index-template', templateName, true);
+    }
+    const reader = meta[LEDGER.readerRole];
+    for (const key of [
+      registryKey('index-template', templateName),
+      registryKey('ism-policy', familyNames(this.name, stem).ismPolicy),
+      registryKey('ingest-pipeline', `${this.name}-${stem}-document-id`),
+      registryKey('saved-object', `index-pattern/${this.name}-${stem}-index-pattern`),
+      ...(typeof reader === 'string' ? [registryKey('security-role', reader)] : []),
+    ]) {
+      this.adopt.add(key);
+    }
+    return true;
+  }
+}
+
 async function readTemplates(
   client: OpenSearchHttpClient,
   name: string,
+  ownership: Ownership,
 ): Promise<{ own: Map<string, StoredTemplate>; foreign: ForeignTemplate[] }> {
-  // One listing of every composable template: kfek's by mark, the others for the overlap check.
+  // One listing of every composable template: kfek's by its record, the others for the overlap check.
   const listed = await call(client, { method: 'GET', path: '/_index_template' }, [200, 404]);
   const own = new Map<string, StoredTemplate>();
   const foreign: ForeignTemplate[] = [];
@@ -132,7 +182,13 @@ async function readTemplates(
     const body = record(record(entry).index_template);
     const meta = record(body._meta);
     const stem = stemOf(body, meta);
-    if (meta.managed_by === 'kfek' && templateName.startsWith(`${name}-`) && stem !== undefined) {
+    const marked = meta.managed_by === 'kfek' && templateName.startsWith(`${name}-`);
+    const owned =
+      stem !== undefined &&
+      (marked
+        ? ownership.adoptTemplate(templateName, stem, meta)
+        : ownership.owns('index-template', templateName, false));
+    if (owned) {
       const route = meta.kfek_route;
       own.set(templateName, {
         name: templateName,
@@ -155,18 +211,22 @@ async function readTemplates(
 async function readPipelines(
   client: OpenSearchHttpClient,
   name: string,
+  ownership: Ownership,
 ): Promise<Map<string, Record<string, unknown>>> {
   // A wildcard GET answers 404 when nothing matches.
   const listed = await call(client, { method: 'GET', path: `/_ingest/pipeline/${name}-*` }, [200, 404]);
   const out = new Map<string, Record<string, unknown>>();
-  // kfek names them `<name>-<prefix>-document-id`; the name is the mark (a hand edit of the content stays kfek's).
   for (const [id, body] of Object.entries(listed.status === 200 ? record(listed.body) : {})) {
-    if (id.endsWith('-document-id')) out.set(id, record(body));
+    if (ownership.owns('ingest-pipeline', id, id.endsWith('-document-id'))) out.set(id, record(body));
   }
   return out;
 }
 
-async function readPolicies(client: OpenSearchHttpClient, name: string): Promise<Map<string, StoredPolicy>> {
+async function readPolicies(
+  client: OpenSearchHttpClient,
+  name: string,
+  ownership: Ownership,
+): Promise<Map<string, StoredPolicy>> {
   const out = new Map<string, StoredPolicy>();
   const pageSize = 1000;
   for (let from = 0; ; from += pageSize) {
@@ -181,8 +241,11 @@ async function readPolicies(client: OpenSearchHttpClient, name: string): Promise
       const id = String(e._id);
       const policy = record(e.policy);
       const description = policy.description;
-      if (!id.startsWith(`${name}-`) || typeof description !== 'string') continue;
-      if (!description.includes(POLICY_HASH_MARKER)) continue;
+      const marked =
+        id.startsWith(`${name}-`) &&
+        typeof description === 'string' &&
+        description.includes(POLICY_HASH_MARKER);
+      if (!ownership.owns('ism-policy', id, marked)) continue;
       out.set(id, { id, seqNo: Number(e._seq_no), primaryTerm: Number(e._primary_term), policy });
     }
     if (policies.length < pageSize) return out;
@@ -253,14 +316,15 @@ async function describeIndices(
 async function readSecurity(
   client: OpenSearchHttpClient,
   name: string,
+  ownership: Ownership,
 ): Promise<{ roles: Map<string, Record<string, unknown>>; mappings: Map<string, RoleMappingBody> }> {
   const rolesAnswer = await call(client, { method: 'GET', path: '/_plugins/_security/api/roles' }, [200]);
   const roles = new Map<string, Record<string, unknown>>();
   for (const [role, body] of Object.entries(record(rolesAnswer.body))) {
     const description = record(body).description;
-    if (role.startsWith(`${name}_`) && typeof description === 'string' && description.startsWith('kfek:')) {
-      roles.set(role, record(body));
-    }
+    const marked =
+      role.startsWith(`${name}_`) && typeof description === 'string' && description.startsWith('kfek:');
+    if (ownership.owns('security-role', role, marked)) roles.set(role, record(body));
   }
   const mappingsAnswer = await call(
     client,
@@ -286,6 +350,7 @@ async function readSecurity(
 async function readSavedObjects(
   dashboards: OpenSearchHttpClient,
   name: string,
+  ownership: Ownership,
   tenant?: string,
 ): Promise<Set<string>> {
   const out = new Set<string>();
@@ -298,7 +363,8 @@ async function readSavedObjects(
     );
     for (const o of list(record(found.body).saved_objects)) {
       const id = String(record(o).id);
-      if (id.startsWith(`${name}-`)) out.add(`${type}/${id}`);
+      if (ownership.owns('saved-object', `${type}/${id}`, id.startsWith(`${name}-`)))
+        out.add(`${type}/${id}`);
     }
   }
   return out;
@@ -315,6 +381,13 @@ export interface ReadOptions {
     templates: ReadonlyMap<string, StoredTemplate>,
     policies: ReadonlyMap<string, StoredPolicy>,
   ) => ReadonlySet<string>;
+  /** The record keys (registry.ts) of the objects the profile renders: kfek's whatever they hold. */
+  readonly claim: ReadonlySet<string>;
+  /**
+   * The record keys a domain without a record adopts when they carry kfek's old mark: the previous deploy's
+   * rendered names. @default - none beyond the retired families' own names
+   */
+  readonly adopt?: ReadonlySet<string>;
   /** Read kfek's saved objects through this client. @default - not read */
   readonly dashboards?: OpenSearchHttpClient;
   readonly tenant?: string;
@@ -325,10 +398,13 @@ export async function readDomainState(
   client: OpenSearchHttpClient,
   options: ReadOptions,
 ): Promise<DomainState> {
-  const { own: templates, foreign: foreignTemplates } = await readTemplates(client, options.name);
-  const pipelines = await readPipelines(client, options.name);
+  const registry = await readRegistry(client, options.name);
+  const ownership = new Ownership(options.name, registry, options.claim, options.adopt ?? new Set());
+  // Templates first: before the record, a retired family's own names come from its template's stem.
+  const { own: templates, foreign: foreignTemplates } = await readTemplates(client, options.name, ownership);
+  const pipelines = await readPipelines(client, options.name, ownership);
   const policies = options.features.ism
-    ? await readPolicies(client, options.name)
+    ? await readPolicies(client, options.name, ownership)
     : new Map<string, StoredPolicy>();
   const all = await readIndices(client);
   const indices = await describeIndices(
@@ -338,12 +414,12 @@ export async function readDomainState(
     options.features.ism,
   );
   const security = options.features.security
-    ? await readSecurity(client, options.name)
+    ? await readSecurity(client, options.name, ownership)
     : { roles: new Map<string, Record<string, unknown>>(), mappings: new Map<string, RoleMappingBody>() };
   const savedObjects =
     options.dashboards === undefined
       ? undefined
-      : await readSavedObjects(options.dashboards, options.name, options.tenant);
+      : await readSavedObjects(options.dashboards, options.name, ownership, options.tenant);
   return {
     version: options.version,
     features: options.features,
@@ -354,5 +430,6 @@ export async function readDomainState(
     indices,
     ...security,
     ...(savedObjects === undefined ? {} : { savedObjects }),
+    ...(registry === undefined ? {} : { registry }),
   };
 }

@@ -1,13 +1,14 @@
 import type { DomainChange } from './domain-change';
 import { applyChange, stepOf } from './domain-apply';
 import { planDomain } from './domain-plan';
-import { kfekIndices } from './domain-read';
+import { kfekIndices, ownedNames } from './domain-read';
 import { readDomainState } from './domain-state';
 import { OpenSearchProvisioningError } from './errors';
 import type { OpenSearchHttpClient } from './http';
 import { applyAuditConfig } from './provision-audit';
 import { call, detectFeatures, record, retryingAccessDenied } from './provision-client';
 import type { ProvisionOptions, ProvisionReport, ProvisionStep } from './provision-types';
+import { recordAfter, recordBefore, writeRegistry } from './registry';
 import type { OpenSearchSpec } from './spec';
 
 export { OpenSearchFeatureError } from './provision-client';
@@ -72,6 +73,7 @@ export async function provisionOpenSearch(
       version,
       features,
       describe: kfekIndices(spec),
+      ...ownedNames(spec, options.previous),
       ...(withDashboards && dashboards !== undefined ? { dashboards } : {}),
       ...(tenant === undefined ? {} : { tenant }),
     });
@@ -102,6 +104,10 @@ export async function provisionOpenSearch(
   }
   const clients = { opensearch: client, ...(dashboards === undefined ? {} : { dashboards }) };
   const isDashboards = (c: DomainChange): boolean => c.kind === 'saved-objects';
+  // kfek's record names what it is about to write before it writes it, so a deploy that fails halfway leaves no
+  // object of kfek's that its record does not name (registry.ts); the deletes leave the record after they are done.
+  const recorded = await writeRegistry(client, spec.name, state.registry, recordBefore(state, plan.changes));
+  const failed = new Set<DomainChange>();
   for (const change of plan.changes.filter((c) => !isDashboards(c))) push(await applyChange(clients, change));
   if (features.security) {
     push(await applyAuditConfig(client, spec));
@@ -118,6 +124,7 @@ export async function provisionOpenSearch(
         push(await applyChange(clients, change));
       } catch (error) {
         if (options.dashboardsBestEffort !== true) throw error;
+        failed.add(change);
         push({ ...stepOf(change), status: 'failed', detail: String(error) });
       }
     }
@@ -128,5 +135,11 @@ export async function provisionOpenSearch(
       detail: 'no OpenSearch Dashboards reachable',
     });
   }
+  await writeRegistry(
+    client,
+    spec.name,
+    recorded,
+    recordAfter(state, plan.changes, (c) => !failed.has(c)),
+  );
   return { version, features, steps };
 }

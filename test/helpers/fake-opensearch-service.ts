@@ -73,6 +73,9 @@ export class FakeOpenSearch {
   readonly mappings = new Map<string, Record<string, unknown>>();
   readonly savedObjects = new Map<string, unknown>();
   readonly indices = new Map<string, FakeIndex>();
+  /** Hidden indices (kfek's record) and their documents by id. */
+  readonly hidden = new Map<string, Map<string, { seqNo: number; source: unknown }>>();
+  private seqNo = 0;
   /** The ISM plugin (test/helpers/fake-ism.ts), over this fake's indices. */
   readonly ism: FakeIsm;
   auditConfig: Record<string, unknown>;
@@ -204,7 +207,56 @@ export class FakeOpenSearch {
     if (path.startsWith('/_plugins/_security')) {
       return this.options.security ? this.security(request, path) : noHandler;
     }
-    return noHandler;
+    return this.documents(request, path) ?? noHandler;
+  }
+
+  /**
+   * Indices the fake does not list (hidden, as kfek's record is) and their documents: create an index, GET and PUT
+   * one document, with `op_type=create` and `if_seq_no`/`if_primary_term` answered 409 as OpenSearch does.
+   */
+  private documents(request: HttpRequest, path: string): HttpResponse | undefined {
+    const [pathname, query = ''] = request.path.split('?');
+    const params = new URLSearchParams(query);
+    const created = /^\/(\.[^/]+)$/.exec(pathname);
+    if (created !== null && request.method === 'PUT') {
+      if (this.hidden.has(created[1])) {
+        return json(400, { error: { type: 'resource_already_exists_exception' }, status: 400 });
+      }
+      this.hidden.set(created[1], new Map());
+      return json(200, { acknowledged: true, index: created[1] });
+    }
+    const m = /^\/([^_/][^/]*)\/_doc\/([^/]+)$/.exec(path);
+    if (m === null) return undefined;
+    const docs = this.hidden.get(m[1]);
+    const doc = docs?.get(m[2]);
+    if (request.method === 'GET') {
+      if (docs === undefined) return json(404, { error: { type: 'index_not_found_exception' }, status: 404 });
+      return doc === undefined
+        ? json(404, { _index: m[1], _id: m[2], found: false })
+        : json(200, {
+            _index: m[1],
+            _id: m[2],
+            found: true,
+            _seq_no: doc.seqNo,
+            _primary_term: 1,
+            _source: doc.source,
+          });
+    }
+    if (request.method !== 'PUT') return undefined;
+    const conflict =
+      (params.get('op_type') === 'create' && doc !== undefined) ||
+      (params.has('if_seq_no') && Number(params.get('if_seq_no')) !== doc?.seqNo);
+    if (conflict) return json(409, { error: { type: 'version_conflict_engine_exception' }, status: 409 });
+    const store = docs ?? new Map<string, { seqNo: number; source: unknown }>();
+    this.hidden.set(m[1], store);
+    this.seqNo += 1;
+    store.set(m[2], { seqNo: this.seqNo, source: request.body });
+    return json(doc === undefined ? 201 : 200, {
+      _index: m[1],
+      _id: m[2],
+      _seq_no: this.seqNo,
+      _primary_term: 1,
+    });
   }
 
   /** GET (wildcards: every match under its name, or 404), PUT and DELETE of a named object kept in `store`. */

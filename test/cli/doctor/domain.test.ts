@@ -204,6 +204,30 @@ describe('kfek doctor with the domain read', () => {
     });
   });
 
+  test('warns of a retention policy and a template edited by hand with their marks kept, saying what changed', async () => {
+    // GIVEN kfek's ISM policy edited to delete after 1 day (description kept) and its template given an extra pattern
+    const fake = await deployedDomain();
+    const policy = fake.policies.get('kfek-logs-retention');
+    if (policy === undefined) throw new Error('no kfek-logs-retention');
+    fake.policies.set('kfek-logs-retention', {
+      ...policy,
+      policy: JSON.parse(
+        JSON.stringify(policy.policy).replace(/"min_index_age":"\d+d"/, '"min_index_age":"1d"'),
+      ) as Record<string, unknown>,
+    });
+    const template = fake.templates.get('kfek-logs') as { index_patterns: string[] };
+    fake.templates.set('kfek-logs', { ...template, index_patterns: [...template.index_patterns, 'foo-*'] });
+    // WHEN the same profile is planned against the domain
+    const state = await readDomainFor(fake.client(), spec);
+    const template0 = pipelineTemplateOf(BASE);
+    const findings = checkDomain(factsWith(template0, { ok: true, value: state }), planWith(template0));
+    // THEN
+    const drift = findings.find((f) => f.check === 'domain-drift');
+    expect(drift?.status).toBe('warn');
+    expect(drift?.finding).toMatch(/ISM policy kfek-logs-retention \(.*min_index_age 1d -> \d+d/);
+    expect(drift?.finding).toMatch(/index template kfek-logs \(.*index_patterns \+ foo-\*/);
+  });
+
   test('fails for a template OpenSearch would refuse, naming the one it ties with and the fix', async () => {
     // GIVEN a template of someone else's at the priority a new prefix's template would take
     const fake = await deployedDomain();

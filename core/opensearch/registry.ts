@@ -1,0 +1,237 @@
+/**
+ * kfek's record of what it owns in the domain (issue 39): each object it created or adopted, by kind and name, with
+ * the content hash of what it rendered for it (drift.ts). kfek updates, reverts, deletes and prunes only what this
+ * record names (or what the profile renders, which it writes anyway); a mark on an object (`_meta.managed_by`, a
+ * `kfek:` description, a hash in a description, an id prefix) can be copied by anyone who can create such an object,
+ * so it never proves ownership, as Terraform's state and Helm's release records, not labels, say what a tool made.
+ *
+ * Where it lives, and why: one document (`objects`) in the hidden index `.<name>-registry` of the domain itself.
+ * - The provisioner and `kfek doctor` read it through the client they already use, so the doctor plans against the
+ *   same record the deploy will use.
+ * - It covers what the previous deploy's spec (the custom resource's old properties) cannot: retired families kept
+ *   after their stem left the profile, and objects written by deploys before the previous one.
+ * - Only principals that may write that index can change it: the admins (`all_access`) and the provisioner. kfek's
+ *   own roles never reach it (their patterns are its stems; a dot-prefixed, hidden index matches none of them), and a
+ *   Dashboards user who may write saved objects cannot write an index. Writes use `if_seq_no`/`if_primary_term`, so
+ *   two deploys never overwrite each other's record silently.
+ *
+ * Migration: a domain deployed by kfek before this record has none. Its first deploy adopts the objects that carry
+ * kfek's old marks AND whose name kfek itself renders: for the current or the previous spec, or, for a retired
+ * family, the names its own template's stem gives (`<name>-<stem>`, `<name>-<stem>-retention`, its ledger's reader
+ * role). A copy under another name is never adopted. From then on the record alone decides.
+ */
+import type { DomainChange } from './domain-change';
+import type { DomainState } from './domain-state';
+import { buildSavedObjects } from './dashboards';
+import { type OwnedKind, ownedHash } from './drift';
+import { OpenSearchProvisioningError } from './errors';
+import type { OpenSearchHttpClient } from './http';
+import { call, record } from './provision-client';
+import { indexFamilies, type OpenSearchSpec } from './spec';
+
+/** The record as read: `<kind>:<name>` -> content hash, and the document's version for the next write. */
+export interface Registry {
+  readonly objects: ReadonlyMap<string, string>;
+  readonly seqNo: number;
+  readonly primaryTerm: number;
+}
+
+/** A concurrent change of kfek's record (another deploy, or a hand edit of the record) during this deploy. */
+export class OpenSearchRegistryConflictError extends OpenSearchProvisioningError {
+  constructor(index: string, text: string) {
+    super(
+      `kfek's record of what it owns (${index}/_doc/${DOC}) changed while this deploy ran (409: ${text.slice(0, 200)}). ` +
+        'Another deploy of the same name is probably running: let it finish, then deploy again.',
+    );
+    this.name = 'OpenSearchRegistryConflictError';
+  }
+}
+
+const DOC = 'objects';
+
+/** The hidden index that holds kfek's record: `.<name>-registry`. */
+export const registryIndex = (name: string): string => `.${name}-registry`;
+
+export const registryKey = (kind: OwnedKind, name: string): string => `${kind}:${name}`;
+
+/** The record on the domain; undefined when it has none (a new domain, or one deployed by kfek before issue 39). */
+export async function readRegistry(
+  client: OpenSearchHttpClient,
+  name: string,
+): Promise<Registry | undefined> {
+  const got = await call(client, { method: 'GET', path: `/${registryIndex(name)}/_doc/${DOC}` }, [200, 404]);
+  const body = record(got.body);
+  if (got.status === 404 || body.found !== true) return undefined;
+  const objects = new Map(
+    Object.entries(record(record(body._source).objects)).filter(
+      (e): e is [string, string] => typeof e[1] === 'string',
+    ),
+  );
+  return { objects, seqNo: Number(body._seq_no), primaryTerm: Number(body._primary_term) };
+}
+
+const sameObjects = (a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean =>
+  a.size === b.size && [...a].every(([k, v]) => b.get(k) === v);
+
+/** Writes the record when it changed (a deploy that changes nothing writes nothing); answers the record as stored. */
+export async function writeRegistry(
+  client: OpenSearchHttpClient,
+  name: string,
+  before: Registry | undefined,
+  objects: ReadonlyMap<string, string>,
+): Promise<Registry> {
+  if (before !== undefined && sameObjects(before.objects, objects)) return before;
+  const index = registryIndex(name);
+  if (before === undefined) {
+    // Hidden: wildcard searches and `_cat/indices` leave it out; one shard, a replica wherever there is a node.
+    const created = await call(
+      client,
+      {
+        method: 'PUT',
+        path: `/${index}`,
+        body: { settings: { index: { hidden: true, number_of_shards: 1, auto_expand_replicas: '0-1' } } },
+      },
+      [200, 400],
+    );
+    if (created.status === 400 && !created.text.includes('resource_already_exists_exception')) {
+      throw new OpenSearchProvisioningError(
+        `Creating kfek's record index ${index} failed (400: ${created.text.slice(0, 300)}).`,
+      );
+    }
+  }
+  const query =
+    before === undefined
+      ? 'op_type=create'
+      : `if_seq_no=${before.seqNo}&if_primary_term=${before.primaryTerm}`;
+  const sorted = Object.fromEntries([...objects].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const put = await call(
+    client,
+    {
+      method: 'PUT',
+      path: `/${index}/_doc/${DOC}?${query}`,
+      body: { kfek: name, objects: sorted },
+    },
+    [200, 201, 409],
+  );
+  if (put.status === 409) throw new OpenSearchRegistryConflictError(index, put.text);
+  const answer = record(put.body);
+  return { objects, seqNo: Number(answer._seq_no), primaryTerm: Number(answer._primary_term) };
+}
+
+/** The keys of the objects a deploy of `spec` writes: kfek claims these names whatever they hold now. */
+export function renderedKeys(spec: OpenSearchSpec): Set<string> {
+  return new Set([
+    ...indexFamilies(spec).flatMap((f) => [
+      registryKey('index-template', f.names.indexTemplate),
+      registryKey('ism-policy', f.names.ismPolicy),
+    ]),
+    registryKey('ingest-pipeline', spec.names.ingestPipeline),
+    registryKey('security-role', spec.names.writerRole),
+    registryKey('security-role', spec.names.readerRole),
+    ...spec.routes.map((r) => registryKey('security-role', r.names.readerRole)),
+    ...buildSavedObjects(spec).map((o) => registryKey('saved-object', `${o.type}/${o.id}`)),
+  ]);
+}
+
+/** The record's hash of an object, when the record names it. */
+export function recordedHash(state: DomainState, kind: OwnedKind, name: string): string | undefined {
+  return state.registry?.objects.get(registryKey(kind, name));
+}
+
+/** A hand edit: the record holds what kfek wrote, and the live content is no longer that. */
+export function editedByHand(state: DomainState, kind: OwnedKind, name: string, live: unknown): boolean {
+  const recorded = recordedHash(state, kind, name);
+  return recorded !== undefined && recorded !== ownedHash(kind, live);
+}
+
+const OWNED_KIND: Partial<Record<DomainChange['kind'], OwnedKind>> = {
+  'index-template': 'index-template',
+  'ingest-pipeline': 'ingest-pipeline',
+  'ism-policy': 'ism-policy',
+  'security-role': 'security-role',
+};
+
+/** The live objects kfek owns, with the hash the record has for each (or of its live content, for one adopted). */
+function liveRecord(state: DomainState): Map<string, string> {
+  const out = new Map<string, string>();
+  const add = (kind: OwnedKind, name: string, live: unknown): void => {
+    out.set(registryKey(kind, name), recordedHash(state, kind, name) ?? ownedHash(kind, live));
+  };
+  for (const [name, t] of state.templates) add('index-template', name, t.body);
+  for (const [name, p] of state.pipelines) add('ingest-pipeline', name, p);
+  for (const [name, p] of state.policies) add('ism-policy', name, p.policy);
+  for (const [name, r] of state.roles) add('security-role', name, r);
+  for (const key of state.savedObjects ?? []) add('saved-object', key, key);
+  // What was not read this time (a plugin not detected, Dashboards not answering) stays recorded as it was.
+  const unread: OwnedKind[] = [
+    ...(state.features.ism ? [] : ['ism-policy' as const]),
+    ...(state.features.security ? [] : ['security-role' as const]),
+    ...(state.savedObjects === undefined ? ['saved-object' as const] : []),
+  ];
+  for (const [key, hash] of state.registry?.objects ?? []) {
+    if (unread.some((k) => key.startsWith(`${k}:`))) out.set(key, hash);
+  }
+  return out;
+}
+
+/**
+ * kfek's record after the given changes: every object it owns, minus those deleted, with the hash of what it wrote
+ * for those written. `applied` says which changes took effect (all of them for the record written before the deploy
+ * acts, so an object is recorded before it exists and a deploy that fails halfway leaves nothing unrecorded).
+ */
+export function recordAfter(
+  state: DomainState,
+  changes: readonly DomainChange[],
+  applied: (change: DomainChange) => boolean = () => true,
+): Map<string, string> {
+  const out = liveRecord(state);
+  for (const change of changes.filter(applied)) {
+    if (change.kind === 'saved-objects') {
+      if (change.action === 'delete') out.delete(registryKey('saved-object', change.name));
+      for (const r of change.requests) {
+        if (r.method !== 'POST' || !Array.isArray(r.body)) continue;
+        for (const o of r.body as Array<{ type: string; id: string }>) {
+          const key = `${o.type}/${o.id}`;
+          out.set(registryKey('saved-object', key), ownedHash('saved-object', key));
+        }
+      }
+      continue;
+    }
+    const kind = OWNED_KIND[change.kind];
+    if (kind === undefined || change.name === '') continue;
+    const key = registryKey(kind, change.name);
+    if (change.action === 'delete') {
+      out.delete(key);
+      continue;
+    }
+    const written = change.requests.find((r) => r.method === 'PUT' && r.body !== undefined);
+    if (written !== undefined) out.set(key, ownedHash(kind, written.body));
+    else if (change.action === 'unchanged' && out.has(key)) {
+      // Live is what the profile renders: that is what kfek wrote.
+      out.set(key, ownedHash(kind, liveContent(state, kind, change.name)));
+    }
+  }
+  return out;
+}
+
+function liveContent(state: DomainState, kind: OwnedKind, name: string): unknown {
+  switch (kind) {
+    case 'index-template':
+      return state.templates.get(name)?.body;
+    case 'ingest-pipeline':
+      return state.pipelines.get(name);
+    case 'ism-policy':
+      return state.policies.get(name)?.policy;
+    case 'security-role':
+      return state.roles.get(name);
+    default:
+      return name;
+  }
+}
+
+/** The record before a deploy acts: what it has, plus what the deploy is about to write (deletes come after). */
+export function recordBefore(state: DomainState, changes: readonly DomainChange[]): Map<string, string> {
+  const out = new Map(state.registry?.objects ?? []);
+  for (const [key, hash] of recordAfter(state, changes)) out.set(key, hash);
+  return out;
+}
