@@ -13,7 +13,7 @@
  */
 import { indexNameFor, indexPatternFor, type IndexRotation } from '../contracts/index-naming';
 import { OpenSearchRequestError } from '../errors';
-import type { OpenSearchHttpClient } from '../opensearch/http';
+import { OpenSearchConnectionError, type OpenSearchHttpClient } from '../opensearch/http';
 import { routingFor } from '../opensearch/ingest-pipeline';
 import { MINUTE_MILLIS } from './engine';
 import type { ReconcileGroup } from './model';
@@ -58,7 +58,9 @@ export function searchSide(options: SearchSideOptions): SearchSide {
   const batch = options.batchSize ?? 1000;
   const call = async (method: 'GET' | 'POST', path: string, body: unknown): Promise<unknown> => {
     options.meter.openSearch += 1;
-    const response = await options.client.request({ method, path, body });
+    const response = await options.client.request({ method, path, body }).catch((error: unknown) => {
+      throw error instanceof OpenSearchConnectionError ? unreachable(options.client.baseUrl, error) : error;
+    });
     if (response.status !== 200) {
       throw new OpenSearchRequestError(
         `OpenSearch answered ${method} ${path} with HTTP ${response.status}: ${response.text.slice(0, 300)}`,
@@ -153,6 +155,36 @@ export function searchSide(options: SearchSideOptions): SearchSide {
       return found;
     },
   };
+}
+
+/**
+ * OpenSearch did not answer at all (refused, timed out, name not found, TLS): one line naming the URL (without the
+ * credentials a basic-auth URL carries) and what to check, instead of fetch's `TypeError: fetch failed`.
+ */
+function unreachable(baseUrl: string, error: OpenSearchConnectionError): OpenSearchRequestError {
+  let shown = baseUrl;
+  try {
+    const url = new URL(baseUrl);
+    url.username = '';
+    url.password = '';
+    shown = url.toString().replace(/\/$/, '');
+  } catch {
+    // Not a URL: shown as given (the client would not have been made with credentials it could not parse).
+  }
+  // fetch's `TypeError: fetch failed` holds the reason (ECONNREFUSED, ENOTFOUND, a timeout) in its own cause. Read
+  // by shape, not `instanceof`: fetch's errors may come from another realm (a test runner's sandbox).
+  const messageOf = (e: unknown): string | undefined =>
+    typeof e === 'object' && e !== null && typeof (e as { message?: unknown }).message === 'string'
+      ? (e as { message: string }).message
+      : undefined;
+  const inner = (error.cause as { cause?: unknown } | undefined)?.cause;
+  const reason = messageOf(inner) ?? messageOf(error.cause);
+  const why = reason === undefined || reason === '' ? '' : ` (${reason.split('\n')[0]})`;
+  return new OpenSearchRequestError(
+    `reconcile: OpenSearch at ${shown} did not answer${why}: check --opensearch (scheme, host and port), that the ` +
+      'node or domain is up and reachable from here (VPC, security group, kfek proxy), and --sigv4 for a domain',
+    { cause: error },
+  );
 }
 
 function joinedOf(source: { kfek?: { joined?: unknown } } | undefined): number {

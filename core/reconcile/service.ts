@@ -19,7 +19,7 @@ import type { LogsPort } from '../logs/ports';
 import type { TransformRoute } from '../contracts/routes';
 import type { OpenSearchHttpClient } from '../opensearch/http';
 import { cloudWatchSide, type CountMode } from './cloudwatch-side';
-import { reconcile } from './engine';
+import { minuteOf, reconcile } from './engine';
 import { rawStreamHealer } from './healer';
 import { keptSide, type RawRecordTransform } from './kept-side';
 import type { ReconcileGroup, ReconcileReport } from './model';
@@ -117,7 +117,12 @@ export async function runReconcileWith(
     ...(settings.sourceRegions !== undefined ? { sourceRegions: settings.sourceRegions } : {}),
   };
   const planner = plannerFor(transform);
-  const kept = keptSide({ sources: settings.kept, since: settings.since, transform: planner, meter });
+  const kept = keptSide({
+    sources: settings.kept,
+    since: keptSince(settings.since),
+    transform: planner,
+    meter,
+  });
   const report = await reconcile(
     {
       groups,
@@ -164,6 +169,23 @@ export async function runReconcileWith(
   const unreadableKept =
     report.totals.missing + report.totals.kept > 0 ? (await kept.index()).unreadable : [];
   return { ...report, requests: meter.snapshot(), unreadableKept };
+}
+
+/**
+ * CloudWatch Logs takes events up to 2 hours ahead of its own clock (PutLogEvents: "None of the log events in the
+ * batch can be more than 2 hours in the future"), so an event of the judged window may have been taken in, and kept
+ * data written about it, up to that long before its own time.
+ */
+const MAX_EVENT_AHEAD_MILLIS = 2 * 60 * 60_000;
+
+/**
+ * The oldest kept object that can hold an event of the judged window: the window is judged from the start of
+ * `since`'s minute (engine.ts `judgedMinutes`), not from `since` itself, and its first event may have been taken in
+ * (and failed) up to {@link MAX_EVENT_AHEAD_MILLIS} before its timestamp.
+ * https://docs.aws.amazon.com/AmazonCloudWatchLogs/latest/APIReference/API_PutLogEvents.html
+ */
+export function keptSince(since: number): number {
+  return minuteOf(since) - MAX_EVENT_AHEAD_MILLIS;
 }
 
 /** Each group's owner, and the filter pattern and names of its subscription to the raw stream (as backfill reads them). */
