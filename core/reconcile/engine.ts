@@ -203,9 +203,11 @@ export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts
   }
   const exactMillis = ports.clock.now() - exactStartedAt;
 
+  // A group the heal may not send (its route takes events by source account) keeps its missing events.
+  const healable = work.filter((w) => w.group.healRefusal === undefined);
   const heal =
-    options.heal !== undefined && ports.healer !== undefined && work.some((w) => w.missing.length > 0)
-      ? await healMissing(work, options.heal, { ...ports, healer: ports.healer }, progress)
+    options.heal !== undefined && ports.healer !== undefined && healable.some((w) => w.missing.length > 0)
+      ? await healMissing(healable, options.heal, { ...ports, healer: ports.healer }, progress)
       : undefined;
 
   const groups: GroupReport[] = work.map((w) => {
@@ -234,6 +236,9 @@ export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts
       droppedByRule,
       events: listed.slice(0, limit),
       truncated: listed.length > limit || w.unlisted > 0,
+      ...(options.heal !== undefined && w.group.healRefusal !== undefined && w.missing.length > 0
+        ? { healRefused: w.group.healRefusal }
+        : {}),
     };
   });
 

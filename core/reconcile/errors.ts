@@ -16,3 +16,16 @@ export class UnjudgeableWindowError extends OperatorError {
     this.name = 'UnjudgeableWindowError';
   }
 }
+
+/**
+ * `--heal` asked for log groups whose events the heal cannot send as live sent them (a route takes them by source
+ * account): refused before anything is sent, as `kfek backfill` refuses them, with the same reason.
+ */
+export class HealRefusedError extends OperatorError {
+  override readonly exitCode = 2;
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'HealRefusedError';
+  }
+}

@@ -16,10 +16,11 @@ import { kinesisPort } from '../kinesis/aws';
 import { logsPort } from '../logs/aws';
 import { BACKFILL_FILTER_NAME } from '../logs/model';
 import type { LogsPort } from '../logs/ports';
-import type { TransformRoute } from '../contracts/routes';
+import { accountRoutingProblem, accountRoutingRefusal, type TransformRoute } from '../contracts/routes';
 import type { OpenSearchHttpClient } from '../opensearch/http';
 import { cloudWatchSide, type CountMode } from './cloudwatch-side';
 import { minuteOf, reconcile } from './engine';
+import { HealRefusedError } from './errors';
 import { rawStreamHealer } from './healer';
 import { keptSide, type RawRecordTransform } from './kept-side';
 import type { ReconcileGroup, ReconcileReport } from './model';
@@ -79,7 +80,18 @@ export interface ReconcileSettings {
   readonly joinLookbackInMillis?: number;
   readonly countMode: CountMode;
   /** @default - no heal */
-  readonly heal?: { readonly timeoutInMillis: number; readonly pollIntervalInMillis?: number };
+  readonly heal?: {
+    readonly timeoutInMillis: number;
+    readonly pollIntervalInMillis?: number;
+    /**
+     * What a group the heal cannot send as live did (a route takes its events by source account) does to the run:
+     * `fail` refuses the run before anything is read or sent, as `kfek backfill` refuses it (the command); `skip`
+     * judges it and heals the others, reporting why its missing events were not sent (the scheduled function,
+     * which must keep judging every group).
+     * @default 'fail'
+     */
+    readonly onRefusedGroup?: 'fail' | 'skip';
+  };
   /** @default 1000 */
   readonly maxListedEvents?: number;
 }
@@ -110,6 +122,21 @@ export async function runReconcileWith(
     retry: { sleep: clock.sleep },
   });
   const groups = await resolveGroups(settings, logs, meter);
+  const refused = groups.flatMap((g) => (g.healRefusal === undefined ? [] : [g.healRefusal]));
+  if (
+    settings.heal !== undefined &&
+    (settings.heal.onRefusedGroup ?? 'fail') === 'fail' &&
+    refused.length > 0
+  ) {
+    throw new HealRefusedError(
+      accountRoutingRefusal(
+        'reconcile --heal',
+        refused,
+        'Leave these groups out (--log-group), reconcile them without --heal, or re-send what the raw stream ' +
+          'still holds with kfek replay.',
+      ),
+    );
+  }
   const lookback = settings.joinLookbackInMillis ?? 60_000;
   const transform = {
     routes: settings.routes,
@@ -207,9 +234,11 @@ async function resolveGroups(
     const toRaw = (await logs.subscriptions(setting.name)).filter(
       (s) => s.destinationArn === stream || s.destinationArn.endsWith(`:stream/${streamName}`),
     );
+    const healRefusal = accountRoutingProblem(setting.name, owner, settings.routes);
     groups.push({
       logGroup: setting.name,
       owner,
+      ...(healRefusal !== undefined ? { healRefusal } : {}),
       filterPattern: toRaw[0]?.filterPattern ?? setting.filterPattern ?? '',
       subscriptionFilters: toRaw.length > 0 ? toRaw.map((s) => s.filterName) : [BACKFILL_FILTER_NAME],
     });
