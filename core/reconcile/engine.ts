@@ -236,9 +236,7 @@ export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts
       droppedByRule,
       events: listed.slice(0, limit),
       truncated: listed.length > limit || w.unlisted > 0,
-      ...(options.heal !== undefined && w.group.healRefusal !== undefined && w.missing.length > 0
-        ? { healRefused: w.group.healRefusal }
-        : {}),
+      ...(refusedHeal(w, options.heal !== undefined, heal?.refusedByGroup) ?? {}),
     };
   });
 
@@ -257,6 +255,17 @@ export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts
     ...(heal !== undefined ? { heal: heal.report } : {}),
     durationInMillis: ports.clock.now() - startedAt,
   };
+}
+
+/** Why the heal sent none of the group's missing events, when it was asked to and did not. */
+function refusedHeal(
+  w: GroupWork,
+  asked: boolean,
+  refusedByGroup: ReadonlyMap<string, string> | undefined,
+): { healRefused: string } | undefined {
+  if (!asked || w.missing.length === 0) return undefined;
+  const why = w.group.healRefusal ?? refusedByGroup?.get(w.group.logGroup);
+  return why === undefined ? undefined : { healRefused: why };
 }
 
 /**

@@ -23,6 +23,7 @@ import { minuteOf, reconcile } from './engine';
 import { HealRefusedError } from './errors';
 import { rawStreamHealer } from './healer';
 import { keptSide, type RawRecordTransform } from './kept-side';
+import { keptStems } from './kept-stems';
 import type { ReconcileGroup, ReconcileReport } from './model';
 import { type Clock, type DocumentPlanner, RequestMeter } from './ports';
 import { searchSide } from './search-side';
@@ -144,6 +145,13 @@ export async function runReconcileWith(
     ...(settings.sourceRegions !== undefined ? { sourceRegions: settings.sourceRegions } : {}),
   };
   const planner = plannerFor(transform);
+  // Every stem kfek keeps, retired ones included: an event in a kept old stem's index is found there.
+  const stems = await keptStems({
+    client: clients.search,
+    meter,
+    current: [settings.index.prefix, ...settings.routes.map((r) => r.indexStem)],
+  });
+  if (stems.note !== undefined) onProgress?.(stems.note);
   const kept = keptSide({
     sources: settings.kept,
     since: keptSince(settings.since),
@@ -172,7 +180,7 @@ export async function runReconcileWith(
       }),
       search: searchSide({
         client: clients.search,
-        stems: [settings.index.prefix, ...settings.routes.map((r) => r.indexStem)],
+        stems: stems.stems,
         rotation: settings.index.rotation,
         meter,
       }),

@@ -9,6 +9,7 @@ import { accountRoutingProblem } from '../../../core/contracts/routes';
 import type { OpenSearchHttpClient } from '../../../core/opensearch/http';
 import { MINUTE_MILLIS, reconcile } from '../../../core/reconcile/engine';
 import { HealRefusedError } from '../../../core/reconcile/errors';
+import type { ReconcileGroup, ReconcileReport } from '../../../core/reconcile/model';
 import { type ReconcileRoute, runReconcileWith } from '../../../core/reconcile/service';
 import { FakePlanner, GROUP, T0, World, event } from '../../helpers/reconcile-fakes';
 
@@ -20,6 +21,14 @@ const route = (name: string, account: string): ReconcileRoute => ({
   processing: { drop: [] },
   indexStem: name,
 });
+
+/** A run with --heal over the first ten minutes after T0, with no lag. */
+function healed(world: World, groups: readonly ReconcileGroup[]): Promise<ReconcileReport> {
+  return reconcile(
+    { groups, since: T0, until: T0 + 10 * MINUTE_MILLIS, lagInMillis: 0, heal: { timeoutInMillis: 10_000 } },
+    world.ports(),
+  );
+}
 
 describe('the heal and routes by source account', () => {
   test("fails when --heal names a group a route takes by source account, before any call, with backfill's reason", async () => {
@@ -87,16 +96,7 @@ describe('the heal and routes by source account', () => {
     world.write(refused, [event('blost', 180)], false);
 
     // WHEN
-    const report = await reconcile(
-      {
-        groups: [GROUP, refused],
-        since: T0,
-        until: T0 + 10 * MINUTE_MILLIS,
-        lagInMillis: 0,
-        heal: { timeoutInMillis: 10_000 },
-      },
-      world.ports(),
-    );
+    const report = await healed(world, [GROUP, refused]);
 
     // THEN
     expect(world.healed.map((e) => e.id)).toEqual(['lost']);
@@ -112,5 +112,40 @@ describe('the heal and routes by source account', () => {
       `${CENTRAL} (owned by 999999999999): route teama takes its events by source account (111111111111)`,
     );
     expect(accountRoutingProblem(CENTRAL, '111111111111', [route('teama', '111111111111')])).toBeUndefined();
+  });
+});
+
+describe('the heal and the stem live used', () => {
+  test.each([
+    ['a route removed while its indices are kept', 'orders-old'],
+    ['a stem change with the old stem retained', 'orders-2025'],
+  ])('never heals through a transform that sends the events elsewhere: %s', async (_, liveStem) => {
+    // GIVEN live put the group's documents under another stem than the profile (the fake planner's `logs`) now does
+    const world = new World();
+    world.liveStem = liveStem;
+    world.write(GROUP, [event('a1', 60), event('a2', 120)]);
+    world.write(GROUP, [event('lost', 180)], false);
+
+    // WHEN
+    const report = await healed(world, [GROUP]);
+
+    // THEN nothing was sent; the event stays missing and the report says where live put the group's documents
+    expect(world.healed).toEqual([]);
+    expect(report.totals).toMatchObject({ missing: 1, healed: 0 });
+    expect(report.groups[0].healRefused).toMatch(
+      new RegExp(`live put its documents .* in ${liveStem}'s indices`),
+    );
+  });
+
+  test('heals when live used the stem the profile uses now', async () => {
+    const world = new World();
+    world.write(GROUP, [event('a1', 60)]);
+    world.write(GROUP, [event('lost', 180)], false);
+
+    const report = await healed(world, [GROUP]);
+
+    expect(world.healed.map((e) => e.id)).toEqual(['lost']);
+    expect(report.totals).toMatchObject({ missing: 0, healed: 1 });
+    expect(report.groups[0].healRefused).toBeUndefined();
   });
 });
