@@ -5,7 +5,12 @@
 import type { PipelineConfig } from '../../core/config';
 import { createContinuation } from '../../core/contracts/multiline';
 import { physicalNamesFor } from '../../core/contracts/physical-names';
-import { accountDependence, routeFor, type TransformRoute } from '../../core/contracts/routes';
+import {
+  accountRoutingProblem,
+  accountRoutingRefusal,
+  routeFor,
+  type TransformRoute,
+} from '../../core/contracts/routes';
 import type { Clock } from '../../core/clock';
 import { UsageError } from '../errors';
 import type { BackfillArgs } from './args';
@@ -113,13 +118,9 @@ export async function planGroups(
   const refused: string[] = [];
   for (const name of job.logGroups) {
     const info = await logs.describeGroup(name);
-    const dependence = accountDependence(name, info.owner, routes);
-    if (dependence.foreignAccounts.length > 0) {
-      refused.push(
-        `${name} (owned by ${info.owner}): route${dependence.accountRoutes.length > 1 ? 's' : ''} ` +
-          `${dependence.accountRoutes.join(', ')} take${dependence.accountRoutes.length > 1 ? '' : 's'} its events ` +
-          `by source account (${dependence.foreignAccounts.join(', ')})`,
-      );
+    const problem = accountRoutingProblem(name, info.owner, routes);
+    if (problem !== undefined) {
+      refused.push(problem);
       continue;
     }
     const route = routeFor({ logGroup: name, account: info.owner }, routes);
@@ -144,10 +145,11 @@ export async function planGroups(
   }
   if (refused.length > 0) {
     throw new UsageError(
-      `backfill: cannot reproduce the live documents of ${refused.join('; ')}. Events from another account reach a ` +
-        'log group only through CloudWatch Logs centralization, and FilterLogEvents does not return their source ' +
-        'account (@aws.account), so backfill could not tell which route live sent them to. Leave these groups out ' +
-        '(--log-group), or re-send what the raw stream still holds with kfek replay.',
+      accountRoutingRefusal(
+        'backfill',
+        refused,
+        'Leave these groups out (--log-group), or re-send what the raw stream still holds with kfek replay.',
+      ),
     );
   }
   return facts;

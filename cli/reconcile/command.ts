@@ -12,6 +12,7 @@ import { createHttpClient, type HttpAuth } from '../../core/opensearch/http';
 import { regionFromHost, type ReconcileArgs } from '../args';
 import { forCommand, parseTimeBeforeNow } from '../args/values';
 import { translateAwsError } from '../../core/aws/retry';
+import { judgeableMinutes } from '../../core/reconcile/engine';
 import { sleep } from '../../core/clock';
 import { OperatorError } from '../../core/errors';
 import { createLogsClient, resolveAwsTarget } from '../aws';
@@ -45,6 +46,9 @@ export async function reconcile(args: ReconcileArgs, io: ReconcileIo): Promise<n
     );
   }
   const config = profileConfig(args.profile);
+  const lagInMillis = args.lagInMillis ?? reconcileLagMillis(config);
+  // Before any call: a window with nothing older than the lag is a bad command line, not `missing 0`.
+  judgeableMinutes(since.getTime(), until.getTime(), now.getTime(), lagInMillis);
   const groups = groupSettings(args, config);
   const localDir = args.localDir === undefined ? undefined : await localFolder(args.localDir, io);
 
@@ -73,7 +77,7 @@ export async function reconcile(args: ReconcileArgs, io: ReconcileIo): Promise<n
         kept: keptSources(config, localDir, aws, bucket),
         since: since.getTime(),
         until: until.getTime(),
-        lagInMillis: args.lagInMillis ?? reconcileLagMillis(config),
+        lagInMillis,
         joinLookbackInMillis: args.joinLookbackInMillis,
         countMode: args.countMode ?? (endpoint !== undefined ? 'scan' : 'insights'),
         ...(args.heal ? { heal: { timeoutInMillis: args.healTimeoutInMillis } } : {}),

@@ -64,6 +64,11 @@ export function formatReconcile(run: ReconcileRun): string {
     if (run.totals[state] > LINES_PER_STATE)
       lines.push(`  ... and ${run.totals[state] - LINES_PER_STATE} more (--json lists them)`);
   }
+  const refused = run.groups.filter((g) => g.healRefused !== undefined);
+  if (refused.length > 0) {
+    lines.push('', 'not healed (sent again, their events would not take the route live gave them):');
+    for (const g of refused) lines.push(`  ${g.healRefused ?? ''}`);
+  }
   if (run.unreadableKept.length > 0) {
     lines.push(
       '',

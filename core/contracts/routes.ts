@@ -293,3 +293,31 @@ export function accountDependence<R extends Pick<TransformRoute, 'name' | 'match
   }
   return { accountRoutes, foreignAccounts: [...foreign] };
 }
+
+/**
+ * Why the events of `logGroup` (owned by `owner`) cannot be sent through the transform again as live sent them, or
+ * undefined when they can: a route takes them by source account (accountDependence). One rule and one wording for
+ * every command that re-sends events read with FilterLogEvents (`kfek backfill`, `kfek reconcile --heal`).
+ */
+export function accountRoutingProblem<R extends Pick<TransformRoute, 'name' | 'match'>>(
+  logGroup: string,
+  owner: string,
+  routes: readonly R[],
+): string | undefined {
+  const { accountRoutes, foreignAccounts } = accountDependence(logGroup, owner, routes);
+  if (foreignAccounts.length === 0) return undefined;
+  const many = accountRoutes.length > 1;
+  return (
+    `${logGroup} (owned by ${owner}): route${many ? 's' : ''} ${accountRoutes.join(', ')} ` +
+    `take${many ? '' : 's'} its events by source account (${foreignAccounts.join(', ')})`
+  );
+}
+
+/** The refusal of `command` for the {@link accountRoutingProblem}s of its log groups, with the reason and the fix. */
+export function accountRoutingRefusal(command: string, problems: readonly string[], fix: string): string {
+  return (
+    `${command}: cannot reproduce the live documents of ${problems.join('; ')}. Events from another account reach a ` +
+    'log group only through CloudWatch Logs centralization, and FilterLogEvents does not return their source ' +
+    `account (@aws.account), so ${command} could not tell which route live sent them to. ${fix}`
+  );
+}

@@ -12,6 +12,7 @@
  * Pure over the ports (time included), so the whole decision is unit-tested with fakes.
  */
 import { type ClassifiedEvent, classifyRange } from './classify';
+import { UnjudgeableWindowError } from './errors';
 import { healMissing } from './heal';
 import {
   addStates,
@@ -85,6 +86,28 @@ export function judgedMinutes(
   return { start, end };
 }
 
+/**
+ * {@link judgedMinutes}, refused when it is empty: a window whose every second is newer than `now - lag` (in the
+ * future, or too recent for its events to have arrived) cannot be judged, and a report of it would say `missing 0`
+ * about events nobody looked for. The message names the window, the lag, and when it can be judged.
+ */
+export function judgeableMinutes(
+  since: number,
+  until: number,
+  now: number,
+  lagInMillis: number,
+): { start: number; end: number } {
+  const judged = judgedMinutes(since, until, now, lagInMillis);
+  if (judged.end > judged.start) return judged;
+  const iso = (t: number): string => new Date(t).toISOString();
+  const firstJudgeable = judged.start + lagInMillis + 1000;
+  throw new UnjudgeableWindowError(
+    `reconcile: the window ${iso(since)} to ${iso(until)} has nothing to judge: it starts at or after now ` +
+      `(${iso(now)}) minus the lag (${Math.round(lagInMillis / 1000)} s), so its events may still be on their ` +
+      `way. Pass an earlier --since (or a shorter --lag), or run again after ${iso(firstJudgeable)}`,
+  );
+}
+
 /** Consecutive minutes whose counts differ, as ranges of at most `maxMinutes` (the last one may end in a minute). */
 export function differingRanges(
   start: number,
@@ -131,7 +154,7 @@ export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts
   const startedAt = ports.clock.now();
   const lookback = options.joinLookbackInMillis ?? 60_000;
   const maxRange = options.maxRangeMinutes ?? 10;
-  const { start, end } = judgedMinutes(options.since, options.until, startedAt, options.lagInMillis);
+  const { start, end } = judgeableMinutes(options.since, options.until, startedAt, options.lagInMillis);
   const progress = options.onProgress ?? ((): void => undefined);
   const minutes = Math.ceil((end - start) / MINUTE_MILLIS);
 
@@ -180,9 +203,11 @@ export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts
   }
   const exactMillis = ports.clock.now() - exactStartedAt;
 
+  // A group the heal may not send (its route takes events by source account) keeps its missing events.
+  const healable = work.filter((w) => w.group.healRefusal === undefined);
   const heal =
-    options.heal !== undefined && ports.healer !== undefined && work.some((w) => w.missing.length > 0)
-      ? await healMissing(work, options.heal, { ...ports, healer: ports.healer }, progress)
+    options.heal !== undefined && ports.healer !== undefined && healable.some((w) => w.missing.length > 0)
+      ? await healMissing(healable, options.heal, { ...ports, healer: ports.healer }, progress)
       : undefined;
 
   const groups: GroupReport[] = work.map((w) => {
@@ -211,6 +236,7 @@ export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts
       droppedByRule,
       events: listed.slice(0, limit),
       truncated: listed.length > limit || w.unlisted > 0,
+      ...(refusedHeal(w, options.heal !== undefined, heal?.refusedByGroup) ?? {}),
     };
   });
 
@@ -229,6 +255,17 @@ export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts
     ...(heal !== undefined ? { heal: heal.report } : {}),
     durationInMillis: ports.clock.now() - startedAt,
   };
+}
+
+/** Why the heal sent none of the group's missing events, when it was asked to and did not. */
+function refusedHeal(
+  w: GroupWork,
+  asked: boolean,
+  refusedByGroup: ReadonlyMap<string, string> | undefined,
+): { healRefused: string } | undefined {
+  if (!asked || w.missing.length === 0) return undefined;
+  const why = w.group.healRefusal ?? refusedByGroup?.get(w.group.logGroup);
+  return why === undefined ? undefined : { healRefused: why };
 }
 
 /**

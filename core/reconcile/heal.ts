@@ -6,7 +6,7 @@
  */
 import { documentIdFor } from '../opensearch/ingest-pipeline';
 import type { EventVerdict, HealReport, LogEvent, ReconcileGroup } from './model';
-import type { DocumentRef, Healer, ReconcilePorts } from './ports';
+import type { DocumentRef, Healer, PlannedEvent, ReconcilePorts, SearchSide } from './ports';
 
 /** What the heal needs of a group's work in the engine: the group, and its missing events in the order read. */
 export interface HealWork {
@@ -18,6 +18,8 @@ export interface HealOutcome {
   readonly report: HealReport;
   /** Per group, the new verdict of each event that left `missing` (by `<stream>\0<event id>`). */
   readonly healedByGroup: ReadonlyMap<string, ReadonlyMap<string, EventVerdict>>;
+  /** Groups whose missing events were not sent, with why (live used another stem for them). */
+  readonly refusedByGroup: ReadonlyMap<string, string>;
 }
 
 interface Expected {
@@ -37,26 +39,33 @@ export async function healMissing(
 ): Promise<HealOutcome> {
   const startedAt = ports.clock.now();
   const healedByGroup = new Map<string, Map<string, EventVerdict>>();
+  const refusedByGroup = new Map<string, string>();
   let sent = 0;
   let notSent = 0;
   const expected: Expected[] = [];
   for (const w of work) {
     if (w.missing.length === 0) continue;
     const name = w.group.logGroup;
+    const plans = ports.planner.plan(w.group, w.missing);
+    const refusal = await stemRefusal(w, plans, ports.search);
+    if (refusal !== undefined) {
+      progress(`${name}: not healed: ${refusal}`);
+      refusedByGroup.set(name, refusal);
+      continue;
+    }
     progress(`${name}: sending ${w.missing.length} missing event(s) through the raw stream`);
     const result = await ports.healer.send(w.group, w.missing);
     sent += result.sent;
     notSent += result.notSent.length;
     const unsent = new Set(result.notSent.map((e) => keyOf(e.logStream, e.id)));
-    const events = w.missing.filter((e) => !unsent.has(keyOf(e.logStream, e.id)));
-    const plans = ports.planner.plan(w.group, events);
-    const byKey = new Map(events.map((e, i) => [keyOf(e.logStream, e.id), { event: e, plan: plans[i] }]));
+    const byKey = new Map(w.missing.map((e, i) => [keyOf(e.logStream, e.id), { event: e, plan: plans[i] }]));
     const changed = new Map<string, EventVerdict>();
     healedByGroup.set(name, changed);
-    events.forEach((event, i) => {
+    w.missing.forEach((event, i) => {
       const plan = plans[i];
       const base = { logStream: event.logStream, eventId: event.id, timestamp: event.timestamp };
       const key = keyOf(event.logStream, event.id);
+      if (unsent.has(key)) return;
       if (plan.kind === 'dropped') {
         // Sent again, the transform keeps it out (its route's drop rule): not lost, so not missing either.
         changed.set(key, {
@@ -106,5 +115,30 @@ export async function healMissing(
   return {
     report: { sent, healed, notSent, durationInMillis: ports.clock.now() - startedAt },
     healedByGroup,
+    refusedByGroup,
   };
+}
+
+/**
+ * Why the group's missing events must not be sent, or undefined when they may: live put the group's newest document
+ * at or before the last of them under another stem than the transform would put them now (a route removed while its
+ * indices are kept, a route given another stem, a new `indexPrefix`). Sent again, they would land in another
+ * family's indices, read by other people, masked and dropped by another route's rules (or none).
+ */
+async function stemRefusal(
+  w: HealWork,
+  plans: readonly PlannedEvent[],
+  search: SearchSide,
+): Promise<string | undefined> {
+  const planned = new Set(plans.flatMap((p) => (p.kind === 'document' ? [p.stem] : [])));
+  if (planned.size === 0) return undefined;
+  const last = Math.max(...w.missing.map((e) => e.timestamp));
+  const live = await search.stemAt(w.group, last);
+  if (live === undefined || (planned.size === 1 && planned.has(live))) return undefined;
+  return (
+    `${w.group.logGroup}: live put its documents up to ${new Date(last).toISOString()} in ${live}'s indices, but ` +
+    `the profile now sends its events to ${[...planned].join(', ')} (a route removed or given another stem): sent ` +
+    `again, they would land in indices live did not use. Re-send them with the profile that was live then, or ` +
+    'leave them missing'
+  );
 }

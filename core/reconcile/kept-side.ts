@@ -9,7 +9,8 @@
  * - a batch kept as a sequence-number range only (the pipe's dead-letter queue, an invocation record without its
  *   records) names no event either: counted as unreadable, and `kfek replay` re-reads it from the stream.
  *
- * Only objects written since the window began are read (an object cannot hold an event younger than itself), and
+ * Only objects written since `since` are read (the service passes the start of the judged window's first minute, less
+ * the 2 hours an event may run ahead of CloudWatch Logs' clock: service.ts `keptSince`), and
  * only once per run, when the exact tier first finds an event that is not searchable.
  */
 import { collectKept, type KeptPlace, type KeptSources } from '../kept/collect';

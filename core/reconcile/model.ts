@@ -32,6 +32,13 @@ export interface ReconcileGroup {
    * events go out in envelopes that name the same filters, as backfill's do.
    */
   readonly subscriptionFilters: readonly string[];
+  /**
+   * Why the heal must not send this group's events: sent again, they would not take the route live gave them
+   * (core/contracts/routes.ts `accountRoutingProblem`, the rule `kfek backfill` refuses by). Its missing events stay
+   * missing, and the report says why.
+   * @default - the heal may send them
+   */
+  readonly healRefusal?: string;
 }
 
 /**
@@ -127,6 +134,8 @@ export interface GroupReport {
   readonly events: readonly EventVerdict[];
   /** True when more events than {@link events} lists were not searchable. */
   readonly truncated: boolean;
+  /** Why the heal sent none of this group's missing events (they stay missing); absent when it could send them. */
+  readonly healRefused?: string;
 }
 
 /** Calls made, by the service they went to: what a run costs in requests. */

@@ -32,6 +32,12 @@ export interface DocumentRef {
 /** A document found in OpenSearch. */
 export interface FoundDocument {
   readonly index: string;
+  /**
+   * The kept stem its index belongs to (index-naming.ts `owningStem`): where live put it, which the heal compares
+   * with where it would put it now.
+   * @default - unknown
+   */
+  readonly stem?: string;
   /** `kfek.joined`: continuation lines a multi-line rule joined into it (0 when none). */
   readonly joined: number;
 }
@@ -44,6 +50,11 @@ export interface SearchSide {
   countPerMinute(groups: readonly ReconcileGroup[], start: number, end: number): Promise<MinuteCounts>;
   /** The documents of `refs` that exist, by id. */
   find(refs: readonly DocumentRef[]): Promise<ReadonlyMap<string, FoundDocument>>;
+  /**
+   * The kept stem of the index holding the group's newest document at or before `at` (by `@timestamp`): where live
+   * was putting the group's events then; undefined when the group has no document that old.
+   */
+  stemAt(group: ReconcileGroup, at: number): Promise<string | undefined>;
 }
 
 export interface KeptSide {

@@ -2,7 +2,8 @@
  * The OpenSearch side of `kfek reconcile` (core/reconcile/ports.ts `SearchSide`), over kfek's HTTP port (plain HTTP to
  * the local node, SigV4 to a domain):
  *
- * - counts: one composite aggregation over every kfek index pattern (the default route's and each route's), per
+ * - counts: one composite aggregation over every kept index pattern (the default route's, each route's and the
+ *   retired ones', kept-stems.ts), per
  *   `cloudwatch.logGroup` and one-minute `@timestamp` bucket, each bucket's documents plus the sum of `kfek.joined`
  *   (the lines a multi-line rule joined into them), filtered to the groups' owners; paged with `after`;
  * - lookups: `_mget` of each document in the route's index of its event's time (with the routing the ingest pipeline
@@ -11,9 +12,9 @@
  *   sits in a later index; a domain of more than 64 shards routes by a longer prefix) is looked for with one `ids`
  *   query over every kfek index pattern, which needs no routing.
  */
-import { indexNameFor, indexPatternFor, type IndexRotation } from '../contracts/index-naming';
+import { indexNameFor, indexPatternFor, type IndexRotation, owningStem } from '../contracts/index-naming';
 import { OpenSearchRequestError } from '../errors';
-import type { OpenSearchHttpClient } from '../opensearch/http';
+import { OpenSearchConnectionError, type OpenSearchHttpClient } from '../opensearch/http';
 import { routingFor } from '../opensearch/ingest-pipeline';
 import { MINUTE_MILLIS } from './engine';
 import type { ReconcileGroup } from './model';
@@ -21,7 +22,10 @@ import type { DocumentRef, FoundDocument, MinuteCounts, RequestMeter, SearchSide
 
 export interface SearchSideOptions {
   readonly client: OpenSearchHttpClient;
-  /** Every index stem kfek writes: the default route's (config `delivery.indexPrefix`) and each route's. */
+  /**
+   * Every index stem kfek keeps: the default route's (config `delivery.indexPrefix`), each route's, and the retired
+   * ones whose indices are kept (kept-stems.ts).
+   */
   readonly stems: readonly string[];
   readonly rotation: IndexRotation;
   readonly meter: RequestMeter;
@@ -54,11 +58,20 @@ interface SearchAnswer {
 }
 
 export function searchSide(options: SearchSideOptions): SearchSide {
-  const patterns = [...new Set(options.stems)].map((s) => indexPatternFor(s, options.rotation)).join(',');
+  const stems = [...new Set(options.stems)];
+  const patterns = stems.map((s) => indexPatternFor(s, options.rotation)).join(',');
+  const stemOf = (index: string): string | undefined =>
+    options.rotation === 'NoRotation' && stems.includes(index) ? index : owningStem(index, stems);
+  const ownerFilter = (group: ReconcileGroup): Record<string, unknown>[] => [
+    { term: { 'cloudwatch.logGroup': group.logGroup } },
+    { term: { 'cloudwatch.owner': group.owner } },
+  ];
   const batch = options.batchSize ?? 1000;
   const call = async (method: 'GET' | 'POST', path: string, body: unknown): Promise<unknown> => {
     options.meter.openSearch += 1;
-    const response = await options.client.request({ method, path, body });
+    const response = await options.client.request({ method, path, body }).catch((error: unknown) => {
+      throw error instanceof OpenSearchConnectionError ? unreachable(options.client.baseUrl, error) : error;
+    });
     if (response.status !== 200) {
       throw new OpenSearchRequestError(
         `OpenSearch answered ${method} ${path} with HTTP ${response.status}: ${response.text.slice(0, 300)}`,
@@ -133,7 +146,7 @@ export function searchSide(options: SearchSideOptions): SearchSide {
         })) as MgetAnswer;
         for (const doc of answer.docs ?? []) {
           if (doc.found === true && doc._id !== undefined && doc._index !== undefined) {
-            found.set(doc._id, { index: doc._index, joined: joinedOf(doc._source) });
+            found.set(doc._id, { ...placeOf(doc._index), joined: joinedOf(doc._source) });
           }
         }
       }
@@ -147,12 +160,63 @@ export function searchSide(options: SearchSideOptions): SearchSide {
           query: { ids: { values: ids } },
         })) as SearchAnswer;
         for (const hit of answer.hits?.hits ?? []) {
-          found.set(hit._id, { index: hit._index, joined: joinedOf(hit._source) });
+          found.set(hit._id, { ...placeOf(hit._index), joined: joinedOf(hit._source) });
         }
       }
       return found;
     },
+
+    async stemAt(group: ReconcileGroup, at: number): Promise<string | undefined> {
+      const answer = (await call('POST', `/${patterns}/_search${scope}`, {
+        size: 1,
+        track_total_hits: false,
+        _source: false,
+        query: {
+          bool: {
+            filter: [...ownerFilter(group), { range: { '@timestamp': { lte: at, format: 'epoch_millis' } } }],
+          },
+        },
+        sort: [{ '@timestamp': { order: 'desc' } }],
+      })) as SearchAnswer;
+      const index = answer.hits?.hits?.[0]?._index;
+      return index === undefined ? undefined : stemOf(index);
+    },
   };
+
+  function placeOf(index: string): { index: string; stem?: string } {
+    const stem = stemOf(index);
+    return stem === undefined ? { index } : { index, stem };
+  }
+}
+
+/**
+ * OpenSearch did not answer at all (refused, timed out, name not found, TLS): one line naming the URL (without the
+ * credentials a basic-auth URL carries) and what to check, instead of fetch's `TypeError: fetch failed`.
+ */
+function unreachable(baseUrl: string, error: OpenSearchConnectionError): OpenSearchRequestError {
+  let shown = baseUrl;
+  try {
+    const url = new URL(baseUrl);
+    url.username = '';
+    url.password = '';
+    shown = url.toString().replace(/\/$/, '');
+  } catch {
+    // Not a URL: shown as given (the client would not have been made with credentials it could not parse).
+  }
+  // fetch's `TypeError: fetch failed` holds the reason (ECONNREFUSED, ENOTFOUND, a timeout) in its own cause. Read
+  // by shape, not `instanceof`: fetch's errors may come from another realm (a test runner's sandbox).
+  const messageOf = (e: unknown): string | undefined =>
+    typeof e === 'object' && e !== null && typeof (e as { message?: unknown }).message === 'string'
+      ? (e as { message: string }).message
+      : undefined;
+  const inner = (error.cause as { cause?: unknown } | undefined)?.cause;
+  const reason = messageOf(inner) ?? messageOf(error.cause);
+  const why = reason === undefined || reason === '' ? '' : ` (${reason.split('\n')[0]})`;
+  return new OpenSearchRequestError(
+    `reconcile: OpenSearch at ${shown} did not answer${why}: check --opensearch (scheme, host and port), that the ` +
+      'node or domain is up and reachable from here (VPC, security group, kfek proxy), and --sigv4 for a domain',
+    { cause: error },
+  );
 }
 
 function joinedOf(source: { kfek?: { joined?: unknown } } | undefined): number {

@@ -16,12 +16,14 @@ import { kinesisPort } from '../kinesis/aws';
 import { logsPort } from '../logs/aws';
 import { BACKFILL_FILTER_NAME } from '../logs/model';
 import type { LogsPort } from '../logs/ports';
-import type { TransformRoute } from '../contracts/routes';
+import { accountRoutingProblem, accountRoutingRefusal, type TransformRoute } from '../contracts/routes';
 import type { OpenSearchHttpClient } from '../opensearch/http';
 import { cloudWatchSide, type CountMode } from './cloudwatch-side';
-import { reconcile } from './engine';
+import { minuteOf, reconcile } from './engine';
+import { HealRefusedError } from './errors';
 import { rawStreamHealer } from './healer';
 import { keptSide, type RawRecordTransform } from './kept-side';
+import { keptStems } from './kept-stems';
 import type { ReconcileGroup, ReconcileReport } from './model';
 import { type Clock, type DocumentPlanner, RequestMeter } from './ports';
 import { searchSide } from './search-side';
@@ -79,7 +81,18 @@ export interface ReconcileSettings {
   readonly joinLookbackInMillis?: number;
   readonly countMode: CountMode;
   /** @default - no heal */
-  readonly heal?: { readonly timeoutInMillis: number; readonly pollIntervalInMillis?: number };
+  readonly heal?: {
+    readonly timeoutInMillis: number;
+    readonly pollIntervalInMillis?: number;
+    /**
+     * What a group the heal cannot send as live did (a route takes its events by source account) does to the run:
+     * `fail` refuses the run before anything is read or sent, as `kfek backfill` refuses it (the command); `skip`
+     * judges it and heals the others, reporting why its missing events were not sent (the scheduled function,
+     * which must keep judging every group).
+     * @default 'fail'
+     */
+    readonly onRefusedGroup?: 'fail' | 'skip';
+  };
   /** @default 1000 */
   readonly maxListedEvents?: number;
 }
@@ -110,6 +123,21 @@ export async function runReconcileWith(
     retry: { sleep: clock.sleep },
   });
   const groups = await resolveGroups(settings, logs, meter);
+  const refused = groups.flatMap((g) => (g.healRefusal === undefined ? [] : [g.healRefusal]));
+  if (
+    settings.heal !== undefined &&
+    (settings.heal.onRefusedGroup ?? 'fail') === 'fail' &&
+    refused.length > 0
+  ) {
+    throw new HealRefusedError(
+      accountRoutingRefusal(
+        'reconcile --heal',
+        refused,
+        'Leave these groups out (--log-group), reconcile them without --heal, or re-send what the raw stream ' +
+          'still holds with kfek replay.',
+      ),
+    );
+  }
   const lookback = settings.joinLookbackInMillis ?? 60_000;
   const transform = {
     routes: settings.routes,
@@ -117,7 +145,19 @@ export async function runReconcileWith(
     ...(settings.sourceRegions !== undefined ? { sourceRegions: settings.sourceRegions } : {}),
   };
   const planner = plannerFor(transform);
-  const kept = keptSide({ sources: settings.kept, since: settings.since, transform: planner, meter });
+  // Every stem kfek keeps, retired ones included: an event in a kept old stem's index is found there.
+  const stems = await keptStems({
+    client: clients.search,
+    meter,
+    current: [settings.index.prefix, ...settings.routes.map((r) => r.indexStem)],
+  });
+  if (stems.note !== undefined) onProgress?.(stems.note);
+  const kept = keptSide({
+    sources: settings.kept,
+    since: keptSince(settings.since),
+    transform: planner,
+    meter,
+  });
   const report = await reconcile(
     {
       groups,
@@ -140,7 +180,7 @@ export async function runReconcileWith(
       }),
       search: searchSide({
         client: clients.search,
-        stems: [settings.index.prefix, ...settings.routes.map((r) => r.indexStem)],
+        stems: stems.stems,
         rotation: settings.index.rotation,
         meter,
       }),
@@ -166,6 +206,23 @@ export async function runReconcileWith(
   return { ...report, requests: meter.snapshot(), unreadableKept };
 }
 
+/**
+ * CloudWatch Logs takes events up to 2 hours ahead of its own clock (PutLogEvents: "None of the log events in the
+ * batch can be more than 2 hours in the future"), so an event of the judged window may have been taken in, and kept
+ * data written about it, up to that long before its own time.
+ */
+const MAX_EVENT_AHEAD_MILLIS = 2 * 60 * 60_000;
+
+/**
+ * The oldest kept object that can hold an event of the judged window: the window is judged from the start of
+ * `since`'s minute (engine.ts `judgedMinutes`), not from `since` itself, and its first event may have been taken in
+ * (and failed) up to {@link MAX_EVENT_AHEAD_MILLIS} before its timestamp.
+ * https://docs.aws.amazon.com/AmazonCloudWatchLogs/latest/APIReference/API_PutLogEvents.html
+ */
+export function keptSince(since: number): number {
+  return minuteOf(since) - MAX_EVENT_AHEAD_MILLIS;
+}
+
 /** Each group's owner, and the filter pattern and names of its subscription to the raw stream (as backfill reads them). */
 async function resolveGroups(
   settings: ReconcileSettings,
@@ -185,9 +242,11 @@ async function resolveGroups(
     const toRaw = (await logs.subscriptions(setting.name)).filter(
       (s) => s.destinationArn === stream || s.destinationArn.endsWith(`:stream/${streamName}`),
     );
+    const healRefusal = accountRoutingProblem(setting.name, owner, settings.routes);
     groups.push({
       logGroup: setting.name,
       owner,
+      ...(healRefusal !== undefined ? { healRefusal } : {}),
       filterPattern: toRaw[0]?.filterPattern ?? setting.filterPattern ?? '',
       subscriptionFilters: toRaw.length > 0 ? toRaw.map((s) => s.filterName) : [BACKFILL_FILTER_NAME],
     });

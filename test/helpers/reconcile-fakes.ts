@@ -36,6 +36,8 @@ interface Doc {
   readonly group: string;
   readonly at: number;
   joined: number;
+  /** The stem of the index it sits in. @default 'logs' (the fake planner's) */
+  stem?: string;
 }
 
 export class FakePlanner implements DocumentPlanner {
@@ -74,6 +76,8 @@ export class World {
   /** Healed events the pipeline loses again (by event id). */
   readonly loseOnHeal = new Set<string>();
   now = T0 + 60 * MINUTE_MILLIS;
+  /** The stem live puts documents under, when not the planner's (a route since removed or given another stem). */
+  liveStem: string | undefined;
   private pendingDelivery: { group: ReconcileGroup; events: LogEvent[] }[] = [];
   private polls = 0;
 
@@ -96,6 +100,7 @@ export class World {
         group: group.logGroup,
         at: e.timestamp,
         joined: plan.joined,
+        stem: this.liveStem ?? plan.stem,
       });
     });
   }
@@ -144,9 +149,19 @@ export class World {
         const found = new Map<string, FoundDocument>();
         for (const ref of refs) {
           const doc = world.docs.get(ref.id);
-          if (doc !== undefined) found.set(ref.id, { index: `${ref.stem}-x`, joined: doc.joined });
+          const stem = doc?.stem ?? 'logs';
+          if (doc !== undefined) found.set(ref.id, { index: `${stem}-x`, stem, joined: doc.joined });
         }
         return Promise.resolve(found);
+      },
+      stemAt(group, at) {
+        world.meter.openSearch += 1;
+        let newest: Doc | undefined;
+        for (const doc of world.docs.values()) {
+          if (doc.group === group.logGroup && doc.at <= at && (newest === undefined || doc.at > newest.at))
+            newest = doc;
+        }
+        return Promise.resolve(newest === undefined ? undefined : (newest.stem ?? 'logs'));
       },
     };
     const kept: KeptSide = {
