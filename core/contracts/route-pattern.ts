@@ -5,10 +5,13 @@
  * run on RE2 (re2js, a pure-JavaScript port of RE2/J, https://github.com/le0pard/re2js): its automata match in time
  * linear in the line's length for every pattern it accepts. What RE2 cannot run in linear time it does not accept
  * (lookahead, lookbehind, backreferences), and synth refuses those patterns with the reason, through the same
- * {@link compileRoutePattern} the transform uses. One owner: the config, the transform's environment reader, the
+ * {@link compileRoutePattern} the transform uses. A pattern means what it means to JavaScript's RegExp without flags
+ * (docs/teams-and-routes.md): route-pattern-syntax.ts reads it as JavaScript does and writes the RE2 pattern that
+ * means the same, and {@link MAX_PATTERN_WIDTH} bounds what the worst line can cost. One owner: the config, the transform's environment reader, the
  * transform and the CLI compile route patterns here and nowhere else. CDK-free, no I/O.
  */
 import { RE2JS } from 're2js';
+import { PatternSyntaxRefusal, type Re2Translation, translateToRe2, unitPoint } from './route-pattern-syntax';
 
 /** A compiled route pattern. Stateless: safe to share between calls. */
 export interface RoutePattern {
@@ -43,77 +46,58 @@ export class RoutePatternError extends Error {
 }
 
 /**
- * JavaScript's `\uXXXX` and `\u{X...}` escapes, which RE2 spells `\x{...}`: profiles are written as JavaScript
- * regular expressions (docs/teams-and-routes.md), and these two escapes mean the same character in both.
+ * The most character-consuming instructions a pattern's RE2 program may hold (its width, route-pattern-syntax.ts).
+ * re2js's automata step every live thread on every character, and a line can keep every instruction alive (a run of
+ * letters for `[a-z]{1,1000}@`), so the width bounds what the worst line costs against an ordinary one of the same
+ * length. 100 keeps that at most 10x through the transform (bench:processing, docs/teams-and-routes.md).
  */
-function translateEscapes(source: string): string {
-  if (!source.includes('\\u')) return source;
-  let out = '';
-  for (let i = 0; i < source.length; i++) {
-    const c = source[i];
-    if (c !== '\\') {
-      out += c;
-      continue;
-    }
-    const next = source[i + 1];
-    if (next === 'u') {
-      const four = /^[0-9A-Fa-f]{4}/.exec(source.slice(i + 2, i + 6));
-      if (four !== null) {
-        out += `\\x{${four[0]}}`;
-        i += 5;
-        continue;
-      }
-      const braced = /^\{([0-9A-Fa-f]{1,6})\}/.exec(source.slice(i + 2, i + 11));
-      if (braced !== null) {
-        out += `\\x{${braced[1]}}`;
-        i += 1 + braced[0].length;
-        continue;
-      }
-    }
-    // Any other escape is copied whole (so `\\u` stays an escaped backslash before a `u`).
-    out += next === undefined ? c : c + next;
-    i++;
-  }
-  return out;
+export const MAX_PATTERN_WIDTH = 100;
+
+const SURROGATES = /[\ud800-\udfff]/;
+
+/** The text as RE2 reads the translated pattern (each surrogate code unit its own character), and back. */
+interface TextView {
+  readonly text: string;
+  /** The index in the original text of an index in {@link TextView.text}. */
+  original(index: number): number;
 }
 
-/** The features RE2 leaves out because they need backtracking, by the syntax that uses them. */
-const UNSUPPORTED: ReadonlyArray<readonly [RegExp, string]> = [
-  [/\(\?<?[=!]/, 'lookahead or lookbehind ((?=, (?!, (?<=, (?<!)'],
-  [/\\[1-9]|\\k</, 'a backreference (\\1, \\k<name>)'],
-  [/[*+?}]\+/, 'a possessive quantifier (*+, ++)'],
-];
-
-function explain(source: string, message: string): string {
-  for (const [syntax, what] of UNSUPPORTED) {
-    if (syntax.test(source)) {
-      return (
-        `it uses ${what}, which kfek's linear-time pattern engine (RE2) does not run: route patterns must take time ` +
-        'linear in the line, so that no line can stall the pipeline. Rewrite the pattern without it'
-      );
-    }
+function viewOf(text: string): TextView {
+  if (!SURROGATES.test(text)) return { text, original: (index) => index };
+  let mapped = '';
+  // starts[k]: where the original's code unit k starts in the mapped text (a moved unit takes two).
+  const starts: number[] = [];
+  for (let k = 0; k < text.length; k++) {
+    starts.push(mapped.length);
+    mapped += String.fromCodePoint(unitPoint(text.charCodeAt(k)));
   }
+  starts.push(mapped.length);
+  return {
+    text: mapped,
+    original(index) {
+      let lo = 0;
+      let hi = starts.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (starts[mid] < index) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    },
+  };
+}
+
+/** The reason a pattern is refused, for the operator. */
+function explain(error: unknown): string {
+  if (error instanceof PatternSyntaxRefusal) {
+    if (!error.message.includes('lookahead')) return error.message;
+    return (
+      `${error.message}, which kfek's linear-time pattern engine (RE2) does not run: route patterns must take time ` +
+      'linear in the line, so that no line can stall the pipeline. Rewrite the pattern without it'
+    );
+  }
+  const message = error instanceof Error ? error.message : String(error);
   return `it is not a pattern RE2 accepts (${message.replace(/^error parsing regexp: /, '')})`;
-}
-
-/** Unescaped `^` or `$` outside a character class, or `\A` / `\z`: an anchor. Conservative (may say yes wrongly). */
-function hasAnchor(source: string): boolean {
-  let inClass = false;
-  for (let i = 0; i < source.length; i++) {
-    const c = source[i];
-    if (c === '\\') {
-      const next = source[i + 1];
-      if (!inClass && (next === 'A' || next === 'z')) return true;
-      i++;
-    } else if (inClass) {
-      if (c === ']') inClass = false;
-    } else if (c === '[') {
-      inClass = true;
-    } else if (c === '^' || c === '$') {
-      return true;
-    }
-  }
-  return false;
 }
 
 /**
@@ -121,42 +105,55 @@ function hasAnchor(source: string): boolean {
  * does not accept.
  */
 export function compileRoutePattern(source: string): RoutePattern {
+  let translation: Re2Translation;
   let re: RE2JS;
   try {
-    re = RE2JS.compile(translateEscapes(source));
+    translation = translateToRe2(source);
+    re = RE2JS.compile(translation.re2);
   } catch (error) {
+    throw new RoutePatternError(source, explain(error));
+  }
+  if (translation.width > MAX_PATTERN_WIDTH) {
     throw new RoutePatternError(
       source,
-      explain(source, error instanceof Error ? error.message : String(error)),
+      `its automaton is ${translation.width} instructions wide (counted repetitions written out), over the ` +
+        `${MAX_PATTERN_WIDTH} that keep the worst line at most 10x an ordinary one: a long line can keep every ` +
+        'instruction busy on every character. Use smaller counts ({1,64} instead of {1,1000}) or an unbounded ' +
+        'repetition (+, *), whose cost does not grow with a count',
     );
   }
   return {
     source,
-    anchored: hasAnchor(source),
-    test: (text) => re.test(text),
+    anchored: translation.anchored,
+    test: (text) => re.test(viewOf(text).text),
     replaceAll(text, replacement) {
-      const matcher = re.matcher(text);
+      const view = viewOf(text);
+      // The lazy DFA answers "no match" at a table lookup per character; only a text that matches pays for the
+      // automaton that finds where.
+      if (!re.test(view.text)) return { text, count: 0 };
+      const matcher = re.matcher(view.text);
       let out = '';
       let copiedTo = 0;
       let count = 0;
       let from = 0;
-      while (from <= text.length && matcher.find(from)) {
+      while (from <= view.text.length && matcher.find(from)) {
         const start = matcher.start();
         const end = matcher.end();
         if (end === start) {
           from = end + 1;
           continue;
         }
-        out += text.slice(copiedTo, start) + replacement;
-        copiedTo = end;
+        out += text.slice(copiedTo, view.original(start)) + replacement;
+        copiedTo = view.original(end);
         count++;
         from = end;
       }
       return count === 0 ? { text, count } : { text: out + text.slice(copiedTo), count };
     },
     matchesEmptyIn(text) {
-      const matcher = re.matcher(text);
-      for (let from = 0; from <= text.length && matcher.find(from);) {
+      const mapped = viewOf(text).text;
+      const matcher = re.matcher(mapped);
+      for (let from = 0; from <= mapped.length && matcher.find(from);) {
         if (matcher.end() === matcher.start()) return true;
         from = matcher.end();
       }

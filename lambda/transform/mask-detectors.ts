@@ -13,6 +13,7 @@
  * is seen beside the other.
  */
 import { isIPv6 } from 'node:net';
+import { INVISIBLE_BMP, invisibleAt } from './invisible';
 
 /** One way of finding values to mask. */
 export interface Detector {
@@ -33,6 +34,8 @@ export const F_EYJ = 8;
 export const F_DOTTED = 16;
 export const F_COLONS = 32;
 export const F_KEY_ID_RUN = 64;
+/** An invisible format character (invisible.ts): masking looks at the text without them. */
+export const F_INVISIBLE = 128;
 
 /** The code unit of a hex digit, or -1. */
 function hexValue(c: number): number {
@@ -99,6 +102,16 @@ export function features(text: string, jsonEscapes = false): number {
       if (decoded >= 0) {
         c = decoded;
         i += text.charCodeAt(i + 1) === 0x75 ? 5 : 1;
+      }
+    }
+    // Invisible format characters are not there for the detectors (masking.ts removes them before they look), so
+    // they neither count nor break a run here.
+    if (c >= 0xad && INVISIBLE_BMP[c] !== 0) {
+      f |= F_INVISIBLE;
+      if (INVISIBLE_BMP[c] === 1) continue;
+      if (text.charCodeAt(i) === c && invisibleAt(text, i)) {
+        i++;
+        continue;
       }
     }
     // One table lookup instead of a range test per class: this loop runs over every character of a masking route.

@@ -15,7 +15,8 @@
 import { compileRoutePattern, type RoutePattern } from '../../core/contracts/route-pattern';
 import type { MaskSettings } from '../../core/contracts/routes';
 import { maskJsonStrings } from './json-strings';
-import { BUILT_IN_DETECTORS, type Detector, features } from './mask-detectors';
+import { hasInvisible, withoutInvisible } from './invisible';
+import { BUILT_IN_DETECTORS, type Detector, F_INVISIBLE, features } from './mask-detectors';
 
 export { features, luhnValid } from './mask-detectors';
 
@@ -60,7 +61,9 @@ export class Masker {
 
   /**
    * The text with every detected value replaced by its marker; undefined when nothing was masked. `key` is the name
-   * of the JSON member the text is the value of, when it is one. `tally` is told what was masked.
+   * of the JSON member the text is the value of, when it is one. `tally` is told what was masked. Invisible format
+   * characters are removed first (invisible.ts), so they cannot split a secret; the text returned is that view, also
+   * when nothing else was masked.
    */
   public mask(
     text: string,
@@ -68,12 +71,14 @@ export class Masker {
     key?: string,
     found: number = features(text),
   ): string | undefined {
-    let out = text;
+    const invisible = (found & F_INVISIBLE) !== 0;
+    let out = invisible ? withoutInvisible(text) : text;
+    const name = key !== undefined && hasInvisible(key) ? withoutInvisible(key) : key;
     for (let d = 0; d < this.detectors.length; d++) {
       const detector = this.detectors[d];
       // A marker adds no feature, so what the original text lacks the masked one lacks too.
       if (detector.feature !== 0 && (found & detector.feature) === 0) continue;
-      out = detector.mask(out, this.markers[d], (n) => tally(detector.name, n), key);
+      out = detector.mask(out, this.markers[d], (n) => tally(detector.name, n), name);
     }
     return out === text ? undefined : out;
   }
@@ -84,7 +89,7 @@ export class Masker {
    * would mask something.
    */
   public mayMatch(text: string, jsonEscapes: boolean, found = features(text, jsonEscapes)): boolean {
-    if ((found & this.featureMask) !== 0) return true;
+    if ((found & (this.featureMask | F_INVISIBLE)) !== 0) return true;
     if (this.custom.length === 0) return false;
     // A custom pattern's match inside one value is a match in the whole text when the value stands in it as it is
     // decoded (no backslash) and the pattern cannot be anchored to a value's start or end; else look value by value.
