@@ -131,7 +131,7 @@ describe('parseCheckpoint', () => {
     [
       'progress for a group that is not its own',
       checkpoint({}, { '/other': { done: true, writtenAtFrom: [] } }),
-      /has progress for \/other, which is not one of its log groups/,
+      /has progress for "\/other", which is not one of its log groups/,
     ],
   ])('fails with exit code 2 for %s', (_, text, message) => {
     let error: unknown;
