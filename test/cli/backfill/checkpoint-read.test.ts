@@ -8,39 +8,12 @@ import fc from 'fast-check';
 import { InvalidCheckpointError, parseCheckpoint } from '../../../cli/backfill/checkpoint-read';
 import type { CheckpointState } from '../../../cli/backfill/checkpoint';
 import { LATEST_TIME_MILLIS } from '../../../cli/args/values';
-
-const SINCE = Date.parse('2026-11-16T12:00:00.000Z');
-const UNTIL = Date.parse('2026-11-23T12:00:00.000Z');
-
-/** A checkpoint as kfek writes it. */
-const valid = (): Record<string, unknown> => ({
-  version: 1,
-  job: {
-    logGroups: ['/a', '/b'],
-    since: new Date(SINCE).toISOString(),
-    until: new Date(UNTIL).toISOString(),
-    rawStream: 'kfek-sandbox-raw',
-  },
-  profile: 'sandbox',
-  typed: { since: '7d' },
-  groups: { '/a': { done: false, from: SINCE + 86_400_000, writtenAtFrom: ['1'] }, '/b': { done: true } },
-  counts: { read: 3, written: 2 },
-  estimatedEvents: 10,
-  runs: 2,
-  startedAt: '2026-11-23T12:00:00.000Z',
-  updatedAt: '2026-11-23T12:05:00.000Z',
-});
-
-/** `valid()` with the value at `path` replaced (`undefined` removes it). */
-function withValue(path: readonly string[], value: unknown): Record<string, unknown> {
-  const doc = valid();
-  let parent: Record<string, unknown> = doc;
-  for (const key of path.slice(0, -1)) parent = parent[key] as Record<string, unknown>;
-  const last = path[path.length - 1];
-  if (value === undefined) delete parent[last];
-  else parent[last] = value;
-  return doc;
-}
+import {
+  generatedCheckpoint,
+  SINCE,
+  validCheckpoint as valid,
+  withValue,
+} from '../../helpers/generated-checkpoints';
 
 /** What parseCheckpoint threw, or undefined. */
 function refusal(text: string): unknown {
@@ -155,112 +128,6 @@ describe('a checkpoint backfill cannot use is one line with exit code 2', () => 
     expect(state.runs).toBe(2);
   });
 });
-
-/** The paths a generated checkpoint replaces a value at. */
-const PATHS: readonly (readonly string[])[] = [
-  ['version'],
-  ['job'],
-  ['job', 'since'],
-  ['job', 'until'],
-  ['job', 'logGroups'],
-  ['job', 'rawStream'],
-  ['job', 'filterPattern'],
-  ['profile'],
-  ['typed'],
-  ['typed', 'since'],
-  ['typed', 'until'],
-  ['groups'],
-  ['groups', '/a'],
-  ['groups', '/a', 'from'],
-  ['groups', '/a', 'done'],
-  ['groups', '/a', 'writtenAtFrom'],
-  ['groups', '/c'],
-  ['counts'],
-  ['counts', 'read'],
-  ['estimatedEvents'],
-  ['runs'],
-  ['startedAt'],
-  ['updatedAt'],
-];
-
-/** Numbers at and past every edge a time or a count has. */
-const ODD_NUMBERS = [
-  1e300,
-  -1e300,
-  -1,
-  -0.5,
-  0,
-  0.5,
-  1e21,
-  2 ** 53,
-  Number.MAX_SAFE_INTEGER,
-  8.64e15,
-  8.64e15 + 1,
-  -8.64e15,
-  LATEST_TIME_MILLIS,
-  LATEST_TIME_MILLIS + 1,
-  SINCE - 1,
-  SINCE,
-  UNTIL,
-  UNTIL + 1,
-];
-const TIME_TEXTS = [
-  '5',
-  'Tuesday',
-  '',
-  ' ',
-  '2026-02-31',
-  '2026-11-20T25:00:00Z',
-  '+275760-09-13T00:00:00.000Z',
-  '-000001-01-01T00:00:00Z',
-  '1969-12-31T23:59:59.999Z',
-  '2026-11-20T00:00:00Z junk',
-  '9999-12-31T23:59:59.999Z',
-  '2026-11-20T00:00:00+99:99',
-  '2026-11-20',
-  '2026-11-20 08:00',
-  '7d',
-  '1e300',
-];
-
-const generatedValue = fc.oneof(
-  fc.jsonValue(),
-  fc.constantFrom(...ODD_NUMBERS),
-  fc.constantFrom(...TIME_TEXTS),
-  fc.integer({ min: SINCE - 1e9, max: UNTIL + 1e9 }),
-  fc
-    .date({ min: new Date(-8.64e15), max: new Date(8.64e15), noInvalidDate: true })
-    .map((d) => d.toISOString()),
-  fc.constant(undefined),
-);
-
-const generatedCheckpoint = fc
-  .tuple(
-    fc.array(fc.tuple(fc.constantFrom(...PATHS), generatedValue), { minLength: 1, maxLength: 3 }),
-    fc.option(fc.nat(), { nil: undefined }),
-  )
-  .map(([changes, cut]) => {
-    let doc: unknown = valid();
-    for (const [path, value] of changes) {
-      // A change under a value an earlier change replaced applies to a fresh checkpoint instead.
-      try {
-        doc = withValueIn(doc as Record<string, unknown>, path, value);
-      } catch {
-        doc = withValue(path, value);
-      }
-    }
-    const text = JSON.stringify(doc) ?? '';
-    return cut === undefined ? text : text.slice(0, cut % (text.length + 1));
-  });
-
-function withValueIn(doc: Record<string, unknown>, path: readonly string[], value: unknown): unknown {
-  let parent = doc;
-  for (const key of path.slice(0, -1)) parent = parent[key] as Record<string, unknown>;
-  if (typeof parent !== 'object' || parent === null) throw new Error('no parent');
-  if (value === undefined) delete parent[path[path.length - 1]];
-  else parent[path[path.length - 1]] = value;
-  return doc;
-}
 
 /** Every time of a state kfek would use: real, in 1970..9999, positions inside the window. */
 function checkState(state: CheckpointState): void {
