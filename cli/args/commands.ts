@@ -13,6 +13,7 @@ import {
   parseRegion,
   parseUrl,
   parseWait,
+  quote,
 } from './values';
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -100,7 +101,16 @@ export function parseQuery(args: readonly string[]): QueryArgs | HelpArgs {
     logGroupNames,
     ...(values.profile !== undefined ? { profile: parseProfileName(values.profile, 'query') } : {}),
     // How far back: no timer waits it, but the query's start must not fall before 1970 (checked when it runs).
-    sinceInMillis: parseDuration(values.since, '--since'),
+    sinceInMillis: parseLookback(values.since),
     timeoutInMillis: parseWait(values.timeout, '--timeout', { positive: true }),
   };
+}
+
+/** Query's --since: how far back, longer than 0 (a query over no time at all is a typing mistake). */
+function parseLookback(text: string): number {
+  const millis = parseDuration(text, '--since');
+  if (millis <= 0) {
+    throw new UsageError(`--since ${quote(text)} must be longer than 0: how far back to query, such as 1h`);
+  }
+  return millis;
 }

@@ -158,10 +158,42 @@ const DURATION_BEFORE_NOW = /^\d+(\.\d+)?(ms|s|m|h|d)$/;
 /** ISO 8601 as `Date` reads it: a date, optionally a time, optionally a zone (`Z` or `+01:00`). */
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
-/** `24h` (before now) or an ISO-8601 time; never a date `Date` would guess from other text (`5` is May 2001). */
+/**
+ * The times kfek reads, 1970-01-01 to the end of 9999: CloudWatch Logs and Kinesis count milliseconds since 1970 (an
+ * earlier one is a negative startTime they refuse), and ISO 8601's four-digit year, which every message writes a
+ * time in, ends with 9999 (JavaScript's `Date` goes on to 275760, where toISOString() writes `+275760-...`).
+ */
+export const EARLIEST_TIME_MILLIS = 0;
+export const LATEST_TIME_MILLIS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/** Why `millis` is no time kfek reads, or undefined when it is one: a whole number of ms in the range above. */
+export function timeProblem(millis: number): string | undefined {
+  if (!Number.isFinite(millis)) return 'is not a time a date can hold';
+  if (!Number.isInteger(millis)) return 'is not a whole number of milliseconds';
+  if (millis < EARLIEST_TIME_MILLIS) return 'is before 1970-01-01T00:00:00Z, the earliest time kfek reads';
+  if (millis > LATEST_TIME_MILLIS) return 'is after 9999-12-31T23:59:59.999Z, the latest time kfek reads';
+  return undefined;
+}
+
+const NOT_ISO = 'is not an ISO time (2026-11-23T08:00:00Z)';
+const NEITHER = 'is neither a duration (24h) nor an ISO time (2026-11-23T08:00:00Z)';
+
+/**
+ * An absolute ISO-8601 time (`2026-11-23T08:00:00Z`) in kfek's range, or why it is none; never a date `Date` would
+ * guess from other text (`5` is May 2001, `2026-02-31` March 3rd).
+ */
+export function isoTimeOrProblem(text: string): Date | string {
+  const trimmed = text.trim();
+  const date = ISO_TIME.test(trimmed) && dayExists(trimmed) ? new Date(trimmed) : undefined;
+  // 25:00 or a zone of +99:99 pass the pattern and make no date.
+  if (date === undefined || Number.isNaN(date.getTime())) return NOT_ISO;
+  return timeProblem(date.getTime()) ?? date;
+}
+
+/** `24h` (before now) or an ISO-8601 time, from 1970 to 9999 (see {@link timeProblem}). */
 export function parseTimeBeforeNow(text: string, option: string, now: Date): Date {
   const trimmed = text.trim();
-  let date: Date;
+  let date: Date | string;
   if (DURATION_BEFORE_NOW.test(trimmed)) {
     let millis: number;
     try {
@@ -170,17 +202,13 @@ export function parseTimeBeforeNow(text: string, option: string, now: Date): Dat
       millis = Number.NaN; // digits enough to overflow a number
     }
     date = new Date(now.getTime() - millis);
-  } else if (ISO_TIME.test(trimmed) && dayExists(trimmed)) {
-    date = new Date(trimmed);
+    date = timeProblem(date.getTime()) ?? date;
   } else {
-    throw new UsageError(
-      `${option} ${quote(text)} is neither a duration (24h) nor an ISO time (2026-11-23T08:00:00Z)`,
-    );
+    // What is no ISO time is said as for any other text: it may have been meant as a duration.
+    date = isoTimeOrProblem(trimmed);
+    if (date === NOT_ISO) date = NEITHER;
   }
-  // `Date` holds 100,000,000 days either side of 1970; past that it is no time at all.
-  if (!Number.isFinite(date.getTime())) {
-    throw new UsageError(`${option} ${quote(text)} is not a time a date can hold`);
-  }
+  if (typeof date === 'string') throw new UsageError(`${option} ${quote(text)} ${date}`);
   return date;
 }
 

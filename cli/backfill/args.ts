@@ -12,9 +12,9 @@ import {
   parseName,
   parseRegion,
   parseStreamName,
-  parseTimeBeforeNow,
   parseUrl,
 } from '../args/values';
+import { parseTimeWindow } from '../args/time-window';
 import { UsageError } from '../errors';
 
 export const DEFAULT_RATE_PER_SECOND = 1000;
@@ -92,13 +92,7 @@ export function parseBackfillArgs(argv: readonly string[], now: Date): ParsedBac
   const region = checked(values.region, (v) => parseRegion(v, '--region'));
   const rawStream = checked(values['raw-stream'], (v) => parseStreamName(v, '--raw-stream'));
   const stateDir = checked(values['state-dir'], (v) => parseName(v, '--state-dir'));
-  const since = checked(values.since, (v) => parseTimeBeforeNow(v, '--since', now));
-  const until = checked(values.until, (v) => parseTimeBeforeNow(v, '--until', now));
-  if (since !== undefined && since.getTime() >= (until ?? now).getTime()) {
-    throw new UsageError(
-      `backfill: --since ${since.toISOString()} is not before ${until === undefined ? 'now' : `--until ${until.toISOString()}`}`,
-    );
-  }
+  const { since, until } = parseTimeWindow('backfill', { since: values.since, until: values.until }, now);
   const optional = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } =>
     (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
   return {

@@ -46,7 +46,7 @@ export async function backfillCommand(argv: readonly string[], io: CliIo): Promi
   const config =
     io.cdkJson === undefined ? profileConfig(args.profile) : profileConfig(args.profile, io.cdkJson);
   const job = args.resume
-    ? resumedJob(args, existing, checkpoint.location)
+    ? resumedJob(args, existing, checkpoint.location, config.profile)
     : newJob(args, config, existing, checkpoint.location, clock);
   if (args.resume && existing !== undefined && isFinished(existing)) {
     io.stdout.write(`the backfill in ${checkpoint.location} is finished already; nothing to resume\n`);
@@ -128,6 +128,7 @@ export async function backfillCommand(argv: readonly string[], io: CliIo): Promi
       state = {
         version: 1,
         job,
+        profile: config.profile,
         typed: {
           since: args.sinceText ?? job.since.toISOString(),
           ...(args.untilText !== undefined ? { until: args.untilText } : {}),

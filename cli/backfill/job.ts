@@ -50,16 +50,26 @@ export function newJob(
   };
 }
 
-/** With --resume the job is the checkpoint's; options that name a job must name the same one. */
+/**
+ * With --resume the job is the checkpoint's; options that name a job must name the same one, and the profile (whose
+ * routes decide where the events go) must be the one the checkpoint was written with.
+ */
 export function resumedJob(
   args: BackfillArgs,
   existing: CheckpointState | undefined,
   location: string,
+  profile: string,
 ): BackfillJob {
   if (existing === undefined) {
     throw new UsageError(
       `backfill: --resume found no checkpoint at ${location}: start a backfill without --resume, or pass the ` +
         '--state-dir of the one to go on with',
+    );
+  }
+  if (existing.profile !== undefined && existing.profile !== profile) {
+    throw new UsageError(
+      `backfill: --resume found a backfill of profile ${existing.profile} in ${location}, not of profile ` +
+        `${profile}: add --profile ${existing.profile} to go on with it, or pass another --state-dir`,
     );
   }
   const job = existing.job;

@@ -10,7 +10,7 @@ import { OperatorError } from '../../core/errors';
 import { createKinesisClient, kinesisPort } from '../../core/kinesis/aws';
 import type { ProgressOutput } from '../../core/progress';
 import type { EventsWindowArgs } from '../args';
-import { forCommand, parseTimeBeforeNow } from '../args/values';
+import { parseTimeWindow } from '../args/time-window';
 import { resolveAwsTarget } from '../aws';
 import { UsageError } from '../errors';
 import type { CliIo } from '../io';
@@ -36,14 +36,9 @@ export interface EventsWindowRequest {
 /** `kfek events-window`. */
 export async function eventsWindow(args: EventsWindowArgs, io: CliIo): Promise<number> {
   const now = new Date((io.now ?? Date.now)());
-  const time = (text: string, option: string): Date =>
-    forCommand('events-window', () => parseTimeBeforeNow(text, option, now));
-  const since = time(args.sinceText, '--since');
-  const until = args.untilText === undefined ? undefined : time(args.untilText, '--until');
-  if (since.getTime() >= now.getTime()) {
-    throw new UsageError(`events-window: --since ${since.toISOString()} is not in the past`);
-  }
-  if (until !== undefined && since > until) throw new UsageError('events-window: --since is after --until');
+  const window = parseTimeWindow('events-window', { since: args.sinceText, until: args.untilText }, now);
+  const since = window.since as Date;
+  const until = window.until;
   // The events stream has a fixed name (core/contracts/physical-names.ts): no CloudFormation call needed.
   const config =
     args.eventsStream === undefined && args.profile !== undefined

@@ -10,7 +10,7 @@ import { type PipelineConfig, reconcileLagMillis } from '../../core/config';
 import { physicalNamesFor } from '../../core/contracts/physical-names';
 import { createHttpClient, type HttpAuth } from '../../core/opensearch/http';
 import { regionFromHost, type ReconcileArgs } from '../args';
-import { forCommand, parseTimeBeforeNow } from '../args/values';
+import { parseTimeWindow } from '../args/time-window';
 import { translateAwsError } from '../../core/aws/retry';
 import { judgeableMinutes } from '../../core/reconcile/engine';
 import { sleep } from '../../core/clock';
@@ -35,16 +35,10 @@ export interface ReconcileIo extends CliIo {
 export async function reconcile(args: ReconcileArgs, io: ReconcileIo): Promise<number> {
   const clock = { now: io.now ?? Date.now, sleep };
   const now = new Date(clock.now());
-  const since = forCommand('reconcile', () => parseTimeBeforeNow(args.sinceText, '--since', now));
-  const until =
-    args.untilText === undefined
-      ? now
-      : forCommand('reconcile', () => parseTimeBeforeNow(args.untilText as string, '--until', now));
-  if (since.getTime() >= until.getTime()) {
-    throw new UsageError(
-      `reconcile: --since ${since.toISOString()} is not before ${args.untilText === undefined ? 'now' : `--until ${until.toISOString()}`}`,
-    );
-  }
+  // --until defaults to now: the window parser only refuses an --until it was given.
+  const window = parseTimeWindow('reconcile', { since: args.sinceText, until: args.untilText }, now);
+  const since = window.since as Date;
+  const until = window.until ?? now;
   const config = profileConfig(args.profile);
   const lagInMillis = args.lagInMillis ?? reconcileLagMillis(config);
   // Before any call: a window with nothing older than the lag is a bad command line, not `missing 0`.

@@ -11,7 +11,6 @@ import {
   parseRate,
   parseRegion,
   parseStreamName,
-  parseTimeBeforeNow,
   parseUrl,
   quote,
 } from '../args/values';
@@ -19,10 +18,6 @@ import { UsageError } from '../errors';
 
 /** A shared value parser, its message starting `replay:` as replay's other messages do. */
 const asReplay = <T>(parse: () => T): T => forCommand('replay', parse);
-
-/** `24h` (before now) or an ISO-8601 time (cli/args/values.ts), its message starting `replay:`. */
-export const parseTime = (text: string, option: string, now: Date): Date =>
-  asReplay(() => parseTimeBeforeNow(text, option, now));
 
 export const parseLimit = (text: string): number => asReplay(() => parseCount(text, '--limit', 1));
 /** Records per second; at least one per 24 days (a timer waits no longer). */

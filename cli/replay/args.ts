@@ -8,6 +8,7 @@ import { UsageError } from '../errors';
 import { optionsHelp } from '../args/help';
 import { REPLAY_OPTIONS, usageErrorOf } from '../args/options';
 import { quote } from '../args/values';
+import { parseTimeWindow } from '../args/time-window';
 import {
   parseBucket,
   parseHttpUrl,
@@ -16,7 +17,6 @@ import {
   parseReplayRate,
   parseReplayRegion,
   parseStream,
-  parseTime,
 } from './arg-values';
 import { EVENTS_WINDOW_KIND, KEPT_KINDS, type KeptKind } from '../../core/kept/model';
 
@@ -147,11 +147,7 @@ export function parseReplayArgs(argv: readonly string[], now: Date): ParsedRepla
     values['queue-url'] === undefined ? undefined : parseHttpUrl(values['queue-url'], '--queue-url');
   const region = values.region === undefined ? undefined : parseReplayRegion(values.region);
   const limit = values.limit === undefined ? undefined : parseLimit(values.limit);
-  const since = values.since === undefined ? undefined : parseTime(values.since, '--since', now);
-  const until = values.until === undefined ? undefined : parseTime(values.until, '--until', now);
-  if (since !== undefined && until !== undefined && since > until) {
-    throw new UsageError('replay: --since is after --until');
-  }
+  const { since, until } = parseTimeWindow('replay', { since: values.since, until: values.until }, now);
   if (eventsWindow) checkEventsWindow(values, kinds, since, now);
   const stream = (option: 'raw-stream' | 'events-stream'): string | undefined =>
     values[option] === undefined ? undefined : parseStream(values[option], `--${option}`);

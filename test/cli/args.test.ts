@@ -113,6 +113,7 @@ describe('parseCliArgs', () => {
     [['verify', '--opensearch', 'http://x'], /--run-id is required/],
     [['query'], /--name is required/],
     [['query', '--name', 'x', '--since', 'yesterday'], /--since "yesterday" is not a duration/],
+    [['query', '--name', 'x', '--since', '0s'], /--since "0s" must be longer than 0: how far back to query/],
     [['frobnicate'], /unknown command "frobnicate"/],
   ])('fails when %j', (argv, message) => {
     expect(() => parseCliArgs(argv)).toThrow(UsageError);
@@ -278,7 +279,10 @@ describe('parseCliArgs proxy', () => {
       ['proxy', '--endpoint', 'h', '--headers-timeout', '3m', '--request-timeout', '1m'],
       /--headers-timeout \(3m\) must not be longer than --request-timeout \(1m\)/,
     ],
-    [['proxy', '--endpoint', 'h', '--bogus'], /proxy: unknown option --bogus \(kfek proxy --help lists them\)/],
+    [
+      ['proxy', '--endpoint', 'h', '--bogus'],
+      /proxy: unknown option --bogus \(kfek proxy --help lists them\)/,
+    ],
     [['proxy', '--endpoint', 'h', 'extra'], /proxy: .*positional/i],
   ])('fails when %j', (argv, message) => {
     expect(() => parseCliArgs(argv)).toThrow(UsageError);

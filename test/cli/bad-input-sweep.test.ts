@@ -16,13 +16,18 @@
  * generated where it is wrong: the lists by kind ({@link BAD}) hold what is wrong for every option of that kind, and
  * {@link EXTRA} what is wrong for one option only (0 is a fine --seed, --expect or --port, a bare word a fine name).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import fc from 'fast-check';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { USAGE } from '../../cli/args';
 import { ALL_OPTIONS, OPTIONS } from '../../cli/args/options';
 import { COMMAND_NAMES } from '../../cli/args/types';
+import { parseTimeWindow, type TimeWindow } from '../../cli/args/time-window';
+import { timeProblem } from '../../cli/args/values';
+import { UsageError } from '../../cli/errors';
 import { run } from '../../cli/main';
+import { generatedCheckpoint, generatedTimeText } from '../helpers/generated-checkpoints';
 
 // The real module objects (not the test's own import bindings), so what the CLI calls is what is replaced.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -220,6 +225,18 @@ const BAD: Readonly<Record<Kind, readonly string[]>> = {
     // Year 99999 written as ISO 8601's expanded year: a valid Date, and an absurd one.
     '+099999-01-01T00:00:00Z',
     '2026-13-45T00:00:00Z',
+    // Issue 39: what a Date takes but no log or stream holds (before 1970: a negative startTime), no hour 25, no
+    // zone +99:99, no text after the time, no time in the future written as +1d, no epoch number.
+    '1969-12-31T23:59:59Z',
+    '0000-01-01',
+    '100000d',
+    '+1d',
+    '1e300',
+    '-Infinity',
+    '2026-11-29T25:00:00Z',
+    '2026-01-01T00:00:00+99:99',
+    '2026-01-01T00:00:00Z junk',
+    '1700000000000',
   ],
   arn: ['arn:aws:bad', 'arn:aws:kinesis:us-east-1:123:stream', 'a b'],
 };
@@ -336,7 +353,7 @@ function linesOf(command: string, options: readonly SweptOption[]): Line[] {
 }
 
 /** What is wrong with how `argv` ended, or undefined when it ended as a bad command line should. */
-async function problemOf(argv: readonly string[]): Promise<string | undefined> {
+async function problemOf(argv: readonly string[], now?: number): Promise<string | undefined> {
   connects.length = 0;
   children.length = 0;
   let out = '';
@@ -347,10 +364,11 @@ async function problemOf(argv: readonly string[]): Promise<string | undefined> {
     stderr: { write: (text: string) => ((err += text), true) },
     env: { ...process.env },
     stop: AbortSignal.abort(),
+    ...(now !== undefined ? { now: () => now } : {}),
   });
   const lines = err.trimEnd().split('\n');
   const problems = [
-    code === 0 ? 'exit code 0' : '',
+    code !== 2 ? `exit code ${code}` : '',
     out !== '' ? `stdout ${JSON.stringify(out.slice(0, 200))}` : '',
     connects.length > 0 ? `connected to ${connects.join(', ')}` : '',
     children.length > 0 ? `started ${children.join(', ')}` : '',
@@ -392,6 +410,75 @@ describe('every bad command line gets a short message, a non-zero exit and no ne
       expect(failed).toEqual([]);
     },
   );
+});
+
+/** The commands whose --since and --until are times (label T): every command that reads a time window. */
+const WINDOW_COMMANDS = (Object.keys(ALL_OPTIONS) as (keyof typeof ALL_OPTIONS)[]).filter(
+  (command) => ALL_OPTIONS[command].since?.value === 'T' && ALL_OPTIONS[command].until?.value === 'T',
+);
+/** The clock of the generated lines, so the shared parser and the command judge a duration against one now. */
+const NOW = Date.parse('2026-11-29T12:00:00.000Z');
+
+describe('generated time values and checkpoints (issue 39): a valid parse, or one line and exit code 2', () => {
+  test('finds every command that reads a window', () => {
+    expect([...WINDOW_COMMANDS].sort()).toEqual(['backfill', 'events-window', 'reconcile', 'replay']);
+  });
+
+  test.each(WINDOW_COMMANDS.map((command) => [command]))(
+    '%s: every generated --since and --until',
+    async (command) => {
+      await fc.assert(
+        fc.asyncProperty(
+          generatedTimeText,
+          fc.option(generatedTimeText, { nil: undefined }),
+          async (since, until) => {
+            // GIVEN what the one parser of windows makes of the values
+            let window: TimeWindow | undefined;
+            try {
+              window = parseTimeWindow(command, { since, until }, new Date(NOW));
+            } catch (error) {
+              if (!(error instanceof UsageError)) throw error;
+            }
+            // WHEN the command gets the values the parser refuses
+            const argv = [
+              command,
+              ...baseWithout(command, 'since'),
+              `--since=${since}`,
+              ...(until !== undefined ? [`--until=${until}`] : []),
+            ];
+            // THEN a window the parser takes holds real times kfek can print (a valid line would go on to the
+            // network), and the command refuses the rest in one line with exit code 2
+            const problem =
+              window === undefined
+                ? await problemOf(argv, NOW)
+                : [window.since, window.until]
+                    .map((date) => (date === undefined ? undefined : timeProblem(date.getTime())))
+                    .find((p) => p !== undefined);
+            expect(problem).toBeUndefined();
+          },
+        ),
+        { numRuns: 150 },
+      );
+    },
+  );
+
+  test('kfek backfill --resume of every generated checkpoint', async () => {
+    const stateDir = join(scratch, 'generated-checkpoints');
+    mkdirSync(stateDir);
+    await fc.assert(
+      fc.asyncProperty(generatedCheckpoint, async (text) => {
+        // GIVEN a generated checkpoint
+        writeFileSync(join(stateDir, 'checkpoint.json'), text);
+        // WHEN resumed with options no generated job has: one that reads is refused as another job, in a message
+        // that prints its times
+        const argv = ['backfill', '--resume', '--state-dir', stateDir, '--log-group', '/sweep-other'];
+        const line = [...argv, '--since', '1h', '--until', '30m', '--endpoint', CLOSED];
+        // THEN every one ends in one line with exit code 2, before anything is sent
+        expect(await problemOf(line, NOW)).toBeUndefined();
+      }),
+      { numRuns: 400 },
+    );
+  });
 });
 
 describe('the sweep itself', () => {

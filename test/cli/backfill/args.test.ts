@@ -2,9 +2,11 @@
 import {
   BACKFILL_OPTIONS,
   BACKFILL_USAGE,
+  type BackfillArgs,
   DEFAULT_RATE_PER_SECOND,
   parseBackfillArgs,
 } from '../../../cli/backfill/args';
+import { resumedJob } from '../../../cli/backfill/job';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { type CheckpointState, fileCheckpointStore, parseCheckpoint } from '../../../cli/backfill/checkpoint';
@@ -131,7 +133,7 @@ describe('parseCheckpoint', () => {
     [
       'progress for a group that is not its own',
       checkpoint({}, { '/other': { done: true, writtenAtFrom: [] } }),
-      /has progress for \/other, which is not one of its log groups/,
+      /has progress for "\/other", which is not one of its log groups/,
     ],
   ])('fails with exit code 2 for %s', (_, text, message) => {
     let error: unknown;
@@ -209,5 +211,41 @@ describe('parseCheckpoint', () => {
     await expect(fileCheckpointStore(path.join(file, 'checkpoint.json')).save(state)).rejects.toThrow(
       /^backfill: cannot write the checkpoint .*a-file\/checkpoint.json \(.*\): pass a --state-dir you can write to$/,
     );
+  });
+});
+
+describe('resumedJob', () => {
+  const state = (profile?: string): CheckpointState => ({
+    version: 1,
+    job: { logGroups: ['/a'], since: new Date(1_000), until: new Date(2_000), rawStream: 'kfek-teama-raw' },
+    ...(profile !== undefined ? { profile } : {}),
+    typed: { since: '1970-01-01T00:00:01Z' },
+    groups: {},
+    counts: NO_COUNTS,
+    runs: 1,
+    startedAt: '2026-11-23T12:00:00.000Z',
+    updatedAt: '2026-11-23T12:00:00.000Z',
+  });
+  const resume = parse('--resume') as BackfillArgs;
+
+  test('fails with exit code 2 when the checkpoint was written for another profile', () => {
+    // GIVEN a checkpoint of profile teama WHEN resumed with the profile sandbox
+    let error: unknown;
+    try {
+      resumedJob(resume, state('teama'), '/s/checkpoint.json', 'sandbox');
+    } catch (e) {
+      error = e;
+    }
+    // THEN it is refused, saying which profile to give
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).exitCode).toBe(2);
+    expect((error as Error).message).toMatch(
+      /^backfill: --resume found a backfill of profile teama in \/s\/checkpoint.json, not of profile sandbox: add --profile teama/,
+    );
+  });
+
+  test('goes on with the profile it was written for, and with a checkpoint that names none (an earlier kfek)', () => {
+    expect(resumedJob(resume, state('teama'), 'f', 'teama').rawStream).toBe('kfek-teama-raw');
+    expect(resumedJob(resume, state(), 'f', 'sandbox').rawStream).toBe('kfek-teama-raw');
   });
 });

@@ -403,12 +403,15 @@ describe('groups backfill cannot reproduce, and checkpoints it would not write',
     for (const tampered of [
       { ...saved, job: { ...saved.job, until: '2000-01-01T00:00:00.000Z' } },
       { ...saved, job: { ...saved.job, rawStream: 'not a stream/name' } },
+      // Issue 39: a position far past the window ended in "unexpected error: Invalid time value".
+      { ...saved, groups: { [g.name]: { done: false, from: 1e300, writtenAtFrom: [] } } },
     ]) {
       writeFileSync(file, JSON.stringify(tampered));
       const resumed = await kfek(['--resume', '--state-dir', g.stateDir]);
       expect(resumed.code).toBe(2);
+      expect(resumed.stderr.trimEnd().split('\n')).toHaveLength(1);
       expect(resumed.stderr).toMatch(
-        /the checkpoint .*checkpoint\.json (has a window that ends|names "not a stream)/,
+        /the checkpoint .*checkpoint\.json (has a window that ends|names "not a stream|says .* goes on at 1e\+300, which is after 9999-12-31T23:59:59.999Z)/,
       );
     }
     expect(await rawEvents(g.rawStream)).toEqual([]);

@@ -115,7 +115,7 @@ const cases: (readonly [string, readonly string[], RegExp])[] = [
   ['a value for a flag', ['--dry-run=yes'], /--dry-run takes no value/],
   ['--local-dir without --local', ['--local-dir', dir], /--local-dir needs --local/],
   ['--local without npm start having run here', ['--local'], /--local-dir \.kfek\/local does not exist/],
-  ['--since after --until', ['--since', '1h', '--until', '2h'], /--since is after --until/],
+  ['--since after --until', ['--since', '1h', '--until', '2h'], /--since \S+ is not before --until/],
   ['nothing to read', ['--dry-run'], /nothing to read: pass --local/],
 ];
 
