@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { ROUTE_KEY, UNKNOWN_ROUTE_KEY } from '../contracts/routes';
+import { ROUTE_KEY, ROUTE_STEM_KEY, UNKNOWN_ROUTE_KEY } from '../contracts/routes';
 import { ARRIVAL_KEY } from '../contracts/index-naming';
-import { ambiguousReason, profileRouteTable, ROUTE_STEM_KEY, type RouteTable } from './route-table';
+import { ambiguousReason, profileRouteTable, type RouteTable } from './route-table';
 import type { OpenSearchSpec } from './spec';
 
 /**

@@ -16,9 +16,6 @@
  * keeps it with its failed documents) rather than guessed into another team's index.
  */
 
-/** Key under `kfek` where the transform writes the stem of the route it chose (removed by the pipeline). */
-export const ROUTE_STEM_KEY = 'stem';
-
 /** The route table of an ingest pipeline (its script's `params`). */
 export interface RouteTable {
   /** Name -> stem, for a document marked with a name only: each name with one stem it can mean. */
