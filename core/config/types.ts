@@ -235,7 +235,10 @@ export interface ReconcileConfig {
  * processing; core/contracts/routes.ts) and where its documents are kept (index stem, retention, readers: the
  * provisioner's route spec, core/opensearch/route-spec.ts), composed from the two so neither is declared twice.
  */
-export interface RouteConfig extends TransformRoute, Required<RouteSpecInput> {}
+export interface RouteConfig extends TransformRoute, Required<RouteSpecInput> {
+  /** Required here: a profile's route always has one (the transform marks it, issue 39). */
+  readonly indexStem: string;
+}
 
 /** The resolved, validated configuration. */
 export interface PipelineConfig {

@@ -11,6 +11,11 @@
 /** Key under `kfek` where the transform writes the name of a document's route (absent: the default route). */
 export const ROUTE_KEY = 'route';
 /**
+ * Key under `kfek` where the transform writes the index stem of the document's route, beside its name: the ingest
+ * pipeline routes by the pair and removes it (issue 39, core/opensearch/route-table.ts).
+ */
+export const ROUTE_STEM_KEY = 'stem';
+/**
  * Key under `kfek` where the ingest pipeline keeps a `kfek.route` it did not know (the document stays in the
  * default indices; `kfek.route` is removed).
  */
@@ -184,6 +189,12 @@ export interface TransformRoute {
    */
   readonly staticFields: Readonly<Record<string, string>>;
   readonly processing: RouteProcessing;
+  /**
+   * The stem of the route's indices, which the transform marks beside the name (`kfek.stem`), so the ingest pipeline
+   * sends the document to the stem it was routed for even after the name moves to another stem (issue 39,
+   * core/opensearch/route-table.ts). @default - not marked: the pipeline goes by the name alone
+   */
+  readonly indexStem?: string;
 }
 
 /** What a route is chosen by: the envelope's log group, and the source account. */

@@ -3,6 +3,7 @@
  * runner of `npm start`) and whoever reads it (lambda/transform/env.ts, once per container). The names, the
  * defaults the reader applies and the service names live here only; {@link transformEnvironment} is the one writer.
  */
+import { indexStemProblem } from './index-naming';
 import { Problems } from './route-problems';
 import { readTransformRoute } from './route-reader';
 import type { TransformRoute } from './routes';
@@ -129,7 +130,10 @@ export const MAX_ROUTES_ENV_BYTES = 3072;
 /** Version of the {@link TransformEnvVar.Routes} JSON, so a transform never misreads a later shape. */
 export const ROUTES_ENV_VERSION = 1;
 
-/** The value of {@link TransformEnvVar.Routes}: `{"v":1,"routes":[{name,match,staticFields,processing}, ...]}`. */
+/**
+ * The value of {@link TransformEnvVar.Routes}: `{"v":1,"routes":[{name,match,staticFields,processing,stem?}, ...]}`.
+ * `stem` only where the route's index stem is not its name (the reader takes the name then), to spare the 4 KB.
+ */
 export function serializeRoutes(routes: readonly TransformRoute[]): string {
   return JSON.stringify({
     v: ROUTES_ENV_VERSION,
@@ -138,8 +142,17 @@ export function serializeRoutes(routes: readonly TransformRoute[]): string {
       match: r.match,
       staticFields: r.staticFields,
       processing: r.processing,
+      ...(r.indexStem === undefined || r.indexStem === r.name ? {} : { stem: r.indexStem }),
     })),
   });
+}
+
+/** The index stem of one route of the environment: its `stem`, or its name when it has none. */
+function readStem(value: unknown, route: TransformRoute, path: string, problems: Problems): TransformRoute {
+  const stem = (value as { stem?: unknown } | null)?.stem ?? route.name;
+  const fault = typeof stem === 'string' ? indexStemProblem(stem) : 'it is not a string';
+  if (fault !== undefined) problems.add(`${path}.stem ${JSON.stringify(stem)} is no index stem: ${fault}.`);
+  return { ...route, indexStem: typeof stem === 'string' ? stem : route.name };
 }
 
 /** {@link TransformEnvVar.Routes} holds something {@link parseRoutes} cannot use; `problems` says what. */
@@ -177,7 +190,10 @@ export function parseRoutes(value: string | undefined): readonly TransformRoute[
     ]);
   }
   const problems = new Problems([]);
-  const routes = body.routes.map((r, i) => readTransformRoute(r, `routes[${i}]`, problems.list));
+  const routes = body.routes.map((r, i) => {
+    const route = readTransformRoute(r, `routes[${i}]`, problems.list, ['stem']);
+    return route === undefined ? undefined : readStem(r, route, `routes[${i}]`, problems);
+  });
   const names = new Set<string>();
   for (const route of routes) {
     if (route === undefined) continue;

@@ -2,14 +2,21 @@
  * The families of indices a deploy leaves in the domain (issue 30): the profile's (the default route's and each
  * route's), and the retired ones, whose stem left the profile (a route removed or given another stem, a new
  * `indexPrefix`) but whose indices are still there. History stays readable and retained: a retired family keeps its
- * template, its retention policy (untouched, so its indices are deleted on the schedule they had), its readers (the
- * role that read it before reads it on, with the same members) and, for a route, its name in the ingest pipeline's
- * table, until its last index is gone and nothing marked with its names can still arrive
- * ({@link OpenSearchSpec.keepRetiredHours}). Then the next deploy removes them all.
+ * template, its retention policy (untouched, so its indices are deleted on the schedule they had), its readers and,
+ * for a route, its name in the ingest pipeline's table, until its last index is gone and nothing marked with its
+ * names can still arrive ({@link OpenSearchSpec.keepRetiredHours}). Then the next deploy removes them all.
+ *
+ * A retired family is keyed by its stem, not by its route's name (issue 39): a route name is not a team, and the
+ * next profile may give it to another team's stem. So a retired route's indices are read through a role of their
+ * own stem ({@link stemReaderRole}), mapped to exactly the members the route's reader had when the stem left
+ * (recorded in the template's ledger, {@link LEDGER.readers}), and the route's reader role reads its current stem
+ * only; documents are routed by the stem they were marked for (route-table.ts).
  */
 import { owningStem } from '../contracts/index-naming';
 import { type IndexState, LEDGER, type StoredPolicy, type StoredTemplate } from './domain-state';
 import { familyNames } from './route-spec';
+import { type RoutePair, type RouteTable, routeTableOf } from './route-table';
+import type { RoleMappingBody } from './security';
 import type { OpenSearchSpec } from './spec';
 
 export interface Family {
@@ -20,6 +27,11 @@ export interface Family {
   readonly current: boolean;
   /** The role that reads its indices; undefined when unknown (a retired family found only by its policy). */
   readonly readerRole: string | undefined;
+  /**
+   * The members of {@link readerRole} when kfek keeps them for the family itself: a retired route's stem role,
+   * mapped to whom the route's reader had when the stem left. Undefined: the profile says (a current family).
+   */
+  readonly readers: Readers | undefined;
   readonly templateName: string;
   readonly policyId: string;
   /** The ingest pipeline its template names as `default_pipeline`. */
@@ -41,13 +53,52 @@ export interface Families {
   readonly pruned: readonly Family[];
   /** Every stem kfek knows (current, kept and pruned), for the ownership of indices. */
   readonly stems: ReadonlySet<string>;
-  /** The ingest pipeline's table: route name -> stem. */
-  readonly routeTable: Readonly<Record<string, string>>;
+  /** The ingest pipeline's table (route-table.ts). */
+  readonly routeTable: RouteTable;
+}
+
+/** The members of a role mapping kfek keeps. */
+export interface Readers {
+  readonly backend_roles: readonly string[];
+  readonly users: readonly string[];
 }
 
 const pipelineName = (spec: OpenSearchSpec, prefix: string): string => `${spec.name}-${prefix}-document-id`;
 const defaultReader = (spec: OpenSearchSpec): string => spec.names.readerRole;
 const routeReader = (spec: OpenSearchSpec, route: string): string => `${spec.name}_${route}_reader`;
+
+/**
+ * The reader role of a retired route's stem: `<name>_stem_<stem>_reader`. No route's reader can have this name (a
+ * route name has no `_`), and each stem has its own.
+ */
+export function stemReaderRole(name: string, stem: string): string {
+  return `${name}_stem_${stem}_reader`;
+}
+
+const strings = (v: unknown): string[] =>
+  Array.isArray(v) ? [...new Set(v.filter((x): x is string => typeof x === 'string'))].sort() : [];
+
+function readersOf(raw: unknown): Readers | undefined {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return undefined;
+  const r = raw as Record<string, unknown>;
+  return { backend_roles: strings(r.backend_roles), users: strings(r.users) };
+}
+
+/**
+ * Who reads a retired route's stem: the ledger's record; else (the deploy that retires it, or a family retired
+ * before issue 39) the members of the role that read it until now, as the domain has them.
+ */
+function retiredReaders(
+  stored: StoredTemplate | undefined,
+  mappings: ReadonlyMap<string, RoleMappingBody>,
+  fallbackRole: string,
+): Readers {
+  const recorded = readersOf(stored?.meta[LEDGER.readers]);
+  if (recorded !== undefined) return recorded;
+  const role = stored?.meta[LEDGER.readerRole];
+  const mapped = mappings.get(typeof role === 'string' ? role : fallbackRole);
+  return { backend_roles: strings(mapped?.backend_roles), users: strings(mapped?.users) };
+}
 
 function retiredNamesOf(template: StoredTemplate | undefined): Record<string, string> {
   const raw = template?.meta[LEDGER.retiredNames];
@@ -72,6 +123,8 @@ export interface FamilyInputs {
   readonly indices: readonly IndexState[];
   /** Now, epoch milliseconds. */
   readonly now: number;
+  /** The domain's role mappings: who read a route's stem when it retires. @default - none */
+  readonly mappings?: ReadonlyMap<string, RoleMappingBody>;
 }
 
 /** Every stem kfek knows: the profile's, its templates' and its policies'. */
@@ -124,6 +177,7 @@ export function familiesOf(inputs: FamilyInputs): Families {
       route,
       current: true,
       readerRole: reader,
+      readers: undefined,
       templateName: familyNames(spec.name, stem).indexTemplate,
       policyId: familyNames(spec.name, stem).ismPolicy,
       pipeline: spec.names.ingestPipeline,
@@ -142,14 +196,19 @@ export function familiesOf(inputs: FamilyInputs): Families {
     const stored = templateOf(stem);
     const route = stored?.route;
     const storedReader = stored?.meta[LEDGER.readerRole];
+    // A retired route's stem is read through its own role (see the file comment); a default route's as before.
     const readerRole =
-      typeof storedReader === 'string'
-        ? storedReader
-        : stored === undefined
-          ? undefined
-          : route === undefined
-            ? defaultReader(spec)
-            : routeReader(spec, route);
+      route !== undefined
+        ? stemReaderRole(spec.name, stem)
+        : typeof storedReader === 'string'
+          ? storedReader
+          : stored === undefined
+            ? undefined
+            : defaultReader(spec);
+    const readers =
+      route === undefined
+        ? undefined
+        : retiredReaders(stored, inputs.mappings ?? new Map(), routeReader(spec, route));
     const storedAt = stored?.meta[LEDGER.retiredAt];
     const retiredAt = typeof storedAt === 'string' && !Number.isNaN(Date.parse(storedAt)) ? storedAt : nowIso;
     const retiredNames = Object.fromEntries(
@@ -161,6 +220,7 @@ export function familiesOf(inputs: FamilyInputs): Families {
       route,
       current: false,
       readerRole,
+      readers,
       templateName: stored?.name ?? familyNames(spec.name, stem).indexTemplate,
       policyId: familyNames(spec.name, stem).ismPolicy,
       pipeline: isDefault ? pipelineName(spec, stem) : spec.names.ingestPipeline,
@@ -174,14 +234,16 @@ export function familiesOf(inputs: FamilyInputs): Families {
     (retained ? kept : pruned).push(family);
   }
 
-  const routeTable: Record<string, string> = {};
-  // Retired names first, so a name the profile uses again points at the profile's stem.
-  for (const family of kept) {
-    for (const name of Object.keys(family.retiredNames)) routeTable[name] = family.stem;
-    if (!family.current && family.route !== undefined && !currentRoutes.has(family.route)) {
-      routeTable[family.route] = family.stem;
-    }
-  }
-  for (const route of spec.routes) routeTable[route.route] = route.indexStem;
+  const routeTable = routeTableOf(routePairs(kept), now, graceMillis);
   return { kept, pruned, stems, routeTable };
+}
+
+/** The (name, stem) pairs documents may carry: each kept family's route and the names retired onto its stem. */
+function routePairs(kept: readonly Family[]): RoutePair[] {
+  return kept.flatMap((family) => [
+    ...(family.route === undefined
+      ? []
+      : [{ name: family.route, stem: family.stem, retiredAt: family.retiredAt }]),
+    ...Object.entries(family.retiredNames).map(([name, at]) => ({ name, stem: family.stem, retiredAt: at })),
+  ]);
 }

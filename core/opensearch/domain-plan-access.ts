@@ -10,7 +10,10 @@
  * - In the built-in roles' mappings (`opensearch_dashboards_user`, `all_access`, `security_manager`) kfek owns only
  *   the members a profile named: it adds the profile's and removes those the previous deploy's profile named and
  *   this one does not; everyone else (the master user, people mapped by hand) stays.
- * - A retired route's reader role stays, with the mapping it had, while its indices are kept (domain-families.ts).
+ * - A retired route's indices are read through a role of their stem (`<name>_stem_<stem>_reader`), mapped to the
+ *   members the route's reader had when the stem left, while they are kept (domain-families.ts); the route's own
+ *   reader, if the name stays or comes back on another stem, reads that stem only (issue 39).
+ * - When a retired family goes, its readers leave the built-in roles' mappings as the profile's do.
  *
  * One file past ~300 lines: roles, kfek's mappings and the built-in roles' mappings share the members arithmetic and
  * the previous deploy's view, and are planned together.
@@ -66,13 +69,23 @@ const union = (a: Members, b: Members): Members =>
 const describe = (m: Members): string =>
   [...m.backend_roles.map((r) => `backend role ${r}`), ...m.users.map((u) => `user ${u}`)].join(', ');
 
-/** Members of kfek's own roles as the profile says; `keep` for a retired route's role (its mapping stays as it is). */
+/**
+ * Members of kfek's own roles as the profile says, and a retired route's stem role as its family records them;
+ * `keep` for another retired role (its mapping stays as it is). The stem roles come first, so a deploy stopped half
+ * way has given the retired stem's readers their role before it takes the route's reader from them.
+ */
 function desiredOwnedMappings(
   spec: OpenSearchSpec,
   roles: ReadonlyMap<string, SecurityRoleBody>,
+  families: Families,
 ): Map<string, Members | 'keep'> {
   const out = new Map<string, Members | 'keep'>();
-  for (const role of roles.keys()) out.set(role, 'keep');
+  for (const f of families.kept) {
+    if (f.readers !== undefined && f.readerRole !== undefined) {
+      out.set(f.readerRole, members(f.readers.backend_roles, f.readers.users));
+    }
+  }
+  for (const role of roles.keys()) if (!out.has(role)) out.set(role, 'keep');
   out.set(
     spec.names.writerRole,
     members(spec.access.firehoseRoleArn === undefined ? [] : [spec.access.firehoseRoleArn]),
@@ -188,6 +201,14 @@ function planRoles(
 ): DomainChange[] {
   const { state, previous } = inputs;
   const before = previous === undefined ? undefined : desiredRoles(previous.spec, previous.families);
+  // The previous deploy still kept the families that go now (or they would be gone): it wrote roles covering them.
+  const beforePrune =
+    previous === undefined
+      ? undefined
+      : desiredRoles(previous.spec, {
+          ...previous.families,
+          kept: [...previous.families.kept, ...previous.families.pruned],
+        });
   const changes: DomainChange[] = [];
   for (const [name, role] of roles) {
     const stored = state.roles.get(name);
@@ -219,7 +240,7 @@ function planRoles(
         ? editedByHand(state, 'security-role', name, stored)
         : written === undefined
           ? /"(dls|fls|masked_fields)":("[^"]|\[[^\]])/.test(JSON.stringify(stored))
-          : !sameRole(stored, written));
+          : !sameRole(stored, written) && !sameRole(stored, beforePrune?.get(name) ?? written));
     const impact: Impact =
       lost.length > 0 ? 'loses-access' : drift ? 'drift' : gained.length > 0 ? 'grants-access' : 'change';
     changes.push({
@@ -283,7 +304,11 @@ function planOwnedMappings(
   const before =
     previous === undefined
       ? undefined
-      : desiredOwnedMappings(previous.spec, desiredRoles(previous.spec, previous.families));
+      : desiredOwnedMappings(
+          previous.spec,
+          desiredRoles(previous.spec, previous.families),
+          previous.families,
+        );
   const changes: DomainChange[] = [];
   for (const [role, want] of wanted) {
     const have = state.mappings.get(role);
@@ -339,25 +364,37 @@ function planOwnedMappings(
 function planSharedMappings(
   inputs: AccessInputs,
   roles: ReadonlyMap<string, SecurityRoleBody>,
+  wanted: ReadonlyMap<string, Members | 'keep'>,
 ): DomainChange[] {
-  const { spec, state, previous } = inputs;
-  const retiredRoles = [...roles.keys()].filter(
-    (r) =>
-      r !== spec.names.writerRole &&
-      r !== spec.names.readerRole &&
-      !spec.routes.some((x) => x.names.readerRole === r),
+  const { spec, state, previous, families } = inputs;
+  const current = new Set([
+    spec.names.writerRole,
+    spec.names.readerRole,
+    ...spec.routes.map((x) => x.names.readerRole),
+  ]);
+  // The readers of the retired families kfek keeps: what their roles will be mapped to.
+  const retiredReaders = [...roles.keys()]
+    .filter((r) => !current.has(r))
+    .reduce((acc, r) => {
+      const want = wanted.get(r);
+      const m = want === undefined || want === 'keep' ? state.mappings.get(r) : want;
+      return m === undefined ? acc : union(acc, members(m.backend_roles, m.users));
+    }, members([]));
+  // The readers of the retired families that go now were kfek's additions too, as much as a profile's.
+  const prunedReaders = families.pruned.reduce(
+    (acc, f) =>
+      f.readers === undefined ? acc : union(acc, members(f.readers.backend_roles, f.readers.users)),
+    members([]),
   );
-  const retiredReaders = retiredRoles.reduce((acc, r) => {
-    const m = state.mappings.get(r);
-    return m === undefined ? acc : union(acc, members(m.backend_roles, m.users));
-  }, members([]));
   const now = kfekSharedMembers(spec, retiredReaders);
-  const before = previous === undefined ? undefined : kfekSharedMembers(previous.spec, members([]));
+  const previously = previous === undefined ? undefined : kfekSharedMembers(previous.spec, members([]));
+  const before = (role: string): Members =>
+    union(previously?.get(role) ?? members([]), role === DASHBOARDS_USER_ROLE ? prunedReaders : members([]));
   const changes: DomainChange[] = [];
   for (const [role, ours] of now) {
     const have = state.mappings.get(role);
     const current = have === undefined ? members([]) : members(have.backend_roles, have.users);
-    const dropped = before === undefined ? members([]) : minus(before.get(role) ?? members([]), ours);
+    const dropped = minus(before(role), ours);
     const removed = members(
       current.backend_roles.filter((x) => dropped.backend_roles.includes(x)),
       current.users.filter((x) => dropped.users.includes(x)),
@@ -379,7 +416,8 @@ function planSharedMappings(
         isEmpty(added) ? '' : `adds ${describe(added)}`,
         isEmpty(removed)
           ? ''
-          : `removes ${describe(removed)}, which the previous profile named and this one does not`,
+          : `removes ${describe(removed)}, which the previous profile or a retired family now gone named, and ` +
+            'this profile does not',
         'members kfek did not add stay',
       ]
         .filter((p) => p !== '')
@@ -419,13 +457,13 @@ export function planAccess(inputs: AccessInputs): DomainChange[] {
     ];
   }
   const roles = desiredRoles(inputs.spec, inputs.families);
-  const wanted = desiredOwnedMappings(inputs.spec, roles);
+  const wanted = desiredOwnedMappings(inputs.spec, roles, inputs.families);
   const diff = accessDiff(inputs, roles, wanted);
   const roleChanges = planRoles(inputs, roles, wanted, diff);
   return [
     ...roleChanges.filter((c) => c.action !== 'delete'),
     ...planOwnedMappings(inputs, roles, wanted, diff),
-    ...planSharedMappings(inputs, roles),
+    ...planSharedMappings(inputs, roles, wanted),
     ...roleChanges.filter((c) => c.action === 'delete'),
   ];
 }

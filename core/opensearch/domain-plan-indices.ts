@@ -47,6 +47,7 @@ export function desiredTemplate(spec: OpenSearchSpec, family: Family): Record<st
       ...meta,
       [LEDGER.stem]: family.stem,
       ...(family.readerRole === undefined ? {} : { [LEDGER.readerRole]: family.readerRole }),
+      ...(family.readers === undefined ? {} : { [LEDGER.readers]: family.readers }),
       ...(family.retiredAt === undefined ? {} : { [LEDGER.retiredAt]: family.retiredAt }),
       ...(Object.keys(family.retiredNames).length === 0
         ? {}
@@ -100,17 +101,16 @@ export function planPipelines(spec: OpenSearchSpec, families: Families, state: D
   for (const f of families.kept) if (!f.current && f.isDefault) desired.set(f.pipeline, { prefix: f.stem });
   const changes: DomainChange[] = [];
   for (const [name, { prefix }] of desired) {
-    const body = buildIngestPipeline(spec, {
-      prefix,
-      routes: families.routeTable,
-      nested: nestedStems(prefix, families.stems),
-    });
+    const table = families.routeTable;
+    const body = buildIngestPipeline(spec, { prefix, table, nested: nestedStems(prefix, families.stems) });
     const stored = state.pipelines.get(name);
     const same = stored !== undefined && sameContent('ingest-pipeline', stored, body);
     const edited = stored !== undefined && !same && editedByHand(state, 'ingest-pipeline', name, stored);
-    const retired = Object.entries(families.routeTable)
-      .filter(([route]) => !spec.routes.some((r) => r.route === route))
-      .map(([route, stem]) => `${route} -> ${stem}`);
+    const retired = Object.entries(table.marks).flatMap(([route, stems]) =>
+      stems
+        .filter((stem) => !spec.routes.some((r) => r.route === route && r.indexStem === stem))
+        .map((stem) => `${route} -> ${stem}`),
+    );
     changes.push({
       kind: 'ingest-pipeline',
       name,
@@ -118,10 +118,13 @@ export function planPipelines(spec: OpenSearchSpec, families: Families, state: D
       // Retired names still routed are something kept after leaving the profile, and the doctor says so.
       impact: same ? 'none' : edited ? 'drift' : retired.length > 0 ? 'kept' : 'change',
       detail:
-        `routes from ${prefix}-*: ${JSON.stringify(families.routeTable)}` +
+        `routes from ${prefix}-*: ${JSON.stringify(table.marks)}` +
         (retired.length === 0
           ? ''
           : `; retired names kept for documents still in flight: ${retired.join(', ')}`) +
+        (table.ambiguous.length === 0
+          ? ''
+          : `; a document marked ${table.ambiguous.join(', ')} without its stem is refused (the name moved stems)`) +
         (edited ? `; ${handEdit('ingest-pipeline', stored, body)}` : ''),
       requests: same ? [] : [{ method: 'PUT', path: `/_ingest/pipeline/${name}`, body, ok: [200] }],
     });

@@ -137,6 +137,7 @@ export function planDomain(spec: OpenSearchSpec, state: DomainState, options: Do
     templates: state.templates,
     policies: state.policies,
     indices: state.indices,
+    mappings: state.mappings,
     now: options.now,
   };
   const families = familiesOf({ spec, ...inputs });

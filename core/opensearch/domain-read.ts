@@ -137,7 +137,7 @@ export function stateFromSpec(spec: OpenSearchSpec, now: number): DomainState {
     pipelines: new Map([
       [
         spec.names.ingestPipeline,
-        buildIngestPipeline(spec, { prefix: spec.indexPrefix, routes: families.routeTable }),
+        buildIngestPipeline(spec, { prefix: spec.indexPrefix, table: families.routeTable }),
       ],
     ]),
     policies,

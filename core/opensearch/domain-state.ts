@@ -35,6 +35,8 @@ export const LEDGER = {
   retiredAt: 'kfek_retired_at',
   /** Route names that pointed at this stem and left the profile, with when (ISO 8601). */
   retiredNames: 'kfek_retired_names',
+  /** A retired route's readers (`{backend_roles, users}`), as its reader had them when the stem left (issue 39). */
+  readers: 'kfek_readers',
 } as const;
 
 /** One of kfek's index templates as stored. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { ROUTE_KEY, UNKNOWN_ROUTE_KEY } from '../contracts/routes';
+import { ROUTE_KEY, ROUTE_STEM_KEY, UNKNOWN_ROUTE_KEY } from '../contracts/routes';
 import { ARRIVAL_KEY } from '../contracts/index-naming';
+import { ambiguousReason, profileRouteTable, type RouteTable } from './route-table';
 import type { OpenSearchSpec } from './spec';
 
 /**
@@ -144,6 +145,12 @@ const ARRIVAL_SUFFIX_SCRIPT = [
   '}',
 ].join(' ');
 
+/** {@link ambiguousReason} as a Painless expression over the name `r` (single quotes: the reason has none). */
+const painlessReason = ambiguousReason('\u0000')
+  .split('\u0000')
+  .map((part) => `'${part}'`)
+  .join(' + r + ');
+
 /**
  * Routes (docs/teams-and-routes.md, "How routing works"). Firehose writes every document to the default route's
  * index of the day (`logs-2026-11-25`); one delivery stream serves every team. This script first puts it in the
@@ -155,12 +162,17 @@ const ARRIVAL_SUFFIX_SCRIPT = [
  * - The transform alone writes `kfek.*`: an app key `kfek` or `kfek.route` is moved to `kfek.collisions`, and
  *   `_index` with the other metadata names too (docs/schema.md, "Collisions"). It chooses the route from
  *   `cloudwatch.logGroup` and the source account, which come from the CloudWatch Logs envelope, not from the app.
- * - The pipeline does not trust the document beyond a name: the target index is built from its own table of route
- *   names to stems (`params.routes`, written by the provisioner from the config) and the index Firehose chose. A
- *   name it does not know, or a `kfek.route` that is not a string, never picks an index: the document stays in the
- *   default index, `kfek.route` is removed and its value kept in `kfek.unknownRoute` (cut to 256 characters), so
- *   it can be found and nothing is lost. A forged or stale name therefore lands in the default route's indices,
- *   never in another team's.
+ * - The pipeline does not trust the document beyond a name and a stem: the target index is built from its own table
+ *   (route-table.ts, written by the provisioner from the families it keeps) and the index Firehose chose. The
+ *   transform marks the stem it routed for (`kfek.stem`, removed here): the document goes to that stem only if the
+ *   name pointed at it (`params.marks`: the profile's pair, or a retired one still kept), so a route name moved to
+ *   another team's stem never takes the documents marked for the old one there (issue 39). A document with a name
+ *   only (a transform from before the stem mark) goes to the name's one stem (`params.routes`), and is refused
+ *   with the reason when the name pointed at two stems lately (`params.ambiguous`). A name or pair it does not
+ *   know, or a `kfek.route` that is not a string, never picks an index: the document stays in the default index,
+ *   `kfek.route` is removed and its value kept in `kfek.unknownRoute` (cut to 256 characters), so it can be found
+ *   and nothing is lost. A forged or stale name therefore lands in the default route's indices, never in another
+ *   team's.
  * - Only a document bound for the default route's indices (`<prefix>` or `<prefix>-...`) is moved; one written
  *   anywhere else keeps its index. When the pipeline runs again on the route's index (OpenSearch may run the new
  *   index's default pipeline, which is this one), nothing changes: the script is idempotent.
@@ -176,8 +188,20 @@ export const ROUTE_SCRIPT = [
   "if (k.isEmpty()) { ctx.remove('kfek'); }",
   '}',
   `if (k instanceof Map && k.containsKey('${ROUTE_KEY}')) {`,
-  `def r = k.remove('${ROUTE_KEY}');`,
-  'def stem = r instanceof String ? params.routes.get(r) : null;',
+  `def r = k.remove('${ROUTE_KEY}'); def ms = k.remove('${ROUTE_STEM_KEY}'); String stem = null;`,
+  'if (r instanceof String) {',
+  // A document of a transform from before the stem mark: its name alone, unless the name meant two stems lately.
+  'if (ms == null) {',
+  'stem = params.routes.get(r);',
+  "if (stem == null && params.containsKey('ambiguous') && params.ambiguous.contains(r)) {",
+  // Refused where it would be moved; on a stem's own index (this pipeline run again after the move) left as it is.
+  `if (own) { throw new IllegalArgumentException(${painlessReason}); } stem = '';`,
+  '}',
+  // Marked with its stem: that stem, and only if the name pointed at it (the profile's, or a retired one kept).
+  "} else if (ms instanceof String && params.containsKey('marks')) {",
+  'def ok = params.marks.get(r); if (ok != null && ok.contains(ms)) { stem = ms; }',
+  '}',
+  '}',
   'if (stem == null) {',
   `String u = String.valueOf(r); k.${UNKNOWN_ROUTE_KEY} = u.length() > 256 ? u.substring(0, 256) : u;`,
   '} else {',
@@ -199,13 +223,13 @@ export const REFUSE_SCRIPT = [
 ].join(' ');
 
 /**
- * What one pipeline routes (issue 30): the prefix whose indices it moves documents from, the route names it knows
- * (the profile's, and retired ones kept while documents marked with them can still arrive), and the stems that
- * extend the prefix, whose indices are never moved.
+ * What one pipeline routes (issue 30): the prefix whose indices it moves documents from, the route table
+ * (route-table.ts: the profile's names, and retired ones kept while documents marked with them can still arrive), and
+ * the stems that extend the prefix, whose indices are never moved.
  */
 export interface PipelineRouteTable {
   readonly prefix: string;
-  readonly routes: Readonly<Record<string, string>>;
+  readonly table: RouteTable;
   /** @default - none */
   readonly nested?: readonly string[];
 }
@@ -213,13 +237,10 @@ export interface PipelineRouteTable {
 /** The full `PUT _ingest/pipeline/<spec.names.ingestPipeline>` body (or a retired prefix's, with its `table`). */
 export function buildIngestPipeline(
   spec: OpenSearchSpec,
-  table: PipelineRouteTable = {
-    prefix: spec.indexPrefix,
-    routes: Object.fromEntries(spec.routes.map((r) => [r.route, r.indexStem])),
-  },
+  routing: PipelineRouteTable = { prefix: spec.indexPrefix, table: profileRouteTable(spec.routes) },
 ): Record<string, unknown> {
-  const { prefix, routes } = table;
-  const nested = table.nested ?? [];
+  const { prefix, table } = routing;
+  const nested = routing.nested ?? [];
   return {
     description:
       `kfek (managed): puts a document of ${prefix}-* in the index of its kfek.arrival and, marked with a known ` +
@@ -233,7 +254,13 @@ export function buildIngestPipeline(
           tag: 'kfek-route-and-id',
           lang: 'painless',
           source: [REFUSE_SCRIPT, ROUTE_SCRIPT, documentIdScript(spec.indexTemplate.shards)].join(' '),
-          params: { prefix, routes, ...(nested.length === 0 ? {} : { nested: [...nested] }) },
+          params: {
+            prefix,
+            routes: table.names,
+            ...(Object.keys(table.marks).length === 0 ? {} : { marks: table.marks }),
+            ...(table.ambiguous.length === 0 ? {} : { ambiguous: table.ambiguous }),
+            ...(nested.length === 0 ? {} : { nested: [...nested] }),
+          },
         },
       },
     ],

@@ -5,7 +5,13 @@
  * matching are the contract's (core/contracts/routes.ts); this compiles them once per container and remembers each
  * log group's answer. Pure: no SDK, no environment, no I/O.
  */
-import { ROUTE_KEY, routeFor, type RouteSource, type TransformRoute } from '../../core/contracts/routes';
+import {
+  ROUTE_KEY,
+  ROUTE_STEM_KEY,
+  routeFor,
+  type RouteSource,
+  type TransformRoute,
+} from '../../core/contracts/routes';
 import { createDropMatcher, type DropMatcher } from './drop-rules';
 import { Masker } from './masking';
 import { createContinuation, type Continuation } from '../../core/contracts/multiline';
@@ -13,7 +19,7 @@ import { createContinuation, type Continuation } from '../../core/contracts/mult
 /** A route as the document writer uses it. */
 export interface DocumentRoute {
   readonly route: TransformRoute;
-  /** `"route":"<name>"`, the member written under `kfek`. */
+  /** `"route":"<name>","stem":"<indexStem>"`, the members written under `kfek`. */
   readonly kfekMember: string;
   /** The static fields as JSON members, each with its leading comma; '' when the route has none. */
   readonly staticMembers: string;
@@ -89,7 +95,11 @@ function compile(route: TransformRoute): DocumentRoute {
     ...(masks ? { masker: new Masker(mask) } : {}),
     ...(dropMatcher === undefined ? {} : { drop: dropMatcher }),
     ...(multiline === undefined ? {} : { continuation: createContinuation(multiline) }),
-    kfekMember: `"${ROUTE_KEY}":${JSON.stringify(route.name)}`,
+    // The stem beside the name: the pipeline sends the document to the stem it was routed for, even after the name
+    // moves to another team's stem (issue 39, core/opensearch/route-table.ts).
+    kfekMember:
+      `"${ROUTE_KEY}":${JSON.stringify(route.name)}` +
+      (route.indexStem === undefined ? '' : `,"${ROUTE_STEM_KEY}":${JSON.stringify(route.indexStem)}`),
     staticMembers,
     reserves: (key: string): boolean => {
       if (names.length === 0 || !firstSegments.has(firstSegment(key))) return false;

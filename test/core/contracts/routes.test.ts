@@ -85,6 +85,7 @@ describe('KFEK_ROUTES', () => {
   const routes: TransformRoute[] = [
     {
       name: 'payments',
+      indexStem: 'team-payments',
       match: { logGroupPrefix: '/kfek/teams/payments', account: ['123456789012'] },
       staticFields: { team: 'payments', 'service.tier': 'gold' },
       processing: {
@@ -103,8 +104,17 @@ describe('KFEK_ROUTES', () => {
     // WHEN
     const text = serializeRoutes(routes);
     // THEN
-    expect(JSON.parse(text)).toEqual({ v: 1, routes });
-    expect(parseRoutes(text)).toEqual(routes);
+    // The stem only where it is not the name (issue 39: the transform marks it; the 4 KB are spared).
+    const [{ indexStem, ...payments }, search] = routes;
+    expect(JSON.parse(text)).toEqual({ v: 1, routes: [{ ...payments, stem: indexStem }, search] });
+    expect(parseRoutes(text)).toEqual([routes[0], { ...search, indexStem: 'search' }]);
+  });
+
+  test.each([['Pay'], ['a,b'], [''], [7]])('fails when a route of KFEK_ROUTES has the stem %j', (stem) => {
+    // GIVEN
+    const text = JSON.stringify({ v: 1, routes: [{ name: 'pay', match: { logGroup: '/a' }, stem }] });
+    // WHEN / THEN
+    expect(() => parseRoutes(text)).toThrow(/routes\[0\]\.stem .* is no index stem/);
   });
 
   test('transformEnvironment writes KFEK_ROUTES only when there are routes', () => {

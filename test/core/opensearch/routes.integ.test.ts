@@ -8,7 +8,13 @@
  */
 import fc from 'fast-check';
 import { indexNameFor, type IndexRotation } from '../../../core/contracts/index-naming';
-import { documentIdFor } from '../../../core/opensearch/ingest-pipeline';
+import { buildIngestPipeline, documentIdFor } from '../../../core/opensearch/ingest-pipeline';
+import {
+  ambiguousReason,
+  type RoutePair,
+  routeDecision,
+  routeTableOf,
+} from '../../../core/opensearch/route-table';
 import type { OpenSearchHttpClient } from '../../../core/opensearch/http';
 import { provisionOpenSearch } from '../../../core/opensearch/provision';
 import { resolveOpenSearchSpec, type OpenSearchSpecInput } from '../../../core/opensearch/spec';
@@ -319,5 +325,80 @@ describe('routes through the shipped template and pipeline, on a real local node
     const kept = await os.client().request({ method: 'GET', path: '/_index_template/kfek-team-search' });
     expect(kept.status).toBe(200);
     await provisionOpenSearch(os.client(), spec, { previous: without });
+  });
+
+  describe('the route a document was marked for (issue 39)', () => {
+    const NAMES = ['orders', 'payments', 'billing'];
+    const STEMS = ['a-orders', 'c-orders', 'payments', 'billing'];
+    const NOW = Date.parse('2026-11-25T12:00:00Z');
+    const pair = fc.record({
+      name: fc.constantFrom(...NAMES),
+      stem: fc.constantFrom(...STEMS),
+      retiredAt: fc.option(
+        fc.integer({ min: 0, max: 100 }).map((h) => new Date(NOW - h * 3_600_000).toISOString()),
+        { nil: undefined },
+      ),
+    });
+    const mark = fc.record({
+      route: fc.oneof(fc.constantFrom<unknown>(...NAMES, 'shipping', 7), fc.constant({ route: 'orders' })),
+      stem: fc.oneof(fc.constantFrom<unknown>(...STEMS, 'logs', undefined), fc.constant(['a-orders'])),
+    });
+
+    test('property: the pipeline decides as routeDecision does, for any table and any marks', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(pair, { minLength: 1, maxLength: 6 }),
+          fc.integer({ min: 0, max: 50 }),
+          fc.array(mark, { minLength: 1, maxLength: 12 }),
+          async (pairs: RoutePair[], graceHours, marks) => {
+            // GIVEN a pipeline with the table of these pairs
+            const table = routeTableOf(pairs, NOW, graceHours * 3_600_000);
+            const put = await os.client().request({
+              method: 'PUT',
+              path: '/_ingest/pipeline/kfek-rule-check',
+              body: buildIngestPipeline(spec, { prefix: 'logs', table }),
+            });
+            expect(put.status).toBe(200);
+            // WHEN Firehose writes marked documents to the default index
+            const answer = await os.client().request({
+              method: 'POST',
+              path: '/_ingest/pipeline/kfek-rule-check/_simulate',
+              body: {
+                docs: marks.map((m) => ({
+                  _index: 'logs-2026-11-25',
+                  _source: {
+                    ...documentFor(undefined, 'marked'),
+                    kfek: { route: m.route, ...(m.stem === undefined ? {} : { stem: m.stem }) },
+                  },
+                })),
+              },
+            });
+            // THEN each lands where the TypeScript rule says, or is refused with its reason
+            const got = (answer.body as SimulateAnswer).docs.map((d, n) => {
+              if (d.doc === undefined) {
+                const reason = ambiguousReason(String(marks[n].route));
+                return JSON.stringify(d.error).includes(reason)
+                  ? 'refused'
+                  : `refused: ${JSON.stringify(d.error)}`;
+              }
+              const kfek = d.doc._source.kfek as Record<string, unknown>;
+              return 'unknownRoute' in kfek
+                ? `${d.doc._index} unknown`
+                : `${d.doc._index} ${JSON.stringify(kfek)}`;
+            });
+            const want = marks.map((m) => {
+              const decision = routeDecision(table, m.route, m.stem);
+              return decision.kind === 'refuse'
+                ? 'refused'
+                : decision.kind === 'route'
+                  ? `${decision.stem}-2026-11-25 ${JSON.stringify({ route: m.route })}`
+                  : 'logs-2026-11-25 unknown';
+            });
+            expect(got).toEqual(want);
+          },
+        ),
+        { numRuns: 30 },
+      );
+    }, 120_000);
   });
 });

@@ -69,6 +69,8 @@ describe('the builders, per route', () => {
     expect(route.script.params).toEqual({
       prefix: 'logs',
       routes: { payments: 'payments', search: 'team-search' },
+      // A document marked with its stem too (issue 39) goes to that stem only if its name points there.
+      marks: { payments: ['payments'], search: ['team-search'] },
     });
   });
 
@@ -196,23 +198,28 @@ describe('provisionOpenSearch with routes, on a domain with every plugin', () =>
     const without = resolveOpenSearchSpec({ ...input, routes: [PAYMENTS] });
     const report = await provisionOpenSearch(fake.client(), without, { previous: spec });
 
-    // THEN its template, policy, reader role and mapping stay, and the report names them
+    // THEN its template and policy stay, and the report names them
     expect(report.steps.filter((s) => s.impact === 'kept').map((s) => `${s.step}: ${s.status}`)).toEqual([
       'indices team-search-*: kept',
-      // Updated once, with the date its stem left the profile.
+      // Updated once, with the date its stem left the profile and who reads it.
       'index template kfek-team-search: updated',
       'ISM policy kfek-team-search-retention: kept',
-      'role mapping kfek_search_reader: kept',
     ]);
     expect(fake.managedIndices.get('team-search-2026-11-24')).toBe('kfek-team-search-retention');
-    expect(indexPatterns(fake, 'kfek_search_reader')).toEqual([['team-search-*']]);
-    expect(fake.mappings.get('kfek_search_reader')?.backend_roles).toEqual(['search-team']);
+    // AND its readers read it through the stem's own role (issue 39), not through the route name's
+    expect(indexPatterns(fake, 'kfek_stem_team-search_reader')).toEqual([['team-search-*']]);
+    expect(fake.mappings.get('kfek_stem_team-search_reader')?.backend_roles).toEqual(['search-team']);
+    expect(fake.roles.has('kfek_search_reader')).toBe(false);
     expect(fake.mappings.get('opensearch_dashboards_user')?.backend_roles).toContain('search-team');
     // AND documents still marked "search" (an older transform, a replay) go to its indices, not the default ones
     const table = (
       fake.pipelines.get('kfek-logs-document-id') as { processors: Array<{ script: { params: unknown } }> }
     ).processors[0].script.params;
-    expect(table).toEqual({ prefix: 'logs', routes: { payments: 'payments', search: 'team-search' } });
+    expect(table).toEqual({
+      prefix: 'logs',
+      routes: { payments: 'payments', search: 'team-search' },
+      marks: { payments: ['payments'], search: ['team-search'] },
+    });
     expect(indexPatterns(fake, 'kfek_writer')[0]).toEqual(['logs-*', 'payments-*', 'team-search-*']);
   });
 
@@ -248,7 +255,7 @@ describe('provisionOpenSearch with routes, on a domain with every plugin', () =>
     expect(indexPatterns(fake, 'kfek_writer')[0]).toEqual(['logs-*', 'payments-*']);
   });
 
-  test("a route's new stem gets its own objects; the old stem's indices stay with the same readers", async () => {
+  test("a route's new stem gets its own objects; the old stem's indices stay with the readers they had", async () => {
     // GIVEN
     const fake = new FakeOpenSearch({ ...ALL, indices: ['team-search-2026-11-24'] });
     await provisionOpenSearch(fake.client(), spec);
@@ -267,13 +274,23 @@ describe('provisionOpenSearch with routes, on a domain with every plugin', () =>
     expect(report.steps.filter((s) => s.impact === 'kept').map((s) => s.step)).toEqual([
       'indices team-search-*',
       'index template kfek-team-search',
+      'ingest pipeline kfek-logs-document-id',
       'ISM policy kfek-team-search-retention',
     ]);
-    expect(indexPatterns(fake, 'kfek_search_reader')).toEqual([['search-v2-*', 'team-search-*']]);
+    // The route's reader reads its new stem only; the old stem is read through its own role, by whom read it.
+    expect(indexPatterns(fake, 'kfek_search_reader')).toEqual([['search-v2-*']]);
+    expect(indexPatterns(fake, 'kfek_stem_team-search_reader')).toEqual([['team-search-*']]);
+    expect(fake.mappings.get('kfek_stem_team-search_reader')?.backend_roles).toEqual(['search-team']);
     const table = (
       fake.pipelines.get('kfek-logs-document-id') as { processors: Array<{ script: { params: unknown } }> }
     ).processors[0].script.params;
-    expect(table).toEqual({ prefix: 'logs', routes: { payments: 'payments', search: 'search-v2' } });
+    // A document marked search with the old stem still goes there. One marked search alone goes to the new stem:
+    // this spec keeps nothing in flight (keepRetiredHours 0); route-history.test.ts has the case where it does.
+    expect(table).toEqual({
+      prefix: 'logs',
+      routes: { payments: 'payments', search: 'search-v2' },
+      marks: { payments: ['payments'], search: ['search-v2', 'team-search'] },
+    });
   });
 
   test('without routes, nothing is kept or deleted', async () => {

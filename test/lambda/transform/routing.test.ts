@@ -55,6 +55,31 @@ describe('routes in the transform', () => {
     expect(json).toMatchObject({ amount: 1, team: 'payments', kfek: { route: 'payments' } });
   });
 
+  it('marks the stem the route was chosen for beside its name, every document shape (issue 39)', () => {
+    // GIVEN routes as the transform's environment gives them: each with its index stem
+    const stems = new RouteTable(ROUTES.map((r) => ({ ...r, indexStem: `team-${r.name}` })));
+    const envelope = makeEnvelope({ logGroup: '/app/payments/api' }, [
+      { message: 'paid' },
+      { message: '{"message":"paid","amount":1.0}' },
+      { message: '{"message":"paid","kfek":{"route":"search","stem":"team-search"}}' },
+    ]);
+
+    // WHEN
+    const outcome = transformRecord(encodeEnvelope(envelope), { routes: stems });
+
+    // THEN the pipeline can tell team-payments' documents from those of a later route named payments
+    if (outcome.kind !== 'data') throw new Error(outcome.kind);
+    const [text, json, forged] = outcome.documents.map((d) => JSON.parse(d.json) as Doc);
+    expect(text.kfek).toEqual({ route: 'payments', stem: 'team-payments' });
+    expect(json.kfek).toEqual({ route: 'payments', stem: 'team-payments' });
+    // An app cannot choose the stem: its own kfek is kept under kfek.collisions.
+    expect(forged.kfek).toEqual({
+      route: 'payments',
+      stem: 'team-payments',
+      collisions: { kfek: { route: 'search', stem: 'team-search' } },
+    });
+  });
+
   it('leaves documents of no route unmarked (the default route)', () => {
     const [doc] = documents({ logGroup: '/app/other' }, [{ message: '{"message":"m","team":"mine"}' }]);
     expect(doc.kfek).toBeUndefined();

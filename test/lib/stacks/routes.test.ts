@@ -86,6 +86,7 @@ describe('PipelineStack of a profile with routes (teams)', () => {
     expect(route.script.params).toEqual({
       prefix: 'logs',
       routes: { payments: 'payments', search: 'search' },
+      marks: { payments: ['payments'], search: ['search'] },
     });
   });
 
