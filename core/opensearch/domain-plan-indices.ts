@@ -10,13 +10,11 @@ import { nestedStems, patternsOverlap, templatePriority } from './families';
 import { buildIndexTemplate, TEMPLATE_HASH_META_KEY } from './index-template';
 import { buildIngestPipeline } from './ingest-pipeline';
 import { record } from './provision-client';
+import { chunkNames, name as one, requestPath } from './request-path';
 import { canonicalJson, indexFamilies, type IndexFamily, type OpenSearchSpec } from './spec';
 
-const CHUNK = 50;
-export const chunks = <T>(items: readonly T[]): T[][] =>
-  Array.from({ length: Math.ceil(items.length / CHUNK) }, (_, i) =>
-    items.slice(i * CHUNK, i * CHUNK + CHUNK),
-  );
+const templatePath = (template: string): string =>
+  requestPath(['_index_template', one('index template', template)]);
 export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** The family as the builders take it (the retention only matters for a current family's policy). */
@@ -118,7 +116,16 @@ export function planPipelines(spec: OpenSearchSpec, families: Families, state: D
         (retired.length === 0
           ? ''
           : `; retired names kept for documents still in flight: ${retired.join(', ')}`),
-      requests: same ? [] : [{ method: 'PUT', path: `/_ingest/pipeline/${name}`, body, ok: [200] }],
+      requests: same
+        ? []
+        : [
+            {
+              method: 'PUT',
+              path: requestPath(['_ingest', 'pipeline', one('ingest pipeline', name)]),
+              body,
+              ok: [200],
+            },
+          ],
     });
   }
   return changes;
@@ -146,7 +153,7 @@ export function planTemplates(spec: OpenSearchSpec, families: Families, state: D
         impact: 'refused',
         detail: `OpenSearch refuses it: template ${clash.name} (${clash.patterns.join(', ')}) has the same priority ${priority} and overlapping patterns`,
         fix: `give template ${clash.name} a priority other than ${priority} (kfek's templates take 200 + the length of their stem)`,
-        requests: [{ method: 'PUT', path: `/_index_template/${family.templateName}`, body, ok: [200] }],
+        requests: [{ method: 'PUT', path: templatePath(family.templateName), body, ok: [200] }],
       };
     }
     const detail = family.current
@@ -170,9 +177,7 @@ export function planTemplates(spec: OpenSearchSpec, families: Families, state: D
       action: same ? (family.current ? 'unchanged' : 'keep') : stored === undefined ? 'create' : 'update',
       impact,
       detail,
-      requests: same
-        ? []
-        : [{ method: 'PUT', path: `/_index_template/${family.templateName}`, body, ok: [200] }],
+      requests: same ? [] : [{ method: 'PUT', path: templatePath(family.templateName), body, ok: [200] }],
     };
   });
 }
@@ -209,9 +214,9 @@ export function planSettings(spec: OpenSearchSpec, families: Families): DomainCh
     const shardsDiffer = family.indices.filter((i) => i.primaryShards !== spec.indexTemplate.shards);
     if (groups.size === 0 && shardsDiffer.length === 0) continue;
     const requests: PlannedRequest[] = [...groups].flatMap(([key, names]) =>
-      chunks(names).map((c) => ({
+      chunkNames('index', names, (list) => requestPath([list, '_settings'])).map((path) => ({
         method: 'PUT' as const,
-        path: `/${c.join(',')}/_settings`,
+        path,
         body: JSON.parse(key) as unknown,
         ok: [200],
       })),
@@ -250,7 +255,7 @@ export function planIndexPrune(spec: OpenSearchSpec, families: Families, state: 
       action: 'delete',
       impact: 'change',
       detail: `${t.stem}-* left the profile and has no index left`,
-      requests: [{ method: 'DELETE', path: `/_index_template/${name}`, ok: [200, 404] }],
+      requests: [{ method: 'DELETE', path: templatePath(name), ok: [200, 404] }],
     });
   }
   const keptPipelines = new Set([spec.names.ingestPipeline, ...families.kept.map((f) => f.pipeline)]);
@@ -262,7 +267,13 @@ export function planIndexPrune(spec: OpenSearchSpec, families: Families, state: 
       action: 'delete',
       impact: 'change',
       detail: 'its prefix left the profile and has no index left',
-      requests: [{ method: 'DELETE', path: `/_ingest/pipeline/${name}`, ok: [200, 404] }],
+      requests: [
+        {
+          method: 'DELETE',
+          path: requestPath(['_ingest', 'pipeline', one('ingest pipeline', name)]),
+          ok: [200, 404],
+        },
+      ],
     });
   }
   const keptPolicies = new Set(families.kept.map((f) => f.policyId));
@@ -274,7 +285,13 @@ export function planIndexPrune(spec: OpenSearchSpec, families: Families, state: 
       action: 'delete',
       impact: 'change',
       detail: 'its indices are all gone',
-      requests: [{ method: 'DELETE', path: `/_plugins/_ism/policies/${id}`, ok: [200, 404] }],
+      requests: [
+        {
+          method: 'DELETE',
+          path: requestPath(['_plugins', '_ism', 'policies', one('ISM policy', id)]),
+          ok: [200, 404],
+        },
+      ],
     });
   }
   return changes;

@@ -7,7 +7,8 @@
  */
 import type { DomainChange, Impact, PlannedRequest } from './domain-change';
 import type { Families, Family } from './domain-families';
-import { asIndexFamily, chunks, describeFamily, plural } from './domain-plan-indices';
+import { asIndexFamily, describeFamily, plural } from './domain-plan-indices';
+import { chunkNames, name, type NameSegment, requestPath } from './request-path';
 import type { DomainState, IndexState, StoredPolicy } from './domain-state';
 import { buildIsmPolicy, type IsmPolicyBody } from './ism-policy';
 import { record } from './provision-client';
@@ -97,7 +98,8 @@ export function planPolicies(
     const desired = buildIsmPolicy(spec, asIndexFamily(spec, family));
     const same = stored !== undefined && stored.policy.description === desired.policy.description;
     if (!same) updated.set(family.policyId, desired);
-    const path = `/_plugins/_ism/policies/${family.policyId}`;
+    const path = (query?: Record<string, number>): string =>
+      requestPath(['_plugins', '_ism', 'policies', name('ISM policy', family.policyId)], query);
     const { impact, detail, fix } = retentionImpact(family, stored, desired, now);
     changes.push({
       kind: 'ism-policy',
@@ -114,8 +116,8 @@ export function planPolicies(
               // ISM refuses an overwrite without the optimistic-concurrency pair from the listing.
               path:
                 stored === undefined
-                  ? path
-                  : `${path}?if_seq_no=${stored.seqNo}&if_primary_term=${stored.primaryTerm}`,
+                  ? path()
+                  : path({ if_seq_no: stored.seqNo, if_primary_term: stored.primaryTerm }),
               body: desired,
               ok: [200, 201],
             },
@@ -160,10 +162,10 @@ function planManagedIndices(
       }
     }
     const requests: PlannedRequest[] = [];
-    for (const names of chunks(add)) {
+    for (const path of chunkNames('index', add, (list) => requestPath(['_plugins', '_ism', 'add', list]))) {
       requests.push({
         method: 'POST',
-        path: `/_plugins/_ism/add/${names.join(',')}`,
+        path,
         body: { policy_id: family.policyId },
         ok: [200],
       });
@@ -176,10 +178,15 @@ function planManagedIndices(
       [keepState, { policy_id: family.policyId }],
       [toHot, { policy_id: family.policyId, state: 'hot' }],
     ] as const) {
-      for (const names of chunks(group.map((i) => i.name))) {
+      const render = (list: NameSegment): string => requestPath(['_plugins', '_ism', 'change_policy', list]);
+      for (const path of chunkNames(
+        'index',
+        group.map((i) => i.name),
+        render,
+      )) {
         requests.push({
           method: 'POST',
-          path: `/_plugins/_ism/change_policy/${names.join(',')}`,
+          path,
           body,
           ok: [200],
         });

@@ -12,12 +12,17 @@
  *   profile named (the previous deploy's spec says which);
  * - Dashboards saved objects whose id starts with `<name>-` (Dashboards gives objects saved from its pages UUIDs).
  *
+ * A name kfek cannot address as exactly one object (core/opensearch/request-path.ts: a `/`, `,`, `..`, an escape that
+ * decodes to one) is never kfek's, since kfek never creates one: the readers leave such objects out, so no plan
+ * ever names them and a hostile name cannot block a deploy.
+ *
  * One file past ~300 lines: the state's types and one short reader per kind of object, which only make sense together.
  */
 import type { OpenSearchHttpClient } from './http';
 import { POLICY_HASH_MARKER } from './ism-policy';
 import { call, record } from './provision-client';
 import type { Feature } from './provision-types';
+import { chunkNames, isAddressable, name as one, names as nameList, requestPath } from './request-path';
 import { type RoleMappingBody, ADMIN_ROLES, DASHBOARDS_USER_ROLE } from './security';
 
 /** The `_meta` keys kfek keeps on its index templates beside `managed_by` and the content hash. */
@@ -132,7 +137,13 @@ async function readTemplates(
     const body = record(record(entry).index_template);
     const meta = record(body._meta);
     const stem = stemOf(body, meta);
-    if (meta.managed_by === 'kfek' && templateName.startsWith(`${name}-`) && stem !== undefined) {
+    const addressable = isAddressable('index template', templateName);
+    if (
+      addressable &&
+      meta.managed_by === 'kfek' &&
+      templateName.startsWith(`${name}-`) &&
+      stem !== undefined
+    ) {
       const route = meta.kfek_route;
       own.set(templateName, {
         name: templateName,
@@ -157,11 +168,12 @@ async function readPipelines(
   name: string,
 ): Promise<Map<string, Record<string, unknown>>> {
   // A wildcard GET answers 404 when nothing matches.
-  const listed = await call(client, { method: 'GET', path: `/_ingest/pipeline/${name}-*` }, [200, 404]);
+  const path = requestPath(['_ingest', 'pipeline', one('name pattern', `${name}-*`)]);
+  const listed = await call(client, { method: 'GET', path }, [200, 404]);
   const out = new Map<string, Record<string, unknown>>();
   // kfek names them `<name>-<prefix>-document-id`; the name is the mark (a hand edit of the content stays kfek's).
   for (const [id, body] of Object.entries(listed.status === 200 ? record(listed.body) : {})) {
-    if (id.endsWith('-document-id')) out.set(id, record(body));
+    if (id.endsWith('-document-id') && isAddressable('ingest pipeline', id)) out.set(id, record(body));
   }
   return out;
 }
@@ -172,7 +184,7 @@ async function readPolicies(client: OpenSearchHttpClient, name: string): Promise
   for (let from = 0; ; from += pageSize) {
     const page = await call(
       client,
-      { method: 'GET', path: `/_plugins/_ism/policies?size=${pageSize}&from=${from}` },
+      { method: 'GET', path: requestPath(['_plugins', '_ism', 'policies'], { size: pageSize, from }) },
       [200],
     );
     const policies = list(record(page.body).policies);
@@ -181,7 +193,8 @@ async function readPolicies(client: OpenSearchHttpClient, name: string): Promise
       const id = String(e._id);
       const policy = record(e.policy);
       const description = policy.description;
-      if (!id.startsWith(`${name}-`) || typeof description !== 'string') continue;
+      if (!id.startsWith(`${name}-`) || !isAddressable('ISM policy', id) || typeof description !== 'string')
+        continue;
       if (!description.includes(POLICY_HASH_MARKER)) continue;
       out.set(id, { id, seqNo: Number(e._seq_no), primaryTerm: Number(e._primary_term), policy });
     }
@@ -198,7 +211,10 @@ async function readIndices(client: OpenSearchHttpClient): Promise<IndexState[]> 
   );
   return list(listed.body)
     .map((row) => record(row))
-    .filter((row) => typeof row.index === 'string' && !String(row.index).startsWith('.'))
+    .filter(
+      (row) =>
+        typeof row.index === 'string' && !row.index.startsWith('.') && isAddressable('index', row.index),
+    )
     .map((row) => ({
       name: String(row.index),
       creationDate: Number(row['creation.date']),
@@ -208,7 +224,10 @@ async function readIndices(client: OpenSearchHttpClient): Promise<IndexState[]> 
     }));
 }
 
-/** Adds the dynamic settings and ISM's view to the named indices (in chunks: each name goes into the URL). */
+/**
+ * Adds the dynamic settings and ISM's view to the named indices, in lists that keep each request line under
+ * OpenSearch's 4 KiB (each name goes into the URL; a 200-character stem makes 20 names too many).
+ */
 async function describeIndices(
   client: OpenSearchHttpClient,
   indices: readonly IndexState[],
@@ -218,19 +237,21 @@ async function describeIndices(
   const names = indices.filter((i) => wanted.has(i.name)).map((i) => i.name);
   const settings = new Map<string, Record<string, string>>();
   const managed = new Map<string, ManagedState>();
-  for (let at = 0; at < names.length; at += 50) {
-    const chunk = names.slice(at, at + 50).join(',');
-    const got = await call(
-      client,
-      { method: 'GET', path: `/${chunk}/_settings/${DYNAMIC_SETTINGS.join(',')}?flat_settings=true` },
-      [200],
-    );
+  const settingsPaths = chunkNames('index', names, (chunk) =>
+    requestPath([chunk, '_settings', nameList('setting', DYNAMIC_SETTINGS)], { flat_settings: true }),
+  );
+  for (const path of settingsPaths) {
+    const got = await call(client, { method: 'GET', path }, [200]);
     for (const [index, value] of Object.entries(record(got.body))) {
       const flat = record(record(value).settings);
       settings.set(index, Object.fromEntries(Object.entries(flat).map(([k, v]) => [k, String(v)])));
     }
-    if (!ism) continue;
-    const explained = await call(client, { method: 'GET', path: `/_plugins/_ism/explain/${chunk}` }, [200]);
+  }
+  const explainPaths = ism
+    ? chunkNames('index', names, (chunk) => requestPath(['_plugins', '_ism', 'explain', chunk]))
+    : [];
+  for (const path of explainPaths) {
+    const explained = await call(client, { method: 'GET', path }, [200]);
     for (const [index, value] of Object.entries(record(explained.body))) {
       if (index === 'total_managed_indices') continue;
       const v = record(value);
@@ -258,7 +279,8 @@ async function readSecurity(
   const roles = new Map<string, Record<string, unknown>>();
   for (const [role, body] of Object.entries(record(rolesAnswer.body))) {
     const description = record(body).description;
-    if (role.startsWith(`${name}_`) && typeof description === 'string' && description.startsWith('kfek:')) {
+    const ours = role.startsWith(`${name}_`) && isAddressable('security role', role);
+    if (ours && typeof description === 'string' && description.startsWith('kfek:')) {
       roles.set(role, record(body));
     }
   }
@@ -293,12 +315,16 @@ async function readSavedObjects(
   for (const type of ['index-pattern', 'search', 'visualization', 'dashboard']) {
     const found = await call(
       dashboards,
-      { method: 'GET', path: `/api/saved_objects/_find?type=${type}&per_page=10000&fields=title`, headers },
+      {
+        method: 'GET',
+        path: requestPath(['api', 'saved_objects', '_find'], { type, per_page: 10000, fields: 'title' }),
+        headers,
+      },
       [200],
     );
     for (const o of list(record(found.body).saved_objects)) {
       const id = String(record(o).id);
-      if (id.startsWith(`${name}-`)) out.add(`${type}/${id}`);
+      if (id.startsWith(`${name}-`) && isAddressable('saved object', id)) out.add(`${type}/${id}`);
     }
   }
   return out;
