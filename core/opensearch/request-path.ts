@@ -233,3 +233,20 @@ export function savedObjectPath(key: string): string {
     name('saved object', slash < 0 ? '' : key.slice(slash + 1)),
   ]);
 }
+
+/**
+ * `/<pattern>,<pattern>/<action>?ignore_unavailable=true&allow_no_indices=true&...`: a read over index patterns
+ * (`logs-*`) that answers empty rather than 404 when none matches. `patterns` is a list, or a comma-joined one.
+ */
+export function indicesPath(
+  patterns: string | readonly string[],
+  action: string,
+  query: Readonly<Record<string, QueryValue>> = {},
+): string {
+  const list = typeof patterns === 'string' ? patterns.split(',') : patterns;
+  return requestPath([names('index pattern', list), action], {
+    ignore_unavailable: true,
+    allow_no_indices: true,
+    ...query,
+  });
+}

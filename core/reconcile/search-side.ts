@@ -14,6 +14,7 @@
 import { indexNameFor, indexPatternFor, type IndexRotation } from '../contracts/index-naming';
 import { OpenSearchRequestError } from '../errors';
 import type { OpenSearchHttpClient } from '../opensearch/http';
+import { indicesPath } from '../opensearch/request-path';
 import { routingFor } from '../opensearch/ingest-pipeline';
 import { MINUTE_MILLIS } from './engine';
 import type { ReconcileGroup } from './model';
@@ -54,7 +55,9 @@ interface SearchAnswer {
 }
 
 export function searchSide(options: SearchSideOptions): SearchSide {
-  const patterns = [...new Set(options.stems)].map((s) => indexPatternFor(s, options.rotation)).join(',');
+  const patterns = [...new Set(options.stems)].map((s) => indexPatternFor(s, options.rotation));
+  // Every stem's pattern, each one encoded segment of the list (core/opensearch/request-path.ts).
+  const searchPath = (): string => indicesPath(patterns, '_search');
   const batch = options.batchSize ?? 1000;
   const call = async (method: 'GET' | 'POST', path: string, body: unknown): Promise<unknown> => {
     options.meter.openSearch += 1;
@@ -66,7 +69,6 @@ export function searchSide(options: SearchSideOptions): SearchSide {
     }
     return response.body;
   };
-  const scope = '?ignore_unavailable=true&allow_no_indices=true';
 
   return {
     async countPerMinute(
@@ -78,7 +80,7 @@ export function searchSide(options: SearchSideOptions): SearchSide {
       if (groups.length === 0) return counts;
       let after: Record<string, unknown> | undefined;
       do {
-        const answer = (await call('POST', `/${patterns}/_search${scope}`, {
+        const answer = (await call('POST', searchPath(), {
           size: 0,
           track_total_hits: false,
           query: {
@@ -140,7 +142,7 @@ export function searchSide(options: SearchSideOptions): SearchSide {
       const elsewhere = refs.filter((r) => !found.has(r.id)).map((r) => r.id);
       for (let i = 0; i < elsewhere.length; i += batch) {
         const ids = elsewhere.slice(i, i + batch);
-        const answer = (await call('POST', `/${patterns}/_search${scope}`, {
+        const answer = (await call('POST', searchPath(), {
           size: ids.length,
           track_total_hits: false,
           _source: ['kfek.joined'],
