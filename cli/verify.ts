@@ -3,6 +3,7 @@
  * took.
  */
 import type { OpenSearchHttpClient } from '../core/opensearch/http';
+import { indicesPath, nameProblem } from '../core/opensearch/request-path';
 import { sleep as realSleep } from '../core/clock';
 import { OpenSearchRequestError, UsageError } from './errors';
 import { parseRunMarker, validateRunId } from '../core/log-generator';
@@ -72,8 +73,6 @@ interface SearchAnswer {
   readonly hits?: { readonly hits?: readonly SearchHit[] };
 }
 
-const INDEX_PATTERN = /^[^\s/?#\\"<>|]+$/;
-
 /** Reads a dotted path (`kfek.ingestedAt`) or a literal key with dots from a document. */
 function fieldAt(source: Record<string, unknown>, path: string): unknown {
   if (path in source) return source[path];
@@ -106,7 +105,7 @@ async function fetchRun(
   const first = await call<SearchAnswer>(
     client,
     'POST',
-    `/${indexPattern}/_search?scroll=1m&ignore_unavailable=true&allow_no_indices=true`,
+    indicesPath(indexPattern, '_search', { scroll: '1m' }),
     {
       size: pageSize,
       _source: fields,
@@ -178,8 +177,15 @@ async function call<T>(
 export async function verifyRun(client: OpenSearchHttpClient, options: VerifyOptions): Promise<VerifyResult> {
   validateRunId(options.runId);
   const indexPattern = options.indexPattern ?? '*';
-  if (!INDEX_PATTERN.test(indexPattern)) {
-    throw new UsageError(`--index ${JSON.stringify(indexPattern)} is not an index pattern such as logs-*`);
+  // Each pattern of the list goes into the path as one encoded segment (core/opensearch/request-path.ts).
+  const problem = indexPattern
+    .split(',')
+    .map((p) => nameProblem('index pattern', p))
+    .find((p) => p !== undefined);
+  if (problem !== undefined) {
+    throw new UsageError(
+      `--index ${JSON.stringify(indexPattern)} is not an index pattern such as logs-*: ${problem}`,
+    );
   }
   if (options.expected !== undefined && !(Number.isInteger(options.expected) && options.expected >= 0)) {
     throw new UsageError(`--expect is ${options.expected}; expected a whole number >= 0`);

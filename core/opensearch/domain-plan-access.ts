@@ -35,6 +35,7 @@ import {
   writerRoleFor,
 } from './security';
 import { editedByHand, recordedHash } from './registry';
+import { mappingPath, rolePath } from './request-path';
 import type { OpenSearchSpec } from './spec';
 
 /** What kfek's roles should be, from the spec and the families a deploy keeps. */
@@ -212,7 +213,7 @@ function planRoles(
   const changes: DomainChange[] = [];
   for (const [name, role] of roles) {
     const stored = state.roles.get(name);
-    const path = `/_plugins/_security/api/roles/${name}`;
+    const path = rolePath(name);
     if (stored !== undefined && sameRole(stored, role)) {
       changes.push({ kind: 'security-role', name, action: 'unchanged', impact: 'none', requests: [] });
       continue;
@@ -283,11 +284,11 @@ function planRoles(
           : [
               {
                 method: 'DELETE' as const,
-                path: `/_plugins/_security/api/rolesmapping/${name}`,
+                path: mappingPath(name),
                 ok: [200, 404],
               },
             ]),
-        { method: 'DELETE', path: `/_plugins/_security/api/roles/${name}`, ok: [200, 404] },
+        { method: 'DELETE', path: rolePath(name), ok: [200, 404] },
       ],
     });
   }
@@ -337,7 +338,7 @@ function planOwnedMappings(
     const previousWant = before?.get(role);
     const handMapped =
       previousWant === undefined || previousWant === 'keep' ? members([]) : minus(removed, previousWant);
-    const path = `/_plugins/_security/api/rolesmapping/${role}`;
+    const path = mappingPath(role);
     changes.push({
       kind: 'role-mapping',
       name: role,
@@ -426,7 +427,7 @@ function planSharedMappings(
       requests: [
         {
           method: 'PUT',
-          path: `/_plugins/_security/api/rolesmapping/${role}`,
+          path: mappingPath(role),
           body: {
             backend_roles: final.backend_roles,
             hosts: have?.hosts ?? [],

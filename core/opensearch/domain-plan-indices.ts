@@ -12,13 +12,11 @@ import { buildIngestPipeline } from './ingest-pipeline';
 import { describeDrift, driftSummary, type OwnedKind, sameContent } from './drift';
 import { record } from './provision-client';
 import { editedByHand } from './registry';
+import { chunkNames, name as one, requestPath } from './request-path';
 import { canonicalJson, indexFamilies, type IndexFamily, type OpenSearchSpec } from './spec';
 
-const CHUNK = 50;
-export const chunks = <T>(items: readonly T[]): T[][] =>
-  Array.from({ length: Math.ceil(items.length / CHUNK) }, (_, i) =>
-    items.slice(i * CHUNK, i * CHUNK + CHUNK),
-  );
+const templatePath = (template: string): string =>
+  requestPath(['_index_template', one('index template', template)]);
 export const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** The family as the builders take it (the retention only matters for a current family's policy). */
@@ -126,7 +124,16 @@ export function planPipelines(spec: OpenSearchSpec, families: Families, state: D
           ? ''
           : `; a document marked ${table.ambiguous.join(', ')} without its stem is refused (the name moved stems)`) +
         (edited ? `; ${handEdit('ingest-pipeline', stored, body)}` : ''),
-      requests: same ? [] : [{ method: 'PUT', path: `/_ingest/pipeline/${name}`, body, ok: [200] }],
+      requests: same
+        ? []
+        : [
+            {
+              method: 'PUT',
+              path: requestPath(['_ingest', 'pipeline', one('ingest pipeline', name)]),
+              body,
+              ok: [200],
+            },
+          ],
     });
   }
   return changes;
@@ -163,7 +170,7 @@ export function planTemplates(spec: OpenSearchSpec, families: Families, state: D
         impact: 'refused',
         detail: `OpenSearch refuses it: template ${clash.name} (${clash.patterns.join(', ')}) has the same priority ${priority} and overlapping patterns`,
         fix: `give template ${clash.name} a priority other than ${priority} (kfek's templates take 200 + the length of their stem)`,
-        requests: [{ method: 'PUT', path: `/_index_template/${family.templateName}`, body, ok: [200] }],
+        requests: [{ method: 'PUT', path: templatePath(family.templateName), body, ok: [200] }],
       };
     }
     const detail = family.current
@@ -189,9 +196,7 @@ export function planTemplates(spec: OpenSearchSpec, families: Families, state: D
       action: same ? (family.current ? 'unchanged' : 'keep') : stored === undefined ? 'create' : 'update',
       impact,
       detail: edited ? `${detail}; ${handEdit('index-template', stored?.body, body)}` : detail,
-      requests: same
-        ? []
-        : [{ method: 'PUT', path: `/_index_template/${family.templateName}`, body, ok: [200] }],
+      requests: same ? [] : [{ method: 'PUT', path: templatePath(family.templateName), body, ok: [200] }],
     };
   });
 }
@@ -228,9 +233,9 @@ export function planSettings(spec: OpenSearchSpec, families: Families): DomainCh
     const shardsDiffer = family.indices.filter((i) => i.primaryShards !== spec.indexTemplate.shards);
     if (groups.size === 0 && shardsDiffer.length === 0) continue;
     const requests: PlannedRequest[] = [...groups].flatMap(([key, names]) =>
-      chunks(names).map((c) => ({
+      chunkNames('index', names, (list) => requestPath([list, '_settings'])).map((path) => ({
         method: 'PUT' as const,
-        path: `/${c.join(',')}/_settings`,
+        path,
         body: JSON.parse(key) as unknown,
         ok: [200],
       })),
@@ -269,7 +274,7 @@ export function planIndexPrune(spec: OpenSearchSpec, families: Families, state: 
       action: 'delete',
       impact: 'change',
       detail: `${t.stem}-* left the profile and has no index left`,
-      requests: [{ method: 'DELETE', path: `/_index_template/${name}`, ok: [200, 404] }],
+      requests: [{ method: 'DELETE', path: templatePath(name), ok: [200, 404] }],
     });
   }
   const keptPipelines = new Set([spec.names.ingestPipeline, ...families.kept.map((f) => f.pipeline)]);
@@ -281,7 +286,13 @@ export function planIndexPrune(spec: OpenSearchSpec, families: Families, state: 
       action: 'delete',
       impact: 'change',
       detail: 'its prefix left the profile and has no index left',
-      requests: [{ method: 'DELETE', path: `/_ingest/pipeline/${name}`, ok: [200, 404] }],
+      requests: [
+        {
+          method: 'DELETE',
+          path: requestPath(['_ingest', 'pipeline', one('ingest pipeline', name)]),
+          ok: [200, 404],
+        },
+      ],
     });
   }
   const keptPolicies = new Set(families.kept.map((f) => f.policyId));
@@ -293,7 +304,13 @@ export function planIndexPrune(spec: OpenSearchSpec, families: Families, state: 
       action: 'delete',
       impact: 'change',
       detail: 'its indices are all gone',
-      requests: [{ method: 'DELETE', path: `/_plugins/_ism/policies/${id}`, ok: [200, 404] }],
+      requests: [
+        {
+          method: 'DELETE',
+          path: requestPath(['_plugins', '_ism', 'policies', one('ISM policy', id)]),
+          ok: [200, 404],
+        },
+      ],
     });
   }
   return changes;

@@ -7,8 +7,9 @@
  */
 import type { DomainChange, Impact, PlannedRequest } from './domain-change';
 import type { Families, Family } from './domain-families';
-import { asIndexFamily, chunks, describeFamily, handEdit, plural } from './domain-plan-indices';
+import { asIndexFamily, describeFamily, handEdit, plural } from './domain-plan-indices';
 import { sameContent } from './drift';
+import { chunkNames, name, type NameSegment, requestPath } from './request-path';
 import type { DomainState, IndexState, StoredPolicy } from './domain-state';
 import { buildIsmPolicy, type IsmPolicyBody } from './ism-policy';
 import { record } from './provision-client';
@@ -100,7 +101,8 @@ export function planPolicies(
     // Content, not the description's hash: an edit that kept the description is still a difference (issue 39).
     const same = stored !== undefined && sameContent('ism-policy', stored.policy, desired.policy);
     if (!same) updated.set(family.policyId, desired);
-    const path = `/_plugins/_ism/policies/${family.policyId}`;
+    const path = (query?: Record<string, number>): string =>
+      requestPath(['_plugins', '_ism', 'policies', name('ISM policy', family.policyId)], query);
     const retention = retentionImpact(family, stored, desired, now);
     const edited =
       stored !== undefined && !same && editedByHand(state, 'ism-policy', family.policyId, stored.policy);
@@ -125,8 +127,8 @@ export function planPolicies(
               // ISM refuses an overwrite without the optimistic-concurrency pair from the listing.
               path:
                 stored === undefined
-                  ? path
-                  : `${path}?if_seq_no=${stored.seqNo}&if_primary_term=${stored.primaryTerm}`,
+                  ? path()
+                  : path({ if_seq_no: stored.seqNo, if_primary_term: stored.primaryTerm }),
               body: desired,
               ok: [200, 201],
             },
@@ -171,10 +173,10 @@ function planManagedIndices(
       }
     }
     const requests: PlannedRequest[] = [];
-    for (const names of chunks(add)) {
+    for (const path of chunkNames('index', add, (list) => requestPath(['_plugins', '_ism', 'add', list]))) {
       requests.push({
         method: 'POST',
-        path: `/_plugins/_ism/add/${names.join(',')}`,
+        path,
         body: { policy_id: family.policyId },
         ok: [200],
       });
@@ -187,10 +189,15 @@ function planManagedIndices(
       [keepState, { policy_id: family.policyId }],
       [toHot, { policy_id: family.policyId, state: 'hot' }],
     ] as const) {
-      for (const names of chunks(group.map((i) => i.name))) {
+      const render = (list: NameSegment): string => requestPath(['_plugins', '_ism', 'change_policy', list]);
+      for (const path of chunkNames(
+        'index',
+        group.map((i) => i.name),
+        render,
+      )) {
         requests.push({
           method: 'POST',
-          path: `/_plugins/_ism/change_policy/${names.join(',')}`,
+          path,
           body,
           ok: [200],
         });

@@ -22,6 +22,7 @@ import { planPolicies } from './domain-plan-ism';
 import type { DomainState } from './domain-state';
 import { buildSavedObjects, type SavedObject } from './dashboards';
 import { dashboardsIndexPattern } from './families';
+import { savedObjectPath } from './request-path';
 import type { OpenSearchSpec } from './spec';
 
 export interface DomainPlanOptions {
@@ -122,7 +123,7 @@ function planDashboards(
       requests: [
         {
           method: 'DELETE',
-          path: `/api/saved_objects/${key}`,
+          path: savedObjectPath(key),
           headers,
           ok: [200, 404],
           target: 'dashboards',

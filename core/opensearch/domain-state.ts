@@ -14,6 +14,10 @@
  * In the built-in roles' mappings (`all_access`, `security_manager`, `opensearch_dashboards_user`) kfek owns the
  * members a profile named (the previous deploy's spec says which).
  *
+ * A name kfek cannot address as exactly one object (core/opensearch/request-path.ts: a `/`, `,`, `..`, an escape that
+ * decodes to one) is never kfek's, since kfek never creates one: the readers leave such objects out, so no plan
+ * ever names them and a hostile name cannot block a deploy.
+ *
  * One file past ~300 lines: the state's types and one short reader per kind of object, which only make sense together.
  */
 import type { OpenSearchHttpClient } from './http';
@@ -23,6 +27,7 @@ import type { Feature } from './provision-types';
 import { type Registry, readRegistry, registryKey } from './registry';
 import type { OwnedKind } from './drift';
 import { familyNames } from './route-spec';
+import { chunkNames, isAddressable, name as one, names as nameList, requestPath } from './request-path';
 import { type RoleMappingBody, ADMIN_ROLES, DASHBOARDS_USER_ROLE } from './security';
 
 /** The `_meta` keys kfek keeps on its index templates beside `managed_by` and the content hash. */
@@ -187,6 +192,7 @@ async function readTemplates(
     const marked = meta.managed_by === 'kfek' && templateName.startsWith(`${name}-`);
     const owned =
       stem !== undefined &&
+      isAddressable('index template', templateName) &&
       (marked
         ? ownership.adoptTemplate(templateName, stem, meta)
         : ownership.owns('index-template', templateName, false));
@@ -216,10 +222,12 @@ async function readPipelines(
   ownership: Ownership,
 ): Promise<Map<string, Record<string, unknown>>> {
   // A wildcard GET answers 404 when nothing matches.
-  const listed = await call(client, { method: 'GET', path: `/_ingest/pipeline/${name}-*` }, [200, 404]);
+  const path = requestPath(['_ingest', 'pipeline', one('name pattern', `${name}-*`)]);
+  const listed = await call(client, { method: 'GET', path }, [200, 404]);
   const out = new Map<string, Record<string, unknown>>();
   for (const [id, body] of Object.entries(listed.status === 200 ? record(listed.body) : {})) {
-    if (ownership.owns('ingest-pipeline', id, id.endsWith('-document-id'))) out.set(id, record(body));
+    const addressable = isAddressable('ingest pipeline', id);
+    if (addressable && ownership.owns('ingest-pipeline', id, id.endsWith('-document-id'))) out.set(id, record(body));
   }
   return out;
 }
@@ -234,7 +242,7 @@ async function readPolicies(
   for (let from = 0; ; from += pageSize) {
     const page = await call(
       client,
-      { method: 'GET', path: `/_plugins/_ism/policies?size=${pageSize}&from=${from}` },
+      { method: 'GET', path: requestPath(['_plugins', '_ism', 'policies'], { size: pageSize, from }) },
       [200],
     );
     const policies = list(record(page.body).policies);
@@ -247,7 +255,7 @@ async function readPolicies(
         id.startsWith(`${name}-`) &&
         typeof description === 'string' &&
         description.includes(POLICY_HASH_MARKER);
-      if (!ownership.owns('ism-policy', id, marked)) continue;
+      if (!isAddressable('ISM policy', id) || !ownership.owns('ism-policy', id, marked)) continue;
       out.set(id, { id, seqNo: Number(e._seq_no), primaryTerm: Number(e._primary_term), policy });
     }
     if (policies.length < pageSize) return out;
@@ -263,7 +271,10 @@ async function readIndices(client: OpenSearchHttpClient): Promise<IndexState[]> 
   );
   return list(listed.body)
     .map((row) => record(row))
-    .filter((row) => typeof row.index === 'string' && !String(row.index).startsWith('.'))
+    .filter(
+      (row) =>
+        typeof row.index === 'string' && !row.index.startsWith('.') && isAddressable('index', row.index),
+    )
     .map((row) => ({
       name: String(row.index),
       creationDate: Number(row['creation.date']),
@@ -273,7 +284,10 @@ async function readIndices(client: OpenSearchHttpClient): Promise<IndexState[]> 
     }));
 }
 
-/** Adds the dynamic settings and ISM's view to the named indices (in chunks: each name goes into the URL). */
+/**
+ * Adds the dynamic settings and ISM's view to the named indices, in lists that keep each request line under
+ * OpenSearch's 4 KiB (each name goes into the URL; a 200-character stem makes 20 names too many).
+ */
 async function describeIndices(
   client: OpenSearchHttpClient,
   indices: readonly IndexState[],
@@ -283,19 +297,21 @@ async function describeIndices(
   const names = indices.filter((i) => wanted.has(i.name)).map((i) => i.name);
   const settings = new Map<string, Record<string, string>>();
   const managed = new Map<string, ManagedState>();
-  for (let at = 0; at < names.length; at += 50) {
-    const chunk = names.slice(at, at + 50).join(',');
-    const got = await call(
-      client,
-      { method: 'GET', path: `/${chunk}/_settings/${DYNAMIC_SETTINGS.join(',')}?flat_settings=true` },
-      [200],
-    );
+  const settingsPaths = chunkNames('index', names, (chunk) =>
+    requestPath([chunk, '_settings', nameList('setting', DYNAMIC_SETTINGS)], { flat_settings: true }),
+  );
+  for (const path of settingsPaths) {
+    const got = await call(client, { method: 'GET', path }, [200]);
     for (const [index, value] of Object.entries(record(got.body))) {
       const flat = record(record(value).settings);
       settings.set(index, Object.fromEntries(Object.entries(flat).map(([k, v]) => [k, String(v)])));
     }
-    if (!ism) continue;
-    const explained = await call(client, { method: 'GET', path: `/_plugins/_ism/explain/${chunk}` }, [200]);
+  }
+  const explainPaths = ism
+    ? chunkNames('index', names, (chunk) => requestPath(['_plugins', '_ism', 'explain', chunk]))
+    : [];
+  for (const path of explainPaths) {
+    const explained = await call(client, { method: 'GET', path }, [200]);
     for (const [index, value] of Object.entries(record(explained.body))) {
       if (index === 'total_managed_indices') continue;
       const v = record(value);
@@ -326,7 +342,9 @@ async function readSecurity(
     const description = record(body).description;
     const marked =
       role.startsWith(`${name}_`) && typeof description === 'string' && description.startsWith('kfek:');
-    if (ownership.owns('security-role', role, marked)) roles.set(role, record(body));
+    if (isAddressable('security role', role) && ownership.owns('security-role', role, marked)) {
+      roles.set(role, record(body));
+    }
   }
   const mappingsAnswer = await call(
     client,
@@ -360,12 +378,17 @@ async function readSavedObjects(
   for (const type of ['index-pattern', 'search', 'visualization', 'dashboard']) {
     const found = await call(
       dashboards,
-      { method: 'GET', path: `/api/saved_objects/_find?type=${type}&per_page=10000&fields=title`, headers },
+      {
+        method: 'GET',
+        path: requestPath(['api', 'saved_objects', '_find'], { type, per_page: 10000, fields: 'title' }),
+        headers,
+      },
       [200],
     );
     for (const o of list(record(found.body).saved_objects)) {
       const id = String(record(o).id);
-      if (ownership.owns('saved-object', `${type}/${id}`, id.startsWith(`${name}-`)))
+      const addressable = isAddressable('saved object', id);
+      if (addressable && ownership.owns('saved-object', `${type}/${id}`, id.startsWith(`${name}-`)))
         out.add(`${type}/${id}`);
     }
   }

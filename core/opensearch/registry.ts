@@ -27,6 +27,7 @@ import { type OwnedKind, ownedHash } from './drift';
 import { OpenSearchProvisioningError } from './errors';
 import type { OpenSearchHttpClient } from './http';
 import { call, record } from './provision-client';
+import { name as one, requestPath } from './request-path';
 import { indexFamilies, type OpenSearchSpec } from './spec';
 
 /** The record as read: `<kind>:<name>` -> content hash, and the document's version for the next write. */
@@ -59,7 +60,8 @@ export async function readRegistry(
   client: OpenSearchHttpClient,
   name: string,
 ): Promise<Registry | undefined> {
-  const got = await call(client, { method: 'GET', path: `/${registryIndex(name)}/_doc/${DOC}` }, [200, 404]);
+  const path = requestPath([one('index', registryIndex(name)), '_doc', DOC]);
+  const got = await call(client, { method: 'GET', path }, [200, 404]);
   const body = record(got.body);
   if (got.status === 404 || body.found !== true) return undefined;
   const objects = new Map(
@@ -88,7 +90,7 @@ export async function writeRegistry(
       client,
       {
         method: 'PUT',
-        path: `/${index}`,
+        path: requestPath([one('index', index)]),
         body: { settings: { index: { hidden: true, number_of_shards: 1, auto_expand_replicas: '0-1' } } },
       },
       [200, 400],
@@ -101,14 +103,14 @@ export async function writeRegistry(
   }
   const query =
     before === undefined
-      ? 'op_type=create'
-      : `if_seq_no=${before.seqNo}&if_primary_term=${before.primaryTerm}`;
+      ? { op_type: 'create' }
+      : { if_seq_no: before.seqNo, if_primary_term: before.primaryTerm };
   const sorted = Object.fromEntries([...objects].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   const put = await call(
     client,
     {
       method: 'PUT',
-      path: `/${index}/_doc/${DOC}?${query}`,
+      path: requestPath([one('index', index), '_doc', DOC], query),
       body: { kfek: name, objects: sorted },
     },
     [200, 201, 409],

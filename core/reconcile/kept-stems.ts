@@ -9,6 +9,7 @@
  * kfek's templates, which stay while their indices do). A stem read from the domain is used only when it is a valid
  * stem (index-naming.ts `indexStemProblem`): it goes into a request path, where `*` or `,` would widen the search.
  */
+import { name as one, requestPath } from '../opensearch/request-path';
 import { indexStemProblem } from '../contracts/index-naming';
 import { LEDGER } from '../opensearch/domain-state';
 import type { OpenSearchHttpClient } from '../opensearch/http';
@@ -38,7 +39,8 @@ const record = (v: unknown): Json => (typeof v === 'object' && v !== null ? (v a
 export async function keptStems(options: KeptStemsOptions): Promise<KeptStems> {
   const name = options.name ?? OPENSEARCH_SPEC_DEFAULTS.name;
   options.meter.openSearch += 1;
-  const response = await options.client.request({ method: 'GET', path: `/_index_template/${name}-*` });
+  const path = requestPath(['_index_template', one('name pattern', `${name}-*`)]);
+  const response = await options.client.request({ method: 'GET', path });
   if (response.status === 404) return { stems: [...new Set(options.current)] };
   if (response.status !== 200) {
     // A reader without the template permission (a fine-grained role that only reads kfek's indices) still judges

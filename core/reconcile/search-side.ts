@@ -15,6 +15,7 @@
 import { indexNameFor, indexPatternFor, type IndexRotation, owningStem } from '../contracts/index-naming';
 import { OpenSearchRequestError } from '../errors';
 import { OpenSearchConnectionError, type OpenSearchHttpClient } from '../opensearch/http';
+import { indicesPath } from '../opensearch/request-path';
 import { routingFor } from '../opensearch/ingest-pipeline';
 import { MINUTE_MILLIS } from './engine';
 import type { ReconcileGroup } from './model';
@@ -59,7 +60,9 @@ interface SearchAnswer {
 
 export function searchSide(options: SearchSideOptions): SearchSide {
   const stems = [...new Set(options.stems)];
-  const patterns = stems.map((s) => indexPatternFor(s, options.rotation)).join(',');
+  const patterns = stems.map((s) => indexPatternFor(s, options.rotation));
+  // Every stem's pattern, each one encoded segment of the list (core/opensearch/request-path.ts).
+  const searchPath = (): string => indicesPath(patterns, '_search');
   const stemOf = (index: string): string | undefined =>
     options.rotation === 'NoRotation' && stems.includes(index) ? index : owningStem(index, stems);
   const ownerFilter = (group: ReconcileGroup): Record<string, unknown>[] => [
@@ -79,7 +82,6 @@ export function searchSide(options: SearchSideOptions): SearchSide {
     }
     return response.body;
   };
-  const scope = '?ignore_unavailable=true&allow_no_indices=true';
 
   return {
     async countPerMinute(
@@ -91,7 +93,7 @@ export function searchSide(options: SearchSideOptions): SearchSide {
       if (groups.length === 0) return counts;
       let after: Record<string, unknown> | undefined;
       do {
-        const answer = (await call('POST', `/${patterns}/_search${scope}`, {
+        const answer = (await call('POST', searchPath(), {
           size: 0,
           track_total_hits: false,
           query: {
@@ -153,7 +155,7 @@ export function searchSide(options: SearchSideOptions): SearchSide {
       const elsewhere = refs.filter((r) => !found.has(r.id)).map((r) => r.id);
       for (let i = 0; i < elsewhere.length; i += batch) {
         const ids = elsewhere.slice(i, i + batch);
-        const answer = (await call('POST', `/${patterns}/_search${scope}`, {
+        const answer = (await call('POST', searchPath(), {
           size: ids.length,
           track_total_hits: false,
           _source: ['kfek.joined'],
@@ -167,7 +169,7 @@ export function searchSide(options: SearchSideOptions): SearchSide {
     },
 
     async stemAt(group: ReconcileGroup, at: number): Promise<string | undefined> {
-      const answer = (await call('POST', `/${patterns}/_search${scope}`, {
+      const answer = (await call('POST', searchPath(), {
         size: 1,
         track_total_hits: false,
         _source: false,

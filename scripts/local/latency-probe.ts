@@ -1,3 +1,4 @@
+import { indicesPath } from '../../core/opensearch/request-path';
 import { LocalRunError } from './errors';
 import type { SearchHttp } from './search-http';
 import type { SentLogEvent } from './sender';
@@ -155,7 +156,7 @@ export class LatencyProbe {
   private async pollOnce(unseen: readonly Tracked[]): Promise<void> {
     const answer = await this.props.search.json<{
       hits: { hits: Array<{ _source?: { '@timestamp'?: string; cloudwatch?: { logStream?: string } } }> };
-    }>('POST', `/${this.props.indexPattern}/_search?ignore_unavailable=true&allow_no_indices=true`, {
+    }>('POST', indicesPath(this.props.indexPattern, '_search'), {
       size: unseen.length,
       _source: ['@timestamp', 'cloudwatch.logStream'],
       query: {

@@ -2,6 +2,7 @@ import type { DeliveryStats } from './delivery-loop';
 import type { EventSourceStats } from './event-source-loop';
 import type { LatencyReport } from './latency-probe';
 import type { PipesStats } from './pipes-loop';
+import { indicesPath } from '../../core/opensearch/request-path';
 import type { SearchHttp } from './search-http';
 import { formatThroughput, type ThroughputReport } from './throughput';
 
@@ -70,13 +71,11 @@ export async function countDocuments(
   refresh = true,
 ): Promise<number> {
   if (refresh) {
-    await search.json('POST', `/${indexPattern}/_refresh?ignore_unavailable=true&allow_no_indices=true`);
+    await search.json('POST', indicesPath(indexPattern, '_refresh'));
   }
-  const answer = await search.json<{ count: number }>(
-    'POST',
-    `/${indexPattern}/_count?ignore_unavailable=true&allow_no_indices=true`,
-    { query: { bool: { filter: [runFilter(logStreams)] } } },
-  );
+  const answer = await search.json<{ count: number }>('POST', indicesPath(indexPattern, '_count'), {
+    query: { bool: { filter: [runFilter(logStreams)] } },
+  });
   return answer.count;
 }
 
@@ -93,13 +92,13 @@ export async function countDistinctEvents(
   indexPattern: string,
   logStreams: readonly string[],
 ): Promise<number> {
-  await search.json('POST', `/${indexPattern}/_refresh?ignore_unavailable=true&allow_no_indices=true`);
+  await search.json('POST', indicesPath(indexPattern, '_refresh'));
   let count = 0;
   let after: Record<string, unknown> | undefined;
   do {
     const answer = await search.json<{
       aggregations?: { events: { buckets: unknown[]; after_key?: Record<string, unknown> } };
-    }>('POST', `/${indexPattern}/_search?ignore_unavailable=true&allow_no_indices=true`, {
+    }>('POST', indicesPath(indexPattern, '_search'), {
       size: 0,
       query: { bool: { filter: [runFilter(logStreams)] } },
       aggs: {
@@ -130,7 +129,7 @@ export async function documentsByIndex(
 ): Promise<Array<{ index: string; documents: number }>> {
   const answer = await search.json<{
     aggregations?: { indices: { buckets: Array<{ key: string; doc_count: number }> } };
-  }>('POST', `/${indexPattern}/_search?ignore_unavailable=true&allow_no_indices=true`, {
+  }>('POST', indicesPath(indexPattern, '_search'), {
     size: 0,
     query: { bool: { filter: [runFilter(logStreams)] } },
     aggs: { indices: { terms: { field: '_index', size: 100 } } },
@@ -150,7 +149,7 @@ export async function errorsPer15Minutes(
 ): Promise<ErrorBin[]> {
   const answer = await search.json<{
     aggregations?: { bins: { buckets: Array<{ key_as_string: string; doc_count: number }> } };
-  }>('POST', `/${indexPattern}/_search?ignore_unavailable=true&allow_no_indices=true`, {
+  }>('POST', indicesPath(indexPattern, '_search'), {
     size: 0,
     query: { bool: { filter: [runFilter(logStreams), { term: { level: 'ERROR' } }] } },
     aggs: {

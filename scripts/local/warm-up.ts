@@ -10,6 +10,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { generateEvents } from '../../core/log-generator';
+import { name, requestPath } from '../../core/opensearch/request-path';
 import { transformRecord } from '../../lambda/transform/transform';
 import { LocalRunError } from './errors';
 import type { SearchHttp } from './search-http';
@@ -140,7 +141,7 @@ export async function warmUpSearch(
   try {
     await Promise.all(Array.from({ length: Math.min(concurrency, bulks.length) }, worker));
   } finally {
-    await search.json('DELETE', `/${index}?ignore_unavailable=true`);
+    await search.json('DELETE', requestPath([name('index', index)], { ignore_unavailable: true }));
   }
   return {
     index,

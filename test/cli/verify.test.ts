@@ -74,7 +74,7 @@ describe('verifyRun', () => {
       expect.objectContaining({ delivered: 7, duplicates: 1, missing: 0, complete: true, polls: 1 }),
     );
     const [search, ...rest] = server.requests;
-    expect(search.url).toBe('/logs-*/_search?scroll=1m&ignore_unavailable=true&allow_no_indices=true');
+    expect(search.url).toBe('/logs-%2A/_search?ignore_unavailable=true&allow_no_indices=true&scroll=1m');
     expect(search.body).toEqual(
       expect.objectContaining({ size: 3, query: { match_phrase: { message: 'kfek_run=r1' } } }),
     );

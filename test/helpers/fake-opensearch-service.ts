@@ -123,7 +123,10 @@ export class FakeOpenSearch {
 
   private async handle(target: 'opensearch' | 'dashboards', request: HttpRequest): Promise<HttpResponse> {
     this.requests.push({ target, request });
-    const [pathname, query = ''] = request.path.split('?');
+    const [rawPath, query = ''] = request.path.split('?');
+    // OpenSearch and Dashboards split the path on `/` and decode each segment once (kfek percent-encodes every name:
+    // core/opensearch/request-path.ts). Decoding the whole path differs only for an encoded `/`, which kfek never sends.
+    const pathname = rawPath.split('/').map(decodeURIComponent).join('/');
     const params = new URLSearchParams(query);
     if (
       this.requests.length <= (this.options.forbiddenFirstRequests ?? 0) ||
