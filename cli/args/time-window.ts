@@ -21,6 +21,12 @@ export interface TimeWindow {
  * `--since` and `--until` of `command`, each a duration before `now` or an ISO time from 1970 to 9999; a window whose
  * start is not before its end (`--until`, else now) is refused: it holds nothing to read, so it is a typing mistake.
  */
+export function parseTimeWindow(
+  command: string,
+  texts: TimeWindowTexts & { readonly since: string },
+  now: Date,
+): TimeWindow & { readonly since: Date };
+export function parseTimeWindow(command: string, texts: TimeWindowTexts, now: Date): TimeWindow;
 export function parseTimeWindow(command: string, texts: TimeWindowTexts, now: Date): TimeWindow {
   const time = (text: string | undefined, option: string): Date | undefined =>
     text === undefined ? undefined : forCommand(command, () => parseTimeBeforeNow(text, option, now));

@@ -37,7 +37,7 @@ export interface EventsWindowRequest {
 export async function eventsWindow(args: EventsWindowArgs, io: CliIo): Promise<number> {
   const now = new Date((io.now ?? Date.now)());
   const window = parseTimeWindow('events-window', { since: args.sinceText, until: args.untilText }, now);
-  const since = window.since as Date;
+  const since = window.since;
   const until = window.until;
   // The events stream has a fixed name (core/contracts/physical-names.ts): no CloudFormation call needed.
   const config =

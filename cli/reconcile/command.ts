@@ -35,9 +35,9 @@ export interface ReconcileIo extends CliIo {
 export async function reconcile(args: ReconcileArgs, io: ReconcileIo): Promise<number> {
   const clock = { now: io.now ?? Date.now, sleep };
   const now = new Date(clock.now());
-  // --until defaults to now: the window parser only refuses an --until it was given.
   const window = parseTimeWindow('reconcile', { since: args.sinceText, until: args.untilText }, now);
-  const since = window.since as Date;
+  const since = window.since;
+  // No --until is now, as the parser judged --since against it.
   const until = window.until ?? now;
   const config = profileConfig(args.profile);
   const lagInMillis = args.lagInMillis ?? reconcileLagMillis(config);
