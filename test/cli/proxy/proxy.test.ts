@@ -746,7 +746,8 @@ describe('with a real STS (moto server)', () => {
         env: { AWS_ENDPOINT_URL_STS: moto.endpoint },
         stop: stop.signal,
       });
-      await waitFor(() => out.join('').includes('Ctrl-C'));
+      // The start asks STS who signs: seconds on a machine busy with other suites, so the bound is generous.
+      await waitFor(() => out.join('').includes('Ctrl-C'), 45_000);
       const answer = await send(`http://127.0.0.1:${port}`, '/_dashboards/api/status');
       stop.abort();
 
@@ -838,7 +839,8 @@ describe('`kfek proxy` errors', () => {
     try {
       // WHEN
       const exit = run(['proxy', '--endpoint', upstream.origin, '--port', '0'], cliIo);
-      await waitFor(() => out.join('').includes('Ctrl-C'));
+      // The start asks STS who signs: seconds on a machine busy with other suites, so the bound is generous.
+      await waitFor(() => out.join('').includes('Ctrl-C'), 45_000);
       stop.abort();
 
       // THEN
