@@ -152,6 +152,36 @@ describe('a route name reused on another team stem', () => {
   });
 });
 
+describe('a retired stem given to a route again', () => {
+  test("is that route's, history included: the stem role goes, and the doctor says who loses access", async () => {
+    // GIVEN team A's a-orders retired and read through its stem role
+    const fake = new FakeOpenSearch({ ...ALL, indices: ['a-orders-2026-11-19'] }, () => T0);
+    await provisionOpenSearch(fake.client(), teamA, { now: () => T0 });
+    await provisionOpenSearch(fake.client(), withoutOrders, { previous: teamA, now: () => T0 + 3_600_000 });
+
+    // WHEN a route of team X takes the stem a-orders
+    const teamX = resolveOpenSearchSpec({
+      ...base,
+      routes: [{ ...ORDERS_A, name: 'x', readerBackendRoles: ['team-x'] }, PAYMENTS],
+    });
+    const report = await provisionOpenSearch(fake.client(), teamX, {
+      previous: withoutOrders,
+      now: () => T0 + 7_200_000,
+    });
+
+    // THEN
+    expect(patterns(fake, 'kfek_x_reader')).toEqual(['a-orders-*']);
+    expect(fake.roles.has('kfek_stem_a-orders_reader')).toBe(false);
+    expect(report.steps).toContainEqual(
+      expect.objectContaining({
+        step: 'security role kfek_stem_a-orders_reader',
+        status: 'deleted',
+        impact: 'loses-access',
+      }),
+    );
+  });
+});
+
 describe('a retired route whose last index is gone', () => {
   async function retiredThenGone(): Promise<{ fake: FakeOpenSearch; report: ProvisionReport }> {
     const fake = new FakeOpenSearch({ ...ALL, indices: ['a-orders-2026-11-19'] }, () => T0);
