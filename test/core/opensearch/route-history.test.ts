@@ -6,8 +6,15 @@
  * writer is not reported as drift. The rule itself is in route-table.test.ts; the real node runs the same scenario
  * in route-history.secured.test.ts.
  */
+import fc from 'fast-check';
+import { owningStem } from '../../../core/contracts/index-naming';
 import { provisionOpenSearch } from '../../../core/opensearch/provision';
-import { resolveOpenSearchSpec, type OpenSearchSpecInput } from '../../../core/opensearch/spec';
+import { rolePatternMatches, rolePatterns } from '../../../core/opensearch/security';
+import {
+  resolveOpenSearchSpec,
+  type OpenSearchSpec,
+  type OpenSearchSpecInput,
+} from '../../../core/opensearch/spec';
 import { FakeOpenSearch } from '../../helpers/fake-opensearch-service';
 import type { ProvisionReport } from '../../../core/opensearch/provision-types';
 
@@ -145,6 +152,36 @@ describe('a route name reused on another team stem', () => {
   });
 });
 
+describe('a retired stem given to a route again', () => {
+  test("is that route's, history included: the stem role goes, and the doctor says who loses access", async () => {
+    // GIVEN team A's a-orders retired and read through its stem role
+    const fake = new FakeOpenSearch({ ...ALL, indices: ['a-orders-2026-11-19'] }, () => T0);
+    await provisionOpenSearch(fake.client(), teamA, { now: () => T0 });
+    await provisionOpenSearch(fake.client(), withoutOrders, { previous: teamA, now: () => T0 + 3_600_000 });
+
+    // WHEN a route of team X takes the stem a-orders
+    const teamX = resolveOpenSearchSpec({
+      ...base,
+      routes: [{ ...ORDERS_A, name: 'x', readerBackendRoles: ['team-x'] }, PAYMENTS],
+    });
+    const report = await provisionOpenSearch(fake.client(), teamX, {
+      previous: withoutOrders,
+      now: () => T0 + 7_200_000,
+    });
+
+    // THEN
+    expect(patterns(fake, 'kfek_x_reader')).toEqual(['a-orders-*']);
+    expect(fake.roles.has('kfek_stem_a-orders_reader')).toBe(false);
+    expect(report.steps).toContainEqual(
+      expect.objectContaining({
+        step: 'security role kfek_stem_a-orders_reader',
+        status: 'deleted',
+        impact: 'loses-access',
+      }),
+    );
+  });
+});
+
 describe('a retired route whose last index is gone', () => {
   async function retiredThenGone(): Promise<{ fake: FakeOpenSearch; report: ProvisionReport }> {
     const fake = new FakeOpenSearch({ ...ALL, indices: ['a-orders-2026-11-19'] }, () => T0);
@@ -194,4 +231,67 @@ describe('a retired route whose last index is gone', () => {
     expect(writer).toMatchObject({ status: 'updated', detail: 'index patterns logs-*, payments-*, *' });
     expect(writer?.impact).not.toBe('drift');
   });
+});
+
+describe('property: any sequence of profiles', () => {
+  // Each stem belongs to one team (its readers are `team-<stem>`), and route names move freely between stems.
+  const STEMS = ['a-orders', 'c-orders', 'payments', 'payments-eu'];
+  const NAMES = ['orders', 'pay', 'billing'];
+  const profile = fc
+    .uniqueArray(fc.record({ name: fc.constantFrom(...NAMES), stem: fc.constantFrom(...STEMS) }), {
+      maxLength: 3,
+      selector: (r) => r.name,
+    })
+    .filter((routes) => new Set(routes.map((r) => r.stem)).size === routes.length);
+
+  test("never lets one stem's team read another's history, and keeps every kept index readable by its own team", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(profile, { minLength: 1, maxLength: 5 }), async (profiles) => {
+        // GIVEN an empty domain
+        const fake = new FakeOpenSearch(ALL, () => T0);
+        let previous: OpenSearchSpec | undefined;
+        for (const [step, routes] of profiles.entries()) {
+          // WHEN each profile is deployed in turn, each route's stem having an index by then
+          const spec = resolveOpenSearchSpec({
+            ...base,
+            routes: routes.map((r) => ({
+              name: r.name,
+              indexStem: r.stem,
+              retentionDays: 30,
+              readerBackendRoles: [`team-${r.stem}`],
+            })),
+          });
+          const now = T0 + step * 3_600_000;
+          await provisionOpenSearch(fake.client(), spec, {
+            now: () => now,
+            ...(previous ? { previous } : {}),
+          });
+          previous = spec;
+          for (const r of routes)
+            fake.indices.set(`${r.stem}-2026-11-19`, { creationDate: now, primaryShards: 1, settings: {} });
+
+          // THEN every reader of a stem's index through kfek's roles is that stem's team
+          const readers = new Map<string, Set<string>>();
+          for (const [role, body] of fake.roles) {
+            if (role === 'kfek_writer') continue;
+            const members = (fake.mappings.get(role)?.backend_roles ?? []) as string[];
+            for (const index of fake.indices.keys()) {
+              if (!rolePatterns(body).some((p) => rolePatternMatches(p, index))) continue;
+              const set = readers.get(index) ?? new Set<string>();
+              members.forEach((m) => set.add(m));
+              readers.set(index, set);
+            }
+          }
+          for (const index of fake.indices.keys()) {
+            const stem = owningStem(index, STEMS);
+            expect({ index, readers: [...(readers.get(index) ?? [])] }).toEqual({
+              index,
+              readers: [`team-${stem}`],
+            });
+          }
+        }
+      }),
+      { numRuns: 40 },
+    );
+  }, 60_000);
 });
