@@ -15,64 +15,11 @@ import {
   type Segment,
 } from '../../../core/opensearch/request-path';
 import { resolveOpenSearchSpec } from '../../../core/opensearch/spec';
+import { generatedName } from '../../helpers/hostile-names';
 import { useOpenSearchNode } from '../../helpers/opensearch';
 
-/** Hostile pieces (separators, dot segments, escapes of both, invisible characters) mixed with ordinary ones. */
-const generatedName = fc
-  .array(
-    fc.oneof(
-      {
-        weight: 3,
-        arbitrary: fc.constantFrom(
-          'logs-a',
-          'victim',
-          'kfek-x',
-          'b',
-          '2026.11',
-          '\u00e9t\u00e9',
-          '\u{1F600}',
-        ),
-      },
-      fc.constantFrom(
-        '..',
-        '.',
-        '/',
-        '\\',
-        ',',
-        '*',
-        '?',
-        '#',
-        '%2c',
-        '%2C',
-        '%2f',
-        '%2e%2e',
-        '%25',
-        '%',
-        '%41',
-        ':',
-      ),
-      fc.constantFrom(
-        ' ',
-        '\u0000',
-        '\u200b',
-        '\u202e',
-        '+',
-        '-',
-        '_',
-        '~',
-        "'",
-        '(',
-        '!',
-        '&',
-        '=',
-        ';',
-        '@',
-        '$',
-      ),
-    ),
-    { minLength: 1, maxLength: 6 },
-  )
-  .map((parts) => parts.join(''));
+/** Hostile and legal names of every shape (test/helpers/hostile-names.ts). */
+const hostile = generatedName(6);
 
 async function ok(
   client: OpenSearchHttpClient,
@@ -166,7 +113,7 @@ describe('request paths on a real node', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom<Kind>('index', 'ingest pipeline', 'index template'),
-        generatedName,
+        hostile,
         async (kind, value) => {
           // GIVEN a name, hostile or not, that is not one of the objects already there
           fc.pre(!FIXTURES[kind].includes(value));
