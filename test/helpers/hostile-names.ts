@@ -4,6 +4,7 @@
  * hostile and legal names of every shape.
  */
 import fc from 'fast-check';
+import { RequestPathError } from '../../core/opensearch/request-path';
 
 /** Pieces that address something else once a hop resolves or decodes them. */
 export const HOSTILE_PIECES = [
@@ -40,4 +41,14 @@ export function generatedName(
       { minLength: 1, maxLength: maxPieces },
     )
     .map((parts) => parts.join(''));
+}
+
+/** Whether building a path threw the builder's refusal (core/opensearch/request-path.ts). */
+export function refused(build: () => string): boolean {
+  try {
+    build();
+    return false;
+  } catch (error) {
+    return error instanceof RequestPathError;
+  }
 }

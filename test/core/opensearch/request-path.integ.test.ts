@@ -7,15 +7,9 @@
 import fc from 'fast-check';
 import type { OpenSearchHttpClient } from '../../../core/opensearch/http';
 import { provisionOpenSearch } from '../../../core/opensearch/provision';
-import {
-  isAddressable,
-  name,
-  RequestPathError,
-  requestPath,
-  type Segment,
-} from '../../../core/opensearch/request-path';
+import { isAddressable, name, requestPath, type Segment } from '../../../core/opensearch/request-path';
 import { resolveOpenSearchSpec } from '../../../core/opensearch/spec';
-import { generatedName } from '../../helpers/hostile-names';
+import { generatedName, refused } from '../../helpers/hostile-names';
 import { useOpenSearchNode } from '../../helpers/opensearch';
 
 /** Hostile and legal names of every shape (test/helpers/hostile-names.ts). */
@@ -52,15 +46,6 @@ const FIXTURES: Record<Kind, readonly string[]> = {
   'ingest pipeline': ['victim'],
   'index template': ['victim'],
 };
-
-function refused(build: () => string): boolean {
-  try {
-    build();
-    return false;
-  } catch (error) {
-    return error instanceof RequestPathError;
-  }
-}
 
 async function namesOf(client: OpenSearchHttpClient, kind: Kind): Promise<string[]> {
   const listed = await snapshot(client);
