@@ -20,9 +20,10 @@ import { buildSavedObjects } from '../../core/opensearch/dashboards';
 import { buildIndexTemplate } from '../../core/opensearch/index-template';
 import { buildIngestPipeline } from '../../core/opensearch/ingest-pipeline';
 import { buildIsmPolicy } from '../../core/opensearch/ism-policy';
-import { buildSecurityRoles } from '../../core/opensearch/security';
+import { ADMIN_ROLES, buildSecurityRoles, DASHBOARDS_USER_ROLE } from '../../core/opensearch/security';
 import {
   contentHash,
+  OPENSEARCH_SPEC_DEFAULTS,
   resolveOpenSearchSpec,
   type IndexTemplateSettings,
   templateSettingsInput,
@@ -128,15 +129,50 @@ export interface OpenSearchProvisionerProps {
   readonly logGroupNames?: { readonly provisioner: string; readonly provider: string };
 }
 
-/** The paths the provisioner may DELETE on the domain: kfek's objects, never an index. */
-export const DELETABLE_PATHS = [
-  '_index_template/*',
-  '_ingest/pipeline/*',
-  '_plugins/_ism/policies/*',
-  '_plugins/_security/api/roles/*',
-  '_plugins/_security/api/rolesmapping/*',
-  '_dashboards/api/saved_objects/*',
-] as const;
+/** The domain paths (below the domain ARN) the provisioner may write and delete: see {@link provisionerPaths}. */
+export interface ProvisionerPaths {
+  /** es:ESHttpPut and es:ESHttpPost. */
+  readonly writes: readonly string[];
+  /** es:ESHttpDelete: kfek's objects, never an index (ISM deletes indices). */
+  readonly deletes: readonly string[];
+}
+
+/**
+ * What the provisioner may change, by kfek's own names (issue 39): templates, pipelines and ISM policies
+ * `<name>-*`, roles and role mappings `<name>_*`, saved objects `<name>-*`, the built-in roles' mappings kfek adds
+ * people to, the security audit config, and the dynamic settings of the profile's stems' indices. So a mistake in
+ * the code (a path built from someone else's name) is refused by IAM as well.
+ *
+ * What IAM matching relies on (the AWS docs on identity-based policies for OpenSearch Service,
+ * https://docs.aws.amazon.com/opensearch-service/latest/developerguide/ac.html): the resource of an es:ESHttp* call
+ * is the domain ARN followed by the request path, and `*` in a policy's resource matches any characters, `/`
+ * included. The path IAM sees is the one sent, after the signer resolved `.`/`..` segments: a `..` can move a
+ * request out of kfek's names but never into them, and kfek's names never hold one (core/opensearch/request-path.ts).
+ * ISM's `add` and `change_policy` stay open: they name indices of retired stems IAM cannot know at synth, and attach
+ * only the policy the body names.
+ */
+export function provisionerPaths(name: string, stems: readonly string[]): ProvisionerPaths {
+  const security = '_plugins/_security/api';
+  const owned = [
+    `_index_template/${name}-*`,
+    `_ingest/pipeline/${name}-*`,
+    `_plugins/_ism/policies/${name}-*`,
+    `${security}/roles/${name}_*`,
+    `${security}/rolesmapping/${name}_*`,
+  ];
+  return {
+    writes: [
+      ...owned,
+      ...[DASHBOARDS_USER_ROLE, ...ADMIN_ROLES].map((role) => `${security}/rolesmapping/${role}`),
+      `${security}/audit/config`,
+      '_plugins/_ism/add/*',
+      '_plugins/_ism/change_policy/*',
+      ...[...new Set(stems)].map((stem) => `${stem}-*/_settings`),
+      '_dashboards/api/saved_objects/_bulk_create',
+    ],
+    deletes: [...owned, `_dashboards/api/saved_objects/*/${name}-*`],
+  };
+}
 
 const DEFAULTS = {
   dashboards: true,
@@ -211,22 +247,29 @@ export class OpenSearchProvisioner extends Construct {
         assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
         description: 'kfek OpenSearch provisioner (index template, ISM, security roles, Dashboards)',
       });
+    const paths = provisionerPaths(specInput.name ?? OPENSEARCH_SPEC_DEFAULTS.name, [
+      props.indexPrefix,
+      ...(props.routes ?? []).map((route) => route.indexStem),
+    ]);
     const statements = [
       new iam.PolicyStatement({
         actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
         resources: [this.logGroup.logGroupArn],
       }),
-      // HTTP calls on this domain only. The `/*` wildcard is the domain's own path space (index templates, _plugins,
-      // _dashboards); OpenSearch authorizes paths per request, IAM cannot name them in advance.
+      // Reads on this domain only. The `/*` wildcard is the domain's own path space: the provisioner lists what the
+      // domain holds (templates, indices, roles, saved objects) to tell kfek's objects from the others.
       new iam.PolicyStatement({
-        actions: ['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPut', 'es:ESHttpPost'],
+        actions: ['es:ESHttpGet', 'es:ESHttpHead'],
         resources: [props.domain.domainArn, `${props.domain.domainArn}/*`],
       }),
-      // Deletes only what kfek owns and no longer needs (issue 30: templates, pipelines, ISM policies, roles, role
-      // mappings, saved objects of stems whose last index is gone), never an index: ISM deletes indices.
+      // Writes and deletes only kfek's own names (provisionerPaths): never an index, never someone else's object.
+      new iam.PolicyStatement({
+        actions: ['es:ESHttpPut', 'es:ESHttpPost'],
+        resources: paths.writes.map((path) => `${props.domain.domainArn}/${path}`),
+      }),
       new iam.PolicyStatement({
         actions: ['es:ESHttpDelete'],
-        resources: DELETABLE_PATHS.map((path) => `${props.domain.domainArn}/${path}`),
+        resources: paths.deletes.map((path) => `${props.domain.domainArn}/${path}`),
       }),
     ];
     // A separate Policy in this construct, so it also works for a role imported or created in another stack.
@@ -328,12 +371,12 @@ export class OpenSearchProvisioner extends Construct {
             'The paths of this one domain (index templates, _plugins, _dashboards): the provisioner calls several ' +
             'APIs IAM cannot name in advance, and fine-grained access control authorizes each request.',
         });
-        for (const path of DELETABLE_PATHS) {
+        for (const path of new Set([...paths.writes, ...paths.deletes].filter((p) => p.includes('*')))) {
           Validations.of(policy).acknowledge({
             id: `AwsSolutions-IAM5[Resource::${flat(`${props.domain.domainArn}/${path}`)}]`,
             reason:
-              'DELETE of the objects kfek owns under this one path of this domain (their names come from the ' +
-              'profile and the domain); no index path: the provisioner never deletes an index.',
+              'Writes and deletes of the objects named by kfek (its name, its stems) under this one path of this ' +
+              'domain; no index path but the dynamic settings of its stems: the provisioner never deletes an index.',
           });
         }
         Validations.of(provider).acknowledge({

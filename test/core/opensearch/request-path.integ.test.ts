@@ -7,72 +7,13 @@
 import fc from 'fast-check';
 import type { OpenSearchHttpClient } from '../../../core/opensearch/http';
 import { provisionOpenSearch } from '../../../core/opensearch/provision';
-import {
-  isAddressable,
-  name,
-  RequestPathError,
-  requestPath,
-  type Segment,
-} from '../../../core/opensearch/request-path';
+import { isAddressable, name, requestPath, type Segment } from '../../../core/opensearch/request-path';
 import { resolveOpenSearchSpec } from '../../../core/opensearch/spec';
+import { generatedName, refused } from '../../helpers/hostile-names';
 import { useOpenSearchNode } from '../../helpers/opensearch';
 
-/** Hostile pieces (separators, dot segments, escapes of both, invisible characters) mixed with ordinary ones. */
-const generatedName = fc
-  .array(
-    fc.oneof(
-      {
-        weight: 3,
-        arbitrary: fc.constantFrom(
-          'logs-a',
-          'victim',
-          'kfek-x',
-          'b',
-          '2026.11',
-          '\u00e9t\u00e9',
-          '\u{1F600}',
-        ),
-      },
-      fc.constantFrom(
-        '..',
-        '.',
-        '/',
-        '\\',
-        ',',
-        '*',
-        '?',
-        '#',
-        '%2c',
-        '%2C',
-        '%2f',
-        '%2e%2e',
-        '%25',
-        '%',
-        '%41',
-        ':',
-      ),
-      fc.constantFrom(
-        ' ',
-        '\u0000',
-        '\u200b',
-        '\u202e',
-        '+',
-        '-',
-        '_',
-        '~',
-        "'",
-        '(',
-        '!',
-        '&',
-        '=',
-        ';',
-        '@',
-        '$',
-      ),
-    ),
-    { minLength: 1, maxLength: 6 },
-  )
-  .map((parts) => parts.join(''));
+/** Hostile and legal names of every shape (test/helpers/hostile-names.ts). */
+const hostile = generatedName(6);
 
 async function ok(
   client: OpenSearchHttpClient,
@@ -105,15 +46,6 @@ const FIXTURES: Record<Kind, readonly string[]> = {
   'ingest pipeline': ['victim'],
   'index template': ['victim'],
 };
-
-function refused(build: () => string): boolean {
-  try {
-    build();
-    return false;
-  } catch (error) {
-    return error instanceof RequestPathError;
-  }
-}
 
 async function namesOf(client: OpenSearchHttpClient, kind: Kind): Promise<string[]> {
   const listed = await snapshot(client);
@@ -166,7 +98,7 @@ describe('request paths on a real node', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom<Kind>('index', 'ingest pipeline', 'index template'),
-        generatedName,
+        hostile,
         async (kind, value) => {
           // GIVEN a name, hostile or not, that is not one of the objects already there
           fc.pre(!FIXTURES[kind].includes(value));

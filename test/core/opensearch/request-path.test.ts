@@ -23,6 +23,7 @@ import {
   rolePath,
   savedObjectPath,
 } from '../../../core/opensearch/request-path';
+import { generatedName } from '../../helpers/hostile-names';
 import { referenceAuthorization, signedHeadersOf } from '../../helpers/sigv4-reference';
 
 const KINDS: readonly NameKind[] = [
@@ -35,43 +36,8 @@ const KINDS: readonly NameKind[] = [
   'saved object',
 ];
 
-/** Names built from the pieces that have turned names into other requests, mixed with ordinary ones. */
-const hostileName = fc
-  .array(
-    fc.oneof(
-      fc.constantFrom(
-        '..',
-        '.',
-        '/',
-        '\\',
-        ',',
-        '*',
-        '?',
-        '#',
-        '%2c',
-        '%2C',
-        '%2f',
-        '%2e%2e',
-        '%25',
-        '%',
-        '%41',
-      ),
-      fc.constantFrom(' ', '\t', '\u0000', '\u007f', '\u200b', '\u00ad', '\u202e', '\u00a0', ':', '"', '|'),
-      fc.constantFrom(
-        'kfek',
-        'kfek-x',
-        'all_access',
-        'victim',
-        'logs-2026.11.29',
-        'Caf\u00e9',
-        '\u{1F600}',
-        '_',
-      ),
-      fc.string({ unit: 'binary', maxLength: 4 }),
-    ),
-    { minLength: 1, maxLength: 8 },
-  )
-  .map((parts) => parts.join(''));
+/** Hostile and legal names of every shape (test/helpers/hostile-names.ts). */
+const hostileName = generatedName(8, [fc.string({ unit: 'binary', maxLength: 4 })]);
 const anyName = fc.oneof(hostileName, fc.string({ unit: 'binary', minLength: 0, maxLength: 300 }));
 
 /** The one data segment of `/_x/<segment>/_y`. */

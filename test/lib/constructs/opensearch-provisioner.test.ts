@@ -90,15 +90,34 @@ describe('OpenSearchProvisioner', () => {
     });
   });
 
-  test("grants es:ESHttp* on the domain and its paths only (DELETE on kfek's objects only, no other domain)", () => {
+  test("grants reads on the domain, writes and DELETE on kfek's own names only (no other domain)", () => {
     const { template } = build();
     template.hasResourceProperties('AWS::IAM::Policy', {
       PolicyDocument: {
         Statement: Match.arrayWith([
           {
             Effect: 'Allow',
-            Action: ['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPut', 'es:ESHttpPost'],
+            Action: ['es:ESHttpGet', 'es:ESHttpHead'],
             Resource: [DOMAIN_ARN, `${DOMAIN_ARN}/*`],
+          },
+          {
+            Effect: 'Allow',
+            Action: ['es:ESHttpPut', 'es:ESHttpPost'],
+            Resource: [
+              `${DOMAIN_ARN}/_index_template/kfek-*`,
+              `${DOMAIN_ARN}/_ingest/pipeline/kfek-*`,
+              `${DOMAIN_ARN}/_plugins/_ism/policies/kfek-*`,
+              `${DOMAIN_ARN}/_plugins/_security/api/roles/kfek_*`,
+              `${DOMAIN_ARN}/_plugins/_security/api/rolesmapping/kfek_*`,
+              `${DOMAIN_ARN}/_plugins/_security/api/rolesmapping/opensearch_dashboards_user`,
+              `${DOMAIN_ARN}/_plugins/_security/api/rolesmapping/all_access`,
+              `${DOMAIN_ARN}/_plugins/_security/api/rolesmapping/security_manager`,
+              `${DOMAIN_ARN}/_plugins/_security/api/audit/config`,
+              `${DOMAIN_ARN}/_plugins/_ism/add/*`,
+              `${DOMAIN_ARN}/_plugins/_ism/change_policy/*`,
+              Match.stringLikeRegexp(`^${DOMAIN_ARN}/[a-z0-9._-]+-\\*/_settings$`),
+              `${DOMAIN_ARN}/_dashboards/api/saved_objects/_bulk_create`,
+            ],
           },
         ]),
       },
@@ -118,12 +137,12 @@ describe('OpenSearchProvisioner', () => {
     const deletes = statements.filter((s) => s.Action === 'es:ESHttpDelete');
     expect(deletes.map((s) => s.Resource)).toEqual([
       [
-        `${DOMAIN_ARN}/_index_template/*`,
-        `${DOMAIN_ARN}/_ingest/pipeline/*`,
-        `${DOMAIN_ARN}/_plugins/_ism/policies/*`,
-        `${DOMAIN_ARN}/_plugins/_security/api/roles/*`,
-        `${DOMAIN_ARN}/_plugins/_security/api/rolesmapping/*`,
-        `${DOMAIN_ARN}/_dashboards/api/saved_objects/*`,
+        `${DOMAIN_ARN}/_index_template/kfek-*`,
+        `${DOMAIN_ARN}/_ingest/pipeline/kfek-*`,
+        `${DOMAIN_ARN}/_plugins/_ism/policies/kfek-*`,
+        `${DOMAIN_ARN}/_plugins/_security/api/roles/kfek_*`,
+        `${DOMAIN_ARN}/_plugins/_security/api/rolesmapping/kfek_*`,
+        `${DOMAIN_ARN}/_dashboards/api/saved_objects/*/kfek-*`,
       ],
     ]);
   });

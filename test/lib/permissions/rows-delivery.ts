@@ -19,6 +19,35 @@ import {
   type Row,
 } from './calls';
 
+/** Requests on objects that are not kfek's: the provisioner's policy refuses every one (issue 39). */
+const NOT_KFEKS: readonly [string, string][] = [
+  ['es:ESHttpDelete', '_plugins/_security/api/rolesmapping/all_access'],
+  ['es:ESHttpDelete', '_plugins/_security/api/rolesmapping/opensearch_dashboards_user'],
+  ['es:ESHttpDelete', '_plugins/_security/api/rolesmapping/team_reader'],
+  ['es:ESHttpDelete', '_plugins/_security/api/roles/team_reader'],
+  ['es:ESHttpDelete', '_plugins/_security/api/roles/all_access'],
+  ['es:ESHttpDelete', '_index_template/team-logs'],
+  ['es:ESHttpDelete', '_ingest/pipeline/team-pipeline'],
+  ['es:ESHttpDelete', '_plugins/_ism/policies/team-retention'],
+  ['es:ESHttpDelete', '_dashboards/api/saved_objects/index-pattern/team-index-pattern'],
+  ['es:ESHttpDelete', '_dashboards/api/saved_objects/dashboard/0b1e9a8e-4c1d-4f7e-9a2b-3c4d5e6f7a8b'],
+  ['es:ESHttpDelete', '_plugins/_security/api/internalusers/admin'],
+  ['es:ESHttpDelete', 'victim'],
+  ['es:ESHttpPut', '_plugins/_security/api/rolesmapping/team_reader'],
+  ['es:ESHttpPut', '_plugins/_security/api/roles/team_reader'],
+  ['es:ESHttpPut', '_plugins/_security/api/internalusers/intruder'],
+  ['es:ESHttpPut', '_plugins/_security/api/nodesdn/x'],
+  ['es:ESHttpPut', '_index_template/team-logs'],
+  ['es:ESHttpPut', '_ingest/pipeline/team-pipeline'],
+  ['es:ESHttpPut', '_plugins/_ism/policies/team-retention'],
+  ['es:ESHttpPut', 'victim/_settings'],
+  ['es:ESHttpPut', '_cluster/settings'],
+  ['es:ESHttpPut', 'victim'],
+  ['es:ESHttpPost', 'victim/_delete_by_query'],
+  ['es:ESHttpPost', '_dashboards/api/saved_objects/index-pattern/team-index-pattern'],
+  ['es:ESHttpPost', '_snapshot/repo/snap/_restore'],
+];
+
 export const DELIVERY_ROWS: readonly Row[] = [
   {
     name: 'Firehose | sts:AssumeRole (aws:SourceAccount, aws:SourceArn) | delivery stream role | trust',
@@ -144,14 +173,20 @@ export const DELIVERY_ROWS: readonly Row[] = [
       const requests: [string, string][] = [
         ['es:ESHttpGet', ''],
         ['es:ESHttpGet', '_cat/plugins'],
-        ['es:ESHttpGet', '_index_template/logs'],
-        ['es:ESHttpPut', '_index_template/logs'],
-        ['es:ESHttpGet', '_plugins/_ism/policies/logs-retention'],
-        ['es:ESHttpPut', '_plugins/_ism/policies/logs-retention'],
+        ['es:ESHttpGet', '_index_template/kfek-logs'],
+        ['es:ESHttpPut', '_index_template/kfek-logs'],
+        ['es:ESHttpPut', '_ingest/pipeline/kfek-logs-document-id'],
+        ['es:ESHttpGet', '_plugins/_ism/policies/kfek-logs-retention'],
+        ['es:ESHttpPut', '_plugins/_ism/policies/kfek-logs-retention'],
         ['es:ESHttpPost', '_plugins/_ism/add/logs-*'],
         ['es:ESHttpPut', '_plugins/_security/api/roles/kfek_writer'],
         ['es:ESHttpGet', '_plugins/_security/api/rolesmapping/kfek_writer'],
         ['es:ESHttpPut', '_plugins/_security/api/rolesmapping/kfek_writer'],
+        // The built-in roles kfek adds people to (merged into their mappings, never deleted).
+        ['es:ESHttpPut', '_plugins/_security/api/rolesmapping/all_access'],
+        ['es:ESHttpPut', '_plugins/_security/api/rolesmapping/security_manager'],
+        ['es:ESHttpPut', '_plugins/_security/api/rolesmapping/opensearch_dashboards_user'],
+        ['es:ESHttpPut', '_plugins/_security/api/audit/config'],
         ['es:ESHttpGet', '_dashboards/api/status'],
         ['es:ESHttpPost', '_dashboards/api/saved_objects/_bulk_create'],
         // Issue 30: the objects of stems that left the profile, once their last index is gone.
@@ -169,6 +204,9 @@ export const DELIVERY_ROWS: readonly Row[] = [
         ...requests.map(([action, p]) => domainCall(m, c, domain, action, p)),
         // ISM deletes indices; the provisioner may not.
         domainCall(m, c, domain, 'es:ESHttpDelete', 'logs-2026-11-25', 'Denied'),
+        // Issue 39: nothing outside kfek's own names, whatever path a mistake in the code (or a hostile name the
+        // signer resolved) would build.
+        ...NOT_KFEKS.map(([action, p]) => domainCall(m, c, domain, action, p, 'Denied')),
       ];
     },
   },

@@ -138,18 +138,19 @@ describe('PipelineStack, transport lambda (sandbox)', () => {
     const statements = policyStatements(template, 'OpenSearchProvisionerPolicy');
     expect(statements.map((s) => actionsOf(s).sort())).toEqual([
       ['logs:CreateLogStream', 'logs:PutLogEvents'],
-      ['es:ESHttpGet', 'es:ESHttpHead', 'es:ESHttpPost', 'es:ESHttpPut'],
+      ['es:ESHttpGet', 'es:ESHttpHead'],
+      ['es:ESHttpPost', 'es:ESHttpPut'],
       ['es:ESHttpDelete'],
     ]);
-    // DELETE reaches template, pipeline, policy, role, mapping and saved-object paths, never an index.
-    const deletable = JSON.stringify(statements[2].Resource).match(/"\/[^"]+"/g);
+    // DELETE reaches kfek's own templates, pipelines, policies, roles, mappings and saved objects, never an index.
+    const deletable = JSON.stringify(statements[3].Resource).match(/"\/[^"]+"/g);
     expect(deletable).toEqual([
-      '"/_dashboards/api/saved_objects/*"',
-      '"/_index_template/*"',
-      '"/_ingest/pipeline/*"',
-      '"/_plugins/_ism/policies/*"',
-      '"/_plugins/_security/api/roles/*"',
-      '"/_plugins/_security/api/rolesmapping/*"',
+      '"/_dashboards/api/saved_objects/*/kfek-*"',
+      '"/_index_template/kfek-*"',
+      '"/_ingest/pipeline/kfek-*"',
+      '"/_plugins/_ism/policies/kfek-*"',
+      '"/_plugins/_security/api/roles/kfek_*"',
+      '"/_plugins/_security/api/rolesmapping/kfek_*"',
     ]);
     expect(statements[0].Resource).toEqual({
       'Fn::GetAtt': [expect.stringMatching(/^OpenSearchProvisionerLogGroup/), 'Arn'],
