@@ -20,6 +20,7 @@ import { buildSavedObjects } from '../../core/opensearch/dashboards';
 import { buildIndexTemplate } from '../../core/opensearch/index-template';
 import { buildIngestPipeline } from '../../core/opensearch/ingest-pipeline';
 import { buildIsmPolicy } from '../../core/opensearch/ism-policy';
+import { registryIndex } from '../../core/opensearch/registry';
 import { ADMIN_ROLES, buildSecurityRoles, DASHBOARDS_USER_ROLE } from '../../core/opensearch/security';
 import {
   contentHash,
@@ -135,6 +136,12 @@ export interface ProvisionerPaths {
   readonly writes: readonly string[];
   /** es:ESHttpDelete: kfek's objects, never an index (ISM deletes indices). */
   readonly deletes: readonly string[];
+  /**
+   * es:ESHttpDelete refused even where `deletes` matches: a list (`a,b`, also escaped) is never one of kfek's names,
+   * since the request-path builder refuses a `,` in every name and kfek deletes one object per request; IAM's `*`
+   * matches a `,`, so without this `kfek-*` would admit `kfek-a,victim`.
+   */
+  readonly deniedDeletes: readonly string[];
 }
 
 /**
@@ -169,8 +176,12 @@ export function provisionerPaths(name: string, stems: readonly string[]): Provis
       '_plugins/_ism/change_policy/*',
       ...[...new Set(stems)].map((stem) => `${stem}-*/_settings`),
       '_dashboards/api/saved_objects/_bulk_create',
+      // kfek's record of what it owns (core/opensearch/registry.ts): the hidden index, then its one document.
+      registryIndex(name),
+      `${registryIndex(name)}/_doc/*`,
     ],
     deletes: [...owned, `_dashboards/api/saved_objects/*/${name}-*`],
+    deniedDeletes: ['*,*', '*%2c*', '*%2C*'],
   };
 }
 
@@ -270,6 +281,11 @@ export class OpenSearchProvisioner extends Construct {
       new iam.PolicyStatement({
         actions: ['es:ESHttpDelete'],
         resources: paths.deletes.map((path) => `${props.domain.domainArn}/${path}`),
+      }),
+      new iam.PolicyStatement({
+        effect: iam.Effect.DENY,
+        actions: ['es:ESHttpDelete'],
+        resources: paths.deniedDeletes.map((path) => `${props.domain.domainArn}/${path}`),
       }),
     ];
     // A separate Policy in this construct, so it also works for a role imported or created in another stack.

@@ -117,7 +117,14 @@ describe('OpenSearchProvisioner', () => {
               `${DOMAIN_ARN}/_plugins/_ism/change_policy/*`,
               Match.stringLikeRegexp(`^${DOMAIN_ARN}/[a-z0-9._-]+-\\*/_settings$`),
               `${DOMAIN_ARN}/_dashboards/api/saved_objects/_bulk_create`,
+              `${DOMAIN_ARN}/.kfek-registry`,
+              `${DOMAIN_ARN}/.kfek-registry/_doc/*`,
             ],
+          },
+          {
+            Effect: 'Deny',
+            Action: 'es:ESHttpDelete',
+            Resource: [`${DOMAIN_ARN}/*,*`, `${DOMAIN_ARN}/*%2c*`, `${DOMAIN_ARN}/*%2C*`],
           },
         ]),
       },
@@ -134,7 +141,9 @@ describe('OpenSearchProvisioner', () => {
       Array.isArray(s.Action) ? (s.Action as unknown[]) : [s.Action],
     );
     expect(actions.filter((a) => a === '*' || a === 'es:*')).toEqual([]);
-    const deletes = statements.filter((s) => s.Action === 'es:ESHttpDelete');
+    const deletes = statements.filter(
+      (s) => s.Action === 'es:ESHttpDelete' && (s as { Effect?: string }).Effect === 'Allow',
+    );
     expect(deletes.map((s) => s.Resource)).toEqual([
       [
         `${DOMAIN_ARN}/_index_template/kfek-*`,
