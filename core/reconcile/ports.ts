@@ -42,12 +42,21 @@ export interface FoundDocument {
   readonly joined: number;
 }
 
-export interface SearchSide {
+/** What OpenSearch counts per group and minute. */
+export interface SearchCounts {
+  /** Documents, each counted with the lines joined into it: the number of log events the documents stand for. */
+  readonly events: MinuteCounts;
   /**
-   * Documents per group (`cloudwatch.logGroup`, of the group's owner) and minute (`@timestamp`) in [start, end),
-   * each counted with the lines joined into it: the number of log events the documents stand for.
+   * Of those, the lines joined into the minute's documents (`kfek.joined`). They are counted in their document's
+   * minute, but a line may be of a later one (a trace across a minute boundary): such minutes are read exactly
+   * where a difference could hide behind them (engine.ts `exactMinutes`).
    */
-  countPerMinute(groups: readonly ReconcileGroup[], start: number, end: number): Promise<MinuteCounts>;
+  readonly joined: MinuteCounts;
+}
+
+export interface SearchSide {
+  /** Documents per group (`cloudwatch.logGroup`, of the group's owner) and minute (`@timestamp`) in [start, end). */
+  countPerMinute(groups: readonly ReconcileGroup[], start: number, end: number): Promise<SearchCounts>;
   /** The documents of `refs` that exist, by id. */
   find(refs: readonly DocumentRef[]): Promise<ReadonlyMap<string, FoundDocument>>;
   /**

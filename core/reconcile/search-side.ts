@@ -18,7 +18,7 @@ import { OpenSearchConnectionError, type OpenSearchHttpClient } from '../opensea
 import { routingFor } from '../opensearch/ingest-pipeline';
 import { MINUTE_MILLIS } from './engine';
 import type { ReconcileGroup } from './model';
-import type { DocumentRef, FoundDocument, MinuteCounts, RequestMeter, SearchSide } from './ports';
+import type { DocumentRef, FoundDocument, RequestMeter, SearchCounts, SearchSide } from './ports';
 
 export interface SearchSideOptions {
   readonly client: OpenSearchHttpClient;
@@ -86,9 +86,10 @@ export function searchSide(options: SearchSideOptions): SearchSide {
       groups: readonly ReconcileGroup[],
       start: number,
       end: number,
-    ): Promise<MinuteCounts> {
+    ): Promise<SearchCounts> {
       const counts = new Map<string, Map<number, number>>(groups.map((g) => [g.logGroup, new Map()]));
-      if (groups.length === 0) return counts;
+      const joinedCounts = new Map<string, Map<number, number>>(groups.map((g) => [g.logGroup, new Map()]));
+      if (groups.length === 0) return { events: counts, joined: joinedCounts };
       let after: Record<string, unknown> | undefined;
       do {
         const answer = (await call('POST', `/${patterns}/_search${scope}`, {
@@ -125,12 +126,16 @@ export function searchSide(options: SearchSideOptions): SearchSide {
         for (const bucket of agg?.buckets ?? []) {
           const byMinute = counts.get(bucket.key.group);
           if (byMinute === undefined) continue;
-          const events = bucket.doc_count + Math.round(bucket.joined?.value ?? 0);
-          byMinute.set(bucket.key.minute, (byMinute.get(bucket.key.minute) ?? 0) + events);
+          const joined = Math.round(bucket.joined?.value ?? 0);
+          byMinute.set(bucket.key.minute, (byMinute.get(bucket.key.minute) ?? 0) + bucket.doc_count + joined);
+          if (joined > 0) {
+            const joinedByMinute = joinedCounts.get(bucket.key.group);
+            joinedByMinute?.set(bucket.key.minute, (joinedByMinute.get(bucket.key.minute) ?? 0) + joined);
+          }
         }
         after = (agg?.buckets?.length ?? 0) === PAGE ? agg?.after_key : undefined;
       } while (after !== undefined);
-      return counts;
+      return { events: counts, joined: joinedCounts };
     },
 
     async find(refs: readonly DocumentRef[]): Promise<ReadonlyMap<string, FoundDocument>> {
