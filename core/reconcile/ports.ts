@@ -102,8 +102,16 @@ export interface HealResult {
 }
 
 export interface Healer {
-  /** Sends `events` of `group` through the raw stream as subscription envelopes, exactly as `kfek backfill` does. */
-  send(group: ReconcileGroup, events: readonly LogEvent[]): Promise<HealResult>;
+  /**
+   * Sends `events` of `group` through the raw stream as subscription envelopes, exactly as `kfek backfill` does, each
+   * envelope marked with the arrival `arrivalOf` gives its events (when they first reached the pipeline: heal.ts
+   * gives a trace's lines their first line's), so their documents land in the index of the period live used.
+   */
+  send(
+    group: ReconcileGroup,
+    events: readonly LogEvent[],
+    arrivalOf: (event: LogEvent) => number,
+  ): Promise<HealResult>;
 }
 
 /** What waits and measures: the wall clock, or a fake one in tests. */

@@ -72,6 +72,8 @@ export class World {
   readonly reads: [string, number, number][] = [];
   /** What the healer sent. */
   readonly healed: LogEvent[] = [];
+  /** The arrival the heal gave each event it sent, by event id. */
+  readonly healArrivals = new Map<string, number>();
   /** Polls after a heal before the pipeline delivers what was sent (0: at once). */
   deliverAfterPolls = 0;
   /** Healed events the pipeline loses again (by event id). */
@@ -181,9 +183,10 @@ export class World {
       },
     };
     const healer: Healer = {
-      send(group, events) {
+      send(group, events, arrivalOf) {
         world.meter.kinesis += 1;
         world.healed.push(...events);
+        for (const e of events) world.healArrivals.set(e.id, arrivalOf(e));
         world.pendingDelivery.push({ group, events: events.filter((e) => !world.loseOnHeal.has(e.id)) });
         world.polls = 0;
         return Promise.resolve({ sent: events.length, notSent: [] });
