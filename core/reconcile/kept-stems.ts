@@ -11,9 +11,10 @@
  */
 import { indexStemProblem } from '../contracts/index-naming';
 import { LEDGER } from '../opensearch/domain-state';
-import type { OpenSearchHttpClient } from '../opensearch/http';
+import { OpenSearchConnectionError, type OpenSearchHttpClient } from '../opensearch/http';
 import { OPENSEARCH_SPEC_DEFAULTS } from '../opensearch/spec';
 import type { RequestMeter } from './ports';
+import { unreachable } from './search-side';
 
 export interface KeptStemsOptions {
   readonly client: OpenSearchHttpClient;
@@ -38,7 +39,11 @@ const record = (v: unknown): Json => (typeof v === 'object' && v !== null ? (v a
 export async function keptStems(options: KeptStemsOptions): Promise<KeptStems> {
   const name = options.name ?? OPENSEARCH_SPEC_DEFAULTS.name;
   options.meter.openSearch += 1;
-  const response = await options.client.request({ method: 'GET', path: `/_index_template/${name}-*` });
+  const response = await options.client
+    .request({ method: 'GET', path: `/_index_template/${name}-*` })
+    .catch((error: unknown) => {
+      throw error instanceof OpenSearchConnectionError ? unreachable(options.client.baseUrl, error) : error;
+    });
   if (response.status === 404) return { stems: [...new Set(options.current)] };
   if (response.status !== 200) {
     // A reader without the template permission (a fine-grained role that only reads kfek's indices) still judges

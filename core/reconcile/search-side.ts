@@ -198,7 +198,7 @@ export function searchSide(options: SearchSideOptions): SearchSide {
  * OpenSearch did not answer at all (refused, timed out, name not found, TLS): one line naming the URL (without the
  * credentials a basic-auth URL carries) and what to check, instead of fetch's `TypeError: fetch failed`.
  */
-function unreachable(baseUrl: string, error: OpenSearchConnectionError): OpenSearchRequestError {
+export function unreachable(baseUrl: string, error: OpenSearchConnectionError): OpenSearchRequestError {
   let shown = baseUrl;
   try {
     const url = new URL(baseUrl);
