@@ -59,6 +59,17 @@ export function indexNameFor(prefix: string, rotation: IndexRotation, date: Date
  */
 export const ARRIVAL_KEY = 'arrival';
 
+/**
+ * Field of a subscription envelope (beside `logGroup`, `logEvents`) that `kfek reconcile --heal` writes: when the
+ * envelope's events first reached the pipeline (CloudWatch Logs' `ingestionTime` of its first event), in
+ * milliseconds since the epoch. The transform writes it as the documents' {@link ARRIVAL_KEY} when it is earlier
+ * than the record's own arrival, so a healed event lands in the index of the period live would have used, where it
+ * overwrites a live copy that was only late (in the same period; an event taken in seconds before a period boundary
+ * whose live record reached the raw stream after it can still land twice). CloudWatch Logs never writes it; a
+ * value that is not a plausible time, or is later than the record's arrival, is ignored.
+ */
+export const ENVELOPE_ARRIVAL_FIELD = 'kfekArrival';
+
 /** The pattern covering every index of a prefix, whatever the rotation (`logs-*`; `logs*` without rotation). */
 export function indexPatternFor(prefix: string, rotation: IndexRotation): string {
   return rotation === 'NoRotation' ? `${prefix}*` : `${prefix}-*`;

@@ -7,6 +7,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { MAX_KINESIS_RECORD_BYTES } from '../contracts/aws-limits';
+import { ENVELOPE_ARRIVAL_FIELD } from '../contracts/index-naming';
 import type { Continuation } from '../contracts/multiline';
 import { contentPartitionKey } from '../kinesis/limits';
 import type { EnvelopeRecord, GroupSource, HistoricLogEvent } from './model';
@@ -31,6 +32,12 @@ export interface EnvelopeLimits {
    * @default - envelopes end wherever the limits say
    */
   readonly continuation?: Continuation;
+  /**
+   * When the events first reached the pipeline (epoch millis), written into each envelope as
+   * index-naming.ts `ENVELOPE_ARRIVAL_FIELD` (the heal's: its documents then land in the period live used).
+   * @default - none: the documents take the record's own arrival (backfill)
+   */
+  readonly arrivalMillis?: number;
 }
 
 const DEFAULT_MAX_EVENTS = 10_000;
@@ -75,7 +82,7 @@ export function buildEnvelopes(
   const records: EnvelopeRecord[] = [];
   const oversized: OversizedEvent[] = [];
   for (const [logStream, streamEvents] of byStream) {
-    const head = envelopeHead(source, logStream);
+    const head = envelopeHead(source, logStream, limits.arrivalMillis);
     const headBytes = Buffer.byteLength(head, 'utf8') + ENVELOPE_TAIL.length;
     const starts = documentStarts(streamEvents, limits.continuation);
     let texts: string[] = [];
@@ -164,11 +171,15 @@ export function heldBack(
 const ENVELOPE_TAIL = ']}';
 
 /** Everything of the envelope before its events, fields in the order CloudWatch Logs writes them. */
-function envelopeHead(source: GroupSource, logStream: string): string {
+function envelopeHead(source: GroupSource, logStream: string, arrivalMillis: number | undefined): string {
+  const arrival =
+    arrivalMillis === undefined
+      ? ''
+      : `${JSON.stringify(ENVELOPE_ARRIVAL_FIELD)}:${Math.round(arrivalMillis)},`;
   return (
     `{"messageType":"DATA_MESSAGE","owner":${JSON.stringify(source.owner)},` +
     `"logGroup":${JSON.stringify(source.logGroup)},"logStream":${JSON.stringify(logStream)},` +
-    `"subscriptionFilters":${JSON.stringify(source.subscriptionFilters)},"logEvents":[`
+    `"subscriptionFilters":${JSON.stringify(source.subscriptionFilters)},${arrival}"logEvents":[`
   );
 }
 

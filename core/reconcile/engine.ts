@@ -25,9 +25,10 @@ import {
   type ReconcileReport,
   type StateCounts,
 } from './model';
-import type { MinuteCounts, ReconcilePorts } from './ports';
+import { exactRanges, MINUTE_MILLIS, minuteOf } from './minutes';
+import type { MinuteCounts, ReconcilePorts, SearchCounts } from './ports';
 
-export const MINUTE_MILLIS = 60_000;
+export { differingRanges, exactRanges, MINUTE_MILLIS, minuteOf } from './minutes';
 
 export interface ReconcileOptions {
   readonly groups: readonly ReconcileGroup[];
@@ -63,11 +64,6 @@ export interface ReconcileOptions {
   readonly maxListedEvents?: number;
   /** Progress notes (one line each). @default - silent */
   readonly onProgress?: (note: string) => void;
-}
-
-/** The minute an epoch-millis time falls in (its start). */
-export function minuteOf(time: number): number {
-  return Math.floor(time / MINUTE_MILLIS) * MINUTE_MILLIS;
 }
 
 /**
@@ -108,28 +104,6 @@ export function judgeableMinutes(
   );
 }
 
-/** Consecutive minutes whose counts differ, as ranges of at most `maxMinutes` (the last one may end in a minute). */
-export function differingRanges(
-  start: number,
-  end: number,
-  cloudWatch: ReadonlyMap<number, number> | undefined,
-  openSearch: ReadonlyMap<number, number> | undefined,
-  maxMinutes: number,
-): { start: number; end: number }[] {
-  const ranges: { start: number; end: number }[] = [];
-  for (let minute = start; minute < end; minute += MINUTE_MILLIS) {
-    if ((cloudWatch?.get(minute) ?? 0) === (openSearch?.get(minute) ?? 0)) continue;
-    const minuteEnd = Math.min(minute + MINUTE_MILLIS, end);
-    const last = ranges[ranges.length - 1];
-    if (last !== undefined && last.end === minute && (minute - last.start) / MINUTE_MILLIS < maxMinutes) {
-      last.end = minuteEnd;
-    } else {
-      ranges.push({ start: minute, end: minuteEnd });
-    }
-  }
-  return ranges;
-}
-
 function sumIn(counts: ReadonlyMap<number, number> | undefined, start: number, end: number): number {
   let sum = 0;
   for (const [minute, n] of counts ?? []) if (minute >= start && minute < end) sum += n;
@@ -159,7 +133,7 @@ export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts
   const minutes = Math.ceil((end - start) / MINUTE_MILLIS);
 
   let cloudWatch: MinuteCounts = new Map();
-  let openSearch: MinuteCounts = new Map();
+  let openSearch: SearchCounts = { events: new Map(), joined: new Map() };
   if (end > start && options.groups.length > 0) {
     progress(`counting ${options.groups.length} log group(s) x ${minutes} minute(s) on both sides`);
     [cloudWatch, openSearch] = await Promise.all([
@@ -173,8 +147,10 @@ export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts
   const work: GroupWork[] = [];
   for (const group of options.groups) {
     const cw = cloudWatch.get(group.logGroup);
-    const os = openSearch.get(group.logGroup);
-    const ranges = differingRanges(start, end, cw, os, maxRange);
+    const os = openSearch.events.get(group.logGroup);
+    const joined = openSearch.joined.get(group.logGroup);
+    const sides = { cloudWatch: cw, openSearch: os, joined, lookbackInMillis: lookback };
+    const ranges = exactRanges(start, end, sides, maxRange);
     const w: GroupWork = {
       group,
       states: NO_STATES,

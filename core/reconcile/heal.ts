@@ -54,7 +54,7 @@ export async function healMissing(
       continue;
     }
     progress(`${name}: sending ${w.missing.length} missing event(s) through the raw stream`);
-    const result = await ports.healer.send(w.group, w.missing);
+    const result = await ports.healer.send(w.group, w.missing, arrivals(w.missing, plans));
     sent += result.sent;
     notSent += result.notSent.length;
     const unsent = new Set(result.notSent.map((e) => keyOf(e.logStream, e.id)));
@@ -117,6 +117,22 @@ export async function healMissing(
     healedByGroup,
     refusedByGroup,
   };
+}
+
+/**
+ * When each event first reached the pipeline, as well as it can be known: CloudWatch Logs' `ingestionTime` (the
+ * subscription hands an event on within seconds of it), for a continuation line its trace's first line's (live sent
+ * the trace in one envelope, with one arrival). An event without one stands at its own time.
+ */
+function arrivals(events: readonly LogEvent[], plans: readonly PlannedEvent[]): (event: LogEvent) => number {
+  const own = (e: LogEvent): number => e.ingestionTime ?? e.timestamp;
+  const byKey = new Map<string, number>();
+  events.forEach((e, i) => {
+    const plan = plans[i];
+    const head = plan.kind === 'joined' ? byKey.get(keyOf(e.logStream, plan.into)) : undefined;
+    byKey.set(keyOf(e.logStream, e.id), head ?? own(e));
+  });
+  return (e) => byKey.get(keyOf(e.logStream, e.id)) ?? own(e);
 }
 
 /**

@@ -12,9 +12,10 @@
 import { name as one, requestPath } from '../opensearch/request-path';
 import { indexStemProblem } from '../contracts/index-naming';
 import { LEDGER } from '../opensearch/domain-state';
-import type { OpenSearchHttpClient } from '../opensearch/http';
+import { OpenSearchConnectionError, type OpenSearchHttpClient } from '../opensearch/http';
 import { OPENSEARCH_SPEC_DEFAULTS } from '../opensearch/spec';
 import type { RequestMeter } from './ports';
+import { unreachable } from './search-side';
 
 export interface KeptStemsOptions {
   readonly client: OpenSearchHttpClient;
@@ -40,7 +41,9 @@ export async function keptStems(options: KeptStemsOptions): Promise<KeptStems> {
   const name = options.name ?? OPENSEARCH_SPEC_DEFAULTS.name;
   options.meter.openSearch += 1;
   const path = requestPath(['_index_template', one('name pattern', `${name}-*`)]);
-  const response = await options.client.request({ method: 'GET', path });
+  const response = await options.client.request({ method: 'GET', path }).catch((error: unknown) => {
+    throw error instanceof OpenSearchConnectionError ? unreachable(options.client.baseUrl, error) : error;
+  });
   if (response.status === 404) return { stems: [...new Set(options.current)] };
   if (response.status !== 200) {
     // A reader without the template permission (a fine-grained role that only reads kfek's indices) still judges

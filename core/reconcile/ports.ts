@@ -42,12 +42,21 @@ export interface FoundDocument {
   readonly joined: number;
 }
 
-export interface SearchSide {
+/** What OpenSearch counts per group and minute. */
+export interface SearchCounts {
+  /** Documents, each counted with the lines joined into it: the number of log events the documents stand for. */
+  readonly events: MinuteCounts;
   /**
-   * Documents per group (`cloudwatch.logGroup`, of the group's owner) and minute (`@timestamp`) in [start, end),
-   * each counted with the lines joined into it: the number of log events the documents stand for.
+   * Of those, the lines joined into the minute's documents (`kfek.joined`). They are counted in their document's
+   * minute, but a line may be of a later one (a trace across a minute boundary): such minutes are read exactly
+   * where a difference could hide behind them (engine.ts `exactMinutes`).
    */
-  countPerMinute(groups: readonly ReconcileGroup[], start: number, end: number): Promise<MinuteCounts>;
+  readonly joined: MinuteCounts;
+}
+
+export interface SearchSide {
+  /** Documents per group (`cloudwatch.logGroup`, of the group's owner) and minute (`@timestamp`) in [start, end). */
+  countPerMinute(groups: readonly ReconcileGroup[], start: number, end: number): Promise<SearchCounts>;
   /** The documents of `refs` that exist, by id. */
   find(refs: readonly DocumentRef[]): Promise<ReadonlyMap<string, FoundDocument>>;
   /**
@@ -93,8 +102,16 @@ export interface HealResult {
 }
 
 export interface Healer {
-  /** Sends `events` of `group` through the raw stream as subscription envelopes, exactly as `kfek backfill` does. */
-  send(group: ReconcileGroup, events: readonly LogEvent[]): Promise<HealResult>;
+  /**
+   * Sends `events` of `group` through the raw stream as subscription envelopes, exactly as `kfek backfill` does, each
+   * envelope marked with the arrival `arrivalOf` gives its events (when they first reached the pipeline: heal.ts
+   * gives a trace's lines their first line's), so their documents land in the index of the period live used.
+   */
+  send(
+    group: ReconcileGroup,
+    events: readonly LogEvent[],
+    arrivalOf: (event: LogEvent) => number,
+  ): Promise<HealResult>;
 }
 
 /** What waits and measures: the wall clock, or a fake one in tests. */

@@ -19,7 +19,7 @@ import { indicesPath } from '../opensearch/request-path';
 import { routingFor } from '../opensearch/ingest-pipeline';
 import { MINUTE_MILLIS } from './engine';
 import type { ReconcileGroup } from './model';
-import type { DocumentRef, FoundDocument, MinuteCounts, RequestMeter, SearchSide } from './ports';
+import type { DocumentRef, FoundDocument, RequestMeter, SearchCounts, SearchSide } from './ports';
 
 export interface SearchSideOptions {
   readonly client: OpenSearchHttpClient;
@@ -88,9 +88,10 @@ export function searchSide(options: SearchSideOptions): SearchSide {
       groups: readonly ReconcileGroup[],
       start: number,
       end: number,
-    ): Promise<MinuteCounts> {
+    ): Promise<SearchCounts> {
       const counts = new Map<string, Map<number, number>>(groups.map((g) => [g.logGroup, new Map()]));
-      if (groups.length === 0) return counts;
+      const joinedCounts = new Map<string, Map<number, number>>(groups.map((g) => [g.logGroup, new Map()]));
+      if (groups.length === 0) return { events: counts, joined: joinedCounts };
       let after: Record<string, unknown> | undefined;
       do {
         const answer = (await call('POST', searchPath(), {
@@ -127,12 +128,16 @@ export function searchSide(options: SearchSideOptions): SearchSide {
         for (const bucket of agg?.buckets ?? []) {
           const byMinute = counts.get(bucket.key.group);
           if (byMinute === undefined) continue;
-          const events = bucket.doc_count + Math.round(bucket.joined?.value ?? 0);
-          byMinute.set(bucket.key.minute, (byMinute.get(bucket.key.minute) ?? 0) + events);
+          const joined = Math.round(bucket.joined?.value ?? 0);
+          byMinute.set(bucket.key.minute, (byMinute.get(bucket.key.minute) ?? 0) + bucket.doc_count + joined);
+          if (joined > 0) {
+            const joinedByMinute = joinedCounts.get(bucket.key.group);
+            joinedByMinute?.set(bucket.key.minute, (joinedByMinute.get(bucket.key.minute) ?? 0) + joined);
+          }
         }
         after = (agg?.buckets?.length ?? 0) === PAGE ? agg?.after_key : undefined;
       } while (after !== undefined);
-      return counts;
+      return { events: counts, joined: joinedCounts };
     },
 
     async find(refs: readonly DocumentRef[]): Promise<ReadonlyMap<string, FoundDocument>> {
@@ -195,7 +200,7 @@ export function searchSide(options: SearchSideOptions): SearchSide {
  * OpenSearch did not answer at all (refused, timed out, name not found, TLS): one line naming the URL (without the
  * credentials a basic-auth URL carries) and what to check, instead of fetch's `TypeError: fetch failed`.
  */
-function unreachable(baseUrl: string, error: OpenSearchConnectionError): OpenSearchRequestError {
+export function unreachable(baseUrl: string, error: OpenSearchConnectionError): OpenSearchRequestError {
   let shown = baseUrl;
   try {
     const url = new URL(baseUrl);

@@ -191,6 +191,7 @@ export async function runReconcileWith(
             healer: rawStreamHealer({
               kinesis: kinesisPort(clients.kinesis),
               rawStream: settings.rawStream,
+              rotation: settings.index.rotation,
               clock,
               meter,
             }),

@@ -86,7 +86,7 @@ export function arrivalMillisOf(seconds: unknown): number | undefined {
 }
 
 /** A whole millisecond after the epoch with a four-digit year: the arrivals a document carries. */
-function isArrivalMillis(ms: number): boolean {
+export function isArrivalMillis(ms: number): boolean {
   return Number.isSafeInteger(ms) && ms > 0 && ms <= MAX_ARRIVAL_MILLIS;
 }
 

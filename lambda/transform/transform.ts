@@ -5,7 +5,8 @@
  */
 import { gzipSync } from 'node:zlib';
 import { CloudWatchEnvelope, decodeEnvelopes, jsonErrorReason } from './decode';
-import { arrivalMillisOf, DocumentSerializer, type DocumentOptions } from './document';
+import { ENVELOPE_ARRIVAL_FIELD } from '../../core/contracts/index-naming';
+import { arrivalMillisOf, DocumentSerializer, type DocumentOptions, isArrivalMillis } from './document';
 import { PoisonRecordError } from './errors';
 import { looksLikeJsonObject, maskMessage, type Masker, maskText } from './masking';
 import { sourceAccountOf } from './metadata';
@@ -76,12 +77,18 @@ export function transformRecord(data: string | Buffer, given: TransformOptions =
     if (options.routes === undefined) {
       return {
         kind: 'data',
-        documents: dataEnvelopes.flatMap((envelope) => plainDocuments(envelope, options)),
+        documents: dataEnvelopes.flatMap((envelope) =>
+          plainDocuments(envelope, withEnvelopeArrival(envelope, options)),
+        ),
       };
     }
     const tally = new ProcessingTally();
     const documents = dataEnvelopes.flatMap((envelope) =>
-      processEnvelope(envelope.logEvents, new DocumentSerializer(envelope, options), tally),
+      processEnvelope(
+        envelope.logEvents,
+        new DocumentSerializer(envelope, withEnvelopeArrival(envelope, options)),
+        tally,
+      ),
     );
     const processing = tally.counts();
     return processing === undefined ? { kind: 'data', documents } : { kind: 'data', documents, processing };
@@ -91,6 +98,19 @@ export function transformRecord(data: string | Buffer, given: TransformOptions =
     // would block the shard forever. The reason never quotes the record (decode.ts `jsonErrorReason`).
     return { kind: 'poison', reason: `internal error: ${jsonErrorReason(err)}` };
   }
+}
+
+/**
+ * The options for one envelope's documents: with the envelope's own arrival (index-naming.ts
+ * `ENVELOPE_ARRIVAL_FIELD`, written by `kfek reconcile --heal`) when it is a plausible time earlier than the
+ * record's, so a healed event lands in the period live used; otherwise the record's. Never later than the record's
+ * arrival: the field can only keep a document in an earlier period, as the ingest pipeline only ever moves it to one.
+ */
+function withEnvelopeArrival<T extends DocumentOptions>(envelope: CloudWatchEnvelope, options: T): T {
+  const given = envelope[ENVELOPE_ARRIVAL_FIELD];
+  if (typeof given !== 'number' || !isArrivalMillis(given)) return options;
+  if (options.arrivalMillis !== undefined && given >= options.arrivalMillis) return options;
+  return { ...options, arrivalMillis: given };
 }
 
 /** One serialized document per log event of a `DATA_MESSAGE` envelope, in order, when the profile has no routes. */

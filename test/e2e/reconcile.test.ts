@@ -15,7 +15,10 @@
  * that CloudWatch Logs took in within the lag and whose record the pipeline has not delivered yet (both held back by
  * the fault and put on the raw stream later). The test holds that the first run finds exactly the lost events
  * (missing: the first three ways; kept, with where: the last two) and calls nothing else missing, that `--heal` heals
- * exactly the missing ones, and that a third run finds nothing missing.
+ * exactly the missing ones, and that a third run finds nothing missing. Then (issue 39) the healed events of one group
+ * are healed a second time through the real heal sender: nothing changes (the same documents, overwritten), and an
+ * envelope's arrival names the index on the real node (sent with yesterday's arrival, an event lands in yesterday's
+ * index of its stem).
  *
  * Logs Insights in moto has no `stats`: the CloudWatch side counts with FilterLogEvents (`--count scan`, the default
  * with an endpoint). The Logs Insights way is tested with a mocked client (test/cli/reconcile/cloudwatch.test.ts).
@@ -24,14 +27,21 @@
 import { gunzipSync } from 'node:zlib';
 import {
   DeleteSubscriptionFilterCommand,
+  FilterLogEventsCommand,
+  type FilteredLogEvent,
   PutSubscriptionFilterCommand,
 } from '@aws-sdk/client-cloudwatch-logs';
 import { PutRecordsCommand } from '@aws-sdk/client-kinesis';
 import type { KinesisStreamEvent } from 'aws-lambda';
 import { run } from '../../cli/main';
 import { resolveConfig } from '../../core/config';
+import { kinesisPort } from '../../core/kinesis/aws';
 import { minuteOf } from '../../core/reconcile/engine';
-import type { EventVerdict } from '../../core/reconcile/model';
+import { rawStreamHealer } from '../../core/reconcile/healer';
+import { RequestMeter } from '../../core/reconcile/ports';
+import type { EventVerdict, LogEvent } from '../../core/reconcile/model';
+import { createHttpClient } from '../../core/opensearch/http';
+import { documentIdFor } from '../../core/opensearch/ingest-pipeline';
 import type { ReconcileRun } from '../../cli/reconcile/service';
 import type { KinesisBatchHandler } from '../../scripts/local/event-source-loop';
 import type { LocalPipeline } from '../../scripts/local/pipeline';
@@ -186,6 +196,17 @@ async function reconcile(
   );
   if (stdout === '') throw new Error(`kfek reconcile printed nothing (exit ${code}): ${stderr}`);
   return { code, report: JSON.parse(stdout) as ReconcileRun, stderr };
+}
+
+/** A FilterLogEvents event as the reconcile reads it. */
+function toLogEvent(e: FilteredLogEvent): LogEvent {
+  return {
+    id: String(e.eventId),
+    timestamp: e.timestamp ?? 0,
+    message: e.message ?? '',
+    logStream: e.logStreamName ?? '',
+    ...(e.ingestionTime !== undefined ? { ingestionTime: e.ingestionTime } : {}),
+  };
 }
 
 /** Every listed verdict of a state, as `group|stream|timestamp`. */
@@ -434,6 +455,65 @@ describe('kfek reconcile against the local pipeline', () => {
       expect(third.code).toBe(0);
       expect(third.report.totals).toMatchObject({ missing: 0, healed: 0, pending: 0 });
       expect(third.report.groups.find((g) => g.logGroup === G.gap)?.exactMinutes).toBe(0);
+
+      // WHEN the healed events of the gap group are healed a second time (sent again although searchable), as the
+      // heal sends them: with their arrival, CloudWatch Logs' ingestion time
+      const gap = third.report.groups.find((g) => g.logGroup === G.gap);
+      const again =
+        (
+          await clients.logs.send(
+            new FilterLogEventsCommand({
+              logGroupName: G.gap,
+              startTime: minute(12),
+              endTime: minute(13) - 1,
+            }),
+          )
+        ).events ?? [];
+      expect(again).toHaveLength(12);
+      const healer = rawStreamHealer({
+        kinesis: kinesisPort(clients.kinesis),
+        rawStream: resources.rawStreamArn,
+        rotation: resolveConfig(CONTEXT, 'teams').delivery.indexRotation,
+        clock: { now: Date.now, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) },
+        meter: new RequestMeter(),
+      });
+      const gapGroup = {
+        logGroup: G.gap,
+        owner: spec.accountId,
+        filterPattern: '',
+        subscriptionFilters: [spec.logGroups[0].filterName],
+      };
+      await healer.send(gapGroup, again.map(toLogEvent), (e) => e.ingestionTime ?? e.timestamp);
+      await settle();
+      const fourth = await reconcile(['--since', new Date(base - 60_000).toISOString(), '--lag', lag]);
+
+      // THEN nothing changed: the same documents, overwritten in their index (no second copy to count)
+      expect(fourth.code).toBe(0);
+      expect(fourth.report.groups.find((g) => g.logGroup === G.gap)).toMatchObject({
+        openSearchEvents: gap?.openSearchEvents,
+        cloudWatchEvents: gap?.cloudWatchEvents,
+        exactMinutes: 0,
+      });
+
+      // AND the envelope's arrival names the index on the real node: one of those events sent with yesterday's
+      // arrival lands in yesterday's index of its stem, beside today's copy
+      const yesterday = Date.now() - 86_400_000;
+      await healer.send(gapGroup, [toLogEvent(again[0])], () => yesterday);
+      await settle();
+      const id = documentIdFor(G.gap, again[0].logStreamName ?? '', String(again[0].eventId));
+      const search = createHttpClient({ baseUrl: node.url });
+      // (a new index's first refresh may not have run yet)
+      await search.request({ method: 'POST', path: '/_refresh' });
+      const hits = await search.request({
+        method: 'POST',
+        path: '/_search',
+        body: { query: { ids: { values: [id] } } },
+      });
+      const indices = ((hits.body as { hits: { hits: { _index: string }[] } }).hits.hits ?? []).map(
+        (h) => h._index,
+      );
+      const day = (t: number): string => new Date(t).toISOString().slice(0, 10);
+      expect(indices.map((i) => i.slice(-10)).sort()).toEqual([day(yesterday), day(Date.now())].sort());
       process.stderr.write(
         `reconcile e2e: ${JSON.stringify(first.report.totals)}; requests first ${JSON.stringify(first.report.requests)}, ` +
           `third ${JSON.stringify(third.report.requests)}; heal ${JSON.stringify(second.report.heal)}; ` +

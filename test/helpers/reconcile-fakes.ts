@@ -19,6 +19,7 @@ import {
   type PlannedEvent,
   type ReconcilePorts,
   RequestMeter,
+  type SearchCounts,
   type SearchSide,
 } from '../../core/reconcile/ports';
 
@@ -71,6 +72,8 @@ export class World {
   readonly reads: [string, number, number][] = [];
   /** What the healer sent. */
   readonly healed: LogEvent[] = [];
+  /** The arrival the heal gave each event it sent, by event id. */
+  readonly healArrivals = new Map<string, number>();
   /** Polls after a heal before the pipeline delivers what was sent (0: at once). */
   deliverAfterPolls = 0;
   /** Healed events the pipeline loses again (by event id). */
@@ -132,16 +135,23 @@ export class World {
       },
     };
     const search: SearchSide = {
-      countPerMinute(groups, start, end): Promise<MinuteCounts> {
+      countPerMinute(groups, start, end): Promise<SearchCounts> {
         world.meter.openSearch += 1;
         const out = new Map<string, Map<number, number>>();
-        for (const g of groups) out.set(g.logGroup, new Map());
-        for (const doc of world.docs.values()) {
-          const counts = out.get(doc.group);
-          if (counts === undefined || doc.at < start || doc.at >= end) continue;
-          counts.set(minuteOf(doc.at), (counts.get(minuteOf(doc.at)) ?? 0) + 1 + doc.joined);
+        const joined = new Map<string, Map<number, number>>();
+        for (const g of groups) {
+          out.set(g.logGroup, new Map());
+          joined.set(g.logGroup, new Map());
         }
-        return Promise.resolve(out);
+        const add = (counts: Map<number, number> | undefined, minute: number, n: number): void => {
+          if (n > 0) counts?.set(minute, (counts.get(minute) ?? 0) + n);
+        };
+        for (const doc of world.docs.values()) {
+          if (doc.at < start || doc.at >= end) continue;
+          add(out.get(doc.group), minuteOf(doc.at), 1 + doc.joined);
+          add(joined.get(doc.group), minuteOf(doc.at), doc.joined);
+        }
+        return Promise.resolve({ events: out, joined });
       },
       find(refs: readonly DocumentRef[]) {
         world.meter.openSearch += 1;
@@ -173,9 +183,10 @@ export class World {
       },
     };
     const healer: Healer = {
-      send(group, events) {
+      send(group, events, arrivalOf) {
         world.meter.kinesis += 1;
         world.healed.push(...events);
+        for (const e of events) world.healArrivals.set(e.id, arrivalOf(e));
         world.pendingDelivery.push({ group, events: events.filter((e) => !world.loseOnHeal.has(e.id)) });
         world.polls = 0;
         return Promise.resolve({ sent: events.length, notSent: [] });

@@ -120,6 +120,20 @@ describe('kfek reconcile: the report', () => {
     expect(text).toMatch(/result: 1 event\(s\) missing: --heal sends them through the raw stream$/);
   });
 
+  test('a group the heal refused is listed with why its events stay missing', () => {
+    const reason =
+      "/app/orders: live put its documents up to 2026-11-27T09:07:03.000Z in orders-old's indices";
+    const text = formatReconcile({
+      ...base,
+      groups: [{ ...base.groups[0], healRefused: reason }],
+      heal: { sent: 0, healed: 0, notSent: 0, durationInMillis: 10 },
+    });
+    expect(text).toContain(
+      `not healed (sent again, their events would not take the route live gave them):\n  ${reason}`,
+    );
+    expect(text).toMatch(/result: 1 event\(s\) missing after the heal$/);
+  });
+
   test('nothing missing, but kept: says so and points at kfek replay', () => {
     const text = formatReconcile({
       ...base,

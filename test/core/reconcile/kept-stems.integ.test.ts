@@ -78,7 +78,7 @@ test('counts and finds the events of a retired stem kept in the domain; never a 
   // THEN
   expect(kept.stems).toEqual(['logs', 'orders-a']);
   expect(kept.note).toBeUndefined();
-  expect([...(counts.get(GROUP.logGroup) ?? new Map<number, number>())]).toEqual([
+  expect([...(counts.events.get(GROUP.logGroup) ?? new Map<number, number>())]).toEqual([
     [T0, 1],
     [T0 + 60_000, 1],
   ]);
@@ -90,6 +90,6 @@ test('counts and finds the events of a retired stem kept in the domain; never a 
   expect(await side.stemAt(GROUP, T0)).toBeUndefined();
   // (what main searched: the profile's current stem only, where the old event is not)
   expect(
-    (await currentOnly.countPerMinute([GROUP], T0, T0 + 60_000)).get(GROUP.logGroup)?.get(T0),
+    (await currentOnly.countPerMinute([GROUP], T0, T0 + 60_000)).events.get(GROUP.logGroup)?.get(T0),
   ).toBeUndefined();
 });

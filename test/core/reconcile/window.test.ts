@@ -8,6 +8,7 @@ import { OpenSearchRequestError } from '../../../core/errors';
 import { createHttpClient } from '../../../core/opensearch/http';
 import { MINUTE_MILLIS, reconcile } from '../../../core/reconcile/engine';
 import { UnjudgeableWindowError } from '../../../core/reconcile/errors';
+import { keptStems } from '../../../core/reconcile/kept-stems';
 import { RequestMeter } from '../../../core/reconcile/ports';
 import { searchSide } from '../../../core/reconcile/search-side';
 import { keptSince } from '../../../core/reconcile/service';
@@ -89,6 +90,13 @@ describe('OpenSearch unreachable', () => {
       /OpenSearch at http:\/\/127\.0\.0\.1:2 did not answer .*check --opensearch/,
     );
     expect(error.message).not.toMatch(/s3cret|fetch failed|TypeError/);
+  });
+
+  test('fails when nothing answers the first request of a run (the read of the kept stems) with the same line', async () => {
+    const client = createHttpClient({ baseUrl: 'http://admin:s3cret@127.0.0.1:2', maxAttempts: 1 });
+    const reading = keptStems({ client, meter: new RequestMeter(), current: ['logs'] });
+    await expect(reading).rejects.toThrow(OpenSearchRequestError);
+    await expect(reading).rejects.toThrow(/^reconcile: OpenSearch at http:\/\/127\.0\.0\.1:2 did not answer/);
   });
 });
 
