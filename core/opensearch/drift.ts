@@ -67,13 +67,17 @@ const DEFAULT_RETRY = canonicalJson(scalarsAsStrings({ count: 3, backoff: 'expon
 /**
  * An ISM policy (`policy` of `GET _plugins/_ism/policies/<id>`, or the one kfek PUTs): its description, states,
  * transitions, actions and ISM templates. What ISM adds is left out: `policy_id`, `last_updated_time`,
- * `schema_version`, `error_notification`, `user` (with security), each action's default `retry`, each ISM
- * template's `last_updated_time`.
+ * `schema_version`, `error_notification` when null, `user` (with security), each action's default `retry`, each
+ * ISM template's `last_updated_time`.
  */
 export function normalizePolicy(policy: Record<string, unknown>): Record<string, unknown> {
   return {
     description: text(policy.description ?? ''),
     default_state: text(policy.default_state ?? ''),
+    // ISM stores `null` when none was given; one set by hand is an edit.
+    ...(policy.error_notification === null || policy.error_notification === undefined
+      ? {}
+      : { error_notification: scalarsAsStrings(policy.error_notification) }),
     states: list(policy.states).map((s) => {
       const state = record(s);
       return {

@@ -161,6 +161,7 @@ function liveRecord(state: DomainState): Map<string, string> {
   for (const [name, p] of state.pipelines) add('ingest-pipeline', name, p);
   for (const [name, p] of state.policies) add('ism-policy', name, p.policy);
   for (const [name, r] of state.roles) add('security-role', name, r);
+  // Saved objects are overwritten on every deploy, so their content is never compared: the hash is of the key.
   for (const key of state.savedObjects ?? []) add('saved-object', key, key);
   // What was not read this time (a plugin not detected, Dashboards not answering) stays recorded as it was.
   const unread: OwnedKind[] = [

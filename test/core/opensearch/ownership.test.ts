@@ -8,7 +8,7 @@
 import { readDomainFor } from '../../../core/opensearch/domain-read';
 import type { HttpRequest, OpenSearchHttpClient } from '../../../core/opensearch/http';
 import { provisionOpenSearch } from '../../../core/opensearch/provision';
-import { registryIndex } from '../../../core/opensearch/registry';
+import { OpenSearchRegistryConflictError, registryIndex } from '../../../core/opensearch/registry';
 import { resolveOpenSearchSpec, type OpenSearchSpecInput } from '../../../core/opensearch/spec';
 import { planDomain } from '../../../core/opensearch/domain-plan';
 import { FakeOpenSearch } from '../../helpers/fake-opensearch-service';
@@ -240,6 +240,24 @@ describe('hand edits are judged by content', () => {
     expect(fake.templates.get('kfek-logs')).toEqual(rendered);
   });
 
+  test.each([
+    [
+      'an error notification',
+      { error_notification: { destination: { slack: { url: 'https://hooks.example' } } } },
+    ],
+    ['another ISM template priority', { ism_template: [{ index_patterns: ['logs-*'], priority: 1 }] }],
+    ['no description', { description: '' }],
+  ])('an ISM policy given %s by hand is restored and reported as drift', async (_label, edit) => {
+    const fake = await deployed();
+    const stored = fake.policies.get('kfek-logs-retention');
+    if (stored === undefined) throw new Error('no policy');
+    fake.policies.set('kfek-logs-retention', { ...stored, policy: { ...stored.policy, ...edit } });
+    const report = await provisionOpenSearch(fake.client(), spec);
+    const step = report.steps.find((s) => s.step === 'ISM policy kfek-logs-retention');
+    expect(step).toMatchObject({ status: 'updated', impact: 'drift' });
+    expect(step?.detail).toMatch(/edited by hand, restored to the profile's: \S/);
+  });
+
   test('an edited pipeline is restored and reported as drift with what changed', async () => {
     const fake = await deployed();
     fake.pipelines.set('kfek-logs-document-id', { description: 'hand', processors: [] });
@@ -293,5 +311,58 @@ describe('a domain deployed before the record', () => {
     expect(fake.templates.has('kfek-team')).toBe(true);
     const record = fake.hidden.get(registryIndex('kfek'))?.get('objects')?.source as { objects: object };
     expect(Object.keys(record.objects).filter((k) => k.includes('team'))).toEqual([]);
+  });
+});
+
+describe("writing kfek's record", () => {
+  test('fails when another deploy changed the record during this one, naming the record and what to do', async () => {
+    // GIVEN a deploy that adds a route, and another that writes the record between this one's read and write
+    const fake = await deployed();
+    const wider = resolveOpenSearchSpec({
+      ...input,
+      routes: [PAYMENTS, { ...PAYMENTS, name: 'search', indexStem: 'search' }],
+    });
+    const client = fake.client();
+    let raced = false;
+    const racing: OpenSearchHttpClient = {
+      baseUrl: client.baseUrl,
+      async request(request) {
+        const answer = await client.request(request);
+        const docs = fake.hidden.get(registryIndex('kfek'));
+        const doc = docs?.get('objects');
+        if (
+          !raced &&
+          request.method === 'GET' &&
+          request.path.startsWith('/.kfek-registry/') &&
+          doc !== undefined
+        ) {
+          raced = true;
+          docs?.set('objects', { ...doc, seqNo: doc.seqNo + 100 });
+        }
+        return answer;
+      },
+    };
+    // WHEN
+    const deploy = provisionOpenSearch(racing, wider);
+    // THEN it stops before changing anything; run again, it deploys
+    await expect(deploy).rejects.toThrow(OpenSearchRegistryConflictError);
+    expect(fake.roles.has('kfek_search_reader')).toBe(false);
+    await expect(provisionOpenSearch(racing, wider)).resolves.toBeDefined();
+    expect(fake.roles.has('kfek_search_reader')).toBe(true);
+  });
+
+  test('fails when the record index cannot be created, with what OpenSearch said', async () => {
+    const fake = new FakeOpenSearch({ ...ALL });
+    const client = fake.client();
+    const refusing: OpenSearchHttpClient = {
+      baseUrl: client.baseUrl,
+      request: (request) =>
+        request.method === 'PUT' && request.path === '/.kfek-registry'
+          ? Promise.resolve({ status: 400, body: {}, text: '{"error":"index.hidden is not allowed"}' })
+          : client.request(request),
+    };
+    await expect(provisionOpenSearch(refusing, spec)).rejects.toThrow(
+      /Creating kfek's record index \.kfek-registry failed \(400: .*index\.hidden is not allowed/,
+    );
   });
 });
