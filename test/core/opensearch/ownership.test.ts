@@ -158,6 +158,37 @@ describe('copies of kfek objects under other names', () => {
   });
 });
 
+describe("forged marks don't make other indices kfek's", () => {
+  test("a marked policy and template named for another team's stem neither own nor change its indices", async () => {
+    // GIVEN another team's index, and a policy and template with kfek's marks and names for its stem
+    const fake = new FakeOpenSearch({ ...ALL, indices: ['logs-2026-11-24', 'victim-2026-11-24'] });
+    await provisionOpenSearch(fake.client(), spec);
+    const policy = fake.policies.get('kfek-logs-retention')?.policy as Record<string, unknown>;
+    await send(fake.client(), {
+      method: 'PUT',
+      path: '/_plugins/_ism/policies/kfek-victim-retention',
+      body: { policy: { ...policy, ism_template: [{ index_patterns: ['none-*'], priority: 2 }] } },
+    });
+    const template = fake.templates.get('kfek-logs') as Record<string, unknown>;
+    fake.templates.set('kfek-victim', {
+      ...template,
+      index_patterns: ['victim-*'],
+      priority: 3,
+      _meta: { ...(template._meta as object), kfek_stem: 'victim' },
+    });
+    const sent = fake.requests.length;
+    // WHEN
+    await provisionOpenSearch(fake.client(), spec, { previous: spec });
+    // THEN nothing is written to the team's index, nor to the forged objects
+    const writes = fake.requests
+      .slice(sent)
+      .filter((r) => r.request.method !== 'GET' && r.request.path.includes('victim'));
+    expect(writes.map((r) => `${r.request.method} ${r.request.path}`)).toEqual([]);
+    expect(fake.managedIndices.has('victim-2026-11-24')).toBe(false);
+    expect(fake.indices.get('victim-2026-11-24')?.settings).toEqual({});
+  });
+});
+
 describe('hand edits are judged by content', () => {
   test.each(['1d', '3d'])(
     'an ISM policy edited to delete after %s, its description kept, is restored and reported as drift',
