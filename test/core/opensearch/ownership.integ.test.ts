@@ -155,4 +155,20 @@ describe('ownership and drift on a real node', () => {
       ),
     ).toEqual(['kfek-copy-document-id']);
   });
+
+  test('a domain without the record (deployed by older kfek) adopts its own objects by name, and no copy', async () => {
+    // GIVEN the record is gone; kfek's objects and the marked copies stay
+    await send(os.client(), { method: 'DELETE', path: `/${registryIndex('kfek')}` });
+    const without = resolveOpenSearchSpec({ ...input, routes: [] });
+    // WHEN
+    const report = await provisionOpenSearch(domain.client, without, { previous: without });
+    // THEN nothing changes, and the new record names kfek's objects only
+    expect(changed(report)).toEqual([]);
+    const record = await send(os.client(), { method: 'GET', path: `/${registryIndex('kfek')}/_doc/objects` });
+    expect(Object.keys((record._source as { objects: object }).objects).sort()).toEqual([
+      'index-template:kfek-app',
+      'ingest-pipeline:kfek-app-document-id',
+      'ism-policy:kfek-app-retention',
+    ]);
+  });
 });
