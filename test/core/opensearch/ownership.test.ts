@@ -214,6 +214,10 @@ describe('hand edits are judged by content', () => {
   test('an ISM policy edited to keep longer than the profile is restored as a loss of data, with what changed', async () => {
     const fake = await deployed();
     await editPolicy(fake, 'kfek-logs-retention', '90d');
+    const planned = planDomain(spec, await readDomainFor(fake.client(), spec), { now: Date.now() });
+    expect(planned.changes.find((c) => c.name === 'kfek-logs-retention')?.fix).toBe(
+      'the longer retention was set by hand: to keep it, put it in the profile (openSearch.retention.deleteAfterDays), or snapshot the indices first',
+    );
     const report = await provisionOpenSearch(fake.client(), spec);
     const step = report.steps.find((s) => s.step === 'ISM policy kfek-logs-retention');
     expect(step).toMatchObject({ status: 'updated', impact: 'loses-data' });
