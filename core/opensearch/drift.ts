@@ -138,9 +138,8 @@ function leaves(value: unknown, path: string, out: Map<string, unknown>): void {
     return;
   }
   if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value);
-    if (entries.length === 0) out.set(path, {});
-    for (const [k, v] of entries) leaves(v, path === '' ? k : `${path}.${k}`, out);
+    // An empty object has no leaf: `_meta {} -> (none)` beside `_meta.managed_by (none) -> kfek` would say nothing.
+    for (const [k, v] of Object.entries(value)) leaves(v, path === '' ? k : `${path}.${k}`, out);
     return;
   }
   out.set(path, value);
