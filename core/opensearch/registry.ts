@@ -83,7 +83,8 @@ export async function writeRegistry(
   if (before !== undefined && sameObjects(before.objects, objects)) return before;
   const index = registryIndex(name);
   if (before === undefined) {
-    // Hidden: wildcard searches and `_cat/indices` leave it out; one shard, a replica wherever there is a node.
+    // Hidden: wildcard expressions (`*`, `_cat/indices?expand_wildcards=open`) leave it out; one shard, a replica
+    // wherever there is a node.
     const created = await call(
       client,
       {
