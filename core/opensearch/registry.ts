@@ -54,6 +54,15 @@ export const registryIndex = (name: string): string => `.${name}-registry`;
 
 export const registryKey = (kind: OwnedKind, name: string): string => `${kind}:${name}`;
 
+/**
+ * The domain paths (below the domain ARN, without the query) the provisioner reads and writes the record at: what
+ * its IAM policy must allow for es:ESHttpGet and es:ESHttpPut, beside kfek's objects. No delete: the record is never
+ * deleted by kfek.
+ */
+export function registryPaths(name: string): readonly string[] {
+  return [registryIndex(name), `${registryIndex(name)}/_doc/${DOC}`];
+}
+
 /** The record on the domain; undefined when it has none (a new domain, or one deployed by kfek before issue 39). */
 export async function readRegistry(
   client: OpenSearchHttpClient,

@@ -8,7 +8,11 @@
 import { readDomainFor } from '../../../core/opensearch/domain-read';
 import type { HttpRequest, OpenSearchHttpClient } from '../../../core/opensearch/http';
 import { provisionOpenSearch } from '../../../core/opensearch/provision';
-import { OpenSearchRegistryConflictError, registryIndex } from '../../../core/opensearch/registry';
+import {
+  OpenSearchRegistryConflictError,
+  registryIndex,
+  registryPaths,
+} from '../../../core/opensearch/registry';
 import { resolveOpenSearchSpec, type OpenSearchSpecInput } from '../../../core/opensearch/spec';
 import { planDomain } from '../../../core/opensearch/domain-plan';
 import { FakeOpenSearch } from '../../helpers/fake-opensearch-service';
@@ -399,5 +403,15 @@ describe("writing kfek's record", () => {
     await expect(provisionOpenSearch(refusing, spec)).rejects.toThrow(
       /Creating kfek's record index \.kfek-registry failed \(400: .*index\.hidden is not allowed/,
     );
+  });
+});
+
+describe('where the record is written', () => {
+  test('every request on the record goes to the paths registryPaths names (what the IAM policy must allow)', async () => {
+    const fake = await deployed();
+    const paths = fake.requests
+      .map((r) => r.request.path.split('?')[0])
+      .filter((p) => p.startsWith('/.kfek-registry'));
+    expect(new Set(paths)).toEqual(new Set(registryPaths('kfek').map((p) => `/${p}`)));
   });
 });
