@@ -358,13 +358,13 @@ export function authInfoPort(
 export function domainStatePort(
   credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider,
 ): DoctorPorts['domainState'] {
-  return async (dashboardsUrl, region, spec) => {
+  return async (dashboardsUrl, region, spec, previous) => {
     const client = createHttpClient({
       baseUrl: new URL(dashboardsUrl).origin,
       auth: { kind: 'sigv4', region, credentials },
       maxAttempts: 2,
     });
-    return readDomainFor(client, spec);
+    return readDomainFor(client, spec, previous);
   };
 }
 

@@ -118,7 +118,7 @@ export function createAwsPorts(options: AwsPortsOptions): AwsPorts {
     deployedTemplates: (names) => get().deployedTemplates(names),
     subscriptionDestinations: (name) => get().subscriptionDestinations(name),
     authInfo: (url, region) => get().authInfo(url, region),
-    domainState: (url, region, spec) => get().domainState(url, region, spec),
+    domainState: (url, region, spec, previous) => get().domainState(url, region, spec, previous),
     iteratorAge: (stream) => get().iteratorAge(stream),
   };
   return {

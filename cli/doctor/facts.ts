@@ -51,7 +51,13 @@ export interface DoctorPorts {
   /** `GET _plugins/_security/authinfo` on the domain, signed as the caller. */
   authInfo(dashboardsUrl: string, region: string): Promise<AuthInfo>;
   /** kfek's objects and indices in the domain (core/opensearch/domain-read.ts), signed as the caller. */
-  domainState(dashboardsUrl: string, region: string, spec: OpenSearchSpec): Promise<DomainState>;
+  /** `previous`: the deployed spec, whose names a domain without kfek's record adopts (core/opensearch/registry.ts). */
+  domainState(
+    dashboardsUrl: string,
+    region: string,
+    spec: OpenSearchSpec,
+    previous?: OpenSearchSpec,
+  ): Promise<DomainState>;
   /**
    * The most a GetRecords reader of the stream lagged over the last hour (CloudWatch
    * `GetRecords.IteratorAgeMilliseconds`, maximum); undefined without a datapoint.
@@ -165,11 +171,11 @@ export async function gatherFacts(ports: DoctorPorts, options: GatherOptions): P
           ),
         );
   const now = ports.now?.() ?? Date.now();
-  const { spec } = domainSpecs({ ...gathered, now }, p);
+  const { spec, previous } = domainSpecs({ ...gathered, now }, p);
   const domainState =
     dashboardsUrl !== undefined && spec !== undefined
       ? await probe("reading kfek's objects in OpenSearch", () =>
-          ports.domainState(dashboardsUrl, region.value, spec),
+          ports.domainState(dashboardsUrl, region.value, spec, previous),
         )
       : undefined;
   return {

@@ -232,8 +232,8 @@ function planRoles(
         : diff.pairs('lost', staying, stored).filter((p) => narrowed.has(p.split(' -> ')[1]));
     const gained = diff.pairs('gained', staying, role);
     const written = before?.get(name);
-    // A stored role that is neither what kfek wants nor what the previous profile made kfek write: a hand edit.
-    // The record's hash of what kfek wrote decides (issue 39); without one, the previous spec or a restriction.
+    // A stored role that is not what kfek wrote is a hand edit: the record's hash of what it wrote decides (issue 39);
+    // without one, what the previous profile made kfek write, else a restriction kfek never sets.
     const recorded = recordedHash(state, 'security-role', name);
     const drift =
       stored !== undefined &&

@@ -106,7 +106,11 @@ export function planPolicies(
     const retention = retentionImpact(family, stored, desired, now);
     const edited =
       stored !== undefined && !same && editedByHand(state, 'ism-policy', family.policyId, stored.policy);
-    const { fix } = retention;
+    // The retention a hand edit lengthened is kept by putting it in the profile, not by leaving the domain alone.
+    const fix =
+      edited && retention.fix !== undefined
+        ? `the longer retention was set by hand: to keep it, put it in the profile (${family.route === undefined ? 'openSearch.retention.deleteAfterDays' : `the route's retentionDays`}), or snapshot the indices first`
+        : retention.fix;
     // Restoring a hand edit that kept indices longer deletes them sooner: that cost stays the headline.
     const impact: Impact = edited && retention.impact !== 'loses-data' ? 'drift' : retention.impact;
     const detail = edited

@@ -24,9 +24,8 @@ import type { OpenSearchHttpClient } from './http';
 import { POLICY_HASH_MARKER } from './ism-policy';
 import { call, record } from './provision-client';
 import type { Feature } from './provision-types';
-import { type Registry, readRegistry, registryKey } from './registry';
-import type { OwnedKind } from './drift';
-import { familyNames } from './route-spec';
+import { Ownership } from './ownership';
+import { type Registry, readRegistry } from './registry';
 import { chunkNames, isAddressable, name as one, names as nameList, requestPath } from './request-path';
 import { type RoleMappingBody, ADMIN_ROLES, DASHBOARDS_USER_ROLE } from './security';
 
@@ -133,48 +132,6 @@ function stemOf(body: Record<string, unknown>, meta: Record<string, unknown>): s
   return first?.endsWith('-*') === true ? first.slice(0, -2) : undefined;
 }
 
-/**
- * Who owns an object: the record when the domain has one; before it (a domain deployed by older kfek), an object
- * with kfek's old mark whose name kfek itself renders (the current or previous spec's, or a retired family's own
- * names, from its template's stem). The names the current profile renders are kfek's in either case.
- */
-export class Ownership {
-  private readonly adopt: Set<string>;
-  constructor(
-    private readonly name: string,
-    private readonly registry: Registry | undefined,
-    private readonly claim: ReadonlySet<string>,
-    adopt: ReadonlySet<string>,
-  ) {
-    this.adopt = new Set(adopt);
-  }
-
-  owns(kind: OwnedKind, objectName: string, marked: boolean): boolean {
-    const key = registryKey(kind, objectName);
-    if (this.claim.has(key)) return true;
-    if (this.registry !== undefined) return this.registry.objects.has(key);
-    return marked && this.adopt.has(key);
-  }
-
-  /** Before the record: a marked template named as its own stem names it is kfek's, and so are its family's names. */
-  adoptTemplate(templateName: string, stem: string, meta: Record<string, unknown>): boolean {
-    if (this.registry !== undefined || templateName !== familyNames(this.name, stem).indexTemplate) {
-      return this.owns('index-template', templateName, true);
-    }
-    const reader = meta[LEDGER.readerRole];
-    for (const key of [
-      registryKey('index-template', templateName),
-      registryKey('ism-policy', familyNames(this.name, stem).ismPolicy),
-      registryKey('ingest-pipeline', `${this.name}-${stem}-document-id`),
-      registryKey('saved-object', `index-pattern/${this.name}-${stem}-index-pattern`),
-      ...(typeof reader === 'string' ? [registryKey('security-role', reader)] : []),
-    ]) {
-      this.adopt.add(key);
-    }
-    return true;
-  }
-}
-
 async function readTemplates(
   client: OpenSearchHttpClient,
   name: string,
@@ -194,7 +151,7 @@ async function readTemplates(
       stem !== undefined &&
       isAddressable('index template', templateName) &&
       (marked
-        ? ownership.adoptTemplate(templateName, stem, meta)
+        ? ownership.adoptTemplate(templateName, stem, meta[LEDGER.readerRole])
         : ownership.owns('index-template', templateName, false));
     if (owned) {
       const route = meta.kfek_route;

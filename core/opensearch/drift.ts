@@ -67,13 +67,17 @@ const DEFAULT_RETRY = canonicalJson(scalarsAsStrings({ count: 3, backoff: 'expon
 /**
  * An ISM policy (`policy` of `GET _plugins/_ism/policies/<id>`, or the one kfek PUTs): its description, states,
  * transitions, actions and ISM templates. What ISM adds is left out: `policy_id`, `last_updated_time`,
- * `schema_version`, `error_notification`, `user` (with security), each action's default `retry`, each ISM
- * template's `last_updated_time`.
+ * `schema_version`, `error_notification` when null, `user` (with security), each action's default `retry`, each
+ * ISM template's `last_updated_time`.
  */
 export function normalizePolicy(policy: Record<string, unknown>): Record<string, unknown> {
   return {
     description: text(policy.description ?? ''),
     default_state: text(policy.default_state ?? ''),
+    // ISM stores `null` when none was given; one set by hand is an edit.
+    ...(policy.error_notification === null || policy.error_notification === undefined
+      ? {}
+      : { error_notification: scalarsAsStrings(policy.error_notification) }),
     states: list(policy.states).map((s) => {
       const state = record(s);
       return {
@@ -134,9 +138,8 @@ function leaves(value: unknown, path: string, out: Map<string, unknown>): void {
     return;
   }
   if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value);
-    if (entries.length === 0) out.set(path, {});
-    for (const [k, v] of entries) leaves(v, path === '' ? k : `${path}.${k}`, out);
+    // An empty object has no leaf: `_meta {} -> (none)` beside `_meta.managed_by (none) -> kfek` would say nothing.
+    for (const [k, v] of Object.entries(value)) leaves(v, path === '' ? k : `${path}.${k}`, out);
     return;
   }
   out.set(path, value);

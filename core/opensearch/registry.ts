@@ -55,6 +55,15 @@ export const registryIndex = (name: string): string => `.${name}-registry`;
 
 export const registryKey = (kind: OwnedKind, name: string): string => `${kind}:${name}`;
 
+/**
+ * The domain paths (below the domain ARN, without the query) the provisioner reads and writes the record at: what
+ * its IAM policy must allow for es:ESHttpGet and es:ESHttpPut, beside kfek's objects. No delete: the record is never
+ * deleted by kfek.
+ */
+export function registryPaths(name: string): readonly string[] {
+  return [registryIndex(name), `${registryIndex(name)}/_doc/${DOC}`];
+}
+
 /** The record on the domain; undefined when it has none (a new domain, or one deployed by kfek before issue 39). */
 export async function readRegistry(
   client: OpenSearchHttpClient,
@@ -85,7 +94,8 @@ export async function writeRegistry(
   if (before !== undefined && sameObjects(before.objects, objects)) return before;
   const index = registryIndex(name);
   if (before === undefined) {
-    // Hidden: wildcard searches and `_cat/indices` leave it out; one shard, a replica wherever there is a node.
+    // Hidden: wildcard expressions (`*`, `_cat/indices?expand_wildcards=open`) leave it out; one shard, a replica
+    // wherever there is a node.
     const created = await call(
       client,
       {
@@ -163,6 +173,7 @@ function liveRecord(state: DomainState): Map<string, string> {
   for (const [name, p] of state.pipelines) add('ingest-pipeline', name, p);
   for (const [name, p] of state.policies) add('ism-policy', name, p.policy);
   for (const [name, r] of state.roles) add('security-role', name, r);
+  // Saved objects are overwritten on every deploy, so their content is never compared: the hash is of the key.
   for (const key of state.savedObjects ?? []) add('saved-object', key, key);
   // What was not read this time (a plugin not detected, Dashboards not answering) stays recorded as it was.
   const unread: OwnedKind[] = [

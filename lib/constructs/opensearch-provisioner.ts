@@ -20,7 +20,7 @@ import { buildSavedObjects } from '../../core/opensearch/dashboards';
 import { buildIndexTemplate } from '../../core/opensearch/index-template';
 import { buildIngestPipeline } from '../../core/opensearch/ingest-pipeline';
 import { buildIsmPolicy } from '../../core/opensearch/ism-policy';
-import { registryIndex } from '../../core/opensearch/registry';
+import { registryPaths } from '../../core/opensearch/registry';
 import { ADMIN_ROLES, buildSecurityRoles, DASHBOARDS_USER_ROLE } from '../../core/opensearch/security';
 import {
   contentHash,
@@ -177,8 +177,7 @@ export function provisionerPaths(name: string, stems: readonly string[]): Provis
       ...[...new Set(stems)].map((stem) => `${stem}-*/_settings`),
       '_dashboards/api/saved_objects/_bulk_create',
       // kfek's record of what it owns (core/opensearch/registry.ts): the hidden index, then its one document.
-      registryIndex(name),
-      `${registryIndex(name)}/_doc/*`,
+      ...registryPaths(name),
     ],
     deletes: [...owned, `_dashboards/api/saved_objects/*/${name}-*`],
     deniedDeletes: ['*,*', '*%2c*', '*%2C*'],

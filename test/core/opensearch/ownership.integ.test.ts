@@ -33,6 +33,12 @@ async function template(client: OpenSearchHttpClient, name: string): Promise<Rec
   return (body.index_templates as Array<{ index_template: Record<string, unknown> }>)[0].index_template;
 }
 
+/** The keys kfek's record holds on the node, sorted. */
+async function recordKeys(client: OpenSearchHttpClient): Promise<string[]> {
+  const record = await send(client, { method: 'GET', path: `/${registryIndex('kfek')}/_doc/objects` });
+  return Object.keys((record._source as { objects: object }).objects).sort();
+}
+
 const changed = (report: ProvisionReport): string[] =>
   report.steps.filter((s) => s.status !== 'unchanged' && s.status !== 'skipped').map((s) => s.step);
 
@@ -53,8 +59,7 @@ describe('ownership and drift on a real node', () => {
     const again = await deploy();
     // THEN
     expect(changed(again)).toEqual([]);
-    const record = await send(os.client(), { method: 'GET', path: `/${registryIndex('kfek')}/_doc/objects` });
-    expect(Object.keys((record._source as { objects: object }).objects).sort()).toEqual([
+    expect(await recordKeys(os.client())).toEqual([
       'index-template:kfek-app',
       'index-template:kfek-orders',
       'ingest-pipeline:kfek-app-document-id',
@@ -154,5 +159,20 @@ describe('ownership and drift on a real node', () => {
         await send(os.client(), { method: 'GET', path: '/_ingest/pipeline/kfek-copy-document-id' }),
       ),
     ).toEqual(['kfek-copy-document-id']);
+  });
+
+  test('a domain without the record (deployed by older kfek) adopts its own objects by name, and no copy', async () => {
+    // GIVEN the record is gone; kfek's objects and the marked copies stay
+    await send(os.client(), { method: 'DELETE', path: `/${registryIndex('kfek')}` });
+    const without = resolveOpenSearchSpec({ ...input, routes: [] });
+    // WHEN
+    const report = await provisionOpenSearch(domain.client, without, { previous: without });
+    // THEN nothing changes, and the new record names kfek's objects only
+    expect(changed(report)).toEqual([]);
+    expect(await recordKeys(os.client())).toEqual([
+      'index-template:kfek-app',
+      'ingest-pipeline:kfek-app-document-id',
+      'ism-policy:kfek-app-retention',
+    ]);
   });
 });

@@ -8,7 +8,11 @@
 import { readDomainFor } from '../../../core/opensearch/domain-read';
 import type { HttpRequest, OpenSearchHttpClient } from '../../../core/opensearch/http';
 import { provisionOpenSearch } from '../../../core/opensearch/provision';
-import { registryIndex } from '../../../core/opensearch/registry';
+import {
+  OpenSearchRegistryConflictError,
+  registryIndex,
+  registryPaths,
+} from '../../../core/opensearch/registry';
 import { resolveOpenSearchSpec, type OpenSearchSpecInput } from '../../../core/opensearch/spec';
 import { planDomain } from '../../../core/opensearch/domain-plan';
 import { FakeOpenSearch } from '../../helpers/fake-opensearch-service';
@@ -158,6 +162,37 @@ describe('copies of kfek objects under other names', () => {
   });
 });
 
+describe("forged marks don't make other indices kfek's", () => {
+  test("a marked policy and template named for another team's stem neither own nor change its indices", async () => {
+    // GIVEN another team's index, and a policy and template with kfek's marks and names for its stem
+    const fake = new FakeOpenSearch({ ...ALL, indices: ['logs-2026-11-24', 'victim-2026-11-24'] });
+    await provisionOpenSearch(fake.client(), spec);
+    const policy = fake.policies.get('kfek-logs-retention')?.policy as Record<string, unknown>;
+    await send(fake.client(), {
+      method: 'PUT',
+      path: '/_plugins/_ism/policies/kfek-victim-retention',
+      body: { policy: { ...policy, ism_template: [{ index_patterns: ['none-*'], priority: 2 }] } },
+    });
+    const template = fake.templates.get('kfek-logs') as Record<string, unknown>;
+    fake.templates.set('kfek-victim', {
+      ...template,
+      index_patterns: ['victim-*'],
+      priority: 3,
+      _meta: { ...(template._meta as object), kfek_stem: 'victim' },
+    });
+    const sent = fake.requests.length;
+    // WHEN
+    await provisionOpenSearch(fake.client(), spec, { previous: spec });
+    // THEN nothing is written to the team's index, nor to the forged objects
+    const writes = fake.requests
+      .slice(sent)
+      .filter((r) => r.request.method !== 'GET' && r.request.path.includes('victim'));
+    expect(writes.map((r) => `${r.request.method} ${r.request.path}`)).toEqual([]);
+    expect(fake.managedIndices.has('victim-2026-11-24')).toBe(false);
+    expect(fake.indices.get('victim-2026-11-24')?.settings).toEqual({});
+  });
+});
+
 describe('hand edits are judged by content', () => {
   test.each(['1d', '3d'])(
     'an ISM policy edited to delete after %s, its description kept, is restored and reported as drift',
@@ -183,6 +218,10 @@ describe('hand edits are judged by content', () => {
   test('an ISM policy edited to keep longer than the profile is restored as a loss of data, with what changed', async () => {
     const fake = await deployed();
     await editPolicy(fake, 'kfek-logs-retention', '90d');
+    const planned = planDomain(spec, await readDomainFor(fake.client(), spec), { now: Date.now() });
+    expect(planned.changes.find((c) => c.name === 'kfek-logs-retention')?.fix).toBe(
+      'the longer retention was set by hand: to keep it, put it in the profile (openSearch.retention.deleteAfterDays), or snapshot the indices first',
+    );
     const report = await provisionOpenSearch(fake.client(), spec);
     const step = report.steps.find((s) => s.step === 'ISM policy kfek-logs-retention');
     expect(step).toMatchObject({ status: 'updated', impact: 'loses-data' });
@@ -240,6 +279,24 @@ describe('hand edits are judged by content', () => {
     expect(fake.templates.get('kfek-logs')).toEqual(rendered);
   });
 
+  test.each([
+    [
+      'an error notification',
+      { error_notification: { destination: { slack: { url: 'https://hooks.example' } } } },
+    ],
+    ['another ISM template priority', { ism_template: [{ index_patterns: ['logs-*'], priority: 1 }] }],
+    ['no description', { description: '' }],
+  ])('an ISM policy given %s by hand is restored and reported as drift', async (_label, edit) => {
+    const fake = await deployed();
+    const stored = fake.policies.get('kfek-logs-retention');
+    if (stored === undefined) throw new Error('no policy');
+    fake.policies.set('kfek-logs-retention', { ...stored, policy: { ...stored.policy, ...edit } });
+    const report = await provisionOpenSearch(fake.client(), spec);
+    const step = report.steps.find((s) => s.step === 'ISM policy kfek-logs-retention');
+    expect(step).toMatchObject({ status: 'updated', impact: 'drift' });
+    expect(step?.detail).toMatch(/edited by hand, restored to the profile's: \S/);
+  });
+
   test('an edited pipeline is restored and reported as drift with what changed', async () => {
     const fake = await deployed();
     fake.pipelines.set('kfek-logs-document-id', { description: 'hand', processors: [] });
@@ -293,5 +350,68 @@ describe('a domain deployed before the record', () => {
     expect(fake.templates.has('kfek-team')).toBe(true);
     const record = fake.hidden.get(registryIndex('kfek'))?.get('objects')?.source as { objects: object };
     expect(Object.keys(record.objects).filter((k) => k.includes('team'))).toEqual([]);
+  });
+});
+
+describe("writing kfek's record", () => {
+  test('fails when another deploy changed the record during this one, naming the record and what to do', async () => {
+    // GIVEN a deploy that adds a route, and another that writes the record between this one's read and write
+    const fake = await deployed();
+    const wider = resolveOpenSearchSpec({
+      ...input,
+      routes: [PAYMENTS, { ...PAYMENTS, name: 'search', indexStem: 'search' }],
+    });
+    const client = fake.client();
+    let raced = false;
+    const racing: OpenSearchHttpClient = {
+      baseUrl: client.baseUrl,
+      async request(request) {
+        const answer = await client.request(request);
+        const docs = fake.hidden.get(registryIndex('kfek'));
+        const doc = docs?.get('objects');
+        if (
+          !raced &&
+          request.method === 'GET' &&
+          request.path.startsWith('/.kfek-registry/') &&
+          doc !== undefined
+        ) {
+          raced = true;
+          docs?.set('objects', { ...doc, seqNo: doc.seqNo + 100 });
+        }
+        return answer;
+      },
+    };
+    // WHEN
+    const deploy = provisionOpenSearch(racing, wider);
+    // THEN it stops before changing anything; run again, it deploys
+    await expect(deploy).rejects.toThrow(OpenSearchRegistryConflictError);
+    expect(fake.roles.has('kfek_search_reader')).toBe(false);
+    await expect(provisionOpenSearch(racing, wider)).resolves.toBeDefined();
+    expect(fake.roles.has('kfek_search_reader')).toBe(true);
+  });
+
+  test('fails when the record index cannot be created, with what OpenSearch said', async () => {
+    const fake = new FakeOpenSearch({ ...ALL });
+    const client = fake.client();
+    const refusing: OpenSearchHttpClient = {
+      baseUrl: client.baseUrl,
+      request: (request) =>
+        request.method === 'PUT' && request.path === '/.kfek-registry'
+          ? Promise.resolve({ status: 400, body: {}, text: '{"error":"index.hidden is not allowed"}' })
+          : client.request(request),
+    };
+    await expect(provisionOpenSearch(refusing, spec)).rejects.toThrow(
+      /Creating kfek's record index \.kfek-registry failed \(400: .*index\.hidden is not allowed/,
+    );
+  });
+});
+
+describe('where the record is written', () => {
+  test('every request on the record goes to the paths registryPaths names (what the IAM policy must allow)', async () => {
+    const fake = await deployed();
+    const paths = fake.requests
+      .map((r) => r.request.path.split('?')[0])
+      .filter((p) => p.startsWith('/.kfek-registry'));
+    expect(new Set(paths)).toEqual(new Set(registryPaths('kfek').map((p) => `/${p}`)));
   });
 });

@@ -118,7 +118,7 @@ describe('OpenSearchProvisioner', () => {
               Match.stringLikeRegexp(`^${DOMAIN_ARN}/[a-z0-9._-]+-\\*/_settings$`),
               `${DOMAIN_ARN}/_dashboards/api/saved_objects/_bulk_create`,
               `${DOMAIN_ARN}/.kfek-registry`,
-              `${DOMAIN_ARN}/.kfek-registry/_doc/*`,
+              `${DOMAIN_ARN}/.kfek-registry/_doc/objects`,
             ],
           },
           {
