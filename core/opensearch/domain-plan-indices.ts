@@ -139,7 +139,19 @@ export function planPipelines(spec: OpenSearchSpec, families: Families, state: D
   return changes;
 }
 
-export function planTemplates(spec: OpenSearchSpec, families: Families, state: DomainState): DomainChange[] {
+/** A template without `_meta`: what the previous spec rendered is compared without the ledger this deploy writes. */
+const withoutMeta = (body: Record<string, unknown>): Record<string, unknown> => ({
+  ...body,
+  _meta: undefined,
+});
+
+export function planTemplates(
+  spec: OpenSearchSpec,
+  families: Families,
+  state: DomainState,
+  /** The previous deploy's spec: tells a hand edit on a domain without kfek's record. @default - none */
+  previous?: OpenSearchSpec,
+): DomainChange[] {
   return families.kept.map((family): DomainChange => {
     const body = desiredTemplate(spec, family);
     const stored = state.templates.get(family.templateName);
@@ -150,10 +162,24 @@ export function planTemplates(spec: OpenSearchSpec, families: Families, state: D
       (stored !== undefined && canonicalJson(staticPart(stored.body)) === canonicalJson(staticPart(body)));
     // Content, not marks: a hand edit that kept `_meta` (its hash, its ledger) is still a difference (issue 39).
     const same = stored !== undefined && sameContent('index-template', stored.body, body);
+    const before = previous && indexFamilies(previous).find((f) => f.stem === family.stem);
     const edited =
       stored !== undefined &&
       !same &&
-      editedByHand(state, 'index-template', family.templateName, stored.body);
+      editedByHand(
+        state,
+        'index-template',
+        family.templateName,
+        stored.body,
+        () =>
+          previous !== undefined &&
+          before !== undefined &&
+          !sameContent(
+            'index-template',
+            withoutMeta(stored.body),
+            withoutMeta(buildIndexTemplate(previous, before)),
+          ),
+      );
     const priority = templatePriority(family.stem);
     // A template of the same name is replaced by kfek's PUT, so it never clashes (a kfek template that lost its mark).
     const clash = state.foreignTemplates.find(

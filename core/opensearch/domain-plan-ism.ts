@@ -14,7 +14,7 @@ import type { DomainState, IndexState, StoredPolicy } from './domain-state';
 import { buildIsmPolicy, type IsmPolicyBody } from './ism-policy';
 import { record } from './provision-client';
 import { editedByHand } from './registry';
-import type { OpenSearchSpec } from './spec';
+import { indexFamilies, type OpenSearchSpec } from './spec';
 
 /** `min_index_age` days of the delete transition of a stored policy; undefined when not found. */
 export function deleteAfterDaysOf(policy: Record<string, unknown>): number | undefined {
@@ -66,6 +66,8 @@ export function planPolicies(
   families: Families,
   state: DomainState,
   now: number,
+  /** The previous deploy's spec: tells a hand edit on a domain without kfek's record. @default - none */
+  previous?: OpenSearchSpec,
 ): DomainChange[] {
   if (!state.features.ism) {
     return [
@@ -104,8 +106,20 @@ export function planPolicies(
     const path = (query?: Record<string, number>): string =>
       requestPath(['_plugins', '_ism', 'policies', name('ISM policy', family.policyId)], query);
     const retention = retentionImpact(family, stored, desired, now);
+    const before = previous && indexFamilies(previous).find((f) => f.stem === family.stem);
     const edited =
-      stored !== undefined && !same && editedByHand(state, 'ism-policy', family.policyId, stored.policy);
+      stored !== undefined &&
+      !same &&
+      editedByHand(
+        state,
+        'ism-policy',
+        family.policyId,
+        stored.policy,
+        () =>
+          previous !== undefined &&
+          before !== undefined &&
+          !sameContent('ism-policy', stored.policy, buildIsmPolicy(previous, before).policy),
+      );
     // The retention a hand edit lengthened is kept by putting it in the profile, not by leaving the domain alone.
     const fix =
       edited && retention.fix !== undefined

@@ -146,14 +146,14 @@ export function planDomain(spec: OpenSearchSpec, state: DomainState, options: Do
     options.previous === undefined
       ? undefined
       : { spec: options.previous, families: familiesOf({ spec: options.previous, ...inputs }) };
-  const templates = planTemplates(spec, families, state);
+  const templates = planTemplates(spec, families, state, options.previous);
   const defaultTemplates = new Set(families.kept.filter((f) => f.isDefault).map((f) => f.templateName));
   const changes: DomainChange[] = [
     ...familyChanges(families),
     ...templates.filter((c) => !defaultTemplates.has(c.name)),
     ...planPipelines(spec, families, state),
     ...templates.filter((c) => defaultTemplates.has(c.name)),
-    ...planPolicies(spec, families, state, options.now),
+    ...planPolicies(spec, families, state, options.now, options.previous),
     ...planSettings(spec, families),
     ...planAccess({ spec, families, state, ...(previous === undefined ? {} : { previous }) }),
     ...(options.dashboards === undefined

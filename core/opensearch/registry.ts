@@ -150,10 +150,21 @@ export function recordedHash(state: DomainState, kind: OwnedKind, name: string):
   return state.registry?.objects.get(registryKey(kind, name));
 }
 
-/** A hand edit: the record holds what kfek wrote, and the live content is no longer that. */
-export function editedByHand(state: DomainState, kind: OwnedKind, name: string, live: unknown): boolean {
+/**
+ * A hand edit: the record holds what kfek wrote, and the live content is no longer that. On a domain without the
+ * record (deployed before it), `differsFromPrevious` says whether the live object is neither what the previous
+ * deploy's spec rendered; without a previous spec nothing is called a hand edit (it is still restored).
+ */
+export function editedByHand(
+  state: DomainState,
+  kind: OwnedKind,
+  name: string,
+  live: unknown,
+  differsFromPrevious?: () => boolean,
+): boolean {
   const recorded = recordedHash(state, kind, name);
-  return recorded !== undefined && recorded !== ownedHash(kind, live);
+  if (recorded !== undefined) return recorded !== ownedHash(kind, live);
+  return state.registry === undefined && (differsFromPrevious?.() ?? false);
 }
 
 const OWNED_KIND: Partial<Record<DomainChange['kind'], OwnedKind>> = {

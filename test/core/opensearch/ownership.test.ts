@@ -353,6 +353,28 @@ describe('a domain deployed before the record', () => {
   });
 });
 
+describe('hand edits on a domain deployed before the record', () => {
+  test('what differs from both the profile and the previous deploy is drift; a profile change is not', async () => {
+    // GIVEN an older kfek's deploy (no record), its policy and route template edited by hand, marks kept
+    const fake = await deployed();
+    fake.hidden.clear();
+    await editPolicy(fake, 'kfek-logs-retention', '1d');
+    const template = fake.templates.get('kfek-payments') as { index_patterns: string[] };
+    fake.templates.set('kfek-payments', {
+      ...template,
+      index_patterns: [...template.index_patterns, 'foo-*'],
+    });
+    // WHEN the profile also changes the payments retention
+    const next = resolveOpenSearchSpec({ ...input, routes: [{ ...PAYMENTS, retentionDays: 60 }] });
+    const report = await provisionOpenSearch(fake.client(), next, { previous: spec });
+    // THEN
+    const impacts = Object.fromEntries(report.steps.map((s) => [s.step, s.impact]));
+    expect(impacts['ISM policy kfek-logs-retention']).toBe('drift');
+    expect(impacts['index template kfek-payments']).toBe('drift');
+    expect(impacts['ISM policy kfek-payments-retention']).toBe('keeps-longer');
+  });
+});
+
 describe("writing kfek's record", () => {
   test('fails when another deploy changed the record during this one, naming the record and what to do', async () => {
     // GIVEN a deploy that adds a route, and another that writes the record between this one's read and write
