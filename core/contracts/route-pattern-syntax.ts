@@ -30,6 +30,8 @@ export interface Re2Translation {
    * threads its automaton can have alive on one character (route-pattern.ts bounds it).
    */
   readonly width: number;
+  /** The most code units a match can take (Infinity with `*`, `+` or `{n,}`). */
+  readonly longest: number;
   /** True when the pattern has `^` or `$`. */
   readonly anchored: boolean;
 }
@@ -128,6 +130,8 @@ const CONTROL_ESCAPES: Readonly<Record<string, number>> = { t: 9, n: 10, v: 11, 
 interface Piece {
   readonly re2: string;
   readonly width: number;
+  /** The most code units it matches. */
+  readonly longest: number;
   /** True for `^`, `$`, `\b`, `\B`: JavaScript refuses a quantifier on them. */
   readonly assertion?: boolean;
   /** The code unit of a one-character atom (a literal run's width is narrower than its length). */
@@ -166,9 +170,9 @@ class Reader {
   public constructor(private readonly s: string) {}
 
   public translate(): Re2Translation {
-    const { re2, width } = this.disjunction();
+    const { re2, width, longest } = this.disjunction();
     if (this.i < this.s.length) this.refuse(`an unmatched ")" at position ${this.i}`);
-    return { re2, width, anchored: this.anchored };
+    return { re2, width, longest, anchored: this.anchored };
   }
 
   private refuse(what: string): never {
@@ -184,17 +188,20 @@ class Reader {
     return {
       re2: alternatives.map((a) => a.re2).join('|'),
       width: alternatives.reduce((sum, a) => sum + a.width, 0),
+      longest: Math.max(...alternatives.map((a) => a.longest)),
     };
   }
 
   private alternative(): Piece {
     let re2 = '';
     let width = 0;
+    let longest = 0;
     let literal: number[] = [];
     while (this.i < this.s.length && this.s[this.i] !== '|' && this.s[this.i] !== ')') {
       const atom = this.atom();
       const quantified = this.quantifier(atom);
       re2 += quantified.re2;
+      longest += quantified.longest;
       if (quantified === atom && atom.unit !== undefined) {
         literal.push(atom.unit);
         continue;
@@ -202,7 +209,7 @@ class Reader {
       width += literalWidth(literal) + quantified.width;
       literal = [];
     }
-    return { re2, width: width + literalWidth(literal) };
+    return { re2, width: width + literalWidth(literal), longest };
   }
 
   private atom(): Piece {
@@ -211,11 +218,11 @@ class Reader {
       case '^':
       case '$':
         this.anchored = true;
-        return { re2: c === '^' ? '\\A' : '\\z', width: 0, assertion: true };
+        return { re2: c === '^' ? '\\A' : '\\z', width: 0, longest: 0, assertion: true };
       case '.':
-        return { re2: re2Class(complement(LINE_TERMINATORS)), width: 1 };
+        return { re2: re2Class(complement(LINE_TERMINATORS)), width: 1, longest: 1 };
       case '[':
-        return { re2: re2Class(this.characterClass()), width: 1 };
+        return { re2: re2Class(this.characterClass()), width: 1, longest: 1 };
       case '(':
         return this.group();
       case '\\':
@@ -234,7 +241,7 @@ class Reader {
   }
 
   private unit(code: number): Piece {
-    return { re2: hex(unitPoint(code)), width: 1, unit: code };
+    return { re2: hex(unitPoint(code)), width: 1, longest: 1, unit: code };
   }
 
   /** `{n}`, `{n,}` or `{n,m}` at `at`: [min, max (Infinity), length], or undefined when it is a literal `{`. */
@@ -276,7 +283,11 @@ class Reader {
       this.refuse(`"${next}" at position ${this.i} repeats a repetition`);
     // RE2 writes a counted repetition out as that many copies of its body; a loop is one copy.
     const copies = max === Infinity ? Math.max(min, 1) + (min > 0 ? 1 : 0) : Math.max(max, 1);
-    return { re2: `(?:${atom.re2})${text}`, width: atom.width * copies };
+    return {
+      re2: `(?:${atom.re2})${text}`,
+      width: atom.width * copies,
+      longest: atom.longest === 0 ? 0 : atom.longest * max,
+    };
   }
 
   private group(): Piece {
@@ -301,19 +312,19 @@ class Reader {
     const inner = this.disjunction();
     if (this.s[this.i] !== ')') this.refuse(`the group opened at position ${opened} is never closed`);
     this.i++;
-    return { re2: `(?:${inner.re2})`, width: inner.width };
+    return { re2: `(?:${inner.re2})`, width: inner.width, longest: inner.longest };
   }
 
   private atomEscape(): Piece {
     const c = this.s[this.i];
     if (c === 'b' || c === 'B') {
       this.i++;
-      return { re2: `\\${c}`, width: 0, assertion: true };
+      return { re2: `\\${c}`, width: 0, longest: 0, assertion: true };
     }
     const set = this.classEscape(false);
     if (set.length === 1 && set[0][0] === set[0][1]) return this.unit(set[0][0]);
     if (set.length === 0) return this.astral();
-    return { re2: re2Class(set), width: 1 };
+    return { re2: re2Class(set), width: 1, longest: 1 };
   }
 
   /** `\u{...}` above U+FFFF outside a class: its two code units (kfek reads `\u{...}` as a code point). */
@@ -324,6 +335,7 @@ class Reader {
     return {
       re2: `(?:${this.unit(text.charCodeAt(0)).re2}${this.unit(text.charCodeAt(1)).re2})`,
       width: 2,
+      longest: 2,
     };
   }
 

@@ -87,6 +87,64 @@ function viewOf(text: string): TextView {
   };
 }
 
+type Span = readonly [number, number];
+
+/** Every non-empty match of `re` in `text`, leftmost-first, as `String.prototype.replace` with `g` takes them. */
+function allSpans(re: RE2JS, text: string): Span[] {
+  const spans: Span[] = [];
+  const matcher = re.matcher(text);
+  for (let from = 0; from <= text.length && matcher.find(from);) {
+    const start = matcher.start();
+    const end = matcher.end();
+    if (end === start) {
+      from = end + 1;
+      continue;
+    }
+    spans.push([start, end]);
+    from = end;
+  }
+  return spans;
+}
+
+/** Patterns whose matches are at most this long are searched window by window ({@link windowedSpans}). */
+const MAX_WINDOWED_MATCH = 4_096;
+
+/**
+ * {@link allSpans} for a pattern without anchors whose matches take at most `longest` code units, a window at a
+ * time: re2js's matcher costs time in the whole text's length on every call (its backtracker clears a bit per
+ * instruction and character), and its automaton keeps a thread per possible start alive, so a long line with matches
+ * far apart paid for every character many times over. A window of `step` starts, `longest` characters beyond them
+ * and one on either side (for `\b`) holds every match that starts in it and the characters its boundaries read, so
+ * what is found there is what the whole text gives; the lazy DFA skips a window without a match.
+ */
+function windowedSpans(re: RE2JS, text: string, longest: number): Span[] {
+  const spans: Span[] = [];
+  const step = Math.max(4 * longest, 256);
+  for (let from = 0; from < text.length;) {
+    const lo = Math.max(0, from - 1);
+    const hi = Math.min(text.length, from + step + longest + 1);
+    const window = text.slice(lo, hi);
+    let next = from + step;
+    if (re.test(window)) {
+      const matcher = re.matcher(window);
+      for (let at = from - lo; at <= window.length && matcher.find(at);) {
+        const start = matcher.start() + lo;
+        const end = matcher.end() + lo;
+        if (start >= from + step) break;
+        if (end === start) {
+          at = end - lo + 1;
+          continue;
+        }
+        spans.push([start, end]);
+        next = Math.max(next, end);
+        at = end - lo;
+      }
+    }
+    from = next;
+  }
+  return spans;
+}
+
 /** The reason a pattern is refused, for the operator. */
 function explain(error: unknown): string {
   if (error instanceof PatternSyntaxRefusal) {
@@ -131,24 +189,17 @@ export function compileRoutePattern(source: string): RoutePattern {
       // The lazy DFA answers "no match" at a table lookup per character; only a text that matches pays for the
       // automaton that finds where.
       if (!re.test(view.text)) return { text, count: 0 };
-      const matcher = re.matcher(view.text);
+      const windowed =
+        !translation.anchored && translation.longest <= MAX_WINDOWED_MATCH && view.text === text;
+      const spans = windowed ? windowedSpans(re, text, translation.longest) : allSpans(re, view.text);
+      if (spans.length === 0) return { text, count: 0 };
       let out = '';
       let copiedTo = 0;
-      let count = 0;
-      let from = 0;
-      while (from <= view.text.length && matcher.find(from)) {
-        const start = matcher.start();
-        const end = matcher.end();
-        if (end === start) {
-          from = end + 1;
-          continue;
-        }
+      for (const [start, end] of spans) {
         out += text.slice(copiedTo, view.original(start)) + replacement;
         copiedTo = view.original(end);
-        count++;
-        from = end;
       }
-      return count === 0 ? { text, count } : { text: out + text.slice(copiedTo), count };
+      return { text: out + text.slice(copiedTo), count: spans.length };
     },
     matchesEmptyIn(text) {
       const mapped = viewOf(text).text;
