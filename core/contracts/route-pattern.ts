@@ -49,9 +49,9 @@ export class RoutePatternError extends Error {
  * The most character-consuming instructions a pattern's RE2 program may hold (its width, route-pattern-syntax.ts).
  * re2js's automata step every live thread on every character, and a line can keep every instruction alive (a run of
  * letters for `[a-z]{1,1000}@`), so the width bounds what the worst line costs against an ordinary one of the same
- * length. 100 keeps that at most 10x through the transform (bench:processing, docs/teams-and-routes.md).
+ * length. 40 keeps that near 10x through the transform (bench:processing, docs/teams-and-routes.md).
  */
-export const MAX_PATTERN_WIDTH = 100;
+export const MAX_PATTERN_WIDTH = 40;
 
 const SURROGATES = /[\ud800-\udfff]/;
 
@@ -111,15 +111,15 @@ const MAX_WINDOWED_MATCH = 4_096;
 
 /**
  * {@link allSpans} for a pattern without anchors whose matches take at most `longest` code units, a window at a
- * time: re2js's matcher costs time in the whole text's length on every call (its backtracker clears a bit per
- * instruction and character), and its automaton keeps a thread per possible start alive, so a long line with matches
- * far apart paid for every character many times over. A window of `step` starts, `longest` characters beyond them
+ * time: re2js's matcher costs time that grows with the whole text's length on every call (its backtracker clears a
+ * bit per instruction and character; a 64 KiB line with a match every 2,000 characters took 100x a 6.4 KiB one), and
+ * its automaton keeps a thread per possible start alive, so a long line paid for every character many times over. A window of `step` starts, `longest` characters beyond them
  * and one on either side (for `\b`) holds every match that starts in it and the characters its boundaries read, so
  * what is found there is what the whole text gives; the lazy DFA skips a window without a match.
  */
 function windowedSpans(re: RE2JS, text: string, longest: number): Span[] {
   const spans: Span[] = [];
-  const step = Math.max(4 * longest, 256);
+  const step = Math.max(longest, 32);
   for (let from = 0; from < text.length;) {
     const lo = Math.max(0, from - 1);
     const hi = Math.min(text.length, from + step + longest + 1);
