@@ -48,8 +48,10 @@ export class RoutePatternError extends Error {
 /**
  * The most character-consuming instructions a pattern's RE2 program may hold (its width, route-pattern-syntax.ts).
  * re2js's automata step every live thread on every character, and a line can keep every instruction alive (a run of
- * letters for `[a-z]{1,1000}@`), so the width bounds what the worst line costs against an ordinary one of the same
- * length. 40 keeps that near 10x through the transform (bench:processing, docs/teams-and-routes.md).
+ * letters for `[a-z]{1,1000}@`: 170-310x an ordinary line), so the width bounds what the worst line costs against an
+ * ordinary one of the same length. Measured through the transform on 64 KiB lines (bench:processing): `[a-z]{1,39}@`
+ * 2.5-11x, `[a-z]{1,99}@` 47-97x. The bound does not make the automaton that finds where a long match ends any
+ * cheaper per character (docs/teams-and-routes.md says where the 10x target is not met).
  */
 export const MAX_PATTERN_WIDTH = 40;
 
@@ -175,9 +177,9 @@ export function compileRoutePattern(source: string): RoutePattern {
     throw new RoutePatternError(
       source,
       `its automaton is ${translation.width} instructions wide (counted repetitions written out), over the ` +
-        `${MAX_PATTERN_WIDTH} that keep the worst line at most 10x an ordinary one: a long line can keep every ` +
-        'instruction busy on every character. Use smaller counts ({1,64} instead of {1,1000}) or an unbounded ' +
-        'repetition (+, *), whose cost does not grow with a count',
+        `${MAX_PATTERN_WIDTH} kfek accepts: a long line can keep every instruction busy on every character ` +
+        '(a pattern 100 wide cost 47-97x an ordinary line). Use smaller counts ({1,32} instead of {1,1000}), an ' +
+        'unbounded repetition (+, *: one copy whatever the count), or split an alternation into several rules',
     );
   }
   return {
