@@ -7,8 +7,9 @@
  * (lookahead, lookbehind, backreferences), and synth refuses those patterns with the reason, through the same
  * {@link compileRoutePattern} the transform uses. A pattern means what it means to JavaScript's RegExp without flags
  * (docs/teams-and-routes.md): route-pattern-syntax.ts reads it as JavaScript does and writes the RE2 pattern that
- * means the same, and {@link MAX_PATTERN_WIDTH} bounds what the worst line can cost. One owner: the config, the transform's environment reader, the
- * transform and the CLI compile route patterns here and nowhere else. CDK-free, no I/O.
+ * means the same, and {@link MAX_PATTERN_WIDTH} bounds how many threads a line can keep busy. One owner: the config,
+ * the transform's environment reader, the transform and the CLI compile route patterns here and nowhere else.
+ * CDK-free, no I/O.
  */
 import { RE2JS } from 're2js';
 import { PatternSyntaxRefusal, type Re2Translation, translateToRe2, unitPoint } from './route-pattern-syntax';
@@ -26,7 +27,7 @@ export interface RoutePattern {
    */
   replaceAll(text: string, replacement: string): { readonly text: string; readonly count: number };
   /**
-   * True when the pattern can match only at the start or end of a text or line (`^`, `$`, `\A`, `\z`), so a match
+   * True when the pattern has an anchor (`^`, `$`: the start or end of the text), so a match
    * inside one JSON string value may not be one inside the whole message (masking.ts uses this for its pre-check).
    */
   readonly anchored: boolean;
