@@ -7,17 +7,23 @@
  * on JavaScript's engine (they run on RE2, core/contracts/route-pattern.ts). Each side runs every record once per
  * round, sides taking turns; the line per side is its median time against the default path's. Then the worst lines
  * we could construct against that route, each against an ordinary line of the same length, on both transports
- * (helpers/hostile-lines.ts). Targets: masking with all detectors at most 1.5x the default transform; the worst
- * hostile line at most 10x an ordinary one.
+ * (helpers/hostile-lines.ts). Then, per route pattern (hand-picked ones, the widest of their shape the config
+ * accepts, and generated ones), the worst line we could construct for it against an ordinary line of 64 KiB, through
+ * a route that masks with it (helpers/pattern-lines.ts, issue 39). Targets: masking with all detectors at most 1.5x
+ * the default transform; the worst hostile line at most 10x an ordinary one.
  */
 import { RouteTable } from '../lambda/transform/routing';
 import { transformRecord, type TransformOptions } from '../lambda/transform/transform';
 import { MASK_DETECTORS, type RouteProcessing } from '../core/contracts/routes';
-import { HOSTILE_PATTERNS, hostileRoutes, measureHostileLines } from './helpers/hostile-lines';
+import { MAX_PATTERN_WIDTH } from '../core/contracts/route-pattern';
+import { HOSTILE_PATTERNS, hostileRoutes, measureHostileLines, ordinaryLine } from './helpers/hostile-lines';
+import { benchPatterns, measurePatterns } from './helpers/pattern-lines';
 import { gc, median } from './helpers/stats';
 import { buildCorpus } from './helpers/transform-corpus';
 
 const ROUNDS = 7;
+/** The line length of the route-pattern figures: the issue's 64 KiB. */
+const PATTERN_LINE = 65_536;
 
 function routes(processing: RouteProcessing): RouteTable {
   return new RouteTable([{ name: 'all', match: { logGroupPattern: '*' }, staticFields: {}, processing }]);
@@ -85,6 +91,16 @@ async function main(): Promise<void> {
   );
   const worst = await measureHostileLines([1_000, 32_000, 250_000], (line) => console.log(line));
   console.log(`worst hostile line / ordinary line: ${worst.toFixed(2)} (target <= 10.00)`);
+  console.log(
+    `route patterns (width bound ${MAX_PATTERN_WIDTH}): the worst line we could construct against an ordinary line ` +
+      `of ${PATTERN_LINE} characters, masking with the pattern:`,
+  );
+  const figures = measurePatterns(benchPatterns(8), PATTERN_LINE, ordinaryLine);
+  for (const f of figures)
+    console.log(`  ${f.pattern} (width ${f.width}): ${f.worst.toFixed(2)}x (${f.line})`);
+  const worstPattern = Math.max(...figures.map((f) => f.worst));
+  console.log(`worst pattern line / ordinary line: ${worstPattern.toFixed(2)} (target <= 10.00)`);
+  console.log(`masking (all built-in detectors) / default path: ${masking.toFixed(2)} (target <= 1.50)`);
 }
 
 main().catch((error: unknown) => {

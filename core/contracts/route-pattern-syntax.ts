@@ -11,8 +11,23 @@
  * UTF-16 code units: JavaScript without `u` matches one code unit at a time, so `.` takes half of an emoji. RE2 reads
  * code points, so each surrogate code unit is moved to its own code point in plane 15 ({@link unitPoint}), both in
  * the pattern and (route-pattern.ts) in a text that holds any: then every code unit of the text is one RE2 character.
- * CDK-free, no I/O.
+ * Why one file of about 370 lines: it is one recursive-descent reader of one grammar, whose methods share the cursor;
+ * the code unit sets it builds live in route-pattern-classes.ts. CDK-free, no I/O.
  */
+
+import {
+  CLASS_ESCAPES,
+  complement,
+  CONTROL_ESCAPES,
+  hex,
+  LINE_TERMINATORS,
+  normalize,
+  type Ranges,
+  re2Class,
+  unitPoint,
+} from './route-pattern-classes';
+
+export { unitPoint } from './route-pattern-classes';
 
 /** What the translation refuses, with the reason (route-pattern.ts wraps it in RoutePatternError). */
 export class PatternSyntaxRefusal extends Error {
@@ -30,104 +45,18 @@ export interface Re2Translation {
    * threads its automaton can have alive on one character (route-pattern.ts bounds it).
    */
   readonly width: number;
+  /** The most code units a match can take (Infinity with `*`, `+` or `{n,}`). */
+  readonly longest: number;
   /** True when the pattern has `^` or `$`. */
   readonly anchored: boolean;
 }
-
-/** Code unit ranges, sorted and disjoint, inclusive. */
-type Ranges = ReadonlyArray<readonly [number, number]>;
-
-const SURROGATE_FIRST = 0xd800;
-const SURROGATE_LAST = 0xdfff;
-/** Where surrogate code units are moved to (plane 15, private use): one RE2 character per code unit. */
-const SURROGATE_BASE = 0xf0000;
-
-/** The RE2 code point that stands for a UTF-16 code unit. */
-export function unitPoint(unit: number): number {
-  return unit >= SURROGATE_FIRST && unit <= SURROGATE_LAST ? SURROGATE_BASE + unit - SURROGATE_FIRST : unit;
-}
-
-/** JavaScript's `\s`: WhiteSpace and LineTerminator (ECMA-262 22.2.2.9, CharacterClassEscape). */
-const SPACE: Ranges = [
-  [0x09, 0x0d],
-  [0x20, 0x20],
-  [0xa0, 0xa0],
-  [0x1680, 0x1680],
-  [0x2000, 0x200a],
-  [0x2028, 0x2029],
-  [0x202f, 0x202f],
-  [0x205f, 0x205f],
-  [0x3000, 0x3000],
-  [0xfeff, 0xfeff],
-];
-const DIGIT: Ranges = [[0x30, 0x39]];
-const WORD: Ranges = [
-  [0x30, 0x39],
-  [0x41, 0x5a],
-  [0x5f, 0x5f],
-  [0x61, 0x7a],
-];
-/** JavaScript's `.` without `s`: every code unit but the four line terminators. */
-const LINE_TERMINATORS: Ranges = [
-  [0x0a, 0x0a],
-  [0x0d, 0x0d],
-  [0x2028, 0x2029],
-];
-
-function normalize(ranges: ReadonlyArray<readonly [number, number]>): Ranges {
-  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
-  const out: Array<[number, number]> = [];
-  for (const [lo, hi] of sorted) {
-    const last = out[out.length - 1];
-    if (last !== undefined && lo <= last[1] + 1) last[1] = Math.max(last[1], hi);
-    else out.push([lo, hi]);
-  }
-  return out;
-}
-
-function complement(ranges: Ranges): Ranges {
-  const out: Array<[number, number]> = [];
-  let next = 0;
-  for (const [lo, hi] of normalize(ranges)) {
-    if (lo > next) out.push([next, lo - 1]);
-    next = hi + 1;
-  }
-  if (next <= 0xffff) out.push([next, 0xffff]);
-  return out;
-}
-
-const hex = (point: number): string => `\\x{${point.toString(16)}}`;
-
-/** An RE2 class for code unit ranges (surrogates moved to their plane-15 points). */
-function re2Class(ranges: Ranges): string {
-  const parts: string[] = [];
-  for (const [lo, hi] of normalize(ranges)) {
-    for (const [a, b] of [
-      [lo, Math.min(hi, SURROGATE_FIRST - 1)],
-      [Math.max(lo, SURROGATE_FIRST), Math.min(hi, SURROGATE_LAST)],
-      [Math.max(lo, SURROGATE_LAST + 1), hi],
-    ]) {
-      if (a <= b) parts.push(a === b ? hex(unitPoint(a)) : `${hex(unitPoint(a))}-${hex(unitPoint(b))}`);
-    }
-  }
-  // An empty class (JavaScript's `[]`) matches nothing; RE2 spells that as the complement of everything.
-  return parts.length === 0 ? '[^\\x{0}-\\x{10ffff}]' : `[${parts.join('')}]`;
-}
-
-const CLASS_ESCAPES: Readonly<Record<string, Ranges>> = {
-  d: DIGIT,
-  D: complement(DIGIT),
-  w: WORD,
-  W: complement(WORD),
-  s: SPACE,
-  S: complement(SPACE),
-};
-const CONTROL_ESCAPES: Readonly<Record<string, number>> = { t: 9, n: 10, v: 11, f: 12, r: 13 };
 
 /** One parsed atom: a set of code units, or RE2 text with its width. */
 interface Piece {
   readonly re2: string;
   readonly width: number;
+  /** The most code units it matches. */
+  readonly longest: number;
   /** True for `^`, `$`, `\b`, `\B`: JavaScript refuses a quantifier on them. */
   readonly assertion?: boolean;
   /** The code unit of a one-character atom (a literal run's width is narrower than its length). */
@@ -162,13 +91,15 @@ class Reader {
   private i = 0;
   public anchored = false;
   private readonly names = new Set<string>();
+  /** The code point of a `\u{...}` above U+FFFF just read (classEscape returns no ranges for it). */
+  private pendingAstral = 0;
 
   public constructor(private readonly s: string) {}
 
   public translate(): Re2Translation {
-    const { re2, width } = this.disjunction();
+    const { re2, width, longest } = this.disjunction();
     if (this.i < this.s.length) this.refuse(`an unmatched ")" at position ${this.i}`);
-    return { re2, width, anchored: this.anchored };
+    return { re2, width, longest, anchored: this.anchored };
   }
 
   private refuse(what: string): never {
@@ -184,17 +115,20 @@ class Reader {
     return {
       re2: alternatives.map((a) => a.re2).join('|'),
       width: alternatives.reduce((sum, a) => sum + a.width, 0),
+      longest: Math.max(...alternatives.map((a) => a.longest)),
     };
   }
 
   private alternative(): Piece {
     let re2 = '';
     let width = 0;
+    let longest = 0;
     let literal: number[] = [];
     while (this.i < this.s.length && this.s[this.i] !== '|' && this.s[this.i] !== ')') {
       const atom = this.atom();
       const quantified = this.quantifier(atom);
       re2 += quantified.re2;
+      longest += quantified.longest;
       if (quantified === atom && atom.unit !== undefined) {
         literal.push(atom.unit);
         continue;
@@ -202,7 +136,7 @@ class Reader {
       width += literalWidth(literal) + quantified.width;
       literal = [];
     }
-    return { re2, width: width + literalWidth(literal) };
+    return { re2, width: width + literalWidth(literal), longest };
   }
 
   private atom(): Piece {
@@ -211,11 +145,11 @@ class Reader {
       case '^':
       case '$':
         this.anchored = true;
-        return { re2: c === '^' ? '\\A' : '\\z', width: 0, assertion: true };
+        return { re2: c === '^' ? '\\A' : '\\z', width: 0, longest: 0, assertion: true };
       case '.':
-        return { re2: re2Class(complement(LINE_TERMINATORS)), width: 1 };
+        return { re2: re2Class(complement(LINE_TERMINATORS)), width: 1, longest: 1 };
       case '[':
-        return { re2: re2Class(this.characterClass()), width: 1 };
+        return { re2: re2Class(this.characterClass()), width: 1, longest: 1 };
       case '(':
         return this.group();
       case '\\':
@@ -234,7 +168,7 @@ class Reader {
   }
 
   private unit(code: number): Piece {
-    return { re2: hex(unitPoint(code)), width: 1, unit: code };
+    return { re2: hex(unitPoint(code)), width: 1, longest: 1, unit: code };
   }
 
   /** `{n}`, `{n,}` or `{n,m}` at `at`: [min, max (Infinity), length], or undefined when it is a literal `{`. */
@@ -276,7 +210,11 @@ class Reader {
       this.refuse(`"${next}" at position ${this.i} repeats a repetition`);
     // RE2 writes a counted repetition out as that many copies of its body; a loop is one copy.
     const copies = max === Infinity ? Math.max(min, 1) + (min > 0 ? 1 : 0) : Math.max(max, 1);
-    return { re2: `(?:${atom.re2})${text}`, width: atom.width * copies };
+    return {
+      re2: `(?:${atom.re2})${text}`,
+      width: atom.width * copies,
+      longest: atom.longest === 0 ? 0 : atom.longest * max,
+    };
   }
 
   private group(): Piece {
@@ -301,19 +239,19 @@ class Reader {
     const inner = this.disjunction();
     if (this.s[this.i] !== ')') this.refuse(`the group opened at position ${opened} is never closed`);
     this.i++;
-    return { re2: `(?:${inner.re2})`, width: inner.width };
+    return { re2: `(?:${inner.re2})`, width: inner.width, longest: inner.longest };
   }
 
   private atomEscape(): Piece {
     const c = this.s[this.i];
     if (c === 'b' || c === 'B') {
       this.i++;
-      return { re2: `\\${c}`, width: 0, assertion: true };
+      return { re2: `\\${c}`, width: 0, longest: 0, assertion: true };
     }
     const set = this.classEscape(false);
     if (set.length === 1 && set[0][0] === set[0][1]) return this.unit(set[0][0]);
     if (set.length === 0) return this.astral();
-    return { re2: re2Class(set), width: 1 };
+    return { re2: re2Class(set), width: 1, longest: 1 };
   }
 
   /** `\u{...}` above U+FFFF outside a class: its two code units (kfek reads `\u{...}` as a code point). */
@@ -324,10 +262,9 @@ class Reader {
     return {
       re2: `(?:${this.unit(text.charCodeAt(0)).re2}${this.unit(text.charCodeAt(1)).re2})`,
       width: 2,
+      longest: 2,
     };
   }
-
-  private pendingAstral = 0;
 
   /**
    * The escape after a backslash, as code unit ranges (an empty list: a `\u{...}` above U+FFFF, outside a class

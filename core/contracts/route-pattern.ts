@@ -7,8 +7,9 @@
  * (lookahead, lookbehind, backreferences), and synth refuses those patterns with the reason, through the same
  * {@link compileRoutePattern} the transform uses. A pattern means what it means to JavaScript's RegExp without flags
  * (docs/teams-and-routes.md): route-pattern-syntax.ts reads it as JavaScript does and writes the RE2 pattern that
- * means the same, and {@link MAX_PATTERN_WIDTH} bounds what the worst line can cost. One owner: the config, the transform's environment reader, the
- * transform and the CLI compile route patterns here and nowhere else. CDK-free, no I/O.
+ * means the same, and {@link MAX_PATTERN_WIDTH} bounds how many threads a line can keep busy. One owner: the config,
+ * the transform's environment reader, the transform and the CLI compile route patterns here and nowhere else.
+ * CDK-free, no I/O.
  */
 import { RE2JS } from 're2js';
 import { PatternSyntaxRefusal, type Re2Translation, translateToRe2, unitPoint } from './route-pattern-syntax';
@@ -26,7 +27,7 @@ export interface RoutePattern {
    */
   replaceAll(text: string, replacement: string): { readonly text: string; readonly count: number };
   /**
-   * True when the pattern can match only at the start or end of a text or line (`^`, `$`, `\A`, `\z`), so a match
+   * True when the pattern has an anchor (`^`, `$`: the start or end of the text), so a match
    * inside one JSON string value may not be one inside the whole message (masking.ts uses this for its pre-check).
    */
   readonly anchored: boolean;
@@ -48,10 +49,12 @@ export class RoutePatternError extends Error {
 /**
  * The most character-consuming instructions a pattern's RE2 program may hold (its width, route-pattern-syntax.ts).
  * re2js's automata step every live thread on every character, and a line can keep every instruction alive (a run of
- * letters for `[a-z]{1,1000}@`), so the width bounds what the worst line costs against an ordinary one of the same
- * length. 100 keeps that at most 10x through the transform (bench:processing, docs/teams-and-routes.md).
+ * letters for `[a-z]{1,1000}@`: 170-310x an ordinary line), so the width bounds what the worst line costs against an
+ * ordinary one of the same length. Measured through the transform on 64 KiB lines (bench:processing): `[a-z]{1,39}@`
+ * 2.5-11x, `[a-z]{1,99}@` 47-97x. The bound does not make the automaton that finds where a long match ends any
+ * cheaper per character (docs/teams-and-routes.md says where the 10x target is not met).
  */
-export const MAX_PATTERN_WIDTH = 100;
+export const MAX_PATTERN_WIDTH = 40;
 
 const SURROGATES = /[\ud800-\udfff]/;
 
@@ -87,6 +90,64 @@ function viewOf(text: string): TextView {
   };
 }
 
+type Span = readonly [number, number];
+
+/** Every non-empty match of `re` in `text`, leftmost-first, as `String.prototype.replace` with `g` takes them. */
+function allSpans(re: RE2JS, text: string): Span[] {
+  const spans: Span[] = [];
+  const matcher = re.matcher(text);
+  for (let from = 0; from <= text.length && matcher.find(from);) {
+    const start = matcher.start();
+    const end = matcher.end();
+    if (end === start) {
+      from = end + 1;
+      continue;
+    }
+    spans.push([start, end]);
+    from = end;
+  }
+  return spans;
+}
+
+/** Patterns whose matches are at most this long are searched window by window ({@link windowedSpans}). */
+const MAX_WINDOWED_MATCH = 4_096;
+
+/**
+ * {@link allSpans} for a pattern without anchors whose matches take at most `longest` code units, a window at a
+ * time: re2js's matcher costs time that grows with the whole text's length on every call (its backtracker clears a
+ * bit per instruction and character; a 64 KiB line with a match every 2,000 characters took 100x a 6.4 KiB one), and
+ * its automaton keeps a thread per possible start alive, so a long line paid for every character many times over. A window of `step` starts, `longest` characters beyond them
+ * and one on either side (for `\b`) holds every match that starts in it and the characters its boundaries read, so
+ * what is found there is what the whole text gives; the lazy DFA skips a window without a match.
+ */
+function windowedSpans(re: RE2JS, text: string, longest: number): Span[] {
+  const spans: Span[] = [];
+  const step = Math.max(longest, 32);
+  for (let from = 0; from < text.length;) {
+    const lo = Math.max(0, from - 1);
+    const hi = Math.min(text.length, from + step + longest + 1);
+    const window = text.slice(lo, hi);
+    let next = from + step;
+    if (re.test(window)) {
+      const matcher = re.matcher(window);
+      for (let at = from - lo; at <= window.length && matcher.find(at);) {
+        const start = matcher.start() + lo;
+        const end = matcher.end() + lo;
+        if (start >= from + step) break;
+        if (end === start) {
+          at = end - lo + 1;
+          continue;
+        }
+        spans.push([start, end]);
+        next = Math.max(next, end);
+        at = end - lo;
+      }
+    }
+    from = next;
+  }
+  return spans;
+}
+
 /** The reason a pattern is refused, for the operator. */
 function explain(error: unknown): string {
   if (error instanceof PatternSyntaxRefusal) {
@@ -117,9 +178,9 @@ export function compileRoutePattern(source: string): RoutePattern {
     throw new RoutePatternError(
       source,
       `its automaton is ${translation.width} instructions wide (counted repetitions written out), over the ` +
-        `${MAX_PATTERN_WIDTH} that keep the worst line at most 10x an ordinary one: a long line can keep every ` +
-        'instruction busy on every character. Use smaller counts ({1,64} instead of {1,1000}) or an unbounded ' +
-        'repetition (+, *), whose cost does not grow with a count',
+        `${MAX_PATTERN_WIDTH} kfek accepts: a long line can keep every instruction busy on every character ` +
+        '(a pattern 100 wide cost 47-97x an ordinary line). Use smaller counts ({1,32} instead of {1,1000}), an ' +
+        'unbounded repetition (+, *: one copy whatever the count), or split an alternation into several rules',
     );
   }
   return {
@@ -131,24 +192,17 @@ export function compileRoutePattern(source: string): RoutePattern {
       // The lazy DFA answers "no match" at a table lookup per character; only a text that matches pays for the
       // automaton that finds where.
       if (!re.test(view.text)) return { text, count: 0 };
-      const matcher = re.matcher(view.text);
+      const windowed =
+        !translation.anchored && translation.longest <= MAX_WINDOWED_MATCH && view.text === text;
+      const spans = windowed ? windowedSpans(re, text, translation.longest) : allSpans(re, view.text);
+      if (spans.length === 0) return { text, count: 0 };
       let out = '';
       let copiedTo = 0;
-      let count = 0;
-      let from = 0;
-      while (from <= view.text.length && matcher.find(from)) {
-        const start = matcher.start();
-        const end = matcher.end();
-        if (end === start) {
-          from = end + 1;
-          continue;
-        }
+      for (const [start, end] of spans) {
         out += text.slice(copiedTo, view.original(start)) + replacement;
         copiedTo = view.original(end);
-        count++;
-        from = end;
       }
-      return count === 0 ? { text, count } : { text: out + text.slice(copiedTo), count };
+      return { text: out + text.slice(copiedTo), count: spans.length };
     },
     matchesEmptyIn(text) {
       const mapped = viewOf(text).text;

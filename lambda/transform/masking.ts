@@ -15,7 +15,7 @@
 import { compileRoutePattern, type RoutePattern } from '../../core/contracts/route-pattern';
 import type { MaskSettings } from '../../core/contracts/routes';
 import { maskJsonStrings } from './json-strings';
-import { hasInvisible, withoutInvisible } from './invisible';
+import { withoutInvisible } from './invisible';
 import { BUILT_IN_DETECTORS, type Detector, F_INVISIBLE, features } from './mask-detectors';
 
 export { features, luhnValid } from './mask-detectors';
@@ -61,7 +61,7 @@ export class Masker {
 
   /**
    * The text with every detected value replaced by its marker; undefined when nothing was masked. `key` is the name
-   * of the JSON member the text is the value of, when it is one. `tally` is told what was masked. Invisible format
+   * of the JSON member the text is the value of, when it is one (without invisible format characters). `tally` is told what was masked. Invisible format
    * characters are removed first (invisible.ts), so they cannot split a secret; the text returned is that view, also
    * when nothing else was masked.
    */
@@ -73,12 +73,11 @@ export class Masker {
   ): string | undefined {
     const invisible = (found & F_INVISIBLE) !== 0;
     let out = invisible ? withoutInvisible(text) : text;
-    const name = key !== undefined && hasInvisible(key) ? withoutInvisible(key) : key;
     for (let d = 0; d < this.detectors.length; d++) {
       const detector = this.detectors[d];
       // A marker adds no feature, so what the original text lacks the masked one lacks too.
       if (detector.feature !== 0 && (found & detector.feature) === 0) continue;
-      out = detector.mask(out, this.markers[d], (n) => tally(detector.name, n), name);
+      out = detector.mask(out, this.markers[d], (n) => tally(detector.name, n), key);
     }
     return out === text ? undefined : out;
   }
@@ -106,11 +105,19 @@ export class Masker {
  */
 export function maskMessage(message: string, masker: Masker, tally: MaskTally): string | undefined {
   if (!looksLikeJsonObject(message)) return maskText(message, masker, tally);
-  if (!masker.mayMatch(message, true)) return undefined;
+  const found = features(message, true);
+  if (!masker.mayMatch(message, true, found)) return undefined;
+  // A member name is read without invisible format characters too (`Secret\u200bAccessKey` names a secret), and
+  // only a message that holds one can have a name that does.
+  const invisible = (found & F_INVISIBLE) !== 0;
   // Counted only once the scan is through: a string that is no JSON string makes it mask the text instead.
   const counted: Array<readonly [string, number]> = [];
   const result = maskJsonStrings(message, (value, key) =>
-    masker.mask(value, (d, n) => counted.push([d, n]), key),
+    masker.mask(
+      value,
+      (d, n) => counted.push([d, n]),
+      invisible && key !== undefined ? withoutInvisible(key) : key,
+    ),
   );
   if (result.kind === 'invalid') return maskText(message, masker, tally);
   for (const [detector, n] of counted) tally(detector, n);

@@ -186,6 +186,52 @@ describe('route patterns mean what JavaScript means', () => {
     );
   });
 
+  test('property: on long lines, searched a window at a time, a mask replaces what JavaScript replaces', () => {
+    // Lines of hundreds to thousands of characters span several search windows (route-pattern.ts windowedSpans),
+    // with matches across their edges.
+    const longLine = fc
+      .array(
+        fc.oneof(
+          line,
+          fc.constantFrom('a'.repeat(300), 'ab '.repeat(120), '7'.repeat(280), 'Kk s'.repeat(70)),
+        ),
+        {
+          minLength: 20,
+          maxLength: 80,
+        },
+      )
+      .map((parts) => parts.join(''));
+    // Patterns whose matches have a longest length (no *, +, anchors), the ones searched by window, and the rest.
+    const term = fc
+      .tuple(fc.constantFrom(...LEAVES, '\\b'), fc.constantFrom('', '?', '{1,2}', '{2}', '{1,3}', '{0,2}'))
+      .map(([a, q]) => (a === '\\b' ? a : a + q));
+    const bounded = fc
+      .tuple(fc.array(term, { minLength: 1, maxLength: 4 }), fc.array(term, { maxLength: 3 }))
+      .map(([a, b]) => (b.length === 0 ? a.join('') : `${a.join('')}|${b.join('')}`));
+    fc.assert(
+      fc.property(fc.oneof(bounded, bounded, pattern), longLine, (source, text) => {
+        fc.pre(jsAccepts(source) && translateToRe2(source).width <= MAX_PATTERN_WIDTH);
+        const re2 = compileRoutePattern(source);
+        const global = new RegExp(source, 'g');
+        fc.pre(![...text.matchAll(global)].some((m) => m[0].length === 0) && !re2.matchesEmptyIn(text));
+        expect([source, re2.replaceAll(text, '#').text]).toEqual([source, text.replace(global, '#')]);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  test.each([
+    ['a{1,3}', 'a'.repeat(3000)],
+    ['ab', 'ab '.repeat(1000)],
+    ['\\w{1,2}', 'Kk s'.repeat(700)],
+    ['k{1,3}\\s', 'Kk s'.repeat(700) + '7'.repeat(900)],
+    ['\\d{2}|a\\b', `${'7'.repeat(901)} a ${'a'.repeat(700)}`],
+  ])('%s on a line of many search windows masks what JavaScript masks', (source, text) => {
+    expect(compileRoutePattern(source).replaceAll(text, '#').text).toBe(
+      text.replace(new RegExp(source, 'g'), '#'),
+    );
+  });
+
   test('property: with RE2-only or invalid syntax spliced in, a pattern is refused or means what JavaScript means', () => {
     const spliced = fc
       .tuple(pattern, fc.constantFrom(...FOREIGN), fc.nat())
