@@ -25,6 +25,7 @@ import { describeDrift, driftSummary } from './drift';
 import { readerIndexPattern } from './families';
 import {
   ADMIN_ROLES,
+  buildReconcileRole,
   DASHBOARDS_USER_ROLE,
   type RoleMappingBody,
   readerRoleFor,
@@ -51,6 +52,7 @@ export function desiredRoles(spec: OpenSearchSpec, families: Families): Map<stri
   for (const route of spec.routes) patterns.set(route.names.readerRole, []);
   for (const family of families.kept) if (family.readerRole !== undefined) add(family.readerRole, family);
   for (const [role, list] of patterns) roles.set(role, readerRoleFor(list));
+  if (spec.access.reconcileBackendRoles.length > 0) roles.set(spec.names.reconcileRole, buildReconcileRole());
   return roles;
 }
 
@@ -93,6 +95,9 @@ function desiredOwnedMappings(
   );
   out.set(spec.names.readerRole, members(spec.access.readerBackendRoles, spec.access.readerUsers));
   for (const route of spec.routes) out.set(route.names.readerRole, members(route.readerBackendRoles));
+  if (spec.access.reconcileBackendRoles.length > 0) {
+    out.set(spec.names.reconcileRole, members(spec.access.reconcileBackendRoles));
+  }
   return out;
 }
 
@@ -371,6 +376,7 @@ function planSharedMappings(
   const current = new Set([
     spec.names.writerRole,
     spec.names.readerRole,
+    spec.names.reconcileRole,
     ...spec.routes.map((x) => x.names.readerRole),
   ]);
   // The readers of the retired families kfek keeps: what their roles will be mapped to.

@@ -120,6 +120,7 @@ export function stateFromSpec(spec: OpenSearchSpec, now: number): DomainState {
       members(spec.access.firehoseRoleArn === undefined ? [] : [spec.access.firehoseRoleArn]),
     ],
     [spec.names.readerRole, members(spec.access.readerBackendRoles, spec.access.readerUsers)],
+    [spec.names.reconcileRole, members(spec.access.reconcileBackendRoles)],
     ...spec.routes.map((r): [string, RoleMappingBody] => [r.names.readerRole, members(r.readerBackendRoles)]),
     [
       DASHBOARDS_USER_ROLE,

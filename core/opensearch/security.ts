@@ -129,6 +129,19 @@ export function readerRoleFor(patterns: readonly string[]): SecurityRoleBody {
   };
 }
 
+/**
+ * The reconcile function's extra role: listing index templates (`GET _index_template`), a cluster action no reader
+ * role has, so `kfek reconcile` in Lambda finds every stem kfek keeps from kfek's templates. No index, no tenant.
+ */
+export function buildReconcileRole(): SecurityRoleBody {
+  return {
+    description: 'kfek: lists index templates, so reconcile finds the stems kfek keeps (nothing else)',
+    cluster_permissions: ['indices:admin/index_template/get'],
+    index_permissions: [],
+    tenant_permissions: [],
+  };
+}
+
 /** The default route's reader: `<prefix>-*` only, never a route's indices. */
 export function buildReaderRole(spec: OpenSearchSpec): SecurityRoleBody {
   return readerRole(spec.indexPattern);

@@ -97,6 +97,13 @@ export interface AccessSettings {
    * @default - none; only the master user administers the domain
    */
   readonly adminBackendRoles?: readonly string[];
+  /**
+   * Backend roles (IAM role ARNs) of kfek's reconcile function, mapped to `<name>_reconcile`: it may list index
+   * templates, and nothing else, so reconcile finds the stems kfek keeps (retired ones too); reading their indices
+   * comes from the reader roles the same ARNs are mapped to. Reader roles cannot list templates (a cluster action).
+   * @default - none: no reconcile role
+   */
+  readonly reconcileBackendRoles?: readonly string[];
 }
 
 /** Everything the provisioner needs to know; the input form (optional fields). */
@@ -155,6 +162,7 @@ export interface OpenSearchSpec {
     readonly readerBackendRoles: readonly string[];
     readonly readerUsers: readonly string[];
     readonly adminBackendRoles: readonly string[];
+    readonly reconcileBackendRoles: readonly string[];
   };
   /** Names of the objects created in OpenSearch. */
   readonly names: {
@@ -164,6 +172,8 @@ export interface OpenSearchSpec {
     readonly ismPolicy: string;
     readonly writerRole: string;
     readonly readerRole: string;
+    /** Lists index templates for the reconcile function (only with `access.reconcileBackendRoles`). */
+    readonly reconcileRole: string;
   };
   /** The routes, in config order; empty without routes. */
   readonly routes: readonly RouteSpec[];
@@ -287,10 +297,12 @@ export function resolveOpenSearchSpec(input: OpenSearchSpecInput): OpenSearchSpe
   const readerBackendRoles = [...(input.access?.readerBackendRoles ?? [])];
   const readerUsers = [...(input.access?.readerUsers ?? [])];
   const adminBackendRoles = [...(input.access?.adminBackendRoles ?? [])];
+  const reconcileBackendRoles = [...(input.access?.reconcileBackendRoles ?? [])];
   for (const [field, values] of [
     ['access.readerBackendRoles', readerBackendRoles],
     ['access.readerUsers', readerUsers],
     ['access.adminBackendRoles', adminBackendRoles],
+    ['access.reconcileBackendRoles', reconcileBackendRoles],
   ] as const) {
     if (values.some((v) => typeof v !== 'string' || v.length === 0)) {
       throw new OpenSearchSpecError(`${field} must hold non-empty strings, got ${JSON.stringify(values)}.`);
@@ -318,6 +330,7 @@ export function resolveOpenSearchSpec(input: OpenSearchSpecInput): OpenSearchSpe
       readerBackendRoles,
       readerUsers,
       adminBackendRoles,
+      reconcileBackendRoles,
     },
     names: {
       ...familyNames(name, input.indexPrefix),
@@ -326,6 +339,7 @@ export function resolveOpenSearchSpec(input: OpenSearchSpecInput): OpenSearchSpe
       ingestPipeline: `${name}-${input.indexPrefix}-document-id`,
       writerRole: `${name}_writer`,
       readerRole: `${name}_reader`,
+      reconcileRole: `${name}_reconcile`,
     },
     routes: resolveRouteSpecs(name, input.indexPrefix, input.routes ?? []),
     keepRetiredHours,

@@ -57,6 +57,9 @@ function buildPayloads(input: OpenSearchSpecInput): unknown {
       adminBackendRoles: (input.access?.adminBackendRoles ?? []).map((r, i) =>
         Token.isUnresolved(r) ? `ADMIN_ROLE_${i}` : r,
       ),
+      reconcileBackendRoles: (input.access?.reconcileBackendRoles ?? []).map((r, i) =>
+        Token.isUnresolved(r) ? `RECONCILE_ROLE_${i}` : r,
+      ),
     },
   });
   return {
@@ -94,6 +97,11 @@ export interface OpenSearchProvisionerProps {
    * which keep the master user). @default - none
    */
   readonly adminBackendRoles?: readonly string[];
+  /**
+   * The reconcile function's role ARNs, mapped to `<name>_reconcile` (lists index templates, to find every stem kfek
+   * keeps). Map the same ARNs as readers for the indices. @default - none
+   */
+  readonly reconcileBackendRoles?: readonly string[];
   /**
    * Routes (config `routes`): per route an index template, ISM policy, reader role and Dashboards index pattern,
    * the writer role extended to the route's indices, and the route in the ingest pipeline's table.
@@ -236,6 +244,10 @@ export class OpenSearchProvisioner extends Construct {
         readerBackendRoles: props.readerBackendRoles ?? [],
         readerUsers: props.readerUsers ?? [],
         adminBackendRoles: props.adminBackendRoles ?? [],
+        // Only when there is a reconcile function, so a profile without one keeps its spec (and hash) as before.
+        ...(props.reconcileBackendRoles === undefined || props.reconcileBackendRoles.length === 0
+          ? {}
+          : { reconcileBackendRoles: props.reconcileBackendRoles }),
       },
     };
     if (!Token.isUnresolved(props.indexPrefix)) {

@@ -321,6 +321,7 @@ export class PipelineStack extends Stack {
       firehoseRole: this.firehoseRole,
       readerBackendRoles: [...(os.access.readerBackendRoles ?? []), ...reconcileReader],
       adminBackendRoles: os.access.adminBackendRoles ?? [],
+      reconcileBackendRoles: reconcileReader,
       routes: routes.map((r) => ({
         name: r.name,
         indexStem: r.indexStem,
