@@ -184,7 +184,8 @@ async function readPipelines(
   const out = new Map<string, Record<string, unknown>>();
   for (const [id, body] of Object.entries(listed.status === 200 ? record(listed.body) : {})) {
     const addressable = isAddressable('ingest pipeline', id);
-    if (addressable && ownership.owns('ingest-pipeline', id, id.endsWith('-document-id'))) out.set(id, record(body));
+    if (addressable && ownership.owns('ingest-pipeline', id, id.endsWith('-document-id')))
+      out.set(id, record(body));
   }
   return out;
 }
