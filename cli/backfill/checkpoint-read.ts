@@ -160,7 +160,7 @@ function readProgress(name: string, value: unknown, job: BackfillJob, fail: Fail
   return {
     done: done === true,
     ...(from !== undefined ? { from: from as number } : {}),
-    writtenAtFrom: (writtenAtFrom) ?? [],
+    writtenAtFrom: writtenAtFrom ?? [],
   };
 }
 
