@@ -353,8 +353,11 @@ describe('kfek reconcile against the local pipeline', () => {
       step('losses made');
       // and, held back by the pipeline: an event of minute 28 taken in just now, and one of the current minute
       faults.defer.add(G.late);
-      // At least a second after the lost events were taken in, so a lag fits between the two (whole seconds).
-      while (Date.now() < lostWrittenAt + 2_000) await new Promise((resolve) => setTimeout(resolve, 100));
+      // Ten seconds after the lost events were taken in, so a lag fits half way between the two with 5 s to spare on
+      // each side: the command's clock starts at the lag's computation but runs on while the command starts (reading
+      // the domain's templates first), and with 2 s here a slow start on a fresh CI machine read the held event as
+      // missing.
+      while (Date.now() < lostWrittenAt + 10_000) await new Promise((resolve) => setTimeout(resolve, 100));
       const heldWrittenAt = Date.now();
       const [pending] = await write(G.late, 'l', minute(28), [
         [0, info('taken in just now, not delivered yet')],
