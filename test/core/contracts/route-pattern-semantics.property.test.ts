@@ -182,7 +182,9 @@ describe('route patterns mean what JavaScript means', () => {
           ]);
         }
       }),
-      { numRuns: 1500 },
+      // A fixed seed: JavaScript's own RegExp (the reference) backtracks without bound on some generated pattern and
+      // long line pairs, and a synchronous regex cannot be timed out, so a random draw could hang the suite.
+      { numRuns: 1500, seed: 20261129 },
     );
   });
 
@@ -216,7 +218,9 @@ describe('route patterns mean what JavaScript means', () => {
         fc.pre(![...text.matchAll(global)].some((m) => m[0].length === 0) && !re2.matchesEmptyIn(text));
         expect([source, re2.replaceAll(text, '#').text]).toEqual([source, text.replace(global, '#')]);
       }),
-      { numRuns: 150 },
+      // A fixed seed: JavaScript's own RegExp (the reference) backtracks without bound on some generated pattern and
+      // long line pairs, and a synchronous regex cannot be timed out, so a random draw could hang the suite.
+      { numRuns: 150, seed: 20261129 },
     );
   });
 
@@ -251,7 +255,9 @@ describe('route patterns mean what JavaScript means', () => {
         for (const text of lines)
           expect([source, text, re2.test(text)]).toEqual([source, text, new RegExp(source).test(text)]);
       }),
-      { numRuns: 1000 },
+      // A fixed seed: JavaScript's own RegExp (the reference) backtracks without bound on some generated pattern and
+      // long line pairs, and a synchronous regex cannot be timed out, so a random draw could hang the suite.
+      { numRuns: 1000, seed: 20261129 },
     );
   });
 
