@@ -70,3 +70,22 @@ export type ReconcileMetricName = (typeof ReconcileMetricName)[keyof typeof Reco
 
 /** The dimension of the per-log-group reconcile metrics. */
 export const RECONCILE_LOG_GROUP_DIMENSION = 'LogGroup';
+
+/**
+ * The direct-delivery indexer's metrics (lambda/indexer, config `delivery.mode: direct`): per invocation, in the
+ * config's namespace with `service` = `indexer` (core/contracts/indexer-env.ts `INDEXER_SERVICE_NAME`). The Monitoring
+ * alarms and dashboard read them as they read Firehose's delivery metrics on the Firehose path.
+ */
+export const IndexerMetricName = {
+  /** Documents read from the events stream (after de-aggregation). */
+  DocumentsIn: 'DocumentsIn',
+  /** Documents OpenSearch indexed (created or overwritten by id). */
+  IndexedDocuments: 'IndexedDocuments',
+  /** Documents OpenSearch refused for good, kept in the failed-documents bucket with the reason. */
+  RefusedDocuments: 'RefusedDocuments',
+  /** `_bulk` requests or items sent again after a 429, a 5xx or a connection error. */
+  RetriedRequests: 'RetriedRequests',
+  /** Records reported as batch item failures (Lambda retries them; after the retries, the on-failure destination). */
+  DeliveryErrors: 'DeliveryErrors',
+} as const;
+export type IndexerMetricName = (typeof IndexerMetricName)[keyof typeof IndexerMetricName];
