@@ -41,20 +41,10 @@ const runtimeBorders = {
           from: ['./lib', './scripts', './bench'],
           message: 'The CLI must not import the CDK app or Lambda code: move the shared part to core/.',
         },
-        // `kfek reconcile` decides what the transform makes of an event by the planner the scheduled reconcile function
-        // uses (lambda/reconcile/planner.ts, the transform's pure core: no I/O, no environment): cli/reconcile/service.ts
-        // may import it, nothing else of lambda/.
         {
           target: './cli',
           from: './lambda',
-          except: ['./reconcile/planner.ts'],
           message: 'The CLI must not import the CDK app or Lambda code: move the shared part to core/.',
-        },
-        {
-          target: ['./cli/*.ts', './cli/!(reconcile)/**', './cli/reconcile/!(service).ts'],
-          from: './lambda/reconcile/planner.ts',
-          message:
-            'The CLI must not import the CDK app or Lambda code: move the shared part to core/ (cli/reconcile/service.ts is the one exception).',
         },
         {
           target: './scripts',
@@ -92,10 +82,26 @@ const noCdkImports = {
     },
   ],
 };
-/** The transform's batch logic and pure core load no adapter and no AWS SDK (only adapters.ts and the handlers do). */
+/** The transform's batch logic loads no adapter and no AWS SDK (only adapters.ts and the handlers do). */
 const noTransformAdapters = {
   group: ['@aws-sdk/*', './aws-clients', './dead-letter', './kinesis-writer', './adapters'],
   message: 'Batch logic must not load an adapter or the AWS SDK: depend on the ports instead.',
+};
+/** The transform's pure core (core/transform, and the reconcile planner over it) does no I/O and reads no Lambda API. */
+const noTransformIo = {
+  group: [
+    '@aws-sdk/*',
+    '@smithy/*',
+    '@aws-lambda-powertools/*',
+    'aws-lambda',
+    'node:fs',
+    'node:fs/*',
+    'node:http',
+    'node:https',
+    'node:child_process',
+  ],
+  message:
+    'The pure transform does no I/O: take what it needs as data, and leave I/O to lambda/ or the caller.',
 };
 
 module.exports = tseslint.config(
@@ -140,7 +146,7 @@ module.exports = tseslint.config(
             ...noCdkImports['no-restricted-imports'][1].patterns,
             noTransformAdapters,
             {
-              group: ['./transform'],
+              group: ['./transform', '**/core/transform/transform'],
               message:
                 'Batch logic gets the transform core injected (the RecordTransform port), never imported.',
             },
@@ -150,13 +156,13 @@ module.exports = tseslint.config(
     },
   },
   {
-    // The pure core does no I/O: no adapter, no AWS SDK.
-    files: ['lambda/transform/transform.ts'],
+    // The pure core does no I/O: no AWS SDK, no Lambda API, no files, no network.
+    files: ['core/transform/**/*.ts', 'core/reconcile/planner.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
         {
-          patterns: [...noCdkImports['no-restricted-imports'][1].patterns, noTransformAdapters],
+          patterns: [...noCdkImports['no-restricted-imports'][1].patterns, noTransformIo],
         },
       ],
     },

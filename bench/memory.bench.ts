@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { transformRecord } from '../lambda/transform/transform';
+import { transformRecord } from '../core/transform/transform';
 import { CorpusGenerator } from './corpus';
 import { BENCH_OUT_DIR, ROOT, bundle } from './helpers/esbuild';
 import { gc, MiB, mb } from './helpers/stats';

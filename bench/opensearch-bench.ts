@@ -3,7 +3,7 @@
  * bench/bulk-sizes.bench.ts): the transform's real output as a workload, a request that fails loudly, and the median.
  */
 import { gzipSync } from 'node:zlib';
-import { transformRecord } from '../lambda/transform/transform';
+import { transformRecord } from '../core/transform/transform';
 import { type OpenSearchHttpClient } from '../core/opensearch/http';
 import { CorpusGenerator } from './corpus';
 

@@ -12,8 +12,8 @@
  * a route that masks with it (helpers/pattern-lines.ts, issue 39). Targets: masking with all detectors at most 1.5x
  * the default transform; the worst hostile line at most 10x an ordinary one.
  */
-import { RouteTable } from '../lambda/transform/routing';
-import { transformRecord, type TransformOptions } from '../lambda/transform/transform';
+import { RouteTable } from '../core/transform/routing';
+import { transformRecord, type TransformOptions } from '../core/transform/transform';
 import { MASK_DETECTORS, type RouteProcessing } from '../core/contracts/routes';
 import { MAX_PATTERN_WIDTH } from '../core/contracts/route-pattern';
 import { HOSTILE_PATTERNS, hostileRoutes, measureHostileLines, ordinaryLine } from './helpers/hostile-lines';

@@ -9,7 +9,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { LogEventGenerator } from '../core/log-generator';
-import { transformRecord } from '../lambda/transform/transform';
+import { transformRecord } from '../core/transform/transform';
 import { BenchError, transformDocuments } from './opensearch-bench';
 
 /** Transform documents of `npm start`'s generator: envelopes of 50 events, rotating over 20 log streams. */

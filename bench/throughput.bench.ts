@@ -7,8 +7,8 @@
 import { gunzipSync } from 'node:zlib';
 import { processPipesBatch, type PipesBatchDeps } from '../lambda/transform/pipes-batch';
 import { encodeRecord, planRecords } from '../lambda/transform/record-plan';
-import { toErrorDocument, transformRecord } from '../lambda/transform/transform';
-import type { SerializedDocument } from '../lambda/transform/types';
+import { toErrorDocument, transformRecord } from '../core/transform/transform';
+import type { SerializedDocument } from '../core/transform/types';
 import { MAX_PUT_RECORDS_BYTES, PIPES_SAFE_BATCH_SIZE } from '../core/contracts/aws-limits';
 import { completeWrite } from '../test/helpers/write-results';
 import { gc, median } from './helpers/stats';

@@ -6,7 +6,7 @@
  * the document's `message` field, whatever the layout, so `kfek verify` can find each event in OpenSearch with
  * one phrase query.
  *
- * Layouts follow what the transform parses (lambda/transform/parsers): Powertools-style JSON app logs, Lambda
+ * Layouts follow what the transform parses (core/transform/parsers): Powertools-style JSON app logs, Lambda
  * platform lines in the text log format (START / END / REPORT, with tab separators as Lambda writes them), and
  * Log4J pattern-layout lines.
  *

@@ -6,8 +6,8 @@
  * item); a hostile line's figure is its time over the ordinary line's. Target: at most 10x.
  */
 import { processPipesBatch, type PipesKinesisRecord } from '../../lambda/transform/pipes-batch';
-import { RouteTable } from '../../lambda/transform/routing';
-import { toErrorDocument, transformRecord } from '../../lambda/transform/transform';
+import { RouteTable } from '../../core/transform/routing';
+import { toErrorDocument, transformRecord } from '../../core/transform/transform';
 import { MASK_DETECTORS } from '../../core/contracts/routes';
 import { encode } from './transform-corpus';
 import { median } from './stats';

@@ -10,8 +10,8 @@
 import fc from 'fast-check';
 import { compileRoutePattern, MAX_PATTERN_WIDTH } from '../../core/contracts/route-pattern';
 import { translateToRe2 } from '../../core/contracts/route-pattern-syntax';
-import { RouteTable } from '../../lambda/transform/routing';
-import { transformRecord } from '../../lambda/transform/transform';
+import { RouteTable } from '../../core/transform/routing';
+import { transformRecord } from '../../core/transform/transform';
 import { median } from './stats';
 import { encode } from './transform-corpus';
 

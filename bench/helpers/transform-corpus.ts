@@ -4,8 +4,8 @@
  * documents or 25 MiB, as `kinesis-batch.ts` does).
  */
 import { gzipSync } from 'node:zlib';
-import { transformRecord } from '../../lambda/transform/transform';
-import type { SerializedDocument } from '../../lambda/transform/types';
+import { transformRecord } from '../../core/transform/transform';
+import type { SerializedDocument } from '../../core/transform/types';
 import { CorpusGenerator } from '../corpus';
 
 const SMALL_BATCH_EVENTS = 100_000;

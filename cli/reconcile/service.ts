@@ -1,5 +1,5 @@
 /**
- * One reconcile run of `kfek reconcile` (command.ts) with the transform's own planner (lambda/reconcile/planner.ts,
+ * One reconcile run of `kfek reconcile` (command.ts) with the transform's own planner (core/reconcile/planner.ts,
  * which runs lambda/transform's pure core; the one import of Lambda code that eslint.config.js allows the CLI): the
  * run itself is core/reconcile/service.ts, which the scheduled reconcile function runs with the same planner.
  */
@@ -10,7 +10,7 @@ import {
   type ReconcileSettings,
   runReconcileWith,
 } from '../../core/reconcile/service';
-import { TransformPlanner } from '../../lambda/reconcile/planner';
+import { TransformPlanner } from '../../core/reconcile/planner';
 
 export {
   bucketKeptSources,

@@ -1,7 +1,7 @@
 /**
  * The field budget: how many mapped fields one document's app fields may add to the daily index, and from which
  * depth app objects stop being mapped field by field. Shared by the index template (core/opensearch), which maps
- * deep app objects as `flat_object`, and the transform (lambda/transform/document.ts), which keeps a document's
+ * deep app objects as `flat_object`, and the transform (core/transform/document.ts), which keeps a document's
  * app fields within the budget and moves the rest to `kfek.overflow`. docs/field-limits.md explains the design.
  *
  * Why (issue 14, defect 5): a daily index has one mapping for every app. OpenSearch refuses any document that

@@ -1,6 +1,6 @@
 /**
  * Which lines continue the event before them (a route's `processing.multiline`, docs/teams-and-routes.md "Multi-line
- * events"): one owner for the transform, which joins them (lambda/transform/multiline.ts), and for backfill, which
+ * events"): one owner for the transform, which joins them (core/transform/multiline.ts), and for backfill, which
  * must not end an envelope inside a trace that the live subscription delivered whole (core/logs/envelopes.ts).
  * Pure: no SDK, no I/O.
  */

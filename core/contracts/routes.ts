@@ -260,7 +260,7 @@ export const MAX_STATIC_VALUE_LENGTH = 256;
 /**
  * Top-level names a static field may not take: the fields kfek writes (docs/schema.md: `@timestamp`, `message`,
  * `cloudwatch`, `kfek` and the derived `level`, `thread`, `logger`, `lambda`). Names starting with `_` are refused
- * too: OpenSearch reads many of them as metadata (lambda/transform/collisions.ts lists those measured).
+ * too: OpenSearch reads many of them as metadata (core/transform/collisions.ts lists those measured).
  */
 export const RESERVED_TOP_LEVEL_FIELDS: readonly string[] = [
   '@timestamp',

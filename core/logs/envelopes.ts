@@ -3,7 +3,7 @@
  * (https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/SubscriptionFilters.html): gzip of the JSON
  * `{"messageType":"DATA_MESSAGE","owner","logGroup","logStream","subscriptionFilters","logEvents":[{"id",
  * "timestamp","message"}]}`, one log stream per envelope, so the deployed transform handles them like live data
- * (lambda/transform/decode.ts reads them). Pure: no I/O.
+ * (core/transform/decode.ts reads them). Pure: no I/O.
  */
 import { gzipSync } from 'node:zlib';
 import { MAX_KINESIS_RECORD_BYTES } from '../contracts/aws-limits';

@@ -79,7 +79,7 @@ export function buildDynamicTemplates(
   ];
 }
 
-/** The explicit mappings of the fields kfek's transform writes (lambda/transform/types.ts `LogDocument`). */
+/** The explicit mappings of the fields kfek's transform writes (core/transform/types.ts `LogDocument`). */
 export function buildProperties(): Record<string, unknown> {
   return {
     '@timestamp': { type: 'date', format: DATE_FORMAT },

@@ -45,7 +45,7 @@ export interface TransformSettings {
 
 /**
  * What the transform makes of events and raw records: the transform's own pure core, which lives in lambda/ and so is
- * handed in (lambda/reconcile/planner.ts `TransformPlanner`), never imported here.
+ * handed in (core/reconcile/planner.ts `TransformPlanner`), never imported here.
  */
 export type ReconcilePlanner = DocumentPlanner & RawRecordTransform;
 

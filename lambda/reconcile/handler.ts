@@ -21,7 +21,7 @@ import { createHttpClient } from '../../core/opensearch/http';
 import type { StateCounts } from '../../core/reconcile/model';
 import { scheduledWindow } from '../../core/reconcile/schedule';
 import { bucketKeptSources, type ReconcileRun, runReconcileWith } from '../../core/reconcile/service';
-import { TransformPlanner } from './planner';
+import { TransformPlanner } from '../../core/reconcile/planner';
 
 const env = readReconcileEnvironment(process.env);
 const region = process.env.AWS_REGION ?? '';

@@ -12,7 +12,7 @@ import {
   type DeadLetterSource,
   deadLetterKey,
 } from './dead-letter-object';
-import { describeError, TransformError } from './errors';
+import { describeError, TransformError } from '../../core/transform/errors';
 import type { DeadLetterStore } from './ports';
 
 /** Base class of dead-letter errors. */

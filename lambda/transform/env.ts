@@ -14,7 +14,7 @@ import {
   TransformServiceName,
 } from '../../core/contracts/transform-env';
 import type { TransformRoute } from '../../core/contracts/routes';
-import { TransformError } from './errors';
+import { TransformError } from '../../core/transform/errors';
 
 /** Base class of configuration errors. */
 export class TransformEnvError extends TransformError {

@@ -25,11 +25,11 @@ import {
   type RecordTransform,
   type WriteResult,
 } from './ports';
-import { describeError } from './errors';
+import { describeError } from '../../core/transform/errors';
 import { KinesisWriteRejectedError } from './kinesis-writer-errors';
 import type { TransformCounters } from './metrics';
 import { RecordLoop } from './record-loop';
-import type { SerializedDocument } from './types';
+import type { SerializedDocument } from '../../core/transform/types';
 
 /** What a batch needs, all ports (ports.ts): the handler wires the real ones, tests pass fakes. */
 export interface KinesisBatchDeps {

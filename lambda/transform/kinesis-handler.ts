@@ -9,12 +9,12 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
 import { remainingBudget } from './budget';
-import { RouteTable } from './routing';
+import { RouteTable } from '../../core/transform/routing';
 import { readTransformEnv } from './env';
 import { processKinesisBatch } from './kinesis-batch';
 import { createMetrics, publishCounters } from './metrics';
 import { createTransformAdapters } from './adapters';
-import { deadLetterData, transformRecord } from './transform';
+import { deadLetterData, transformRecord } from '../../core/transform/transform';
 
 export { BUDGET_SAFETY_MARGIN_MS } from './budget';
 

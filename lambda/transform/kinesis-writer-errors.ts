@@ -3,7 +3,7 @@
  * (`record-plan.ts`); a file of their own so both can use them without importing each other.
  */
 import { MAX_KINESIS_RECORD_BYTES } from '../../core/contracts/aws-limits';
-import { TransformError } from './errors';
+import { TransformError } from '../../core/transform/errors';
 import type { WriteResult } from './ports';
 
 /** Base class of every error the Kinesis writer throws. */

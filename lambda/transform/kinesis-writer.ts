@@ -19,11 +19,11 @@
  * retries would re-send entries that already succeeded and spend time the writer does not see.
  */
 import { KinesisClient, PutRecordsCommand, type PutRecordsRequestEntry } from '@aws-sdk/client-kinesis';
-import { describeError } from './errors';
+import { describeError } from '../../core/transform/errors';
 import { KinesisWriterError } from './kinesis-writer-errors';
 import { encodeRecord, planRecords, type OutgoingRecord } from './record-plan';
 import { MAX_PUT_RECORDS_BYTES, MAX_PUT_RECORDS_ENTRIES } from '../../core/contracts/aws-limits';
-import type { SerializedDocument } from './types';
+import type { SerializedDocument } from '../../core/transform/types';
 
 export { KinesisWriterError, OversizedDocumentError } from './kinesis-writer-errors';
 import { KinesisWriteRejectedError } from './kinesis-writer-errors';

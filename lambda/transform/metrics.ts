@@ -5,7 +5,7 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { DOCUMENTS_PER_RECORD_METRIC, MetricName } from '../../core/contracts/metrics';
 import type { CommonEnv } from './env';
-import type { ProcessingCounts } from './types';
+import type { ProcessingCounts } from '../../core/transform/types';
 
 /** What one invocation counted. */
 export type TransformCounters = Record<MetricName, number>;

@@ -34,13 +34,14 @@ import {
   type EventsWriter,
   type RecordTransform,
 } from './ports';
-import { TransformError } from './errors';
+import { TransformError } from '../../core/transform/errors';
 import { KinesisWriteRejectedError } from './kinesis-writer-errors';
 import type { TransformCounters } from './metrics';
 import { RecordLoop } from './record-loop';
-import { partitionKeyFor } from './serialize';
+import { partitionKeyFor } from '../../core/transform/serialize';
 import { MAX_KINESIS_RECORD_BYTES, PIPES_KINESIS_TARGET_MAX_ITEMS } from '../../core/contracts/aws-limits';
-import type { LogDocument, SerializedDocument } from './types';
+import type { LogDocument, SerializedDocument } from '../../core/transform/types';
+import type { PipesKinesisRecord } from '../../core/contracts/pipes-target';
 
 /**
  * Largest answer returned to the pipe, as JSON bytes. Enrichment responses are limited to 6 MB; this leaves room
@@ -88,23 +89,8 @@ export class PipesOverflowWriteError extends PipesBatchError {
   }
 }
 
-/** One record as EventBridge Pipes delivers it from a Kinesis stream source (flat, not under `kinesis`). */
-export interface PipesKinesisRecord {
-  readonly kinesisSchemaVersion?: string;
-  readonly partitionKey: string;
-  readonly sequenceNumber: string;
-  /** The record data, base64. */
-  readonly data: string;
-  /** Seconds since the epoch. */
-  readonly approximateArrivalTimestamp?: number;
-  readonly eventSource?: string;
-  readonly eventVersion?: string;
-  readonly eventID?: string;
-  readonly eventName?: string;
-  readonly invokeIdentityArn?: string;
-  readonly awsRegion?: string;
-  readonly eventSourceARN?: string;
-}
+/** The record shape is the pipe's contract (core/contracts/pipes-target.ts), shared with the local pipe stand-in. */
+export type { PipesKinesisRecord };
 
 /** An item for the pipe: a document with its partition key under `kfek`. */
 export type PipesItem = LogDocument & { readonly kfek: { readonly partitionKey: string } };

@@ -14,12 +14,12 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, KinesisStreamEvent } from 'aws-lambda';
 import { remainingBudget } from './budget';
-import { RouteTable } from './routing';
+import { RouteTable } from '../../core/transform/routing';
 import { readTransformEnv } from './env';
 import { createMetrics, publishCounters } from './metrics';
 import { createTransformAdapters } from './adapters';
 import { processPipesBatch, type PipesItem } from './pipes-batch';
-import { deadLetterData, toErrorDocument, transformRecord } from './transform';
+import { deadLetterData, toErrorDocument, transformRecord } from '../../core/transform/transform';
 
 export {
   PIPES_MAX_ANSWER_BYTES,

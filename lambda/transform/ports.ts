@@ -6,7 +6,7 @@
  */
 import { MAX_PUT_RECORDS_BYTES, MAX_PUT_RECORDS_ENTRIES } from '../../core/contracts/aws-limits';
 import type { DeadLetterPutOptions, DeadLetterSource } from './dead-letter-object';
-import type { LogDocument, RecordOutcome, SerializedDocument } from './types';
+import type { LogDocument, RecordOutcome, SerializedDocument } from '../../core/transform/types';
 
 /**
  * Both batch modules hand the writer documents in chunks of at most this many documents (ten full PutRecords

@@ -11,10 +11,10 @@
  * - the counters: every per-record and per-write count of the invocation, in one accumulator.
  */
 import type { RecordTransform, RecordTransformOptions, WriteResult } from './ports';
-import { describeError } from './errors';
+import { describeError } from '../../core/transform/errors';
 import { countProcessing, emptyCounters, type TransformCounters } from './metrics';
 import { MAX_KINESIS_RECORD_BYTES } from '../../core/contracts/aws-limits';
-import type { RecordOutcome } from './types';
+import type { RecordOutcome } from '../../core/transform/types';
 
 /** What the loop asks of the core for every record of one transport. */
 export type RecordLoopOptions = Omit<RecordTransformOptions, 'approximateArrivalTimestamp'>;

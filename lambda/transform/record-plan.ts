@@ -3,10 +3,14 @@
  * (`kpl-aggregation.ts`) of up to 1 MiB per partition key. Pure (no I/O); the writer sends what this plans, and
  * the benchmark measures it.
  */
-import { encodeAggregatedRecord, aggregateBaseBytes, userRecordBytes } from './kpl-aggregation';
+import {
+  encodeAggregatedRecord,
+  aggregateBaseBytes,
+  userRecordBytes,
+} from '../../core/transform/kpl-aggregation';
 import { OversizedDocumentError } from './kinesis-writer-errors';
 import { MAX_KINESIS_RECORD_BYTES } from '../../core/contracts/aws-limits';
-import type { SerializedDocument } from './types';
+import type { SerializedDocument } from '../../core/transform/types';
 
 /** One events-stream record on its way: which documents it carries and its size with the partition key. */
 export interface OutgoingRecord {

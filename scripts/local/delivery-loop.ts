@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { _Record } from '@aws-sdk/client-kinesis';
-import { deaggregate } from '../../lambda/transform/kpl-aggregation';
+import { deaggregate } from '../../core/transform/kpl-aggregation';
 import { BulkIndexer, type BulkIndexerStats, jsonObjectSource, type PendingDocument } from './bulk-indexer';
 import { DeliveryError } from './errors';
 import type { SearchHttp } from './search-http';

@@ -10,8 +10,7 @@
 import type { _Record } from '@aws-sdk/client-kinesis';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Context } from 'aws-lambda';
-import { PIPES_PARTITION_KEY_PATH } from '../../core/contracts/pipes-target';
-import type { PipesKinesisRecord } from '../../lambda/transform/pipes-batch';
+import { PIPES_PARTITION_KEY_PATH, type PipesKinesisRecord } from '../../core/contracts/pipes-target';
 import { PipeError, PipeTargetError } from './errors';
 import { type EventSourceStats, type MutableStats, zeroSourceStats } from './event-source-loop';
 import {

@@ -7,8 +7,8 @@
  * generator writes them would show them as not searchable).
  */
 import { gzipSync } from 'node:zlib';
-import { RouteTable } from '../../lambda/transform/routing';
-import { transformRecord } from '../../lambda/transform/transform';
+import { RouteTable } from '../../core/transform/routing';
+import { transformRecord } from '../../core/transform/transform';
 import type { TransformRoute } from '../../core/contracts/routes';
 import type { SentLogEvent } from './sender';
 

@@ -11,7 +11,7 @@
 import { gzipSync } from 'node:zlib';
 import { generateEvents } from '../../core/log-generator';
 import { name, requestPath } from '../../core/opensearch/request-path';
-import { transformRecord } from '../../lambda/transform/transform';
+import { transformRecord } from '../../core/transform/transform';
 import { LocalRunError } from './errors';
 import type { SearchHttp } from './search-http';
 

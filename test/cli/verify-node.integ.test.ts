@@ -3,7 +3,7 @@
  * query on the analysed `message` field finds every layout the generator writes once the transform core has
  * shaped it into a document, and nothing of another run.
  */
-import { toDocument } from '../../lambda/transform/document';
+import { toDocument } from '../../core/transform/document';
 import { generateEvents } from '../../core/log-generator';
 import { provisionOpenSearch } from '../../core/opensearch/provision';
 import { resolveOpenSearchSpec } from '../../core/opensearch/spec';

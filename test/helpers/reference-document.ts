@@ -1,19 +1,19 @@
 /**
  * An independent model of the document schema (docs/schema.md) for tests: builds the document of one event as an
- * object, field by field, the plain way (the transform writes text, lambda/transform/document.ts). Tests compare the
+ * object, field by field, the plain way (the transform writes text, core/transform/document.ts). Tests compare the
  * transform's text, parsed, with `JSON.parse(JSON.stringify(referenceDocument(...)))`: same fields, same values,
  * same key order. Numbers are compared in JavaScript's form; their written form is checked separately.
  */
-import { COLLISIONS_KEY, collidesWithOurs } from '../../lambda/transform/collisions';
-import type { CloudWatchLogEvent } from '../../lambda/transform/decode';
+import { COLLISIONS_KEY, collidesWithOurs } from '../../core/transform/collisions';
+import type { CloudWatchLogEvent } from '../../core/transform/decode';
 import {
   isLambdaLogGroup,
   toCloudWatchMetadata,
   type DocumentOptions,
   type EventSource,
-} from '../../lambda/transform/document';
-import { parseMessage } from '../../lambda/transform/parsers';
-import type { LogDocument } from '../../lambda/transform/types';
+} from '../../core/transform/document';
+import { parseMessage } from '../../core/transform/parsers';
+import type { LogDocument } from '../../core/transform/types';
 import { OVERFLOW_KEY, planAppFields } from '../../core/contracts/field-budget';
 
 export function referenceDocument(

@@ -6,9 +6,9 @@
 import { processKinesisBatch } from '../../lambda/transform/kinesis-batch';
 import { processPipesBatch, type PipesKinesisRecord } from '../../lambda/transform/pipes-batch';
 import type { BatchLogger, DeadLetterStore, EventsWriter } from '../../lambda/transform/ports';
-import type { RouteTable } from '../../lambda/transform/routing';
-import { deadLetterData, toErrorDocument, transformRecord } from '../../lambda/transform/transform';
-import type { LogDocument, SerializedDocument } from '../../lambda/transform/types';
+import type { RouteTable } from '../../core/transform/routing';
+import { deadLetterData, toErrorDocument, transformRecord } from '../../core/transform/transform';
+import type { LogDocument, SerializedDocument } from '../../core/transform/types';
 import { makeKinesisEvent } from './cloudwatch';
 import { completeWrite } from './write-results';
 

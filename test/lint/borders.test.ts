@@ -75,7 +75,8 @@ describe('runtime borders', () => {
     ['lambda/opensearch-provisioner/handler.ts', 'aws-cdk-lib/aws-iam', /never load CDK/],
     ['core/config/resolve.ts', '../../lib/stacks/pipeline-stack', /must not import the CDK app/],
     ['core/config/resolve.ts', '../../cli/main', /must not import the CDK app, the CLI/],
-    ['core/config/resolve.ts', '../../lambda/transform/transform', /must not import Lambda handlers/],
+    ['core/config/resolve.ts', '../../lambda/transform/kinesis-batch', /must not import Lambda handlers/],
+    ['core/transform/transform.ts', '../../lambda/transform/ports', /must not import Lambda handlers/],
     ['core/opensearch/provision.ts', 'constructs', /never load CDK/],
     ['lib/stacks/pipeline-stack.ts', '../../lambda/transform/metrics', /CDK app must not import Lambda code/],
     [
@@ -84,13 +85,22 @@ describe('runtime borders', () => {
       /CDK app must not import Lambda code or the CLI/,
     ],
     ['cli/main.ts', '../lib/config', /CLI must not import the CDK app/],
-    ['cli/main.ts', '../lambda/transform/transform', /CLI must not import the CDK app or Lambda code/],
+    ['cli/main.ts', '../lambda/transform/kinesis-batch', /CLI must not import the CDK app or Lambda code/],
     ['cli/main.ts', 'aws-cdk-lib', /never load CDK/],
     ['lambda/transform/kinesis-batch.ts', './kinesis-writer', /must not load an adapter/],
     ['lambda/transform/pipes-batch.ts', '@aws-sdk/client-s3', /must not load an adapter/],
     ['lambda/transform/kinesis-batch.ts', './adapters', /must not load an adapter/],
     ['lambda/transform/pipes-batch.ts', './transform', /gets the transform core injected/],
     ['lambda/transform/kinesis-batch.ts', './transform', /gets the transform core injected/],
+    [
+      'lambda/transform/kinesis-batch.ts',
+      '../../core/transform/transform',
+      /gets the transform core injected/,
+    ],
+    ['lambda/transform/pipes-batch.ts', '../../core/transform/transform', /gets the transform core injected/],
+    ['core/transform/transform.ts', '@aws-sdk/client-s3', /pure transform does no I\/O/],
+    ['core/transform/document.ts', 'node:fs', /pure transform does no I\/O/],
+    ['core/reconcile/planner.ts', '@aws-lambda-powertools/logger', /pure transform does no I\/O/],
     ['lambda/transform/kinesis-batch.ts', 'aws-cdk-lib', /never load CDK/],
     [
       'scripts/local/run.ts',
@@ -102,11 +112,16 @@ describe('runtime borders', () => {
     ['lib/constructs/log-subscription.ts', '../stacks/sources-stack', /construct must not depend on a stack/],
     ['lib/constructs/pipes-transport.ts', '../app', /construct must not depend on a stack or the app/],
     ['core/contracts/index-naming.ts', '../config/types', /Contracts must not import the config model/],
-    // The one narrow exception left of issue 32 (issue 33 removed the Lambda -> CLI one) stays narrow.
-    ['cli/reconcile/command.ts', '../../lambda/reconcile/planner', /service\.ts is the one exception/],
+    // Issue 40: the transform's pure core and the reconcile planner live in core/, so the CLI imports nothing of
+    // lambda/ (the last exception, cli/reconcile/service.ts -> lambda/reconcile/planner.ts, is gone).
     [
       'cli/reconcile/service.ts',
-      '../../lambda/transform/transform',
+      '../../lambda/reconcile/handler',
+      /CLI must not import the CDK app or Lambda code/,
+    ],
+    [
+      'cli/reconcile/service.ts',
+      '../../lambda/transform/kinesis-batch',
       /CLI must not import the CDK app or Lambda code/,
     ],
     ['lambda/reconcile/handler.ts', '../../cli/reconcile/service', /must not import the CDK app, the CLI/],
@@ -127,9 +142,10 @@ describe('runtime borders', () => {
     ['lib/stacks/sources-stack.ts', '../constructs/log-subscription'],
     ['core/config/types.ts', '../contracts/index-naming'],
     ['lambda/transform/kinesis-batch.ts', './ports'],
-    ['lambda/transform/handler.ts', './transform'],
-    ['cli/reconcile/service.ts', '../../lambda/reconcile/planner'],
-    ['lambda/reconcile/planner.ts', '../transform/transform'],
+    ['lambda/transform/handler.ts', '../../core/transform/transform'],
+    ['cli/reconcile/service.ts', '../../core/reconcile/planner'],
+    ['core/reconcile/planner.ts', '../transform/transform'],
+    ['core/transform/mask-detectors.ts', 'node:net'],
     ['lambda/reconcile/handler.ts', '../../core/reconcile/service'],
   ])('allows %s to import %s', async (file, specifier) => {
     expect(await borderFindings(file, specifier)).toEqual([]);

@@ -16,8 +16,8 @@ import {
 } from '@aws-sdk/client-cloudwatch-logs';
 import { KinesisClient } from '@aws-sdk/client-kinesis';
 import { run } from '../../../cli/main';
-import { decodeEnvelopes } from '../../../lambda/transform/decode';
-import { toDocument } from '../../../lambda/transform/document';
+import { decodeEnvelopes } from '../../../core/transform/decode';
+import { toDocument } from '../../../core/transform/document';
 import { generateEvents } from '../../../core/log-generator';
 import { sendLogEvents } from '../../../scripts/local/sender';
 import { startMoto, type MotoServer } from '../../../scripts/moto-server';

@@ -3,7 +3,7 @@
  * cannot spoof kfek's fields (OpenSearch expands `cloudwatch.owner` into the `cloudwatch` object), and what moves
  * under `kfek.collisions` indexes and stays searchable there.
  */
-import { toDocument } from '../../../lambda/transform/document';
+import { toDocument } from '../../../core/transform/document';
 import { provisionOpenSearch } from '../../../core/opensearch/provision';
 import { resolveOpenSearchSpec } from '../../../core/opensearch/spec';
 import { bulkIndex, searchHits, useOpenSearchNode } from '../../helpers/opensearch';

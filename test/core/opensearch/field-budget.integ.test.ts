@@ -15,7 +15,7 @@ import { seededRandom } from '../../../core/log-generator';
 import type { OpenSearchHttpClient } from '../../../core/opensearch/http';
 import { provisionOpenSearch } from '../../../core/opensearch/provision';
 import { resolveOpenSearchSpec } from '../../../core/opensearch/spec';
-import { DocumentSerializer } from '../../../lambda/transform/document';
+import { DocumentSerializer } from '../../../core/transform/document';
 import { bulkIndexTexts, useOpenSearchNode } from '../../helpers/opensearch';
 import { appKey, appValue, MEASURED_CASES } from '../contracts/field-budget-cases';
 

@@ -3,9 +3,9 @@
  * wide or deep documents must not get another app's ordinary documents refused for the rest of the day
  * (`Limit of total fields [1000] has been exceeded`, `depth ... exceeded the allowed limit of [20]`), and what is
  * kept past the field budget stays searchable (docs/field-limits.md). Also how the app's own JSON text, which the
- * transform copies into the document (lambda/transform/app-json.ts), is typed and searched.
+ * transform copies into the document (core/transform/app-json.ts), is typed and searched.
  */
-import { DocumentSerializer, toDocument } from '../../../lambda/transform/document';
+import { DocumentSerializer, toDocument } from '../../../core/transform/document';
 import { provisionOpenSearch } from '../../../core/opensearch/provision';
 import { resolveOpenSearchSpec } from '../../../core/opensearch/spec';
 import { bulkIndex, bulkIndexTexts, searchHits, useOpenSearchNode } from '../../helpers/opensearch';

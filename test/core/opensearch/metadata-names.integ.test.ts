@@ -11,7 +11,7 @@
 import { documentIdFor, routingFor } from '../../../core/opensearch/ingest-pipeline';
 import { provisionOpenSearch } from '../../../core/opensearch/provision';
 import { resolveOpenSearchSpec } from '../../../core/opensearch/spec';
-import { DocumentSerializer } from '../../../lambda/transform/document';
+import { DocumentSerializer } from '../../../core/transform/document';
 import { bulkIndexTexts, useOpenSearchNode } from '../../helpers/opensearch';
 
 // One node: replicas would leave every index yellow.

@@ -14,8 +14,8 @@ import { MIN_TOTAL_FIELDS_LIMIT } from '../../../core/opensearch/mappings';
 import type { HttpResponse, OpenSearchHttpClient } from '../../../core/opensearch/http';
 import { provisionOpenSearch } from '../../../core/opensearch/provision';
 import { resolveOpenSearchSpec } from '../../../core/opensearch/spec';
-import { MAX_NUMBER_CHARS } from '../../../lambda/transform/app-json';
-import { DocumentSerializer } from '../../../lambda/transform/document';
+import { MAX_NUMBER_CHARS } from '../../../core/transform/app-json';
+import { DocumentSerializer } from '../../../core/transform/document';
 import { useSecuredOpenSearchNode } from '../../helpers/secured-opensearch';
 
 const FIREHOSE_ROLE = 'arn:aws:iam::123456789012:role/kfek-firehose';
@@ -38,7 +38,7 @@ function transformed(message: string, logGroup = '/aws/lambda/orders', route?: s
   const serializer = new DocumentSerializer({ logGroup, logStream: 'mixed/1', owner: '123456789012' });
   const json = serializer.json({ id: String(++eventId), timestamp: Date.UTC(2026, 10, 25, 9), message });
   if (route === undefined) return json;
-  // The transform marks a routed document with kfek.route (lambda/transform/routing.ts); added here by hand.
+  // The transform marks a routed document with kfek.route (core/transform/routing.ts); added here by hand.
   return `${json.slice(0, -1)},"kfek":{"route":"${route}"}}`;
 }
 

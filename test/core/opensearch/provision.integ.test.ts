@@ -7,8 +7,8 @@
 import { MIN_TOTAL_FIELDS_LIMIT } from '../../../core/opensearch/mappings';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { toDocument } from '../../../lambda/transform/document';
-import { toErrorDocument } from '../../../lambda/transform/transform';
+import { toDocument } from '../../../core/transform/document';
+import { toErrorDocument } from '../../../core/transform/transform';
 import { documentIdFor } from '../../../core/opensearch/ingest-pipeline';
 import { createHttpClient, type OpenSearchHttpClient } from '../../../core/opensearch/http';
 import { provisionOpenSearch } from '../../../core/opensearch/provision';

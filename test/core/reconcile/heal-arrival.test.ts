@@ -12,7 +12,7 @@ import { documentIdFor } from '../../../core/opensearch/ingest-pipeline';
 import { rawStreamHealer } from '../../../core/reconcile/healer';
 import { groupSource, type LogEvent } from '../../../core/reconcile/model';
 import { RequestMeter } from '../../../core/reconcile/ports';
-import { transformRecord } from '../../../lambda/transform/transform';
+import { transformRecord } from '../../../core/transform/transform';
 import { GROUP, T0, World, event } from '../../helpers/reconcile-fakes';
 import { MINUTE_MILLIS, reconcile } from '../../../core/reconcile/engine';
 

@@ -7,11 +7,11 @@
  */
 import { ARRIVAL_KEY } from '../../../core/contracts/index-naming';
 import { MAX_KINESIS_RECORD_BYTES } from '../../../core/contracts/aws-limits';
-import { arrivalMillisOf } from '../../../lambda/transform/document';
+import { arrivalMillisOf } from '../../../core/transform/document';
 import { processKinesisBatch } from '../../../lambda/transform/kinesis-batch';
 import { processPipesBatch } from '../../../lambda/transform/pipes-batch';
-import { toErrorDocument, transformRecord } from '../../../lambda/transform/transform';
-import type { SerializedDocument } from '../../../lambda/transform/types';
+import { toErrorDocument, transformRecord } from '../../../core/transform/transform';
+import type { SerializedDocument } from '../../../core/transform/types';
 import { encodeEnvelope, makeEnvelope, makeKinesisEvent } from '../../helpers/cloudwatch';
 import { completeWrite } from '../../helpers/write-results';
 

@@ -12,13 +12,13 @@ import {
   describeError,
   PoisonRecordError,
   TransformError,
-} from '../../../lambda/transform/errors';
+} from '../../../core/transform/errors';
 import {
   KinesisWriteRejectedError,
   KinesisWriterError,
   OversizedDocumentError,
 } from '../../../lambda/transform/kinesis-writer-errors';
-import { KplAggregationError } from '../../../lambda/transform/kpl-aggregation';
+import { KplAggregationError } from '../../../core/transform/kpl-aggregation';
 import {
   PipesBatchError,
   PipesDeadLetterError,

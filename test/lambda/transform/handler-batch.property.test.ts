@@ -15,9 +15,9 @@ import { S3DeadLetterStore } from '../../../lambda/transform/dead-letter';
 import { type DeadLetterObject } from '../../../lambda/transform/dead-letter-object';
 import { processKinesisBatch } from '../../../lambda/transform/kinesis-batch';
 import { KinesisWriter } from '../../../lambda/transform/kinesis-writer';
-import { deaggregate } from '../../../lambda/transform/kpl-aggregation';
+import { deaggregate } from '../../../core/transform/kpl-aggregation';
 import { WRITE_MODES } from '../../helpers/kpl-reference';
-import type { RecordOutcome } from '../../../lambda/transform/types';
+import type { RecordOutcome } from '../../../core/transform/types';
 
 const kinesis = mockClient(KinesisClient);
 const s3 = mockClient(S3Client);

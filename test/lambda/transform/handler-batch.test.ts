@@ -12,8 +12,8 @@ import { type DeadLetterObject } from '../../../lambda/transform/dead-letter-obj
 import { processKinesisBatch } from '../../../lambda/transform/kinesis-batch';
 import type { BatchLogger } from '../../../lambda/transform/ports';
 import { KinesisWriter } from '../../../lambda/transform/kinesis-writer';
-import { deaggregate } from '../../../lambda/transform/kpl-aggregation';
-import type { RecordOutcome, SerializedDocument } from '../../../lambda/transform/types';
+import { deaggregate } from '../../../core/transform/kpl-aggregation';
+import type { RecordOutcome, SerializedDocument } from '../../../core/transform/types';
 
 const RAW_ARN = 'arn:aws:kinesis:eu-west-1:123456789012:stream/kfek-raw';
 const EVENTS_ARN = 'arn:aws:kinesis:eu-west-1:123456789012:stream/kfek-events';

@@ -27,7 +27,7 @@ import type {
   KinesisStreamRecord,
 } from 'aws-lambda';
 import type { DeadLetterObject } from '../../../lambda/transform/dead-letter-object';
-import type { LogDocument } from '../../../lambda/transform/types';
+import type { LogDocument } from '../../../core/transform/types';
 import { encodeEnvelope, makeEnvelope, makeLogEvents } from '../../helpers/cloudwatch';
 import { startFaultProxy, type FaultProxy } from '../../helpers/fault-proxy';
 import { motoClientConfig, readStreamRecords, transformHandlerEnv } from '../../helpers/kinesis-stream';

@@ -8,8 +8,8 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import type { Context, KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { DeadLetterObject } from '../../../lambda/transform/dead-letter-object';
-import { deaggregate } from '../../../lambda/transform/kpl-aggregation';
-import type { LogDocument } from '../../../lambda/transform/types';
+import { deaggregate } from '../../../core/transform/kpl-aggregation';
+import type { LogDocument } from '../../../core/transform/types';
 import { encodeEnvelope, makeEnvelope, makeKinesisEvent, makeLogEvents } from '../../helpers/cloudwatch';
 import { lambdaContext, lambdaContextWithBudget } from '../../helpers/lambda-context';
 

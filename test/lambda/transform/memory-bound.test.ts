@@ -39,11 +39,12 @@ function runInChild(
   try {
     const entry = join(dir, 'batch.js');
     const lambdaDir = join(__dirname, '..', '..', '..', 'lambda', 'transform');
+    const coreDir = join(__dirname, '..', '..', '..', 'core', 'transform');
     buildSync({
       stdin: {
         contents:
           `export { processKinesisBatch } from ${JSON.stringify(join(lambdaDir, 'kinesis-batch'))};\n` +
-          `export { transformRecord } from ${JSON.stringify(join(lambdaDir, 'transform'))};\n`,
+          `export { transformRecord } from ${JSON.stringify(join(coreDir, 'transform'))};\n`,
         resolveDir: lambdaDir,
         loader: 'ts',
       },

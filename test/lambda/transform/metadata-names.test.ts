@@ -7,11 +7,11 @@
  * test/core/opensearch/metadata-names.integ.test.ts proves each name on the real node.
  */
 import { referenceParsed } from '../../helpers/reference-document';
-import { METADATA_FIELD_NAMES } from '../../../lambda/transform/collisions';
-import { DocumentSerializer } from '../../../lambda/transform/document';
+import { METADATA_FIELD_NAMES } from '../../../core/transform/collisions';
+import { DocumentSerializer } from '../../../core/transform/document';
 import { processPipesBatch, type PipesKinesisRecord } from '../../../lambda/transform/pipes-batch';
-import { toErrorDocument, transformRecord } from '../../../lambda/transform/transform';
-import type { CloudWatchLogEvent } from '../../../lambda/transform/decode';
+import { toErrorDocument, transformRecord } from '../../../core/transform/transform';
+import type { CloudWatchLogEvent } from '../../../core/transform/decode';
 import { encodeEnvelope, makeEnvelope, makeKinesisEvent } from '../../helpers/cloudwatch';
 import { completeWrite } from '../../helpers/write-results';
 

@@ -11,9 +11,9 @@
  */
 import fc from 'fast-check';
 import { processPipesBatch, type PipesBatchDeps } from '../../../lambda/transform/pipes-batch';
-import { toErrorDocument, transformRecord } from '../../../lambda/transform/transform';
-import type { CloudWatchEnvelope } from '../../../lambda/transform/decode';
-import type { SerializedDocument } from '../../../lambda/transform/types';
+import { toErrorDocument, transformRecord } from '../../../core/transform/transform';
+import type { CloudWatchEnvelope } from '../../../core/transform/decode';
+import type { SerializedDocument } from '../../../core/transform/types';
 import { APP_FIELD_BUDGET } from '../../../core/contracts/field-budget';
 import { MAX_KINESIS_RECORD_BYTES } from '../../../core/contracts/aws-limits';
 import { encodeEnvelope, makeEnvelope, makeKinesisEvent } from '../../helpers/cloudwatch';

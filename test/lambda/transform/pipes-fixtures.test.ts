@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import type { KinesisStreamEvent } from 'aws-lambda';
 import { processKinesisBatch } from '../../../lambda/transform/kinesis-batch';
 import { processPipesBatch } from '../../../lambda/transform/pipes-batch';
-import { toErrorDocument, transformRecord } from '../../../lambda/transform/transform';
-import type { LogDocument, SerializedDocument } from '../../../lambda/transform/types';
+import { toErrorDocument, transformRecord } from '../../../core/transform/transform';
+import type { LogDocument, SerializedDocument } from '../../../core/transform/types';
 import { encodeEnvelope, makeEnvelope, makeKinesisEvent } from '../../helpers/cloudwatch';
 import { completeWrite } from '../../helpers/write-results';
 

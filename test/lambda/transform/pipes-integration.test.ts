@@ -14,7 +14,7 @@ import type { Context } from 'aws-lambda';
 import type { DeadLetterObject } from '../../../lambda/transform/dead-letter-object';
 import type { PipesItem, PipesKinesisRecord } from '../../../lambda/transform/pipes';
 import { MAX_KINESIS_RECORD_BYTES } from '../../../core/contracts/aws-limits';
-import type { LogDocument } from '../../../lambda/transform/types';
+import type { LogDocument } from '../../../core/transform/types';
 import { encodeEnvelope, makeEnvelope, makeKinesisEvent, makeLogEvents } from '../../helpers/cloudwatch';
 import { TransformServiceName } from '../../../core/contracts/transform-env';
 import { motoClientConfig, readStreamRecords, transformHandlerEnv } from '../../helpers/kinesis-stream';

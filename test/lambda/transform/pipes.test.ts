@@ -16,9 +16,9 @@ import {
   type PipesBatchDeps,
   type PipesKinesisRecord,
 } from '../../../lambda/transform/pipes-batch';
-import { partitionKeyFor } from '../../../lambda/transform/serialize';
-import { toErrorDocument, transformRecord } from '../../../lambda/transform/transform';
-import type { SerializedDocument } from '../../../lambda/transform/types';
+import { partitionKeyFor } from '../../../core/transform/serialize';
+import { toErrorDocument, transformRecord } from '../../../core/transform/transform';
+import type { SerializedDocument } from '../../../core/transform/types';
 import {
   DEFAULT_LOG_GROUP,
   DEFAULT_LOG_STREAM,

@@ -9,7 +9,7 @@ import { processKinesisBatch } from '../../../lambda/transform/kinesis-batch';
 import type { TransformCounters } from '../../../lambda/transform/metrics';
 import { processPipesBatch, PipesDeadLetterError } from '../../../lambda/transform/pipes-batch';
 import type { DeadLetterStore, RecordTransform } from '../../../lambda/transform/ports';
-import type { RecordOutcome, SerializedDocument } from '../../../lambda/transform/types';
+import type { RecordOutcome, SerializedDocument } from '../../../core/transform/types';
 import { MAX_KINESIS_RECORD_BYTES } from '../../../core/contracts/aws-limits';
 import { completeWrite } from '../../helpers/write-results';
 

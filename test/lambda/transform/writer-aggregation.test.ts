@@ -12,7 +12,7 @@ import {
   MAX_PUT_RECORDS_BYTES,
   MAX_PUT_RECORDS_ENTRIES,
 } from '../../../core/contracts/aws-limits';
-import type { SerializedDocument } from '../../../lambda/transform/types';
+import type { SerializedDocument } from '../../../core/transform/types';
 import { referenceDeaggregate } from '../../helpers/kpl-reference';
 
 const kinesis = mockClient(KinesisClient);

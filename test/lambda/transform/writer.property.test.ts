@@ -7,10 +7,10 @@ import { KinesisClient, PutRecordsCommand, type PutRecordsCommandInput } from '@
 import { mockClient } from 'aws-sdk-client-mock';
 import fc from 'fast-check';
 import { KinesisWriter } from '../../../lambda/transform/kinesis-writer';
-import { deaggregate } from '../../../lambda/transform/kpl-aggregation';
+import { deaggregate } from '../../../core/transform/kpl-aggregation';
 import { WRITE_MODES } from '../../helpers/kpl-reference';
 import { MAX_PUT_RECORDS_BYTES, MAX_PUT_RECORDS_ENTRIES } from '../../../core/contracts/aws-limits';
-import type { SerializedDocument } from '../../../lambda/transform/types';
+import type { SerializedDocument } from '../../../core/transform/types';
 
 const kinesis = mockClient(KinesisClient);
 const CALL_MS = 20;

@@ -14,7 +14,7 @@ import {
 } from '../../../lambda/transform/kinesis-writer';
 import { KinesisWriteRejectedError } from '../../../lambda/transform/kinesis-writer-errors';
 import { MAX_KINESIS_RECORD_BYTES, MAX_PUT_RECORDS_BYTES } from '../../../core/contracts/aws-limits';
-import type { SerializedDocument } from '../../../lambda/transform/types';
+import type { SerializedDocument } from '../../../core/transform/types';
 
 const STREAM_ARN = 'arn:aws:kinesis:eu-west-1:123456789012:stream/kfek-events';
 const kinesis = mockClient(KinesisClient);

@@ -1,0 +1,438 @@
+/**
+ * One CloudWatch log event in, its serialized document out (the public schema, docs/schema.md): the one place
+ * that turns an event into document text, on every path (Kinesis and Pipes, plain, with `extractedFields`, with
+ * collisions, over the field budget, cut to fit a record). Pure: no SDK, no environment, no I/O.
+ *
+ * The walk of one event: `DocumentSerializer.serialize(event)` parses the message (parsers/), lays out the app's
+ * members (app-json.ts: copied from the app's text in one canonical form, numbers as written), writes the text, and
+ * cuts `message` when the text does not fit one record (serialize.ts measures). The document is text whose
+ * `JSON.parse` then `JSON.stringify` gives it back, numbers aside (app-json.ts): that is what lets the Pipes path
+ * answer with objects and still deliver the same text.
+ *
+ * Why one file of about 400 lines: the serializer is one class whose fast path, cutting and text writing share its
+ * per-envelope state (the written `cloudwatch` tail, the second's ISO prefix, the record budget); the app's field
+ * layout (app-layout.ts), the metadata (metadata.ts) and the drop rules' view (document-view.ts) are apart.
+ */
+import { NestingTooDeepError } from './app-json';
+import { canonicalText, collides, generalLayout, needsGeneralRules } from './app-layout';
+import { MAX_KINESIS_RECORD_BYTES } from '../contracts/aws-limits';
+import { ARRIVAL_KEY } from '../contracts/index-naming';
+import { CloudWatchLogEvent, errorMessage } from './decode';
+import type { DropSubject } from './drop-rules';
+import { documentSubject } from './document-view';
+import {
+  envelopeRegion,
+  type EventSource,
+  isLambdaLogGroup,
+  sourceAccountOf,
+  toCloudWatchMetadata,
+} from './metadata';
+import { parseMessage, type ParsedMessage, stripOneNewline } from './parsers';
+import type { DocumentRoute, RouteTable } from './routing';
+import { fittingPrefixLength, partitionKeyFor } from './serialize';
+import { LogDocument, SerializedDocument } from './types';
+
+export { isLambdaLogGroup, regionOf, toCloudWatchMetadata, type EventSource } from './metadata';
+
+/** Most bytes `kfek.partitionKey` adds to a document (`,"kfek":{"partitionKey":"<43 characters>"}`). */
+export const PARTITION_KEY_MEMBER_BYTES = 68;
+
+/** How the documents of one envelope are written. */
+export interface DocumentOptions {
+  /**
+   * Largest record, document plus partition key, in bytes.
+   * @default MAX_KINESIS_RECORD_BYTES (1 MiB)
+   */
+  readonly maxRecordBytes?: number;
+  /**
+   * The regions this pipeline receives logs from (the profile's region and `sources.regions`, environment
+   * `SOURCE_REGIONS`). `cloudwatch.region` then comes only from what the sender cannot choose: CloudWatch's own
+   * `@aws.region`, or the one region when there is one; a region named by a subscription filter (which the sending
+   * account names) is kept only when it is one of these.
+   * @default none: a filter's region is taken as it is (local runs, tests)
+   */
+  readonly sourceRegions?: readonly string[];
+  /**
+   * The profile's routes (routing.ts): each document gets its route's name under `kfek.route` and the route's static
+   * fields.
+   * @default none: every event is the default route's
+   */
+  readonly routes?: RouteTable;
+  /**
+   * Write the partition key into the document as `kfek.partitionKey` (Pipes items: the pipe's target reads it).
+   * The member is added after the document is fitted to `maxRecordBytes`, so that a document is cut at the same
+   * place with or without it; leave room for it (at most {@link PARTITION_KEY_MEMBER_BYTES} bytes).
+   * @default false
+   */
+  readonly partitionKeyInDocument?: boolean;
+  /**
+   * When the raw record holding these events reached the raw stream, in milliseconds since the epoch (see
+   * {@link arrivalMillisOf}): written as `kfek.arrival`, which the ingest pipeline names the index by and removes
+   * (core/contracts/index-naming.ts `ARRIVAL_KEY`), so every copy of a record read again lands in the index of its
+   * first copy. The member counts toward `maxRecordBytes` like every other.
+   * @default none: Firehose's index (backfill, tests)
+   */
+  readonly arrivalMillis?: number;
+}
+
+/**
+ * Kinesis' `approximateArrivalTimestamp` (seconds since the epoch, with a fraction) in whole milliseconds, or
+ * undefined when it is missing or not a plausible time (the document then goes to the index Firehose chose).
+ */
+export function arrivalMillisOf(seconds: unknown): number | undefined {
+  if (typeof seconds !== 'number') return undefined;
+  const ms = Math.round(seconds * 1000);
+  return isArrivalMillis(ms) ? ms : undefined;
+}
+
+/** A whole millisecond after the epoch with a four-digit year: the arrivals a document carries. */
+export function isArrivalMillis(ms: number): boolean {
+  return Number.isSafeInteger(ms) && ms > 0 && ms <= MAX_ARRIVAL_MILLIS;
+}
+
+/** 9999-12-31T23:59:59.999Z: a later arrival would not have a four-digit year in its index name. */
+const MAX_ARRIVAL_MILLIS = 253_402_300_799_999;
+
+/**
+ * The document of one event as an object: the document's text, parsed (numbers then in JavaScript's form). For
+ * callers that want to look at a document; the pipeline itself writes `DocumentSerializer.serialize`'s text.
+ */
+export function toDocument(
+  event: CloudWatchLogEvent,
+  source: EventSource,
+  options: DocumentOptions = {},
+): LogDocument {
+  return JSON.parse(new DocumentSerializer(source, options).json(event)) as LogDocument;
+}
+
+/** A document laid out in the parts the writer needs to cut its `message`. */
+interface Layout {
+  /** `{`, app members JavaScript orders first (array-index keys), `"@timestamp":"..."`. */
+  readonly head: string;
+  readonly message: string;
+  /** `,"cloudwatch":{...}`, derived fields, app members, each with its leading comma. */
+  readonly body: string;
+  /** kfek's own members (`"collisions":{...}`), joined with commas; '' for none. */
+  readonly kfek: string;
+  readonly numbersAsWritten: boolean;
+}
+
+/** An event read for its document: the event (as it will be written), its route, and its message parsed once. */
+export interface ReadEvent {
+  readonly event: CloudWatchLogEvent;
+  readonly route: DocumentRoute | undefined;
+  readonly parsed: ParsedMessage;
+}
+
+/** What a multi-line join adds to a document (multiline.ts): `kfek.joined`, and the part of a split join. */
+export interface JoinMarks {
+  /** Lines joined into the event's own. */
+  readonly joined: number;
+  readonly part?: { readonly number: number; readonly of: string };
+}
+
+/** The most bytes join marks take: `,"joined":<n>,"part":<n>,"partOf":"<id of up to 512 characters>"`. */
+const JOIN_MARKS_BYTES = 64 + 512 * 6;
+
+/**
+ * Writes the documents of one envelope. `read(event, route)` parses an event once; `write(read)` turns it into its
+ * record, cut to fit; `serialize(event)` does both for an event that no route processes; `json(event)` is the same
+ * document without a size limit. The decisions of a route's processing (masking, dropping, joining) are the caller's
+ * (processing.ts): this only writes what it is given. A fast path covers almost every event (no collision, within the
+ * field budget, the app's text already in canonical form: one string built, nothing else allocated per event); the
+ * general path (app-json.ts `appMemberList`) writes the same form for everything else.
+ */
+export class DocumentSerializer {
+  private readonly cloudwatchTail: string;
+  private readonly partitionKey: string;
+  private readonly budget: number;
+  private readonly partitionKeyMember: string;
+  /** `"arrival":<ms>`, or '' without an arrival. */
+  private readonly arrivalMember: string;
+  private readonly fromLambda: boolean;
+  private readonly sourceRegions: readonly string[] | undefined;
+  private readonly routes: RouteTable | undefined;
+  /** The route of the envelope's events (those without an `@aws.account` of their own). */
+  private readonly envelopeRoute: DocumentRoute | undefined;
+  private lastSecond = Number.NaN;
+  private secondPrefix = '';
+
+  public constructor(
+    private readonly source: EventSource,
+    options: DocumentOptions = {},
+  ) {
+    this.sourceRegions = options.sourceRegions;
+    this.routes = options.routes;
+    this.envelopeRoute = options.routes?.routeOf({ logGroup: source.logGroup, account: source.owner });
+    this.fromLambda = isLambdaLogGroup(source.logGroup);
+    // The region of an event without extractedFields depends on the envelope only: written once.
+    const region = envelopeRegion(source, options.sourceRegions);
+    this.cloudwatchTail =
+      `,"logGroup":${JSON.stringify(source.logGroup)},"logStream":${JSON.stringify(source.logStream)}` +
+      `,"owner":${JSON.stringify(source.owner)}${region === undefined ? '' : `,"region":${JSON.stringify(region)}`}}`;
+    this.partitionKey = partitionKeyFor(source.logGroup, source.logStream);
+    this.budget =
+      (options.maxRecordBytes ?? MAX_KINESIS_RECORD_BYTES) - Buffer.byteLength(this.partitionKey, 'utf8');
+    this.partitionKeyMember =
+      options.partitionKeyInDocument === true ? `"partitionKey":"${this.partitionKey}"` : '';
+    const arrival = options.arrivalMillis;
+    this.arrivalMember =
+      arrival !== undefined && isArrivalMillis(arrival) ? `"${ARRIVAL_KEY}":${arrival}` : '';
+  }
+
+  /** The envelope's source. */
+  public get envelope(): EventSource {
+    return this.source;
+  }
+
+  /** The route of the envelope's events that carry no `@aws.account` of their own. */
+  public get envelopeRouteOf(): DocumentRoute | undefined {
+    return this.envelopeRoute;
+  }
+
+  /** The route of an event: by its own `@aws.account` (centralization) when it has one, else the envelope's. */
+  public routeOf(event: CloudWatchLogEvent): DocumentRoute | undefined {
+    const account = event.extractedFields?.['@aws.account'];
+    if (this.routes === undefined || typeof account !== 'string') return this.envelopeRoute;
+    return this.routes.routeOf({ logGroup: this.source.logGroup, account });
+  }
+
+  /** The account an event comes from (`@aws.account`, else the envelope's owner). */
+  public accountOf(event: CloudWatchLogEvent): string {
+    return sourceAccountOf(event, this.source);
+  }
+
+  /** Parses an event for its document (once: the drop rules and the writer share it). */
+  public read(event: CloudWatchLogEvent, route: DocumentRoute | undefined): ReadEvent {
+    return { event, route, parsed: parseMessage(event.message, this.fromLambda) };
+  }
+
+  /** What a drop rule sees of the event's document (document-view.ts). */
+  public subject(read: ReadEvent): DropSubject {
+    const { event, route, parsed } = read;
+    const skipMessage = parsed.messageFromApp === true;
+    return documentSubject({
+      message: parsed.message,
+      timestamp: () => this.iso(event.timestamp),
+      cloudwatch: () => toCloudWatchMetadata(event, this.source, this.sourceRegions),
+      ...(parsed.derived === undefined ? {} : { derived: parsed.derived }),
+      ...(route === undefined ? {} : { routeName: route.route.name, staticFields: route.route.staticFields }),
+      ...(parsed.appFields === undefined ? {} : { app: parsed.appFields }),
+      keeps: (key) => !(skipMessage && key === 'message') && !collides(key, parsed.derived, route),
+    });
+  }
+
+  /**
+   * The record of an event that no route processes (no masking, drop or join; its route's name and static fields are
+   * still written): its document, cut to fit one record with the partition key. Never throws.
+   */
+  public serialize(event: CloudWatchLogEvent): SerializedDocument {
+    return this.write(this.read(event, this.routeOf(event)));
+  }
+
+  /**
+   * The record of a read event: its document, cut to fit one record with the partition key, with the join's marks.
+   * Never throws.
+   */
+  public write(read: ReadEvent, marks?: JoinMarks): SerializedDocument {
+    let layout: Layout;
+    try {
+      layout = this.layout(read);
+    } catch (err) {
+      // Not expected but for a message nested deeper than a document may be (app-json.ts MAX_NESTING): the event is
+      // kept, its message as text, with the reason.
+      layout = this.textLayout(
+        read.event,
+        read.route,
+        stripOneNewline(read.event.message),
+        `"parseError":${JSON.stringify(reason(err))}`,
+      );
+    }
+    const joinMarks =
+      marks !== undefined && (marks.joined > 0 || marks.part !== undefined) ? joinMembers(marks) : '';
+    if (joinMarks.length > 0) layout = { ...layout, kfek: withMember(layout.kfek, joinMarks) };
+    return this.fit(layout, read.event, read.route, joinMarks);
+  }
+
+  /**
+   * JSON-escaped bytes a joined message starting with `event` may take in its document and still fit one record
+   * uncut (multiline.ts). Half of the room when the first line starts like a JSON object, whose joined text, should
+   * it parse, is written twice (as fields and as `message`).
+   */
+  public messageRoom(event: CloudWatchLogEvent, route: DocumentRoute | undefined): number {
+    const empty = this.textLayout(event, route, '', '');
+    const bytes = Buffer.byteLength(this.write0(empty, '', '', true), 'utf8') + JOIN_MARKS_BYTES;
+    const room = Math.max(0, this.budget - bytes);
+    return event.message.trimStart().startsWith('{') ? Math.floor(room / 2) : room;
+  }
+
+  /** The whole document text, without a size limit. */
+  public json(event: CloudWatchLogEvent): string {
+    const layout = this.layout(this.read(event, this.routeOf(event)));
+    return this.write0(layout, layout.message, '', true);
+  }
+
+  /** The event's layout. */
+  private layout(read: ReadEvent): Layout {
+    const { event, route, parsed } = read;
+    const cloudwatch =
+      event.extractedFields === undefined
+        ? `,"cloudwatch":{"id":${JSON.stringify(event.id)}${this.cloudwatchTail}`
+        : `,"cloudwatch":${JSON.stringify(toCloudWatchMetadata(event, this.source, this.sourceRegions))}`;
+    let body = cloudwatch;
+    const derived = parsed.derived;
+    if (derived !== undefined) {
+      if (derived.level !== undefined) body += `,"level":${JSON.stringify(derived.level)}`;
+      if (derived.thread !== undefined) body += `,"thread":${JSON.stringify(derived.thread)}`;
+      if (derived.logger !== undefined) body += `,"logger":${JSON.stringify(derived.logger)}`;
+      if (derived.lambda !== undefined) body += `,"lambda":${JSON.stringify(derived.lambda)}`;
+    }
+    const timestamp = `"@timestamp":"${this.iso(event.timestamp)}"`;
+    const app = parsed.appFields;
+    if (app === undefined) {
+      return {
+        head: `{${timestamp}`,
+        message: parsed.message,
+        body: route === undefined ? body : body + route.staticMembers,
+        kfek: route?.kfekMember ?? '',
+        numbersAsWritten: false,
+      };
+    }
+    const rules = needsGeneralRules(parsed, route);
+    const fast = rules ? undefined : canonicalText(parsed, app);
+    if (fast !== undefined) {
+      if (fast.text.length > 0) body += `,${fast.text}`;
+      return {
+        head: `{${timestamp}`,
+        message: parsed.message,
+        body: route === undefined ? body : body + route.staticMembers,
+        kfek: route?.kfekMember ?? '',
+        numbersAsWritten: fast.numbersAsWritten,
+      };
+    }
+    return generalLayout(parsed, app, timestamp, body, rules, route);
+  }
+
+  /** A layout without app fields: `message` is `text`, kfek carries `kfek` (and the route, as every document). */
+  private textLayout(
+    event: CloudWatchLogEvent,
+    route: DocumentRoute | undefined,
+    text: string,
+    kfek: string,
+  ): Layout {
+    const cloudwatch = `,"cloudwatch":${JSON.stringify(toCloudWatchMetadata(event, this.source, this.sourceRegions))}`;
+    return {
+      head: `{"@timestamp":"${this.iso(event.timestamp)}"`,
+      message: text,
+      body: route === undefined ? cloudwatch : cloudwatch + route.staticMembers,
+      kfek: route === undefined ? kfek : withMember(route.kfekMember, kfek),
+      numbersAsWritten: false,
+    };
+  }
+
+  /** The document's text; `withKey` adds `kfek.partitionKey` when the options ask for it. */
+  private write0(layout: Layout, message: string, kfekExtra: string, withKey: boolean): string {
+    let kfek = withMember(withMember(layout.kfek, kfekExtra), this.arrivalMember);
+    if (withKey) kfek = withMember(kfek, this.partitionKeyMember);
+    const tail = kfek.length > 0 ? `,"kfek":{${kfek}}}` : '}';
+    return `${layout.head},"message":${JSON.stringify(message)}${layout.body}${tail}`;
+  }
+
+  /**
+   * The record for `layout`: whole when it fits; else `message` cut to fit (`kfek.truncated`, `kfek.originalBytes`);
+   * else, when the other fields alone are too big, the event's original text, cut, in place of its fields
+   * (`kfek.fieldsInMessage`). Every input yields a record within the limit.
+   */
+  private fit(
+    layout: Layout,
+    event: CloudWatchLogEvent,
+    route: DocumentRoute | undefined,
+    joinMarks: string,
+  ): SerializedDocument {
+    const json = this.write0(layout, layout.message, '', false);
+    // A UTF-16 code unit is at most three UTF-8 bytes: skip exact counting when even the worst case fits (almost
+    // every document).
+    const bytes = json.length * 3 <= this.budget ? -1 : Buffer.byteLength(json, 'utf8');
+    if (bytes <= this.budget) {
+      return this.record(
+        this.partitionKeyMember.length > 0 ? this.write0(layout, layout.message, '', true) : json,
+        false,
+        layout.numbersAsWritten,
+      );
+    }
+
+    const cutMarks = `"truncated":true,"originalBytes":${bytes}`;
+    const cut = this.fitMessage(layout, layout.message, cutMarks);
+    if (cut !== undefined) return this.record(cut, true, layout.numbersAsWritten);
+    // The fields other than `message` are too big on their own: keep kfek's own fields and the original text,
+    // which still contains the app's data, and cut that.
+    const minimal = this.textLayout(event, route, '', joinMarks);
+    const last = this.fitMessage(minimal, event.message, `${cutMarks},"fieldsInMessage":true`);
+    if (last !== undefined) return this.record(last, true, false);
+    // Unreachable for validated envelopes (log group and stream names are capped at 512 characters); kept so that
+    // a bug shows up as a clear error rather than an oversized record.
+    throw new RangeError(`document metadata alone exceeds ${this.budget} bytes`);
+  }
+
+  /**
+   * The layout written with the longest prefix of `message` that fits (measured without `kfek.partitionKey`, which
+   * is then added); undefined when even '' does not fit.
+   */
+  private fitMessage(layout: Layout, message: string, kfekExtra: string): string | undefined {
+    const empty = this.write0(layout, '', kfekExtra, false);
+    const room = this.budget - Buffer.byteLength(empty, 'utf8');
+    if (room < 0) return undefined;
+    // The byte arithmetic mirrors JSON.stringify exactly; the loop is a guard that never lets an oversized record
+    // out should an engine escape differently. With an empty message it fits.
+    for (let messageRoom = room; ;) {
+      const cut = message.slice(0, fittingPrefixLength(message, messageRoom));
+      const overshoot = Buffer.byteLength(this.write0(layout, cut, kfekExtra, false), 'utf8') - this.budget;
+      if (overshoot <= 0) return this.write0(layout, cut, kfekExtra, true);
+      messageRoom -= overshoot + 8;
+    }
+  }
+
+  private record(json: string, truncated: boolean, numbersAsWritten: boolean): SerializedDocument {
+    const bytes = Buffer.byteLength(json, 'utf8');
+    return numbersAsWritten
+      ? { json, bytes, partitionKey: this.partitionKey, truncated, numbersAsWritten: true }
+      : { json, bytes, partitionKey: this.partitionKey, truncated };
+  }
+
+  /**
+   * `new Date(timestamp).toISOString()`, formatted once per second: the events of one envelope
+   * are usually within the same few seconds, and only the milliseconds differ.
+   */
+  private iso(timestamp: number): string {
+    if (!Number.isInteger(timestamp)) return new Date(timestamp).toISOString();
+    const millis = ((timestamp % 1000) + 1000) % 1000;
+    const second = timestamp - millis;
+    if (second !== this.lastSecond) {
+      this.lastSecond = second;
+      // Everything up to the milliseconds: `2026-11-23T09:00:00.` (or `+275760-...` years).
+      this.secondPrefix = new Date(second).toISOString().slice(0, -4);
+    }
+    return `${this.secondPrefix}${MILLIS[millis]}Z`;
+  }
+}
+
+/** `a,b` of two kfek member lists, either possibly empty. */
+function withMember(members: string, more: string): string {
+  if (more.length === 0) return members;
+  return members.length > 0 ? `${members},${more}` : more;
+}
+
+/** The members a join adds under `kfek`. */
+function joinMembers(marks: JoinMarks): string {
+  const joined = `"joined":${marks.joined}`;
+  return marks.part === undefined
+    ? joined
+    : `${joined},"part":${marks.part.number},"partOf":${JSON.stringify(marks.part.of)}`;
+}
+
+function reason(err: unknown): string {
+  return err instanceof NestingTooDeepError ? err.message : errorMessage(err);
+}
+
+/** '000' to '999', so formatting milliseconds is one lookup. */
+const MILLIS: readonly string[] = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
