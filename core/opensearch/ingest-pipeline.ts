@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { documentIdFor, ID_BYTES } from '../contracts/document-id';
 import { ROUTE_KEY, ROUTE_STEM_KEY, UNKNOWN_ROUTE_KEY } from '../contracts/routes';
 import { ARRIVAL_KEY } from '../contracts/index-naming';
 import { ambiguousReason, profileRouteTable, type RouteTable } from './route-table';
@@ -54,8 +54,8 @@ import type { OpenSearchSpec } from './spec';
  *   the lighter one for log ingestion.
  */
 
-/** Bytes of SHA-256 kept as the `_id` (96 bits, 16 base64url characters). */
-export const ID_BYTES = 12;
+// The id's owner is the contract (the transform's decisions compute it too); the script below mirrors it.
+export { documentIdFor, ID_BYTES };
 
 /**
  * Characters of the id used as `_routing`: 2 (4,096 values) spreads documents evenly enough over up to 64 shards;
@@ -94,15 +94,6 @@ export function documentIdScript(shards: number): string {
     'String rt = ctx._id == null ? UUID.randomUUID().toString() : String.valueOf(ctx._id);',
     `ctx._routing = rt.length() > ${length} ? rt.substring(0, ${length}) : rt;`,
   ].join(' ');
-}
-
-/**
- * The `_id` the pipeline gives the document of one CloudWatch event. Painless counts `length()` in UTF-16 code
- * units and hashes UTF-8, as JavaScript's `length` and Node's `update(string)` do.
- */
-export function documentIdFor(logGroup: string, logStream: string, eventId: string): string {
-  const input = `${logGroup.length}:${logGroup}|${logStream.length}:${logStream}|${eventId.length}:${eventId}`;
-  return createHash('sha256').update(input, 'utf8').digest().subarray(0, ID_BYTES).toString('base64url');
 }
 
 /** The routing the pipeline gives a document with this `_id`: a `GET` by id needs `?routing=<this>`. */

@@ -20,15 +20,9 @@ import { ARRIVAL_KEY } from '../contracts/index-naming';
 import { CloudWatchLogEvent, errorMessage } from './decode';
 import type { DropSubject } from './drop-rules';
 import { documentSubject } from './document-view';
-import {
-  envelopeRegion,
-  type EventSource,
-  isLambdaLogGroup,
-  sourceAccountOf,
-  toCloudWatchMetadata,
-} from './metadata';
+import { envelopeRegion, type EventSource, isLambdaLogGroup, toCloudWatchMetadata } from './metadata';
 import { parseMessage, type ParsedMessage, stripOneNewline } from './parsers';
-import type { DocumentRoute, RouteTable } from './routing';
+import type { DocumentRoute } from './routing';
 import { fittingPrefixLength, partitionKeyFor } from './serialize';
 import { LogDocument, SerializedDocument } from './types';
 
@@ -52,12 +46,6 @@ export interface DocumentOptions {
    * @default none: a filter's region is taken as it is (local runs, tests)
    */
   readonly sourceRegions?: readonly string[];
-  /**
-   * The profile's routes (routing.ts): each document gets its route's name under `kfek.route` and the route's static
-   * fields.
-   * @default none: every event is the default route's
-   */
-  readonly routes?: RouteTable;
   /**
    * Write the partition key into the document as `kfek.partitionKey` (Pipes items: the pipe's target reads it).
    * The member is added after the document is fitted to `maxRecordBytes`, so that a document is cut at the same
@@ -151,9 +139,6 @@ export class DocumentSerializer {
   private readonly arrivalMember: string;
   private readonly fromLambda: boolean;
   private readonly sourceRegions: readonly string[] | undefined;
-  private readonly routes: RouteTable | undefined;
-  /** The route of the envelope's events (those without an `@aws.account` of their own). */
-  private readonly envelopeRoute: DocumentRoute | undefined;
   private lastSecond = Number.NaN;
   private secondPrefix = '';
 
@@ -162,8 +147,6 @@ export class DocumentSerializer {
     options: DocumentOptions = {},
   ) {
     this.sourceRegions = options.sourceRegions;
-    this.routes = options.routes;
-    this.envelopeRoute = options.routes?.routeOf({ logGroup: source.logGroup, account: source.owner });
     this.fromLambda = isLambdaLogGroup(source.logGroup);
     // The region of an event without extractedFields depends on the envelope only: written once.
     const region = envelopeRegion(source, options.sourceRegions);
@@ -183,23 +166,6 @@ export class DocumentSerializer {
   /** The envelope's source. */
   public get envelope(): EventSource {
     return this.source;
-  }
-
-  /** The route of the envelope's events that carry no `@aws.account` of their own. */
-  public get envelopeRouteOf(): DocumentRoute | undefined {
-    return this.envelopeRoute;
-  }
-
-  /** The route of an event: by its own `@aws.account` (centralization) when it has one, else the envelope's. */
-  public routeOf(event: CloudWatchLogEvent): DocumentRoute | undefined {
-    const account = event.extractedFields?.['@aws.account'];
-    if (this.routes === undefined || typeof account !== 'string') return this.envelopeRoute;
-    return this.routes.routeOf({ logGroup: this.source.logGroup, account });
-  }
-
-  /** The account an event comes from (`@aws.account`, else the envelope's owner). */
-  public accountOf(event: CloudWatchLogEvent): string {
-    return sourceAccountOf(event, this.source);
   }
 
   /** Parses an event for its document (once: the drop rules and the writer share it). */
@@ -223,11 +189,12 @@ export class DocumentSerializer {
   }
 
   /**
-   * The record of an event that no route processes (no masking, drop or join; its route's name and static fields are
-   * still written): its document, cut to fit one record with the partition key. Never throws.
+   * The record of an event that no route processes (no masking, drop or join; the name and static fields of its
+   * `route`, when it has one, are still written): its document, cut to fit one record with the partition key. Never
+   * throws.
    */
-  public serialize(event: CloudWatchLogEvent): SerializedDocument {
-    return this.write(this.read(event, this.routeOf(event)));
+  public serialize(event: CloudWatchLogEvent, route?: DocumentRoute): SerializedDocument {
+    return this.write(this.read(event, route));
   }
 
   /**
@@ -267,8 +234,8 @@ export class DocumentSerializer {
   }
 
   /** The whole document text, without a size limit. */
-  public json(event: CloudWatchLogEvent): string {
-    const layout = this.layout(this.read(event, this.routeOf(event)));
+  public json(event: CloudWatchLogEvent, route?: DocumentRoute): string {
+    const layout = this.layout(this.read(event, route));
     return this.write0(layout, layout.message, '', true);
   }
 

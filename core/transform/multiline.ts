@@ -25,8 +25,12 @@ export interface JoinChain {
 export interface JoinGroup {
   /** The event whose id and timestamp the document keeps. */
   readonly first: CloudWatchLogEvent;
+  /** Its position in the envelope's events. */
+  readonly at: number;
   /** The events whose lines were joined into it, in order; undefined for most. */
   readonly joined: CloudWatchLogEvent[] | undefined;
+  /** Their positions in the envelope's events, in the same order; undefined when none was joined. */
+  readonly joinedAt: number[] | undefined;
   /** Set when the join these lines belong to did not fit one record: the other groups of the join share it. */
   readonly chain: JoinChain | undefined;
 }
@@ -42,7 +46,9 @@ export interface JoinKey {
 /** A group still taking lines. */
 interface Open {
   readonly first: CloudWatchLogEvent;
+  readonly at: number;
   joined: CloudWatchLogEvent[] | undefined;
+  joinedAt: number[] | undefined;
   chain: JoinChain | undefined;
   /** JSON-escaped bytes of the lines joined with `\n`; -1 until a line is joined (most events have none). */
   bytes: number;
@@ -60,18 +66,20 @@ export function groupLines(group: JoinGroup): string[] {
 
 /**
  * The events of one envelope as groups of lines: continuation lines joined into the last group of their sequence.
- * `roomOf(event)` says how many JSON-escaped bytes a joined message starting with `event` may take in one record.
+ * `roomOf(event, i)` says how many JSON-escaped bytes a joined message starting with `event` (the envelope's `i`th)
+ * may take in one record; `keyOf(event, i)` which sequence the `i`th event belongs to.
  */
 export function joinEvents(
   events: readonly CloudWatchLogEvent[],
-  keyOf: (event: CloudWatchLogEvent) => JoinKey,
-  roomOf: (event: CloudWatchLogEvent) => number,
+  keyOf: (event: CloudWatchLogEvent, i: number) => JoinKey,
+  roomOf: (event: CloudWatchLogEvent, i: number) => number,
 ): JoinGroup[] {
   const out: Open[] = [];
   const last = new Map<string, Open>();
   const deciders = new Map<string, (line: string) => boolean>();
-  for (const event of events) {
-    const { key, continuation } = keyOf(event);
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i];
+    const { key, continuation } = keyOf(event, i);
     let continues = false;
     if (continuation !== undefined) {
       let decide = deciders.get(key);
@@ -86,18 +94,27 @@ export function joinEvents(
     if (open !== undefined) {
       if (open.bytes < 0) {
         open.bytes = escapedLength(stripOneNewline(open.first.message));
-        open.room = roomOf(open.first);
+        open.room = roomOf(open.first, open.at);
       }
       const added = 2 + escapedLength(stripOneNewline(event.message)); // `\n` is two bytes escaped
       if (open.bytes + added <= open.room) {
         (open.joined ??= []).push(event);
+        (open.joinedAt ??= []).push(i);
         open.bytes += added;
         continue;
       }
       // The line does not fit: it starts the next group of the same join.
       open.chain ??= { id: open.first.id, parts: 0, written: 0 };
     }
-    const opened: Open = { first: event, joined: undefined, chain: open?.chain, bytes: -1, room: -1 };
+    const opened: Open = {
+      first: event,
+      at: i,
+      joined: undefined,
+      joinedAt: undefined,
+      chain: open?.chain,
+      bytes: -1,
+      room: -1,
+    };
     out.push(opened);
     if (continuation !== undefined) last.set(key, opened);
   }

@@ -1,15 +1,18 @@
 /**
  * A route's processing of one envelope's events (docs/teams-and-routes.md "Processing"), decided per event: each
- * event's route (by its own account), its masking, the multi-line join within its route and account, and the drop
- * rules on the document as it will be indexed. The serializer (document.ts) only writes what this decides, and one
- * accumulator per record ({@link ProcessingTally}) counts everything the metrics and logs report. Pure: no SDK, no
- * environment, no I/O.
+ * event's route (by its own account, resolved once: routing.ts `resolve`), its masking, the multi-line join within its
+ * route and account, and the drop rules on the document as it will be indexed. The serializer (document.ts) only
+ * writes what this decides; every event's decision (decisions.ts) is written here, and one accumulator per record
+ * ({@link ProcessingTally}) counts everything the metrics and logs report. Pure: no SDK, no environment, no I/O.
  */
+import { stripOneNewline } from '../contracts/multiline';
 import { looksLikeJsonObject, maskMessage, maskText, type MaskTally } from './masking';
 import type { CloudWatchLogEvent } from './decode';
+import { type EventDecision, routed } from './decisions';
 import type { DocumentSerializer, JoinMarks, ReadEvent } from './document';
-import { groupLines, joinEvents, type JoinChain, type JoinKey } from './multiline';
-import type { DocumentRoute } from './routing';
+import { joinEvents, type JoinChain, type JoinKey } from './multiline';
+import type { EventSource } from './metadata';
+import type { DocumentRoute, ResolvedEvents } from './routing';
 import type { ProcessingCounts, SerializedDocument } from './types';
 
 /** What a record's processing did, counted once, in one place. */
@@ -25,6 +28,11 @@ export class ProcessingTally {
 
   public dropped(rule: string): void {
     this.droppedByRule[rule] = (this.droppedByRule[rule] ?? 0) + 1;
+  }
+
+  /** Values masked so far (what one event's masking added is the difference). */
+  public get maskedSoFar(): number {
+    return this.maskedValues;
   }
 
   public joined(lines: number): void {
@@ -67,63 +75,87 @@ export function maskedRead(
   return read;
 }
 
-/** One document to write: its read event, how many lines it holds, and the join it is part of. */
+/** Where one record's processing writes: its documents, its decisions (undefined when not asked for), its tally. */
+export interface RecordSink {
+  readonly documents: SerializedDocument[];
+  readonly decisions: EventDecision[] | undefined;
+  readonly tally: ProcessingTally;
+}
+
+/** One document to write: its read event, the positions of the events whose lines it holds, their masked values. */
 interface Piece {
   readonly read: ReadEvent;
-  readonly lines: number;
+  /** The envelope positions of its events: the first (whose id and timestamp it keeps), then those joined into it. */
+  readonly at: readonly number[];
+  readonly masked: number;
   readonly chain?: JoinChain;
 }
 
+/** One `DATA_MESSAGE` envelope to process: its events with their routes and accounts, resolved once. */
+export interface EnvelopeInput {
+  readonly events: readonly CloudWatchLogEvent[];
+  /** Where the events come from, as their decisions name it (log group, log stream, owner). */
+  readonly source: EventSource;
+  /** The envelope's writer. */
+  readonly serializer: DocumentSerializer;
+  /** Each event's route and account (routing.ts `resolve`). */
+  readonly resolved: ResolvedEvents;
+}
+
+/** An envelope being processed, and where its documents and decisions go. */
+interface Envelope extends EnvelopeInput {
+  readonly sink: RecordSink;
+  /** The decisions of this envelope's events, by position; undefined when not asked for. */
+  readonly decided: EventDecision[] | undefined;
+}
+
 /**
- * The documents of one `DATA_MESSAGE` envelope's events under its routes, in order, without the events drop rules keep
- * out; what was masked, joined and dropped is counted in `tally`.
+ * The documents of one envelope's events under their routes, in order, without the events drop rules keep out,
+ * appended to `sink.documents`; one decision per event appended to `sink.decisions`; what was masked, joined and
+ * dropped counted in `sink.tally`.
  */
-export function processEnvelope(
-  events: readonly CloudWatchLogEvent[],
-  serializer: DocumentSerializer,
-  tally: ProcessingTally,
-): SerializedDocument[] {
-  const documents: SerializedDocument[] = [];
-  const emit = (read: ReadEvent, marks?: JoinMarks): void => {
-    const rule = read.route?.drop?.(serializer.subject(read));
-    if (rule !== undefined) {
-      tally.dropped(rule);
-      return;
+export function processEnvelope(input: EnvelopeInput, sink: RecordSink): void {
+  const { events, serializer, resolved } = input;
+  const decided = sink.decisions === undefined ? undefined : new Array<EventDecision>(events.length);
+  const envelope: Envelope = { ...input, sink, decided };
+  if (!resolved.joins) {
+    for (let i = 0; i < events.length; i++) {
+      const before = sink.tally.maskedSoFar;
+      const read = maskedRead(serializer, events[i], resolved.routes[i], sink.tally.masked);
+      emit(envelope, { read, at: [i], masked: sink.tally.maskedSoFar - before });
     }
-    documents.push(serializer.write(read, marks));
-  };
-
-  if (!hasContinuation(events, serializer)) {
-    for (const event of events) {
-      emit(maskedRead(serializer, event, serializer.routeOf(event), tally.masked));
+  } else {
+    for (const piece of joinedPieces(envelope)) {
+      const lines = piece.at.length;
+      if (lines > 1) sink.tally.joined(lines - 1);
+      const chain = piece.chain;
+      if (chain === undefined || chain.parts === 1) {
+        emit(envelope, piece, lines === 1 ? undefined : { joined: lines - 1 });
+      } else {
+        emit(envelope, piece, { joined: lines - 1, part: { number: ++chain.written, of: chain.id } });
+      }
     }
-    return documents;
   }
+  if (decided !== undefined) for (const decision of decided) sink.decisions?.push(decision);
+}
 
+/** The pieces of an envelope whose routes join lines: its groups (multiline.ts), each fitted to one record. */
+function joinedPieces(envelope: Envelope): Piece[] {
+  const { events, serializer, resolved, sink } = envelope;
   // Events without an account of their own (all but centralized ones) share the envelope's sequence.
-  const envelopeKey = joinKey(serializer.envelopeRouteOf, serializer.envelope.owner);
+  let envelopeKey: JoinKey | undefined;
   const groups = joinEvents(
     events,
-    (event) =>
+    (event, i) =>
       event.extractedFields === undefined
-        ? envelopeKey
-        : joinKey(serializer.routeOf(event), serializer.accountOf(event)),
-    (event) => serializer.messageRoom(event, serializer.routeOf(event)),
+        ? (envelopeKey ??= joinKey(resolved.routes[i], resolved.accounts[i]))
+        : joinKey(resolved.routes[i], resolved.accounts[i]),
+    (event, i) => serializer.messageRoom(event, resolved.routes[i]),
   );
   const pieces: Piece[] = [];
   for (const group of groups) {
-    if (group.joined === undefined && group.chain === undefined) {
-      const first = group.first;
-      pieces.push({ read: maskedRead(serializer, first, serializer.routeOf(first), tally.masked), lines: 1 });
-      continue;
-    }
-    const fitted = fittedPieces(
-      serializer,
-      group.first,
-      groupLines(group),
-      [group.first, ...(group.joined ?? [])],
-      tally,
-    );
+    const at = group.joinedAt === undefined ? [group.at] : [group.at, ...group.joinedAt];
+    const fitted = fittedPieces(serializer, events, at, resolved.routes[group.at], sink.tally);
     const chain =
       group.chain ?? (fitted.length > 1 ? { id: group.first.id, parts: 0, written: 0 } : undefined);
     for (const piece of fitted) {
@@ -131,15 +163,48 @@ export function processEnvelope(
       pieces.push(chain === undefined ? piece : { ...piece, chain });
     }
   }
-  for (const { read, lines, chain } of pieces) {
-    if (lines > 1) tally.joined(lines - 1);
-    if (chain === undefined || chain.parts === 1) {
-      emit(read, lines === 1 ? undefined : { joined: lines - 1 });
-    } else {
-      emit(read, { joined: lines - 1, part: { number: ++chain.written, of: chain.id } });
+  return pieces;
+}
+
+/** Writes a piece's document, or drops it by its route's rule; decides for each of its events. */
+function emit(envelope: Envelope, piece: Piece, marks?: JoinMarks): void {
+  const { events, source, serializer, resolved, sink, decided } = envelope;
+  const { read, at } = piece;
+  const head = at[0];
+  const decide = (k: number) => routed(events[k], source, resolved.accounts[k], resolved.routes[k]);
+  const rule = read.route?.drop?.(serializer.subject(read));
+  if (rule !== undefined) {
+    sink.tally.dropped(rule);
+    if (decided !== undefined) {
+      decided[head] = { kind: 'dropped', ...decide(head), rule };
+      for (let j = 1; j < at.length; j++)
+        decided[at[j]] = { kind: 'dropped', ...decide(at[j]), rule, into: events[head].id };
     }
+    return;
   }
-  return documents;
+  const document = sink.documents.length;
+  const written = serializer.write(read, marks);
+  sink.documents.push(written);
+  if (decided === undefined) return;
+  const part = marks?.part;
+  decided[head] = {
+    kind: 'kept',
+    ...decide(head),
+    document,
+    masked: piece.masked > 0,
+    truncated: written.truncated,
+    joined: at.length - 1,
+    ...(part === undefined ? {} : { part }),
+  };
+  for (let j = 1; j < at.length; j++) {
+    decided[at[j]] = {
+      kind: 'joined',
+      ...decide(at[j]),
+      into: events[head].id,
+      document,
+      ...(part === undefined ? {} : { part }),
+    };
+  }
 }
 
 function joinKey(route: DocumentRoute | undefined, account: string): JoinKey {
@@ -149,38 +214,40 @@ function joinKey(route: DocumentRoute | undefined, account: string): JoinKey {
   };
 }
 
-/** True when some event's route joins lines (else the join is skipped: one document per event). */
-function hasContinuation(events: readonly CloudWatchLogEvent[], serializer: DocumentSerializer): boolean {
-  for (const event of events) if (serializer.routeOf(event)?.continuation !== undefined) return true;
-  return false;
-}
-
 /**
  * A group's documents: one, or, when masking made the joined text too long for one record (a marker can be longer
  * than what it replaces), the group's lines split in halves until each fits or holds one line. Masked values are
- * counted for the pieces kept.
+ * counted for the pieces kept. `at` holds the envelope positions of the group's events, first to last.
  */
 function fittedPieces(
   serializer: DocumentSerializer,
-  first: CloudWatchLogEvent,
-  lines: readonly string[],
   events: readonly CloudWatchLogEvent[],
+  at: readonly number[],
+  route: DocumentRoute | undefined,
   tally: ProcessingTally,
-): Array<{ read: ReadEvent; lines: number }> {
-  const route = serializer.routeOf(first);
-  if (lines.length === 1) return [{ read: maskedRead(serializer, first, route, tally.masked), lines: 1 }];
+): Piece[] {
+  const first = events[at[0]];
+  if (at.length === 1) {
+    const before = tally.maskedSoFar;
+    const read = maskedRead(serializer, first, route, tally.masked);
+    return [{ read, at, masked: tally.maskedSoFar - before }];
+  }
   const counted: Array<readonly [string, number]> = [];
-  const event = { ...first, message: lines.join('\n') };
+  const event = { ...first, message: at.map((k) => stripOneNewline(events[k].message)).join('\n') };
   const read = maskedRead(serializer, event, route, (d, n) => counted.push([d, n]));
   if (route?.masker !== undefined && serializer.write(read, PROBE_MARKS).truncated) {
-    const half = Math.ceil(lines.length / 2);
+    const half = Math.ceil(at.length / 2);
     return [
-      ...fittedPieces(serializer, events[0], lines.slice(0, half), events.slice(0, half), tally),
-      ...fittedPieces(serializer, events[half], lines.slice(half), events.slice(half), tally),
+      ...fittedPieces(serializer, events, at.slice(0, half), route, tally),
+      ...fittedPieces(serializer, events, at.slice(half), route, tally),
     ];
   }
-  for (const [detector, n] of counted) tally.masked(detector, n);
-  return [{ read, lines: lines.length }];
+  let masked = 0;
+  for (const [detector, n] of counted) {
+    tally.masked(detector, n);
+    masked += n;
+  }
+  return [{ read, at, masked }];
 }
 
 /** The largest marks a join can add (what `messageRoom` reserves room for). */

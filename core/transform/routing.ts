@@ -15,6 +15,8 @@ import {
 import { createDropMatcher, type DropMatcher } from './drop-rules';
 import { Masker } from './masking';
 import { createContinuation, type Continuation } from '../contracts/multiline';
+import type { CloudWatchLogEvent } from './decode';
+import { type EventSource, sourceAccountOf } from './metadata';
 
 /** A route as the document writer uses it. */
 export interface DocumentRoute {
@@ -36,6 +38,19 @@ export interface DocumentRoute {
   readonly drop?: DropMatcher;
   /** The route's multi-line rule; undefined when it joins nothing. */
   readonly continuation?: Continuation;
+}
+
+/**
+ * Each event of one envelope with its route and its source account, resolved once per event: processing.ts reads
+ * them for the masking, the join, the drop rules and the decisions, and asks nobody again.
+ */
+export interface ResolvedEvents {
+  /** The route of event `i`; undefined for the default route. */
+  readonly routes: ReadonlyArray<DocumentRoute | undefined>;
+  /** The account event `i` comes from: its `@aws.account` (centralization) when it has one, else the owner's. */
+  readonly accounts: readonly string[];
+  /** True when some event's route joins lines (else the join is skipped: one document per event). */
+  readonly joins: boolean;
 }
 
 /** Most distinct (log group, account) answers remembered; a container sees a few hundred log groups at most. */
@@ -66,6 +81,27 @@ export class RouteTable {
     if (this.remembered.size >= MAX_REMEMBERED) this.remembered.clear();
     this.remembered.set(key, answer);
     return answer;
+  }
+
+  /**
+   * The route and account of every event of an envelope from `source`: by the event's own `@aws.account`
+   * (centralized log streams carry several accounts' events) when it has one, else the envelope's owner's, whose
+   * route is looked up once.
+   */
+  public resolve(source: EventSource, events: readonly CloudWatchLogEvent[]): ResolvedEvents {
+    const envelopeRoute = this.routeOf({ logGroup: source.logGroup, account: source.owner });
+    const routes = new Array<DocumentRoute | undefined>(events.length);
+    const accounts = new Array<string>(events.length);
+    let joins = false;
+    for (let i = 0; i < events.length; i++) {
+      const account = sourceAccountOf(events[i], source);
+      const route =
+        account === source.owner ? envelopeRoute : this.routeOf({ logGroup: source.logGroup, account });
+      routes[i] = route;
+      accounts[i] = account;
+      if (route?.continuation !== undefined) joins = true;
+    }
+    return { routes, accounts, joins };
   }
 }
 

@@ -6,11 +6,12 @@
 import { gzipSync } from 'node:zlib';
 import { CloudWatchEnvelope, decodeEnvelopes, jsonErrorReason } from './decode';
 import { ENVELOPE_ARRIVAL_FIELD } from '../contracts/index-naming';
+import { type EventDecision, plainDecisions } from './decisions';
 import { arrivalMillisOf, DocumentSerializer, type DocumentOptions, isArrivalMillis } from './document';
 import { PoisonRecordError } from './errors';
 import { looksLikeJsonObject, maskMessage, type Masker, maskText } from './masking';
-import { sourceAccountOf } from './metadata';
-import { processEnvelope, ProcessingTally } from './processing';
+import { type EventSource, sourceAccountOf } from './metadata';
+import { processEnvelope, ProcessingTally, type RecordSink } from './processing';
 import type { RouteTable } from './routing';
 import { DecodeLimits, LogDocument, RecordOutcome, SerializedDocument } from './types';
 
@@ -31,6 +32,18 @@ export interface TransformOptions extends DecodeLimits, Omit<DocumentOptions, 'a
    * @default DEFAULT_MAX_EVENTS_PER_RECORD (20,000)
    */
   readonly maxEventsPerRecord?: number;
+  /**
+   * The profile's routes (routing.ts): each event's route (by its log group and source account) gives its document
+   * the route's name under `kfek.route`, its stem and static fields, and its processing (masking, drop rules, join).
+   * @default none: every event is the default route's
+   */
+  readonly routes?: RouteTable;
+  /**
+   * Whether to say what became of each event (`decisions` on the outcome, decisions.ts). `false` gives the documents
+   * alone, for a caller that reads no decision (the benchmark measures the cost of deciding with it).
+   * @default true
+   */
+  readonly decide?: boolean;
   /**
    * The raw record's `approximateArrivalTimestamp` (seconds since the epoch, as Kinesis reports it): each document
    * carries it as `kfek.arrival` (document.ts `arrivalMillis`), so a record read again lands in its first copy's
@@ -74,24 +87,41 @@ export function transformRecord(data: string | Buffer, given: TransformOptions =
           '(CloudWatch Logs sends at most 10,000 per envelope); split it into smaller records to replay it',
       };
     }
-    if (options.routes === undefined) {
-      return {
-        kind: 'data',
-        documents: dataEnvelopes.flatMap((envelope) =>
-          plainDocuments(envelope, withEnvelopeArrival(envelope, options)),
-        ),
-      };
+    const routes = options.routes;
+    if (routes === undefined) {
+      // One array for the record's documents, sized once: the events were counted above.
+      const documents = new Array<SerializedDocument>(events);
+      let first = 0;
+      for (const envelope of dataEnvelopes) {
+        plainDocuments(envelope, withEnvelopeArrival(envelope, options), documents, first);
+        first += envelope.logEvents.length;
+      }
+      return options.decide === false ? { kind: 'data', documents } : plainOutcome(documents, dataEnvelopes);
     }
-    const tally = new ProcessingTally();
-    const documents = dataEnvelopes.flatMap((envelope) =>
+    const sink: RecordSink = {
+      documents: [],
+      decisions: options.decide === false ? undefined : [],
+      tally: new ProcessingTally(),
+    };
+    for (const envelope of dataEnvelopes) {
       processEnvelope(
-        envelope.logEvents,
-        new DocumentSerializer(envelope, withEnvelopeArrival(envelope, options)),
-        tally,
-      ),
-    );
-    const processing = tally.counts();
-    return processing === undefined ? { kind: 'data', documents } : { kind: 'data', documents, processing };
+        {
+          events: envelope.logEvents,
+          source: sourceOf(envelope),
+          serializer: new DocumentSerializer(envelope, withEnvelopeArrival(envelope, options)),
+          resolved: routes.resolve(envelope, envelope.logEvents),
+        },
+        sink,
+      );
+    }
+    const { documents, decisions } = sink;
+    const processing = sink.tally.counts();
+    return {
+      kind: 'data',
+      documents,
+      ...(processing === undefined ? {} : { processing }),
+      ...(decisions === undefined ? {} : { decisions }),
+    };
   } catch (err) {
     if (err instanceof PoisonRecordError) return { kind: 'poison', reason: err.message };
     // Not expected for any input: a bug. Dead-lettering the record keeps its data; retrying it
@@ -113,14 +143,53 @@ function withEnvelopeArrival<T extends DocumentOptions>(envelope: CloudWatchEnve
   return { ...options, arrivalMillis: given };
 }
 
-/** One serialized document per log event of a `DATA_MESSAGE` envelope, in order, when the profile has no routes. */
-function plainDocuments(envelope: CloudWatchEnvelope, options: DocumentOptions): SerializedDocument[] {
+/**
+ * One serialized document per log event of a `DATA_MESSAGE` envelope, in order, when the profile has no routes:
+ * written into `documents` from position `first`.
+ */
+function plainDocuments(
+  envelope: CloudWatchEnvelope,
+  options: DocumentOptions,
+  documents: SerializedDocument[],
+  first: number,
+): void {
   const events = envelope.logEvents;
   const serializer = new DocumentSerializer(envelope, options);
-  // One document per event, in a preallocated array.
-  const documents: SerializedDocument[] = new Array<SerializedDocument>(events.length);
-  for (let i = 0; i < events.length; i++) documents[i] = serializer.serialize(events[i]);
-  return documents;
+  for (let i = 0; i < events.length; i++) documents[first + i] = serializer.serialize(events[i]);
+}
+
+/**
+ * The outcome of a record no route processes, whose decisions (every event kept, its own document) are written when
+ * first read: the plain path's hot loop builds nothing per event for them.
+ */
+function plainOutcome(
+  documents: SerializedDocument[],
+  envelopes: readonly CloudWatchEnvelope[],
+): RecordOutcome {
+  let decisions: EventDecision[] | undefined;
+  return {
+    kind: 'data',
+    documents,
+    get decisions(): readonly EventDecision[] {
+      if (decisions !== undefined) return decisions;
+      decisions = [];
+      let first = 0;
+      for (const envelope of envelopes) {
+        const source = sourceOf(envelope);
+        const kept = plainDecisions(source, envelope.logEvents, documents, first, (event) =>
+          sourceAccountOf(event, source),
+        );
+        for (const decision of kept) decisions.push(decision);
+        first += envelope.logEvents.length;
+      }
+      return decisions;
+    },
+  };
+}
+
+/** What an envelope's decisions name of it: not the envelope itself, which holds every event's message. */
+function sourceOf(envelope: CloudWatchEnvelope): EventSource {
+  return { logGroup: envelope.logGroup, logStream: envelope.logStream, owner: envelope.owner };
 }
 
 /**
@@ -144,11 +213,9 @@ export function deadLetterData(
   let changed = false;
   const texts = envelopes.map((envelope) => {
     if (envelope.messageType !== 'DATA_MESSAGE') return JSON.stringify(envelope);
-    const logEvents = envelope.logEvents.map((event) => {
-      const route = routes.routeOf({
-        logGroup: envelope.logGroup,
-        account: sourceAccountOf(event, envelope),
-      });
+    const resolved = routes.resolve(envelope, envelope.logEvents);
+    const logEvents = envelope.logEvents.map((event, i) => {
+      const route = resolved.routes[i];
       const masked = route?.masker === undefined ? undefined : maskedForKeeping(event.message, route.masker);
       if (masked === undefined) return event;
       changed = true;

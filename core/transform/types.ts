@@ -4,6 +4,7 @@
  *
  * Nothing in this file does I/O. The document schema is a public contract documented in docs/schema.md.
  */
+import type { EventDecision } from './decisions';
 
 /** CloudWatch Logs metadata carried on every document under `cloudwatch`. */
 export interface CloudWatchMetadata {
@@ -88,6 +89,12 @@ export type RecordOutcome =
       readonly documents: readonly SerializedDocument[];
       /** What the routes' processing did to the record's events; absent when it did nothing. */
       readonly processing?: ProcessingCounts;
+      /**
+       * What became of each log event of the record's `DATA_MESSAGE`s, in order (decisions.ts): kept, joined or
+       * dropped, with its route, stem, document and rule. Absent only when the caller asked for none
+       * (`TransformOptions.decide: false`).
+       */
+      readonly decisions?: readonly EventDecision[];
     }
   | { readonly kind: 'control' }
   | { readonly kind: 'poison'; readonly reason: string };

@@ -59,10 +59,11 @@ describe('decodeEnvelope accepts', () => {
     expect(outcome.kind).toBe('data');
   });
 
-  it('an empty logEvents array: data with no documents', () => {
+  it('an empty logEvents array: data with no documents and no decisions', () => {
     expect(transformRecord(encodeEnvelope(makeEnvelope({ logEvents: [] })))).toEqual({
       kind: 'data',
       documents: [],
+      decisions: [],
     });
   });
 
