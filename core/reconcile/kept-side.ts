@@ -3,8 +3,8 @@
  * when something fails holds, read with `kfek replay`'s own collector and parsers (core/kept/collect.ts):
  *
  * - dead letters and discarded batches hold raw records (subscription envelopes): each runs through the transform's
- *   pure core, as the planner does, and the documents it makes give the ids (a record the transform cannot decode
- *   names no event: it is counted as unreadable);
+ *   pure core, as the planner does, and its decisions give the ids of the documents it makes (a record the transform
+ *   cannot decode names no event: it is counted as unreadable);
  * - failed documents hold documents: their `cloudwatch` fields give the id as the ingest pipeline computes it;
  * - a batch kept as a sequence-number range only (the pipe's dead-letter queue, an invocation record without its
  *   records) names no event either: counted as unreadable, and `kfek replay` re-reads it from the stream.
@@ -20,9 +20,12 @@ import { documentIdFor } from '../opensearch/ingest-pipeline';
 import type { KeptKind } from './model';
 import type { KeptSide, RequestMeter } from './ports';
 
-/** The transform's documents of one raw record (a subscription envelope), as JSON text: the planner's `documentsOf`. */
+/**
+ * The ingest pipeline's ids of the documents the transform makes of one raw record (a subscription envelope), from
+ * the transform's own decisions: the planner's `documentIdsOf`.
+ */
 export interface RawRecordTransform {
-  documentsOf(data: Uint8Array): string[];
+  documentIdsOf(data: Uint8Array): string[];
 }
 
 export interface KeptSideOptions {
@@ -100,10 +103,7 @@ function idsOf(item: KeptItem, transform: RawRecordTransform): string[] {
       if (id !== undefined) ids.push(id);
       continue;
     }
-    for (const json of transform.documentsOf(record.data)) {
-      const id = idOfDocument(json);
-      if (id !== undefined) ids.push(id);
-    }
+    for (const id of transform.documentIdsOf(record.data)) ids.push(id);
   }
   return ids;
 }

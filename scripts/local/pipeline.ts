@@ -17,7 +17,7 @@ import { EventSourceLoop, type EventSourceStats, type KinesisBatchHandler } from
 import { LatencyProbe } from './latency-probe';
 import type { PipesEnrichment } from './pipes-loop';
 import type { LocalPipesTransport } from './pipes-transport';
-import { droppedByRules } from './route-accounting';
+import { routeAccounting } from './route-accounting';
 import { createLocalResources, type LocalResources } from './resources';
 import type { SearchHttp } from './search-http';
 import { type OutgoingLogEvent, type SendOptions, sendLogEvents, type SentLogEvent } from './sender';
@@ -315,10 +315,13 @@ export class LocalPipeline {
     return keys;
   }
 
-  /** What the routes' drop rules kept out of this run (route-accounting.ts); nothing without drop rules. */
+  /**
+   * What the routes' drop rules kept out of this run and their multi-line rules joined (route-accounting.ts); nothing
+   * without such rules.
+   */
   private routeProcessing(sent: readonly SentLogEvent[]): Pick<RunSummary, 'processing'> {
-    const dropped = droppedByRules(sent, this.props.spec.routes ?? [], this.props.spec.accountId);
-    return dropped === undefined ? {} : { processing: { droppedByRule: dropped, joinedLines: 0 } };
+    const processing = routeAccounting(sent, this.props.spec.routes ?? [], this.props.spec.accountId);
+    return processing === undefined ? {} : { processing };
   }
 
   /** Creates a latency probe over this pipeline's indices, for a run that writes `expectedEvents`. */

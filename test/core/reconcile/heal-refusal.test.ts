@@ -50,7 +50,7 @@ describe('the heal and routes by source account', () => {
 
     // WHEN
     const run = runReconcileWith(
-      () => Object.assign(new FakePlanner(), { documentsOf: () => [] }),
+      () => Object.assign(new FakePlanner(), { documentIdsOf: () => [] }),
       {
         groups: [{ name: CENTRAL }],
         owner: '999999999999',

@@ -1,6 +1,9 @@
 import { resolveConfig } from '../../../core/config';
 import type { LogEvent, ReconcileGroup } from '../../../core/reconcile/model';
 import { TransformPlanner } from '../../../core/reconcile/planner';
+import { groupSource } from '../../../core/reconcile/model';
+import { buildEnvelopes } from '../../../core/logs/envelopes';
+import { documentIdFor } from '../../../core/contracts/document-id';
 import { CDK_JSON_CONTEXT } from '../../helpers/app';
 
 const teams = resolveConfig(CDK_JSON_CONTEXT, 'teams');
@@ -62,9 +65,37 @@ describe('TransformPlanner: the transform itself decides', () => {
     ]);
   });
 
-  test('the documents of a raw record are the ones the transform makes', () => {
-    const plans = planner.plan(group('/kfek/teams/app'), [event('x', 'hello')]);
-    expect(plans).toHaveLength(1);
-    expect(planner.documentsOf(Buffer.from('not gzip'))).toEqual([]);
+  test('the lines of a dropped trace are dropped by the rule its first line met', () => {
+    // GIVEN a Java trace whose first line meets the payments route's health-check rule
+    const events = [
+      event('h1', 'GET /health failed'),
+      event('h2', '\tat com.example.Health.check(Health.java:3)'),
+      event('h3', '\tat com.example.Main.main(Main.java:7)'),
+    ];
+
+    // WHEN
+    const plans = planner.plan(group('/kfek/teams/payments'), events);
+
+    // THEN the continuation lines went with it (alone, neither meets the rule)
+    expect(plans).toEqual([
+      { kind: 'dropped', rule: 'health-checks' },
+      { kind: 'dropped', rule: 'health-checks' },
+      { kind: 'dropped', rule: 'health-checks' },
+    ]);
+  });
+
+  test('the document ids of a raw record are those the ingest pipeline gives the documents the transform makes', () => {
+    // GIVEN one record of a dropped, a joined and a kept event
+    const source = group('/kfek/teams/payments');
+    const events = [
+      event('d', 'GET /health 200'),
+      event('k', 'Exception in thread "main" java.lang.IllegalStateException: boom'),
+      event('j', '\tat com.example.Pay.charge(Pay.java:42)'),
+    ];
+    const [record] = buildEnvelopes(groupSource(source), events).records;
+
+    // WHEN / THEN only the kept event has a document of its own
+    expect(planner.documentIdsOf(record.data)).toEqual([documentIdFor(source.logGroup, 's1', 'k')]);
+    expect(planner.documentIdsOf(Buffer.from('not gzip'))).toEqual([]);
   });
 });
