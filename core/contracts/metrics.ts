@@ -52,6 +52,16 @@ export type MetricName = (typeof MetricName)[keyof typeof MetricName];
 export const DOCUMENTS_PER_RECORD_METRIC = 'DocumentsPerRecord';
 
 /**
+ * Documents a route's drop rule kept out, per rule (docs/teams-and-routes.md "Drop rules"): published beside the total
+ * `DroppedEvents` (which the dashboard plots, unchanged) with the rule's name in the {@link DROP_RULE_DIMENSION}
+ * dimension, once per rule that dropped something in the invocation, so an operator sees which rule drops what. A
+ * dropped multi-line trace counts once, as in `DroppedEvents`.
+ */
+export const DROPPED_BY_RULE_METRIC = 'DroppedEventsByRule';
+/** The dimension of {@link DROPPED_BY_RULE_METRIC} that names the drop rule. */
+export const DROP_RULE_DIMENSION = 'DropRule';
+
+/**
  * The scheduled reconcile function's metrics (lambda/reconcile/handler.ts): per run, in the config's namespace with
  * `service` = `reconcile` (core/contracts/reconcile-env.ts), once for all log groups and once per log group (dimension
  * {@link RECONCILE_LOG_GROUP_DIMENSION}, Missing and Healed only). The Monitoring stack's alarm and dashboard read them.

@@ -27,8 +27,7 @@ import {
 } from './ports';
 import { describeError } from '../../core/transform/errors';
 import { KinesisWriteRejectedError } from './kinesis-writer-errors';
-import type { TransformCounters } from './metrics';
-import { RecordLoop } from './record-loop';
+import { type BatchCounts, RecordLoop } from './record-loop';
 import type { SerializedDocument } from '../../core/transform/types';
 
 /** What a batch needs, all ports (ports.ts): the handler wires the real ones, tests pass fakes. */
@@ -64,9 +63,8 @@ export interface KinesisBatchDeps {
   readonly chunkBytes?: number;
 }
 
-export interface BatchOutcome {
+export interface BatchOutcome extends BatchCounts {
   readonly response: KinesisStreamBatchResponse;
-  readonly counters: TransformCounters;
 }
 
 interface Poison {
@@ -157,8 +155,7 @@ export async function processKinesisBatch(
     start = chunk.end;
   }
 
-  if (firstUnhandled >= records.length)
-    return { response: { batchItemFailures: [] }, counters: loop.clean() };
+  if (firstUnhandled >= records.length) return { response: { batchItemFailures: [] }, ...loop.clean() };
   counters.PartialBatchResponses = 1;
   const resumeAt = records[firstUnhandled];
   deps.logger.warn('Batch not fully handled; Lambda will retry from the reported record', {
@@ -171,7 +168,7 @@ export async function processKinesisBatch(
   });
   return {
     response: { batchItemFailures: [{ itemIdentifier: resumeAt.kinesis?.sequenceNumber ?? '' }] },
-    counters: loop.clean(),
+    ...loop.clean(),
   };
 }
 

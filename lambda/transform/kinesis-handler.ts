@@ -12,7 +12,7 @@ import { remainingBudget } from './budget';
 import { RouteTable } from '../../core/transform/routing';
 import { readTransformEnv } from './env';
 import { processKinesisBatch } from './kinesis-batch';
-import { createMetrics, publishCounters } from './metrics';
+import { createMetrics, logDrops, publishCounters } from './metrics';
 import { createTransformAdapters } from './adapters';
 import { deadLetterData, transformRecord } from '../../core/transform/transform';
 
@@ -41,7 +41,8 @@ export async function handleMappingEvent(
       deadLetterData: (data) => deadLetterData(data, routes),
       logger,
     });
-    publishCounters(metrics, outcome.counters);
+    publishCounters(metrics, outcome.counters, outcome.droppedByRule);
+    logDrops(logger, outcome.droppedByRule);
     return outcome.response;
   } finally {
     logger.resetKeys();

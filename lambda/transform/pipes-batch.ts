@@ -36,8 +36,7 @@ import {
 } from './ports';
 import { TransformError } from '../../core/transform/errors';
 import { KinesisWriteRejectedError } from './kinesis-writer-errors';
-import type { TransformCounters } from './metrics';
-import { RecordLoop } from './record-loop';
+import { type BatchCounts, RecordLoop } from './record-loop';
 import { partitionKeyFor } from '../../core/transform/serialize';
 import { MAX_KINESIS_RECORD_BYTES, PIPES_KINESIS_TARGET_MAX_ITEMS } from '../../core/contracts/aws-limits';
 import type { LogDocument, SerializedDocument } from '../../core/transform/types';
@@ -120,10 +119,9 @@ export interface PipesBatchDeps {
   readonly now?: () => Date;
 }
 
-export interface PipesBatchOutcome {
+export interface PipesBatchOutcome extends BatchCounts {
   /** What the pipe gets: every item, or none when they were written here. */
   readonly items: PipesItem[];
-  readonly counters: TransformCounters;
 }
 
 /** Partition key of an error document: the same rule, over the source record's own key (no log stream known). */
@@ -200,10 +198,10 @@ export async function processPipesBatch(event: unknown, deps: PipesBatchDeps): P
 
   if (!overflowing) {
     counters.EventsOut = pending.length;
-    return { items: pending.map(toItem), counters: loop.clean() };
+    return { items: pending.map(toItem), ...loop.clean() };
   }
   if (pending.length > 0) await flush();
-  return { items: [], counters: loop.clean() };
+  return { items: [], ...loop.clean() };
 }
 
 /** Writes overflow items to the events stream; throws unless all are written. */

@@ -16,7 +16,7 @@ import type { Context, KinesisStreamEvent } from 'aws-lambda';
 import { remainingBudget } from './budget';
 import { RouteTable } from '../../core/transform/routing';
 import { readTransformEnv } from './env';
-import { createMetrics, publishCounters } from './metrics';
+import { createMetrics, logDrops, publishCounters } from './metrics';
 import { createTransformAdapters } from './adapters';
 import { processPipesBatch, type PipesItem } from './pipes-batch';
 import { deadLetterData, toErrorDocument, transformRecord } from '../../core/transform/transform';
@@ -69,7 +69,8 @@ export async function handler(event: unknown, context: Context): Promise<PipesIt
       logger,
       remainingMs: remainingBudget(context),
     });
-    publishCounters(metrics, outcome.counters);
+    publishCounters(metrics, outcome.counters, outcome.droppedByRule);
+    logDrops(logger, outcome.droppedByRule);
     return outcome.items;
   } catch (error) {
     // Failing the invocation is the point (Pipes retries the batch); the log says why.

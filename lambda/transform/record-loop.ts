@@ -12,15 +12,22 @@
  */
 import type { RecordTransform, RecordTransformOptions, WriteResult } from './ports';
 import { describeError } from '../../core/transform/errors';
-import { countProcessing, emptyCounters, type TransformCounters } from './metrics';
+import { countProcessing, type DropCounts, emptyCounters, type TransformCounters } from './metrics';
 import { MAX_KINESIS_RECORD_BYTES } from '../../core/contracts/aws-limits';
 import type { RecordOutcome } from '../../core/transform/types';
 
 /** What the loop asks of the core for every record of one transport. */
 export type RecordLoopOptions = Omit<RecordTransformOptions, 'approximateArrivalTimestamp'>;
 
+/** What a batch counted: the metrics, and the documents each drop rule kept out. */
+export interface BatchCounts {
+  readonly counters: TransformCounters;
+  readonly droppedByRule: DropCounts;
+}
+
 export class RecordLoop {
   private current: TransformCounters = emptyCounters();
+  private dropped: DropCounts = {};
 
   constructor(
     private readonly transform: RecordTransform,
@@ -30,6 +37,7 @@ export class RecordLoop {
   /** Starts a batch of `records` records: the counters start from zero. */
   prepare(records: number): void {
     this.current = emptyCounters();
+    this.dropped = {};
     this.current.RecordsIn = records;
   }
 
@@ -42,7 +50,7 @@ export class RecordLoop {
     if (outcome.kind === 'control') this.current.ControlMessages += 1;
     else if (outcome.kind === 'poison') this.current.PoisonRecords += 1;
     else {
-      countProcessing(this.current, outcome.processing);
+      countProcessing(this.current, outcome.processing, this.dropped);
       for (const doc of outcome.documents) if (doc.truncated) this.current.TruncatedDocuments += 1;
     }
     return outcome;
@@ -69,9 +77,9 @@ export class RecordLoop {
     return this.current;
   }
 
-  /** Ends the batch: its counters. */
-  clean(): TransformCounters {
-    return this.current;
+  /** Ends the batch: its counters and its drops by rule. */
+  clean(): BatchCounts {
+    return { counters: this.current, droppedByRule: this.dropped };
   }
 
   private transformSafely(data: unknown, approximateArrivalTimestamp: unknown): RecordOutcome {
