@@ -58,7 +58,6 @@ const DEBT: Readonly<Record<string, number>> = {
   'core/opensearch/domain-plan-ism.ts#planPolicies': 95,
   'lambda/transform/app-json.ts#appMemberList': 95,
   'cli/proxy/body-budget.ts#BodyBudget.read': 94,
-  'core/opensearch/http.ts#createHttpClient': 93,
   'lib/constructs/transform-function.ts#TransformFunction.constructor': 93,
   'lib/constructs/monitoring/thresholds.ts#validateMonitoringProps': 92,
   'cli/doctor/create-ports.ts#createAwsPorts': 91,
