@@ -38,6 +38,48 @@ interface RunFigures {
   readonly wallInMillis: number;
 }
 
+/** One `kfek backfill` of the last two hours of {@link GROUP} into {@link RAW_STREAM}, as the CLI runs it. */
+async function backfillOnce(endpoint: string): Promise<RunFigures> {
+  const stateDir = mkdtempSync(path.join(tmpdir(), 'kfek-bench-backfill-'));
+  let stdout = '';
+  const startedAt = Date.now();
+  try {
+    const code = await run(
+      [
+        'backfill',
+        ...[
+          '--endpoint',
+          endpoint,
+          '--region',
+          'us-east-1',
+          '--log-group',
+          GROUP,
+          '--raw-stream',
+          RAW_STREAM,
+        ],
+        ...['--since', '2h', '--rate', '10000000', '--state-dir', stateDir, '--json'],
+      ],
+      {
+        stdout: { write: (text: string) => (stdout += text) },
+        stderr: process.stderr,
+        env: process.env,
+      },
+    );
+    if (code !== 0) throw new Error(`kfek backfill exited ${code}: ${stdout}`);
+  } finally {
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+  const summary = JSON.parse(stdout) as {
+    counts: { written: number; records: number; gzipBytes: number; messageBytes: number };
+    durationInMillis: number;
+  };
+  return {
+    ...summary.counts,
+    durationInMillis: summary.durationInMillis,
+    wallInMillis: Date.now() - startedAt,
+  };
+}
+
 async function main(argv: readonly string[]): Promise<number> {
   const { values } = parseArgs({
     args: [...argv],
@@ -72,48 +114,7 @@ async function main(argv: readonly string[]): Promise<number> {
       })),
     );
     for (let r = 0; r < runs; r++) {
-      const stateDir = mkdtempSync(path.join(tmpdir(), 'kfek-bench-backfill-'));
-      let stdout = '';
-      const startedAt = Date.now();
-      try {
-        const code = await run(
-          [
-            'backfill',
-            '--endpoint',
-            moto.endpoint,
-            '--region',
-            'us-east-1',
-            '--log-group',
-            GROUP,
-            '--raw-stream',
-            RAW_STREAM,
-            '--since',
-            '2h',
-            '--rate',
-            '10000000',
-            '--state-dir',
-            stateDir,
-            '--json',
-          ],
-          {
-            stdout: { write: (text: string) => (stdout += text) },
-            stderr: process.stderr,
-            env: process.env,
-          },
-        );
-        if (code !== 0) throw new Error(`kfek backfill exited ${code}: ${stdout}`);
-      } finally {
-        rmSync(stateDir, { recursive: true, force: true });
-      }
-      const summary = JSON.parse(stdout) as {
-        counts: { written: number; records: number; gzipBytes: number; messageBytes: number };
-        durationInMillis: number;
-      };
-      figures.push({
-        ...summary.counts,
-        durationInMillis: summary.durationInMillis,
-        wallInMillis: Date.now() - startedAt,
-      });
+      figures.push(await backfillOnce(moto.endpoint));
     }
   } finally {
     clients.destroy();

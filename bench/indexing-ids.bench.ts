@@ -22,7 +22,7 @@
 import { createHttpClient, type OpenSearchHttpClient } from '../core/opensearch/http';
 import { buildIndexTemplate } from '../core/opensearch/index-template';
 import { buildIngestPipeline, documentIdFor } from '../core/opensearch/ingest-pipeline';
-import { resolveOpenSearchSpec } from '../core/opensearch/spec';
+import { resolveOpenSearchSpec, type OpenSearchSpec } from '../core/opensearch/spec';
 import { startOpenSearch } from '../scripts/opensearch-node';
 import { median, request, sendBulks, transformDocuments } from './opensearch-bench';
 
@@ -100,6 +100,48 @@ function verdict(difference: number): string {
   return '';
 }
 
+/** Puts the variants' pipelines, the shipped template and one index per variant; answers each variant's index. */
+async function prepareVariants(
+  client: OpenSearchHttpClient,
+  spec: OpenSearchSpec,
+): Promise<(v: Variant) => string> {
+  await request(client, 'PUT', `/_ingest/pipeline/${spec.names.ingestPipeline}`, buildIngestPipeline(spec));
+  await request(client, 'PUT', '/_ingest/pipeline/bench-fingerprint', {
+    processors: [
+      {
+        fingerprint: {
+          fields: ['cloudwatch.logGroup', 'cloudwatch.logStream', 'cloudwatch.id'],
+          target_field: '_id',
+          hash_method: 'SHA-256@2.16.0',
+        },
+      },
+    ],
+  });
+  await request(client, 'PUT', '/_ingest/pipeline/bench-from-field', {
+    processors: [{ set: { field: '_id', value: '{{{kfek_id}}}' } }, { remove: { field: 'kfek_id' } }],
+  });
+  await request(client, 'PUT', `/_index_template/${spec.names.indexTemplate}`, buildIndexTemplate(spec));
+  const pipelineOf: Record<Variant, string> = {
+    'auto id': '_none',
+    'client _id': '_none',
+    'pipeline from field': 'bench-from-field',
+    'pipeline fingerprint': 'bench-fingerprint',
+    'pipeline painless': spec.names.ingestPipeline,
+  };
+  const indexOf = (v: Variant): string => `bench-${v.replace(/[^a-z]+/g, '-')}`;
+  for (const v of VARIANTS) {
+    // Index settings in the create request override the template's default_pipeline for this variant. The
+    // template requires a routing, which only the shipped pipeline sets (docs/guarantees.md): the other
+    // variants' indices do without.
+    const shipped = pipelineOf[v] === spec.names.ingestPipeline;
+    await request(client, 'PUT', `/${indexOf(v)}`, {
+      settings: { index: { default_pipeline: pipelineOf[v] } },
+      ...(shipped ? {} : { mappings: { _routing: { required: false } } }),
+    });
+  }
+  return indexOf;
+}
+
 async function main(): Promise<void> {
   const docs = corpus(DOCS_PER_ROUND * (ROUNDS + 1));
   const avgBytes = docs.reduce((sum, d) => sum + Buffer.byteLength(d.json), 0) / docs.length;
@@ -112,40 +154,7 @@ async function main(): Promise<void> {
     const client = createHttpClient({ baseUrl: node.url, maxAttempts: 1, timeoutMillis: 120_000 });
     console.log(`OpenSearch ${node.version} at ${node.url}`);
     const spec = resolveOpenSearchSpec({ indexPrefix: 'bench', indexTemplate: { replicas: 0 } });
-    await request(client, 'PUT', `/_ingest/pipeline/${spec.names.ingestPipeline}`, buildIngestPipeline(spec));
-    await request(client, 'PUT', '/_ingest/pipeline/bench-fingerprint', {
-      processors: [
-        {
-          fingerprint: {
-            fields: ['cloudwatch.logGroup', 'cloudwatch.logStream', 'cloudwatch.id'],
-            target_field: '_id',
-            hash_method: 'SHA-256@2.16.0',
-          },
-        },
-      ],
-    });
-    await request(client, 'PUT', '/_ingest/pipeline/bench-from-field', {
-      processors: [{ set: { field: '_id', value: '{{{kfek_id}}}' } }, { remove: { field: 'kfek_id' } }],
-    });
-    await request(client, 'PUT', `/_index_template/${spec.names.indexTemplate}`, buildIndexTemplate(spec));
-    const pipelineOf: Record<Variant, string> = {
-      'auto id': '_none',
-      'client _id': '_none',
-      'pipeline from field': 'bench-from-field',
-      'pipeline fingerprint': 'bench-fingerprint',
-      'pipeline painless': spec.names.ingestPipeline,
-    };
-    const indexOf = (v: Variant): string => `bench-${v.replace(/[^a-z]+/g, '-')}`;
-    for (const v of VARIANTS) {
-      // Index settings in the create request override the template's default_pipeline for this variant. The
-      // template requires a routing, which only the shipped pipeline sets (docs/guarantees.md): the other
-      // variants' indices do without.
-      const shipped = pipelineOf[v] === spec.names.ingestPipeline;
-      await request(client, 'PUT', `/${indexOf(v)}`, {
-        settings: { index: { default_pipeline: pipelineOf[v] } },
-        ...(shipped ? {} : { mappings: { _routing: { required: false } } }),
-      });
-    }
+    const indexOf = await prepareVariants(client, spec);
 
     // Round 0 warms the JIT and the pipelines up and is not counted.
     const rates: Record<Variant, number[]> = {

@@ -39,6 +39,128 @@ interface Measured {
   readonly report: ReconcileRun;
 }
 
+/** Runs `kfek reconcile` with `args` (and `extra`) as the CLI would, and reads its JSON report. */
+function reconcileRunner(
+  args: readonly string[],
+): (name: string, extra?: readonly string[]) => Promise<Measured> {
+  return async (name, extra = []) => {
+    let stdout = '';
+    let stderr = '';
+    const startedAt = Date.now();
+    const code = await run([...args, ...extra], {
+      stdout: { write: (t: string) => (stdout += t) },
+      stderr: { write: (t: string) => (stderr += t) },
+      env: {},
+    });
+    const wallInMillis = Date.now() - startedAt;
+    if (stdout === '') throw new Error(`kfek reconcile (${name}) printed nothing, exit ${code}: ${stderr}`);
+    return { name, wallInMillis, report: JSON.parse(stdout) as ReconcileRun };
+  };
+}
+
+/** Deletes the documents of `gapMinutes` minutes spread over the hour from `hourStart`. */
+async function deleteMinutes(
+  url: string,
+  pattern: string,
+  hourStart: number,
+  gapMinutes: number,
+): Promise<void> {
+  const minutes = Array.from(
+    { length: gapMinutes },
+    (_, i) => hourStart + (5 + i * Math.floor(60 / gapMinutes)) * 60_000,
+  );
+  const http = createHttpClient({ baseUrl: url });
+  for (const minute of minutes) {
+    const deleted = await http.request({
+      method: 'POST',
+      path: `/${pattern}/_delete_by_query?refresh=true&conflicts=proceed`,
+      body: {
+        query: { range: { '@timestamp': { gte: minute, lt: minute + 60_000, format: 'epoch_millis' } } },
+      },
+    });
+    if (deleted.status !== 200)
+      throw new Error(`_delete_by_query answered ${deleted.status}: ${deleted.text}`);
+  }
+}
+
+/** The bench's table and its closing lines (stdout, in the format the header promises). */
+function printTable(
+  runs: Readonly<Record<'healthy' | 'gaps' | 'healed' | 'after', Measured>>,
+  setting: { readonly events: number; readonly gapMinutes: number; readonly loadBefore: number },
+): void {
+  const { healthy, gaps, healed, after } = runs;
+  const { events, gapMinutes, loadBefore } = setting;
+  const rows = [healthy, gaps, healed, after];
+  console.log(
+    `bench:reconcile: ${events} events over one hour, one log group, ${gapMinutes} minute(s) of documents deleted`,
+  );
+  console.log(
+    'run          wall ms  CloudWatch  OpenSearch  kept  Kinesis  exact minutes  exact events  exact ms  events/s  missing  healed',
+  );
+  for (const m of rows) {
+    const r = m.report;
+    const g = r.groups[0];
+    const rate =
+      r.exactTier.durationInMillis > 0
+        ? Math.round((r.exactTier.events * 1000) / r.exactTier.durationInMillis)
+        : 0;
+    console.log(
+      [
+        m.name.padEnd(11),
+        String(m.wallInMillis).padStart(8),
+        String(r.requests.cloudWatch).padStart(10),
+        String(r.requests.openSearch).padStart(10),
+        String(r.requests.kept).padStart(5),
+        String(r.requests.kinesis).padStart(8),
+        String(g.exactMinutes).padStart(14),
+        String(r.exactTier.events).padStart(13),
+        String(r.exactTier.durationInMillis).padStart(9),
+        String(rate).padStart(9),
+        String(r.totals.missing).padStart(8),
+        String(r.heal?.healed ?? 0).padStart(7),
+      ].join(' '),
+    );
+  }
+  const requests = (m: Measured): number =>
+    m.report.requests.cloudWatch +
+    m.report.requests.openSearch +
+    m.report.requests.kept +
+    m.report.requests.kinesis;
+  const exactRate =
+    gaps.report.exactTier.durationInMillis > 0
+      ? Math.round((gaps.report.exactTier.events * 1000) / gaps.report.exactTier.durationInMillis)
+      : 0;
+  console.log(
+    `load average ${loadBefore.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after, ${cpus().length} CPUs; ` +
+      `heal: ${healed.report.heal?.sent ?? 0} sent, ${healed.report.heal?.healed ?? 0} searchable in ${healed.report.heal?.durationInMillis ?? 0} ms`,
+  );
+  console.log(
+    `reconcile: healthy ${healthy.wallInMillis} ms / ${requests(healthy)} requests, gaps ${gaps.wallInMillis} ms / ` +
+      `${requests(gaps)} requests, exact tier ${exactRate} events/s`,
+  );
+}
+
+/** Sends `events` generated events spread over the hour from `hourStart` to `group`, over two streams. */
+async function sendHour(
+  pipeline: LocalPipeline,
+  group: string,
+  hourStart: number,
+  events: number,
+): Promise<void> {
+  const generated = generateEvents(events, { runId: 'bench-reconcile' }, (i) =>
+    Math.floor(hourStart + (i * 3_600_000) / events),
+  );
+  console.error(`bench:reconcile: writing ${events} events over an hour of ${group} ...`);
+  await pipeline.send(
+    generated.map((e, i) => ({
+      logGroupName: group,
+      logStreamName: `s${i % 2}`,
+      timestamp: e.timestamp,
+      message: e.message,
+    })),
+  );
+}
+
 async function main(argv: readonly string[]): Promise<number> {
   const { values } = parseArgs({
     args: [...argv],
@@ -75,128 +197,31 @@ async function main(argv: readonly string[]): Promise<number> {
     });
     // The hour: from 70 to 10 minutes ago, so every minute is older than any lag.
     const hourStart = minuteOf(Date.now()) - 70 * 60_000;
-    const generated = generateEvents(events, { runId: 'bench-reconcile' }, (i) =>
-      Math.floor(hourStart + (i * 3_600_000) / events),
-    );
-    console.error(`bench:reconcile: writing ${events} events over an hour of ${group} ...`);
-    await pipeline.send(
-      generated.map((e, i) => ({
-        logGroupName: group,
-        logStreamName: `s${i % 2}`,
-        timestamp: e.timestamp,
-        message: e.message,
-      })),
-    );
+    await sendHour(pipeline, group, hourStart, events);
     await pipeline.waitUntilSettled(600_000);
-    const args = [
+    const reconcile = reconcileRunner([
       'reconcile',
-      '--log-group',
-      group,
-      '--since',
-      new Date(hourStart).toISOString(),
-      '--until',
-      new Date(hourStart + 3_600_000).toISOString(),
-      '--lag',
-      '0s',
-      '--endpoint',
-      moto.endpoint,
-      '--region',
-      spec.region,
-      '--opensearch',
-      node.url,
-      '--raw-stream',
-      pipeline.resources.rawStreamArn,
-      '--bucket',
-      pipeline.resources.deadLetterBucket,
-      '--local-dir',
-      workDir,
-      '--json',
-    ];
-    const reconcile = async (name: string, extra: readonly string[] = []): Promise<Measured> => {
-      let stdout = '';
-      let stderr = '';
-      const startedAt = Date.now();
-      const code = await run([...args, ...extra], {
-        stdout: { write: (t: string) => (stdout += t) },
-        stderr: { write: (t: string) => (stderr += t) },
-        env: {},
-      });
-      const wallInMillis = Date.now() - startedAt;
-      if (stdout === '') throw new Error(`kfek reconcile (${name}) printed nothing, exit ${code}: ${stderr}`);
-      return { name, wallInMillis, report: JSON.parse(stdout) as ReconcileRun };
-    };
+      ...['--log-group', group, '--lag', '0s', '--json'],
+      ...[
+        '--since',
+        new Date(hourStart).toISOString(),
+        '--until',
+        new Date(hourStart + 3_600_000).toISOString(),
+      ],
+      ...['--endpoint', moto.endpoint, '--region', spec.region, '--opensearch', node.url],
+      ...['--raw-stream', pipeline.resources.rawStreamArn, '--bucket', pipeline.resources.deadLetterBucket],
+      ...['--local-dir', workDir],
+    ]);
 
     const healthy = await reconcile('healthy');
     // Gaps: every tenth minute's documents deleted (as an index deletion or a lost batch would leave them).
-    const minutes = Array.from(
-      { length: gapMinutes },
-      (_, i) => hourStart + (5 + i * Math.floor(60 / gapMinutes)) * 60_000,
-    );
-    const http = createHttpClient({ baseUrl: node.url });
-    for (const minute of minutes) {
-      const deleted = await http.request({
-        method: 'POST',
-        path: `/${spec.delivery.searchPattern}/_delete_by_query?refresh=true&conflicts=proceed`,
-        body: {
-          query: { range: { '@timestamp': { gte: minute, lt: minute + 60_000, format: 'epoch_millis' } } },
-        },
-      });
-      if (deleted.status !== 200)
-        throw new Error(`_delete_by_query answered ${deleted.status}: ${deleted.text}`);
-    }
+    await deleteMinutes(node.url, spec.delivery.searchPattern, hourStart, gapMinutes);
     const gaps = await reconcile('gaps');
     const healed = await reconcile('heal', ['--heal', '--heal-timeout', '300s']);
     await pipeline.waitUntilSettled(600_000);
     const after = await reconcile('after heal');
 
-    const rows = [healthy, gaps, healed, after];
-    console.log(
-      `bench:reconcile: ${events} events over one hour, one log group, ${gapMinutes} minute(s) of documents deleted`,
-    );
-    console.log(
-      'run          wall ms  CloudWatch  OpenSearch  kept  Kinesis  exact minutes  exact events  exact ms  events/s  missing  healed',
-    );
-    for (const m of rows) {
-      const r = m.report;
-      const g = r.groups[0];
-      const rate =
-        r.exactTier.durationInMillis > 0
-          ? Math.round((r.exactTier.events * 1000) / r.exactTier.durationInMillis)
-          : 0;
-      console.log(
-        [
-          m.name.padEnd(11),
-          String(m.wallInMillis).padStart(8),
-          String(r.requests.cloudWatch).padStart(10),
-          String(r.requests.openSearch).padStart(10),
-          String(r.requests.kept).padStart(5),
-          String(r.requests.kinesis).padStart(8),
-          String(g.exactMinutes).padStart(14),
-          String(r.exactTier.events).padStart(13),
-          String(r.exactTier.durationInMillis).padStart(9),
-          String(rate).padStart(9),
-          String(r.totals.missing).padStart(8),
-          String(r.heal?.healed ?? 0).padStart(7),
-        ].join(' '),
-      );
-    }
-    const requests = (m: Measured): number =>
-      m.report.requests.cloudWatch +
-      m.report.requests.openSearch +
-      m.report.requests.kept +
-      m.report.requests.kinesis;
-    const exactRate =
-      gaps.report.exactTier.durationInMillis > 0
-        ? Math.round((gaps.report.exactTier.events * 1000) / gaps.report.exactTier.durationInMillis)
-        : 0;
-    console.log(
-      `load average ${loadBefore.toFixed(2)} before, ${loadavg()[0].toFixed(2)} after, ${cpus().length} CPUs; ` +
-        `heal: ${healed.report.heal?.sent ?? 0} sent, ${healed.report.heal?.healed ?? 0} searchable in ${healed.report.heal?.durationInMillis ?? 0} ms`,
-    );
-    console.log(
-      `reconcile: healthy ${healthy.wallInMillis} ms / ${requests(healthy)} requests, gaps ${gaps.wallInMillis} ms / ` +
-        `${requests(gaps)} requests, exact tier ${exactRate} events/s`,
-    );
+    printTable({ healthy, gaps, healed, after }, { events, gapMinutes, loadBefore });
     return after.report.totals.missing === 0 ? 0 : 1;
   } finally {
     await pipeline?.stop();

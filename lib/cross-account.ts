@@ -39,6 +39,27 @@ function pascal(region: string): string {
     .join('');
 }
 
+/** An ARN in the central account (`region` '' for a global service such as IAM). */
+function centralArn(a: {
+  readonly account: string;
+  readonly service: string;
+  readonly resource: string;
+  readonly resourceName: string;
+  readonly region: string;
+  /** @default ArnFormat.SLASH_RESOURCE_NAME */
+  readonly format?: ArnFormat;
+}): string {
+  return Arn.format({
+    partition: Aws.PARTITION,
+    service: a.service,
+    region: a.region,
+    account: a.account,
+    resource: a.resource,
+    resourceName: a.resourceName,
+    arnFormat: a.format ?? ArnFormat.SLASH_RESOURCE_NAME,
+  });
+}
+
 /** Builds the central role and destination stacks and the source-account stacks of a cross-account profile. */
 export function buildCrossAccount(
   app: App,
@@ -69,15 +90,7 @@ export function buildCrossAccount(
   });
 
   const arn = (service: string, resource: string, resourceName: string, inRegion: string): string =>
-    Arn.format({
-      partition: Aws.PARTITION,
-      service,
-      region: inRegion,
-      account,
-      resource,
-      resourceName,
-      arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
-    });
+    centralArn({ account, service, resource, resourceName, region: inRegion });
   const rawStreamArn = arn('kinesis', 'stream', physicalNamesFor(stem).rawStream, region);
   const roleArn = arn('iam', 'role', roleName, '');
 
@@ -106,14 +119,13 @@ export function buildCrossAccount(
       env: { region: sourceRegion },
       stackName: `${stem}-source-${sourceRegion}`,
       description: `kfek (${config.profile}): subscriptions of a source account in ${sourceRegion} to the central destination`,
-      destinationArn: Arn.format({
-        partition: Aws.PARTITION,
-        service: 'logs',
-        region: sourceRegion,
+      destinationArn: centralArn({
         account,
+        service: 'logs',
         resource: 'destination',
         resourceName: destinationName,
-        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        region: sourceRegion,
+        format: ArnFormat.COLON_RESOURCE_NAME,
       }),
       filterName: subscriptionFilterNameFor(stem, sourceRegion),
       remote: s.remote,

@@ -9,9 +9,10 @@ import {
   KinesisClient,
   ListShardsCommand,
   PutRecordsCommand,
+  type Shard,
 } from '@aws-sdk/client-kinesis';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
-import type { KinesisPort } from './ports';
+import type { KinesisPort, ShardInfo } from './ports';
 
 /**
  * `StreamName`, plus `StreamARN` for an ARN. The API takes "either StreamARN or StreamName, or both"
@@ -20,6 +21,19 @@ import type { KinesisPort } from './ports';
 export function streamParam(stream: string): { StreamARN?: string; StreamName: string } {
   if (!stream.startsWith('arn:')) return { StreamName: stream };
   return { StreamARN: stream, StreamName: stream.slice(stream.lastIndexOf('/') + 1) };
+}
+
+/** One shard of a ListShards page as the port describes it (none without an id). */
+function shardOf(s: Shard): ShardInfo[] {
+  if (s.ShardId === undefined) return [];
+  return [
+    {
+      shardId: s.ShardId,
+      ...(s.ParentShardId !== undefined ? { parentShardId: s.ParentShardId } : {}),
+      ...(s.AdjacentParentShardId !== undefined ? { adjacentParentShardId: s.AdjacentParentShardId } : {}),
+      closed: s.SequenceNumberRange?.EndingSequenceNumber !== undefined,
+    },
+  ];
 }
 
 export function kinesisPort(kinesis: KinesisClient): KinesisPort {
@@ -43,20 +57,7 @@ export function kinesisPort(kinesis: KinesisClient): KinesisPort {
         new ListShardsCommand(nextToken === undefined ? streamParam(stream) : { NextToken: nextToken }),
       );
       return {
-        shards: (out.Shards ?? []).flatMap((s) =>
-          s.ShardId === undefined
-            ? []
-            : [
-                {
-                  shardId: s.ShardId,
-                  ...(s.ParentShardId !== undefined ? { parentShardId: s.ParentShardId } : {}),
-                  ...(s.AdjacentParentShardId !== undefined
-                    ? { adjacentParentShardId: s.AdjacentParentShardId }
-                    : {}),
-                  closed: s.SequenceNumberRange?.EndingSequenceNumber !== undefined,
-                },
-              ],
-        ),
+        shards: (out.Shards ?? []).flatMap(shardOf),
         ...(out.NextToken !== undefined ? { nextToken: out.NextToken } : {}),
       };
     },

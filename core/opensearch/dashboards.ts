@@ -130,37 +130,10 @@ function xyParams(type: 'histogram' | 'line', valueLabel: string): Record<string
   };
 }
 
-/** The saved objects, in creation order (referenced objects first). */
-export function buildSavedObjects(
-  spec: OpenSearchSpec,
-  /**
-   * Every stem kfek has in the domain (issue 30): an index pattern excludes the indices of the stems that extend its
-   * own (`logs-*,-logs-audit-*`), because the security plugin refuses a whole search that reaches one index the
-   * reader may not read. @default - the spec's stems
-   */
-  stems: Iterable<string> = [spec.indexPrefix, ...spec.routes.map((r) => r.indexStem)],
-): readonly SavedObject[] {
-  const known = [...stems];
-  const ids = savedObjectIds(spec);
-  const indexPattern: SavedObject = {
-    type: 'index-pattern',
-    id: ids.indexPattern,
-    attributes: { title: dashboardsIndexPattern(spec.indexPrefix, known), timeFieldName: '@timestamp' },
-    references: [],
-  };
-  const errorSearch: SavedObject = {
-    type: 'search',
-    id: ids.errorSearch,
-    attributes: {
-      title: `Errors (${spec.indexPattern})`,
-      description: 'Log events with level ERROR (the level field is upper-cased at index time).',
-      columns: ['cloudwatch.logGroup', 'level', 'message'],
-      sort: [['@timestamp', 'desc']],
-      version: 1,
-      ...searchSource('level:ERROR'),
-    },
-    references: [{ name: SEARCH_SOURCE_INDEX_REF, type: 'index-pattern', id: ids.indexPattern }],
-  };
+/** The starter dashboard's visualizations: errors over time, top log groups, Lambda durations. */
+function starterVisualizations(
+  ids: ReturnType<typeof savedObjectIds>,
+): readonly [SavedObject, SavedObject, SavedObject] {
   const errorsOverTime = visualization(
     ids.errorsOverTime,
     'Errors over time',
@@ -207,7 +180,16 @@ export function buildSavedObjects(
       ],
     },
   );
-  const panels = [errorsOverTime, topLogGroups, lambdaDurations].map((vis, i) => ({
+  return [errorsOverTime, topLogGroups, lambdaDurations];
+}
+
+/** The starter dashboard: `visualizations` side by side, two a row. */
+function starterDashboard(
+  spec: OpenSearchSpec,
+  dashboardId: string,
+  visualizations: readonly SavedObject[],
+): SavedObject {
+  const panels = visualizations.map((vis, i) => ({
     panelIndex: String(i + 1),
     gridData: { x: (i % 2) * 24, y: Math.floor(i / 2) * 15, w: 24, h: 15, i: String(i + 1) },
     version: '3.0.0',
@@ -215,9 +197,9 @@ export function buildSavedObjects(
     panelRefName: `panel_${i}`,
     vis,
   }));
-  const dashboard: SavedObject = {
+  return {
     type: 'dashboard',
-    id: ids.dashboard,
+    id: dashboardId,
     attributes: {
       title: `kfek logs (${spec.indexPattern})`,
       description: 'Errors over time, top log groups and Lambda durations. Created by kfek.',
@@ -234,6 +216,41 @@ export function buildSavedObjects(
     },
     references: panels.map((p) => ({ name: p.panelRefName, type: 'visualization', id: p.vis.id })),
   };
+}
+
+/** The saved objects, in creation order (referenced objects first). */
+export function buildSavedObjects(
+  spec: OpenSearchSpec,
+  /**
+   * Every stem kfek has in the domain (issue 30): an index pattern excludes the indices of the stems that extend its
+   * own (`logs-*,-logs-audit-*`), because the security plugin refuses a whole search that reaches one index the
+   * reader may not read. @default - the spec's stems
+   */
+  stems: Iterable<string> = [spec.indexPrefix, ...spec.routes.map((r) => r.indexStem)],
+): readonly SavedObject[] {
+  const known = [...stems];
+  const ids = savedObjectIds(spec);
+  const indexPattern: SavedObject = {
+    type: 'index-pattern',
+    id: ids.indexPattern,
+    attributes: { title: dashboardsIndexPattern(spec.indexPrefix, known), timeFieldName: '@timestamp' },
+    references: [],
+  };
+  const errorSearch: SavedObject = {
+    type: 'search',
+    id: ids.errorSearch,
+    attributes: {
+      title: `Errors (${spec.indexPattern})`,
+      description: 'Log events with level ERROR (the level field is upper-cased at index time).',
+      columns: ['cloudwatch.logGroup', 'level', 'message'],
+      sort: [['@timestamp', 'desc']],
+      version: 1,
+      ...searchSource('level:ERROR'),
+    },
+    references: [{ name: SEARCH_SOURCE_INDEX_REF, type: 'index-pattern', id: ids.indexPattern }],
+  };
+  const [errorsOverTime, topLogGroups, lambdaDurations] = starterVisualizations(ids);
+  const dashboard = starterDashboard(spec, ids.dashboard, [errorsOverTime, topLogGroups, lambdaDurations]);
   // One index pattern per route, so each team finds its own indices in Discover. The starter dashboard stays on
   // the default route's indices; a route's readers could not read the default's anyway.
   const routePatterns = spec.routes.map((route): SavedObject => ({

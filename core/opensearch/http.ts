@@ -76,6 +76,26 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** The request's body as sent: a string as it is, anything else as JSON; none without one. */
+function serializedBody(request: HttpRequest): string | undefined {
+  if (request.body === undefined) return undefined;
+  return typeof request.body === 'string' ? request.body : JSON.stringify(request.body);
+}
+
+/** The answer's status and text, and its body parsed when it says it is JSON (the text when it does not parse). */
+async function readResponse(response: Response): Promise<HttpResponse> {
+  const text = await response.text();
+  let parsed: unknown = text;
+  if (text.length > 0 && (response.headers.get('content-type') ?? '').includes('json')) {
+    try {
+      parsed = JSON.parse(text) as unknown;
+    } catch {
+      parsed = text;
+    }
+  }
+  return { status: response.status, body: parsed, text };
+}
+
 /** Creates an {@link OpenSearchHttpClient} over `fetch`. */
 export function createHttpClient(options: HttpClientOptions): OpenSearchHttpClient {
   const base = new URL(options.baseUrl);
@@ -115,12 +135,7 @@ export function createHttpClient(options: HttpClientOptions): OpenSearchHttpClie
 
   async function once(request: HttpRequest): Promise<HttpResponse> {
     const basePath = base.pathname.replace(/\/$/, '');
-    const body =
-      request.body === undefined
-        ? undefined
-        : typeof request.body === 'string'
-          ? request.body
-          : JSON.stringify(request.body);
+    const body = serializedBody(request);
     const { url, headers } = await prepare(
       request.method,
       `${basePath}${request.path}`,
@@ -133,16 +148,7 @@ export function createHttpClient(options: HttpClientOptions): OpenSearchHttpClie
       ...(body === undefined ? {} : { body }),
       signal: AbortSignal.timeout(timeoutMillis),
     });
-    const text = await response.text();
-    let parsed: unknown = text;
-    if (text.length > 0 && (response.headers.get('content-type') ?? '').includes('json')) {
-      try {
-        parsed = JSON.parse(text) as unknown;
-      } catch {
-        parsed = text;
-      }
-    }
-    return { status: response.status, body: parsed, text };
+    return readResponse(response);
   }
 
   return {

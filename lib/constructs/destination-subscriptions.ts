@@ -52,49 +52,7 @@ export class DestinationSubscriptions extends Construct {
       );
     }
     const stack = Stack.of(this);
-    this.role = new iam.Role(this, 'Role', {
-      description: 'CloudWatch Logs sends this account log events to the kfek cross-account destination',
-      // Only CloudWatch Logs acting for this account's log groups (the guide's trust has no condition; this one is
-      // confused-deputy safe and still matches every delivery of this account).
-      assumedBy: new iam.ServicePrincipal('logs.amazonaws.com', {
-        conditions: { StringLike: { 'aws:SourceArn': `arn:${stack.partition}:logs:*:${stack.account}:*` } },
-      }),
-    });
-    // AWS's guide grants logs:PutLogEvents on the log group the subscription is created on (IAM has no destination
-    // resource for that action); with an account policy that is every log group of the account in this region.
-    const logGroupArn = (name: string): string =>
-      stack.formatArn({
-        service: 'logs',
-        resource: 'log-group',
-        resourceName: `${name}:*`,
-        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-      });
-    const everyGroup = logGroupArn('*');
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        actions: ['logs:PutLogEvents'],
-        resources: props.accountPolicy === undefined ? props.logGroupNames.map(logGroupArn) : [everyGroup],
-      }),
-    );
-    justifyWildcardResources(
-      this.role,
-      props.accountPolicy !== undefined
-        ? [
-            {
-              resource: everyGroup,
-              reason:
-                'The account-level subscription policy covers every log group of the account in this region (and ' +
-                'those created later); CloudWatch Logs checks PutLogEvents on the group whose events it forwards. ' +
-                'PutLogEvents only, and only CloudWatch Logs acting for this account can assume the role.',
-            },
-          ]
-        : props.logGroupNames.map((name) => ({
-            resource: logGroupArn(name),
-            reason:
-              `The streams of the subscribed log group ${name} (the ARN form AWS's cross-account guide uses); ` +
-              'PutLogEvents only.',
-          })),
-    );
+    this.role = this.createRole(props);
     const policy = this.role.node.findChild('DefaultPolicy');
 
     const filterPattern = props.filterPattern ?? '';
@@ -131,5 +89,57 @@ export class DestinationSubscriptions extends Construct {
       });
       this.accountPolicy.node.addDependency(policy);
     }
+  }
+
+  /**
+   * The role CloudWatch Logs assumes to send this account's events: PutLogEvents on the subscribed groups (every group
+   * with an account policy), each wildcard justified for cdk-nag.
+   */
+  private createRole(props: DestinationSubscriptionsProps): iam.Role {
+    const stack = Stack.of(this);
+    const role = new iam.Role(this, 'Role', {
+      description: 'CloudWatch Logs sends this account log events to the kfek cross-account destination',
+      // Only CloudWatch Logs acting for this account's log groups (the guide's trust has no condition; this one is
+      // confused-deputy safe and still matches every delivery of this account).
+      assumedBy: new iam.ServicePrincipal('logs.amazonaws.com', {
+        conditions: { StringLike: { 'aws:SourceArn': `arn:${stack.partition}:logs:*:${stack.account}:*` } },
+      }),
+    });
+    // AWS's guide grants logs:PutLogEvents on the log group the subscription is created on (IAM has no destination
+    // resource for that action); with an account policy that is every log group of the account in this region.
+    const logGroupArn = (name: string): string =>
+      stack.formatArn({
+        service: 'logs',
+        resource: 'log-group',
+        resourceName: `${name}:*`,
+        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+      });
+    const everyGroup = logGroupArn('*');
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['logs:PutLogEvents'],
+        resources: props.accountPolicy === undefined ? props.logGroupNames.map(logGroupArn) : [everyGroup],
+      }),
+    );
+    justifyWildcardResources(
+      role,
+      props.accountPolicy !== undefined
+        ? [
+            {
+              resource: everyGroup,
+              reason:
+                'The account-level subscription policy covers every log group of the account in this region (and ' +
+                'those created later); CloudWatch Logs checks PutLogEvents on the group whose events it forwards. ' +
+                'PutLogEvents only, and only CloudWatch Logs acting for this account can assume the role.',
+            },
+          ]
+        : props.logGroupNames.map((name) => ({
+            resource: logGroupArn(name),
+            reason:
+              `The streams of the subscribed log group ${name} (the ARN form AWS's cross-account guide uses); ` +
+              'PutLogEvents only.',
+          })),
+    );
+    return role;
   }
 }

@@ -4,7 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
 import { Construct } from 'constructs';
-import { withDefaults } from '../defaults';
+import { withDefaults, type WithDefaults } from '../defaults';
 
 export interface SearchDomainProps {
   /** Domain name: 3-28 of a-z 0-9 -, starting with a letter. Fixed, so IAM and the access policy can name it. */
@@ -52,6 +52,9 @@ const DEFAULTS = {
   removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
 };
 
+/** The props with every default applied. */
+type Resolved = WithDefaults<SearchDomainProps, typeof DEFAULTS>;
+
 /**
  * An OpenSearch Service domain that is secure by default: encryption at rest, node-to-node encryption, HTTPS only
  * with TLS 1.2+, fine-grained access control with an IAM master user, an access policy that admits only requests
@@ -67,40 +70,7 @@ export class SearchDomain extends Construct {
   constructor(scope: Construct, id: string, props: SearchDomainProps) {
     super(scope, id);
     const p = withDefaults(DEFAULTS, props);
-    if (!Token.isUnresolved(p.engineVersion) && p.engineVersion !== TESTED_ENGINE_LINE) {
-      // A soft problem: AWS runs other versions, but what kfek proves (one bad document fails only itself, the
-      // index template's storage and answers, the security roles) is proven on 2.19 only.
-      Annotations.of(this).addWarningV2(
-        'kfek:untested-engine-line',
-        `engineVersion ${p.engineVersion} is not the line kfek's tests run (${TESTED_ENGINE_LINE}): its bulk, ` +
-          'storage and access behaviour are unproven there (on 3.x OpenSearch also refuses a document nested ' +
-          'deeper than 1,000 levels); see docs/local.md#which-opensearch-runs-where-and-why. A domain cannot be ' +
-          'downgraded once upgraded.',
-      );
-    }
-
-    // Validate.
-    if (!Token.isUnresolved(p.domainName) && !/^[a-z][a-z0-9-]{2,27}$/.test(p.domainName)) {
-      throw new Error(
-        `SearchDomain ${this.node.path}: domainName ${JSON.stringify(p.domainName)} must be 3-28 characters of ` +
-          'a-z, 0-9 and -, starting with a letter; shorten the config "name" or the profile name.',
-      );
-    }
-    if (
-      !Token.isUnresolved(p.masterUserArn) &&
-      !/^arn:aws[a-z-]*:iam::\d{12}:(role|user)\/.+$/.test(p.masterUserArn)
-    ) {
-      throw new Error(
-        `SearchDomain ${this.node.path}: masterUserArn ${JSON.stringify(p.masterUserArn)} is not an IAM role or ` +
-          'user ARN; pass role.roleArn of the role that provisions the domain.',
-      );
-    }
-    if (p.zoneAwareness.enabled && p.dataNodeCount % p.zoneAwareness.availabilityZoneCount !== 0) {
-      throw new Error(
-        `SearchDomain ${this.node.path}: dataNodeCount ${p.dataNodeCount} is not a multiple of ` +
-          `availabilityZoneCount ${p.zoneAwareness.availabilityZoneCount}; OpenSearch Service rejects it.`,
-      );
-    }
+    this.validate(p);
 
     // Build.
     const logGroup = (lid: string): logs.LogGroup =>
@@ -169,10 +139,56 @@ export class SearchDomain extends Construct {
     });
     this.domain.node.addDependency(logsPolicy);
 
-    // Wire: the access policy is set on the L1 directly (not addAccessPolicies, which deploys a custom-resource
-    // Lambda); the ARN is built from the fixed name, so there is no circular reference.
+    this.setAccessPolicy(p.domainName);
+
+    this.acknowledge(p);
+  }
+
+  /** Refuses what OpenSearch Service would refuse at deploy, and warns of an engine line kfek's tests do not run. */
+  private validate(p: Resolved): void {
+    if (!Token.isUnresolved(p.engineVersion) && p.engineVersion !== TESTED_ENGINE_LINE) {
+      // A soft problem: AWS runs other versions, but what kfek proves (one bad document fails only itself, the
+      // index template's storage and answers, the security roles) is proven on 2.19 only.
+      Annotations.of(this).addWarningV2(
+        'kfek:untested-engine-line',
+        `engineVersion ${p.engineVersion} is not the line kfek's tests run (${TESTED_ENGINE_LINE}): its bulk, ` +
+          'storage and access behaviour are unproven there (on 3.x OpenSearch also refuses a document nested ' +
+          'deeper than 1,000 levels); see docs/local.md#which-opensearch-runs-where-and-why. A domain cannot be ' +
+          'downgraded once upgraded.',
+      );
+    }
+
+    // Validate.
+    if (!Token.isUnresolved(p.domainName) && !/^[a-z][a-z0-9-]{2,27}$/.test(p.domainName)) {
+      throw new Error(
+        `SearchDomain ${this.node.path}: domainName ${JSON.stringify(p.domainName)} must be 3-28 characters of ` +
+          'a-z, 0-9 and -, starting with a letter; shorten the config "name" or the profile name.',
+      );
+    }
+    if (
+      !Token.isUnresolved(p.masterUserArn) &&
+      !/^arn:aws[a-z-]*:iam::\d{12}:(role|user)\/.+$/.test(p.masterUserArn)
+    ) {
+      throw new Error(
+        `SearchDomain ${this.node.path}: masterUserArn ${JSON.stringify(p.masterUserArn)} is not an IAM role or ` +
+          'user ARN; pass role.roleArn of the role that provisions the domain.',
+      );
+    }
+    if (p.zoneAwareness.enabled && p.dataNodeCount % p.zoneAwareness.availabilityZoneCount !== 0) {
+      throw new Error(
+        `SearchDomain ${this.node.path}: dataNodeCount ${p.dataNodeCount} is not a multiple of ` +
+          `availabilityZoneCount ${p.zoneAwareness.availabilityZoneCount}; OpenSearch Service rejects it.`,
+      );
+    }
+  }
+
+  /**
+   * The access policy, set on the L1 directly (not addAccessPolicies, which deploys a custom-resource Lambda); the
+   * ARN is built from the fixed name, so there is no circular reference.
+   */
+  private setAccessPolicy(domainName: string): void {
     const stack = Stack.of(this);
-    const domainPaths = `${stack.formatArn({ service: 'es', resource: 'domain', resourceName: p.domainName })}/*`;
+    const domainPaths = `${stack.formatArn({ service: 'es', resource: 'domain', resourceName: domainName })}/*`;
     const httpActions = [
       'es:ESHttpGet',
       'es:ESHttpHead',
@@ -193,8 +209,10 @@ export class SearchDomain extends Construct {
     ];
     const cfn = this.domain.node.defaultChild as opensearch.CfnDomain;
     cfn.accessPolicies = new iam.PolicyDocument({ statements }).toJSON() as unknown;
+  }
 
-    // Acknowledgements, each on the narrowest construct.
+  /** cdk-nag acknowledgements, each on the narrowest construct, and the soft problems a profile chose. */
+  private acknowledge(p: Resolved): void {
     Validations.of(this.domain).acknowledge({
       id: 'AwsSolutions-OS1',
       reason:

@@ -134,33 +134,26 @@ export function isPortTaken(error: unknown): boolean {
   );
 }
 
-async function startNodeProcessOnce(options: NodeProcessOptions): Promise<RunningOpenSearch> {
-  const { distribution, javaHome, version } = options;
-  const [httpPort, transportPort] = [options.httpPort ?? (await freePort()), await freePort()];
-  const homeDir = mkdtempSync(join(tmpdir(), 'kfek-opensearch-'));
-  const dataDir = options.dataDir ?? join(homeDir, 'data');
-  const confDir = writeNodeConfig({
-    distribution,
-    homeDir,
-    httpPort,
-    transportPort,
-    dataDir,
-    extraJvmOptions: [
-      ...(options.extraJvmOptions ?? []),
-      ...(options.jit === 'startup' ? ['-XX:TieredStopAtLevel=1'] : []),
-    ],
-    missingModules: options.missingModules ?? [],
-    settings: options.settings ?? {},
-    files: options.configFiles ?? {},
-  });
-  chmodSync(homeDir, 0o755);
-  const runAsNobody = isRoot();
-  if (runAsNobody) {
-    chownTree(homeDir, NOBODY_UID, NOGROUP_GID);
-    if (options.dataDir !== undefined) chownTree(options.dataDir, NOBODY_UID, NOGROUP_GID);
-  }
+/** Where and how {@link spawnNode} starts a node. */
+interface SpawnedNodeSetting {
+  readonly homeDir: string;
+  readonly confDir: string;
+  readonly javaHome: string;
+  /** @default '512m' */
+  readonly heap?: string;
+  readonly distribution: string;
+  readonly runAsNobody: boolean;
+}
 
-  const heap = options.heap ?? '512m';
+/**
+ * Spawns the node's launcher detached, its output in `logs/console.log` of its home; answers the child, its pid and
+ * a reader of the output's last lines. Removes the home and throws when the launcher cannot be spawned.
+ */
+async function spawnNode(
+  where: SpawnedNodeSetting,
+): Promise<{ readonly child: ChildProcess; readonly pid: number; readonly tail: () => string }> {
+  const { homeDir, confDir, javaHome, distribution, runAsNobody } = where;
+  const heap = where.heap ?? '512m';
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: homeDir,
@@ -206,6 +199,43 @@ async function startNodeProcessOnce(options: NodeProcessOptions): Promise<Runnin
           : ''),
     );
   }
+  return { child, pid, tail };
+}
+
+async function startNodeProcessOnce(options: NodeProcessOptions): Promise<RunningOpenSearch> {
+  const { distribution, javaHome, version } = options;
+  const [httpPort, transportPort] = [options.httpPort ?? (await freePort()), await freePort()];
+  const homeDir = mkdtempSync(join(tmpdir(), 'kfek-opensearch-'));
+  const dataDir = options.dataDir ?? join(homeDir, 'data');
+  const confDir = writeNodeConfig({
+    distribution,
+    homeDir,
+    httpPort,
+    transportPort,
+    dataDir,
+    extraJvmOptions: [
+      ...(options.extraJvmOptions ?? []),
+      ...(options.jit === 'startup' ? ['-XX:TieredStopAtLevel=1'] : []),
+    ],
+    missingModules: options.missingModules ?? [],
+    settings: options.settings ?? {},
+    files: options.configFiles ?? {},
+  });
+  chmodSync(homeDir, 0o755);
+  const runAsNobody = isRoot();
+  if (runAsNobody) {
+    chownTree(homeDir, NOBODY_UID, NOGROUP_GID);
+    if (options.dataDir !== undefined) chownTree(options.dataDir, NOBODY_UID, NOGROUP_GID);
+  }
+
+  const { child, pid, tail } = await spawnNode({
+    homeDir,
+    confDir,
+    javaHome,
+    heap: options.heap,
+    distribution,
+    runAsNobody,
+  });
   writeFileSync(join(homeDir, 'node.pid'), String(pid));
 
   let stopped = false;
