@@ -3,7 +3,8 @@
  * dynamic settings of existing indices, and the removal of what retired families leave (retention: domain-plan-ism.ts).
  * Pure: from the spec, the families (domain-families.ts) and the domain's state to {@link DomainChange}s.
  */
-import type { DomainChange, Impact, PlannedRequest } from './domain-change';
+import type { Impact } from '../contracts/impact';
+import type { DomainChange, PlannedRequest } from './domain-change';
 import type { Families, Family } from './domain-families';
 import { type DomainState, LEDGER } from './domain-state';
 import { nestedStems, patternsOverlap, templatePriority } from './families';

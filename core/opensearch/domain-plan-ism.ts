@@ -5,7 +5,8 @@
  * actions: test/helpers/fake-ism.ts says how the plugin decides). A retired family's policy is left as it is, so its
  * indices are deleted on the schedule they had. Pure, like domain-plan-indices.ts.
  */
-import type { DomainChange, Impact, PlannedRequest } from './domain-change';
+import type { Impact } from '../contracts/impact';
+import type { DomainChange, PlannedRequest } from './domain-change';
 import type { Families, Family } from './domain-families';
 import { asIndexFamily, describeFamily, handEdit, plural } from './domain-plan-indices';
 import { sameContent } from './drift';
