@@ -36,7 +36,7 @@ import {
   type SecurityRoleBody,
   writerRoleFor,
 } from './security';
-import { editedByHand, recordedHash } from './registry';
+import { editedByHand, recordedHash } from './registry-changes';
 import { mappingPath, rolePath } from './request-path';
 import type { OpenSearchSpec } from './spec';
 

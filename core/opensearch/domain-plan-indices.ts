@@ -12,7 +12,7 @@ import { buildIndexTemplate, TEMPLATE_HASH_META_KEY } from './index-template';
 import { buildIngestPipeline } from './ingest-pipeline';
 import { describeDrift, driftSummary, type OwnedKind, sameContent } from './drift';
 import { record } from './provision-client';
-import { editedByHand } from './registry';
+import { editedByHand } from './registry-changes';
 import { chunkNames, name as one, requestPath } from './request-path';
 import { canonicalJson, indexFamilies, type IndexFamily, type OpenSearchSpec } from './spec';
 

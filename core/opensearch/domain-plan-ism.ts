@@ -14,7 +14,7 @@ import { chunkNames, name, type NameSegment, requestPath } from './request-path'
 import type { DomainState, IndexState, StoredPolicy } from './domain-state';
 import { buildIsmPolicy, type IsmPolicyBody } from './ism-policy';
 import { record } from './provision-client';
-import { editedByHand } from './registry';
+import { editedByHand } from './registry-changes';
 import { indexFamilies, type OpenSearchSpec } from './spec';
 
 /** `min_index_age` days of the delete transition of a stored policy; undefined when not found. */

@@ -9,7 +9,8 @@ import type { OpenSearchHttpClient } from './http';
 import { applyAuditConfig } from './provision-audit';
 import { call, detectFeatures, record, retryingAccessDenied } from './provision-client';
 import type { ProvisionOptions, ProvisionReport, ProvisionStep } from './provision-types';
-import { recordAfter, recordBefore, writeRegistry } from './registry';
+import { writeRegistry } from './registry';
+import { recordAfter, recordBefore } from './registry-changes';
 import type { OpenSearchSpec } from './spec';
 
 export { OpenSearchFeatureError } from './provision-client';
