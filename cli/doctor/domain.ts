@@ -2,12 +2,14 @@
  * What the deploy will do inside OpenSearch (issue 30.7), before it happens: the provisioner's own planner
  * (core/opensearch/domain-plan.ts) run on the spec the synthesized template carries, against the domain as it is
  * (read signed as the caller), or, when the domain cannot be read, against what the deployed template's spec made
- * the provisioner write. Its changes are grouped by impact, worst first, each group one finding with the fixes:
- * a change that loses data or access, or that OpenSearch would refuse, fails the doctor. Pure.
+ * the provisioner write. Its changes are grouped by impact, worst first, each group one finding with the fixes;
+ * what an impact means (its status, its title) is the impact table's (core/contracts/impact.ts): a change that loses
+ * data or access, or that OpenSearch would refuse, fails the doctor. Pure.
  */
 import { type ShardBudget, shardBudget, SYSTEM_SHARD_RESERVE } from '../../core/config';
 import type { IndexRotation } from '../../core/contracts/index-naming';
-import { type DomainChange, IMPACT_ORDER, type Impact } from '../../core/opensearch/domain-change';
+import { IMPACT_ORDER, IMPACTS, type Severity } from '../../core/contracts/impact';
+import type { DomainChange } from '../../core/opensearch/domain-change';
 import { stepOf } from '../../core/opensearch/domain-apply';
 import { planDomain } from '../../core/opensearch/domain-plan';
 import { stateFromSpec } from '../../core/opensearch/domain-read';
@@ -17,30 +19,11 @@ import { indexRotationOf, outputReferences, provisionerSpecOf } from './domain-s
 import { type DoctorFacts, type Finding, skip, type Status } from './model';
 import type { ProfilePlan } from './plan';
 
-const STATUS: Readonly<Record<Impact, Status>> = {
-  'loses-data': 'fail',
-  'loses-access': 'fail',
-  refused: 'fail',
-  drift: 'warn',
-  'grants-access': 'ok',
-  'keeps-longer': 'ok',
-  kept: 'ok',
-  'next-index': 'ok',
-  change: 'ok',
-  none: 'ok',
-};
-
-const TITLE: Readonly<Record<Impact, string>> = {
-  'loses-data': 'existing indices are deleted sooner',
-  'loses-access': 'access removed',
-  refused: 'OpenSearch would refuse',
-  drift: 'hand edits reverted',
-  'grants-access': 'access added',
-  'keeps-longer': 'existing indices are kept longer',
-  kept: 'kept after leaving the profile',
-  'next-index': 'waits for the next index',
-  change: 'changed',
-  none: 'unchanged',
+/** How a finding shows an impact's severity (core/contracts/impact.ts); a quiet one gets no finding of its own. */
+const STATUS: Readonly<Record<Exclude<Severity, 'quiet'>, Status>> = {
+  fail: 'fail',
+  warn: 'warn',
+  notice: 'ok',
 };
 
 /** The spec the synthesized Pipeline template applies and the one the deployed template applied. */
@@ -106,18 +89,18 @@ function checkShards(
   return { check: 'domain-shards', status: 'ok', finding };
 }
 
-/** One finding per impact, worst first; a change is one line of it. */
+/** One finding per impact, worst first, with the impact's severity and title; a change is one line of it. */
 function impactFindings(changes: readonly DomainChange[]): Finding[] {
   const out: Finding[] = [];
   for (const impact of IMPACT_ORDER) {
-    if (impact === 'none') continue;
+    const { severity, title } = IMPACTS[impact];
     const group = changes.filter((c) => c.impact === impact);
-    if (group.length === 0) continue;
+    if (severity === 'quiet' || group.length === 0) continue;
     const fixes = [...new Set(group.flatMap((c) => (c.fix === undefined ? [] : [c.fix])))];
     out.push({
       check: `domain-${impact}`,
-      status: STATUS[impact],
-      finding: `${TITLE[impact]}: ${group.map((c) => `${stepOf(c).step}${c.detail === undefined ? '' : ` (${c.detail})`}`).join('; ')}`,
+      status: STATUS[severity],
+      finding: `${title}: ${group.map((c) => `${stepOf(c).step}${c.detail === undefined ? '' : ` (${c.detail})`}`).join('; ')}`,
       ...(fixes.length === 0 ? {} : { fix: fixes.join('; ') }),
     });
   }

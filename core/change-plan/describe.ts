@@ -1,8 +1,8 @@
 /**
- * A {@link ChangePlan} as findings, each with its one impact (./impact.ts), and as lines a person reads: the stacks in
- * deploy order, then every finding, worst first.
+ * A {@link ChangePlan} as findings, each with its one impact (core/contracts/impact.ts), and as lines a person
+ * reads: the stacks in deploy order, then every finding, worst first.
  */
-import { IMPACTS, type Impact, worstFirst } from './impact';
+import { IMPACTS, type Impact, worstFirst } from '../contracts/impact';
 import type { ChangePlan, Deletion, NameClash, RefusedUpdate, Replacement, StackPlan } from './types';
 
 /** One thing a deploy of the plan does that someone should know, with its impact and its text. */

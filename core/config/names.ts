@@ -3,6 +3,7 @@
  * names, the S3 key prefixes of kept data and OpenSearch backend roles. Shared by resolve.ts and cross-account.ts,
  * so a name is checked the same way wherever it appears.
  */
+import { CONFIG_RULES, type MembersRule, membersProblems } from '../contracts/config-rules';
 import { ON_FAILURE_KEY_PREFIX } from '../contracts/kept-data';
 import type { Reader } from './reader';
 import type { OpenSearchConfig } from './types';
@@ -117,64 +118,37 @@ export function checkPrefixesApart(
   });
 }
 
-// An IAM role or user ARN, the form fine-grained access control matches as a backend role for SigV4 requests.
-const IAM_PRINCIPAL_ARN = /^arn:aws[a-z-]*:iam::\d{12}:(role|user)\/[\w+=,.@/-]{1,512}$/;
-const IAM_PRINCIPAL_HINT = 'an IAM role or user ARN such as "arn:aws:iam::123456789012:role/Admin"';
-// A reader backend role: an IAM role ARN or a (SAML) group name, without blanks at either end (they never match).
-const BACKEND_ROLE = /^\S(?:.{0,254}\S)?$/;
-const BACKEND_ROLE_HINT = 'an IAM role ARN or a group name (1-256 characters, no spaces at either end)';
-
 /** `openSearch.access`: the backend roles of people, each list present only when the profile sets it. */
 export function readAccess(r: Reader): OpenSearchConfig['access'] {
-  const admins = 'openSearch.access.adminBackendRoles';
-  const readers = 'openSearch.access.readerBackendRoles';
+  const { adminBackendRoles: admins, readerBackendRoles: readers } = CONFIG_RULES;
   return {
-    ...(r.raw(admins) === undefined
+    ...(r.raw(admins.path) === undefined ? {} : { adminBackendRoles: readMembers(r, admins, admins.path) }),
+    ...(r.raw(readers.path) === undefined
       ? {}
-      : {
-          adminBackendRoles: readBackendRoles(r, admins, 'all_access', IAM_PRINCIPAL_ARN, IAM_PRINCIPAL_HINT),
-        }),
-    ...(r.raw(readers) === undefined
-      ? {}
-      : { readerBackendRoles: readBackendRoles(r, readers, 'kfek_reader', BACKEND_ROLE, BACKEND_ROLE_HINT) }),
+      : { readerBackendRoles: readMembers(r, readers, readers.path) }),
   };
 }
 
 /** Reads the reader backend roles of one route (`routes[i].readerBackendRoles`, given as `value`). */
 export function readRouteReaders(r: Reader, path: string, route: string, value: unknown): string[] {
-  return readBackendRoles(
+  return readMembers(
     r,
+    CONFIG_RULES.routeReaderBackendRoles,
     path,
     `the reader role of route "${route}"`,
-    BACKEND_ROLE,
-    BACKEND_ROLE_HINT,
     value,
   );
 }
 
-/**
- * Reads a list of OpenSearch backend roles. The security plugin matches each as a pattern (ConfigModelV7's role
- * mappings go through WildcardMatcher): `*` and `?` are wildcards and `/.../` is a regular expression, so `"*"`
- * maps every signed-in user to the role. `pattern`/`hint` are the form the list takes (admins: IAM ARNs).
- */
-function readBackendRoles(
+/** Reads a list of OpenSearch backend roles by its rule (core/contracts/config-rules.ts `membersProblems`). */
+function readMembers(
   r: Reader,
+  rule: MembersRule,
   path: string,
-  role: string,
-  pattern: RegExp,
-  hint: string,
+  role: string = rule.role,
   list: unknown = r.raw(path),
 ): string[] {
-  return r.array(path, list).map((value, i) => {
-    const at = `${path}[${i}]`;
-    if (typeof value === 'string' && (/[*?]/.test(value) || /^\/.*\/$/.test(value))) {
-      r.problem(
-        `${at} is ${JSON.stringify(value)}; the security plugin reads a backend role with "*" or "?" as a wildcard ` +
-          `(and /.../ as a regular expression), so it would map users it was never meant for to ${role}. ` +
-          `List each IAM role ARN or group exactly, as ${hint}.`,
-      );
-      return '';
-    }
-    return r.str(at, pattern, hint, value);
-  });
+  const { members, problems } = membersProblems(rule, path, list, role);
+  for (const problem of problems) r.problem(problem);
+  return members;
 }

@@ -1,4 +1,5 @@
 /** Deep merge of a profile over the defaults, and the typed reader that records every problem instead of stopping at the first. */
+import { type IntRule, intProblem, type PatternRule, patternProblem } from '../contracts/config-rules';
 import { isObject, type Json, type JsonObject, Problems } from '../contracts/route-problems';
 import { OPTIONAL_KEYS, REMOVED_KEYS } from './defaults';
 import { LOG_RETENTION_DAYS } from './types';
@@ -83,6 +84,22 @@ export class Reader {
       return min;
     }
     return value;
+  }
+
+  /** An integer by one of the shared rules (core/contracts/config-rules.ts): its bounds and its words. */
+  ruleInt(rule: IntRule, path: string = rule.path ?? '', value: Json = this.get(path)): number {
+    const problem = intProblem(rule, path, value);
+    if (problem === undefined) return value as number;
+    this.problem(problem);
+    return rule.min;
+  }
+
+  /** A string by one of the shared rules (core/contracts/config-rules.ts). Returns '' when it is bad. */
+  ruleStr(rule: PatternRule, path: string = rule.path ?? '', value: Json = this.get(path)): string {
+    const problem = patternProblem(rule, path, value);
+    if (problem === undefined) return value as string;
+    this.problem(problem);
+    return '';
   }
 
   bool(path: string, value: Json = this.get(path)): boolean {

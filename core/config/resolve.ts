@@ -4,6 +4,7 @@
  * at once.
  */
 import { readFileSync } from 'node:fs';
+import { CONFIG_RULES as RULES, slowLogOrderProblems } from '../contracts/config-rules';
 import { MAX_STEM_LENGTH } from '../contracts/physical-names';
 import { CONTEXT_KEY, DEFAULT_PROFILE, DEFAULTS, PROFILE_CONTEXT_KEY } from './defaults';
 import { CdkJsonReadError, ConfigValidationError, UnknownProfileError } from './errors';
@@ -49,16 +50,8 @@ function crossCheck(r: Reader, c: Omit<PipelineConfig, 'profile'>): void {
         `replicas must be below the data node count or every index stays yellow. Lower replicas or add nodes.`,
     );
   }
-  for (const kind of ['Search', 'Index'] as const) {
-    const info = os.indexTemplate[`slow${kind}InfoMs`];
-    const warn = os.indexTemplate[`slow${kind}WarnMs`];
-    if (info >= warn) {
-      r.problem(
-        `openSearch.indexTemplate.slow${kind}InfoMs (${info}) must be below slow${kind}WarnMs (${warn}): INFO logs ` +
-          'the slower operations first, WARN only the slowest.',
-      );
-    }
-  }
+  for (const problem of slowLogOrderProblems('openSearch.indexTemplate', os.indexTemplate))
+    r.problem(problem);
   checkPrefixesApart(r, [
     ['transform.deadLetterPrefix', c.transform.deadLetterPrefix],
     ['delivery.failedDocumentsPrefix', c.delivery.failedDocumentsPrefix],
@@ -205,7 +198,7 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
     delivery: readDelivery(r, overrides),
     openSearch,
     failedRecords: {
-      expireAfterDays: r.int('failedRecords.expireAfterDays', 1, 36_500),
+      expireAfterDays: r.ruleInt(RULES.expireAfterDays),
     },
     alarms: readAlarms(r),
     routes: readRoutes(r, openSearch.retention.deleteAfterDays),

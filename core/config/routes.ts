@@ -4,14 +4,8 @@
  * the other routes and the rest of the profile. Overlaps between routes are in ./route-overlaps.ts.
  */
 import { APP_FIELD_BUDGET } from '../contracts/field-budget';
-import {
-  OPENSEARCH_OWN_INDEX_STEMS,
-  indexStemProblem,
-  stemCovers,
-  stemsClash,
-} from '../contracts/index-naming';
+import { CONFIG_RULES as RULES, stemProblem, stemsApartProblems } from '../contracts/config-rules';
 import { duplicateRouteNames, readTransformRoute, staticFieldPaths } from '../contracts/route-reader';
-import { ROUTE_RETENTION_DAYS } from '../contracts/routes';
 import { MAX_ROUTES_ENV_BYTES, TransformEnvVar, serializeRoutes } from '../contracts/transform-env';
 import { readRouteReaders } from './names';
 import { TEMPLATE_FIELDS } from '../opensearch/mappings';
@@ -31,74 +25,35 @@ function readRoute(
   const route = readTransformRoute(value, path, r.problems, OPENSEARCH_ROUTE_KEYS);
   if (!isObject(value)) return undefined;
   const name = route?.name ?? String(value.name);
-  const stem = r.str(
-    `${path}.indexStem`,
-    undefined,
-    'the stem of the route\'s index names, e.g. "payments" for payments-2026-11-25',
-    value.indexStem,
-  );
-  const fault = stem === '' ? undefined : indexStemProblem(stem);
-  if (fault !== undefined) {
-    r.problem(
-      `${path}.indexStem is ${JSON.stringify(stem)}: ${fault}. Use a lowercase name such as ${JSON.stringify(name)} ` +
-        `(its indices are "<indexStem>-2026-11-25").`,
-    );
-  }
+  const stemFault = stemProblem(`${path}.indexStem`, value.indexStem, name);
+  if (stemFault !== undefined) r.problem(stemFault);
   const retentionDays =
     value.retentionDays === undefined
       ? defaultRetentionDays
-      : r.int(
-          `${path}.retentionDays`,
-          ROUTE_RETENTION_DAYS.min,
-          ROUTE_RETENTION_DAYS.max,
-          value.retentionDays,
-        );
+      : r.ruleInt(RULES.routeRetentionDays, `${path}.retentionDays`, value.retentionDays);
   const readerBackendRoles =
     value.readerBackendRoles === undefined
       ? []
       : readRouteReaders(r, `${path}.readerBackendRoles`, name, value.readerBackendRoles);
   if (route === undefined) return undefined;
-  return { ...route, indexStem: stem, retentionDays, readerBackendRoles };
+  const indexStem = typeof value.indexStem === 'string' ? value.indexStem : '';
+  return { ...route, indexStem, retentionDays, readerBackendRoles };
 }
 
 /**
- * Refuses index stems that cannot be kfek's: equal to another route's or to `delivery.indexPrefix`, or extending
- * one with a digit (which would take that stem's own indices, `logs-2026-...`), or overlapping the indices OpenSearch
- * keeps outside the `.` namespace (kfek's retention would delete them, its readers read them). Stems that extend
- * one another with a letter are fine: every index belongs to the longest stem it starts with (issue 30,
- * core/opensearch/families.ts).
+ * Refuses index stems that cannot be kfek's together, or overlap OpenSearch's own indices (the one rule,
+ * core/contracts/config-rules.ts `stemsApartProblems`): the default route's prefix and every route's stem.
  */
 function checkStemsApart(r: Reader, routes: readonly RouteConfig[], indexPrefix: string): void {
-  const stems: string[] = [];
-  const own = OPENSEARCH_OWN_INDEX_STEMS.map((s) => [`OpenSearch's own ${s}-* indices`, s] as const);
-  routes.forEach((route, i) => {
-    const stem = route.indexStem;
-    if (stem === '') return;
-    for (const [label, other] of own) {
-      if (!stemCovers(other, stem) && !stemCovers(stem, other)) continue;
-      const how = stemCovers(other, stem)
-        ? `"${other}-*" also matches "${stem}-2026-11-25"`
-        : `"${stem}-*" also matches "${other}-2026-11-25"`;
-      stems.push(
-        `routes[${i}].indexStem ${JSON.stringify(stem)} and ${label} overlap: ${how}, so kfek's retention policy ` +
-          `would delete OpenSearch's indices or its readers read them. Use a stem that neither starts with ` +
-          `"${other}-" nor is the start of it.`,
-      );
-    }
-    const others: ReadonlyArray<readonly [label: string, stem: string]> = [
-      [`delivery.indexPrefix (the default route)`, indexPrefix],
-      ...routes.slice(0, i).map((o, j) => [`routes[${j}].indexStem ("${o.name}")`, o.indexStem] as const),
-    ];
-    for (const [label, other] of others) {
-      const clash = other === '' ? undefined : stemsClash(other, stem);
-      if (clash === undefined) continue;
-      stems.push(
-        `routes[${i}].indexStem ${JSON.stringify(stem)} and ${label} ${JSON.stringify(other)} cannot both be ` +
-          `stems: ${clash}. Use another stem; one stem may extend another with "-" and a letter ("${other}-audit").`,
-      );
-    }
-  });
-  for (const problem of summarized(stems, 'pairs of index stems that cannot both be kept'))
+  const problems = stemsApartProblems([
+    { path: 'delivery.indexPrefix', stem: indexPrefix, aside: 'the default route' },
+    ...routes.map((route, i) => ({
+      path: `routes[${i}].indexStem`,
+      stem: route.indexStem,
+      aside: JSON.stringify(route.name),
+    })),
+  ]);
+  for (const problem of summarized(problems, 'pairs of index stems that cannot both be kept'))
     r.problem(problem);
 }
 
@@ -120,8 +75,8 @@ export function readRoutes(r: Reader, defaultRetentionDays: number): RouteConfig
 /** Rules between the routes and other sections, checked after every section is read. */
 export function checkRoutes(r: Reader, c: Omit<PipelineConfig, 'profile'>): void {
   const routes = c.routes;
-  if (routes.length === 0) return;
   checkStemsApart(r, routes, c.delivery.indexPrefix);
+  if (routes.length === 0) return;
   const limit = c.openSearch.indexTemplate.totalFieldsLimit;
   routes.forEach((route, i) => {
     if (route.retentionDays >= c.failedRecords.expireAfterDays) {

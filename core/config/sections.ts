@@ -3,10 +3,16 @@
  * with its field rules and returns it typed; problems go to the {@link Reader}, so every problem of every section
  * is reported at once. Cross-section rules stay in resolve.ts.
  */
+import { CONFIG_RULES as RULES } from '../contracts/config-rules';
 import { DEFAULTS } from './defaults';
 import { readCrossAccount } from './cross-account';
 import { LOG_GROUP_HINT, LOG_GROUP_NAME, checkLogGroupName, readAccess, readPrefix } from './names';
-import { MAX_VOLUME_GIB, MIN_VOLUME_GIB, readAggregatableFields, readTotalFieldsLimit } from './opensearch-limits';
+import {
+  MAX_VOLUME_GIB,
+  MIN_VOLUME_GIB,
+  readAggregatableFields,
+  readTotalFieldsLimit,
+} from './opensearch-limits';
 import { type Json, type JsonObject, type Reader, isObject } from './reader';
 import {
   type AlarmsConfig,
@@ -22,10 +28,6 @@ import {
   type TransformConfig,
 } from './types';
 
-// OpenSearch index names: lowercase, no \ / * ? " < > | space , #, not starting with - _ +.
-const INDEX_PREFIX = /^[a-z0-9][a-z0-9._-]{0,199}$/;
-const INDEX_HINT =
-  'a lowercase OpenSearch index name prefix (a-z 0-9 . _ -, not starting with . _ -), e.g. "logs"';
 const INSTANCE_TYPE = /^[a-z0-9]+\.[a-z0-9]+\.search$/;
 const INSTANCE_HINT = 'an OpenSearch Service instance type such as "t3.small.search" or "r7g.large.search"';
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
@@ -148,7 +150,7 @@ export function readDelivery(r: Reader, overrides: Json): DeliveryConfig {
   return {
     bufferingIntervalSeconds: r.int('delivery.bufferingIntervalSeconds', 0, 900),
     bufferingSizeMb: r.int('delivery.bufferingSizeMb', 1, 100),
-    indexPrefix: r.str('delivery.indexPrefix', INDEX_PREFIX, INDEX_HINT),
+    indexPrefix: r.ruleStr(RULES.indexPrefix),
     indexRotation: r.oneOf('delivery.indexRotation', INDEX_ROTATIONS),
     retryDurationSeconds: r.int('delivery.retryDurationSeconds', 0, 7200),
     failedDocumentsPrefix: readPrefix(
@@ -186,21 +188,21 @@ export function readOpenSearch(r: Reader): OpenSearchConfig {
     logRetentionDays: r.retention('openSearch.logRetentionDays'),
     auditLogs: r.bool('openSearch.auditLogs'),
     indexTemplate: {
-      shards: r.int('openSearch.indexTemplate.shards', 1, 1024),
-      replicas: r.int('openSearch.indexTemplate.replicas', 0, 15),
+      shards: r.ruleInt(RULES.shards),
+      replicas: r.ruleInt(RULES.replicas),
       totalFieldsLimit: readTotalFieldsLimit(r),
-      refreshSeconds: r.int('openSearch.indexTemplate.refreshSeconds', 1, 3600),
-      slowSearchWarnMs: r.int('openSearch.indexTemplate.slowSearchWarnMs', 1, 3_600_000),
-      slowSearchInfoMs: r.int('openSearch.indexTemplate.slowSearchInfoMs', 1, 3_600_000),
-      slowIndexWarnMs: r.int('openSearch.indexTemplate.slowIndexWarnMs', 1, 3_600_000),
-      slowIndexInfoMs: r.int('openSearch.indexTemplate.slowIndexInfoMs', 1, 3_600_000),
+      refreshSeconds: r.ruleInt(RULES.refreshSeconds),
+      slowSearchWarnMs: r.ruleInt(RULES.slowSearchWarnMs),
+      slowSearchInfoMs: r.ruleInt(RULES.slowSearchInfoMs),
+      slowIndexWarnMs: r.ruleInt(RULES.slowIndexWarnMs),
+      slowIndexInfoMs: r.ruleInt(RULES.slowIndexInfoMs),
       aggregatableFields: readAggregatableFields(r),
     },
     retention: {
-      deleteAfterDays: r.int('openSearch.retention.deleteAfterDays', 1, 36_500),
+      deleteAfterDays: r.ruleInt(RULES.deleteAfterDays),
       ...(warmAfterDays === undefined
         ? {}
-        : { warmAfterDays: r.int('openSearch.retention.warmAfterDays', 1, 36_500, warmAfterDays) }),
+        : { warmAfterDays: r.ruleInt(RULES.warmAfterDays, RULES.warmAfterDays.path, warmAfterDays) }),
     },
     access: readAccess(r),
   };

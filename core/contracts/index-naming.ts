@@ -93,12 +93,17 @@ export const OPENSEARCH_OWN_INDEX_STEMS: readonly string[] = ['security-auditlog
 // Characters OpenSearch refuses in index names (MetadataCreateIndexService#validateIndexOrAliasName: `Strings
 // .INVALID_FILENAME_CHARS` \ / * ? " < > | space and comma, plus # and, since 7.0, :).
 const FORBIDDEN_INDEX_CHARS = /[\\/*?"<>| ,#:]/;
+// Whitespace, control and invisible format characters: OpenSearch takes some of them in an index name, but kfek
+// refuses to put them into a request path (core/opensearch/request-path.ts), so it could never address the indices.
+const INVISIBLE = /[\s\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 
 /**
  * Why `stem` cannot be the stem of kfek's indices (`<stem>-<rotation suffix>`), or undefined when it can. The rules
  * are OpenSearch's for index names (lowercase; none of `\ / * ? " < > | space , # :`; not starting with `_ - +`;
- * not `.` or `..`; at most 255 bytes, here with the longest rotation suffix added), and one of kfek's: not starting
- * with `.`, the namespace of hidden and system indices (security, ISM, Dashboards keep theirs there).
+ * not `.` or `..`; at most 255 bytes, here with the longest rotation suffix added), and kfek's: not starting
+ * with `.`, the namespace of hidden and system indices (security, ISM, Dashboards keep theirs there), and nothing its
+ * request paths refuse (core/opensearch/request-path.ts: whitespace, control and invisible characters, `%`), so
+ * every index of a stem the config accepts is one kfek can address.
  */
 export function indexStemProblem(stem: string): string | undefined {
   if (stem.length === 0) return 'it is empty';
@@ -106,6 +111,15 @@ export function indexStemProblem(stem: string): string | undefined {
   const bad = FORBIDDEN_INDEX_CHARS.exec(stem);
   if (bad !== null) {
     return `it contains ${JSON.stringify(bad[0])}; OpenSearch refuses \\ / * ? " < > | space , # : in index names`;
+  }
+  if (!stem.isWellFormed()) return 'it holds a lone UTF-16 surrogate, which has no UTF-8 encoding';
+  const invisible = INVISIBLE.exec(stem);
+  if (invisible !== null) {
+    const code = invisible[0].codePointAt(0)?.toString(16).toUpperCase().padStart(4, '0');
+    return `it contains U+${code} (whitespace, control or invisible), which kfek never puts into a request path`;
+  }
+  if (stem.includes('%')) {
+    return 'it contains "%", which a hop that decodes a request path would read as an escape (another name)';
   }
   if (/^[_\-+]/.test(stem)) return 'it starts with "_", "-" or "+", which OpenSearch refuses';
   if (stem.startsWith('.')) {

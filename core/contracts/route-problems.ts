@@ -36,8 +36,9 @@ export class Problems {
     this.list.push(`${path} is ${JSON.stringify(value)}; expected ${expected}.`);
   }
 
-  add(message: string): void {
-    this.list.push(message);
+  /** Adds `message`; undefined (a rule's "no problem") adds nothing. */
+  add(message: string | undefined): void {
+    if (message !== undefined) this.list.push(message);
   }
 
   /** Unknown keys of `obj` (a misspelt setting must not pass as "not set"). */

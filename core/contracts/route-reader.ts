@@ -173,6 +173,22 @@ function readStaticFields(p: Problems, path: string, value: Json): Record<string
   return out;
 }
 
+/**
+ * A route's name at `path` (`routes[2].name`): its form, and not a reserved name. The one rule of every reader (the
+ * config and the transform's environment through {@link readTransformRoute}, the provisioner's spec through
+ * core/opensearch/route-spec.ts). Undefined, with the problem, when it is bad.
+ */
+export function readRouteName(p: Problems, path: string, value: Json): string | undefined {
+  const name = p.str(path, value, ROUTE_NAME, ROUTE_NAME_HINT);
+  if (name !== undefined && RESERVED_ROUTE_NAMES.includes(name)) {
+    p.add(
+      `${path} is ${JSON.stringify(name)}, the name of the route of events no route matches; choose another.`,
+    );
+    return undefined;
+  }
+  return name;
+}
+
 /** The keys of a route the transform reads (a config route has more: see core/config/routes.ts). */
 export const TRANSFORM_ROUTE_KEYS: readonly string[] = ['name', 'match', 'staticFields', 'processing'];
 
@@ -192,12 +208,7 @@ export function readTransformRoute(
   const obj = p.object(path, value, 'a route object { "name", "match", ... }');
   if (obj === undefined) return undefined;
   p.keys(path, obj, [...TRANSFORM_ROUTE_KEYS, ...otherKeys]);
-  const name = p.str(`${path}.name`, obj.name, ROUTE_NAME, ROUTE_NAME_HINT);
-  if (name !== undefined && RESERVED_ROUTE_NAMES.includes(name)) {
-    p.add(
-      `${path}.name is ${JSON.stringify(name)}, the name of the route of events no route matches; choose another.`,
-    );
-  }
+  const name = readRouteName(p, `${path}.name`, obj.name);
   const match = readMatch(p, `${path}.match`, obj.match);
   const staticFields =
     obj.staticFields === undefined ? {} : readStaticFields(p, `${path}.staticFields`, obj.staticFields);

@@ -28,17 +28,6 @@ export const ROUTE_NAME_HINT =
 /** Not a route name: the documents of no route are "the default route". */
 export const RESERVED_ROUTE_NAMES: readonly string[] = ['default'];
 
-/**
- * The route name rule every reader applies (the config and the transform's environment through route-reader.ts, the
- * provisioner's spec through core/opensearch/route-spec.ts): the form, and not a reserved name.
- */
-export function isRouteName(name: unknown): name is string {
-  return typeof name === 'string' && ROUTE_NAME.test(name) && !RESERVED_ROUTE_NAMES.includes(name);
-}
-
-/** The days a route's own retention may take (config `routes[i].retentionDays`, the provisioner's route spec). */
-export const ROUTE_RETENTION_DAYS = { min: 1, max: 36_500 } as const;
-
 /** The masking detectors the transform has. */
 export type MaskDetector =
   'email' | 'creditCard' | 'awsAccessKeyId' | 'awsSecretKey' | 'jwt' | 'ipv4' | 'ipv6';

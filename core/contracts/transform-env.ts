@@ -3,7 +3,7 @@
  * runner of `npm start`) and whoever reads it (lambda/transform/env.ts, once per container). The names, the
  * defaults the reader applies and the service names live here only; {@link transformEnvironment} is the one writer.
  */
-import { indexStemProblem } from './index-naming';
+import { stemProblem } from './config-rules';
 import { Problems } from './route-problems';
 import { readTransformRoute } from './route-reader';
 import type { TransformRoute } from './routes';
@@ -150,8 +150,7 @@ export function serializeRoutes(routes: readonly TransformRoute[]): string {
 /** The index stem of one route of the environment: its `stem`, or its name when it has none. */
 function readStem(value: unknown, route: TransformRoute, path: string, problems: Problems): TransformRoute {
   const stem = (value as { stem?: unknown } | null)?.stem ?? route.name;
-  const fault = typeof stem === 'string' ? indexStemProblem(stem) : 'it is not a string';
-  if (fault !== undefined) problems.add(`${path}.stem ${JSON.stringify(stem)} is no index stem: ${fault}.`);
+  problems.add(stemProblem(`${path}.stem`, stem));
   return { ...route, indexStem: typeof stem === 'string' ? stem : route.name };
 }
 

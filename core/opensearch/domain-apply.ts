@@ -2,6 +2,7 @@
  * Executes a planned change (domain-change.ts): its requests in order, each checked. ISM answers 200 with a list of
  * failed indices, so those answers are read too.
  */
+import { IMPACTS } from '../contracts/impact';
 import type { DomainChange, PlannedRequest } from './domain-change';
 import { KIND_LABEL } from './domain-change';
 import { OpenSearchProvisioningError } from './errors';
@@ -27,7 +28,7 @@ export function stepOf(change: DomainChange): ProvisionStep {
     ...(change.detail === undefined || change.detail === '' || change.action === 'unchanged'
       ? {}
       : { detail: change.detail }),
-    ...(change.impact === 'none' || change.impact === 'change' ? {} : { impact: change.impact }),
+    ...(IMPACTS[change.impact].plain ? {} : { impact: change.impact }),
   };
 }
 

@@ -1,51 +1,11 @@
 /**
  * One change a deploy makes inside the domain (issue 30), decided once by the planner (domain-plan.ts) and only
  * rendered by its readers: the provisioner executes its requests and logs it, `kfek doctor` shows it before the
- * deploy. Its impact says what it costs, ordered by one badness table ({@link IMPACT_ORDER}), as aws-cdk's
- * cloudformation-diff orders resource impacts.
+ * deploy. Its impact says what it costs, in the one vocabulary both planners share (core/contracts/impact.ts: its
+ * badness order, whether it stops the deploy, its title).
  */
+import type { Impact } from '../contracts/impact';
 import type { HttpMethod } from './http';
-
-export type Impact =
-  /** Existing indices are deleted sooner than before (a shorter retention), or deleted now. */
-  | 'loses-data'
-  /** Someone loses read or write access to indices that exist (a member or a pattern removed). */
-  | 'loses-access'
-  /** OpenSearch would refuse it (an overlap with someone else's template at the same priority). */
-  | 'refused'
-  /** A hand edit of something kfek owns is reverted. */
-  | 'drift'
-  /** Someone gains access. */
-  | 'grants-access'
-  /** Existing indices are kept longer than before. */
-  | 'keeps-longer'
-  /** Something that left the profile is kept (history stays readable and retained). */
-  | 'kept'
-  /** A change that only the next index gets (static settings, mappings). */
-  | 'next-index'
-  /** Anything else that changes. */
-  | 'change'
-  | 'none';
-
-/** Worst first. */
-export const IMPACT_ORDER: readonly Impact[] = [
-  'loses-data',
-  'loses-access',
-  'refused',
-  'drift',
-  'grants-access',
-  'keeps-longer',
-  'kept',
-  'next-index',
-  'change',
-  'none',
-];
-
-export function worstImpact(impacts: Iterable<Impact>): Impact {
-  let worst: Impact = 'none';
-  for (const i of impacts) if (IMPACT_ORDER.indexOf(i) < IMPACT_ORDER.indexOf(worst)) worst = i;
-  return worst;
-}
 
 export type ChangeKind =
   | 'ingest-pipeline'

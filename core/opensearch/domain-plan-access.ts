@@ -18,7 +18,8 @@
  * One file past ~300 lines: roles, kfek's mappings and the built-in roles' mappings share the members arithmetic and
  * the previous deploy's view, and are planned together.
  */
-import type { DomainChange, Impact } from './domain-change';
+import type { Impact } from '../contracts/impact';
+import type { DomainChange } from './domain-change';
 import type { Families, Family } from './domain-families';
 import type { DomainState } from './domain-state';
 import { describeDrift, driftSummary } from './drift';
@@ -35,7 +36,7 @@ import {
   type SecurityRoleBody,
   writerRoleFor,
 } from './security';
-import { editedByHand, recordedHash } from './registry';
+import { editedByHand, recordedHash } from './registry-changes';
 import { mappingPath, rolePath } from './request-path';
 import type { OpenSearchSpec } from './spec';
 

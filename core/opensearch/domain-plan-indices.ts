@@ -3,7 +3,8 @@
  * dynamic settings of existing indices, and the removal of what retired families leave (retention: domain-plan-ism.ts).
  * Pure: from the spec, the families (domain-families.ts) and the domain's state to {@link DomainChange}s.
  */
-import type { DomainChange, Impact, PlannedRequest } from './domain-change';
+import type { Impact } from '../contracts/impact';
+import type { DomainChange, PlannedRequest } from './domain-change';
 import type { Families, Family } from './domain-families';
 import { type DomainState, LEDGER } from './domain-state';
 import { nestedStems, patternsOverlap, templatePriority } from './families';
@@ -11,7 +12,7 @@ import { buildIndexTemplate, TEMPLATE_HASH_META_KEY } from './index-template';
 import { buildIngestPipeline } from './ingest-pipeline';
 import { describeDrift, driftSummary, type OwnedKind, sameContent } from './drift';
 import { record } from './provision-client';
-import { editedByHand } from './registry';
+import { editedByHand } from './registry-changes';
 import { chunkNames, name as one, requestPath } from './request-path';
 import { canonicalJson, indexFamilies, type IndexFamily, type OpenSearchSpec } from './spec';
 

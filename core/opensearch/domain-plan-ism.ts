@@ -5,7 +5,8 @@
  * actions: test/helpers/fake-ism.ts says how the plugin decides). A retired family's policy is left as it is, so its
  * indices are deleted on the schedule they had. Pure, like domain-plan-indices.ts.
  */
-import type { DomainChange, Impact, PlannedRequest } from './domain-change';
+import type { Impact } from '../contracts/impact';
+import type { DomainChange, PlannedRequest } from './domain-change';
 import type { Families, Family } from './domain-families';
 import { asIndexFamily, describeFamily, handEdit, plural } from './domain-plan-indices';
 import { sameContent } from './drift';
@@ -13,7 +14,7 @@ import { chunkNames, name, type NameSegment, requestPath } from './request-path'
 import type { DomainState, IndexState, StoredPolicy } from './domain-state';
 import { buildIsmPolicy, type IsmPolicyBody } from './ism-policy';
 import { record } from './provision-client';
-import { editedByHand } from './registry';
+import { editedByHand } from './registry-changes';
 import { indexFamilies, type OpenSearchSpec } from './spec';
 
 /** `min_index_age` days of the delete transition of a stored policy; undefined when not found. */

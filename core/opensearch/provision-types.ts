@@ -1,4 +1,4 @@
-import type { Impact } from './domain-change';
+import type { Impact } from '../contracts/impact';
 import type { OpenSearchHttpClient } from './http';
 import type { OpenSearchSpec } from './spec';
 

@@ -1,3 +1,4 @@
+import { IMPACTS } from '../contracts/impact';
 import type { DomainChange } from './domain-change';
 import { applyChange, stepOf } from './domain-apply';
 import { planDomain } from './domain-plan';
@@ -8,7 +9,8 @@ import type { OpenSearchHttpClient } from './http';
 import { applyAuditConfig } from './provision-audit';
 import { call, detectFeatures, record, retryingAccessDenied } from './provision-client';
 import type { ProvisionOptions, ProvisionReport, ProvisionStep } from './provision-types';
-import { recordAfter, recordBefore, writeRegistry } from './registry';
+import { writeRegistry } from './registry';
+import { recordAfter, recordBefore } from './registry-changes';
 import type { OpenSearchSpec } from './spec';
 
 export { OpenSearchFeatureError } from './provision-client';
@@ -94,8 +96,9 @@ export async function provisionOpenSearch(
       : { dashboards: { ...(tenant === undefined ? {} : { tenant }) } }),
   });
 
-  // A change OpenSearch would refuse fails the run before anything is applied, so nothing is left half-done.
-  const refused = plan.changes.filter((c) => c.impact === 'refused');
+  // A change OpenSearch would refuse stops the deploy (core/contracts/impact.ts): it fails the run before anything
+  // is applied, so nothing is left half-done.
+  const refused = plan.changes.filter((c) => IMPACTS[c.impact].stopsDeploy);
   if (refused.length > 0) {
     throw new OpenSearchProvisioningError(
       `OpenSearch would refuse ${refused.map((c) => `${stepOf(c).step} (${c.detail ?? ''})`).join('; ')}; ` +

@@ -3,10 +3,15 @@
  * template, retention policy and reader role, which the provisioner applies beside the default route's. Part of the
  * spec's one schema (./spec.ts), in its own file because spec.ts is already long.
  */
-import { indexStemProblem, stemsClash } from '../contracts/index-naming';
+import {
+  CONFIG_RULES,
+  intProblem,
+  membersProblems,
+  stemProblem,
+  stemsApartProblems,
+} from '../contracts/config-rules';
 import { Problems } from '../contracts/route-problems';
-import { isRouteName, RESERVED_ROUTE_NAMES, ROUTE_RETENTION_DAYS } from '../contracts/routes';
-import { OpenSearchSpecError } from './errors';
+import { duplicateRouteNames, readRouteName } from '../contracts/route-reader';
 
 /** One route's OpenSearch side (config `routes[i]`: name, indexStem, retentionDays, readerBackendRoles). */
 export interface RouteSpecInput {
@@ -58,69 +63,47 @@ export function familyNames(name: string, stem: string): IndexFamilyNames {
   return { indexTemplate: `${name}-${stem}`, ismPolicy: `${name}-${stem}-retention` };
 }
 
-const RESERVED = RESERVED_ROUTE_NAMES.map((n) => JSON.stringify(n)).join(' or ');
-
-/** The problems of one route's OpenSearch side, in the spec's words (`<path> must be ..., got <value>.`). */
-function checkRoute(
-  p: Problems,
-  at: string,
-  route: RouteSpecInput,
-  seen: Set<string>,
-  stems: string[],
-): void {
-  if (!isRouteName(route.name)) {
-    p.add(
-      `${at}.name must be lowercase letters, digits and '-', starting with a letter, at most 32 characters (not ` +
-        `${RESERVED}), got ${JSON.stringify(route.name)}.`,
-    );
-  } else if (seen.has(route.name)) {
-    p.add(`${at}.name ${JSON.stringify(route.name)} is listed twice; list each route once.`);
-  }
-  seen.add(route.name);
-  const fault =
-    typeof route.indexStem === 'string' ? indexStemProblem(route.indexStem) : 'it is not a string';
-  if (fault !== undefined) {
-    p.add(`${at}.indexStem ${JSON.stringify(route.indexStem)} is no index stem: ${fault}.`);
-  } else {
-    for (const other of stems) {
-      const clash = stemsClash(other, route.indexStem);
-      if (clash !== undefined) {
-        p.add(
-          `${at}.indexStem ${JSON.stringify(route.indexStem)} cannot go with ${JSON.stringify(other)}: ${clash}. ` +
-            'Give every route its own stem; one may extend another with "-" and a letter (logs-audit).',
-        );
-      }
-    }
-    stems.push(route.indexStem);
-  }
-  const { min, max } = ROUTE_RETENTION_DAYS;
-  if (!Number.isInteger(route.retentionDays) || route.retentionDays < min || route.retentionDays > max) {
-    p.add(
-      `${at}.retentionDays must be an integer from ${min} to ${max}, got ${JSON.stringify(route.retentionDays)}.`,
-    );
-  }
-  const readers = route.readerBackendRoles ?? [];
-  if (readers.some((v) => typeof v !== 'string' || v.length === 0)) {
-    p.add(`${at}.readerBackendRoles must hold non-empty strings, got ${JSON.stringify(readers)}.`);
-  }
+/**
+ * The problems of one route's OpenSearch side, by the rules and in the words the config reads a profile's routes
+ * with (core/contracts/config-rules.ts, route-reader.ts).
+ */
+function checkRoute(p: Problems, at: string, route: RouteSpecInput): void {
+  readRouteName(p, `${at}.name`, route.name);
+  p.add(stemProblem(`${at}.indexStem`, route.indexStem, route.name));
+  p.add(intProblem(CONFIG_RULES.routeRetentionDays, `${at}.retentionDays`, route.retentionDays));
+  const readers = membersProblems(
+    CONFIG_RULES.routeReaderBackendRoles,
+    `${at}.readerBackendRoles`,
+    route.readerBackendRoles ?? [],
+    `the reader role of route ${JSON.stringify(route.name)}`,
+  );
+  readers.problems.forEach((problem) => p.add(problem));
 }
 
 /**
  * Resolves and checks the routes; `indexPrefix` is the default route's stem. The config has checked them already
- * (core/config/routes.ts, with the same rules from core/contracts/routes.ts); this guards the custom resource's
- * input, which travels as JSON.
- * @throws OpenSearchSpecError naming every problem
+ * (core/config/routes.ts, with the same rules); this guards the custom resource's input, which travels as JSON, and
+ * the construct's props. Adds every problem to `problems`.
  */
 export function resolveRouteSpecs(
   name: string,
   indexPrefix: string,
   input: readonly RouteSpecInput[],
+  problems: string[],
 ): readonly RouteSpec[] {
-  const p = new Problems([]);
-  const seen = new Set<string>();
-  const stems: string[] = [indexPrefix];
-  input.forEach((route, i) => checkRoute(p, `routes[${i}]`, route, seen, stems));
-  if (p.list.length > 0) throw new OpenSearchSpecError(p.list.join(' '));
+  const p = new Problems(problems);
+  input.forEach((route, i) => checkRoute(p, `routes[${i}]`, route));
+  duplicateRouteNames('routes', input, problems);
+  problems.push(
+    ...stemsApartProblems([
+      { path: 'indexPrefix', stem: indexPrefix, aside: 'the default route' },
+      ...input.map((route, i) => ({
+        path: `routes[${i}].indexStem`,
+        stem: typeof route.indexStem === 'string' ? route.indexStem : '',
+        aside: JSON.stringify(route.name),
+      })),
+    ]),
+  );
   return input.map((route) => ({
     route: route.name,
     indexStem: route.indexStem,

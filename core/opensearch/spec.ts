@@ -1,4 +1,16 @@
 import { createHash } from 'node:crypto';
+import {
+  CONFIG_RULES as RULES,
+  type IntRule,
+  intProblem,
+  type MembersRule,
+  membersProblems,
+  type PatternRule,
+  patternProblem,
+  slowLogOrderProblems,
+  specForm,
+} from '../contracts/config-rules';
+import { Problems } from '../contracts/route-problems';
 import { OpenSearchSpecError } from './errors';
 import { aggregatableFieldsProblems, MIN_TOTAL_FIELDS_LIMIT } from './mappings';
 import {
@@ -194,143 +206,118 @@ export const OPENSEARCH_SPEC_DEFAULTS = {
   deleteAfterDays: 30,
 } as const;
 
-// OpenSearch index names: lowercase, no \ / * ? " < > | space , #, must not start with - _ +. The prefix is
-// followed by `-` and a date, so a valid prefix gives valid index names.
-const INDEX_PREFIX_RE = /^[a-z0-9][a-z0-9._-]{0,200}$/;
-const NAME_RE = /^[a-z][a-z0-9_-]{0,60}$/;
-
-function checkInt(field: string, value: number, min: number, max: number, fix: string): void {
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new OpenSearchSpecError(
-      `${field} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}. ${fix}`,
-    );
-  }
-}
-
+// The name stem of kfek's objects in OpenSearch: a spec-only setting (the CDK app passes its own).
+const NAME: PatternRule = {
+  kind: 'pattern',
+  specPath: 'name',
+  pattern: /^[a-z][a-z0-9_-]{0,60}$/,
+  expected: "lowercase letters, digits, '-' or '_' starting with a letter, at most 61 characters",
+  hint: 'Use e.g. "kfek".',
+};
+// The floor is the spec's own (the index template's fields and one document's app fields); the config words it
+// with the arithmetic (core/config/opensearch-limits.ts).
+const TOTAL_FIELDS_LIMIT: IntRule = {
+  kind: 'int',
+  path: 'openSearch.indexTemplate.totalFieldsLimit',
+  specPath: 'indexTemplate.totalFieldsLimit',
+  min: MIN_TOTAL_FIELDS_LIMIT,
+  max: 100_000,
+  hint: 'Keep it near 1000: a higher limit only postpones a mapping explosion.',
+};
+/** The problem of a spec value by its rule, named by the spec's path. */
+const specIntProblem = (rule: IntRule, value: number, max?: number): string | undefined =>
+  intProblem(rule, rule.specPath ?? '', value, max);
 const SLOW_LOG_KEYS = ['slowSearchWarnMs', 'slowSearchInfoMs', 'slowIndexWarnMs', 'slowIndexInfoMs'] as const;
 
-/** The slow-log thresholds with defaults applied; each INFO threshold must be below its WARN one. */
-function slowLogThresholds(
-  input: IndexTemplateSettings,
-): Pick<Required<IndexTemplateSettings>, (typeof SLOW_LOG_KEYS)[number]> {
-  const out = Object.fromEntries(
-    SLOW_LOG_KEYS.map((key) => [key, input[key] ?? OPENSEARCH_SPEC_DEFAULTS[key]]),
-  ) as Record<(typeof SLOW_LOG_KEYS)[number], number>;
-  for (const key of SLOW_LOG_KEYS) {
-    checkInt(`indexTemplate.${key}`, out[key], 1, 3_600_000, 'Use milliseconds, e.g. 5000 for 5 s.');
-  }
-  for (const [info, warn] of [
-    ['slowSearchInfoMs', 'slowSearchWarnMs'],
-    ['slowIndexInfoMs', 'slowIndexWarnMs'],
-  ] as const) {
-    if (out[info] >= out[warn]) {
-      throw new OpenSearchSpecError(
-        `indexTemplate.${info} (${out[info]}) must be below ${warn} (${out[warn]}): INFO logs the slower ` +
-          'operations first, WARN only the slowest.',
-      );
-    }
-  }
-  return out;
+/** The spec's index template settings with defaults applied, each checked by its rule. */
+function templateSettings(input: IndexTemplateSettings, problems: Problems): OpenSearchSpec['indexTemplate'] {
+  const value = <K extends 'shards' | 'replicas' | 'refreshSeconds' | (typeof SLOW_LOG_KEYS)[number]>(
+    key: K,
+  ): number => {
+    const v = input[key] ?? OPENSEARCH_SPEC_DEFAULTS[key];
+    problems.add(specIntProblem(RULES[key], v));
+    return v;
+  };
+  const totalFieldsLimit = input.totalFieldsLimit ?? OPENSEARCH_SPEC_DEFAULTS.totalFieldsLimit;
+  problems.add(specIntProblem(TOTAL_FIELDS_LIMIT, totalFieldsLimit));
+  const aggregatableFields = [...(input.aggregatableFields ?? [])];
+  aggregatableFieldsProblems('indexTemplate.aggregatableFields', aggregatableFields).forEach((m) =>
+    problems.add(m),
+  );
+  const slowLog = Object.fromEntries(SLOW_LOG_KEYS.map((key) => [key, value(key)])) as Record<
+    (typeof SLOW_LOG_KEYS)[number],
+    number
+  >;
+  slowLogOrderProblems('indexTemplate', slowLog).forEach((m) => problems.add(m));
+  return {
+    shards: value('shards'),
+    replicas: value('replicas'),
+    totalFieldsLimit,
+    refreshSeconds: value('refreshSeconds'),
+    ...slowLog,
+    ...(aggregatableFields.length === 0 ? {} : { aggregatableFields }),
+  };
 }
 
-/** Applies defaults and validates; throws {@link OpenSearchSpecError} naming the field, the value and the fix. */
+/** The access lists, each by the rule the config reads it with (in its spec form: any backend role). */
+function accessLists(
+  input: AccessSettings,
+  name: string,
+  problems: Problems,
+): Omit<OpenSearchSpec['access'], 'firehoseRoleArn'> {
+  const list = (
+    key: keyof Omit<AccessSettings, 'firehoseRoleArn'>,
+    rule: MembersRule,
+    role: string,
+  ): string[] => {
+    const read = membersProblems(specForm(rule), `access.${key}`, input[key] ?? [], role);
+    read.problems.forEach((m) => problems.add(m));
+    return [...(input[key] ?? [])];
+  };
+  return {
+    readerBackendRoles: list('readerBackendRoles', RULES.readerBackendRoles, `${name}_reader`),
+    readerUsers: list('readerUsers', RULES.readerBackendRoles, `${name}_reader`),
+    adminBackendRoles: list('adminBackendRoles', RULES.adminBackendRoles, 'all_access'),
+    reconcileBackendRoles: list('reconcileBackendRoles', RULES.readerBackendRoles, `${name}_reconcile`),
+  };
+}
+
+/**
+ * Applies defaults and validates, by the rules the config reads the same settings with
+ * (core/contracts/config-rules.ts), in the same words.
+ * @throws OpenSearchSpecError naming every problem: the field, the value and the fix
+ */
 export function resolveOpenSearchSpec(input: OpenSearchSpecInput): OpenSearchSpec {
+  const problems = new Problems([]);
   const name = input.name ?? OPENSEARCH_SPEC_DEFAULTS.name;
-  if (!NAME_RE.test(name)) {
-    throw new OpenSearchSpecError(
-      `name must be lowercase letters, digits, '-' or '_' starting with a letter, got ${JSON.stringify(name)}.`,
-    );
-  }
-  if (!INDEX_PREFIX_RE.test(input.indexPrefix)) {
-    throw new OpenSearchSpecError(
-      `indexPrefix must be a valid lowercase index name start (a-z, 0-9, '.', '_', '-'; not starting with ` +
-        `'-', '_' or '.'), got ${JSON.stringify(input.indexPrefix)}. Use e.g. 'logs'.`,
-    );
-  }
-  const shards = input.indexTemplate?.shards ?? OPENSEARCH_SPEC_DEFAULTS.shards;
-  const replicas = input.indexTemplate?.replicas ?? OPENSEARCH_SPEC_DEFAULTS.replicas;
-  const totalFieldsLimit = input.indexTemplate?.totalFieldsLimit ?? OPENSEARCH_SPEC_DEFAULTS.totalFieldsLimit;
-  checkInt('indexTemplate.shards', shards, 1, 1024, 'One shard per 10-50 GB of daily data is enough.');
-  checkInt('indexTemplate.replicas', replicas, 0, 15, 'Use 0 on a one-node domain, 1 otherwise.');
-  checkInt(
-    'indexTemplate.totalFieldsLimit',
-    totalFieldsLimit,
-    MIN_TOTAL_FIELDS_LIMIT,
-    100_000,
-    'Keep it near 1000: a higher limit only postpones a mapping explosion.',
-  );
-
-  const aggregatableFields = [...(input.indexTemplate?.aggregatableFields ?? [])];
-  checkAggregatableFields(aggregatableFields);
-
-  const refreshSeconds = input.indexTemplate?.refreshSeconds ?? OPENSEARCH_SPEC_DEFAULTS.refreshSeconds;
-  checkInt(
-    'indexTemplate.refreshSeconds',
-    refreshSeconds,
-    1,
-    3600,
-    'Use 1 for near-realtime search, 5-30 to spend less on refreshes (docs/latency.md).',
-  );
-
+  problems.add(patternProblem(NAME, 'name', name));
+  problems.add(patternProblem(RULES.indexPrefix, 'indexPrefix', input.indexPrefix));
+  const indexTemplate = templateSettings(input.indexTemplate ?? {}, problems);
   const deleteAfterDays = input.retention?.deleteAfterDays ?? OPENSEARCH_SPEC_DEFAULTS.deleteAfterDays;
-  checkInt('retention.deleteAfterDays', deleteAfterDays, 1, 36_500, 'Set how many days of logs to keep.');
+  problems.add(specIntProblem(RULES.deleteAfterDays, deleteAfterDays));
   const warmAfterDays = input.retention?.warmAfterDays;
   if (warmAfterDays !== undefined) {
-    checkInt(
-      'retention.warmAfterDays',
-      warmAfterDays,
-      1,
-      deleteAfterDays - 1,
-      'The warm move must come before deletion (warmAfterDays < deleteAfterDays); omit it without UltraWarm.',
-    );
+    const rule = RULES.warmAfterDays;
+    problems.add(specIntProblem(rule, warmAfterDays, Math.min(rule.max, deleteAfterDays - 1)));
   }
-
   const keepRetiredHours = input.keepRetiredHours ?? 0;
-  checkInt(
-    'keepRetiredHours',
-    keepRetiredHours,
-    0,
-    24 * 36_500,
-    'Use the hours documents may still arrive late.',
-  );
-
-  const readerBackendRoles = [...(input.access?.readerBackendRoles ?? [])];
-  const readerUsers = [...(input.access?.readerUsers ?? [])];
-  const adminBackendRoles = [...(input.access?.adminBackendRoles ?? [])];
-  const reconcileBackendRoles = [...(input.access?.reconcileBackendRoles ?? [])];
-  for (const [field, values] of [
-    ['access.readerBackendRoles', readerBackendRoles],
-    ['access.readerUsers', readerUsers],
-    ['access.adminBackendRoles', adminBackendRoles],
-    ['access.reconcileBackendRoles', reconcileBackendRoles],
-  ] as const) {
-    if (values.some((v) => typeof v !== 'string' || v.length === 0)) {
-      throw new OpenSearchSpecError(`${field} must hold non-empty strings, got ${JSON.stringify(values)}.`);
-    }
-  }
+  problems.add(specIntProblem(RULES.keepRetiredHours, keepRetiredHours));
+  const access = accessLists(input.access ?? {}, name, problems);
+  const routes = resolveRouteSpecs(name, input.indexPrefix, input.routes ?? [], problems.list);
+  if (problems.list.length > 0) throw new OpenSearchSpecError(problems.list.join(' '));
 
   return {
     name,
     indexPrefix: input.indexPrefix,
     indexPattern: `${input.indexPrefix}-*`,
-    indexTemplate: {
-      shards,
-      replicas,
-      totalFieldsLimit,
-      refreshSeconds,
-      ...slowLogThresholds(input.indexTemplate ?? {}),
-      ...(aggregatableFields.length === 0 ? {} : { aggregatableFields }),
-    },
+    indexTemplate,
     retention: warmAfterDays === undefined ? { deleteAfterDays } : { deleteAfterDays, warmAfterDays },
     auditLogs: input.auditLogs ?? true,
     access: {
       ...(input.access?.firehoseRoleArn === undefined
         ? {}
         : { firehoseRoleArn: input.access.firehoseRoleArn }),
-      readerBackendRoles,
-      readerUsers,
-      adminBackendRoles,
-      reconcileBackendRoles,
+      ...access,
     },
     names: {
       ...familyNames(name, input.indexPrefix),
@@ -341,7 +328,7 @@ export function resolveOpenSearchSpec(input: OpenSearchSpecInput): OpenSearchSpe
       readerRole: `${name}_reader`,
       reconcileRole: `${name}_reconcile`,
     },
-    routes: resolveRouteSpecs(name, input.indexPrefix, input.routes ?? []),
+    routes,
     keepRetiredHours,
   };
 }
@@ -367,12 +354,6 @@ export { canonicalJson };
 /** SHA-256 (hex) of the canonical JSON of a value. */
 export function contentHash(value: unknown): string {
   return createHash('sha256').update(canonicalJson(value)).digest('hex');
-}
-
-/** `indexTemplate.aggregatableFields`, by the rule the config reads it with (core/opensearch/mappings.ts). */
-function checkAggregatableFields(paths: readonly unknown[]): void {
-  const problems = aggregatableFieldsProblems('indexTemplate.aggregatableFields', paths);
-  if (problems.length > 0) throw new OpenSearchSpecError(problems.join(' '));
 }
 
 /**

@@ -8,7 +8,7 @@ import {
   type PipelineConfig,
 } from '../../core/config';
 import { type OpenSearchSpec, resolveOpenSearchSpec } from '../../core/opensearch/spec';
-import { openSearchSpecInputOf } from '../../core/opensearch/spec-from-config';
+import { openSearchSpecInputOf } from '../../core/config/opensearch-spec';
 import { LocalRunError } from './errors';
 import { type LocalPipelineSpec, MOTO_ACCOUNT_ID } from './spec';
 

@@ -6,7 +6,7 @@
  */
 import type { CfnTemplate } from '../../core/change-plan';
 import { resolveConfig, type PipelineConfig } from '../../core/config';
-import { openSearchSpecInputOf } from '../../core/opensearch/spec-from-config';
+import { openSearchSpecInputOf } from '../../core/config/opensearch-spec';
 import type { OpenSearchSpecInput } from '../../core/opensearch/spec';
 
 export const FIREHOSE_ROLE_REF = { 'Fn::GetAtt': ['DeliveryRole', 'Arn'] } as const;

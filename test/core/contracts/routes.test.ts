@@ -114,7 +114,9 @@ describe('KFEK_ROUTES', () => {
     // GIVEN
     const text = JSON.stringify({ v: 1, routes: [{ name: 'pay', match: { logGroup: '/a' }, stem }] });
     // WHEN / THEN
-    expect(() => parseRoutes(text)).toThrow(/routes\[0\]\.stem .* is no index stem/);
+    expect(() => parseRoutes(text)).toThrow(
+      /routes\[0\]\.stem is ("[^"]+": it (has uppercase|contains ",")|(""|7); expected the stem of the route's index names)/,
+    );
   });
 
   test('transformEnvironment writes KFEK_ROUTES only when there are routes', () => {

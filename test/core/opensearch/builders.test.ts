@@ -431,41 +431,56 @@ describe('resolveOpenSearchSpec', () => {
   });
 
   test.each([
-    [{ indexPrefix: 'Logs' }, /indexPrefix must be a valid lowercase index name/],
+    [{ indexPrefix: 'Logs' }, /indexPrefix is "Logs"; expected a lowercase OpenSearch index name prefix/],
     [{ indexPrefix: '_logs' }, /indexPrefix/],
     [{ indexPrefix: 'logs*' }, /indexPrefix/],
-    [{ indexPrefix: 'logs', indexTemplate: { shards: 0 } }, /indexTemplate.shards must be an integer from 1/],
-    [{ indexPrefix: 'logs', indexTemplate: { replicas: 1.5 } }, /indexTemplate.replicas must be an integer/],
+    [
+      { indexPrefix: 'logs', indexTemplate: { shards: 0 } },
+      /indexTemplate\.shards is 0; expected an integer from 1 to 1024\. One shard per 10-50 GB/,
+    ],
+    [
+      { indexPrefix: 'logs', indexTemplate: { replicas: 1.5 } },
+      /indexTemplate\.replicas is 1\.5; expected an integer from 0 to 15/,
+    ],
     [
       { indexPrefix: 'logs', indexTemplate: { totalFieldsLimit: 50 } },
-      new RegExp(`totalFieldsLimit must be an integer from ${MIN_TOTAL_FIELDS_LIMIT} to`),
+      new RegExp(`totalFieldsLimit is 50; expected an integer from ${MIN_TOTAL_FIELDS_LIMIT} to`),
     ],
     // Between the old floor (100) and what kfek's own documents need: the spec refuses it as the config does.
     [
       { indexPrefix: 'logs', indexTemplate: { totalFieldsLimit: MIN_TOTAL_FIELDS_LIMIT - 1 } },
-      new RegExp(`totalFieldsLimit must be an integer from ${MIN_TOTAL_FIELDS_LIMIT} to`),
+      new RegExp(
+        `totalFieldsLimit is ${MIN_TOTAL_FIELDS_LIMIT - 1}; expected an integer from ${MIN_TOTAL_FIELDS_LIMIT} to`,
+      ),
     ],
     [
       { indexPrefix: 'logs', indexTemplate: { refreshSeconds: 0 } },
-      /indexTemplate.refreshSeconds must be an integer from 1 to 3600/,
+      /indexTemplate\.refreshSeconds is 0; expected an integer from 1 to 3600/,
     ],
     [
       { indexPrefix: 'logs', indexTemplate: { slowSearchWarnMs: 0 } },
-      /indexTemplate.slowSearchWarnMs must be an integer from 1/,
+      /indexTemplate\.slowSearchWarnMs is 0; expected an integer from 1 to 3600000\. Use milliseconds/,
     ],
     [
       { indexPrefix: 'logs', indexTemplate: { slowIndexInfoMs: 5000 } },
       /indexTemplate.slowIndexInfoMs \(5000\) must be below slowIndexWarnMs \(5000\)/,
     ],
-    [{ indexPrefix: 'logs', retention: { deleteAfterDays: 0 } }, /retention.deleteAfterDays/],
+    [
+      { indexPrefix: 'logs', retention: { deleteAfterDays: 0 } },
+      /retention\.deleteAfterDays is 0; expected an integer from 1 to 36500\. Set how many days/,
+    ],
+    [
+      { indexPrefix: 'logs', retention: { deleteAfterDays: 36_501 } },
+      /retention\.deleteAfterDays is 36501; expected an integer from 1 to 36500/,
+    ],
     [
       { indexPrefix: 'logs', retention: { deleteAfterDays: 7, warmAfterDays: 9 } },
-      /warmAfterDays must be .* 1 to 6/,
+      /retention\.warmAfterDays is 9; expected an integer from 1 to 6\. The warm move must come before deletion/,
     ],
-    [{ indexPrefix: 'logs', name: 'Kfek' }, /name must be lowercase/],
+    [{ indexPrefix: 'logs', name: 'Kfek' }, /name is "Kfek"; expected lowercase letters/],
     [
       { indexPrefix: 'logs', access: { readerUsers: [''] } },
-      /access.readerUsers must hold non-empty strings/,
+      /access\.readerUsers\[0\] is ""; expected an IAM role ARN or a group name/,
     ],
   ] as [OpenSearchSpecInput, RegExp][])('fails when the spec is invalid: %j', (bad, message) => {
     expect(() => resolveOpenSearchSpec(bad)).toThrow(OpenSearchSpecError);
@@ -753,7 +768,7 @@ describe('security roles and mappings', () => {
 
   test('fails when an admin backend role is empty', () => {
     expect(() => resolveOpenSearchSpec({ indexPrefix: 'logs', access: { adminBackendRoles: [''] } })).toThrow(
-      /access\.adminBackendRoles must hold non-empty strings/,
+      /access\.adminBackendRoles\[0\] is ""; expected an IAM role ARN or a group name/,
     );
   });
 

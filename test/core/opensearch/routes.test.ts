@@ -89,26 +89,32 @@ describe('the builders, per route', () => {
   });
 
   test.each([
-    [[{ ...PAYMENTS, name: 'Pay' }], /routes\[0\]\.name must be lowercase/],
-    [[{ ...PAYMENTS, name: 'default' }], /not "default"/],
-    [[PAYMENTS, { ...SEARCH, name: 'payments' }], /routes\[1\]\.name "payments" is listed twice/],
-    [[{ ...PAYMENTS, indexStem: 'Pay' }], /routes\[0\]\.indexStem "Pay" is no index stem: it has uppercase/],
+    [[{ ...PAYMENTS, name: 'Pay' }], /routes\[0\]\.name is "Pay"; expected a short id of lowercase letters/],
+    [
+      [{ ...PAYMENTS, name: 'default' }],
+      /routes\[0\]\.name is "default", the name of the route of events no route matches/,
+    ],
+    [[PAYMENTS, { ...SEARCH, name: 'payments' }], /routes\[1\] name "payments" is used twice/],
+    [[{ ...PAYMENTS, indexStem: 'Pay' }], /routes\[0\]\.indexStem is "Pay": it has uppercase/],
     [
       [{ ...PAYMENTS, indexStem: 'logs' }],
-      /routes\[0\]\.indexStem "logs" cannot go with "logs": they are equal/,
+      /routes\[0\]\.indexStem "logs" and indexPrefix \(the default route\) "logs" cannot both be stems: they are equal/,
     ],
     [
       [{ ...PAYMENTS, indexStem: 'logs-2026' }],
-      /routes\[0\]\.indexStem "logs-2026" cannot go with "logs": "logs-2026" continues "logs-" with a digit/,
+      /routes\[0\]\.indexStem "logs-2026" and indexPrefix \(the default route\) "logs" cannot both be stems: "logs-2026" continues "logs-" with a digit/,
     ],
     [
       [PAYMENTS, { ...SEARCH, indexStem: 'payments' }],
-      /routes\[1\]\.indexStem "payments" cannot go with "payments": they are equal/,
+      /routes\[1\]\.indexStem "payments" and routes\[0\]\.indexStem \("payments"\) "payments" cannot both be stems: they are equal/,
     ],
-    [[{ ...PAYMENTS, retentionDays: 0 }], /routes\[0\]\.retentionDays must be an integer from 1/],
+    [
+      [{ ...PAYMENTS, retentionDays: 0 }],
+      /routes\[0\]\.retentionDays is 0; expected an integer from 1 to 36500/,
+    ],
     [
       [{ ...PAYMENTS, readerBackendRoles: [''] }],
-      /routes\[0\]\.readerBackendRoles must hold non-empty strings/,
+      /routes\[0\]\.readerBackendRoles\[0\] is ""; expected an IAM role ARN or a group name/,
     ],
   ])('fails when the routes are %j', (routes, message) => {
     expect(() => resolveOpenSearchSpec({ ...input, routes })).toThrow(OpenSearchSpecError);

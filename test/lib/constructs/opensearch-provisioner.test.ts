@@ -200,12 +200,14 @@ describe('OpenSearchProvisioner', () => {
   });
 
   test('fails when the index prefix is not a valid index name', () => {
-    expect(() => build({ indexPrefix: 'Logs*' })).toThrow(/indexPrefix must be a valid lowercase index name/);
+    expect(() => build({ indexPrefix: 'Logs*' })).toThrow(
+      /indexPrefix is "Logs\*"; expected a lowercase OpenSearch index name prefix/,
+    );
   });
 
   test('fails when warmAfterDays is not below deleteAfterDays', () => {
     expect(() => build({ retention: { deleteAfterDays: 7, warmAfterDays: 7 } })).toThrow(
-      /retention.warmAfterDays must be an integer from 1 to 6, got 7/,
+      /retention\.warmAfterDays is 7; expected an integer from 1 to 6\. The warm move must come before deletion/,
     );
   });
 

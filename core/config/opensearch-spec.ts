@@ -1,10 +1,12 @@
 /**
  * The OpenSearch provisioner's spec of a resolved profile: one reader of the config's OpenSearch side for the local
  * run (`npm start`), the tests and the doctor's tests; the CDK app passes the same fields to the provisioner
- * construct's props (lib/stacks/pipeline-stack.ts).
+ * construct's props (lib/stacks/pipeline-stack.ts). In core/config, not core/opensearch: the config knows the
+ * spec it feeds, the OpenSearch applier never imports the config (no folder circle).
  */
-import { type PipelineConfig, retiredNamesHours } from '../config';
-import { type OpenSearchSpecInput, templateSettingsInput } from './spec';
+import { type OpenSearchSpecInput, templateSettingsInput } from '../opensearch/spec';
+import { retiredNamesHours } from './opensearch-budget';
+import type { PipelineConfig } from './types';
 
 export interface SpecAccess {
   /** The Firehose delivery role's ARN. @default - none (the local node has no security plugin) */
