@@ -108,8 +108,7 @@ export const VERIFY_OPTIONS = {
     'latency to the poll that saw the event',
   ),
   sigv4: flag('sign requests with SigV4 (Amazon OpenSearch Service)'),
-  endpoint: endpoint('CloudWatch Logs'),
-  region: region(),
+  region: region('AWS_REGION, or the one in the --opensearch host name'),
   json: JSON_OUTPUT,
   help: HELP,
 } as const;
@@ -309,44 +308,64 @@ export const ALL_OPTIONS: Readonly<Record<CommandName | 'replay' | 'backfill', O
   backfill: BACKFILL_OPTIONS,
 };
 
-/**
- * `util.parseArgs` with kfek's table, strict and without positionals. A negative number after an option that takes
- * a value (`--count -5`) is that option's value: parseArgs would refuse it as "ambiguous", and kfek's own check of
- * the value says what is wrong with it instead.
- */
-export function parseOptions<T extends OptionTable>(
-  args: readonly string[],
-  options: T,
-): ReturnType<
-  typeof parseArgs<{ args: string[]; options: T; strict: true; allowPositionals: false }>
->['values'] {
-  const parsed = parseArgs({
-    args: joinNegativeValues(args, options),
-    options,
-    strict: true,
-    allowPositionals: false,
-    tokens: true,
-  });
-  // An option that takes one value is given once: a second one would silently win.
-  const seen = new Set<string>();
-  for (const token of parsed.tokens) {
-    if (token.kind !== 'option') continue;
-    if (seen.has(token.name) && options[token.name]?.multiple !== true) {
-      throw new Error(`--${token.name} is given more than once`);
-    }
-    seen.add(token.name);
-  }
-  return parsed.values;
+/** How a command reads its options, beyond its table. */
+export interface ReadRules {
+  /**
+   * Any value starting with one dash is the option's value (`-h` aside), and an empty one is refused: replay's
+   * values are texts, names and places, where an empty one is always a typing mistake.
+   * @default false
+   */
+  readonly strictValues?: boolean;
+  /**
+   * Options the command once took and takes no more, each with why and what to give instead.
+   * @default - none
+   */
+  readonly refused?: Readonly<Record<string, string>>;
 }
 
-/** {@link parseOptions} for `command`, whose refusals are usage errors in one line starting `<command>:`. */
-export function parseCommandOptions<T extends OptionTable>(
+/** What `util.parseArgs` makes of a table's options: a string, a list or a boolean per option. */
+export type OptionValues<T extends OptionTable> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: T; strict: true; allowPositionals: false }>
+>['values'];
+
+/**
+ * `util.parseArgs` with `command`'s table, strict and without positionals; whatever it refuses is a usage error in
+ * one line starting `<command>:`. An option that takes one value is given once: a second one would silently win.
+ * A negative number after an option that takes a value (`--count -5`) is that option's value: parseArgs would
+ * refuse it as "ambiguous", and kfek's own check of the value says what is wrong with it instead.
+ */
+export function readOptions<T extends OptionTable>(
   command: string,
   args: readonly string[],
   options: T,
-): ReturnType<typeof parseOptions<T>> {
+  { strictValues = false, refused = {} }: ReadRules = {},
+): OptionValues<T> {
   try {
-    return parseOptions(args, options);
+    for (const arg of args) {
+      const name = /^--([^=]+)/.exec(arg)?.[1];
+      if (name !== undefined && Object.hasOwn(refused, name)) {
+        throw new UsageError(`${command}: --${name} ${refused[name]}`);
+      }
+    }
+    const parsed = parseArgs({
+      args: joinDashValues(args, options, strictValues ? /^-[^-]/ : /^-\d/),
+      options,
+      strict: true,
+      allowPositionals: false,
+      tokens: true,
+    });
+    const seen = new Set<string>();
+    for (const token of parsed.tokens) {
+      if (token.kind !== 'option') continue;
+      if (strictValues && token.value !== undefined && token.value.trim() === '') {
+        throw new UsageError(`${command}: --${token.name} needs a value (it is empty)`);
+      }
+      if (seen.has(token.name) && options[token.name]?.multiple !== true) {
+        throw new UsageError(`${command}: --${token.name} is given more than once`);
+      }
+      seen.add(token.name);
+    }
+    return parsed.values;
   } catch (error) {
     throw usageErrorOf(command, error);
   }
@@ -383,13 +402,13 @@ function parseArgsMessage(command: string, error: unknown): string {
   return message;
 }
 
-function joinNegativeValues(args: readonly string[], options: OptionTable): string[] {
+function joinDashValues(args: readonly string[], options: OptionTable, value: RegExp): string[] {
   const joined: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     const next = args[i + 1];
     const spec = arg.startsWith('--') && !arg.includes('=') ? options[arg.slice(2)] : undefined;
-    if (spec?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+    if (spec?.type === 'string' && next !== undefined && value.test(next) && next !== '-h') {
       joined.push(`${arg}=${next}`);
       i++;
     } else {
