@@ -7,32 +7,17 @@
  */
 import { stat } from 'node:fs/promises';
 import * as path from 'node:path';
-import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
-import type { KinesisClient } from '@aws-sdk/client-kinesis';
-import type { S3Client } from '@aws-sdk/client-s3';
-import type { SQSClient } from '@aws-sdk/client-sqs';
 import { translateAwsError } from '../core/aws/retry';
 import { type Clock, sleep } from '../core/clock';
 import type { PipelineConfig } from '../core/config';
 import { physicalNamesFor, type PhysicalNames } from '../core/contracts/physical-names';
 import { createHttpClient, type HttpAuth, type OpenSearchHttpClient } from '../core/opensearch/http';
 import { forCommand, regionFromHost } from './args/values';
-import { createLogsClient } from './aws';
+import { type AwsClients, lazyClients, type SearchStackResources, searchStackResources } from './aws';
 import { type AwsTarget, resolveAwsTarget } from './aws-target';
 import { CliError, UsageError } from './errors';
 import type { CliIo } from './io';
 import { PROJECT_CDK_JSON, profileConfig } from './profile';
-import { createReplayClients, type SearchStackResources, searchStackResources } from './replay/aws-ports';
-
-/** The AWS clients a command may use, at the run's target. */
-export interface AwsClients {
-  readonly logs: CloudWatchLogsClient;
-  readonly kinesis: KinesisClient;
-  readonly s3: S3Client;
-  readonly sqs: SQSClient;
-  readonly cloudformation: CloudFormationClient;
-}
 
 export interface RunContext {
   readonly io: CliIo;
@@ -68,7 +53,7 @@ export interface RunContext {
 
 /** A run's context, and how to close what it opened. */
 export interface OpenedContext extends RunContext {
-  close(): void;
+  readonly close: () => void;
 }
 
 /** The options every command's target is read from. */
@@ -80,37 +65,13 @@ export interface GivenTarget {
 export function openContext(command: string, given: GivenTarget, io: CliIo): OpenedContext {
   const target = resolveAwsTarget(given, io.env);
   const stacks = new Map<string, Promise<SearchStackResources>>();
-  let replayClients: ReturnType<typeof createReplayClients> | undefined;
-  let logs: CloudWatchLogsClient | undefined;
-  // The SDK reads the per-service endpoint variables itself: only an --endpoint given overrides them.
-  const clientTarget = {
-    ...(target.region !== undefined ? { region: target.region } : {}),
-    ...(given.endpoint !== undefined ? { endpoint: given.endpoint } : {}),
-  };
-  const others = (): ReturnType<typeof createReplayClients> =>
-    (replayClients ??= createReplayClients(clientTarget));
+  const aws = lazyClients(given, io.env);
   const context: OpenedContext = {
     io,
     command,
     clock: { now: io.now ?? Date.now, sleep },
     target,
-    aws: {
-      get logs() {
-        return (logs ??= createLogsClient(given, io.env));
-      },
-      get kinesis() {
-        return others().kinesis;
-      },
-      get s3() {
-        return others().s3;
-      },
-      get sqs() {
-        return others().sqs;
-      },
-      get cloudformation() {
-        return others().cloudformation;
-      },
-    },
+    aws,
     resolve: (given) => path.resolve(io.cwd ?? process.cwd(), given),
     profile: (name, readHint) =>
       forCommand(command, () => profileConfig(name, io.cdkJson ?? PROJECT_CDK_JSON, readHint)),
@@ -158,10 +119,7 @@ export function openContext(command: string, given: GivenTarget, io: CliIo): Ope
       }
       return root;
     },
-    close() {
-      logs?.destroy();
-      replayClients?.destroy();
-    },
+    close: () => aws.destroy(),
   };
   return context;
 }
