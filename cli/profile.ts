@@ -1,7 +1,7 @@
 /**
- * The cdk.json profile as the CLI sees it: the log groups a profile subscribes, so a built-in saved query runs
- * on the same groups the Monitoring stack saves it with (`kfek query --name errors-by-15m` needs no
- * `--log-group`). Reads cdk.json with `configFromCdkJson` from the CDK-free config model (core/config.ts) that
+ * The cdk.json profile as the CLI sees it (every command reads it through its run's context, cli/context.ts): the
+ * log groups a profile subscribes, so a built-in saved query runs on the same groups the Monitoring stack saves it
+ * with (`kfek query --name errors-by-15m` needs no `--log-group`), its streams, routes and prefixes. Reads cdk.json with `configFromCdkJson` from the CDK-free config model (core/config.ts) that
  * the CDK app also uses, so the CLI and `cdk deploy` can never disagree on a profile.
  */
 import * as path from 'node:path';
@@ -18,20 +18,10 @@ import { CliError, UsageError } from './errors';
 export const PROJECT_CDK_JSON = path.resolve(__dirname, '..', 'cdk.json');
 
 /**
- * Names of the log groups `profile` lists under `sources.logGroups` (created or existing ones).
+ * The whole resolved config of `profile`.
  * @param profile - @default - cdk.json's context `profile`, else `sandbox` (as `cdk deploy`)
- * @throws UsageError for an unknown profile; CliError when cdk.json cannot be read or the profile is invalid
- */
-export function profileLogGroupNames(profile?: string, cdkJsonPath: string = PROJECT_CDK_JSON): string[] {
-  return profileConfig(profile, cdkJsonPath, '; pass --log-group instead').sources.logGroups.map(
-    (group) => group.name,
-  );
-}
-
-/**
- * The whole resolved config of `profile` (`kfek backfill` also needs its stream names and delivery settings).
  * @param readHint - appended to the message when cdk.json cannot be read
- * @throws as {@link profileLogGroupNames}
+ * @throws UsageError for an unknown profile; CliError when cdk.json cannot be read or the profile is invalid
  */
 export function profileConfig(
   profile?: string,

@@ -4,31 +4,20 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { HttpAuth } from '../core/opensearch/http';
-import { createHttpClient } from '../core/opensearch/http';
 import { defaultCredentialProvider } from '../core/aws-signing';
 import { SAVED_QUERIES, savedQueryDefinitionName } from '../core/contracts/saved-queries';
 import { newRunId, validateRunId } from '../core/log-generator';
-import {
-  type CliArgs,
-  type DoctorArgs,
-  type ProxyArgs,
-  type QueryArgs,
-  type SendArgs,
-  type VerifyArgs,
-  regionFromHost,
-} from './args';
-import { createLogsClient, resolveAwsTarget } from './aws';
+import type { DoctorArgs, ProxyArgs, QueryArgs, SendArgs, VerifyArgs } from './args/types';
+import { resolveAwsTarget } from './aws-target';
+import type { RunContext } from './context';
 import { runChecks } from './doctor/checks';
 import { createAwsPorts } from './doctor/create-ports';
 import { gatherFacts } from './doctor/facts';
 import { exitCodeOf, formatFindings } from './doctor/report';
 import { UsageError } from './errors';
 import { formatQueryResult, formatSendResult, formatTable, formatVerifyResult } from './format';
-import type { CliIo } from './io';
 import { ProgressBar } from '../core/progress';
 import { createSigningProxy, getCallerIdentity, mappableArn, messageOf, upstreamOrigin } from './proxy';
-import { profileLogGroupNames } from './profile';
 import { runQuery } from './query';
 import { sendLogEvents } from './send';
 import { verifyRun } from './verify';
@@ -51,59 +40,31 @@ function untilStopped(signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
-export async function send(args: SendArgs, io: CliIo): Promise<number> {
-  const runId = args.runId ?? newRunId(Date.now());
+export async function send(args: SendArgs, { io, aws, clock }: RunContext): Promise<number> {
+  const runId = args.runId ?? newRunId(clock.now());
   validateRunId(runId);
-  const client = createLogsClient(args, io.env);
   const bar = new ProgressBar(io.stderr, { total: args.count, label: `send ${runId}` });
-  try {
-    const result = await sendLogEvents(client, {
-      logGroupName: args.logGroupName,
-      logStreamName: args.logStreamName,
-      count: args.count,
-      ratePerSecond: args.ratePerSecond,
-      runId,
-      seed: args.seed,
-      endpoint: args.endpoint,
-      onProgress: (written, _total, note) => bar.update(written, note),
-    });
-    bar.finish();
-    io.stdout.write(`${args.json ? JSON.stringify(result) : formatSendResult(result)}\n`);
-    if (result.rejected > 0) {
-      io.stderr.write(`kfek: ${result.rejected} events were rejected (check the clock of this machine)\n`);
-      return 1;
-    }
-    return 0;
-  } finally {
-    client.destroy();
+  const result = await sendLogEvents(aws.logs, {
+    logGroupName: args.logGroupName,
+    logStreamName: args.logStreamName,
+    count: args.count,
+    ratePerSecond: args.ratePerSecond,
+    runId,
+    seed: args.seed,
+    endpoint: args.endpoint,
+    onProgress: (written, _total, note) => bar.update(written, note),
+  });
+  bar.finish();
+  io.stdout.write(`${args.json ? JSON.stringify(result) : formatSendResult(result)}\n`);
+  if (result.rejected > 0) {
+    io.stderr.write(`kfek: ${result.rejected} events were rejected (check the clock of this machine)\n`);
+    return 1;
   }
+  return 0;
 }
 
-export async function verify(args: VerifyArgs, io: CliIo): Promise<number> {
-  const url = new URL(args.openSearchUrl);
-  let auth: HttpAuth = { kind: 'none' };
-  if (url.username !== '') {
-    auth = {
-      kind: 'basic',
-      username: decodeURIComponent(url.username),
-      password: decodeURIComponent(url.password),
-    };
-    // Keep the secret out of every message that prints the base URL.
-    url.username = '';
-    url.password = '';
-  }
-  if (args.sigv4) {
-    const { region } = resolveAwsTarget(
-      { ...(args.region !== undefined ? { region: args.region } : {}) },
-      io.env,
-      {
-        defaultRegion: () => regionFromHost(url.hostname),
-      },
-    );
-    if (region === undefined) throw new UsageError('verify --sigv4 needs --region (or AWS_REGION)');
-    auth = { kind: 'sigv4', region };
-  }
-  const client = createHttpClient({ baseUrl: url.toString().replace(/\/$/, ''), auth, maxAttempts: 3 });
+export async function verify(args: VerifyArgs, { io, openSearch }: RunContext): Promise<number> {
+  const client = openSearch(args.openSearchUrl, args.sigv4);
   const result = await verifyRun(client, {
     runId: args.runId,
     indexPattern: args.indexPattern,
@@ -127,7 +88,7 @@ export async function verify(args: VerifyArgs, io: CliIo): Promise<number> {
   return 0;
 }
 
-export async function query(args: QueryArgs, io: CliIo): Promise<number> {
+export async function query(args: QueryArgs, { io, aws, profile }: RunContext): Promise<number> {
   if (args.list) {
     const rows = SAVED_QUERIES.map((q) => ({
       name: q.name,
@@ -139,24 +100,20 @@ export async function query(args: QueryArgs, io: CliIo): Promise<number> {
     );
     return 0;
   }
-  const client = createLogsClient(args, io.env);
-  try {
-    const result = await runQuery(client, {
-      name: args.name ?? '',
-      logGroupNames: args.logGroupNames,
-      profileLogGroupNames: () => profileLogGroupNames(args.profile),
-      sinceInMillis: args.sinceInMillis,
-      timeoutInMillis: args.timeoutInMillis,
-      endpoint: args.endpoint,
-    });
-    io.stdout.write(`${args.json ? JSON.stringify(result) : formatQueryResult(result)}\n`);
-    return 0;
-  } finally {
-    client.destroy();
-  }
+  const result = await runQuery(aws.logs, {
+    name: args.name ?? '',
+    logGroupNames: args.logGroupNames,
+    profileLogGroupNames: () =>
+      profile(args.profile, '; pass --log-group instead').sources.logGroups.map((group) => group.name),
+    sinceInMillis: args.sinceInMillis,
+    timeoutInMillis: args.timeoutInMillis,
+    endpoint: args.endpoint,
+  });
+  io.stdout.write(`${args.json ? JSON.stringify(result) : formatQueryResult(result)}\n`);
+  return 0;
 }
 
-export async function proxy(args: ProxyArgs, io: CliIo): Promise<number> {
+export async function proxy(args: ProxyArgs, { io }: RunContext): Promise<number> {
   const upstream = upstreamOrigin(args.endpoint);
   // A plain-HTTP upstream is the local node of `npm start` (or a test server), which ignores signatures: any
   // region will do there. A real domain's region is part of the signature and must be right.
@@ -168,7 +125,7 @@ export async function proxy(args: ProxyArgs, io: CliIo): Promise<number> {
   }
   let identity: Promise<string> | undefined;
   // The SDK's own endpoint variables are honoured, so a local STS (moto) answers in tests and offline runs.
-  const stsEndpoint = io.env.AWS_ENDPOINT_URL_STS ?? io.env.AWS_ENDPOINT_URL;
+  const stsEndpoint = resolveAwsTarget({}, io.env, { service: 'STS' }).endpoint;
   // One chain for the proxy and the identity lookup, so an SSO session is read (and refreshed) once.
   const credentials = await defaultCredentialProvider();
   const whoAmI = (): Promise<string> =>
@@ -216,8 +173,8 @@ export async function proxy(args: ProxyArgs, io: CliIo): Promise<number> {
   }
 }
 
-export async function doctor(args: DoctorArgs, io: CliIo): Promise<number> {
-  const projectDir = process.cwd();
+export async function doctor(args: DoctorArgs, { io, target }: RunContext): Promise<number> {
+  const projectDir = io.cwd ?? process.cwd();
   if (!args.skipSynth && args.cdkOut === undefined && !existsSync(join(projectDir, 'cdk.json'))) {
     throw new UsageError(
       `doctor: no cdk.json in ${projectDir}: run it in the kfek project directory, or pass --skip-synth`,
@@ -233,6 +190,7 @@ export async function doctor(args: DoctorArgs, io: CliIo): Promise<number> {
   );
   const { ports, destroy } = createAwsPorts({
     ...(region !== undefined ? { region } : {}),
+    ...(target.endpoint !== undefined ? { endpoint: target.endpoint } : {}),
     profile: args.profile,
     env: io.env,
     projectDir,
@@ -260,29 +218,5 @@ export async function doctor(args: DoctorArgs, io: CliIo): Promise<number> {
     return exitCodeOf(findings);
   } finally {
     destroy();
-  }
-}
-
-/** Runs a command cli/args/ parsed (the command table, cli/commands.ts, hands each its own arguments). */
-export async function runParsed(
-  args: Exclude<CliArgs, { command: 'help' | 'version' }>,
-  io: CliIo,
-): Promise<number> {
-  switch (args.command) {
-    case 'send':
-      return send(args, io);
-    case 'verify':
-      return verify(args, io);
-    case 'query':
-      return query(args, io);
-    case 'proxy':
-      return proxy(args, io);
-    case 'doctor':
-      return doctor(args, io);
-    case 'reconcile':
-      // Loaded only here: the transform's core and the reconcile engine are not part of the other commands.
-      return (await import('./reconcile/command')).reconcile(args, io);
-    case 'events-window':
-      return (await import('./events-window/command')).eventsWindow(args, io);
   }
 }

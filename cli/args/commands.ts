@@ -1,7 +1,7 @@
 /** Parsers of the commands that talk to CloudWatch Logs and OpenSearch data: send, verify, query. */
 import { UsageError } from '../errors';
-import { parseOptions, QUERY_OPTIONS, SEND_OPTIONS, VERIFY_OPTIONS } from './options';
-import type { CommonArgs, HelpArgs, QueryArgs, SendArgs, VerifyArgs } from './types';
+import type { OptionValues, QUERY_OPTIONS, SEND_OPTIONS, VERIFY_OPTIONS } from './options';
+import type { CommonArgs, QueryArgs, SendArgs, VerifyArgs } from './types';
 import {
   parseCount,
   parseDuration,
@@ -18,7 +18,7 @@ import {
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
-function common(values: { endpoint?: string; region?: string; json?: boolean }): CommonArgs {
+function common(values: { endpoint?: string; region?: string; json: boolean }): CommonArgs {
   return {
     ...(values.endpoint !== undefined ? { endpoint: parseUrl(values.endpoint, '--endpoint') } : {}),
     ...(values.region !== undefined ? { region: parseRegion(values.region, '--region') } : {}),
@@ -26,9 +26,7 @@ function common(values: { endpoint?: string; region?: string; json?: boolean }):
   };
 }
 
-export function parseSend(args: readonly string[]): SendArgs | HelpArgs {
-  const values = parseOptions(args, SEND_OPTIONS);
-  if (values.help) return { command: 'help', topic: 'send' };
+export function parseSend(values: OptionValues<typeof SEND_OPTIONS>): SendArgs {
   const logGroupName = values['log-group'];
   if (logGroupName === undefined || logGroupName === '')
     throw new UsageError('send: --log-group is required');
@@ -47,9 +45,7 @@ export function parseSend(args: readonly string[]): SendArgs | HelpArgs {
   };
 }
 
-export function parseVerify(args: readonly string[], env: Env): VerifyArgs | HelpArgs {
-  const values = parseOptions(args, VERIFY_OPTIONS);
-  if (values.help) return { command: 'help', topic: 'verify' };
+export function parseVerify(values: OptionValues<typeof VERIFY_OPTIONS>, env: Env): VerifyArgs {
   const runId = values['run-id'];
   if (runId === undefined || runId === '') throw new UsageError('verify: --run-id is required');
   const url = values.opensearch ?? env.KFEK_OPENSEARCH_URL;
@@ -59,7 +55,8 @@ export function parseVerify(args: readonly string[], env: Env): VerifyArgs | Hel
   const expected = values.expect === undefined ? undefined : parseCount(values.expect, '--expect', 0);
   return {
     command: 'verify',
-    ...common(values),
+    ...(values.region !== undefined ? { region: parseRegion(values.region, '--region') } : {}),
+    json: values.json,
     runId,
     openSearchUrl: parseUrl(url, '--opensearch'),
     indexPattern: values.index,
@@ -80,9 +77,7 @@ export function parseVerify(args: readonly string[], env: Env): VerifyArgs | Hel
   };
 }
 
-export function parseQuery(args: readonly string[]): QueryArgs | HelpArgs {
-  const values = parseOptions(args, QUERY_OPTIONS);
-  if (values.help) return { command: 'help', topic: 'query' };
+export function parseQuery(values: OptionValues<typeof QUERY_OPTIONS>): QueryArgs {
   if (!values.list && (values.name === undefined || values.name === '')) {
     throw new UsageError('query: --name is required (or --list to see the built-in queries)');
   }

@@ -1,12 +1,22 @@
-/** The parser of `kfek events-window`: its option table (options.ts) in, typed arguments out; pure. */
+/** The parser of `kfek events-window`: its option values (options.ts) in, typed arguments out; pure. */
 import { UsageError } from '../errors';
-import { EVENTS_WINDOW_OPTIONS, parseOptions } from './options';
-import type { EventsWindowArgs, HelpArgs } from './types';
-import { parseCount, parseProfileName, parseRate, parseRegion, parseStreamName, parseUrl } from './values';
+import type { EVENTS_WINDOW_OPTIONS, OptionValues } from './options';
+import { parseTimeWindow } from './time-window';
+import type { EventsWindowArgs } from './types';
+import {
+  optional,
+  parseCount,
+  parseProfileName,
+  parseRate,
+  parseRegion,
+  parseStreamName,
+  parseUrl,
+} from './values';
 
-export function parseEventsWindow(args: readonly string[]): EventsWindowArgs | HelpArgs {
-  const values = parseOptions(args, EVENTS_WINDOW_OPTIONS);
-  if (values.help) return { command: 'help', topic: 'events-window' };
+export function parseEventsWindow(
+  values: OptionValues<typeof EVENTS_WINDOW_OPTIONS>,
+  now: Date,
+): EventsWindowArgs {
   const since = values.since;
   if (since === undefined || since.trim() === '') {
     throw new UsageError(
@@ -15,29 +25,18 @@ export function parseEventsWindow(args: readonly string[]): EventsWindowArgs | H
         'oldest record',
     );
   }
-  const optional = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } =>
-    (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+  const window = parseTimeWindow('events-window', { since, until: values.until }, now);
   const events = values['events-stream'];
   return {
     command: 'events-window',
-    sinceText: since,
-    ...optional('untilText', values.until),
-    ...optional(
-      'eventsStream',
-      events === undefined ? undefined : parseStreamName(events, '--events-stream'),
-    ),
-    ...optional(
-      'profile',
-      values.profile === undefined ? undefined : parseProfileName(values.profile, 'events-window'),
-    ),
-    ...optional('limit', values.limit === undefined ? undefined : parseCount(values.limit, '--limit', 1)),
-    ...optional('ratePerSecond', values.rate === undefined ? undefined : parseRate(values.rate)),
+    ...window,
+    ...optional('eventsStream', events, (v) => parseStreamName(v, '--events-stream')),
+    ...optional('profile', values.profile, (v) => parseProfileName(v, 'events-window')),
+    ...optional('limit', values.limit, (v) => parseCount(v, '--limit', 1)),
+    ...optional('ratePerSecond', values.rate, parseRate),
     dryRun: values['dry-run'],
-    ...optional(
-      'endpoint',
-      values.endpoint === undefined ? undefined : parseUrl(values.endpoint, '--endpoint'),
-    ),
-    ...optional('region', values.region === undefined ? undefined : parseRegion(values.region, '--region')),
+    ...optional('endpoint', values.endpoint, (v) => parseUrl(v, '--endpoint')),
+    ...optional('region', values.region, (v) => parseRegion(v, '--region')),
     json: values.json,
   };
 }

@@ -29,423 +29,261 @@ export interface OptionSpec {
 
 export type OptionTable = Readonly<Record<string, OptionSpec>>;
 
-const HELP = { type: 'boolean', short: 'h', default: false, help: "this command's options" } as const;
-const REGION = {
-  type: 'string',
-  value: 'R',
-  help: 'AWS region',
-  shownDefault: 'AWS_REGION, or us-east-1 with an endpoint override',
-} as const;
-const JSON_OUTPUT = { type: 'boolean', default: false, help: 'print the result as JSON on stdout' } as const;
+// The four kinds of option, each in one line of a table. Their types say what parseArgs gives back: a string or
+// undefined, a string (it has a default), a list or undefined, a boolean.
+type One = OptionSpec & {
+  readonly type: 'string';
+  readonly default?: undefined;
+  readonly multiple?: undefined;
+};
 
-const COMMON_OPTIONS = {
-  endpoint: {
-    type: 'string',
-    value: 'URL',
-    help: 'CloudWatch Logs endpoint (e.g. http://127.0.0.1:5000 for moto)',
-    shownDefault: 'AWS_ENDPOINT_URL, else AWS',
-  },
-  region: REGION,
+/** An option that takes a value named `value` in the help; `shownDefault` is what the command does without it. */
+const text = (value: string, help: string, shownDefault?: string): One => ({
+  type: 'string',
+  value,
+  help,
+  ...(shownDefault !== undefined ? { shownDefault } : {}),
+});
+/** An option with a value and a default the parser applies (the help shows it). */
+const withDefault = (
+  value: string,
+  fallback: string,
+  help: string,
+): OptionSpec & { readonly type: 'string'; readonly default: string; readonly multiple?: undefined } => ({
+  type: 'string',
+  value,
+  default: fallback,
+  help,
+});
+/** A repeatable option. */
+const list = (
+  value: string,
+  help: string,
+  shownDefault: string,
+): OptionSpec & { readonly type: 'string'; readonly multiple: true; readonly default?: undefined } => ({
+  ...text(value, help, shownDefault),
+  multiple: true,
+});
+/** An option without a value, false unless given. */
+const flag = (
+  help: string,
+): OptionSpec & { readonly type: 'boolean'; readonly default: false; readonly multiple?: undefined } => ({
+  type: 'boolean',
+  default: false,
+  help,
+});
+
+const HELP = { ...flag("this command's options"), short: 'h' };
+const JSON_OUTPUT = flag('print the result as JSON on stdout');
+const REGION_SHOWN = 'AWS_REGION, or us-east-1 with an endpoint override';
+const region = (shownDefault = REGION_SHOWN): One => text('R', 'AWS region', shownDefault);
+/** `--endpoint`: where the command's AWS calls go (cli/aws-target.ts), `services` named in the help. */
+const endpoint = (services: string): One =>
+  text('URL', `${services} endpoint (e.g. http://127.0.0.1:5000 for moto)`, 'AWS_ENDPOINT_URL, else AWS');
+const OPENSEARCH_URL = 'KFEK_OPENSEARCH_URL';
+
+export const SEND_OPTIONS = {
+  'log-group': text('G', 'log group to write to (required)'),
+  count: withDefault('N', '100', 'events to write'),
+  rate: text('R/s', 'at most this many events per second (50, 50/s, 3000/m)'),
+  'run-id': text('ID', 'run id the events carry', 'a new one'),
+  'log-stream': text('S', 'log stream to write to', 'kfek-cli/<run id>'),
+  seed: text('N', 'seed of the event generator, for repeatable runs', '1'),
+  endpoint: endpoint('CloudWatch Logs'),
+  region: region(),
   json: JSON_OUTPUT,
   help: HELP,
 } as const;
 
-export const SEND_OPTIONS = {
-  'log-group': { type: 'string', value: 'G', help: 'log group to write to (required)' },
-  count: { type: 'string', value: 'N', default: '100', help: 'events to write' },
-  rate: { type: 'string', value: 'R/s', help: 'at most this many events per second (50, 50/s, 3000/m)' },
-  'run-id': { type: 'string', value: 'ID', help: 'run id the events carry', shownDefault: 'a new one' },
-  'log-stream': {
-    type: 'string',
-    value: 'S',
-    help: 'log stream to write to',
-    shownDefault: 'kfek-cli/<run id>',
-  },
-  seed: {
-    type: 'string',
-    value: 'N',
-    help: 'seed of the event generator, for repeatable runs',
-    shownDefault: '1',
-  },
-  ...COMMON_OPTIONS,
-} as const;
-
 export const VERIFY_OPTIONS = {
-  'run-id': { type: 'string', value: 'ID', help: 'run to look for (required)' },
-  opensearch: {
-    type: 'string',
-    value: 'URL',
-    help: 'OpenSearch URL, may carry user:password for basic auth',
-    shownDefault: 'KFEK_OPENSEARCH_URL',
-  },
-  index: { type: 'string', value: 'PATTERN', default: '*', help: 'index pattern to search' },
-  expect: { type: 'string', value: 'N', help: 'keep polling until N events are found' },
-  timeout: {
-    type: 'string',
-    value: 'S',
-    help: 'give up after this long',
-    shownDefault: '300s with --expect, else 0: one search',
-  },
-  interval: { type: 'string', value: 'S', default: '2s', help: 'time between searches' },
-  'ingest-field': {
-    type: 'string',
-    value: 'F',
-    help: 'document field holding the index time, for latency',
-    shownDefault: 'latency to the poll that saw the event',
-  },
-  sigv4: { type: 'boolean', default: false, help: 'sign requests with SigV4 (Amazon OpenSearch Service)' },
-  ...COMMON_OPTIONS,
+  'run-id': text('ID', 'run to look for (required)'),
+  opensearch: text('URL', 'OpenSearch URL, may carry user:password for basic auth', OPENSEARCH_URL),
+  index: withDefault('PATTERN', '*', 'index pattern to search'),
+  expect: text('N', 'keep polling until N events are found'),
+  timeout: text('S', 'give up after this long', '300s with --expect, else 0: one search'),
+  interval: withDefault('S', '2s', 'time between searches'),
+  'ingest-field': text(
+    'F',
+    'document field holding the index time, for latency',
+    'latency to the poll that saw the event',
+  ),
+  sigv4: flag('sign requests with SigV4 (Amazon OpenSearch Service)'),
+  region: region('AWS_REGION, or the one in the --opensearch host name'),
+  json: JSON_OUTPUT,
+  help: HELP,
 } as const;
 
 export const QUERY_OPTIONS = {
-  name: { type: 'string', value: 'NAME', help: 'built-in query or saved definition name (required)' },
-  list: { type: 'boolean', default: false, help: 'list the built-in queries' },
-  'log-group': {
-    type: 'string',
-    value: 'G',
-    multiple: true,
-    help: 'log group to query (repeatable)',
-    shownDefault: "the cdk.json profile's log groups",
-  },
-  profile: { type: 'string', value: 'NAME', help: 'cdk.json profile', shownDefault: 'sandbox' },
-  since: { type: 'string', value: 'D', default: '1h', help: 'how far back to query' },
-  timeout: { type: 'string', value: 'S', default: '120s', help: 'give up after this long' },
-  ...COMMON_OPTIONS,
+  name: text('NAME', 'built-in query or saved definition name (required)'),
+  list: flag('list the built-in queries'),
+  'log-group': list('G', 'log group to query (repeatable)', "the cdk.json profile's log groups"),
+  profile: text('NAME', 'cdk.json profile', 'sandbox'),
+  since: withDefault('D', '1h', 'how far back to query'),
+  timeout: withDefault('S', '120s', 'give up after this long'),
+  endpoint: endpoint('CloudWatch Logs'),
+  region: region(),
+  json: JSON_OUTPUT,
+  help: HELP,
 } as const;
 
 export const PROXY_OPTIONS = {
-  endpoint: {
-    type: 'string',
-    value: 'DOMAIN-ENDPOINT',
-    help: 'domain endpoint from the Search stack outputs, or an http(s) URL (required)',
-  },
-  port: { type: 'string', value: 'P', default: '9200', help: 'port on 127.0.0.1 (0 picks a free one)' },
-  region: { ...REGION, shownDefault: 'AWS_REGION, or the one in the endpoint host name' },
-  'max-buffered-mib': {
-    type: 'string',
-    value: 'N',
-    help: 'most request-body MiB buffered for signing, all requests together',
-    shownDefault: '256',
-  },
-  'max-bodies': {
-    type: 'string',
-    value: 'N',
-    help: 'most requests with a body at once (more get 503)',
-    shownDefault: '8',
-  },
-  'headers-timeout': {
-    type: 'string',
-    value: 'S',
-    help: 'time a client has to send its headers (408 after)',
-    shownDefault: '20s',
-  },
-  'request-timeout': {
-    type: 'string',
-    value: 'S',
-    help: 'time a client has to send a whole request (408 after)',
-    shownDefault: '120s',
-  },
-  'upstream-timeout': {
-    type: 'string',
-    value: 'S',
-    help: 'time the domain may stay silent (504 after)',
-    shownDefault: '300s',
-  },
+  endpoint: text(
+    'DOMAIN-ENDPOINT',
+    'domain endpoint from the Search stack outputs, or an http(s) URL (required)',
+  ),
+  port: withDefault('P', '9200', 'port on 127.0.0.1 (0 picks a free one)'),
+  region: region('AWS_REGION, or the one in the endpoint host name'),
+  'max-buffered-mib': text('N', 'most request-body MiB buffered for signing, all requests together', '256'),
+  'max-bodies': text('N', 'most requests with a body at once (more get 503)', '8'),
+  'headers-timeout': text('S', 'time a client has to send its headers (408 after)', '20s'),
+  'request-timeout': text('S', 'time a client has to send a whole request (408 after)', '120s'),
+  'upstream-timeout': text('S', 'time the domain may stay silent (504 after)', '300s'),
   help: HELP,
 } as const;
 
 export const DOCTOR_OPTIONS = {
-  profile: { type: 'string', value: 'NAME', default: 'sandbox', help: 'cdk.json profile to check' },
-  region: { ...REGION, shownDefault: 'AWS_REGION' },
-  'skip-synth': { type: 'boolean', default: false, help: 'do not run cdk synth (fewer checks)' },
-  'cdk-out': {
-    type: 'string',
-    value: 'DIR',
-    help: 'read this synthesized assembly instead of running cdk synth',
-  },
-  'synth-timeout': {
-    type: 'string',
-    value: 'S',
-    default: '300s',
-    help: 'give up on cdk synth after this long',
-  },
+  profile: withDefault('NAME', 'sandbox', 'cdk.json profile to check'),
+  region: region('AWS_REGION'),
+  'skip-synth': flag('do not run cdk synth (fewer checks)'),
+  'cdk-out': text('DIR', 'read this synthesized assembly instead of running cdk synth'),
+  'synth-timeout': withDefault('S', '300s', 'give up on cdk synth after this long'),
   json: JSON_OUTPUT,
   help: HELP,
 } as const;
 
 export const RECONCILE_OPTIONS = {
-  'log-group': {
-    type: 'string',
-    value: 'G',
-    multiple: true,
-    help: 'log group to reconcile (repeatable)',
-    shownDefault: "the cdk.json profile's log groups",
-  },
-  profile: {
-    type: 'string',
-    value: 'NAME',
-    help: 'cdk.json profile: its log groups, raw stream, routes, index names and lag',
-    shownDefault: 'sandbox',
-  },
-  since: {
-    type: 'string',
-    value: 'T',
-    help: 'window start: a duration before now (1h) or an ISO time (required)',
-  },
-  until: {
-    type: 'string',
-    value: 'T',
-    help: 'window end: an ISO time or a duration before now',
-    shownDefault: 'now',
-  },
-  lag: {
-    type: 'string',
-    value: 'D',
-    help: 'minutes newer than this are not judged; events ingested since are late, never missing',
-    shownDefault: "the profile's reconcile.lagMinutes, 15m",
-  },
-  heal: {
-    type: 'boolean',
-    default: false,
-    help: 'send the missing events through the raw stream as kfek backfill does, and wait for them',
-  },
-  'heal-timeout': {
-    type: 'string',
-    value: 'D',
-    default: '5m',
-    help: 'how long --heal waits for the healed events to become searchable',
-  },
-  count: {
-    type: 'string',
-    value: 'MODE',
-    help: 'insights (Logs Insights, AWS) or scan (FilterLogEvents, anywhere) for the CloudWatch counts',
-    shownDefault: 'insights; scan with an endpoint override',
-  },
-  opensearch: {
-    type: 'string',
-    value: 'URL',
-    help: "OpenSearch URL (the domain endpoint, or npm start's node)",
-    shownDefault: 'KFEK_OPENSEARCH_URL',
-  },
-  sigv4: {
-    type: 'boolean',
-    default: false,
-    help: 'sign OpenSearch requests with SigV4 (Amazon OpenSearch Service)',
-  },
-  'raw-stream': {
-    type: 'string',
-    value: 'NAME|ARN',
-    help: 'the raw stream: whose subscriptions to compare, where --heal sends',
-    shownDefault: 'kfek-<profile>-raw',
-  },
-  bucket: {
-    type: 'string',
-    value: 'NAME',
-    help: 'the failed-records bucket (dead letters, discarded batches, failed documents)',
-    shownDefault: "the profile's Search stack's",
-  },
-  'local-dir': {
-    type: 'string',
-    value: 'DIR',
-    help: "npm start's work folder (its kept folders stand in for the bucket's prefixes)",
-  },
-  'join-lookback': {
-    type: 'string',
-    value: 'D',
-    default: '60s',
-    help: 'events read before a minute that differs, so a multi-line trace is joined as the transform joined it',
-  },
-  endpoint: {
-    type: 'string',
-    value: 'URL',
-    help: "AWS endpoint for CloudWatch Logs, Kinesis, S3 and CloudFormation (e.g. moto's)",
-    shownDefault: 'AWS_ENDPOINT_URL, else AWS',
-  },
-  region: REGION,
+  'log-group': list('G', 'log group to reconcile (repeatable)', "the cdk.json profile's log groups"),
+  profile: text(
+    'NAME',
+    'cdk.json profile: its log groups, raw stream, routes, index names and lag',
+    'sandbox',
+  ),
+  since: text('T', 'window start: a duration before now (1h) or an ISO time (required)'),
+  until: text('T', 'window end: an ISO time or a duration before now', 'now'),
+  lag: text(
+    'D',
+    'minutes newer than this are not judged; events ingested since are late, never missing',
+    "the profile's reconcile.lagMinutes, 15m",
+  ),
+  heal: flag('send the missing events through the raw stream as kfek backfill does, and wait for them'),
+  'heal-timeout': withDefault('D', '5m', 'how long --heal waits for the healed events to become searchable'),
+  count: text(
+    'MODE',
+    'insights (Logs Insights, AWS) or scan (FilterLogEvents, anywhere) for the CloudWatch counts',
+    'insights; scan with an endpoint override',
+  ),
+  opensearch: text('URL', "OpenSearch URL (the domain endpoint, or npm start's node)", OPENSEARCH_URL),
+  sigv4: flag('sign OpenSearch requests with SigV4 (Amazon OpenSearch Service)'),
+  'raw-stream': text(
+    'NAME|ARN',
+    'the raw stream: whose subscriptions to compare, where --heal sends',
+    'kfek-<profile>-raw',
+  ),
+  bucket: text(
+    'NAME',
+    'the failed-records bucket (dead letters, discarded batches, failed documents)',
+    "the profile's Search stack's",
+  ),
+  'local-dir': text('DIR', "npm start's work folder (its kept folders stand in for the bucket's prefixes)"),
+  'join-lookback': withDefault(
+    'D',
+    '60s',
+    'events read before a minute that differs, so a multi-line trace is joined as the transform joined it',
+  ),
+  endpoint: endpoint('CloudWatch Logs, Kinesis, S3 and CloudFormation'),
+  region: region(),
   json: JSON_OUTPUT,
   help: HELP,
 } as const;
 
 export const EVENTS_WINDOW_OPTIONS = {
-  since: {
-    type: 'string',
-    value: 'T',
-    help: 'window start: an ISO time or a duration before now (24h), by arrival in the stream (required)',
-  },
-  until: {
-    type: 'string',
-    value: 'T',
-    help: 'window end: an ISO time or a duration before now',
-    shownDefault: "the command's start by Kinesis' clock",
-  },
-  'events-stream': {
-    type: 'string',
-    value: 'NAME|ARN',
-    help: 'the events stream to read and re-put to',
-    shownDefault: 'kfek-<profile>-events with --profile',
-  },
-  profile: { type: 'string', value: 'NAME', help: 'cdk.json profile whose events stream to use' },
-  limit: {
-    type: 'string',
-    value: 'N',
-    help: 'most records to re-put (or count), shard by shard',
-    shownDefault: 'all',
-  },
-  rate: {
-    type: 'string',
-    value: 'R/s',
-    help: 'at most this many records per second',
-    shownDefault: 'as fast as Kinesis takes them',
-  },
-  'dry-run': { type: 'boolean', default: false, help: 'read and count only; put nothing' },
-  endpoint: {
-    type: 'string',
-    value: 'URL',
-    help: "Kinesis endpoint (e.g. moto's http://127.0.0.1:5000)",
-    shownDefault: 'AWS_ENDPOINT_URL, else AWS',
-  },
-  region: REGION,
+  since: text(
+    'T',
+    'window start: an ISO time or a duration before now (24h), by arrival in the stream (required)',
+  ),
+  until: text(
+    'T',
+    'window end: an ISO time or a duration before now',
+    "the command's start by Kinesis' clock",
+  ),
+  'events-stream': text(
+    'NAME|ARN',
+    'the events stream to read and re-put to',
+    'kfek-<profile>-events with --profile',
+  ),
+  profile: text('NAME', 'cdk.json profile whose events stream to use'),
+  limit: text('N', 'most records to re-put (or count), shard by shard', 'all'),
+  rate: text('R/s', 'at most this many records per second', 'as fast as Kinesis takes them'),
+  'dry-run': flag('read and count only; put nothing'),
+  endpoint: endpoint('Kinesis'),
+  region: region(),
   json: JSON_OUTPUT,
   help: HELP,
 } as const;
 
+const SEARCH_STACKS = "with --profile, the Search stack's";
+
 export const REPLAY_OPTIONS = {
-  local: { type: 'boolean', default: false, help: "read npm start's folders (.kfek/local/)" },
-  'local-dir': {
-    type: 'string',
-    value: 'DIR',
-    help: "npm start's work folder (needs --local)",
-    shownDefault: '.kfek/local',
-  },
-  bucket: {
-    type: 'string',
-    value: 'NAME',
-    help: 'the failed-records bucket',
-    shownDefault: "with --profile, the Search stack's",
-  },
-  'queue-url': {
-    type: 'string',
-    value: 'URL',
-    help: "the pipe's dead-letter queue",
-    shownDefault: "with --profile, the Search stack's",
-  },
-  profile: {
-    type: 'string',
-    value: 'NAME',
-    help: "cdk.json profile: its key prefixes, and the deployed Search stack's bucket, streams and queue",
-    shownDefault: "cdk.json's default profile, for prefixes only",
-  },
-  kind: {
-    type: 'string',
-    value: 'KIND',
-    multiple: true,
-    help: 'dead-letter, discarded-batch, failed-document, pipes-dlq (repeatable, or comma-separated); events-window: kfek events-window',
-    shownDefault: 'every kept kind',
-  },
-  since: { type: 'string', value: 'T', help: 'kept at or after: a duration before now (24h) or an ISO time' },
-  until: { type: 'string', value: 'T', help: 'kept at or before: an ISO time or a duration before now' },
-  reason: { type: 'string', value: 'TEXT', help: 'only what failed for a reason containing this text' },
-  limit: { type: 'string', value: 'N', help: 'most items to choose' },
-  'raw-stream': {
-    type: 'string',
-    value: 'NAME|ARN',
-    help: 'where raw records go back to; the only stream ranges are read from',
-    shownDefault: "with --profile, the Search stack's",
-  },
-  'events-stream': {
-    type: 'string',
-    value: 'NAME|ARN',
-    help: 'where documents go back to',
-    shownDefault: "with --profile, the Search stack's",
-  },
-  rate: {
-    type: 'string',
-    value: 'N/s',
-    help: 'at most this many records per second',
-    shownDefault: 'as fast as Kinesis takes them',
-  },
-  'dry-run': { type: 'boolean', default: false, help: 'list and count only; send and delete nothing' },
-  'delete-after': {
-    type: 'boolean',
-    default: false,
-    help: 'delete each object or message once all it holds was re-sent',
-  },
-  endpoint: {
-    type: 'string',
-    value: 'URL',
-    help: "AWS endpoint for S3, SQS, Kinesis and CloudFormation (e.g. moto's)",
-    shownDefault: 'AWS_ENDPOINT_URL, else AWS',
-  },
-  region: REGION,
+  local: flag("read npm start's folders (.kfek/local/)"),
+  'local-dir': text('DIR', "npm start's work folder (needs --local)", '.kfek/local'),
+  bucket: text('NAME', 'the failed-records bucket', SEARCH_STACKS),
+  'queue-url': text('URL', "the pipe's dead-letter queue", SEARCH_STACKS),
+  profile: text(
+    'NAME',
+    "cdk.json profile: its key prefixes, and the deployed Search stack's bucket, streams and queue",
+    "cdk.json's default profile, for prefixes only",
+  ),
+  kind: list(
+    'KIND',
+    'dead-letter, discarded-batch, failed-document, pipes-dlq (repeatable, or comma-separated); events-window: kfek events-window',
+    'every kept kind',
+  ),
+  since: text('T', 'kept at or after: a duration before now (24h) or an ISO time'),
+  until: text('T', 'kept at or before: an ISO time or a duration before now'),
+  reason: text('TEXT', 'only what failed for a reason containing this text'),
+  limit: text('N', 'most items to choose'),
+  'raw-stream': text(
+    'NAME|ARN',
+    'where raw records go back to; the only stream ranges are read from',
+    SEARCH_STACKS,
+  ),
+  'events-stream': text('NAME|ARN', 'where documents go back to', SEARCH_STACKS),
+  rate: text('N/s', 'at most this many records per second', 'as fast as Kinesis takes them'),
+  'dry-run': flag('list and count only; send and delete nothing'),
+  'delete-after': flag('delete each object or message once all it holds was re-sent'),
+  endpoint: endpoint('S3, SQS, Kinesis and CloudFormation'),
+  region: region(),
   json: JSON_OUTPUT,
   help: HELP,
 } as const;
 
 export const BACKFILL_OPTIONS = {
-  'log-group': {
-    type: 'string',
-    value: 'G',
-    multiple: true,
-    help: 'log group to backfill (repeatable, or comma-separated)',
-    shownDefault: "the profile's log groups",
-  },
-  profile: {
-    type: 'string',
-    value: 'NAME',
-    help: 'the cdk.json profile: its log groups unless --log-group, and its raw stream kfek-<profile>-raw',
-  },
-  since: {
-    type: 'string',
-    value: 'T',
-    help: 'window start: a duration before now (7d, 36h) or an ISO time (required, except with --resume)',
-  },
-  until: {
-    type: 'string',
-    value: 'T',
-    help: 'window end (inclusive): an ISO time or a duration before now',
-    shownDefault: 'now',
-  },
-  'filter-pattern': {
-    type: 'string',
-    value: 'P',
-    help: 'FilterLogEvents pattern',
-    shownDefault: "the log group's subscription pattern, else every event",
-  },
-  rate: {
-    type: 'string',
-    value: 'N/s',
-    help: 'events per second to the raw stream: 1000, 1000/s or 60000/m',
-    shownDefault: '1000/s',
-  },
-  'dry-run': {
-    type: 'boolean',
-    default: false,
-    help: 'estimate events, bytes, time and cost from a sampled read; write nothing',
-  },
-  resume: {
-    type: 'boolean',
-    default: false,
-    help: 'go on with the backfill in the checkpoint (after Ctrl-C or a failure)',
-  },
-  'state-dir': {
-    type: 'string',
-    value: 'DIR',
-    help: 'checkpoint.json and refused records (dead-letter/)',
-    shownDefault: '.kfek/backfill',
-  },
-  'raw-stream': {
-    type: 'string',
-    value: 'NAME|ARN',
-    help: "the raw stream's name or ARN",
-    shownDefault: 'kfek-<profile>-raw',
-  },
-  endpoint: {
-    type: 'string',
-    value: 'URL',
-    help: "AWS endpoint for CloudWatch Logs and Kinesis (e.g. moto's)",
-    shownDefault: 'AWS_ENDPOINT_URL, else AWS',
-  },
-  region: { ...REGION, shownDefault: 'AWS_REGION, or us-east-1 with an endpoint' },
+  'log-group': list(
+    'G',
+    'log group to backfill (repeatable, or comma-separated)',
+    "the profile's log groups",
+  ),
+  profile: text(
+    'NAME',
+    'the cdk.json profile: its log groups unless --log-group, and its raw stream kfek-<profile>-raw',
+  ),
+  since: text(
+    'T',
+    'window start: a duration before now (7d, 36h) or an ISO time (required, except with --resume)',
+  ),
+  until: text('T', 'window end (inclusive): an ISO time or a duration before now', 'now'),
+  'filter-pattern': text(
+    'P',
+    'FilterLogEvents pattern',
+    "the log group's subscription pattern, else every event",
+  ),
+  rate: text('N/s', 'events per second to the raw stream: 1000, 1000/s or 60000/m', '1000/s'),
+  'dry-run': flag('estimate events, bytes, time and cost from a sampled read; write nothing'),
+  resume: flag('go on with the backfill in the checkpoint (after Ctrl-C or a failure)'),
+  'state-dir': text('DIR', 'checkpoint.json and refused records (dead-letter/)', '.kfek/backfill'),
+  'raw-stream': text('NAME|ARN', "the raw stream's name or ARN", 'kfek-<profile>-raw'),
+  endpoint: endpoint('CloudWatch Logs and Kinesis'),
+  region: region('AWS_REGION, or us-east-1 with an endpoint'),
   json: JSON_OUTPUT,
   help: HELP,
 } as const;
@@ -470,44 +308,64 @@ export const ALL_OPTIONS: Readonly<Record<CommandName | 'replay' | 'backfill', O
   backfill: BACKFILL_OPTIONS,
 };
 
-/**
- * `util.parseArgs` with kfek's table, strict and without positionals. A negative number after an option that takes
- * a value (`--count -5`) is that option's value: parseArgs would refuse it as "ambiguous", and kfek's own check of
- * the value says what is wrong with it instead.
- */
-export function parseOptions<T extends OptionTable>(
-  args: readonly string[],
-  options: T,
-): ReturnType<
-  typeof parseArgs<{ args: string[]; options: T; strict: true; allowPositionals: false }>
->['values'] {
-  const parsed = parseArgs({
-    args: joinNegativeValues(args, options),
-    options,
-    strict: true,
-    allowPositionals: false,
-    tokens: true,
-  });
-  // An option that takes one value is given once: a second one would silently win.
-  const seen = new Set<string>();
-  for (const token of parsed.tokens) {
-    if (token.kind !== 'option') continue;
-    if (seen.has(token.name) && options[token.name]?.multiple !== true) {
-      throw new Error(`--${token.name} is given more than once`);
-    }
-    seen.add(token.name);
-  }
-  return parsed.values;
+/** How a command reads its options, beyond its table. */
+export interface ReadRules {
+  /**
+   * Any value starting with one dash is the option's value (`-h` aside), and an empty one is refused: replay's
+   * values are texts, names and places, where an empty one is always a typing mistake.
+   * @default false
+   */
+  readonly strictValues?: boolean;
+  /**
+   * Options the command once took and takes no more, each with why and what to give instead.
+   * @default - none
+   */
+  readonly refused?: Readonly<Record<string, string>>;
 }
 
-/** {@link parseOptions} for `command`, whose refusals are usage errors in one line starting `<command>:`. */
-export function parseCommandOptions<T extends OptionTable>(
+/** What `util.parseArgs` makes of a table's options: a string, a list or a boolean per option. */
+export type OptionValues<T extends OptionTable> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: T; strict: true; allowPositionals: false }>
+>['values'];
+
+/**
+ * `util.parseArgs` with `command`'s table, strict and without positionals; whatever it refuses is a usage error in
+ * one line starting `<command>:`. An option that takes one value is given once: a second one would silently win.
+ * A negative number after an option that takes a value (`--count -5`) is that option's value: parseArgs would
+ * refuse it as "ambiguous", and kfek's own check of the value says what is wrong with it instead.
+ */
+export function readOptions<T extends OptionTable>(
   command: string,
   args: readonly string[],
   options: T,
-): ReturnType<typeof parseOptions<T>> {
+  { strictValues = false, refused = {} }: ReadRules = {},
+): OptionValues<T> {
   try {
-    return parseOptions(args, options);
+    for (const arg of args) {
+      const name = /^--([^=]+)/.exec(arg)?.[1];
+      if (name !== undefined && Object.hasOwn(refused, name)) {
+        throw new UsageError(`${command}: --${name} ${refused[name]}`);
+      }
+    }
+    const parsed = parseArgs({
+      args: joinDashValues(args, options, strictValues ? /^-[^-]/ : /^-\d/),
+      options,
+      strict: true,
+      allowPositionals: false,
+      tokens: true,
+    });
+    const seen = new Set<string>();
+    for (const token of parsed.tokens) {
+      if (token.kind !== 'option') continue;
+      if (strictValues && token.value !== undefined && token.value.trim() === '') {
+        throw new UsageError(`${command}: --${token.name} needs a value (it is empty)`);
+      }
+      if (seen.has(token.name) && options[token.name]?.multiple !== true) {
+        throw new UsageError(`${command}: --${token.name} is given more than once`);
+      }
+      seen.add(token.name);
+    }
+    return parsed.values;
   } catch (error) {
     throw usageErrorOf(command, error);
   }
@@ -544,13 +402,13 @@ function parseArgsMessage(command: string, error: unknown): string {
   return message;
 }
 
-function joinNegativeValues(args: readonly string[], options: OptionTable): string[] {
+function joinDashValues(args: readonly string[], options: OptionTable, value: RegExp): string[] {
   const joined: string[] = [];
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     const next = args[i + 1];
     const spec = arg.startsWith('--') && !arg.includes('=') ? options[arg.slice(2)] : undefined;
-    if (spec?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+    if (spec?.type === 'string' && next !== undefined && value.test(next) && next !== '-h') {
       joined.push(`${arg}=${next}`);
       i++;
     } else {

@@ -2,8 +2,8 @@
 import { resolveAwsTarget } from '../aws-target';
 import { UsageError } from '../errors';
 import type { Env } from './commands';
-import { DOCTOR_OPTIONS, parseOptions, PROXY_OPTIONS } from './options';
-import type { DoctorArgs, HelpArgs, ProxyArgs } from './types';
+import type { DOCTOR_OPTIONS, OptionValues, PROXY_OPTIONS } from './options';
+import type { DoctorArgs, ProxyArgs } from './types';
 import {
   parseCount,
   parseName,
@@ -14,9 +14,7 @@ import {
   regionFromHost,
 } from './values';
 
-export function parseProxy(args: readonly string[], env: Env): ProxyArgs | HelpArgs {
-  const values = parseOptions(args, PROXY_OPTIONS);
-  if (values.help) return { command: 'help', topic: 'proxy' };
+export function parseProxy(values: OptionValues<typeof PROXY_OPTIONS>, env: Env): ProxyArgs {
   const limits = parseProxyLimits(values);
   const endpoint = values.endpoint?.trim();
   if (endpoint === undefined || endpoint === '') {
@@ -100,9 +98,7 @@ function parseProxyLimits(values: {
   };
 }
 
-export function parseDoctor(args: readonly string[]): DoctorArgs | HelpArgs {
-  const values = parseOptions(args, DOCTOR_OPTIONS);
-  if (values.help) return { command: 'help', topic: 'doctor' };
+export function parseDoctor(values: OptionValues<typeof DOCTOR_OPTIONS>): DoctorArgs {
   parseProfileName(values.profile, 'doctor');
   if (values['skip-synth'] && values['cdk-out'] !== undefined) {
     throw new UsageError('doctor: --skip-synth and --cdk-out exclude each other');

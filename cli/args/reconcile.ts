@@ -1,8 +1,11 @@
-/** The parser of `kfek reconcile`: its option table (options.ts) in, typed arguments out; pure (env passed in). */
+/** The parser of `kfek reconcile`: its option values (options.ts) in, typed arguments out; pure (env and clock passed in). */
 import { UsageError } from '../errors';
-import { parseOptions, RECONCILE_OPTIONS } from './options';
-import type { HelpArgs, ReconcileArgs } from './types';
+import type { OptionValues, RECONCILE_OPTIONS } from './options';
+import { parseTimeWindow } from './time-window';
+import type { ReconcileArgs } from './types';
 import {
+  optional,
+  parseBucketName,
   parseLogGroupName,
   parseName,
   parseProfileName,
@@ -15,12 +18,10 @@ import {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** S3 bucket names (with the legacy ones): up to 255 of letters, digits, `.`, `_`, `-`. */
-const BUCKET = /^[A-Za-z0-9._-]{3,255}$/;
-
-export function parseReconcile(args: readonly string[], env: Env): ReconcileArgs | HelpArgs {
-  const values = parseOptions(args, RECONCILE_OPTIONS);
-  if (values.help) return { command: 'help', topic: 'reconcile' };
+export function parseReconcile(
+  values: OptionValues<typeof RECONCILE_OPTIONS>,
+  { env, now }: { readonly env: Env; readonly now: Date },
+): ReconcileArgs {
   const since = values.since;
   if (since === undefined || since.trim() === '') {
     throw new UsageError(
@@ -40,46 +41,25 @@ export function parseReconcile(args: readonly string[], env: Env): ReconcileArgs
       `reconcile: --count ${quote(count)} is neither insights (Logs Insights, on AWS) nor scan (FilterLogEvents)`,
     );
   }
-  if (values.bucket !== undefined && !BUCKET.test(values.bucket)) {
-    throw new UsageError(
-      `reconcile: --bucket ${quote(values.bucket)} is not a bucket name: give the name alone, without s3:// or a prefix`,
-    );
-  }
-  const optional = <K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } =>
-    (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+  if (values.bucket !== undefined) parseBucketName('reconcile', values.bucket);
+  const window = parseTimeWindow('reconcile', { since, until: values.until }, now);
   return {
     command: 'reconcile',
     logGroups,
-    ...optional(
-      'profile',
-      values.profile === undefined ? undefined : parseProfileName(values.profile, 'reconcile'),
-    ),
-    sinceText: since,
-    ...optional('untilText', values.until),
-    ...optional(
-      'lagInMillis',
-      values.lag === undefined ? undefined : parseWait(values.lag, '--lag', { positive: false }),
-    ),
+    ...optional('profile', values.profile, (v) => parseProfileName(v, 'reconcile')),
+    ...window,
+    ...optional('lagInMillis', values.lag, (v) => parseWait(v, '--lag', { positive: false })),
     heal: values.heal,
     healTimeoutInMillis: parseWait(values['heal-timeout'], '--heal-timeout', { positive: true }),
-    ...optional('countMode', isMode(count) ? count : undefined),
+    ...(isMode(count) ? { countMode: count } : {}),
     openSearchUrl: parseUrl(url, '--opensearch'),
     sigv4: values.sigv4,
-    ...optional(
-      'rawStream',
-      values['raw-stream'] === undefined ? undefined : parseStreamName(values['raw-stream'], '--raw-stream'),
-    ),
-    ...optional('bucket', values.bucket),
-    ...optional(
-      'localDir',
-      values['local-dir'] === undefined ? undefined : parseName(values['local-dir'], '--local-dir', 4096),
-    ),
+    ...optional('rawStream', values['raw-stream'], (v) => parseStreamName(v, '--raw-stream')),
+    ...optional('bucket', values.bucket, (v) => v),
+    ...optional('localDir', values['local-dir'], (v) => parseName(v, '--local-dir', 4096)),
     joinLookbackInMillis: parseWait(values['join-lookback'], '--join-lookback', { positive: false }),
-    ...optional(
-      'endpoint',
-      values.endpoint === undefined ? undefined : parseUrl(values.endpoint, '--endpoint'),
-    ),
-    ...optional('region', values.region === undefined ? undefined : parseRegion(values.region, '--region')),
+    ...optional('endpoint', values.endpoint, (v) => parseUrl(v, '--endpoint')),
+    ...optional('region', values.region, (v) => parseRegion(v, '--region')),
     json: values.json,
   };
 }

@@ -29,7 +29,7 @@ export interface SendArgs extends CommonArgs {
   readonly seed?: number;
 }
 
-export interface VerifyArgs extends CommonArgs {
+export interface VerifyArgs extends Omit<CommonArgs, 'endpoint'> {
   readonly command: 'verify';
   readonly runId: string;
   readonly openSearchUrl: string;
@@ -109,9 +109,9 @@ export interface ReconcileArgs {
   readonly logGroups: readonly string[];
   /** @default - cdk.json's default profile (`sandbox`) */
   readonly profile?: string;
-  /** `--since` and `--until` as typed: the command reads them against its own clock. */
-  readonly sinceText: string;
-  readonly untilText?: string;
+  readonly since: Date;
+  /** @default - now */
+  readonly until?: Date;
   /** @default - the profile's `reconcile.lagMinutes` */
   readonly lagInMillis?: number;
   readonly heal: boolean;
@@ -133,9 +133,9 @@ export interface ReconcileArgs {
 
 export interface EventsWindowArgs {
   readonly command: 'events-window';
-  /** `--since` and `--until` as typed: the command reads them against its own clock. */
-  readonly sinceText: string;
-  readonly untilText?: string;
+  readonly since: Date;
+  /** @default - the command's start, by Kinesis' clock */
+  readonly until?: Date;
   /** @default - `<name>-<profile>-events` of `profile` */
   readonly eventsStream?: string;
   readonly profile?: string;

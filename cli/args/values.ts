@@ -232,14 +232,39 @@ export function parseStreamName(text: string, option: string): string {
 const USAGE_HINT = / \(run `kfek help` for usage\)$/;
 
 /**
- * Runs one of the shared value parsers for a command that parses its own options (replay, backfill), so its
- * message starts `<command>:` as that command's other messages do.
+ * Runs `parse` so that its usage errors start `<command>:` (replay's and backfill's messages all do; one that
+ * already starts so is passed on as it is).
  */
 export function forCommand<T>(command: string, parse: () => T): T {
   try {
     return parse();
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
+    if (!(error instanceof UsageError) || error.message.startsWith(`${command}: `)) throw error;
     throw new UsageError(`${command}: ${error.message.replace(USAGE_HINT, '')}`);
   }
+}
+
+/**
+ * `{ [key]: parse(text) }` for an option that was given, `{}` for one that was not: how a parser spreads its optional
+ * values into typed arguments (which leave out what is unset rather than hold `undefined`).
+ */
+export function optional<K extends string, V>(
+  key: K,
+  text: string | undefined,
+  parse: (text: string) => V,
+): { [P in K]?: V } {
+  return (text === undefined ? {} : { [key]: parse(text) }) as { [P in K]?: V };
+}
+
+/**
+ * An S3 bucket name (S3's rules, with the legacy ones: 3 to 255 of letters, digits, `.`, `_`, `-`), so `s3://b/prefix`
+ * or a path fails here with what to give instead.
+ */
+export function parseBucketName(command: string, text: string): string {
+  if (!/^[A-Za-z0-9._-]{3,255}$/.test(text)) {
+    throw new UsageError(
+      `${command}: --bucket ${quote(text)} is not a bucket name: give the name alone, without s3:// or a prefix`,
+    );
+  }
+  return text;
 }

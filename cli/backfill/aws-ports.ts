@@ -1,38 +1,13 @@
 /**
- * The AWS side of `kfek backfill`: its clients (CloudWatch Logs through the CLI's client, cli/aws.ts; Kinesis), and
- * DescribeStreamSummary of the raw stream. FilterLogEvents and the other Logs calls are core/logs/aws.ts',
+ * The AWS side of `kfek backfill` that is its own: DescribeStreamSummary of the raw stream (its clients are the run's,
+ * cli/context.ts). FilterLogEvents and the other Logs calls are core/logs/aws.ts',
  * PutRecords core/kinesis'. Clients take the SDK's endpoint variables, so the same code runs against moto.
  */
-import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { DescribeStreamSummaryCommand, type KinesisClient } from '@aws-sdk/client-kinesis';
 import { translateAwsError } from '../../core/aws/retry';
-import { createLogsClient } from '../aws';
 import { CliError } from '../errors';
-import { createKinesisClient, streamParam } from '../../core/kinesis/aws';
+import { streamParam } from '../../core/kinesis/aws';
 import type { StreamInfoPort } from './ports';
-
-export interface BackfillClients {
-  readonly logs: CloudWatchLogsClient;
-  readonly kinesis: KinesisClient;
-  destroy(): void;
-}
-
-/** One CloudWatch Logs and one Kinesis client, both at `endpoint` when given (moto), in `region`. */
-export function createBackfillClients(
-  target: { readonly region?: string; readonly endpoint?: string },
-  env: Readonly<Record<string, string | undefined>>,
-): BackfillClients {
-  const logs = createLogsClient(target, env);
-  const kinesis = createKinesisClient(target);
-  return {
-    logs,
-    kinesis,
-    destroy: () => {
-      logs.destroy();
-      kinesis.destroy();
-    },
-  };
-}
 
 export function streamInfoPort(kinesis: KinesisClient, endpoint?: string): StreamInfoPort {
   return {

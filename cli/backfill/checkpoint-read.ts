@@ -16,8 +16,15 @@ import {
   timeProblem,
 } from '../args/values';
 import { CliError, UsageError } from '../errors';
-import type { CheckpointState, GroupProgress, TypedJob } from './checkpoint';
-import { type BackfillCounts, type BackfillJob, NO_COUNTS } from './model';
+import {
+  type BackfillCounts,
+  type BackfillJob,
+  CHECKPOINT_VERSION,
+  type CheckpointState,
+  type GroupProgress,
+  NO_COUNTS,
+  type TypedJob,
+} from './model';
 
 /** Problems with the checkpoint file: it says which file and what to do. */
 export class CheckpointError extends CliError {
@@ -39,9 +46,6 @@ export class InvalidCheckpointError extends CheckpointError {
     this.name = 'InvalidCheckpointError';
   }
 }
-
-/** The one version this kfek writes and reads. */
-export const CHECKPOINT_VERSION = 1;
 
 /** Throws the refusal; `what` continues "the checkpoint <file> ...". */
 type Fail = (what: string) => never;

@@ -10,52 +10,13 @@
  */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { CheckpointError, CHECKPOINT_VERSION, parseCheckpoint } from './checkpoint-read';
-import type { BackfillCounts, BackfillJob } from './model';
+import { CheckpointError, parseCheckpoint } from './checkpoint-read';
+import type { CheckpointState } from './model';
 
-// Reading one back, and its errors, are checkpoint-read.ts'; those who import them from here still can.
+// Reading one back, and its errors, are checkpoint-read.ts'; its shape is model.ts'. Those who import them from
+// here still can.
 export { CheckpointError, InvalidCheckpointError, parseCheckpoint } from './checkpoint-read';
-
-export interface GroupProgress {
-  /** Every page of the group was written. */
-  readonly done: boolean;
-  /**
-   * Where the next read starts: the timestamp of the last event of the last page written.
-   * @default - the window's start
-   */
-  readonly from?: number;
-  /** Ids of the events at `from` already written: skipped when read again. */
-  readonly writtenAtFrom: readonly string[];
-}
-
-/** The options as typed, to tell whether a `--resume` command line asks for the same job. */
-export interface TypedJob {
-  readonly since: string;
-  readonly until?: string;
-}
-
-export interface CheckpointState {
-  readonly version: typeof CHECKPOINT_VERSION;
-  readonly job: BackfillJob;
-  /**
-   * The cdk.json profile whose routes the backfill used: a resumed run with another profile is refused.
-   * @default - not recorded (a checkpoint of an earlier kfek): not checked
-   */
-  readonly profile?: string;
-  readonly typed: TypedJob;
-  readonly groups: Readonly<Record<string, GroupProgress>>;
-  readonly counts: BackfillCounts;
-  /** The estimate the first run made (the progress bar's total). */
-  readonly estimatedEvents?: number;
-  /** Runs so far, this one included. */
-  readonly runs: number;
-  readonly startedAt: string;
-  readonly updatedAt: string;
-}
-
-export function isFinished(state: CheckpointState): boolean {
-  return state.job.logGroups.every((g) => state.groups[g]?.done === true);
-}
+export { type CheckpointState, type GroupProgress, isFinished, type TypedJob } from './model';
 
 /** Where checkpoints live: a file, or memory in tests. */
 export interface CheckpointStore {

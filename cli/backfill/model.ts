@@ -1,5 +1,6 @@
 /**
- * What `kfek backfill` works on: a job (log groups and a time window going to the raw stream) and its counts. The
+ * What `kfek backfill` works on: a job (log groups and a time window going to the raw stream), its counts and the
+ * checkpoint that holds both between runs (checkpoint.ts stores it, checkpoint-read.ts reads it back). The
  * log events it reads and the envelopes it writes are core/logs/model.ts'.
  */
 
@@ -55,4 +56,48 @@ export function addCounts(a: BackfillCounts, b: Partial<BackfillCounts>): Backfi
   const sum: { -readonly [K in keyof BackfillCounts]: number } = { ...a };
   for (const key of Object.keys(b) as (keyof BackfillCounts)[]) sum[key] = a[key] + (b[key] ?? 0);
   return sum;
+}
+
+/** The one checkpoint version this kfek writes and reads. */
+export const CHECKPOINT_VERSION = 1;
+
+export interface GroupProgress {
+  /** Every page of the group was written. */
+  readonly done: boolean;
+  /**
+   * Where the next read starts: the timestamp of the last event of the last page written.
+   * @default - the window's start
+   */
+  readonly from?: number;
+  /** Ids of the events at `from` already written: skipped when read again. */
+  readonly writtenAtFrom: readonly string[];
+}
+
+/** The options as typed, to tell whether a `--resume` command line asks for the same job. */
+export interface TypedJob {
+  readonly since: string;
+  readonly until?: string;
+}
+
+export interface CheckpointState {
+  readonly version: typeof CHECKPOINT_VERSION;
+  readonly job: BackfillJob;
+  /**
+   * The cdk.json profile whose routes the backfill used: a resumed run with another profile is refused.
+   * @default - not recorded (a checkpoint of an earlier kfek): not checked
+   */
+  readonly profile?: string;
+  readonly typed: TypedJob;
+  readonly groups: Readonly<Record<string, GroupProgress>>;
+  readonly counts: BackfillCounts;
+  /** The estimate the first run made (the progress bar's total). */
+  readonly estimatedEvents?: number;
+  /** Runs so far, this one included. */
+  readonly runs: number;
+  readonly startedAt: string;
+  readonly updatedAt: string;
+}
+
+export function isFinished(state: CheckpointState): boolean {
+  return state.job.logGroups.every((g) => state.groups[g]?.done === true);
 }

@@ -13,6 +13,7 @@ import { OpenSearchClient } from '@aws-sdk/client-opensearch';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import { resolveAwsTarget } from '../aws-target';
 import { MissingRegionError } from '../errors';
 import { getCallerIdentity } from '../proxy';
 import { type AccountPorts, accountPorts, type DoctorClients } from './aws-ports';
@@ -23,6 +24,11 @@ import { synthesize } from './synth';
 export interface AwsPortsOptions {
   /** From --region; undefined lets the SDK's chain decide (AWS_REGION, the profile's region). */
   readonly region?: string;
+  /**
+   * Where the AWS calls go (cli/aws-target.ts reads it).
+   * @default - AWS
+   */
+  readonly endpoint?: string;
   readonly profile: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Project directory holding cdk.json. */
@@ -34,7 +40,7 @@ export interface AwsPortsOptions {
   readonly credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider;
 }
 
-/** Ports over real clients. Endpoints come from the SDK's own AWS_ENDPOINT_URL(_<SERVICE>) variables. */
+/** Ports over real clients, at the endpoint given (AWS_ENDPOINT_URL, read by cli/aws-target.ts), else AWS. */
 export interface AwsPorts {
   readonly ports: DoctorPorts;
   /** Closes the clients' connections. */
@@ -44,11 +50,10 @@ export interface AwsPorts {
 export function createAwsPorts(options: AwsPortsOptions): AwsPorts {
   const requestHandler = new NodeHttpHandler({ connectionTimeout: 5_000, requestTimeout: 30_000 });
   let resolved: string | undefined = options.region;
-  // The environment passed in decides (tests and `run` callers pass their own); the SDK would read process.env.
-  const endpoint = options.env.AWS_ENDPOINT_URL;
+  const { endpoint } = options;
   const config = () => ({
     ...(resolved !== undefined ? { region: resolved } : {}),
-    ...(endpoint !== undefined && endpoint !== '' ? { endpoint } : {}),
+    ...(endpoint !== undefined ? { endpoint } : {}),
     credentials: options.credentials,
     requestHandler,
     maxAttempts: 3,
@@ -80,7 +85,8 @@ export function createAwsPorts(options: AwsPortsOptions): AwsPorts {
       return resolved;
     },
     callerArn: (region) => {
-      const endpoint = env.AWS_ENDPOINT_URL_STS ?? env.AWS_ENDPOINT_URL;
+      // The environment passed in decides (tests and `run` callers pass their own); the SDK would read process.env.
+      const { endpoint } = resolveAwsTarget({}, env, { service: 'STS' });
       return getCallerIdentity({
         region,
         credentials: options.credentials,

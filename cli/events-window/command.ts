@@ -1,20 +1,14 @@
 /**
- * `kfek events-window` (and its alias `kfek replay --kind events-window`): reads the times against the clock, finds
- * the events stream (--events-stream, or the profile's fixed name `kfek-<profile>-events`), runs the window replay
+ * `kfek events-window` (and its alias `kfek replay --kind events-window`): finds the events stream (--events-stream, or the profile's fixed name `kfek-<profile>-events`), runs the window replay
  * (run.ts) with a status line on stderr and prints the report.
  */
 import { translateAwsError } from '../../core/aws/retry';
-import { sleep } from '../../core/clock';
-import { physicalNamesFor } from '../../core/contracts/physical-names';
 import { OperatorError } from '../../core/errors';
-import { createKinesisClient, kinesisPort } from '../../core/kinesis/aws';
+import { kinesisPort } from '../../core/kinesis/aws';
 import type { ProgressOutput } from '../../core/progress';
-import type { EventsWindowArgs } from '../args';
-import { parseTimeWindow } from '../args/time-window';
-import { resolveAwsTarget } from '../aws';
+import type { EventsWindowArgs } from '../args/types';
+import type { RunContext } from '../context';
 import { UsageError } from '../errors';
-import type { CliIo } from '../io';
-import { PROJECT_CDK_JSON, profileConfig } from '../profile';
 import { formatBytes } from '../format';
 import { formatEventsWindowReport } from './format';
 import { replayEventsWindow, type WindowProgress } from './run';
@@ -29,35 +23,15 @@ export interface EventsWindowRequest {
   readonly json: boolean;
   /** The events stream, from --events-stream or the profile's fixed name. @default - none: a usage error */
   readonly eventsStream?: string;
-  readonly endpoint?: string;
-  readonly region?: string;
 }
 
 /** `kfek events-window`. */
-export async function eventsWindow(args: EventsWindowArgs, io: CliIo): Promise<number> {
-  const now = new Date((io.now ?? Date.now)());
-  const window = parseTimeWindow('events-window', { since: args.sinceText, until: args.untilText }, now);
-  const since = window.since;
-  const until = window.until;
+export async function eventsWindow(args: EventsWindowArgs, context: RunContext): Promise<number> {
   // The events stream has a fixed name (core/contracts/physical-names.ts): no CloudFormation call needed.
-  const config =
-    args.eventsStream === undefined && args.profile !== undefined
-      ? profileConfig(args.profile, io.cdkJson ?? PROJECT_CDK_JSON)
-      : undefined;
   const eventsStream =
     args.eventsStream ??
-    (config === undefined ? undefined : physicalNamesFor(`${config.name}-${config.profile}`).eventsStream);
-  const { sinceText: _since, untilText: _until, profile: _profile, command: _command, ...rest } = args;
-  return runEventsWindow(
-    {
-      ...rest,
-      since,
-      ...(until !== undefined ? { until } : {}),
-      ...(eventsStream !== undefined ? { eventsStream } : {}),
-    },
-    io,
-    'events-window:',
-  );
+    (args.profile === undefined ? undefined : context.namesOf(context.profile(args.profile)).eventsStream);
+  return runEventsWindow({ ...args, eventsStream }, context, 'events-window:');
 }
 
 /**
@@ -66,7 +40,7 @@ export async function eventsWindow(args: EventsWindowArgs, io: CliIo): Promise<n
  */
 export async function runEventsWindow(
   request: EventsWindowRequest,
-  io: Pick<CliIo, 'stdout' | 'stderr' | 'env' | 'now'>,
+  { io, clock, aws, target }: RunContext,
   usagePrefix: string,
 ): Promise<number> {
   const eventsStream = request.eventsStream;
@@ -76,38 +50,23 @@ export async function runEventsWindow(
         'kfek-<profile>-events',
     );
   }
-  const { endpoint, region } = resolveAwsTarget(request, io.env);
-  const client = createKinesisClient({
-    ...(region !== undefined ? { region } : {}),
-    ...(request.endpoint !== undefined ? { endpoint: request.endpoint } : {}),
+  const { endpoint } = target;
+  const status = new StatusLine(io.stderr);
+  const report = await replayEventsWindow(
+    { ...request, stream: eventsStream },
+    {
+      kinesis: kinesisPort(aws.kinesis),
+      now: clock.now,
+      sleep: clock.sleep,
+      endpoint,
+      onProgress: (progress) => status.update(progress),
+    },
+  ).catch((error: unknown) => {
+    throw error instanceof OperatorError ? error : translateAwsError(error, 'events-window', { endpoint });
   });
-  try {
-    const status = new StatusLine(io.stderr);
-    const report = await replayEventsWindow(
-      {
-        stream: eventsStream,
-        since: request.since,
-        ...(request.until !== undefined ? { until: request.until } : {}),
-        ...(request.limit !== undefined ? { limit: request.limit } : {}),
-        ...(request.ratePerSecond !== undefined ? { ratePerSecond: request.ratePerSecond } : {}),
-        dryRun: request.dryRun,
-      },
-      {
-        kinesis: kinesisPort(client),
-        now: io.now ?? Date.now,
-        sleep,
-        ...(endpoint !== undefined ? { endpoint } : {}),
-        onProgress: (progress) => status.update(progress),
-      },
-    ).catch((error: unknown) => {
-      throw error instanceof OperatorError ? error : translateAwsError(error, 'replay', { endpoint });
-    });
-    status.finish();
-    io.stdout.write(`${request.json ? JSON.stringify(report) : formatEventsWindowReport(report)}\n`);
-    return report.failure !== undefined ? 1 : 0;
-  } finally {
-    client.destroy();
-  }
+  status.finish();
+  io.stdout.write(`${request.json ? JSON.stringify(report) : formatEventsWindowReport(report)}\n`);
+  return report.failure !== undefined ? 1 : 0;
 }
 
 /**

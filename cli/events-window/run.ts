@@ -18,7 +18,7 @@ import { OperatorError } from '../../core/errors';
 import { MAX_RECORDS_PER_READ } from '../../core/kinesis/limits';
 import type { KinesisPort } from '../../core/kinesis/ports';
 import { RecordSender } from '../../core/kinesis/sender';
-import { PutRecordsFailedError, ReplayError } from '../replay/errors';
+import { EventsWindowError, WindowPutFailedError } from './errors';
 import { type ShardEnd, ShardWindowReader } from './shard-window';
 import { kinesisPast, listAllShards, parentsFirst } from './stream';
 
@@ -111,7 +111,7 @@ export async function replayEventsWindow(
 ): Promise<EventsWindowReport> {
   const startedAt = ports.now();
   const shards = parentsFirst(await listAllShards(ports.kinesis, plan.stream, ports));
-  if (shards.length === 0) throw new ReplayError(`${plan.stream} has no shards to read`);
+  if (shards.length === 0) throw new EventsWindowError(`${plan.stream} has no shards to read`);
   // The window ends at the replay's start by Kinesis' clock, which stamps the arrival times, when Kinesis tells it
   // (this machine's clock may be off by more than the records' spacing). Its Date header counts whole seconds, so
   // the window ends with the second ListShards answered in, and nothing is put before Kinesis' clock has passed it:
@@ -193,7 +193,7 @@ export async function replayEventsWindow(
           totals.putRetries += result.retries;
           const refused = result.accepted.filter((ok) => !ok).length;
           if (refused > 0) {
-            failure = new PutRecordsFailedError(plan.stream, refused, result.lastErrorCode ?? 'unknown')
+            failure = new WindowPutFailedError(plan.stream, refused, result.lastErrorCode ?? 'unknown')
               .message;
           }
         }

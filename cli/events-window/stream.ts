@@ -4,7 +4,7 @@
  */
 import { withRetries } from '../../core/aws/retry';
 import type { KinesisPort, ShardInfo } from '../../core/kinesis/ports';
-import { ReplayError } from '../replay/errors';
+import { EventsWindowError } from './errors';
 
 /** Shards in lineage order: a parent before its children, so a partition key's records are re-put in order. */
 export function parentsFirst(shards: readonly ShardInfo[]): ShardInfo[] {
@@ -39,9 +39,9 @@ export async function kinesisPast(
     const time = ports.kinesis.serverTime?.();
     if (time === undefined || time.getTime() > end.getTime()) return;
     if (probes >= 50) {
-      throw new ReplayError(
+      throw new EventsWindowError(
         `Kinesis' clock (its answers' Date header) stayed at ${time.toISOString()}, not past the window's end ` +
-          `${end.toISOString()}, for 10 s: nothing was put; run the replay again`,
+          `${end.toISOString()}, for 10 s: nothing was put; run the events-window again`,
       );
     }
     await ports.sleep(200);
@@ -69,7 +69,7 @@ export async function listAllShards(
           return await port.listShards(stream, token);
         } catch (error) {
           if ((error as { name?: unknown }).name !== 'ResourceNotFoundException') throw error;
-          throw new ReplayError(
+          throw new EventsWindowError(
             `the events stream ${stream} does not exist (ListShards: ${(error as Error).message}): check ` +
               '--events-stream (a name or ARN), --region, or --profile (a deployment made before fixed names has ' +
               'a generated name: pass it with --events-stream)',
