@@ -15,7 +15,7 @@ import { createHttpClient, provisionOpenSearch } from '../../../core/opensearch'
 import type { DeadLetterObject } from '../../../lambda/transform/dead-letter-object';
 import { localSpecFromConfig, openSearchSpecFromConfig } from '../../../scripts/local/config-spec';
 import { readFailedDocuments } from '../../../scripts/local/failed-documents';
-import type { FailedDocumentRecord } from '../../../scripts/local/bulk-indexer';
+import type { FailedDocumentRecord } from '../../../core/delivery/failed-documents';
 import { LocalPipeline, localFolders } from '../../../scripts/local/pipeline';
 import { SearchHttp } from '../../../scripts/local/search-http';
 import { sleep } from '../../../scripts/local/shard-reader';
