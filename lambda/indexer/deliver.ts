@@ -54,12 +54,18 @@ export interface DeliveryResult {
   /** Sequence numbers to report as batch item failures, in batch order. */
   readonly failures: readonly string[];
   readonly counts: DeliveryCounts;
+  /** Of the indexed documents, those that replaced one with the same `_id` (result `updated`). */
+  readonly overwritten: number;
+  readonly bulkRequests: number;
+  /** The indices documents were indexed into. */
+  readonly indices: readonly string[];
 }
 
 const planOf = (document: BatchDocument): IndexedDocumentPlan => document.plan as IndexedDocumentPlan;
 
 interface BulkItemAnswer {
   readonly status: number;
+  readonly result?: string;
   readonly error?: unknown;
 }
 
@@ -99,6 +105,8 @@ async function eachLimited<T>(
 interface Round {
   readonly retry: BatchDocument[];
   maxBytes: number;
+  requests: number;
+  overwritten: number;
 }
 
 function fail(
@@ -121,6 +129,7 @@ async function sendBody(
   round: Round,
 ): Promise<void> {
   for (const document of body.items) document.attempts += 1;
+  round.requests += 1;
   let response;
   try {
     response = await ports.bulk.bulk(body.body, timeout);
@@ -156,6 +165,7 @@ async function sendBody(
     const document = body.items[i];
     if (item.status >= 200 && item.status < 300) {
       document.state = 'indexed';
+      if (item.result === 'updated') round.overwritten += 1;
     } else {
       fail([document], 'pending', String(item.status), JSON.stringify(item.error ?? null));
       if (retryable(item.status)) round.retry.push(document);
@@ -200,15 +210,19 @@ export async function deliverBatch(
   let pending = documents.filter((d) => d.state === 'pending');
   let retried = 0;
   let maxBytes = settings.bulkMaxBytes;
+  let requests = 0;
+  let overwritten = 0;
   for (let attempt = 0; pending.length > 0; attempt++) {
     const left = deadline - ports.clock.now();
     if (left <= 0) break;
-    const round: Round = { retry: [], maxBytes };
+    const round: Round = { retry: [], maxBytes, requests: 0, overwritten: 0 };
     const bodies = bulkBodies(pending, planOf, maxBytes);
     await eachLimited(bodies, settings.concurrency, (body) =>
       sendBody(body, ports, Math.min(requestTimeout, Math.max(1, deadline - ports.clock.now())), round),
     );
     maxBytes = round.maxBytes;
+    requests += round.requests;
+    overwritten += round.overwritten;
     pending = round.retry;
     if (pending.length === 0) break;
     const delay = ports.random() * Math.min(cap, base * 2 ** attempt);
@@ -220,8 +234,12 @@ export async function deliverBatch(
   await keepRefused(documents, settings, ports);
   const failures = unfinishedRecords(records, documents);
   const count = (state: BatchDocument['state']): number => documents.filter((d) => d.state === state).length;
+  const indices = new Set(documents.filter((d) => d.state === 'indexed').map((d) => d.plan.index));
   return {
     failures,
+    overwritten,
+    bulkRequests: requests,
+    indices: [...indices].sort(),
     counts: {
       DocumentsIn: documents.length,
       IndexedDocuments: count('indexed'),

@@ -9,7 +9,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
 import { SYSTEM_CLOCK } from '../../core/clock';
 import { createS3Client, s3FailedDocumentStore, signedBulkPort } from './adapters';
-import { deliverBatch, type DeliveryPorts } from './deliver';
+import { deliverBatch, type DeliveryPorts, type DeliveryResult } from './deliver';
 import { readIndexerEnv } from './env';
 import { createMetrics, publishCounts } from './metrics';
 import type { IndexerRecord } from './ports';
@@ -32,6 +32,17 @@ const ports: DeliveryPorts = {
   log: { warn: (message, details) => logger.warn(message, details ?? {}) },
 };
 
+/**
+ * Listeners of each invocation's result: the local runner's accounting (`npm start -- --delivery direct` runs this
+ * module in its own process, where EMF lines reach no CloudWatch). Lambda never registers one.
+ */
+const observers: Array<(result: DeliveryResult) => void> = [];
+
+/** Registers a listener of every invocation's result (see {@link observers}). */
+export function observeDeliveries(listener: (result: DeliveryResult) => void): void {
+  observers.push(listener);
+}
+
 /** The batch's records as the batch logic takes them. */
 export function indexerRecords(event: KinesisStreamEvent): IndexerRecord[] {
   return event.Records.map((r) => ({
@@ -50,6 +61,7 @@ export async function handler(
   const deadline = SYSTEM_CLOCK.now() + remaining - Math.min(INDEXER_SAFETY_MARGIN_MS, remaining / 2);
   const result = await deliverBatch(indexerRecords(event), env, ports, deadline);
   publishCounts(metrics, result.counts);
+  for (const observe of observers) observe(result);
   if (result.failures.length > 0) {
     logger.warn('records given back to Lambda: documents not yet indexed or kept', {
       records: result.failures.length,

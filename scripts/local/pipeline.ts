@@ -11,7 +11,8 @@ import * as path from 'node:path';
 import { LOCAL_KEPT_FOLDERS } from '../../core/contracts/kept-data';
 import { type LocalAwsClients, localAwsClients } from './aws-clients';
 import { ChildProcessHandler } from './child-handler';
-import { DeliveryLoop } from './delivery-loop';
+import { type PipelineDelivery, startDelivery } from './deliveries';
+import type { DirectDeliveryProps } from './direct-delivery';
 import { DrainTimeoutError } from './errors';
 import { EventSourceLoop, type EventSourceStats, type KinesisBatchHandler } from './event-source-loop';
 import { LatencyProbe } from './latency-probe';
@@ -90,6 +91,14 @@ export interface LocalPipelineProps {
   readonly transformLogLevel?: string;
   /** @default 1000 */
   readonly deliveryBufferIntervalInMillis?: number;
+  /**
+   * How documents reach OpenSearch: the Firehose stand-in (delivery-loop.ts), or kfek's own indexer, the shipped
+   * lambda/indexer handler under the event-source mapping's stand-in (direct-delivery.ts; issue 41).
+   * @default 'firehose'
+   */
+  readonly delivery?: 'firehose' | 'direct';
+  /** Direct delivery's records per invocation, `_bulk` concurrency and body size. @default - direct-delivery.ts */
+  readonly direct?: Pick<DirectDeliveryProps, 'batchSize' | 'concurrency' | 'bulkMaxBytes'>;
   /** @default - silent */
   readonly log?: (line: string) => void;
   /** Per-invocation and per-bulk timings. @default - silent */
@@ -136,7 +145,7 @@ export class LocalPipeline {
     readonly resources: LocalResources,
     /** The transform's source loop: the event-source loop, or the pipe stand-in (then also {@link pipe}). */
     readonly eventSource: TransformTransportLoop,
-    readonly delivery: DeliveryLoop,
+    readonly delivery: PipelineDelivery,
     /** The transform's child process, when `transformProcess` is `'child'`. */
     readonly transformChild: ChildProcessHandler | undefined,
     /** The pipe stand-in and its dead-letter queue (transport `pipes`). */
@@ -217,20 +226,8 @@ export class LocalPipeline {
           now: props.now,
         });
       }
-      const delivery = new DeliveryLoop({
-        kinesis: clients.kinesis,
-        streamArn: resources.eventsStreamArn,
-        search: props.search,
-        indexFor: spec.delivery.indexFor,
-        failedDocumentsDir: folders.failedDocuments,
-        retryDurationInMillis: spec.delivery.retryDurationInMillis,
-        bufferIntervalInMillis: props.deliveryBufferIntervalInMillis,
-        log: props.log,
-        trace: props.trace,
-        now: props.now,
-      });
       await eventSource.start();
-      await delivery.start();
+      const delivery = await startDelivery(props, clients, resources, folders);
       return new LocalPipeline(props, clients, resources, eventSource, delivery, transformChild, pipe);
     } catch (error) {
       pipe?.sqs.destroy();
