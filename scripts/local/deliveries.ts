@@ -26,6 +26,7 @@ export async function startDelivery(
       searchUrl: props.search.url,
       failedDocumentsBucket: resources.deadLetterBucket,
       onFailureDir: path.join(folders.onFailure, 'indexer'),
+      logLevel: props.transformLogLevel,
       log: props.log,
       trace: props.trace,
       now: props.now,

@@ -37,6 +37,8 @@ export interface DirectDeliveryProps {
   readonly concurrency?: number;
   /** Most bytes of one `_bulk` body. @default - the handler's default */
   readonly bulkMaxBytes?: number;
+  /** Powertools log level inside the indexer. @default 'WARN' */
+  readonly logLevel?: string;
   readonly log?: (line: string) => void;
   readonly trace?: (line: string) => void;
   readonly now?: () => number;
@@ -53,7 +55,7 @@ export function localIndexerEnv(props: DirectDeliveryProps): Record<string, stri
   return {
     ...localAwsEnvironment(spec.region, props.awsEndpoint),
     POWERTOOLS_METRICS_DISABLED: 'true',
-    POWERTOOLS_LOG_LEVEL: 'WARN',
+    POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'WARN',
     ...indexerEnvironment({
       endpoint: props.searchUrl,
       failedDocumentsBucket: props.failedDocumentsBucket,

@@ -12,7 +12,7 @@ import { LOCAL_KEPT_FOLDERS } from '../../core/contracts/kept-data';
 import { type LocalAwsClients, localAwsClients } from './aws-clients';
 import { ChildProcessHandler } from './child-handler';
 import { type PipelineDelivery, startDelivery } from './deliveries';
-import type { DirectDeliveryProps } from './direct-delivery';
+import { type DirectDeliveryProps, LOCAL_FAILED_DOCUMENTS_PREFIX } from './direct-delivery';
 import { DrainTimeoutError } from './errors';
 import { EventSourceLoop, type EventSourceStats, type KinesisBatchHandler } from './event-source-loop';
 import { LatencyProbe } from './latency-probe';
@@ -91,13 +91,9 @@ export interface LocalPipelineProps {
   readonly transformLogLevel?: string;
   /** @default 1000 */
   readonly deliveryBufferIntervalInMillis?: number;
-  /**
-   * How documents reach OpenSearch: the Firehose stand-in (delivery-loop.ts), or kfek's own indexer, the shipped
-   * lambda/indexer handler under the event-source mapping's stand-in (direct-delivery.ts; issue 41).
-   * @default 'firehose'
-   */
+  /** The Firehose stand-in, or kfek's own indexer (deliveries.ts; issue 41). @default 'firehose' */
   readonly delivery?: 'firehose' | 'direct';
-  /** Direct delivery's records per invocation, `_bulk` concurrency and body size. @default - direct-delivery.ts */
+  /** Direct delivery's batch size, `_bulk` concurrency and body size. @default - direct-delivery.ts */
   readonly direct?: Pick<DirectDeliveryProps, 'batchSize' | 'concurrency' | 'bulkMaxBytes'>;
   /** @default - silent */
   readonly log?: (line: string) => void;
@@ -306,7 +302,10 @@ export class LocalPipeline {
       const out = await this.clients.s3.send(
         new ListObjectsV2Command({ Bucket: this.resources.deadLetterBucket, ContinuationToken: token }),
       );
-      for (const object of out.Contents ?? []) if (object.Key !== undefined) keys.push(object.Key);
+      for (const { Key } of out.Contents ?? []) {
+        // The direct indexer keeps its refused documents in the same local bucket (direct-delivery.ts).
+        if (Key !== undefined && !Key.startsWith(LOCAL_FAILED_DOCUMENTS_PREFIX)) keys.push(Key);
+      }
       token = out.IsTruncated === true ? out.NextContinuationToken : undefined;
     } while (token !== undefined);
     return keys;
