@@ -36,3 +36,14 @@ export function localAwsClients(endpoint: string, region: string): LocalAwsClien
     },
   };
 }
+
+/** The variables a function run locally gets for moto: the region (as Lambda sets it), dummy credentials, the endpoint. */
+export function localAwsEnvironment(region: string, endpoint: string): Record<string, string> {
+  return {
+    AWS_REGION: region,
+    AWS_DEFAULT_REGION: region,
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    AWS_ENDPOINT_URL: endpoint,
+  };
+}

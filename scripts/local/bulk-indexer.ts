@@ -6,26 +6,15 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
+import {
+  FAILED_DOCUMENTS_FOLDER,
+  failedDocumentsBody,
+  failedDocumentsHourPath,
+  type FailedDocumentRecord,
+} from '../../core/delivery/failed-documents';
 import { DeliveryError, SearchRequestError } from './errors';
 import type { BulkItemResult, SearchHttp } from './search-http';
 import { sleep } from './shard-reader';
-
-/** The record Firehose writes to S3 for a document it could not deliver to OpenSearch. */
-export interface FailedDocumentRecord {
-  readonly attemptsMade: number;
-  /** Epoch millis the record arrived (here: its approximate arrival in the events stream). */
-  readonly arrivalTimestamp: number;
-  /** The HTTP status of the item (e.g. "400") or a Firehose-style code for a transport failure. */
-  readonly errorCode: string;
-  readonly errorMessage: string;
-  readonly attemptEndingTimestamp: number;
-  /** The record data, base64, exactly as read from the stream. */
-  readonly rawData: string;
-  readonly subsequenceNumber: number;
-  readonly esDocumentId: string;
-  readonly esIndexName: string;
-  readonly esTypeName: string;
-}
 
 /** One buffered record on its way to OpenSearch. */
 export interface PendingDocument {
@@ -67,9 +56,6 @@ export interface BulkIndexerStats {
   /** From the start of the first bulk request to the end of the latest (0 before the first ends). */
   readonly indexingSpanInMillis: number;
 }
-
-/** Subfolder Firehose appends for the OpenSearch destination's failed documents. */
-export const FAILED_DOCUMENTS_PREFIX = 'AmazonOpenSearchService-failed';
 
 /** Sends buffers of documents to OpenSearch; several `deliver` calls may run at once (the counters are shared). */
 export class BulkIndexer {
@@ -187,8 +173,11 @@ export class BulkIndexer {
 
   private async writeFailed(docs: readonly PendingDocument[]): Promise<void> {
     const now = new Date(this.now());
-    const hourPath = now.toISOString().slice(0, 13).replace(/[-T]/g, '/');
-    const dir = path.join(this.props.failedDocumentsDir, FAILED_DOCUMENTS_PREFIX, hourPath);
+    const dir = path.join(
+      this.props.failedDocumentsDir,
+      FAILED_DOCUMENTS_FOLDER,
+      failedDocumentsHourPath(now),
+    );
     const records = docs.map((doc): FailedDocumentRecord => ({
       attemptsMade: doc.attempts,
       arrivalTimestamp: doc.arrival.getTime(),
@@ -207,7 +196,7 @@ export class BulkIndexer {
         dir,
         `kfek-local-delivery-${now.toISOString().replace(/[:.]/g, '-')}-${randomUUID()}`,
       );
-      await writeFile(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+      await writeFile(file, failedDocumentsBody(records));
       this.stats.documentsFailed += docs.length;
       this.props.log?.(`delivery: ${docs.length} document(s) rejected for good, kept in ${file}`);
     } catch (error) {

@@ -87,6 +87,9 @@ export function localSpecFromConfig(
         .join(','),
       retryDurationInMillis: config.delivery.retryDurationSeconds * 1000,
       aggregation: config.delivery.aggregation,
+      indexPrefix,
+      indexRotation,
+      indexShards: openSearchSpecFromConfig(config).indexTemplate.shards,
     },
   };
 }

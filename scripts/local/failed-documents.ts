@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import type { FailedDocumentRecord } from './bulk-indexer';
+import type { FailedDocumentRecord } from '../../core/delivery/failed-documents';
 
 /**
  * Reads every failed-document record under a folder (the local stand-in for Firehose's S3 backup prefix): files of

@@ -18,15 +18,23 @@ export interface StartOptions {
   readonly warmUp: boolean;
   /** Run `kfek reconcile` over the run's window at the end (scripts/local/reconcile-step.ts). */
   readonly reconcile: boolean;
+  /**
+   * How documents reach OpenSearch: the Firehose stand-in, or kfek's own indexer (the shipped lambda/indexer
+   * handler; issue 41). @default 'firehose'
+   */
+  readonly delivery: 'firehose' | 'direct';
 }
 
 /** About a minute end to end on a 2-core machine once OpenSearch is unpacked (its start is most of it). */
 export const DEFAULT_EVENTS = 3000;
 
-export const USAGE = `usage: npm start -- [--events N] [--profile NAME] [--keep] [--verbose] [--no-warm-up] [--no-reconcile]
+export const USAGE = `usage: npm start -- [--events N] [--profile NAME] [--delivery firehose|direct] [--keep] [--verbose]
+                    [--no-warm-up] [--no-reconcile]
 
   --events N       log events to write (default ${DEFAULT_EVENTS})
   --profile NAME   config profile from cdk.json "kfek.profiles" (default: sandbox)
+  --delivery MODE  firehose (default: the Firehose stand-in and the ingest pipeline) or direct (kfek's own
+                   indexer, the shipped lambda/indexer handler, writes each document with its id, index and routing)
   --keep           leave OpenSearch running afterwards for exploring (prints how to stop it)
   --verbose        print the timing of every transform invocation and bulk request
   --no-warm-up     write at once to the cold OpenSearch node (by default as many documents as the run writes,
@@ -42,6 +50,7 @@ export function parseStartOptions(argv: readonly string[]): StartOptions | 'help
   let verbose = false;
   let warmUp = true;
   let reconcile = true;
+  let delivery: StartOptions['delivery'] = 'firehose';
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i];
     const [flag, inline] =
@@ -65,6 +74,14 @@ export function parseStartOptions(argv: readonly string[]): StartOptions | 'help
       case '--profile':
         profile = value();
         break;
+      case '--delivery': {
+        const text = value();
+        if (text !== 'firehose' && text !== 'direct') {
+          throw new StartOptionsError(`--delivery is ${JSON.stringify(text)}; expected firehose or direct`);
+        }
+        delivery = text;
+        break;
+      }
       case '--keep':
         keep = true;
         break;
@@ -84,5 +101,5 @@ export function parseStartOptions(argv: readonly string[]): StartOptions | 'help
         throw new StartOptionsError(`unknown option ${JSON.stringify(arg)}\n\n${USAGE}`);
     }
   }
-  return { events, profile, keep, verbose, warmUp, reconcile, streamsPerGroup: 2 };
+  return { events, profile, keep, verbose, warmUp, reconcile, delivery, streamsPerGroup: 2 };
 }

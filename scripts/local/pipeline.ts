@@ -11,7 +11,8 @@ import * as path from 'node:path';
 import { LOCAL_KEPT_FOLDERS } from '../../core/contracts/kept-data';
 import { type LocalAwsClients, localAwsClients } from './aws-clients';
 import { ChildProcessHandler } from './child-handler';
-import { DeliveryLoop } from './delivery-loop';
+import { type PipelineDelivery, startDelivery } from './deliveries';
+import { type DirectDeliveryProps, LOCAL_FAILED_DOCUMENTS_PREFIX } from './direct-delivery';
 import { DrainTimeoutError } from './errors';
 import { EventSourceLoop, type EventSourceStats, type KinesisBatchHandler } from './event-source-loop';
 import { LatencyProbe } from './latency-probe';
@@ -90,6 +91,10 @@ export interface LocalPipelineProps {
   readonly transformLogLevel?: string;
   /** @default 1000 */
   readonly deliveryBufferIntervalInMillis?: number;
+  /** The Firehose stand-in, or kfek's own indexer (deliveries.ts; issue 41). @default 'firehose' */
+  readonly delivery?: 'firehose' | 'direct';
+  /** Direct delivery's batch size, `_bulk` concurrency and body size. @default - direct-delivery.ts */
+  readonly direct?: Pick<DirectDeliveryProps, 'batchSize' | 'concurrency' | 'bulkMaxBytes'>;
   /** @default - silent */
   readonly log?: (line: string) => void;
   /** Per-invocation and per-bulk timings. @default - silent */
@@ -136,7 +141,7 @@ export class LocalPipeline {
     readonly resources: LocalResources,
     /** The transform's source loop: the event-source loop, or the pipe stand-in (then also {@link pipe}). */
     readonly eventSource: TransformTransportLoop,
-    readonly delivery: DeliveryLoop,
+    readonly delivery: PipelineDelivery,
     /** The transform's child process, when `transformProcess` is `'child'`. */
     readonly transformChild: ChildProcessHandler | undefined,
     /** The pipe stand-in and its dead-letter queue (transport `pipes`). */
@@ -217,20 +222,8 @@ export class LocalPipeline {
           now: props.now,
         });
       }
-      const delivery = new DeliveryLoop({
-        kinesis: clients.kinesis,
-        streamArn: resources.eventsStreamArn,
-        search: props.search,
-        indexFor: spec.delivery.indexFor,
-        failedDocumentsDir: folders.failedDocuments,
-        retryDurationInMillis: spec.delivery.retryDurationInMillis,
-        bufferIntervalInMillis: props.deliveryBufferIntervalInMillis,
-        log: props.log,
-        trace: props.trace,
-        now: props.now,
-      });
       await eventSource.start();
-      await delivery.start();
+      const delivery = await startDelivery(props, clients, resources, folders);
       return new LocalPipeline(props, clients, resources, eventSource, delivery, transformChild, pipe);
     } catch (error) {
       pipe?.sqs.destroy();
@@ -309,7 +302,10 @@ export class LocalPipeline {
       const out = await this.clients.s3.send(
         new ListObjectsV2Command({ Bucket: this.resources.deadLetterBucket, ContinuationToken: token }),
       );
-      for (const object of out.Contents ?? []) if (object.Key !== undefined) keys.push(object.Key);
+      for (const { Key } of out.Contents ?? []) {
+        // The direct indexer keeps its refused documents in the same local bucket (direct-delivery.ts).
+        if (Key !== undefined && !Key.startsWith(LOCAL_FAILED_DOCUMENTS_PREFIX)) keys.push(Key);
+      }
       token = out.IsTruncated === true ? out.NextContinuationToken : undefined;
     } while (token !== undefined);
     return keys;

@@ -103,6 +103,7 @@ export async function runLocal(
   step('creating log groups, subscription filters, streams and the dead-letter bucket in moto');
   const pipeline = await LocalPipeline.start({
     spec,
+    delivery: options.delivery,
     awsEndpoint: motoEndpoint,
     search,
     workDir,

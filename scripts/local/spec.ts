@@ -1,3 +1,4 @@
+import type { IndexRotation } from '../../core/contracts/index-naming';
 import type { TransformRoute } from '../../core/contracts/routes';
 import type { Transport } from '../../core/config';
 
@@ -66,6 +67,12 @@ export interface LocalPipelineSpec {
      * @default DEFAULT_EVENTS_AGGREGATION (core/contracts/transform-env.ts)
      */
     readonly aggregation?: boolean;
+    /** The default route's index prefix (config `delivery.indexPrefix`): the direct indexer's environment. */
+    readonly indexPrefix?: string;
+    /** @default 'OneDay' */
+    readonly indexRotation?: IndexRotation;
+    /** Primary shards of the index template (the routing's length). @default 1 */
+    readonly indexShards?: number;
   };
 }
 

@@ -10,7 +10,7 @@ import {
   transformEnvironment,
   transformServiceName,
 } from '../../core/contracts/transform-env';
-import { LOCAL_CREDENTIALS } from './aws-clients';
+import { localAwsEnvironment } from './aws-clients';
 import { LocalRunError } from './errors';
 import type { LocalResources } from './resources';
 import type { LocalPipelineSpec } from './spec';
@@ -46,11 +46,7 @@ export interface LocalTransformEnvProps {
 export function localTransformEnv(props: LocalTransformEnvProps): Record<string, string> {
   const { spec, resources } = props;
   return {
-    AWS_REGION: spec.region,
-    AWS_DEFAULT_REGION: spec.region,
-    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-    AWS_ENDPOINT_URL: props.awsEndpoint,
+    ...localAwsEnvironment(spec.region, props.awsEndpoint),
     AWS_ENDPOINT_URL_KINESIS: props.transformKinesisEndpoint ?? props.awsEndpoint,
     AWS_LAMBDA_FUNCTION_NAME: spec.eventSource.functionName,
     AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(spec.eventSource.memorySizeInMb),

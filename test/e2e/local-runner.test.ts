@@ -22,8 +22,18 @@ describe('npm start options', () => {
       verbose: false,
       warmUp: true,
       reconcile: true,
+      delivery: 'firehose',
       streamsPerGroup: 2,
     });
+  });
+
+  test('--delivery direct runs kfek\u2019s own indexer instead of the Firehose stand-in', () => {
+    expect(parseStartOptions(['--delivery', 'direct'])).toEqual(
+      expect.objectContaining({ delivery: 'direct' }),
+    );
+    expect(parseStartOptions(['--delivery=firehose'])).toEqual(
+      expect.objectContaining({ delivery: 'firehose' }),
+    );
   });
 
   test('--no-reconcile skips the last step', () => {
@@ -50,12 +60,16 @@ describe('npm start options', () => {
     expect(parseStartOptions(['--help'])).toBe('help');
   });
 
-  test.each([[['--events', 'ten']], [['--events', '0']], [['--events']], [['--profile']], [['--bogus']]])(
-    'fails when the command line is %j',
-    (argv) => {
-      expect(() => parseStartOptions(argv)).toThrow(StartOptionsError);
-    },
-  );
+  test.each([
+    [['--events', 'ten']],
+    [['--events', '0']],
+    [['--events']],
+    [['--profile']],
+    [['--bogus']],
+    [['--delivery', 'kafka']],
+  ])('fails when the command line is %j', (argv) => {
+    expect(() => parseStartOptions(argv)).toThrow(StartOptionsError);
+  });
 });
 
 describe('the events of a run', () => {

@@ -15,7 +15,7 @@ import { createHttpClient, provisionOpenSearch } from '../../../core/opensearch'
 import type { DeadLetterObject } from '../../../lambda/transform/dead-letter-object';
 import { localSpecFromConfig, openSearchSpecFromConfig } from '../../../scripts/local/config-spec';
 import { readFailedDocuments } from '../../../scripts/local/failed-documents';
-import type { FailedDocumentRecord } from '../../../scripts/local/bulk-indexer';
+import type { FailedDocumentRecord } from '../../../core/delivery/failed-documents';
 import { LocalPipeline, localFolders } from '../../../scripts/local/pipeline';
 import { SearchHttp } from '../../../scripts/local/search-http';
 import { sleep } from '../../../scripts/local/shard-reader';
@@ -49,6 +49,11 @@ export interface FaultSuiteOptions {
    * @default 'lambda'
    */
   readonly transport?: Transport;
+  /**
+   * How documents reach the node: the Firehose stand-in, or kfek's own indexer (the shipped lambda/indexer
+   * handler; its refused documents go to moto's S3 under LOCAL_FAILED_DOCUMENTS_PREFIX). @default 'firehose'
+   */
+  readonly delivery?: 'firehose' | 'direct';
 }
 
 export interface FaultSuite {
@@ -114,6 +119,12 @@ export async function waitUntil(what: string, condition: () => boolean): Promise
     if (Date.now() > deadline) throw new Error(`not within ${SETTLE_TIMEOUT_MILLIS} ms: ${what}`);
     await sleep(100);
   }
+}
+
+/** The suite a test runs on; throws when beforeAll could not start it. */
+export function started(suite: FaultSuite | undefined): FaultSuite {
+  if (suite === undefined) throw new Error('the fault suite did not start (see beforeAll)');
+  return suite;
 }
 
 export function streamsOf(events: readonly OutgoingLogEvent[]): string[] {
@@ -185,6 +196,7 @@ export async function startFaultSuite(options: FaultSuiteOptions): Promise<Fault
     const deliveryUrl = options.deliveryUrl === undefined ? nodeUrl : await options.deliveryUrl(nodeUrl);
     pipeline = await LocalPipeline.start({
       spec,
+      delivery: options.delivery,
       awsEndpoint: runningMoto.endpoint,
       // The stand-in leaves retrying to its Firehose policy (one attempt per call), with a short timeout so a hung
       // node costs seconds, not the 30 s default, per attempt.

@@ -1,0 +1,63 @@
+/**
+ * The AWS side of the indexer's ports: `_bulk` signed with SigV4 (core/aws-signing.ts, service `es`) over the
+ * runtime's fetch (keep-alive connections), and failed-documents objects put to S3.
+ */
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import type { AwsCredentialIdentityProvider } from '@smithy/types';
+import { defaultCredentialProvider, signRequest } from '../../core/aws-signing';
+import { DIRECT_BULK_PATH } from '../../core/delivery/bulk-body';
+import type { BulkPort, BulkResponse, FailedDocumentStore } from './ports';
+
+export interface SignedBulkOptions {
+  /** `https://host` of the domain. */
+  readonly endpoint: string;
+  readonly region: string;
+  /** @default - the Node.js default credential chain (the function's role) */
+  readonly credentials?: AwsCredentialIdentityProvider;
+}
+
+/** `POST /_bulk?pipeline=_none`, signed for service `es` (IAM needs only `es:ESHttpPost` on `<domain>/_bulk`). */
+export function signedBulkPort(options: SignedBulkOptions): BulkPort {
+  const origin = new URL(options.endpoint);
+  let credentials: AwsCredentialIdentityProvider | undefined = options.credentials;
+  return {
+    async bulk(body: string, timeoutMillis: number): Promise<BulkResponse> {
+      credentials ??= await defaultCredentialProvider();
+      const signed = await signRequest(
+        { service: 'es', region: options.region, credentials },
+        {
+          method: 'POST',
+          origin,
+          target: DIRECT_BULK_PATH,
+          headers: { 'content-type': 'application/x-ndjson' },
+          body,
+        },
+      );
+      // fetch sets host itself, from the URL: the same value that was signed.
+      const { host: _host, ...headers } = signed.headers;
+      const response = await fetch(new URL(`${origin.origin}${signed.target}`), {
+        method: 'POST',
+        headers,
+        body,
+        signal: AbortSignal.timeout(timeoutMillis),
+      });
+      return { status: response.status, text: await response.text() };
+    },
+  };
+}
+
+/** The S3 client of failed-documents objects (path-style for emulators; the SDK's standard retries). */
+export function createS3Client(forcePathStyle: boolean): S3Client {
+  return new S3Client({ forcePathStyle, requestHandler: new NodeHttpHandler({ connectionTimeout: 2000 }) });
+}
+
+export function s3FailedDocumentStore(client: S3Client, bucket: string): FailedDocumentStore {
+  return {
+    async put(key: string, body: string): Promise<void> {
+      await client.send(
+        new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'application/x-ndjson' }),
+      );
+    },
+  };
+}

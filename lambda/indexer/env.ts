@@ -1,0 +1,113 @@
+/**
+ * The indexer's settings, read once per container from the environment core/contracts/indexer-env.ts names (the
+ * Pipeline stack and the local runner write it with `indexerEnvironment`), with the defaults applied here.
+ */
+import { IndexerEnvVar, INDEXER_SERVICE_NAME } from '../../core/contracts/indexer-env';
+import type { IndexRotation } from '../../core/contracts/index-naming';
+import { parseRoutes } from '../../core/contracts/transform-env';
+import type { DeliveryTarget } from '../../core/delivery/document-plan';
+import { nestedStems } from '../../core/opensearch/families';
+import { profileRouteTable } from '../../core/opensearch/route-table';
+import { IndexerEnvError } from './errors';
+
+/**
+ * Default most bytes of one `_bulk` body. Measured on the local 2-core node with kfek's documents (about 500 bytes
+ * each), side by side in one run (`npm run bench:bulk-bytes`): see docs/local.md, "Direct delivery".
+ */
+export const DEFAULT_BULK_MAX_BYTES = 1024 * 1024;
+
+/**
+ * Default `_bulk` requests in flight per invocation: with one invocation per shard (the event source mapping's
+ * parallelization factor 1), two keep a data node's write threads busy while the next body is built.
+ */
+export const DEFAULT_BULK_CONCURRENCY = 2;
+
+/** Default CloudWatch namespace, the transform's. */
+export const DEFAULT_METRICS_NAMESPACE = 'kfek';
+
+export interface IndexerEnv {
+  /** `https://host` (no path). */
+  readonly endpoint: string;
+  readonly failedDocumentsBucket: string;
+  /** Ends with `/` (or is empty). */
+  readonly failedDocumentsPrefix: string;
+  readonly target: DeliveryTarget;
+  readonly bulkMaxBytes: number;
+  readonly concurrency: number;
+  readonly metricsNamespace: string;
+  readonly serviceName: string;
+  /** Region of the domain, for SigV4 (Lambda's own `AWS_REGION`). */
+  readonly region: string;
+  /** True when an endpoint override is set (moto serves S3 path-style only). */
+  readonly s3ForcePathStyle: boolean;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const ROTATIONS: readonly IndexRotation[] = ['NoRotation', 'OneHour', 'OneDay', 'OneWeek', 'OneMonth'];
+
+function optional(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function required(env: Env, name: string, expected: string): string {
+  const value = optional(env, name);
+  if (value === undefined) throw new IndexerEnvError(name, undefined, expected);
+  return value;
+}
+
+function positiveInteger(env: Env, name: string, fallback: number): number {
+  const text = optional(env, name);
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < 1) throw new IndexerEnvError(name, text, 'a positive integer');
+  return value;
+}
+
+/** Reads and checks the indexer's environment. @throws IndexerEnvError naming the variable and the fix */
+export function readIndexerEnv(env: Env = process.env): IndexerEnv {
+  const endpoint = required(env, IndexerEnvVar.Endpoint, 'the OpenSearch endpoint, https://host');
+  if (!/^https?:\/\/[^/]+\/?$/.test(endpoint)) {
+    throw new IndexerEnvError(IndexerEnvVar.Endpoint, endpoint, 'http(s)://host[:port] with no path');
+  }
+  const rotation = required(env, IndexerEnvVar.IndexRotation, ROTATIONS.join(', '));
+  if (!(ROTATIONS as readonly string[]).includes(rotation)) {
+    throw new IndexerEnvError(IndexerEnvVar.IndexRotation, rotation, `one of ${ROTATIONS.join(', ')}`);
+  }
+  const prefix = env[IndexerEnvVar.FailedDocumentsPrefix]?.trim() ?? '';
+  if (prefix !== '' && !prefix.endsWith('/')) {
+    throw new IndexerEnvError(IndexerEnvVar.FailedDocumentsPrefix, prefix, 'a key prefix ending with "/"');
+  }
+  const routes = parseRoutes(optional(env, IndexerEnvVar.Routes)).map((r) => ({
+    route: r.name,
+    indexStem: r.indexStem ?? r.name,
+  }));
+  const indexPrefix = required(env, IndexerEnvVar.IndexPrefix, 'the default route index prefix');
+  return {
+    endpoint: endpoint.replace(/\/$/, ''),
+    failedDocumentsBucket: required(
+      env,
+      IndexerEnvVar.FailedDocumentsBucket,
+      'the failed-documents bucket name',
+    ),
+    failedDocumentsPrefix: prefix,
+    target: {
+      prefix: indexPrefix,
+      rotation: rotation as IndexRotation,
+      shards: positiveInteger(env, IndexerEnvVar.IndexShards, 1),
+      table: profileRouteTable(routes),
+      nested: nestedStems(
+        indexPrefix,
+        routes.map((r) => r.indexStem),
+      ),
+    },
+    bulkMaxBytes: positiveInteger(env, IndexerEnvVar.BulkBytes, DEFAULT_BULK_MAX_BYTES),
+    concurrency: positiveInteger(env, IndexerEnvVar.Concurrency, DEFAULT_BULK_CONCURRENCY),
+    metricsNamespace: optional(env, IndexerEnvVar.MetricsNamespace) ?? DEFAULT_METRICS_NAMESPACE,
+    serviceName: optional(env, IndexerEnvVar.ServiceName) ?? INDEXER_SERVICE_NAME,
+    region: optional(env, 'AWS_REGION') ?? optional(env, 'AWS_DEFAULT_REGION') ?? 'us-east-1',
+    s3ForcePathStyle:
+      optional(env, 'AWS_ENDPOINT_URL_S3') !== undefined || optional(env, 'AWS_ENDPOINT_URL') !== undefined,
+  };
+}
