@@ -9,6 +9,11 @@ import { type OpenSearchSpecInput, templateSettingsInput } from './spec';
 export interface SpecAccess {
   /** The Firehose delivery role's ARN. @default - none (the local node has no security plugin) */
   readonly firehoseRoleArn?: string;
+  /**
+   * Further ARNs mapped to the writer role: the indexer's fixed-name role while Firehose delivers (the Pipeline
+   * stack's `IndexerRoleArn` output). @default - none
+   */
+  readonly writerBackendRoles?: readonly string[];
 }
 
 export function openSearchSpecInputOf(config: PipelineConfig, access: SpecAccess = {}): OpenSearchSpecInput {
@@ -31,6 +36,7 @@ export function openSearchSpecInputOf(config: PipelineConfig, access: SpecAccess
     keepRetiredHours: retiredNamesHours(config),
     access: {
       ...(access.firehoseRoleArn === undefined ? {} : { firehoseRoleArn: access.firehoseRoleArn }),
+      ...(access.writerBackendRoles === undefined ? {} : { writerBackendRoles: access.writerBackendRoles }),
       readerBackendRoles: os.access.readerBackendRoles ?? [],
       readerUsers: [],
       adminBackendRoles: os.access.adminBackendRoles ?? [],
