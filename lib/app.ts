@@ -62,7 +62,9 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     ...common,
     ...tags,
     stackName: `${stem}-pipeline`,
-    description: `kfek (${config.profile}): transform (${config.transport}) and Firehose delivery to OpenSearch`,
+    description:
+      `kfek (${config.profile}): transform (${config.transport}) and ` +
+      `${config.delivery.mode === 'direct' ? 'the indexer' : 'Firehose'} delivery to OpenSearch`,
     rawStream: search.rawStream,
     eventsStream: search.eventsStream,
     domain: search.domain,
@@ -111,6 +113,7 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     transformFunctionName: names.transformFunction,
     invokedByEventSourceMapping: config.transport === 'lambda',
     deliveryStreamName: names.deliveryStream,
+    ...(config.delivery.mode === 'direct' ? { indexerFunctionName: names.indexerFunction } : {}),
     domain: search.domain,
     sourceLogGroupNames: [...sources.logGroups.keys()],
     dataNodeVolumeSizeInGiB: config.openSearch.volumeSizeGb,

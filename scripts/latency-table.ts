@@ -32,6 +32,21 @@ export const ASSUMPTIONS = {
   zeroBufferingDeliverySeconds: 3,
   /** One `_bulk` request of a Firehose delivery on the domain. */
   bulkRequestSeconds: 0.2,
+  /**
+   * One warm indexer invocation's own work before its `_bulk` request (delivery mode `direct`): de-aggregate a
+   * trickle's few records and serialize their documents, milliseconds per thousand documents.
+   */
+  indexerInvocationSeconds: 0.05,
+} as const;
+
+/** Delays measured here (seconds). */
+export const MEASURED = {
+  /**
+   * One `_bulk` request of 1-10 documents on the real node: 49-54 ms through the ingest pipeline (`npm run
+   * bench:bulk`, docs/latency.md "What a smaller buffer costs"); the direct path sends a trickle's few documents
+   * at once, without the pipeline.
+   */
+  smallBulkSeconds: 0.05,
 } as const;
 
 /** One stage's delay (seconds) for the two traffic shapes the table reports. */
@@ -52,7 +67,6 @@ export interface StageDelay {
  */
 export function stageDelays(config: PipelineConfig): StageDelay[] {
   const window = config.transform.maxBatchingWindowSeconds;
-  const buffer = config.delivery.bufferingIntervalSeconds;
   const refresh = config.openSearch.indexTemplate.refreshSeconds;
   const poller = config.transport === 'pipes' ? 'pipe' : 'event source mapping';
   const fixed = (stage: string, seconds: number, source: string): StageDelay => ({
@@ -78,12 +92,42 @@ export function stageDelays(config: PipelineConfig): StageDelay[] {
     periodic('batching window', window, '`transform.maxBatchingWindowSeconds`'),
     fixed('transform', ASSUMPTIONS.transformSeconds, 'assumption'),
     fixed('events stream put-to-get', DOCUMENTED.kinesisPutToGetSeconds, 'documented'),
+    ...deliveryStages(config, { fixed, periodic }),
+    periodic('index refresh', refresh, '`openSearch.indexTemplate.refreshSeconds`'),
+  ];
+}
+
+/**
+ * The stages between the events stream and the index: Firehose's poll, buffer and bulk request, or the direct
+ * path's event source mapping poll, batching window, indexer invocation and bulk request.
+ */
+function deliveryStages(
+  config: PipelineConfig,
+  stage: {
+    readonly fixed: (stage: string, seconds: number, source: string) => StageDelay;
+    readonly periodic: (stage: string, period: number, source: string) => StageDelay;
+  },
+): StageDelay[] {
+  const { fixed, periodic } = stage;
+  if (config.delivery.mode === 'direct') {
+    return [
+      periodic('indexer event source mapping poll', DOCUMENTED.lambdaPollIntervalSeconds, 'documented'),
+      periodic(
+        'indexer batching window',
+        config.delivery.direct.maxBatchingWindowSeconds,
+        '`delivery.direct.maxBatchingWindowSeconds`',
+      ),
+      fixed('indexer invocation', ASSUMPTIONS.indexerInvocationSeconds, 'assumption'),
+      fixed('bulk request (a few documents)', MEASURED.smallBulkSeconds, 'measured'),
+    ];
+  }
+  const buffer = config.delivery.bufferingIntervalSeconds;
+  return [
     periodic('Firehose source poll', ASSUMPTIONS.firehosePollIntervalSeconds, 'assumption'),
     buffer === 0
       ? fixed('Firehose buffer (zero buffering)', ASSUMPTIONS.zeroBufferingDeliverySeconds, 'assumption')
       : periodic('Firehose buffer', buffer, '`delivery.bufferingIntervalSeconds`'),
     fixed('bulk request', ASSUMPTIONS.bulkRequestSeconds, 'assumption'),
-    periodic('index refresh', refresh, '`openSearch.indexTemplate.refreshSeconds`'),
   ];
 }
 
@@ -112,13 +156,13 @@ export function profilesOf(cdkJsonPath: string, names: readonly string[]): Profi
   return names.map((name) => profileLatency(configFromCdkJson(cdkJsonPath, name)));
 }
 
-const seconds = (value: number): string => `${Number(value.toFixed(1))} s`;
+const seconds = (value: number): string => `${Number(value.toFixed(2))} s`;
 
 /** The summary table (one row per profile) and, per profile, the stage table. */
 export function latencyTable(profiles: readonly ProfileLatency[]): string {
   const lines = [
-    '| Profile | Batching window | Firehose buffer | Refresh | Steady trickle p50 | Single line |',
-    '| --- | --- | --- | --- | --- | --- |',
+    '| Profile | Delivery | Batching window | Firehose buffer | Refresh | Steady trickle p50 | Single line |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const p of profiles) {
     const find = (prefix: string): StageDelay => {
@@ -126,9 +170,15 @@ export function latencyTable(profiles: readonly ProfileLatency[]): string {
       if (stage === undefined) throw new RangeError(`no stage "${prefix}" in profile ${p.profile}`);
       return stage;
     };
+    const direct = p.stages.some((s) => s.stage.startsWith('indexer'));
+    const buffer = direct
+      ? 'none (indexer)'
+      : find('Firehose buffer').stage.includes('zero')
+        ? '0 s (zero buffering)'
+        : seconds(find('Firehose buffer').singleLine);
     lines.push(
-      `| ${p.profile} | ${seconds(find('batching window').singleLine)} | ` +
-        `${find('Firehose buffer').stage.includes('zero') ? '0 s (zero buffering)' : seconds(find('Firehose buffer').singleLine)} | ` +
+      `| ${p.profile} | ${direct ? 'direct' : 'firehose'} | ${seconds(find('batching window').singleLine)} | ` +
+        `${buffer} | ` +
         `${seconds(find('index refresh').singleLine)} | ${seconds(p.trickleP50)} | ${seconds(p.singleLine)} |`,
     );
   }

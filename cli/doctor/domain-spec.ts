@@ -6,6 +6,7 @@
  * node count. Pure.
  */
 import type { CfnTemplate } from '../../core/change-plan';
+import { IndexerEnvVar } from '../../core/contracts/indexer-env';
 import {
   resolveOpenSearchSpec,
   type OpenSearchSpec,
@@ -36,9 +37,34 @@ export function outputReferences(
   const out = new Map<string, string>();
   for (const [key, output] of Object.entries(template?.Outputs ?? {})) {
     const value = values[key];
-    if (value !== undefined) out.set(referenceKey(output.Value), value);
+    if (value === undefined) continue;
+    out.set(referenceKey(output.Value), value);
+    for (const [ref, pseudo] of pseudoParametersOf(output.Value, value)) out.set(ref, pseudo);
   }
   return out;
+}
+
+/**
+ * The pseudo parameters (`AWS::Partition`, `AWS::AccountId`) an output joins with literals, read back from its
+ * deployed value: the indexer's fixed-name ARN (the `IndexerRoleArn` output) is such a join, and CDK inlines its
+ * parts into the provisioner's spec, so the spec is resolved part by part.
+ */
+function pseudoParametersOf(expression: unknown, value: string): Array<[string, string]> {
+  const join = obj(expression)['Fn::Join'];
+  if (!Array.isArray(join) || join[0] !== '' || !Array.isArray(join[1])) return [];
+  const parts = join[1] as unknown[];
+  const refs: string[] = [];
+  let pattern = '';
+  for (const part of parts) {
+    const ref = obj(part).Ref;
+    if (typeof part === 'string') pattern += part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    else if (typeof ref === 'string' && ref.startsWith('AWS::')) {
+      refs.push(referenceKey(part));
+      pattern += '([^:]*)';
+    } else return [];
+  }
+  const match = new RegExp(`^${pattern}$`).exec(value);
+  return match === null ? [] : refs.map((ref, i): [string, string] => [ref, match[i + 1]]);
 }
 
 function render(value: unknown, refs: ReferenceValues): string {
@@ -71,11 +97,18 @@ export function provisionerSpecOf(
   return input === undefined ? undefined : resolveOpenSearchSpec(input);
 }
 
-/** `IndexRotationPeriod` of the template's Firehose delivery stream to OpenSearch. */
+/**
+ * The rotation the template's delivery writes with: `IndexRotationPeriod` of its Firehose delivery stream to
+ * OpenSearch, or with `delivery.mode: direct` the indexer function's `INDEX_ROTATION`.
+ */
 export function indexRotationOf(template: CfnTemplate | undefined): string | undefined {
   for (const r of Object.values(template?.Resources ?? {})) {
-    if (r.Type !== 'AWS::KinesisFirehose::DeliveryStream') continue;
-    const rotation = obj(r.Properties?.AmazonopensearchserviceDestinationConfiguration).IndexRotationPeriod;
+    const rotation =
+      r.Type === 'AWS::KinesisFirehose::DeliveryStream'
+        ? obj(r.Properties?.AmazonopensearchserviceDestinationConfiguration).IndexRotationPeriod
+        : r.Type === 'AWS::Lambda::Function'
+          ? obj(obj(r.Properties?.Environment).Variables)[IndexerEnvVar.IndexRotation]
+          : undefined;
     if (typeof rotation === 'string') return rotation;
   }
   return undefined;

@@ -8,6 +8,19 @@ export const CONTEXT_KEY = 'kfek';
 export const PROFILE_CONTEXT_KEY = 'profile';
 export const DEFAULT_PROFILE = 'sandbox';
 
+/** The event source function defaults the transform and the direct-delivery indexer share. */
+const KINESIS_FUNCTION = {
+  memoryMb: 512,
+  timeoutSeconds: 60,
+  batchSize: 100,
+  // Realtime sandbox (docs/latency.md): invoke as soon as a poll returns records. Kinesis event sources accept a
+  // 0 s window with any batch size (the ">10 needs >=1 s" rule is SQS's).
+  maxBatchingWindowSeconds: 0,
+  parallelizationFactor: 1,
+  retryAttempts: 3,
+  maxRecordAgeSeconds: 3600,
+} as const;
+
 /**
  * Every default, in the input shape (log groups carry optional `filterPattern`/`retentionDays`/`create`).
  * The defaults are the cheap sandbox; profiles override.
@@ -36,19 +49,17 @@ export const DEFAULTS = {
     events: { mode: 'PROVISIONED', shardCount: 1, retentionHours: 24 },
   },
   transform: {
-    memoryMb: 512,
-    timeoutSeconds: 60,
-    batchSize: 100,
-    // Realtime sandbox (docs/latency.md): invoke as soon as a poll returns records. Kinesis event sources accept a
-    // 0 s window with any batch size (the ">10 needs >=1 s" rule is SQS's).
-    maxBatchingWindowSeconds: 0,
-    parallelizationFactor: 1,
-    retryAttempts: 3,
-    maxRecordAgeSeconds: 3600,
+    ...KINESIS_FUNCTION,
     logRetentionDays: 14,
     deadLetterPrefix: DEFAULT_DEAD_LETTER_PREFIX,
   },
   delivery: {
+    mode: 'firehose',
+    // The indexer of mode `direct` (docs/delivery.md), with the transform's event source settings: a realtime 0 s
+    // window, 100 records (each may hold many documents with aggregation). Its record age must outlast Firehose's
+    // retry duration and buffering (core/config/delivery.ts); `bulkMaxBytes` and `concurrency` are optional: left
+    // out, the indexer uses its own measured defaults.
+    direct: KINESIS_FUNCTION,
     // Zero buffering: Firehose delivers within seconds instead of waiting up to 60 s (docs/latency.md says what the
     // smaller bulk requests cost). Allowed for an OpenSearch destination (0..900 s), not for the S3 backup.
     bufferingIntervalSeconds: 0,
@@ -107,6 +118,7 @@ export const OPTIONAL_KEYS: Readonly<Record<string, readonly string[]>> = {
   sources: ['organizationId'],
   'openSearch.access': ['adminBackendRoles', 'readerBackendRoles'],
   alarms: ['email'],
+  'delivery.direct': ['bulkMaxBytes', 'concurrency'],
 };
 
 /**

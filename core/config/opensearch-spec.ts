@@ -11,6 +11,11 @@ import type { PipelineConfig } from './types';
 export interface SpecAccess {
   /** The Firehose delivery role's ARN. @default - none (the local node has no security plugin) */
   readonly firehoseRoleArn?: string;
+  /**
+   * Further ARNs mapped to the writer role: the indexer's fixed-name role while Firehose delivers (the Pipeline
+   * stack's `IndexerRoleArn` output). @default - none
+   */
+  readonly writerBackendRoles?: readonly string[];
 }
 
 export function openSearchSpecInputOf(config: PipelineConfig, access: SpecAccess = {}): OpenSearchSpecInput {
@@ -33,6 +38,7 @@ export function openSearchSpecInputOf(config: PipelineConfig, access: SpecAccess
     keepRetiredHours: retiredNamesHours(config),
     access: {
       ...(access.firehoseRoleArn === undefined ? {} : { firehoseRoleArn: access.firehoseRoleArn }),
+      ...(access.writerBackendRoles === undefined ? {} : { writerBackendRoles: access.writerBackendRoles }),
       readerBackendRoles: os.access.readerBackendRoles ?? [],
       readerUsers: [],
       adminBackendRoles: os.access.adminBackendRoles ?? [],

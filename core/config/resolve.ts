@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { CONFIG_RULES as RULES, slowLogOrderProblems } from '../contracts/config-rules';
 import { MAX_STEM_LENGTH } from '../contracts/physical-names';
 import { CONTEXT_KEY, DEFAULT_PROFILE, DEFAULTS, PROFILE_CONTEXT_KEY } from './defaults';
+import { checkDirect, firehoseBoundSeconds } from './delivery';
 import { CdkJsonReadError, ConfigValidationError, UnknownProfileError } from './errors';
 import { REGION, REGION_HINT, checkPrefixesApart } from './names';
 import { checkIndexBudget } from './opensearch-budget';
@@ -75,7 +76,7 @@ function crossCheck(r: Reader, c: Omit<PipelineConfig, 'profile'>): void {
   }
   // A batch Firehose is still retrying (or buffering) is late, not lost: the lag must outlast it, or the reconcile
   // function would call its events missing and send them again. (`kfek reconcile` takes the longer of the two.)
-  const deliverySeconds = deliveryBoundSeconds(c.delivery);
+  const deliverySeconds = firehoseBoundSeconds(c.delivery);
   if (c.reconcile.enabled && c.reconcile.lagMinutes * 60 < deliverySeconds) {
     r.problem(
       `reconcile.lagMinutes (${c.reconcile.lagMinutes}) must cover Firehose's retry duration and buffering plus a ` +
@@ -83,6 +84,7 @@ function crossCheck(r: Reader, c: Omit<PipelineConfig, 'profile'>): void {
         `${Math.ceil(deliverySeconds / 60)} or more.`,
     );
   }
+  checkDirect(r, c.delivery);
   const warm = os.retention.warmAfterDays;
   if (warm !== undefined) {
     // ISM's warm_migration needs UltraWarm nodes, and the domain kfek deploys has none (no config asks for them):
@@ -95,19 +97,12 @@ function crossCheck(r: Reader, c: Omit<PipelineConfig, 'profile'>): void {
   }
 }
 
-/** Firehose's retry duration and buffering, plus a minute: the longest a healthy delivery takes to give up. */
-function deliveryBoundSeconds(
-  d: Pick<PipelineConfig['delivery'], 'retryDurationSeconds' | 'bufferingIntervalSeconds'>,
-): number {
-  return d.retryDurationSeconds + d.bufferingIntervalSeconds + 60;
-}
-
 /**
  * The delivery lag reconcile judges with (milliseconds): `reconcile.lagMinutes`, or Firehose's retry duration and
  * buffering plus a minute when that is longer (a profile with reconcile off may leave the lag at its default).
  */
 export function reconcileLagMillis(config: Pick<PipelineConfig, 'reconcile' | 'delivery'>): number {
-  return Math.max(config.reconcile.lagMinutes * 60, deliveryBoundSeconds(config.delivery)) * 1000;
+  return Math.max(config.reconcile.lagMinutes * 60, firehoseBoundSeconds(config.delivery)) * 1000;
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { CONFIG_RULES as RULES } from '../contracts/config-rules';
 import { DEFAULTS } from './defaults';
+import { MAX_BULK_BYTES } from './delivery';
 import { readCrossAccount } from './cross-account';
 import { LOG_GROUP_HINT, LOG_GROUP_NAME, checkLogGroupName, readAccess, readPrefix } from './names';
 import {
@@ -16,8 +17,11 @@ import {
 import { type Json, type JsonObject, type Reader, isObject } from './reader';
 import {
   type AlarmsConfig,
+  DELIVERY_MODES,
   type DeliveryConfig,
+  type DirectDeliveryConfig,
   INDEX_ROTATIONS,
+  type KinesisFunctionConfig,
   type LogGroupSource,
   type OpenSearchConfig,
   type PipelineConfig,
@@ -130,24 +134,46 @@ export function readSources(r: Reader, env: PipelineConfig['env']): SourcesConfi
   };
 }
 
+/** A Kinesis-driven function's settings under `section` (`transform`, `delivery.direct`). */
+function readKinesisFunction(r: Reader, section: string): KinesisFunctionConfig {
+  return {
+    memoryMb: r.int(`${section}.memoryMb`, 128, 10_240),
+    timeoutSeconds: r.int(`${section}.timeoutSeconds`, 1, 900),
+    batchSize: r.int(`${section}.batchSize`, 1, 10_000),
+    maxBatchingWindowSeconds: r.int(`${section}.maxBatchingWindowSeconds`, 0, 300),
+    parallelizationFactor: r.int(`${section}.parallelizationFactor`, 1, 10),
+    retryAttempts: r.int(`${section}.retryAttempts`, 0, 10_000),
+    maxRecordAgeSeconds: r.int(`${section}.maxRecordAgeSeconds`, 60, 604_800),
+  };
+}
+
 /** `transform`: the function and its event source mapping (or pipe). */
 export function readTransform(r: Reader): TransformConfig {
   return {
-    memoryMb: r.int('transform.memoryMb', 128, 10_240),
-    timeoutSeconds: r.int('transform.timeoutSeconds', 1, 900),
-    batchSize: r.int('transform.batchSize', 1, 10_000),
-    maxBatchingWindowSeconds: r.int('transform.maxBatchingWindowSeconds', 0, 300),
-    parallelizationFactor: r.int('transform.parallelizationFactor', 1, 10),
-    retryAttempts: r.int('transform.retryAttempts', 0, 10_000),
-    maxRecordAgeSeconds: r.int('transform.maxRecordAgeSeconds', 60, 604_800),
+    ...readKinesisFunction(r, 'transform'),
     logRetentionDays: r.retention('transform.logRetentionDays'),
     deadLetterPrefix: readPrefix(r, 'transform.deadLetterPrefix', DEFAULTS.transform.deadLetterPrefix),
   };
 }
 
-/** `delivery`: Firehose and the events stream's record format. */
+/** `delivery.direct`: the indexer and its event source mapping. Optional settings left out stay unset. */
+function readDirect(r: Reader): DirectDeliveryConfig {
+  const optional = (key: 'bulkMaxBytes' | 'concurrency', min: number, max: number): object => {
+    const path = `delivery.direct.${key}`;
+    return r.raw(path) === undefined ? {} : { [key]: r.int(path, min, max) };
+  };
+  return {
+    ...readKinesisFunction(r, 'delivery.direct'),
+    ...optional('bulkMaxBytes', 1024, MAX_BULK_BYTES),
+    ...optional('concurrency', 1, 64),
+  };
+}
+
+/** `delivery`: the mode, Firehose, the indexer of mode `direct` and the events stream's record format. */
 export function readDelivery(r: Reader, overrides: Json): DeliveryConfig {
   return {
+    mode: r.oneOf('delivery.mode', DELIVERY_MODES),
+    direct: readDirect(r),
     bufferingIntervalSeconds: r.int('delivery.bufferingIntervalSeconds', 0, 900),
     bufferingSizeMb: r.int('delivery.bufferingSizeMb', 1, 100),
     indexPrefix: r.ruleStr(RULES.indexPrefix),

@@ -7,12 +7,17 @@ import type { RouteSpecInput } from '../opensearch/route-spec';
 
 // The config uses the contracts' vocabulary; the contracts never import the config (lint enforces the direction).
 export type { IndexRotation, Transport, TransformRoute };
+
 /** Kinesis capacity mode. */
 export type StreamMode = 'PROVISIONED' | 'ON_DEMAND';
 /** What happens to data-bearing resources when their stack is deleted or they are replaced. */
 export type RemovalPolicyName = 'destroy' | 'retain';
 
 export const TRANSPORTS: readonly Transport[] = ['lambda', 'pipes'];
+/** How documents reach OpenSearch (docs/delivery.md, "Choosing a delivery"). */
+export type DeliveryMode = 'firehose' | 'direct';
+/** The default first (what an unreadable value falls back to while its problem is reported). */
+export const DELIVERY_MODES: readonly DeliveryMode[] = ['firehose', 'direct'];
 export const STREAM_MODES: readonly StreamMode[] = ['PROVISIONED', 'ON_DEMAND'];
 /**
  * Firehose's rotations, the default first (what an unreadable value falls back to while its problem is reported).
@@ -100,7 +105,8 @@ export interface StreamConfig {
   readonly retentionHours: number;
 }
 
-export interface TransformConfig {
+/** A function invoked by a Kinesis event source mapping (or a pipe): the transform, the direct-delivery indexer. */
+export interface KinesisFunctionConfig {
   readonly memoryMb: number;
   readonly timeoutSeconds: number;
   /** Records per invocation (event source mapping or pipe). */
@@ -113,13 +119,35 @@ export interface TransformConfig {
   readonly retryAttempts: number;
   /** Records older than this are sent to the on-failure destination unprocessed (60..604800 s). */
   readonly maxRecordAgeSeconds: number;
+}
+
+export interface TransformConfig extends KinesisFunctionConfig {
   /** Retention of the function's log group (days). */
   readonly logRetentionDays: number;
   /** S3 key prefix of dead-lettered poison records (ends with `/`). */
   readonly deadLetterPrefix: string;
 }
 
+/**
+ * The indexer function of `delivery.mode: direct` and its event source mapping on the events stream. Its record age
+ * must cover Firehose's delivery bound (core/config/delivery.ts): on a switch from Firehose the indexer re-reads the
+ * events stream, and what Firehose may still have held must be indexed, not set aside.
+ */
+export interface DirectDeliveryConfig extends KinesisFunctionConfig {
+  /** Most bytes of one `_bulk` body. @default - the indexer's own default (lambda/indexer) */
+  readonly bulkMaxBytes?: number;
+  /** `_bulk` requests in flight at once per invocation. @default - the indexer's own default (lambda/indexer) */
+  readonly concurrency?: number;
+}
+
 export interface DeliveryConfig {
+  /**
+   * `firehose`: the Firehose delivery stream and the domain's ingest pipeline. `direct`: kfek's indexer function
+   * reads the events stream and writes each document's index, id and routing itself (docs/delivery.md).
+   */
+  readonly mode: DeliveryMode;
+  /** The indexer function (mode `direct`; read in either mode so a switch is a one-word change). */
+  readonly direct: DirectDeliveryConfig;
   /** Firehose buffering interval (0..900 s). */
   readonly bufferingIntervalSeconds: number;
   /** Firehose buffering size (1..100 MiB). */
@@ -131,7 +159,7 @@ export interface DeliveryConfig {
   readonly retryDurationSeconds: number;
   /** S3 key prefix of documents OpenSearch rejected (ends with `/`). */
   readonly failedDocumentsPrefix: string;
-  /** Retention of the Firehose error log group (days). */
+  /** Retention of the Firehose error log group, or of the indexer's log group with mode `direct` (days). */
   readonly logRetentionDays: number;
   /**
    * The transform packs documents into KPL aggregated records, which Firehose de-aggregates. Always false with

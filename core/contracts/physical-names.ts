@@ -38,6 +38,15 @@ export interface PhysicalNames {
   readonly reconcileFunction: string;
   /** The reconcile function's log group. */
   readonly reconcileLogGroup: string;
+  /** Lambda: the direct-delivery indexer (config `delivery.mode: direct`), the events stream's reader there. */
+  readonly indexerFunction: string;
+  /** The indexer's log group. */
+  readonly indexerLogGroup: string;
+  /**
+   * IAM: the indexer's role. Fixed so the OpenSearch writer mapping can name it while Firehose delivers, before and
+   * after the role exists: a switch from direct to Firehose never takes the running indexer's access away.
+   */
+  readonly indexerRole: string;
 }
 
 /** Longest stem kfek accepts: the OpenSearch domain name (3-28 characters) is the stem itself. */
@@ -58,6 +67,9 @@ export function physicalNamesFor(stem: string): PhysicalNames {
     provisionerProviderLogGroup: `/aws/lambda/${stem}-provisioner-provider`,
     reconcileFunction: `${stem}-reconcile`,
     reconcileLogGroup: `/aws/lambda/${stem}-reconcile`,
+    indexerFunction: `${stem}-indexer`,
+    indexerLogGroup: `/aws/lambda/${stem}-indexer`,
+    indexerRole: `${stem}-indexer`,
   };
 }
 
@@ -70,5 +82,6 @@ export function pipelineLogGroupNames(names: PhysicalNames): readonly string[] {
     names.provisionerLogGroup,
     names.provisionerProviderLogGroup,
     names.reconcileLogGroup,
+    names.indexerLogGroup,
   ];
 }

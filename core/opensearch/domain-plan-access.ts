@@ -38,7 +38,7 @@ import {
 } from './security';
 import { editedByHand, recordedHash } from './registry-changes';
 import { mappingPath, rolePath } from './request-path';
-import type { OpenSearchSpec } from './spec';
+import { type OpenSearchSpec, writerBackendRolesOf } from './spec';
 
 /** What kfek's roles should be, from the spec and the families a deploy keeps. */
 export function desiredRoles(spec: OpenSearchSpec, families: Families): Map<string, SecurityRoleBody> {
@@ -90,10 +90,7 @@ function desiredOwnedMappings(
     }
   }
   for (const role of roles.keys()) if (!out.has(role)) out.set(role, 'keep');
-  out.set(
-    spec.names.writerRole,
-    members(spec.access.firehoseRoleArn === undefined ? [] : [spec.access.firehoseRoleArn]),
-  );
+  out.set(spec.names.writerRole, members(writerBackendRolesOf(spec)));
   out.set(spec.names.readerRole, members(spec.access.readerBackendRoles, spec.access.readerUsers));
   for (const route of spec.routes) out.set(route.names.readerRole, members(route.readerBackendRoles));
   if (spec.access.reconcileBackendRoles.length > 0) {

@@ -15,7 +15,7 @@ import { buildIsmPolicy } from './ism-policy';
 import { call, detectFeatures, record } from './provision-client';
 import { renderedKeys } from './registry';
 import { ADMIN_ROLES, DASHBOARDS_USER_ROLE, type RoleMappingBody } from './security';
-import { indexFamilies, type OpenSearchSpec } from './spec';
+import { indexFamilies, type OpenSearchSpec, writerBackendRolesOf } from './spec';
 
 /** The indices kfek describes (settings, ISM): those under a stem it knows. */
 export function kfekIndices(spec: OpenSearchSpec): ReadOptions['describe'] {
@@ -115,10 +115,7 @@ export function stateFromSpec(spec: OpenSearchSpec, now: number): DomainState {
   });
   const mappings = new Map<string, RoleMappingBody>();
   const owned: Array<[string, RoleMappingBody]> = [
-    [
-      spec.names.writerRole,
-      members(spec.access.firehoseRoleArn === undefined ? [] : [spec.access.firehoseRoleArn]),
-    ],
+    [spec.names.writerRole, members(writerBackendRolesOf(spec))],
     [spec.names.readerRole, members(spec.access.readerBackendRoles, spec.access.readerUsers)],
     [spec.names.reconcileRole, members(spec.access.reconcileBackendRoles)],
     ...spec.routes.map((r): [string, RoleMappingBody] => [r.names.readerRole, members(r.readerBackendRoles)]),

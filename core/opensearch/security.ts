@@ -1,4 +1,4 @@
-import { indexFamilies, type OpenSearchSpec, type RouteSpec } from './spec';
+import { indexFamilies, type OpenSearchSpec, type RouteSpec, writerBackendRolesOf } from './spec';
 
 /**
  * Security plugin roles and role mappings (fine-grained access control), applied with
@@ -173,9 +173,7 @@ export function buildSecurityRoles(spec: OpenSearchSpec): readonly SecurityRoleS
     {
       name: spec.names.writerRole,
       role: buildWriterRole(spec),
-      ...(spec.access.firehoseRoleArn === undefined
-        ? {}
-        : { mapping: members([spec.access.firehoseRoleArn]) }),
+      ...(spec.access.firehoseRoleArn === undefined ? {} : { mapping: members(writerBackendRolesOf(spec)) }),
     },
     {
       name: spec.names.readerRole,

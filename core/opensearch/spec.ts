@@ -95,6 +95,13 @@ export interface AccessSettings {
    */
   readonly firehoseRoleArn?: string;
   /**
+   * Further IAM role ARNs mapped to the writer role: the delivery that is not running (the direct-delivery indexer's
+   * fixed-name role while Firehose delivers), so a switch of `delivery.mode` never takes the writer's access from
+   * the reader that still runs until CloudFormation removes it (docs/delivery.md, "Switching delivery").
+   * @default - none
+   */
+  readonly writerBackendRoles?: readonly string[];
+  /**
    * Backend roles (IAM role ARNs, SAML/Cognito groups) mapped to the read-only role.
    * @default - none; map people in Dashboards (Security > Roles) afterwards
    */
@@ -171,6 +178,8 @@ export interface OpenSearchSpec {
   readonly auditLogs: boolean;
   readonly access: {
     readonly firehoseRoleArn?: string;
+    /** Only when it names any, so a spec without them hashes as before. */
+    readonly writerBackendRoles?: readonly string[];
     readonly readerBackendRoles: readonly string[];
     readonly readerUsers: readonly string[];
     readonly adminBackendRoles: readonly string[];
@@ -317,6 +326,9 @@ export function resolveOpenSearchSpec(input: OpenSearchSpecInput): OpenSearchSpe
       ...(input.access?.firehoseRoleArn === undefined
         ? {}
         : { firehoseRoleArn: input.access.firehoseRoleArn }),
+      ...((input.access?.writerBackendRoles ?? []).length === 0
+        ? {}
+        : { writerBackendRoles: [...(input.access?.writerBackendRoles ?? [])] }),
       ...access,
     },
     names: {
@@ -364,4 +376,10 @@ export function contentHash(value: unknown): string {
 export function templateSettingsInput(settings: IndexTemplateSettings): IndexTemplateSettings {
   const { aggregatableFields, ...rest } = settings;
   return aggregatableFields === undefined || aggregatableFields.length === 0 ? rest : settings;
+}
+
+/** The backend roles of kfek's writer role: the delivery's role and any {@link AccessSettings.writerBackendRoles}. */
+export function writerBackendRolesOf(spec: Pick<OpenSearchSpec, 'access'>): string[] {
+  const own = spec.access.firehoseRoleArn === undefined ? [] : [spec.access.firehoseRoleArn];
+  return [...own, ...(spec.access.writerBackendRoles ?? [])];
 }

@@ -86,8 +86,16 @@ export interface OpenSearchProvisionerProps {
   readonly retention?: RetentionSettings;
   /** Config `openSearch.auditLogs`: turn the security plugin's audit logging on or off. @default true */
   readonly auditLogs?: boolean;
-  /** The role Firehose delivers with; mapped to the least-privilege writer role. */
-  readonly firehoseRole: iam.IRole;
+  /**
+   * The role the delivery writes with (Firehose's, or the indexer's with `delivery.mode: direct`); mapped to the
+   * least-privilege writer role.
+   */
+  readonly writerRole: iam.IRole;
+  /**
+   * Further IAM role ARNs mapped to the writer role: the other delivery's fixed-name role, so a switch of delivery
+   * never takes access from the reader that runs until CloudFormation removes it. @default - none
+   */
+  readonly writerBackendRoles?: readonly string[];
   /** Backend roles (IAM role ARNs, SAML groups) mapped to the read-only role. @default - none */
   readonly readerBackendRoles?: readonly string[];
   /** Internal users mapped to the read-only role. @default - none */
@@ -240,7 +248,11 @@ export class OpenSearchProvisioner extends Construct {
       ...(props.routes === undefined || props.routes.length === 0 ? {} : { routes: props.routes }),
       ...(props.keepRetiredHours === undefined ? {} : { keepRetiredHours: props.keepRetiredHours }),
       access: {
-        firehoseRoleArn: props.firehoseRole.roleArn,
+        // The spec keeps its field name (the writer's ARN, Firehose's when it was the only writer) so its hash holds.
+        firehoseRoleArn: props.writerRole.roleArn,
+        ...(props.writerBackendRoles === undefined || props.writerBackendRoles.length === 0
+          ? {}
+          : { writerBackendRoles: props.writerBackendRoles }),
         readerBackendRoles: props.readerBackendRoles ?? [],
         readerUsers: props.readerUsers ?? [],
         adminBackendRoles: props.adminBackendRoles ?? [],

@@ -43,6 +43,12 @@ export interface PipelineMonitoringProps {
   readonly invokedByEventSourceMapping?: boolean;
   /** Name of the Firehose delivery stream (`CfnDeliveryStream.ref`). */
   readonly deliveryStreamName: string;
+  /**
+   * The indexer function of `delivery.mode: direct`: the delivery alarms and graphs then watch it (its EMF metrics
+   * and Lambda `IteratorAge`) instead of the delivery stream.
+   * @default - none: Firehose delivers
+   */
+  readonly indexerFunction?: lambda.IFunction;
   readonly domain: opensearch.IDomain;
   /**
    * Log groups the saved Logs Insights queries cover (the subscribed ones). At most 50, the StartQuery limit.
@@ -122,11 +128,18 @@ export class PipelineMonitoring extends Construct {
     this.alarmTopic = createAlarmTopic(this, p.namePrefix, p.alarmEmail);
     const action = new cloudwatchActions.SnsAction(this.alarmTopic);
 
-    const libraryAlarms = createLibraryAlarms(ctx, p, this.alarmTopic);
+    const targets = {
+      ...p,
+      delivery:
+        p.indexerFunction === undefined
+          ? ({ mode: 'firehose' } as const)
+          : ({ mode: 'direct', indexerFunction: p.indexerFunction } as const),
+    };
+    const libraryAlarms = createLibraryAlarms(ctx, targets, this.alarmTopic);
     const reconcile =
       p.reconcile === undefined ? undefined : { ...p.reconcile, metricsNamespace: p.metricsNamespace };
     const handWritten = [
-      ...createHandWrittenAlarms(ctx, p),
+      ...createHandWrittenAlarms(ctx, targets),
       ...(reconcile === undefined ? [] : createReconcileAlarms(ctx, reconcile)),
     ];
     for (const alarm of handWritten) {
@@ -137,7 +150,7 @@ export class PipelineMonitoring extends Construct {
 
     this.dashboard = createDashboard(
       ctx,
-      p,
+      targets,
       this.alarms,
       reconcile === undefined ? [] : [reconcileWidgets(reconcile)],
     );

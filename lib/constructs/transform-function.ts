@@ -9,6 +9,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { withDefaults } from '../defaults';
+import type { WildcardJustification } from '../nag';
 import { grantBucketKeyWrite } from './bucket-key';
 import { LOCAL_ESBUILD_BUNDLING, PROJECT_ROOT } from './bundling';
 
@@ -49,7 +50,18 @@ export class S3PutOnlyOnFailureDestination implements lambda.IEventSourceDlq {
   }
 }
 
-/** The event source mapping of the Lambda transport. */
+/** Why the on-failure destination's `s3:PutObject` on every object of the bucket is safe (for `justifyWildcardResources`). */
+export function onFailureDestinationJustification(bucket: s3.IBucket): WildcardJustification {
+  return {
+    resource: bucket.arnForObjects('*'),
+    reason:
+      'The event source mapping on-failure destination, as AWS documents it (s3:PutObject on the bucket): ' +
+      'Lambda names each object itself and documents no prefix for its destination check. PutObject only, ' +
+      'no read or delete.',
+  };
+}
+
+/** The event source mapping of a Kinesis-driven function (the transform's Lambda transport, the indexer). */
 export interface TransformEventSourceProps {
   /** The raw stream the function reads. */
   readonly stream: kinesis.IStream;
@@ -88,6 +100,11 @@ export interface TransformFunctionProps {
    * @default - a name CloudFormation generates
    */
   readonly logGroupName?: string;
+  /**
+   * The role's name.
+   * @default - a name CloudFormation generates
+   */
+  readonly roleName?: string;
   /** @default 512 */
   readonly memorySizeInMb?: number;
   /** @default Duration.seconds(60) */
@@ -161,6 +178,7 @@ export class TransformFunction extends Construct {
     // which may write to any log group of the account.
     this.role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      roleName: props.roleName,
       description: props.description,
     });
     this.role.addToPolicy(

@@ -3,11 +3,11 @@
  * dead-letters poison records and writes answers too large for the pipe itself). One place for the environment
  * grants that let it (the environment itself is written by core/contracts/transform-env.ts).
  */
-import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kinesis from 'aws-cdk-lib/aws-kinesis';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import type { WildcardJustification } from '../nag';
-import { grantBucketKeyWrite } from './bucket-key';
+import { grantPrefixWrite } from './prefix-write';
 import { grantPutRecords } from './stream-write';
 
 export interface TransformWritesProps {
@@ -27,13 +27,10 @@ export interface TransformWritesProps {
 export function grantTransformWrites(role: iam.Role, props: TransformWritesProps): WildcardJustification {
   grantPutRecords(props.eventsStream, role);
   // Poison records are written under the dead-letter prefix only.
-  const deadLetterObjects = props.bucket.arnForObjects(`${props.deadLetterPrefix}*`);
-  role.addToPolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [deadLetterObjects] }));
-  // S3 encrypts them with the bucket's KMS key as this role, which therefore needs kms:GenerateDataKey.
-  grantBucketKeyWrite(props.bucket, role);
-  return {
-    resource: deadLetterObjects,
-    reason:
-      'The transform names each dead-letter object itself (time and sequence number) under this prefix.',
-  };
+  return grantPrefixWrite(
+    role,
+    props.bucket,
+    props.deadLetterPrefix,
+    'The transform names each dead-letter object itself (time and sequence number) under this prefix.',
+  );
 }

@@ -7,13 +7,19 @@ import { PipelineMonitoring, type PipelineMonitoringProps } from '../constructs/
  * Everything in {@link PipelineMonitoringProps} (the pipeline's streams and domain as interfaces, plus thresholds)
  * except the transform function, which this stack finds by its fixed name, and the usual stack props.
  */
-export interface MonitoringStackProps extends StackProps, Omit<PipelineMonitoringProps, 'transformFunction'> {
+export interface MonitoringStackProps
+  extends StackProps, Omit<PipelineMonitoringProps, 'transformFunction' | 'indexerFunction'> {
   /**
    * The transform function's fixed name (core/contracts/physical-names.ts). A name, not the Pipeline stack's
    * function: an import would let the Pipeline stack not remove or rename its export while this stack uses it, and
    * a transport switch does exactly that ("Cannot delete export ... as it is in use").
    */
   readonly transformFunctionName: string;
+  /**
+   * The indexer function's fixed name (`delivery.mode: direct`), found by name like the transform.
+   * @default - none: Firehose delivers
+   */
+  readonly indexerFunctionName?: string;
 }
 
 /**
@@ -33,6 +39,14 @@ export class MonitoringStack extends Stack {
       'TransformFunction',
       props.transformFunctionName,
     );
-    this.monitoring = new PipelineMonitoring(this, 'Monitoring', { ...props, transformFunction });
+    const indexerFunction =
+      props.indexerFunctionName === undefined
+        ? undefined
+        : lambda.Function.fromFunctionName(this, 'IndexerFunction', props.indexerFunctionName);
+    this.monitoring = new PipelineMonitoring(this, 'Monitoring', {
+      ...props,
+      transformFunction,
+      ...(indexerFunction === undefined ? {} : { indexerFunction }),
+    });
   }
 }

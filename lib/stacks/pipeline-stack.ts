@@ -28,13 +28,15 @@ import type { PhysicalNames } from '../../core/contracts/physical-names';
 import {
   DEFAULT_METRICS_NAMESPACE,
   TransformServiceName,
+  serializeRoutes,
   transformEnvironment,
 } from '../../core/contracts/transform-env';
+import { DirectToOpenSearch } from '../constructs/direct-to-opensearch';
 import { FirehoseToOpenSearch } from '../constructs/firehose-to-opensearch';
 import { OpenSearchProvisioner } from '../constructs/opensearch-provisioner';
 import { PipesTransport } from '../constructs/pipes-transport';
 import { ReconcileFunction } from '../constructs/reconcile-function';
-import { TransformFunction } from '../constructs/transform-function';
+import { TransformFunction, onFailureDestinationJustification } from '../constructs/transform-function';
 import { grantTransformWrites } from '../constructs/transform-writes';
 import { justifyWildcardResources } from '../nag';
 import { retentionDays } from '../retention';
@@ -113,6 +115,9 @@ export interface PipelineStackProps extends StackProps {
     | 'provisionerProviderLogGroup'
     | 'reconcileFunction'
     | 'reconcileLogGroup'
+    | 'indexerFunction'
+    | 'indexerLogGroup'
+    | 'indexerRole'
   >;
 }
 
@@ -134,10 +139,13 @@ export class PipelineStack extends Stack {
   readonly transport: Transport;
   /** The pipe (transport `pipes` only). */
   readonly pipe?: PipesTransport;
-  readonly delivery: FirehoseToOpenSearch;
-  readonly deliveryStream: firehose.CfnDeliveryStream;
-  /** Firehose's role, mapped to the OpenSearch writer role by {@link provisioner}. */
-  readonly firehoseRole: iam.IRole;
+  /** The Firehose delivery (`delivery.mode: firehose`). */
+  readonly delivery?: FirehoseToOpenSearch;
+  readonly deliveryStream?: firehose.CfnDeliveryStream;
+  /** The indexer function (`delivery.mode: direct`). */
+  readonly indexer?: DirectToOpenSearch;
+  /** The delivery's role (Firehose's or the indexer's), mapped to the OpenSearch writer role by {@link provisioner}. */
+  readonly writerRole: iam.IRole;
   /** Applies index template, retention policy, roles and Dashboards objects before Firehose delivers. */
   readonly provisioner: OpenSearchProvisioner;
   /** The pipeline's own log groups: an account-level subscription must exclude them. */
@@ -214,13 +222,7 @@ export class PipelineStack extends Stack {
       });
       justifyWildcardResources(fn.role, [
         grantTransformWrites(fn.role, writes),
-        {
-          resource: props.bucket.arnForObjects('*'),
-          reason:
-            'The event source mapping on-failure destination, as AWS documents it (s3:PutObject on the bucket): ' +
-            'Lambda names each object itself and documents no prefix for its destination check. PutObject only, ' +
-            'no read or delete.',
-        },
+        onFailureDestinationJustification(props.bucket),
       ]);
       this.transformFunction = fn.function;
       ownLogGroups.push(fn.logGroup);
@@ -258,27 +260,52 @@ export class PipelineStack extends Stack {
       }
     }
 
-    this.delivery = new FirehoseToOpenSearch(this, 'Delivery', {
-      sourceStream: props.eventsStream,
-      domain: props.domain,
-      indexName: d.indexPrefix,
-      indexRotation: d.indexRotation,
-      backupBucket: props.bucket,
-      backupPrefix: d.failedDocumentsPrefix,
-      bufferingInterval: Duration.seconds(d.bufferingIntervalSeconds),
-      bufferingSize: Size.mebibytes(d.bufferingSizeMb),
-      retryDuration: Duration.seconds(d.retryDurationSeconds),
-      logRetention: deliveryLogRetention,
-      deliveryStreamName: names?.deliveryStream,
-      logGroupName: names?.deliveryLogGroup,
-    });
-    this.deliveryStream = this.delivery.deliveryStream;
-    this.firehoseRole = this.delivery.role;
+    // The events stream's reader: Firehose, or with `delivery.mode: direct` the indexer (docs/delivery.md).
+    let reader: Construct;
+    if (d.mode === 'direct') {
+      this.indexer = new DirectToOpenSearch(this, 'Indexer', {
+        eventsStream: props.eventsStream,
+        domain: props.domain,
+        bucket: props.bucket,
+        failedDocumentsPrefix: d.failedDocumentsPrefix,
+        indexPrefix: d.indexPrefix,
+        indexRotation: d.indexRotation,
+        indexShards: props.openSearch.indexTemplate.shards,
+        settings: d.direct,
+        ...(routes.length === 0 ? {} : { routes: serializeRoutes(routes) }),
+        metricsNamespace,
+        functionName: names?.indexerFunction,
+        logGroupName: names?.indexerLogGroup,
+        roleName: names?.indexerRole,
+        logRetention: deliveryLogRetention,
+      });
+      this.writerRole = this.indexer.role;
+      reader = this.indexer.eventSourceMapping;
+      ownLogGroups.push(this.indexer.logGroup);
+    } else {
+      this.delivery = new FirehoseToOpenSearch(this, 'Delivery', {
+        sourceStream: props.eventsStream,
+        domain: props.domain,
+        indexName: d.indexPrefix,
+        indexRotation: d.indexRotation,
+        backupBucket: props.bucket,
+        backupPrefix: d.failedDocumentsPrefix,
+        bufferingInterval: Duration.seconds(d.bufferingIntervalSeconds),
+        bufferingSize: Size.mebibytes(d.bufferingSizeMb),
+        retryDuration: Duration.seconds(d.retryDurationSeconds),
+        logRetention: deliveryLogRetention,
+        deliveryStreamName: names?.deliveryStream,
+        logGroupName: names?.deliveryLogGroup,
+      });
+      this.deliveryStream = this.delivery.deliveryStream;
+      this.writerRole = this.delivery.role;
+      reader = this.deliveryStream;
+      ownLogGroups.push(this.delivery.logGroup);
+    }
     // The transform starts at the raw stream's oldest record as soon as its mapping or pipe exists, while a delivery
-    // stream reads only what reaches the events stream after its own creation: create the delivery stream first, so
-    // that on a first deploy, or a redeploy of this stack, nothing the transform writes precedes its reader.
-    for (const consumer of this.transformConsumers()) consumer.node.addDependency(this.deliveryStream);
-    ownLogGroups.push(this.delivery.logGroup);
+    // stream reads only what reaches the events stream after its own creation: create the reader first, so that on
+    // a first deploy, or a redeploy of this stack, nothing the transform writes precedes its reader.
+    for (const consumer of this.transformConsumers()) consumer.node.addDependency(reader);
 
     // The scheduled reconcile function reads what the provisioner lets readers read: its role is a reader of the
     // default route's indices and of every route's.
@@ -318,7 +345,13 @@ export class PipelineStack extends Stack {
       indexTemplate: os.indexTemplate,
       retention: os.retention,
       auditLogs: os.auditLogs,
-      firehoseRole: this.firehoseRole,
+      writerRole: this.writerRole,
+      // With Firehose delivering, the indexer's fixed-name role stays mapped too: on a switch from direct, the
+      // indexer keeps writing until CloudFormation removes its mapping in the update's cleanup, after the new
+      // delivery stream exists, so nothing it reads in between is refused (docs/delivery.md, "Switching delivery").
+      ...(this.indexer === undefined && names !== undefined
+        ? { writerBackendRoles: [this.roleArnOf(names.indexerRole)] }
+        : {}),
       readerBackendRoles: [...(os.access.readerBackendRoles ?? []), ...reconcileReader],
       adminBackendRoles: os.access.adminBackendRoles ?? [],
       reconcileBackendRoles: reconcileReader,
@@ -341,8 +374,10 @@ export class PipelineStack extends Stack {
     });
     // Template and writer mapping before the first delivery (a first index created without the template keeps
     // guessed mappings for the whole day; without the mapping every document is rejected to S3), and before Firehose
-    // is updated to a new index prefix: the writer role covers the new prefix (and still the old one) first.
-    this.deliveryStream.node.addDependency(this.provisioner.resource);
+    // or the indexer is updated to a new index prefix: the writer role covers the new prefix (and still the old one)
+    // first. The indexer's function too, so its environment (routes, prefix) changes only after the domain's.
+    reader.node.addDependency(this.provisioner.resource);
+    this.indexer?.function.node.addDependency(this.provisioner.resource);
     // The route table before the transform (issue 30.4): the function's environment (KFEK_ROUTES) names the routes it
     // marks documents with, and CloudFormation updates it only after the provisioner has put every new route name
     // into the ingest pipeline's table (and kept the retired ones), so no document carries a name the table lacks.
@@ -354,8 +389,20 @@ export class PipelineStack extends Stack {
     ownLogGroups.push(...this.provisioner.logGroups);
     this.logGroups = ownLogGroups;
 
-    new CfnOutput(this, 'FirehoseRoleArn', { value: this.firehoseRole.roleArn });
+    // The doctor resolves the writer mapping's ARNs from these outputs (cli/doctor/domain-spec.ts): the delivery's
+    // role, and the indexer's fixed-name ARN that Firehose's mapping also names.
+    if (this.indexer === undefined) {
+      new CfnOutput(this, 'FirehoseRoleArn', { value: this.writerRole.roleArn });
+    }
+    const indexerRoleArn =
+      this.indexer?.role.roleArn ?? (names === undefined ? undefined : this.roleArnOf(names.indexerRole));
+    if (indexerRoleArn !== undefined) new CfnOutput(this, 'IndexerRoleArn', { value: indexerRoleArn });
     new CfnOutput(this, 'TransformFunctionName', { value: this.transformFunction.functionName });
+  }
+
+  /** The ARN of this account's IAM role `roleName` (a fixed name, whether or not the role exists yet). */
+  private roleArnOf(roleName: string): string {
+    return this.formatArn({ service: 'iam', region: '', resource: 'role', resourceName: roleName });
   }
 
   /** What invokes the transform on the raw stream: the event source mapping, or the pipe. */

@@ -459,6 +459,8 @@ describe('docs/settings.md "Default settings"', () => {
       'openSearch.access.readerBackendRoles',
       'openSearch.access.adminBackendRoles',
       'alarms.email',
+      'delivery.direct.bulkMaxBytes',
+      'delivery.direct.concurrency',
     ];
     // WHEN
     const missing = [...leafPaths(DEFAULTS), ...optional].filter((p) => {

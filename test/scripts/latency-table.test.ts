@@ -77,6 +77,22 @@ describe('latency table', () => {
     }
   });
 
+  test('the direct delivery takes the sandbox under 5 s p50: no Firehose poll or buffer, the indexer instead', () => {
+    // GIVEN the sandbox and the same profile with delivery.mode direct
+    const [sandbox, direct] = profilesOf(CDK_JSON, ['sandbox', 'sandbox-direct']);
+    // THEN
+    expect(direct.trickleP50).toBeLessThan(5);
+    expect(direct.stages.map((s) => s.stage).filter((s) => s.includes('Firehose'))).toEqual([]);
+    expect(direct.stages.map((s) => s.stage)).toEqual(
+      expect.arrayContaining([
+        'indexer event source mapping poll',
+        'indexer batching window',
+        'indexer invocation',
+      ]),
+    );
+    expect(sandbox.trickleP50 - direct.trickleP50).toBeGreaterThan(3);
+  });
+
   test('production stays within a minute for a single line', () => {
     const [production] = profilesOf(CDK_JSON, ['production']);
     expect(production.singleLine).toBeLessThan(60);

@@ -12,6 +12,7 @@ import {
 } from 'cdk-monitoring-constructs';
 import { MetricName } from '../../../core/contracts/metrics';
 import { FIVE_MINUTES, type MonitoringContext } from './context';
+import { createDeliveryAlarms, type DeliveryTarget, describe } from './delivery';
 
 /*
  * The pipeline's alarms. Kinesis, Lambda and OpenSearch alarms come from cdk-monitoring-constructs, whose factories
@@ -28,17 +29,14 @@ export interface AlarmTargets {
   /** Only an event source mapping emits the function's IteratorAge (PipelineMonitoringProps). */
   readonly invokedByEventSourceMapping: boolean;
   readonly domain: opensearch.IDomain;
+  /** The events stream's reader: Firehose, or the indexer (`delivery.mode: direct`). */
+  readonly delivery: DeliveryTarget;
 }
 
 type HandWrittenAlarmOptions = Omit<cloudwatch.CreateAlarmOptions, 'evaluationPeriods' | 'alarmName'> & {
   readonly metric: cloudwatch.IMetric;
   readonly evaluationPeriods?: number;
 };
-
-/** An alarm description that says where the runbook is: operators read it in the notification e-mail. */
-function describe(what: string, anchor: string): string {
-  return `${what} What to do: docs/operations.md#${anchor}`;
-}
 
 export function createLibraryAlarms(
   ctx: MonitoringContext,
@@ -184,7 +182,6 @@ export function createLibraryAlarms(
 
 export function createHandWrittenAlarms(ctx: MonitoringContext, props: AlarmTargets): cloudwatch.Alarm[] {
   const t = ctx.thresholds;
-  const firehose = ctx.firehoseMetric;
   const alarm = (name: string, options: HandWrittenAlarmOptions): cloudwatch.Alarm =>
     handWrittenAlarm(ctx, name, options);
   return [
@@ -198,46 +195,7 @@ export function createHandWrittenAlarms(ctx: MonitoringContext, props: AlarmTarg
         'poison-records',
       ),
     }),
-    alarm('DeliverySuccess', {
-      metric: firehose('DeliveryToAmazonOpenSearchService.Success', cloudwatch.Stats.AVERAGE),
-      threshold: t.minDeliverySuccessRatio,
-      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
-      // Firehose retries refused bulk requests for its retry duration, so one bad period is not yet a loss.
-      evaluationPeriods: 3,
-      datapointsToAlarm: 2,
-      // Emitted only when Firehose delivers something: an idle pipeline is healthy.
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      alarmDescription: describe(
-        'OpenSearch refused part of what Firehose tried to index.',
-        'delivery-success',
-      ),
-    }),
-    alarm('DeliveryDataFreshness', {
-      metric: firehose('DeliveryToAmazonOpenSearchService.DataFreshness', cloudwatch.Stats.MAXIMUM),
-      threshold: t.maxDeliveryDataFreshnessInSeconds,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 3,
-      datapointsToAlarm: 3,
-      // A Firehose that stops reading altogether shows up on the events stream's iterator-age alarm.
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      alarmDescription: describe(
-        'Records wait in Firehose too long before reaching OpenSearch.',
-        'data-freshness',
-      ),
-    }),
-    alarm('FailedDocuments', {
-      // With S3 backup mode FailedDocumentsOnly, everything Firehose writes to S3 is a failed document
-      // (under the AmazonOpenSearchService-failed/ prefix), so this count is exactly the documents lost to
-      // OpenSearch. S3's own object-count metrics are daily and would fire a day late.
-      metric: firehose('DeliveryToS3.Records', cloudwatch.Stats.SUM),
-      threshold: t.maxFailedDocuments,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      alarmDescription: describe(
-        'Firehose gave up on documents and wrote them to the failed-documents bucket.',
-        'failed-documents',
-      ),
-    }),
+    ...createDeliveryAlarms(ctx, props.delivery, alarm),
     alarm('FreeStorageSpace', {
       // Minimum over the domain's ClientId/DomainName dimensions is the fullest data node.
       metric: props.domain.metricFreeStorageSpace({

@@ -17,6 +17,8 @@ export interface MonitoringContext {
   readonly thresholds: ResolvedThresholds;
   /** A metric the transform publishes in embedded metric format (Sum over 5 minutes). */
   readonly emfMetric: (metricName: string) => cloudwatch.Metric;
+  /** An EMF metric another kfek function publishes under its own `service` (Sum over 5 minutes). */
+  readonly serviceMetric: (service: string, metricName: string) => cloudwatch.Metric;
   /** A metric of the Firehose delivery stream (over 5 minutes). */
   readonly firehoseMetric: (metricName: string, statistic: string, label?: string) => cloudwatch.Metric;
 }
@@ -32,19 +34,20 @@ export interface MonitoringContextProps {
 }
 
 export function monitoringContext(props: MonitoringContextProps): MonitoringContext {
-  const emfDimensions: cloudwatch.DimensionsMap = { service: props.transformServiceName };
+  const serviceMetric = (service: string, metricName: string): cloudwatch.Metric =>
+    new cloudwatch.Metric({
+      namespace: props.metricsNamespace,
+      metricName,
+      dimensionsMap: { service },
+      statistic: cloudwatch.Stats.SUM,
+      period: FIVE_MINUTES,
+    });
   return {
     scope: props.scope,
     namePrefix: props.namePrefix,
     thresholds: props.thresholds,
-    emfMetric: (metricName) =>
-      new cloudwatch.Metric({
-        namespace: props.metricsNamespace,
-        metricName,
-        dimensionsMap: emfDimensions,
-        statistic: cloudwatch.Stats.SUM,
-        period: FIVE_MINUTES,
-      }),
+    emfMetric: (metricName) => serviceMetric(props.transformServiceName, metricName),
+    serviceMetric,
     firehoseMetric: (metricName, statistic, label) =>
       new cloudwatch.Metric({
         namespace: 'AWS/Firehose',

@@ -3,6 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { MetricName } from '../../../core/contracts/metrics';
 import type { AlarmTargets } from './alarms';
 import { FIVE_MINUTES, type MonitoringContext } from './context';
+import { deliveryWidgets } from './delivery';
 
 /**
  * The pipeline dashboard, hand-built in data-flow order (rather than the monitoring library's per-service layout),
@@ -19,8 +20,6 @@ export function createDashboard(
   const t = ctx.thresholds;
   const sum = { statistic: cloudwatch.Stats.SUM, period: FIVE_MINUTES };
   const max = { statistic: cloudwatch.Stats.MAXIMUM, period: FIVE_MINUTES };
-  const firehose = (metricName: string, label: string, statistic: string): cloudwatch.Metric =>
-    ctx.firehoseMetric(metricName, statistic, label);
   const iteratorAgeLine: cloudwatch.HorizontalAnnotation = {
     value: t.maxIteratorAge.toMilliseconds(),
     label: 'alarm',
@@ -39,7 +38,7 @@ export function createDashboard(
     new cloudwatch.TextWidget({
       markdown:
         `# ${ctx.namePrefix} pipeline\n` +
-        'CloudWatch Logs → raw stream → transform Lambda → events stream → Firehose → OpenSearch ' +
+        `CloudWatch Logs → raw stream → transform Lambda → events stream → ${props.delivery.mode === 'direct' ? 'indexer Lambda' : 'Firehose'} → OpenSearch ` +
         '(failed documents → S3). Rows follow the data; see docs/operations.md for what each alarm means.',
       width: 24,
       height: 2,
@@ -108,25 +107,7 @@ export function createDashboard(
     ]),
   );
   dashboard.addWidgets(
-    graph('Firehose delivery (records)', [
-      firehose('DataReadFromKinesisStream.Records', 'read from events stream', cloudwatch.Stats.SUM),
-      firehose('DeliveryToAmazonOpenSearchService.Records', 'indexed', cloudwatch.Stats.SUM),
-      firehose('DeliveryToS3.Records', 'failed → S3', cloudwatch.Stats.SUM),
-    ]),
-    graph(
-      'Firehose success and freshness',
-      [firehose('DeliveryToAmazonOpenSearchService.Success', 'success ratio', cloudwatch.Stats.AVERAGE)],
-      {
-        right: [
-          firehose(
-            'DeliveryToAmazonOpenSearchService.DataFreshness',
-            'data freshness (s)',
-            cloudwatch.Stats.MAXIMUM,
-          ),
-        ],
-        leftYAxis: { min: 0, max: 1 },
-      },
-    ),
+    ...deliveryWidgets(ctx, props.delivery, graph),
     graph('Stream write throttling', [
       rawStream.metricWriteProvisionedThroughputExceeded({ ...max, label: 'raw stream' }),
       eventsStream.metricWriteProvisionedThroughputExceeded({ ...max, label: 'events stream' }),

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { checkDomain } from '../../../cli/doctor/domain';
-import { provisionerSpecInputOf } from '../../../cli/doctor/domain-spec';
+import { outputReferences, provisionerSpecInputOf } from '../../../cli/doctor/domain-spec';
 import type { DoctorFacts, Finding, Probe } from '../../../cli/doctor/model';
 import type { ProfilePlan } from '../../../cli/doctor/plan';
 import { exitCodeOf } from '../../../cli/doctor/report';
@@ -25,6 +25,7 @@ import { DOMAIN_TRANSITIONS, type Profile } from './domain-transitions';
 import { markdownTableCells } from '../../helpers/doc-snippets';
 
 const FIREHOSE_ARN = 'arn:aws:iam::123456789012:role/kfek-test-delivery';
+const INDEXER_ARN = 'arn:aws:iam::123456789012:role/kfek-test-indexer';
 const NOW = Date.UTC(2026, 10, 27, 12);
 const SHIPPED = (CDK_JSON_CONTEXT.kfek as { profiles: Record<string, Profile> }).profiles;
 /** The shipped teams profile with default readers and an admin, the start of every row. */
@@ -88,7 +89,7 @@ function factsWith(before: CfnTemplate | undefined, domain?: Probe<DomainState>)
           stackName: 'kfek-test-pipeline',
           status: 'UPDATE_COMPLETE',
           exports: {},
-          outputs: { FirehoseRoleArn: FIREHOSE_ARN },
+          outputs: { FirehoseRoleArn: FIREHOSE_ARN, IndexerRoleArn: INDEXER_ARN },
         },
       ],
     },
@@ -116,12 +117,13 @@ describe('the spec the doctor reads from a template', () => {
     // GIVEN the real Pipeline stack of the teams profile
     const { stacks, config } = buildTestApp({ profile: 'teams' });
     const template = Template.fromStack(stacks.pipeline).toJSON() as CfnTemplate;
-    const output = (template as { Outputs: Record<string, { Value: unknown }> }).Outputs.FirehoseRoleArn
-      .Value;
-    // WHEN
-    const input = provisionerSpecInputOf(template, new Map([[JSON.stringify(output), FIREHOSE_ARN]]));
+    const indexerArn = 'arn:aws:iam::123456789012:role/kfek-teams-indexer';
+    // WHEN the references resolve from the deployed stack's outputs (the indexer's ARN, a join of pseudo
+    // parameters that CDK inlines into the spec, part by part)
+    const refs = outputReferences(template, { FirehoseRoleArn: FIREHOSE_ARN, IndexerRoleArn: indexerArn });
+    const input = provisionerSpecInputOf(template, refs);
     // THEN it is what test/helpers/provisioner-template.ts builds for the rows below
-    expect(input).toEqual(specInputOf(config, FIREHOSE_ARN));
+    expect(input).toEqual(specInputOf(config, FIREHOSE_ARN, indexerArn));
     expect(provisionerSpecInputOf(pipelineTemplateOf(SHIPPED.teams), new Map())).toMatchObject({
       access: { firehoseRoleArn: expect.stringMatching(/^<.*DeliveryRole.*>$/) as string },
     });

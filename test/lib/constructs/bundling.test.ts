@@ -120,7 +120,7 @@ test('the OpenSearch provisioner is bundled the same way and its onEvent loads i
     indexPrefix: 'logs',
     indexTemplate: { shards: 1, replicas: 0, totalFieldsLimit: 1000 },
     retention: { deleteAfterDays: 14 },
-    firehoseRole: new iam.Role(stack, 'FirehoseRole', {
+    writerRole: new iam.Role(stack, 'FirehoseRole', {
       assumedBy: new iam.ServicePrincipal('firehose.amazonaws.com'),
     }),
   });

@@ -34,7 +34,7 @@ function build(overrides: Partial<OpenSearchProvisionerProps> = {}): Built {
     indexPrefix: 'logs',
     indexTemplate: { shards: 1, replicas: 0, totalFieldsLimit: 1000 },
     retention: { deleteAfterDays: 14 },
-    firehoseRole,
+    writerRole: firehoseRole,
     ...overrides,
   });
   return { stack, template: Template.fromStack(stack), provisioner };
@@ -172,7 +172,7 @@ describe('OpenSearchProvisioner', () => {
     const provisioner = new OpenSearchProvisioner(stack, 'Provisioner', {
       domain,
       indexPrefix: 'logs',
-      firehoseRole: iam.Role.fromRoleArn(stack, 'Firehose', 'arn:aws:iam::123456789012:role/firehose'),
+      writerRole: iam.Role.fromRoleArn(stack, 'Firehose', 'arn:aws:iam::123456789012:role/firehose'),
       role,
     });
 
@@ -236,7 +236,7 @@ describe('OpenSearchProvisioner under cdk-nag', () => {
     new OpenSearchProvisioner(pipeline, 'Provisioner', {
       domain,
       indexPrefix: 'logs',
-      firehoseRole,
+      writerRole: firehoseRole,
     });
 
     // THEN: synth throws on any unacknowledged finding.

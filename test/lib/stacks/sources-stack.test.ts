@@ -87,7 +87,8 @@ describe('SourcesStack', () => {
     expect(parts[0]).toBe(
       'LogGroupName NOT IN ["/aws/lambda/kfek-test-transform","/aws/kinesisfirehose/kfek-test-delivery",' +
         '"/aws/vendedlogs/pipes/kfek-test-transform","/aws/lambda/kfek-test-provisioner",' +
-        '"/aws/lambda/kfek-test-provisioner-provider","/aws/lambda/kfek-test-reconcile","',
+        '"/aws/lambda/kfek-test-provisioner-provider","/aws/lambda/kfek-test-reconcile",' +
+        '"/aws/lambda/kfek-test-indexer","',
     );
     // The domain's log groups are imported from the Search stack, which always exports them.
     const imports = parts.filter((p) => typeof p === 'object' && p !== null && 'Fn::ImportValue' in p);

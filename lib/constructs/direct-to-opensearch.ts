@@ -1,0 +1,141 @@
+/**
+ * Delivery mode `direct` (docs/delivery.md): kfek's indexer function reads the events stream through a Kinesis
+ * event source mapping and sends `_bulk` requests that carry each document's `_index`, `_id` and `routing`, so no
+ * Firehose delivery stream and no ingest pipeline run on this path.
+ */
+import { Duration } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kinesis from 'aws-cdk-lib/aws-kinesis';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as logs from 'aws-cdk-lib/aws-logs';
+import type * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import type { DirectDeliveryConfig, IndexRotation } from '../../core/config';
+import { indexerEnvironment } from '../../core/contracts/indexer-env';
+import { justifyWildcardResources } from '../nag';
+import { grantPrefixWrite } from './prefix-write';
+import { TransformFunction, onFailureDestinationJustification } from './transform-function';
+
+/** The shipped indexer handler (lambda/indexer, export `handler`), relative to the repository root. */
+export const INDEXER_ENTRY = 'lambda/indexer/handler.ts';
+
+export interface DirectToOpenSearchProps {
+  /** The stream of documents the indexer reads (the events stream). */
+  readonly eventsStream: kinesis.IStream;
+  readonly domain: opensearch.IDomain;
+  /**
+   * The failed-records bucket: documents OpenSearch refuses for good go under {@link failedDocumentsPrefix} (the
+   * layout Firehose uses), and the event source mapping writes a batch it gives up on under `aws/lambda/`.
+   */
+  readonly bucket: s3.IBucket;
+  /** Key prefix of failed documents (config `delivery.failedDocumentsPrefix`, ends with `/`). */
+  readonly failedDocumentsPrefix: string;
+  /** The default route's index prefix (config `delivery.indexPrefix`). */
+  readonly indexPrefix: string;
+  readonly indexRotation: IndexRotation;
+  /** Primary shards per index (config `openSearch.indexTemplate.shards`): sets the routing's length. */
+  readonly indexShards: number;
+  /** The function and its event source mapping (config `delivery.direct`). */
+  readonly settings: DirectDeliveryConfig;
+  /**
+   * Routes serialized as the transform gets them (core/contracts/transform-env.ts `serializeRoutes`).
+   * @default - none: every document is the default route's
+   */
+  readonly routes?: string;
+  /** CloudWatch namespace of the indexer's EMF metrics. @default - the indexer's default */
+  readonly metricsNamespace?: string;
+  /** @default - a name CloudFormation generates */
+  readonly functionName?: string;
+  /** @default - a name CloudFormation generates */
+  readonly logGroupName?: string;
+  /** The function role's name (fixed, so the writer mapping can name it before it exists). @default - generated */
+  readonly roleName?: string;
+  /** Retention of the function's log group. @default logs.RetentionDays.TWO_WEEKS */
+  readonly logRetention?: logs.RetentionDays;
+}
+
+/**
+ * The indexer: a Node 24 arm64 function bundled by the local esbuild like the transform (the same construct), its
+ * log group, and a Kinesis event source mapping on the events stream with partial batch responses, bisection,
+ * bounded retries and record age, and the S3 on-failure destination that keeps a discarded batch's data.
+ *
+ * Its role may do exactly what the indexer does: read the events stream (the event source's grant), `POST /_bulk`
+ * on the domain (`es:ESHttpPost` on `<domain>/_bulk` only; fine-grained access control maps the role to kfek's
+ * writer role, which may only write the log indices), and PutObject under the failed-documents prefix.
+ *
+ * The mapping starts at the stream's oldest record (TRIM_HORIZON): on a first deploy nothing the transform wrote
+ * precedes it, and on a switch from Firehose it re-reads what the deleted delivery stream may not have delivered,
+ * overwriting by id what it had (docs/delivery.md, "Switching delivery").
+ */
+export class DirectToOpenSearch extends Construct {
+  readonly function: lambda.IFunction;
+  readonly role: iam.Role;
+  readonly logGroup: logs.ILogGroup;
+  /** The event source mapping on the events stream: the reader a switch of delivery orders against. */
+  readonly eventSourceMapping: lambda.EventSourceMapping;
+
+  constructor(scope: Construct, id: string, props: DirectToOpenSearchProps) {
+    super(scope, id);
+    const s = props.settings;
+    const fn = new TransformFunction(this, 'Indexer', {
+      entry: INDEXER_ENTRY,
+      description: 'kfek: documents from the events stream to OpenSearch with their index, id and routing',
+      functionName: props.functionName,
+      logGroupName: props.logGroupName,
+      roleName: props.roleName,
+      memorySizeInMb: s.memoryMb,
+      timeout: Duration.seconds(s.timeoutSeconds),
+      ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
+      environment: indexerEnvironment({
+        endpoint: `https://${props.domain.domainEndpoint}`,
+        failedDocumentsBucket: props.bucket.bucketName,
+        failedDocumentsPrefix: props.failedDocumentsPrefix,
+        indexPrefix: props.indexPrefix,
+        indexRotation: props.indexRotation,
+        indexShards: props.indexShards,
+        ...(s.bulkMaxBytes === undefined ? {} : { bulkMaxBytes: s.bulkMaxBytes }),
+        ...(s.concurrency === undefined ? {} : { concurrency: s.concurrency }),
+        ...(props.routes === undefined ? {} : { routes: props.routes }),
+        ...(props.metricsNamespace === undefined ? {} : { metricsNamespace: props.metricsNamespace }),
+      }),
+      eventSource: {
+        stream: props.eventsStream,
+        onFailureBucket: props.bucket,
+        batchSize: s.batchSize,
+        maxBatchingWindow: Duration.seconds(s.maxBatchingWindowSeconds),
+        parallelizationFactor: s.parallelizationFactor,
+        retryAttempts: s.retryAttempts,
+        maxRecordAge: Duration.seconds(s.maxRecordAgeSeconds),
+      },
+    });
+    this.function = fn.function;
+    this.role = fn.role;
+    this.logGroup = fn.logGroup;
+    const mapping = fn.function.node.children.find(
+      (c): c is lambda.EventSourceMapping => c instanceof lambda.EventSourceMapping,
+    );
+    if (mapping === undefined) throw new Error(`${this.node.path}: the indexer has no event source mapping`);
+    this.eventSourceMapping = mapping;
+
+    // `POST /_bulk` only: the indexer names each document's index in the bulk body, never in the path. IAM matches
+    // the request's path, not its query string (`?pipeline=_none`), against the domain subresource
+    // (https://docs.aws.amazon.com/opensearch-service/latest/developerguide/ac.html, "Resource-based policies").
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['es:ESHttpPost'],
+        resources: [`${props.domain.domainArn}/_bulk`],
+      }),
+    );
+    justifyWildcardResources(this.role, [
+      grantPrefixWrite(
+        this.role,
+        props.bucket,
+        props.failedDocumentsPrefix,
+        'The indexer names each failed-documents object itself (date folders and a unique name, Firehose layout) ' +
+          'under this prefix. PutObject only, no read or delete.',
+      ),
+      onFailureDestinationJustification(props.bucket),
+    ]);
+  }
+}
