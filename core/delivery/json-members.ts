@@ -2,7 +2,7 @@
  * The members of a JSON object text, found without parsing their values, so the direct path edits a document the
  * way the ingest pipeline does (remove `kfek.arrival`, rewrite `kfek.route`, drop `kfek` when empty) while every
  * other byte stays as the transform wrote it: numbers in the form they were written (`1.0`, integers beyond 2^53,
- * lambda/transform/app-json.ts), which JSON.parse then JSON.stringify would change. Only for text JSON.parse has
+ * core/transform/app-json.ts), which JSON.parse then JSON.stringify would change. Only for text JSON.parse has
  * already accepted: it does not validate.
  */
 

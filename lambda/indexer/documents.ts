@@ -5,7 +5,7 @@
  */
 import type { FailedDocumentRecord } from '../../core/delivery/failed-documents';
 import { type DeliveryTarget, type DocumentPlan, planDocument } from '../../core/delivery/document-plan';
-import { deaggregate } from '../transform/kpl-aggregation';
+import { deaggregate } from '../../core/transform/kpl-aggregation';
 import type { IndexerRecord } from './ports';
 
 export type DocumentState = 'pending' | 'indexed' | 'refused' | 'kept' | 'failed';

@@ -8,8 +8,8 @@
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TransformRoute } from '../../core/contracts/routes';
-import { RouteTable } from '../../lambda/transform/routing';
-import { toErrorDocument, transformRecord } from '../../lambda/transform/transform';
+import { RouteTable } from '../../core/transform/routing';
+import { toErrorDocument, transformRecord } from '../../core/transform/transform';
 import { encodeEnvelope, makeEnvelope } from './cloudwatch';
 
 export interface CorpusDocument {
@@ -137,7 +137,7 @@ function handWritten(): string[] {
     { message: 'refused too', cloudwatch: cw('h16'), _if_primary_term: 1, kfek: { route: 'payments' } },
   ];
   const texts = docs.map((d) => JSON.stringify(d));
-  // Numbers in the forms the transform keeps (lambda/transform/app-json.ts), which JSON.stringify would change.
+  // Numbers in the forms the transform keeps (core/transform/app-json.ts), which JSON.stringify would change.
   texts.push(
     '{"message":"numbers","n":1.0,"e":1e2,"neg":-0.5,"max":9007199254740993,' +
       `"cloudwatch":{"id":"h17","logGroup":"/forged/app","logStream":"s1"},"kfek":{"arrival":${arrival}}}`,

@@ -7,7 +7,7 @@ import { parseFailedDocuments } from '../../../core/kept/parse';
 import { profileRouteTable } from '../../../core/opensearch/route-table';
 import { deliverBatch, type DeliveryPorts, type DeliverySettings } from '../../../lambda/indexer/deliver';
 import type { BulkResponse, IndexerRecord } from '../../../lambda/indexer/ports';
-import { encodeAggregatedRecord } from '../../../lambda/transform/kpl-aggregation';
+import { encodeAggregatedRecord } from '../../../core/transform/kpl-aggregation';
 
 const AT = Date.parse('2026-11-25T09:30:00.000Z');
 const settings: DeliverySettings = {
