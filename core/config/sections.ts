@@ -6,8 +6,14 @@
 import { DEFAULTS } from './defaults';
 import { readCrossAccount } from './cross-account';
 import { LOG_GROUP_HINT, LOG_GROUP_NAME, checkLogGroupName, readAccess, readPrefix } from './names';
-import { MAX_VOLUME_GIB, MIN_VOLUME_GIB, readAggregatableFields, readTotalFieldsLimit } from './opensearch-limits';
+import {
+  MAX_VOLUME_GIB,
+  MIN_VOLUME_GIB,
+  readAggregatableFields,
+  readTotalFieldsLimit,
+} from './opensearch-limits';
 import { type Json, type JsonObject, type Reader, isObject } from './reader';
+import { OPENSEARCH_KINDS, readServerless } from './serverless';
 import {
   type AlarmsConfig,
   type DeliveryConfig,
@@ -165,6 +171,8 @@ export function readDelivery(r: Reader, overrides: Json): DeliveryConfig {
 export function readOpenSearch(r: Reader): OpenSearchConfig {
   const warmAfterDays = r.raw('openSearch.retention.warmAfterDays');
   return {
+    kind: r.oneOf('openSearch.kind', OPENSEARCH_KINDS),
+    serverless: readServerless(r),
     // 2.7 is the oldest engine that has the `flat_object` type kfek's index template maps `kfek.collisions` to.
     engineVersion: r.str(
       'openSearch.engineVersion',
