@@ -3,7 +3,8 @@
  * or an OpenSearch Serverless collection), the collection's settings, and every setting a collection cannot honour,
  * refused with the reason. Each refusal names the AWS page that forces it (docs/serverless.md lists them).
  */
-import type { IndexRotation } from '../contracts/index-naming';
+import { type IndexRotation, indexPatternFor } from '../contracts/index-naming';
+import type { AccessFamily } from '../opensearch/serverless-access';
 import type { Reader } from './reader';
 
 /** Where the logs are kept: an OpenSearch Service domain (the default) or an OpenSearch Serverless collection. */
@@ -67,13 +68,44 @@ function deliveryMode(r: Reader): unknown {
 }
 
 /** The parts of the resolved config the refusals read (structural, so this file needs nothing of ./types). */
-export interface ServerlessCheckInput {
+export interface ServerlessCheckInput extends AccessFamiliesInput {
   readonly openSearch: {
     readonly kind: OpenSearchKind;
     readonly serverless: ServerlessConfig;
     readonly auditLogs: boolean;
+    readonly access: {
+      readonly readerBackendRoles?: readonly string[];
+      readonly adminBackendRoles?: readonly string[];
+    };
   };
-  readonly delivery: { readonly indexRotation: IndexRotation };
+}
+
+/**
+ * A principal a data access policy accepts: an IAM role or user ARN, or a SAML principal
+ * (`saml/<account>/<provider>/user|group/<name>`). A bare group name (which a domain's role mapping accepts as a
+ * backend role) names nobody here.
+ */
+const POLICY_PRINCIPAL =
+  /^(arn:aws[a-z-]*:iam::\d{12}:(role|user)\/\S+|saml\/\d{12}\/[^/\s]+\/(user|group)\/\S+)$/;
+
+function checkPrincipals(r: Reader, c: ServerlessCheckInput): void {
+  const lists: [string, readonly string[]][] = [
+    ['openSearch.access.readerBackendRoles', c.openSearch.access.readerBackendRoles ?? []],
+    ['openSearch.access.adminBackendRoles', c.openSearch.access.adminBackendRoles ?? []],
+    ...c.routes.map((route, i): [string, readonly string[]] => [
+      `routes[${i}].readerBackendRoles`,
+      route.readerBackendRoles,
+    ]),
+  ];
+  for (const [path, principals] of lists) {
+    for (const principal of principals.filter((p) => !POLICY_PRINCIPAL.test(p))) {
+      r.problem(
+        `${path} has ${JSON.stringify(principal)}, which a Serverless data access policy cannot name: it takes IAM ` +
+          'role or user ARNs and "saml/<account>/<provider>/group/<name>" principals (docs/serverless.md). Use one ' +
+          'of those.',
+      );
+    }
+  }
 }
 
 /**
@@ -112,6 +144,7 @@ export function checkServerless(r: Reader, c: ServerlessCheckInput): void {
         'access with CloudTrail.',
     );
   }
+  checkPrincipals(r, c);
   for (const kind of ['Indexing', 'Search'] as const) {
     const min = s.capacity[`min${kind}Ocu`];
     const max = s.capacity[`max${kind}Ocu`];
@@ -122,4 +155,29 @@ export function checkServerless(r: Reader, c: ServerlessCheckInput): void {
       );
     }
   }
+}
+
+/** What {@link accessFamiliesOf} reads: the default route's prefix, rotation and readers, and the routes'. */
+export interface AccessFamiliesInput {
+  readonly delivery: { readonly indexPrefix: string; readonly indexRotation: IndexRotation };
+  readonly openSearch: { readonly access: { readonly readerBackendRoles?: readonly string[] } };
+  readonly routes: readonly { readonly indexStem: string; readonly readerBackendRoles: readonly string[] }[];
+}
+
+/**
+ * kfek's index families as the collection's data access policy names them: the default route's (`logs-*`, read by
+ * `openSearch.access.readerBackendRoles`) and each route's (`payments-*`, read by its own readers only).
+ */
+export function accessFamiliesOf(c: AccessFamiliesInput): readonly AccessFamily[] {
+  const rotation = c.delivery.indexRotation;
+  return [
+    {
+      indexPattern: indexPatternFor(c.delivery.indexPrefix, rotation),
+      readers: c.openSearch.access.readerBackendRoles ?? [],
+    },
+    ...c.routes.map((route) => ({
+      indexPattern: indexPatternFor(route.indexStem, rotation),
+      readers: route.readerBackendRoles,
+    })),
+  ];
 }
