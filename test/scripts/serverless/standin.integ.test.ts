@@ -10,6 +10,7 @@ import { buildServerlessIndexTemplate } from '../../../core/opensearch/serverles
 import { openSearchSpecInputOf } from '../../../core/opensearch/spec-from-config';
 import { indexFamilies, resolveOpenSearchSpec } from '../../../core/opensearch/spec';
 import { resolveConfig } from '../../../core/config';
+import { deleteExpiredIndices } from '../../../core/opensearch/serverless-retention';
 import { RequestMeter } from '../../../core/reconcile/ports';
 import { searchSide } from '../../../core/reconcile/search-side';
 import {
@@ -216,5 +217,43 @@ describe('the Serverless conformance stand-in on the real node', () => {
     // THEN
     expect([...(counts.events.get('/kfek/standin') ?? new Map()).values()]).toEqual([2]);
     expect(search.refusals.filter((r) => r.reason.includes('_search'))).toEqual([]);
+  });
+
+  test("retention by name: kfek's expired indices are deleted through the APIs Serverless lists; a writer cannot", async () => {
+    // GIVEN indices of two families and one that is not kfek's, each with a document
+    const names = [
+      'logs-2026-10-01',
+      'logs-2026-11-28',
+      'payments-2026-10-01',
+      'payments-2026-11-10',
+      'logs-restored',
+    ];
+    const seeded = await post(
+      as(ADMIN),
+      '/_bulk?refresh=true',
+      bulk(names.map((index, n) => ({ index, id: `r-${n}`, n }))),
+    );
+    expect(seeded.status).toBe(200);
+    const plan = {
+      families: [
+        { stem: 'logs', retentionDays: 14 },
+        { stem: 'payments', retentionDays: 30 },
+      ],
+      rotation: 'OneDay' as const,
+      now: Date.parse('2026-11-29T12:00:00Z'),
+    };
+    // WHEN the writer tries first, then kfek's admin role
+    const byWriter = await deleteExpiredIndices(as(WRITER), plan);
+    const byAdmin = await deleteExpiredIndices(as(ADMIN), plan);
+    // THEN
+    expect(byWriter.deleted).toEqual([]);
+    expect(byWriter.failed.map((f) => f.reason)).toEqual([expect.stringMatching(/HTTP 403/)]);
+    expect(byAdmin).toEqual({ deleted: ['logs-2026-10-01', 'payments-2026-10-01'], failed: [] });
+    const left = await node.client().request({ method: 'GET', path: '/_cat/indices?format=json&h=index' });
+    const remaining = (left.body as { index: string }[]).map((r) => r.index);
+    expect(remaining).toEqual(
+      expect.arrayContaining(['logs-2026-11-28', 'payments-2026-11-10', 'logs-restored']),
+    );
+    expect(remaining).not.toEqual(expect.arrayContaining(['logs-2026-10-01']));
   });
 });
