@@ -1,5 +1,5 @@
 import { Duration, RemovalPolicy, type App, type Environment } from 'aws-cdk-lib';
-import { isCrossAccount, type PipelineConfig, retiredNamesHours } from '../core/config';
+import { accessFamiliesOf, isCrossAccount, type PipelineConfig, retiredNamesHours } from '../core/config';
 import { physicalNamesFor, pipelineLogGroupNames } from '../core/contracts/physical-names';
 import { transformServiceName } from '../core/contracts/transform-env';
 import { buildCrossAccount, type CrossAccountStacks } from './cross-account';
@@ -7,6 +7,23 @@ import { MonitoringStack } from './stacks/monitoring-stack';
 import { PipelineStack } from './stacks/pipeline-stack';
 import { SearchStack } from './stacks/search-stack';
 import { SourcesStack } from './stacks/sources-stack';
+
+/**
+ * A serverless profile (`openSearch.kind: serverless`, issue 42) asked for the whole app before the direct-delivery
+ * indexer's Pipeline and Monitoring stacks (issue 41) can deliver to a collection: refused at synth, with what is
+ * missing, rather than deploying a pipeline that delivers nowhere.
+ */
+export class ServerlessPipelineMissingError extends Error {
+  constructor(profile: string) {
+    super(
+      `profile "${profile}" keeps its logs in an OpenSearch Serverless collection, which only the direct-delivery ` +
+        'indexer (delivery.mode "direct", issue 41) can write to, and this build\'s Pipeline stack delivers with ' +
+        'Firehose to a domain only. Use openSearch.kind "domain" until the indexer is wired to the collection ' +
+        '(docs/serverless.md, "Left to do").',
+    );
+    this.name = 'ServerlessPipelineMissingError';
+  }
+}
 
 /** The stacks of one kfek deployment. */
 export interface KfekStacks {
@@ -55,8 +72,11 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     openSearch: config.openSearch,
     streams: config.streams,
     failedRecords: config.failedRecords,
+    accessFamilies: accessFamiliesOf(config),
     removalPolicy,
   });
+  const domain = search.domain;
+  if (domain === undefined) throw new ServerlessPipelineMissingError(config.profile);
 
   const pipeline = new PipelineStack(app, 'Pipeline', {
     ...common,
@@ -67,7 +87,7 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
       `${config.delivery.mode === 'direct' ? 'the indexer' : 'Firehose'} delivery to OpenSearch`,
     rawStream: search.rawStream,
     eventsStream: search.eventsStream,
-    domain: search.domain,
+    domain,
     bucket: search.bucket,
     failureQueue: search.failureQueue,
     openSearchAdminRole: search.adminRole,
@@ -114,7 +134,7 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     invokedByEventSourceMapping: config.transport === 'lambda',
     deliveryStreamName: names.deliveryStream,
     ...(config.delivery.mode === 'direct' ? { indexerFunctionName: names.indexerFunction } : {}),
-    domain: search.domain,
+    domain,
     sourceLogGroupNames: [...sources.logGroups.keys()],
     dataNodeVolumeSizeInGiB: config.openSearch.volumeSizeGb,
     metricsNamespace: config.name,

@@ -201,4 +201,8 @@ export function costTable(scenarios: readonly Scenario[] = SCENARIOS): string {
 
 if (require.main === module) {
   console.log(costTable());
+  // Domain or Serverless (issue 42): its own module, so the delivery tables and this one change apart.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { kindTable } = require('./cost-kinds') as typeof import('./cost-kinds');
+  console.log(`\n${kindTable()}`);
 }

@@ -72,6 +72,14 @@ export const DEFAULTS = {
     aggregation: DEFAULT_EVENTS_AGGREGATION,
   },
   openSearch: {
+    kind: 'domain',
+    // Used with kind "serverless" (docs/serverless.md): a SEARCH collection (the one type that keeps kfek's ids) in a
+    // NextGen group that scales to zero when idle, without standby replicas (a sandbox's choice; production doubles).
+    serverless: {
+      collectionType: 'SEARCH',
+      standbyReplicas: false,
+      capacity: { minIndexingOcu: 0, maxIndexingOcu: 4, minSearchOcu: 0, maxSearchOcu: 4 },
+    },
     engineVersion: '2.19',
     dataNodeInstanceType: 't3.small.search',
     dataNodeCount: 1,
@@ -114,6 +122,9 @@ export const DEFAULTS = {
 /** Keys that may appear in input although {@link DEFAULTS} leaves them unset (optional settings). */
 export const OPTIONAL_KEYS: Readonly<Record<string, readonly string[]>> = {
   '': ['account', 'region'],
+  // `delivery.mode` belongs to the direct-delivery config (issue 41); listed so a serverless profile may say "direct"
+  // whichever of the two lands first (core/config/serverless.ts reads it).
+  delivery: ['mode'],
   'openSearch.retention': ['warmAfterDays'],
   sources: ['organizationId'],
   'openSearch.access': ['adminBackendRoles', 'readerBackendRoles'],

@@ -17,6 +17,7 @@
  */
 export * from './types';
 export * from './errors';
+export * from './serverless';
 export { CONTEXT_KEY, DEFAULT_PROFILE, DEFAULTS, PROFILE_CONTEXT_KEY } from './defaults';
 export { indexNameFor, indexPatternFor } from '../contracts/index-naming';
 export { configFromCdkJson, reconcileLagMillis, resolveConfig } from './resolve';

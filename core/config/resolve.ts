@@ -14,6 +14,7 @@ import { checkIndexBudget } from './opensearch-budget';
 import { checkVolumeSize } from './opensearch-limits';
 import { type JsonObject, Reader, isObject, merge } from './reader';
 import { checkRoutes, readRoutes } from './routes';
+import { checkServerless } from './serverless';
 import {
   readAlarms,
   readDelivery,
@@ -200,6 +201,7 @@ export function resolveConfig(context: Readonly<Record<string, unknown>>, profil
     reconcile: readReconcile(r),
   };
   crossCheck(r, body);
+  checkServerless(r, body);
   checkRoutes(r, body);
   if (body.sources.accountPolicy.enabled) {
     checkAccountPolicyAcrossProfiles(r, selected, body.env, profiles);

@@ -15,6 +15,7 @@ import {
   readTotalFieldsLimit,
 } from './opensearch-limits';
 import { type Json, type JsonObject, type Reader, isObject } from './reader';
+import { OPENSEARCH_KINDS, readServerless } from './serverless';
 import {
   type AlarmsConfig,
   DELIVERY_MODES,
@@ -193,6 +194,8 @@ export function readDelivery(r: Reader, overrides: Json): DeliveryConfig {
 export function readOpenSearch(r: Reader): OpenSearchConfig {
   const warmAfterDays = r.raw('openSearch.retention.warmAfterDays');
   return {
+    kind: r.oneOf('openSearch.kind', OPENSEARCH_KINDS),
+    serverless: readServerless(r),
     // 2.7 is the oldest engine that has the `flat_object` type kfek's index template maps `kfek.collisions` to.
     engineVersion: r.str(
       'openSearch.engineVersion',

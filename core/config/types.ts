@@ -4,6 +4,7 @@ import type { IndexRotation } from '../contracts/index-naming';
 import type { TransformRoute } from '../contracts/routes';
 import type { Transport } from '../contracts/transform-env';
 import type { RouteSpecInput } from '../opensearch/route-spec';
+import type { OpenSearchKind, ServerlessConfig } from './serverless';
 
 // The config uses the contracts' vocabulary; the contracts never import the config (lint enforces the direction).
 export type { IndexRotation, Transport, TransformRoute };
@@ -169,6 +170,13 @@ export interface DeliveryConfig {
 }
 
 export interface OpenSearchConfig {
+  /**
+   * Where the logs are kept: an OpenSearch Service domain, or an OpenSearch Serverless collection (docs/serverless.md;
+   * the domain's instance, volume, zone and master settings are then unused).
+   */
+  readonly kind: OpenSearchKind;
+  /** The collection and its collection group; read whatever the kind, used when `kind` is `serverless`. */
+  readonly serverless: ServerlessConfig;
   /** OpenSearch engine version, e.g. `2.19`. */
   readonly engineVersion: string;
   readonly dataNodeInstanceType: string;

@@ -87,3 +87,57 @@ export const ASSUMPTIONS = {
   reconcileSecondsPerRun: 30,
   reconcileMemoryMb: 512,
 } as const;
+
+// ---- OpenSearch Serverless (issue 42, docs/serverless.md "What it costs"; scripts/cost-kinds.ts) ----
+
+/**
+ * Where the Serverless prices come from: AWS's own pricing page is not in the documentation stored here, so these are
+ * the us-east-1 rates as cloudburn.io's summary of it states them ("as of March 2026"), read on 2026-11-29.
+ */
+export const SERVERLESS_PRICES_SOURCE =
+  'cloudburn.io/blog/amazon-opensearch-pricing (us-east-1, "as of March 2026"), read 2026-11-29';
+
+/** OpenSearch Serverless list prices (USD). */
+export const SERVERLESS_PRICES = {
+  /** One OCU (indexing or search) for an hour. */
+  ocuHour: 0.24,
+  /** Managed storage (S3-backed), per GB-month. */
+  managedStorageGbMonth: 0.024,
+  /** A customer managed KMS key (the streams' key), per month. */
+  kmsKeyMonth: 1,
+  /** The sandbox domain's data node, `t3.small.search` (docs/costs.md, "What the sandbox costs"). */
+  t3SmallSearchHour: 0.036,
+} as const;
+
+/** What the domain/serverless comparison assumes beyond prices; each is printed under the table. */
+export const SERVERLESS_ASSUMPTIONS = {
+  /** Bytes on disk per byte of the transform's JSON (`npm run bench:storage`, 2026-11-27: 0.41). */
+  diskBytesPerDocumentByte: 0.41,
+  /**
+   * Core-microseconds the node spends indexing a document: through the ingest pipeline (Firehose, a domain) and
+   * without it (the direct indexer, the only way to a collection). `npm run bench:settings` (issue 41): 187-202 and
+   * 97-107; the upper ends.
+   */
+  pipelineCoreMicrosPerDocument: 202,
+  directCoreMicrosPerDocument: 107,
+  /** An OCU is one vCPU and 6 GB (AWS Big Data Blog, docs/serverless.md [6]). Indexing runs at this utilization. */
+  vcpuPerOcu: 1,
+  targetUtilization: 0.5,
+  /** The smallest step an OCU count takes (half OCUs, [6]). */
+  ocuStep: 0.5,
+  /** Hours a day someone searches (Dashboards, `kfek query`); a NextGen group's search side sleeps otherwise. */
+  searchHoursPerDay: 10,
+  /** Search OCUs while someone searches. */
+  searchOcuWhileActive: 1,
+  /**
+   * The vCPUs a `t3.small.search` sustains: its burstable baseline, 20 % of each of its 2 vCPUs (EC2's T3 baseline).
+   * Below this the sandbox's one node carries the load and the domain's compute is its price.
+   */
+  t3SmallSustainedVcpus: 0.4,
+  /** Its largest gp3 volume (GB; docs/settings.md, `openSearch.volumeSizeGb`). */
+  t3SmallMaxVolumeGb: 100,
+  /** The sandbox domain's gp3 volume (GB). */
+  sandboxVolumeGb: 10,
+  /** A domain's volume reserves: 5 % for the OS and 20 % for the service (docs/costs.md, x 1.32). */
+  domainReserveFactor: 1.32,
+} as const;

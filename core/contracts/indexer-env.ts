@@ -26,12 +26,22 @@ export const IndexerEnvVar = {
   Concurrency: 'BULK_CONCURRENCY',
   /** The profile's routes, exactly as the transform gets them (transform-env.ts `serializeRoutes`). */
   Routes: 'KFEK_ROUTES',
+  /**
+   * The SigV4 service the indexer signs `_bulk` for: `es` for a domain, `aoss` for an OpenSearch Serverless collection
+   * (issue 42, docs/serverless.md). Unset means `es`.
+   */
+  SigningService: 'OPENSEARCH_SIGNING_SERVICE',
   /** Powertools' own variable: the CloudWatch namespace of the EMF metrics. */
   MetricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
   /** Powertools' own variable: the `service` of log lines and the `service` dimension of metrics. */
   ServiceName: 'POWERTOOLS_SERVICE_NAME',
 } as const;
 export type IndexerEnvVar = (typeof IndexerEnvVar)[keyof typeof IndexerEnvVar];
+
+/** The SigV4 service names of OpenSearch: a domain's (`es`) and a Serverless collection's (`aoss`). */
+export type OpenSearchSigningService = 'es' | 'aoss';
+/** What {@link IndexerEnvVar.SigningService} means when unset: a domain. */
+export const DEFAULT_SIGNING_SERVICE: OpenSearchSigningService = 'es';
 
 /** The indexer's Powertools service name: the `service` dimension its alarms and dashboard widgets select on. */
 export const INDEXER_SERVICE_NAME = 'indexer';
@@ -52,6 +62,8 @@ export interface IndexerSettings {
   readonly routes?: string;
   /** @default - the reader's default */
   readonly metricsNamespace?: string;
+  /** @default - unset: {@link DEFAULT_SIGNING_SERVICE} (a domain) */
+  readonly signingService?: OpenSearchSigningService;
 }
 
 /** The environment variables of an indexer function: the one writer of {@link IndexerEnvVar}. Values may be tokens. */
@@ -70,5 +82,6 @@ export function indexerEnvironment(settings: IndexerSettings): Record<string, st
   if (settings.routes !== undefined && settings.routes !== '') env[IndexerEnvVar.Routes] = settings.routes;
   if (settings.metricsNamespace !== undefined)
     env[IndexerEnvVar.MetricsNamespace] = settings.metricsNamespace;
+  if (settings.signingService !== undefined) env[IndexerEnvVar.SigningService] = settings.signingService;
   return env;
 }

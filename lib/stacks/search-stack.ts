@@ -8,8 +8,10 @@ import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { FailedRecordsConfig, OpenSearchConfig, StreamConfig } from '../../core/config';
+import type { AccessFamily } from '../../core/opensearch/serverless-access';
 import { LogsDeliveryRole } from '../constructs/logs-delivery-role';
 import { SearchDomain } from '../constructs/search-domain';
+import { ServerlessCollection } from '../constructs/serverless-collection';
 import { retentionDays } from '../retention';
 
 export interface SearchStackProps extends StackProps {
@@ -27,6 +29,12 @@ export interface SearchStackProps extends StackProps {
   readonly streams: { readonly raw: StreamConfig; readonly events: StreamConfig };
   /** How long the failed-records bucket keeps an object (config `failedRecords`). */
   readonly failedRecords: FailedRecordsConfig;
+  /**
+   * kfek's index families and their readers (core/config `accessFamiliesOf`): the collection's data access policy
+   * when `openSearch.kind` is `serverless`.
+   * @default - no families: only admins and no writer reach the collection's indices
+   */
+  readonly accessFamilies?: readonly AccessFamily[];
   /**
    * What happens to the domain, bucket, streams and queue when this stack is deleted.
    * @default RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE
@@ -57,9 +65,15 @@ export interface SearchStackProps extends StackProps {
  * `buildKfek` in lib/app.ts).
  */
 export class SearchStack extends Stack {
-  readonly domain: opensearch.IDomain;
-  /** The concrete domain construct, for the OpenSearch provisioner (issue 5). */
-  readonly searchDomain: SearchDomain;
+  /** The domain (`openSearch.kind: domain`); undefined for a serverless profile, which has {@link collection}. */
+  readonly domain?: opensearch.IDomain;
+  /** The concrete domain construct, for the OpenSearch provisioner (issue 5); undefined for serverless. */
+  readonly searchDomain?: SearchDomain;
+  /**
+   * The OpenSearch Serverless collection, its policies and the indexer's writer role (`openSearch.kind:
+   * serverless`, issue 42); the Pipeline stack reads its endpoint, ARN and writer role.
+   */
+  readonly collection?: ServerlessCollection;
   readonly rawStream: kinesis.IStream;
   readonly eventsStream: kinesis.IStream;
   readonly streamKey: kms.IKey;
@@ -165,7 +179,33 @@ export class SearchStack extends Stack {
       description: `kfek (${props.domainName}): OpenSearch master user, assumed only by the provisioner Lambda`,
     });
 
-    this.searchDomain = new SearchDomain(this, 'Search', {
+    if (os.kind === 'serverless') {
+      this.collection = new ServerlessCollection(this, 'Collection', {
+        collectionName: props.domainName,
+        settings: os.serverless,
+        families: props.accessFamilies ?? [],
+        adminRole: this.adminRole,
+        adminPrincipals: os.access.adminBackendRoles,
+        removalPolicy,
+      });
+      this.logGroups = [];
+      new CfnOutput(this, 'CollectionEndpoint', { value: this.collection.collectionEndpoint });
+      new CfnOutput(this, 'DashboardsUrl', { value: `${this.collection.collectionEndpoint}/_dashboards` });
+    } else {
+      this.searchDomain = this.buildDomain(props, removalPolicy);
+      this.domain = this.searchDomain.domain;
+      this.logGroups = this.searchDomain.logGroups;
+      new CfnOutput(this, 'DashboardsUrl', { value: `https://${this.domain.domainEndpoint}/_dashboards` });
+    }
+    new CfnOutput(this, 'OpenSearchAdminRoleArn', { value: this.adminRole.roleArn });
+    new CfnOutput(this, 'FailedRecordsBucketName', { value: this.bucket.bucketName });
+
+    this.exportForConsumers();
+  }
+
+  private buildDomain(props: SearchStackProps, removalPolicy: RemovalPolicy): SearchDomain {
+    const os = props.openSearch;
+    return new SearchDomain(this, 'Search', {
       domainName: props.domainName,
       engineVersion: os.engineVersion,
       dataNodeInstanceType: os.dataNodeInstanceType,
@@ -177,15 +217,6 @@ export class SearchStack extends Stack {
       logRetention: retentionDays(os.logRetentionDays, 'openSearch.logRetentionDays'),
       removalPolicy,
     });
-    this.domain = this.searchDomain.domain;
-    this.logGroups = this.searchDomain.logGroups;
-
-    // What a person needs after `cdk deploy` (docs/deploy.md).
-    new CfnOutput(this, 'DashboardsUrl', { value: `https://${this.domain.domainEndpoint}/_dashboards` });
-    new CfnOutput(this, 'OpenSearchAdminRoleArn', { value: this.adminRole.roleArn });
-    new CfnOutput(this, 'FailedRecordsBucketName', { value: this.bucket.bucketName });
-
-    this.exportForConsumers();
   }
 
   /**
@@ -212,9 +243,14 @@ export class SearchStack extends Stack {
       this.adminRole.roleArn,
       this.adminRole.roleName,
       this.subscriptionRole.roleArn,
-      this.domain.domainArn,
-      this.domain.domainName,
-      this.domain.domainEndpoint,
+      ...(this.domain ? [this.domain.domainArn, this.domain.domainName, this.domain.domainEndpoint] : []),
+      ...(this.collection
+        ? [
+            this.collection.collectionArn,
+            this.collection.collectionEndpoint,
+            this.collection.writerRole.roleArn,
+          ]
+        : []),
       ...this.logGroups.map((group) => group.logGroupName),
     ];
     values.forEach((value) => this.exportValue(value));

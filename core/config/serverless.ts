@@ -1,0 +1,183 @@
+/**
+ * `openSearch.kind` and `openSearch.serverless` (issue 42, docs/serverless.md): where kfek keeps its logs (a domain
+ * or an OpenSearch Serverless collection), the collection's settings, and every setting a collection cannot honour,
+ * refused with the reason. Each refusal names the AWS page that forces it (docs/serverless.md lists them).
+ */
+import { type IndexRotation, indexPatternFor } from '../contracts/index-naming';
+import type { AccessFamily } from '../opensearch/serverless-access';
+import type { Reader } from './reader';
+
+/** Where the logs are kept: an OpenSearch Service domain (the default) or an OpenSearch Serverless collection. */
+export type OpenSearchKind = 'domain' | 'serverless';
+export const OPENSEARCH_KINDS: readonly OpenSearchKind[] = ['domain', 'serverless'];
+
+/**
+ * Collection types kfek reads, the one it accepts first. Only SEARCH keeps the `_id` kfek sends: Classic TIMESERIES
+ * accepts `PUT <index>/_doc/<id>` for "search collection types only"
+ * (https://docs.aws.amazon.com/opensearch-service/latest/developerguide/serverless-genref.html), and NextGen
+ * TIMESERIES and VECTORSEARCH use "Server-generated IDs (source document IDs are not preserved)"
+ * (https://docs.aws.amazon.com/solutions/latest/migration-assistant-for-amazon-opensearch-service/mts-collection-types.html).
+ */
+export type CollectionType = 'SEARCH' | 'TIMESERIES' | 'VECTORSEARCH';
+export const COLLECTION_TYPES: readonly CollectionType[] = ['SEARCH', 'TIMESERIES', 'VECTORSEARCH'];
+
+/** The collection and its NextGen collection group (config `openSearch.serverless`). */
+export interface ServerlessConfig {
+  /** Always SEARCH once validated (the others are refused: they drop kfek's ids). */
+  readonly collectionType: CollectionType;
+  /** Standby replicas in a second Availability Zone: double the OCUs while active. */
+  readonly standbyReplicas: boolean;
+  /**
+   * The collection group's capacity limits (OCU). Minimum 0 lets the group scale to zero after 10 idle minutes
+   * (https://docs.aws.amazon.com/opensearch-service/latest/developerguide/serverless-scale-to-zero.html); the first
+   * request after that waits 10-30 s.
+   */
+  readonly capacity: {
+    readonly minIndexingOcu: number;
+    readonly maxIndexingOcu: number;
+    readonly minSearchOcu: number;
+    readonly maxSearchOcu: number;
+  };
+}
+
+/** Upper bound kfek accepts for a capacity limit; a typo of 10x is caught, real large groups still fit. */
+const MAX_OCU = 1000;
+
+/** Reads `openSearch.serverless`. */
+export function readServerless(r: Reader): ServerlessConfig {
+  const ocu = (key: string, min: number): number =>
+    r.int(`openSearch.serverless.capacity.${key}`, min, MAX_OCU);
+  return {
+    collectionType: r.oneOf('openSearch.serverless.collectionType', COLLECTION_TYPES),
+    standbyReplicas: r.bool('openSearch.serverless.standbyReplicas'),
+    capacity: {
+      minIndexingOcu: ocu('minIndexingOcu', 0),
+      maxIndexingOcu: ocu('maxIndexingOcu', 1),
+      minSearchOcu: ocu('minSearchOcu', 0),
+      maxSearchOcu: ocu('maxSearchOcu', 1),
+    },
+  };
+}
+
+/**
+ * The delivery mode as the profile states it. `delivery.mode` is owned by the direct-delivery config (issue 41);
+ * this reads the same key so the refusal below holds whichever lands first, `firehose` when unset (its default).
+ */
+function deliveryMode(r: Reader): unknown {
+  return r.raw('delivery.mode') ?? 'firehose';
+}
+
+/** The parts of the resolved config the refusals read (structural, so this file needs nothing of ./types). */
+export interface ServerlessCheckInput extends AccessFamiliesInput {
+  readonly openSearch: {
+    readonly kind: OpenSearchKind;
+    readonly serverless: ServerlessConfig;
+    readonly auditLogs: boolean;
+    readonly access: {
+      readonly readerBackendRoles?: readonly string[];
+      readonly adminBackendRoles?: readonly string[];
+    };
+  };
+}
+
+/**
+ * A principal a data access policy accepts: an IAM role or user ARN, or a SAML principal
+ * (`saml/<account>/<provider>/user|group/<name>`). A bare group name (which a domain's role mapping accepts as a
+ * backend role) names nobody here.
+ */
+const POLICY_PRINCIPAL =
+  /^(arn:aws[a-z-]*:iam::\d{12}:(role|user)\/\S+|saml\/\d{12}\/[^/\s]+\/(user|group)\/\S+)$/;
+
+function checkPrincipals(r: Reader, c: ServerlessCheckInput): void {
+  const lists: [string, readonly string[]][] = [
+    ['openSearch.access.readerBackendRoles', c.openSearch.access.readerBackendRoles ?? []],
+    ['openSearch.access.adminBackendRoles', c.openSearch.access.adminBackendRoles ?? []],
+    ...c.routes.map((route, i): [string, readonly string[]] => [
+      `routes[${i}].readerBackendRoles`,
+      route.readerBackendRoles,
+    ]),
+  ];
+  for (const [path, principals] of lists) {
+    for (const principal of principals.filter((p) => !POLICY_PRINCIPAL.test(p))) {
+      r.problem(
+        `${path} has ${JSON.stringify(principal)}, which a Serverless data access policy cannot name: it takes IAM ` +
+          'role or user ARNs and "saml/<account>/<provider>/group/<name>" principals (docs/serverless.md). Use one ' +
+          'of those.',
+      );
+    }
+  }
+}
+
+/**
+ * Everything a Serverless collection cannot do that the profile asks for, refused with the reason and the fix. Runs
+ * only for `openSearch.kind: "serverless"`.
+ */
+export function checkServerless(r: Reader, c: ServerlessCheckInput): void {
+  if (c.openSearch.kind !== 'serverless') return;
+  const s = c.openSearch.serverless;
+  if (s.collectionType !== 'SEARCH') {
+    r.problem(
+      `openSearch.serverless.collectionType is ${JSON.stringify(s.collectionType)}, which does not keep the _id kfek ` +
+        'sends (the collection generates its own), so every re-read, replay or heal would store a second copy and ' +
+        'reconcile could not find an event by its id (docs/serverless.md). Use "SEARCH".',
+    );
+  }
+  const mode = deliveryMode(r);
+  if (mode !== 'direct') {
+    r.problem(
+      `delivery.mode is ${JSON.stringify(mode)} but openSearch.kind is "serverless": Firehose's Serverless destination ` +
+        "has no document-id option, so it cannot send kfek's ids and would store re-read events twice " +
+        '(docs/serverless.md). Set delivery.mode to "direct" (kfek\'s own indexer).',
+    );
+  }
+  if (c.delivery.indexRotation === 'OneHour') {
+    r.problem(
+      'delivery.indexRotation is "OneHour" but openSearch.kind is "serverless": a collection has no shard settings ' +
+        'to keep 24 indices a day small, and its idle OCUs grow with its index count (docs/serverless.md). Use ' +
+        '"OneDay" or longer.',
+    );
+  }
+  if (c.openSearch.auditLogs) {
+    r.problem(
+      'openSearch.auditLogs is true but openSearch.kind is "serverless": kfek turns audit logging on through the ' +
+        "security plugin's API, which Serverless does not offer (docs/serverless.md). Set it to false and audit data " +
+        'access with CloudTrail.',
+    );
+  }
+  checkPrincipals(r, c);
+  for (const kind of ['Indexing', 'Search'] as const) {
+    const min = s.capacity[`min${kind}Ocu`];
+    const max = s.capacity[`max${kind}Ocu`];
+    if (min > max) {
+      r.problem(
+        `openSearch.serverless.capacity.min${kind}Ocu (${min}) is above max${kind}Ocu (${max}); the group could ` +
+          `never satisfy both. Lower min${kind}Ocu or raise max${kind}Ocu.`,
+      );
+    }
+  }
+}
+
+/** What {@link accessFamiliesOf} reads: the default route's prefix, rotation and readers, and the routes'. */
+export interface AccessFamiliesInput {
+  readonly delivery: { readonly indexPrefix: string; readonly indexRotation: IndexRotation };
+  readonly openSearch: { readonly access: { readonly readerBackendRoles?: readonly string[] } };
+  readonly routes: readonly { readonly indexStem: string; readonly readerBackendRoles: readonly string[] }[];
+}
+
+/**
+ * kfek's index families as the collection's data access policy names them: the default route's (`logs-*`, read by
+ * `openSearch.access.readerBackendRoles`) and each route's (`payments-*`, read by its own readers only).
+ */
+export function accessFamiliesOf(c: AccessFamiliesInput): readonly AccessFamily[] {
+  const rotation = c.delivery.indexRotation;
+  return [
+    {
+      indexPattern: indexPatternFor(c.delivery.indexPrefix, rotation),
+      readers: c.openSearch.access.readerBackendRoles ?? [],
+    },
+    ...c.routes.map((route) => ({
+      indexPattern: indexPatternFor(route.indexStem, rotation),
+      readers: route.readerBackendRoles,
+    })),
+  ];
+}
