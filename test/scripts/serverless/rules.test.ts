@@ -7,7 +7,7 @@ import { resolveConfig } from '../../../core/config';
 import { buildIndexTemplate } from '../../../core/opensearch/index-template';
 import { buildIngestPipeline } from '../../../core/opensearch/ingest-pipeline';
 import { buildServerlessIndexTemplate } from '../../../core/opensearch/serverless-template';
-import { openSearchSpecInputOf } from '../../../core/opensearch/spec-from-config';
+import { openSearchSpecInputOf } from '../../../core/config/opensearch-spec';
 import { indexFamilies, resolveOpenSearchSpec } from '../../../core/opensearch/spec';
 import { refusalOf, type StandinRequest } from '../../../scripts/serverless/rules';
 import { CDK_JSON_CONTEXT } from '../../helpers/app';

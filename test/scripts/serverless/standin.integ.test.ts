@@ -7,7 +7,7 @@ import { createHttpClient, type OpenSearchHttpClient } from '../../../core/opens
 import { collectionAccessPolicy } from '../../../core/opensearch/serverless-access';
 import { buildIndexTemplate } from '../../../core/opensearch/index-template';
 import { buildServerlessIndexTemplate } from '../../../core/opensearch/serverless-template';
-import { openSearchSpecInputOf } from '../../../core/opensearch/spec-from-config';
+import { openSearchSpecInputOf } from '../../../core/config/opensearch-spec';
 import { indexFamilies, resolveOpenSearchSpec } from '../../../core/opensearch/spec';
 import { resolveConfig } from '../../../core/config';
 import { deleteExpiredIndices } from '../../../core/opensearch/serverless-retention';
