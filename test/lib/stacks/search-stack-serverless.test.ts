@@ -12,6 +12,8 @@ import { buildKfek, ServerlessPipelineMissingError } from '../../../lib/app';
 import { SearchStack } from '../../../lib/stacks/search-stack';
 import SANDBOX_SERVERLESS from '../../fixtures/sandbox-serverless.profile.json';
 import { testContext } from '../../helpers/app';
+import { CfnResolver, type CfnTemplate } from '../../helpers/cfn-resolve';
+import { type Call, failures, MATRIX_TARGET, type PolicyDocument } from '../../helpers/permission-matrix';
 import { testOutdir } from '../../helpers/temp-dirs';
 
 const READER = 'arn:aws:iam::123456789012:role/PaymentsReader';
@@ -64,12 +66,7 @@ function deployedPolicy(template: Template): readonly AccessStatement[] {
 }
 
 function roleId(template: Template, descriptionPart: string): string {
-  const roles = template.findResources('AWS::IAM::Role', {
-    Properties: { Description: Match.stringLikeRegexp(descriptionPart) },
-  });
-  const ids = Object.keys(roles);
-  expect(ids).toHaveLength(1);
-  return `role:${ids[0]}`;
+  return `role:${roleIdOf(template, descriptionPart)}`;
 }
 
 describe('Search stack, openSearch.kind "serverless"', () => {
@@ -208,4 +205,61 @@ describe('Search stack, openSearch.kind "serverless"', () => {
     // WHEN / THEN
     expect(() => buildKfek(app, serverlessConfig())).toThrow(ServerlessPipelineMissingError);
   });
+
+  test("iam-simulate: the writer's and provisioner's IAM reaches this collection's data plane, nothing else of aoss", async () => {
+    // GIVEN the stack resolved to concrete ARNs
+    const { stack, template } = buildSearch();
+    const raw = template.toJSON() as CfnTemplate;
+    const resolver = new CfnResolver([{ stackName: stack.stackName, template: raw }], MATRIX_TARGET);
+    const [collectionId] = Object.keys(template.findResources('AWS::OpenSearchServerless::Collection'));
+    const collectionArn = resolver.attribute(stack.stackName, collectionId, 'Arn');
+    const policies = Object.entries(template.findResources('AWS::IAM::Policy'));
+    const callsFor = (roleDescription: string): Call[] => {
+      const roleId = roleIdOf(template, roleDescription);
+      const principal = resolver.attribute(stack.stackName, roleId, 'Arn');
+      const identityPolicies = policies
+        .filter(([, p]) => JSON.stringify((p.Properties as { Roles: unknown }).Roles).includes(roleId))
+        .map(([name, p]) => ({
+          name,
+          policy: resolver.resolve(
+            stack.stackName,
+            (p.Properties as { PolicyDocument: unknown }).PolicyDocument,
+          ) as PolicyDocument,
+        }));
+      const call = (action: string, arn: string, expect: 'Allowed' | 'Denied'): Call => ({
+        caller: roleDescription,
+        principal,
+        action,
+        resource: arn,
+        resourceArn: arn,
+        identityPolicies,
+        expect,
+      });
+      const other = collectionArn.replace(/collection\/.*/, 'collection/someoneelse0000000000');
+      return [
+        call('aoss:APIAccessAll', collectionArn, 'Allowed'),
+        call('aoss:APIAccessAll', other, 'Denied'),
+        call('aoss:DeleteCollection', collectionArn, 'Denied'),
+        call('aoss:UpdateCollection', collectionArn, 'Denied'),
+      ];
+    };
+    // WHEN
+    const problems = await failures(
+      [...callsFor('direct-delivery indexer'), ...callsFor('OpenSearch master user')],
+      MATRIX_TARGET.account,
+    );
+    // THEN
+    expect(problems).toEqual([]);
+  });
 });
+
+/** The logical id of the one role whose description matches. */
+function roleIdOf(template: Template, descriptionPart: string): string {
+  const ids = Object.keys(
+    template.findResources('AWS::IAM::Role', {
+      Properties: { Description: Match.stringLikeRegexp(descriptionPart) },
+    }),
+  );
+  expect(ids).toHaveLength(1);
+  return ids[0];
+}
