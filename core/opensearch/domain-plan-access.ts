@@ -35,7 +35,7 @@ import {
   type SecurityRoleBody,
   writerRoleFor,
 } from './security';
-import { editedByHand, recordedHash } from './registry';
+import { editedByHand, recordedHash, registryIndex } from './registry';
 import { mappingPath, rolePath } from './request-path';
 import type { OpenSearchSpec } from './spec';
 
@@ -52,7 +52,8 @@ export function desiredRoles(spec: OpenSearchSpec, families: Families): Map<stri
   for (const route of spec.routes) patterns.set(route.names.readerRole, []);
   for (const family of families.kept) if (family.readerRole !== undefined) add(family.readerRole, family);
   for (const [role, list] of patterns) roles.set(role, readerRoleFor(list));
-  if (spec.access.reconcileBackendRoles.length > 0) roles.set(spec.names.reconcileRole, buildReconcileRole());
+  if (spec.access.reconcileBackendRoles.length > 0)
+    roles.set(spec.names.reconcileRole, buildReconcileRole(registryIndex(spec.name)));
   return roles;
 }
 
