@@ -7,9 +7,10 @@
  * on JavaScript's engine (they run on RE2, core/contracts/route-pattern.ts). Each side runs every record once per
  * round, sides taking turns; the line per side is its median time against the default path's. Then the worst lines
  * we could construct against that route, each against an ordinary line of the same length, on both transports
- * (helpers/hostile-lines.ts). Then, per route pattern (hand-picked ones, the widest of their shape the config
- * accepts, and generated ones), the worst line we could construct for it against an ordinary line of 64 KiB, through
- * a route that masks with it (helpers/pattern-lines.ts, issue 39). Targets: masking with all detectors at most 1.5x
+ * (helpers/hostile-lines.ts). Then, per class of route pattern (counted and unbounded repetitions, shapes that are
+ * catastrophic on a backtracking engine, alternatives decided far ahead, many automaton states, generated ones), the
+ * worst line we could construct for each pattern against an ordinary line of 64 KiB, through a route that masks with
+ * it (helpers/pattern-lines.ts, issue 39), and each class's worst, side by side in one run. Targets: masking with all detectors at most 1.5x
  * the default transform; the worst hostile line at most 10x an ordinary one.
  */
 import { RouteTable } from '../core/transform/routing';
@@ -95,10 +96,21 @@ async function main(): Promise<void> {
     `route patterns (width bound ${MAX_PATTERN_WIDTH}): the worst line we could construct against an ordinary line ` +
       `of ${PATTERN_LINE} characters, masking with the pattern:`,
   );
-  const figures = measurePatterns(benchPatterns(8), PATTERN_LINE, ordinaryLine);
-  for (const f of figures)
-    console.log(`  ${f.pattern} (width ${f.width}): ${f.worst.toFixed(2)}x (${f.line})`);
-  const worstPattern = Math.max(...figures.map((f) => f.worst));
+  const classes = benchPatterns(8).map((c) => ({
+    name: c.name,
+    figures: measurePatterns(c.patterns, PATTERN_LINE, ordinaryLine),
+  }));
+  for (const c of classes) {
+    console.log(`  ${c.name}:`);
+    for (const f of c.figures)
+      console.log(`    ${f.pattern} (width ${f.width}): ${f.worst.toFixed(2)}x (${f.line})`);
+  }
+  console.log('worst line per class of pattern, against an ordinary line of the same length:');
+  for (const c of classes) {
+    const worst = c.figures.reduce((a, b) => (b.worst > a.worst ? b : a));
+    console.log(`  ${c.name}: ${worst.worst.toFixed(2)}x (${worst.pattern}, ${worst.line})`);
+  }
+  const worstPattern = Math.max(...classes.flatMap((c) => c.figures.map((f) => f.worst)));
   console.log(`worst pattern line / ordinary line: ${worstPattern.toFixed(2)} (target <= 10.00)`);
   console.log(`masking (all built-in detectors) / default path: ${masking.toFixed(2)} (target <= 1.50)`);
 }

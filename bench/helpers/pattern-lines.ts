@@ -4,8 +4,9 @@
  * pattern (a mask is the pattern's dearest use: a line that matches pays for the automaton that finds where). The
  * lines keep the automaton in its widest state: a run of each character the pattern's matches are made of (every
  * counted repetition busy on every character), the longest match with its last character cut off, repeated
- * (near-misses), and a run that ends in a whole match. Matches come from fast-check's `stringMatching`, so the lines
- * follow any pattern, generated ones included.
+ * (near-misses), a run that ends in a whole match, runs of each character before a short match (a thread that
+ * starts early and dies late beside one that matches), and random characters of the matches (many automaton states).
+ * Matches come from fast-check's `stringMatching`, so the lines follow any pattern, generated ones included.
  */
 import fc from 'fast-check';
 import { compileRoutePattern, MAX_PATTERN_WIDTH } from '../../core/contracts/route-pattern';
@@ -18,29 +19,73 @@ import { encode } from './transform-corpus';
 /** The widest counted repetition the config accepts in a pattern shaped as `[a-z]{1,n}@`. */
 const WIDEST_COUNT = MAX_PATTERN_WIDTH - 1;
 
-/** Hand-picked patterns (the widest of their shape the config accepts) and generated ones. */
-export function benchPatterns(generated: number): readonly string[] {
-  const chosen = [
-    `[a-z]{1,${WIDEST_COUNT}}@`,
-    `[^@]{1,${WIDEST_COUNT}}@`,
-    'DE\\d{20}',
-    'password\\s*[:=]\\s*\\S+',
-    '(\\w+\\s?)+$',
-    '(a|aa)+$',
-    '(.*a){12}',
-    `\\d{1,3}(?:\\.\\d{1,3}){3}`,
-    '[A-Za-z0-9._%+-]{1,16}@[A-Za-z0-9.-]{1,16}\\.[a-z]{2,6}',
-    '[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[a-z]{2,6}',
-    `\\S\\d(?:a){1,${MAX_PATTERN_WIDTH - 10}}(?:ab)+(?:ab)+`,
-    `${'a'.repeat(WIDEST_COUNT)}b`,
-  ];
+/** A class of patterns the config accepts, by what makes a line costly for it. */
+export interface PatternClass {
+  readonly name: string;
+  readonly patterns: readonly string[];
+}
+
+/**
+ * The classes of accepted patterns the bench tries (issue 39), hand-picked ones (the widest of their shape the config
+ * accepts) and generated ones: each class's worst line is printed side by side in one run.
+ */
+export function benchPatterns(generated: number): readonly PatternClass[] {
   const atom = fc.constantFrom('a', 'b', '\\d', '\\w', '\\s', '.', '[a-c]', '[^x]', '\\S', 'ab');
   const quantifier = fc.constantFrom('', '+', '*', '?', '{1,8}', '{2,12}', '{1,30}');
   const generator = fc
     .array(fc.tuple(atom, quantifier), { minLength: 2, maxLength: 6 })
     .map((parts) => parts.map(([a, q]) => (q === '' ? a : `(?:${a})${q}`)).join(''))
     .filter((source) => accepted(source) && !compileRoutePattern(source).matchesEmptyIn(''));
-  return [...chosen, ...fc.sample(generator, { numRuns: generated, seed: 39 })];
+  // Alternatives of generated sequences: which one wins depends on what follows (leftmost-first).
+  const alternatives = fc
+    .tuple(generator, generator)
+    .map(([a, b]) => `${a}|${b}`)
+    .filter(accepted);
+  return [
+    {
+      name: 'counted repetitions (bounded width)',
+      patterns: [
+        `[a-z]{1,${WIDEST_COUNT}}@`,
+        `[^@]{1,${WIDEST_COUNT}}@`,
+        'DE\\d{20}',
+        `\\d{1,3}(?:\\.\\d{1,3}){3}`,
+        '[A-Za-z0-9._%+-]{1,16}@[A-Za-z0-9.-]{1,16}\\.[a-z]{2,6}',
+        `${'a'.repeat(WIDEST_COUNT)}b`,
+      ],
+    },
+    {
+      name: 'unbounded repetitions (long or dense matches)',
+      patterns: [
+        'password\\s*[:=]\\s*\\S+',
+        '[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[a-z]{2,6}',
+        `\\S\\d(?:a){1,${MAX_PATTERN_WIDTH - 10}}(?:ab)+(?:ab)+`,
+        '(.*a){12}',
+      ],
+    },
+    {
+      name: 'catastrophic on a backtracking engine',
+      patterns: ['(\\w+\\s?)+$', '(a|aa)+$', '(a+)+$', '^(a|aa)+$'],
+    },
+    {
+      name: 'alternatives decided far ahead (leftmost-first)',
+      patterns: ['a[^!]*!|b', '\\w+\\d|\\w', '[a-z]+@x|[a-z]', 'x.*y|.'],
+    },
+    {
+      name: 'many automaton states (a counted class after a loop)',
+      patterns: ['(?:a|b)*a(?:a|b){18}', '[ab]*a[ab]{12}[cd]', '.*a.{18}'],
+    },
+    {
+      // A mask writes a marker for every match: a line of one-character matches is a document ten times as long,
+      // whatever finds them. The other classes' figures are read against this one.
+      name: 'one-character matches (the floor: a marker per character)',
+      patterns: ['b', '\\d'],
+    },
+    { name: 'generated sequences', patterns: fc.sample(generator, { numRuns: generated, seed: 39 }) },
+    {
+      name: 'generated alternatives',
+      patterns: fc.sample(alternatives, { numRuns: generated / 2, seed: 39 }),
+    },
+  ];
 }
 
 function accepted(source: string): boolean {
@@ -61,6 +106,7 @@ export function hostileLinesFor(source: string, length: number): ReadonlyArray<r
   const samples = fc.sample(fc.stringMatching(new RegExp(source)), { numRuns: 40, seed: 39 });
   const matches = samples.map((s) => new RegExp(source).exec(s)?.[0] ?? '').filter((m) => m.length > 0);
   const longest = matches.reduce((a, b) => (b.length > a.length ? b : a), '');
+  const shortest = matches.reduce((a, b) => (b.length < a.length ? b : a), longest);
   const chars = [...new Set(matches.join(''))].slice(0, 6);
   const lines: Array<readonly [string, string]> = [];
   for (const c of chars) {
@@ -70,6 +116,19 @@ export function hostileLinesFor(source: string, length: number): ReadonlyArray<r
       repeatTo(repeatTo(c, 2_000) + longest, length),
     ]);
   }
+  // Runs of each character before a short match: a thread that starts on the character and one that matches soon
+  // after (the lines that made a search read the rest of the line again after every match).
+  lines.push([
+    'runs of each character, then a short match',
+    repeatTo(chars.map((c) => c.repeat(16) + shortest).join(''), length),
+  ]);
+  // Random characters of the matches: as many automaton states as the pattern has.
+  let seed = 39;
+  const random = Array.from({ length }, () => {
+    seed = (seed * 1_103_515_245 + 12_345) & 0x7fffffff;
+    return chars[seed % chars.length] ?? 'a';
+  }).join('');
+  lines.push(['random characters of its matches', random]);
   if (longest.length > 1)
     lines.push([
       'near-misses (a match without its last character)',

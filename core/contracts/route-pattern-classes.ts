@@ -93,3 +93,22 @@ export const CLASS_ESCAPES: Readonly<Record<string, Ranges>> = {
   S: complement(SPACE),
 };
 export const CONTROL_ESCAPES: Readonly<Record<string, number>> = { t: 9, n: 10, v: 11, f: 12, r: 13 };
+
+/**
+ * The most threads a run of literal characters keeps alive at once: after any text, the live ones are the prefixes
+ * of the run that end the text, which are the longest such prefix and its borders (KMP's failure chain). `xyyyy` keeps
+ * one, `aaaa` keeps four.
+ */
+export function literalWidth(run: readonly number[]): number {
+  const failure = new Array<number>(run.length + 1).fill(0);
+  const chain = new Array<number>(run.length + 1).fill(0);
+  let widest = 0;
+  for (let j = 1; j <= run.length; j++) {
+    let k = j === 1 ? 0 : failure[j - 1];
+    while (k > 0 && run[k] !== run[j - 1]) k = failure[k];
+    failure[j] = j > 1 && run[k] === run[j - 1] ? k + 1 : 0;
+    chain[j] = 1 + chain[failure[j]];
+    widest = Math.max(widest, chain[j]);
+  }
+  return widest;
+}

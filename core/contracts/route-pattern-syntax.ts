@@ -21,11 +21,13 @@ import {
   CONTROL_ESCAPES,
   hex,
   LINE_TERMINATORS,
+  literalWidth,
   normalize,
   type Ranges,
   re2Class,
   unitPoint,
 } from './route-pattern-classes';
+import type { PatternNode } from './route-pattern-automaton';
 
 export { unitPoint } from './route-pattern-classes';
 
@@ -49,11 +51,14 @@ export interface Re2Translation {
   readonly longest: number;
   /** True when the pattern has `^` or `$`. */
   readonly anchored: boolean;
+  /** The pattern's tree over UTF-16 code units (route-pattern-automaton.ts runs it to find where matches are). */
+  readonly tree: PatternNode;
 }
 
 /** One parsed atom: a set of code units, or RE2 text with its width. */
 interface Piece {
   readonly re2: string;
+  readonly node: PatternNode;
   readonly width: number;
   /** The most code units it matches. */
   readonly longest: number;
@@ -63,24 +68,13 @@ interface Piece {
   readonly unit?: number;
 }
 
-/**
- * The most threads a run of literal characters keeps alive at once: after any text, the live ones are the prefixes
- * of the run that end the text, which are the longest such prefix and its borders (KMP's failure chain). `xyyyy` keeps
- * one, `aaaa` keeps four.
- */
-function literalWidth(run: readonly number[]): number {
-  const failure = new Array<number>(run.length + 1).fill(0);
-  const chain = new Array<number>(run.length + 1).fill(0);
-  let widest = 0;
-  for (let j = 1; j <= run.length; j++) {
-    let k = j === 1 ? 0 : failure[j - 1];
-    while (k > 0 && run[k] !== run[j - 1]) k = failure[k];
-    failure[j] = j > 1 && run[k] === run[j - 1] ? k + 1 : 0;
-    chain[j] = 1 + chain[failure[j]];
-    widest = Math.max(widest, chain[j]);
-  }
-  return widest;
-}
+/** A class of code units as a piece. */
+const setPiece = (ranges: Ranges): Piece => ({
+  re2: re2Class(ranges),
+  width: 1,
+  longest: 1,
+  node: { k: 'set', ranges },
+});
 
 const RE2_ONLY_ESCAPE =
   'is not an escape in JavaScript (it stands for the letter itself there, and for something else in RE2: \\A, ' +
@@ -97,9 +91,9 @@ class Reader {
   public constructor(private readonly s: string) {}
 
   public translate(): Re2Translation {
-    const { re2, width, longest } = this.disjunction();
+    const { re2, width, longest, node } = this.disjunction();
     if (this.i < this.s.length) this.refuse(`an unmatched ")" at position ${this.i}`);
-    return { re2, width, longest, anchored: this.anchored };
+    return { re2, width, longest, anchored: this.anchored, tree: node };
   }
 
   private refuse(what: string): never {
@@ -116,6 +110,10 @@ class Reader {
       re2: alternatives.map((a) => a.re2).join('|'),
       width: alternatives.reduce((sum, a) => sum + a.width, 0),
       longest: Math.max(...alternatives.map((a) => a.longest)),
+      node:
+        alternatives.length === 1
+          ? alternatives[0].node
+          : { k: 'alt', items: alternatives.map((a) => a.node) },
     };
   }
 
@@ -124,10 +122,12 @@ class Reader {
     let width = 0;
     let longest = 0;
     let literal: number[] = [];
+    const items: PatternNode[] = [];
     while (this.i < this.s.length && this.s[this.i] !== '|' && this.s[this.i] !== ')') {
       const atom = this.atom();
       const quantified = this.quantifier(atom);
       re2 += quantified.re2;
+      items.push(quantified.node);
       longest += quantified.longest;
       if (quantified === atom && atom.unit !== undefined) {
         literal.push(atom.unit);
@@ -136,7 +136,7 @@ class Reader {
       width += literalWidth(literal) + quantified.width;
       literal = [];
     }
-    return { re2, width: width + literalWidth(literal), longest };
+    return { re2, width: width + literalWidth(literal), longest, node: { k: 'cat', items } };
   }
 
   private atom(): Piece {
@@ -145,11 +145,17 @@ class Reader {
       case '^':
       case '$':
         this.anchored = true;
-        return { re2: c === '^' ? '\\A' : '\\z', width: 0, longest: 0, assertion: true };
+        return {
+          re2: c === '^' ? '\\A' : '\\z',
+          width: 0,
+          longest: 0,
+          assertion: true,
+          node: { k: 'assert', what: c === '^' ? 'begin' : 'end' },
+        };
       case '.':
-        return { re2: re2Class(complement(LINE_TERMINATORS)), width: 1, longest: 1 };
+        return setPiece(complement(LINE_TERMINATORS));
       case '[':
-        return { re2: re2Class(this.characterClass()), width: 1, longest: 1 };
+        return setPiece(this.characterClass());
       case '(':
         return this.group();
       case '\\':
@@ -168,7 +174,13 @@ class Reader {
   }
 
   private unit(code: number): Piece {
-    return { re2: hex(unitPoint(code)), width: 1, longest: 1, unit: code };
+    return {
+      re2: hex(unitPoint(code)),
+      width: 1,
+      longest: 1,
+      unit: code,
+      node: { k: 'set', ranges: [[code, code]] },
+    };
   }
 
   /** `{n}`, `{n,}` or `{n,m}` at `at`: [min, max (Infinity), length], or undefined when it is a literal `{`. */
@@ -199,7 +211,8 @@ class Reader {
     }
     if (atom.assertion === true)
       this.refuse(`${text} repeats an anchor or word boundary, which JavaScript refuses`);
-    if (this.s[this.i] === '?') {
+    const lazy = this.s[this.i] === '?';
+    if (lazy) {
       text += '?';
       this.i++;
     }
@@ -214,6 +227,7 @@ class Reader {
       re2: `(?:${atom.re2})${text}`,
       width: atom.width * copies,
       longest: atom.longest === 0 ? 0 : atom.longest * max,
+      node: { k: 'repeat', item: atom.node, min, max, greedy: !lazy },
     };
   }
 
@@ -239,30 +253,32 @@ class Reader {
     const inner = this.disjunction();
     if (this.s[this.i] !== ')') this.refuse(`the group opened at position ${opened} is never closed`);
     this.i++;
-    return { re2: `(?:${inner.re2})`, width: inner.width, longest: inner.longest };
+    return { re2: `(?:${inner.re2})`, width: inner.width, longest: inner.longest, node: inner.node };
   }
 
   private atomEscape(): Piece {
     const c = this.s[this.i];
     if (c === 'b' || c === 'B') {
       this.i++;
-      return { re2: `\\${c}`, width: 0, longest: 0, assertion: true };
+      const what = c === 'b' ? 'word' : 'not-word';
+      return { re2: `\\${c}`, width: 0, longest: 0, assertion: true, node: { k: 'assert', what } };
     }
     const set = this.classEscape(false);
     if (set.length === 1 && set[0][0] === set[0][1]) return this.unit(set[0][0]);
     if (set.length === 0) return this.astral();
-    return { re2: re2Class(set), width: 1, longest: 1 };
+    return setPiece(set);
   }
 
   /** `\u{...}` above U+FFFF outside a class: its two code units (kfek reads `\u{...}` as a code point). */
   private astral(): Piece {
     const point = this.pendingAstral;
     this.pendingAstral = 0;
-    const text = String.fromCodePoint(point);
+    const [high, low] = [0, 1].map((k) => this.unit(String.fromCodePoint(point).charCodeAt(k)));
     return {
-      re2: `(?:${this.unit(text.charCodeAt(0)).re2}${this.unit(text.charCodeAt(1)).re2})`,
+      re2: `(?:${high.re2}${low.re2})`,
       width: 2,
       longest: 2,
+      node: { k: 'cat', items: [high.node, low.node] },
     };
   }
 

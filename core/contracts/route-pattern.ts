@@ -12,6 +12,7 @@
  * CDK-free, no I/O.
  */
 import { RE2JS } from 're2js';
+import { PatternAutomaton } from './route-pattern-automaton';
 import { PatternSyntaxRefusal, type Re2Translation, translateToRe2, unitPoint } from './route-pattern-syntax';
 
 /** A compiled route pattern. Stateless: safe to share between calls. */
@@ -51,8 +52,8 @@ export class RoutePatternError extends Error {
  * re2js's automata step every live thread on every character, and a line can keep every instruction alive (a run of
  * letters for `[a-z]{1,1000}@`: 170-310x an ordinary line), so the width bounds what the worst line costs against an
  * ordinary one of the same length. Measured through the transform on 64 KiB lines (bench:processing): `[a-z]{1,39}@`
- * 2.5-11x, `[a-z]{1,99}@` 47-97x. The bound does not make the automaton that finds where a long match ends any
- * cheaper per character (docs/teams-and-routes.md says where the 10x target is not met).
+ * 2.5-11x, `[a-z]{1,99}@` 47-97x. It also bounds the states a DFA step builds (route-pattern-automaton.ts), where a
+ * mask finds where its matches are.
  */
 export const MAX_PATTERN_WIDTH = 40;
 
@@ -90,64 +91,6 @@ function viewOf(text: string): TextView {
   };
 }
 
-type Span = readonly [number, number];
-
-/** Every non-empty match of `re` in `text`, leftmost-first, as `String.prototype.replace` with `g` takes them. */
-function allSpans(re: RE2JS, text: string): Span[] {
-  const spans: Span[] = [];
-  const matcher = re.matcher(text);
-  for (let from = 0; from <= text.length && matcher.find(from);) {
-    const start = matcher.start();
-    const end = matcher.end();
-    if (end === start) {
-      from = end + 1;
-      continue;
-    }
-    spans.push([start, end]);
-    from = end;
-  }
-  return spans;
-}
-
-/** Patterns whose matches are at most this long are searched window by window ({@link windowedSpans}). */
-const MAX_WINDOWED_MATCH = 4_096;
-
-/**
- * {@link allSpans} for a pattern without anchors whose matches take at most `longest` code units, a window at a
- * time: re2js's matcher costs time that grows with the whole text's length on every call (its backtracker clears a
- * bit per instruction and character; a 64 KiB line with a match every 2,000 characters took 100x a 6.4 KiB one), and
- * its automaton keeps a thread per possible start alive, so a long line paid for every character many times over. A window of `step` starts, `longest` characters beyond them
- * and one on either side (for `\b`) holds every match that starts in it and the characters its boundaries read, so
- * what is found there is what the whole text gives; the lazy DFA skips a window without a match.
- */
-function windowedSpans(re: RE2JS, text: string, longest: number): Span[] {
-  const spans: Span[] = [];
-  const step = Math.max(longest, 32);
-  for (let from = 0; from < text.length;) {
-    const lo = Math.max(0, from - 1);
-    const hi = Math.min(text.length, from + step + longest + 1);
-    const window = text.slice(lo, hi);
-    let next = from + step;
-    if (re.test(window)) {
-      const matcher = re.matcher(window);
-      for (let at = from - lo; at <= window.length && matcher.find(at);) {
-        const start = matcher.start() + lo;
-        const end = matcher.end() + lo;
-        if (start >= from + step) break;
-        if (end === start) {
-          at = end - lo + 1;
-          continue;
-        }
-        spans.push([start, end]);
-        next = Math.max(next, end);
-        at = end - lo;
-      }
-    }
-    from = next;
-  }
-  return spans;
-}
-
 /** The reason a pattern is refused, for the operator. */
 function explain(error: unknown): string {
   if (error instanceof PatternSyntaxRefusal) {
@@ -183,26 +126,27 @@ export function compileRoutePattern(source: string): RoutePattern {
         'unbounded repetition (+, *: one copy whatever the count), or split an alternation into several rules',
     );
   }
+  let automaton: PatternAutomaton | undefined;
   return {
     source,
     anchored: translation.anchored,
     test: (text) => re.test(viewOf(text).text),
     replaceAll(text, replacement) {
-      const view = viewOf(text);
-      // The lazy DFA answers "no match" at a table lookup per character; only a text that matches pays for the
-      // automaton that finds where.
-      if (!re.test(view.text)) return { text, count: 0 };
-      const windowed =
-        !translation.anchored && translation.longest <= MAX_WINDOWED_MATCH && view.text === text;
-      const spans = windowed ? windowedSpans(re, text, translation.longest) : allSpans(re, view.text);
+      // The lazy DFA answers "no match" at a table lookup per character; only a text that matches pays for finding
+      // where, which two more lazy DFAs do (route-pattern-automaton.ts), built on the first line that needs them.
+      if (!re.test(viewOf(text).text)) return { text, count: 0 };
+      automaton ??= new PatternAutomaton(translation.tree);
+      const spans = automaton.spans(text);
       if (spans.length === 0) return { text, count: 0 };
-      let out = '';
+      const parts: string[] = [];
       let copiedTo = 0;
-      for (const [start, end] of spans) {
-        out += text.slice(copiedTo, view.original(start)) + replacement;
-        copiedTo = view.original(end);
+      for (let k = 0; k < spans.length; k += 2) {
+        if (spans[k] > copiedTo) parts.push(text.slice(copiedTo, spans[k]));
+        parts.push(replacement);
+        copiedTo = spans[k + 1];
       }
-      return { text: out + text.slice(copiedTo), count: spans.length };
+      parts.push(text.slice(copiedTo));
+      return { text: parts.join(''), count: spans.length / 2 };
     },
     matchesEmptyIn(text) {
       const mapped = viewOf(text).text;

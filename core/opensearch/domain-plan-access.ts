@@ -37,6 +37,7 @@ import {
   writerRoleFor,
 } from './security';
 import { editedByHand, recordedHash } from './registry-changes';
+import { registryIndex } from './registry';
 import { mappingPath, rolePath } from './request-path';
 import { type OpenSearchSpec, writerBackendRolesOf } from './spec';
 
@@ -53,7 +54,8 @@ export function desiredRoles(spec: OpenSearchSpec, families: Families): Map<stri
   for (const route of spec.routes) patterns.set(route.names.readerRole, []);
   for (const family of families.kept) if (family.readerRole !== undefined) add(family.readerRole, family);
   for (const [role, list] of patterns) roles.set(role, readerRoleFor(list));
-  if (spec.access.reconcileBackendRoles.length > 0) roles.set(spec.names.reconcileRole, buildReconcileRole());
+  if (spec.access.reconcileBackendRoles.length > 0)
+    roles.set(spec.names.reconcileRole, buildReconcileRole(registryIndex(spec.name)));
   return roles;
 }
 

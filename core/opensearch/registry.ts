@@ -70,10 +70,18 @@ export async function readRegistry(
   client: OpenSearchHttpClient,
   name: string,
 ): Promise<Registry | undefined> {
-  const path = requestPath([one('index', registryIndex(name)), '_doc', DOC]);
-  const got = await call(client, { method: 'GET', path }, [200, 404]);
-  const body = record(got.body);
-  if (got.status === 404 || body.found !== true) return undefined;
+  const got = await call(client, { method: 'GET', path: registryDocPath(name) }, [200, 404]);
+  return got.status === 404 ? undefined : registryFrom(got.body);
+}
+
+/** Where the record's one document is read: `GET` it. */
+export const registryDocPath = (name: string): string =>
+  requestPath([one('index', registryIndex(name)), '_doc', DOC]);
+
+/** The record in a `GET` answer of {@link registryDocPath}; undefined when the answer holds none. */
+export function registryFrom(answer: unknown): Registry | undefined {
+  const body = record(answer);
+  if (body.found !== true) return undefined;
   const objects = new Map(
     Object.entries(record(record(body._source).objects)).filter(
       (e): e is [string, string] => typeof e[1] === 'string',

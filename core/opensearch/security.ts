@@ -131,13 +131,17 @@ export function readerRoleFor(patterns: readonly string[]): SecurityRoleBody {
 
 /**
  * The reconcile function's extra role: listing index templates (`GET _index_template`), a cluster action no reader
- * role has, so `kfek reconcile` in Lambda finds every stem kfek keeps from kfek's templates. No index, no tenant.
+ * role has, and getting the one document of kfek's record of what it owns (`registryIndex`, `GET <index>/_doc/...`),
+ * so `kfek reconcile` in Lambda finds every stem kfek keeps, from the templates that record vouches for
+ * (core/reconcile/kept-stems.ts). Least privilege: a document get on that one index (no search, no write), no other
+ * index, no tenant.
  */
-export function buildReconcileRole(): SecurityRoleBody {
+export function buildReconcileRole(registryIndex: string): SecurityRoleBody {
   return {
-    description: 'kfek: lists index templates, so reconcile finds the stems kfek keeps (nothing else)',
+    description:
+      "kfek: lists index templates and reads kfek's record of what it owns, so reconcile finds the stems kfek keeps (nothing else)",
     cluster_permissions: ['indices:admin/index_template/get'],
-    index_permissions: [],
+    index_permissions: [{ index_patterns: [registryIndex], allowed_actions: ['indices:data/read/get'] }],
     tenant_permissions: [],
   };
 }

@@ -108,6 +108,8 @@ export interface ReconcileClients {
 export interface ReconcileRun extends ReconcileReport {
   /** Kept objects read that name no event (poison records, sequence-number ranges): replay tells what they hold. */
   readonly unreadableKept: readonly string[];
+  /** `<name>-*` index templates kfek's record does not vouch for (kept-stems.ts), one warning line each. */
+  readonly ignoredTemplates: readonly string[];
 }
 
 export async function runReconcileWith(
@@ -152,6 +154,7 @@ export async function runReconcileWith(
     current: [settings.index.prefix, ...settings.routes.map((r) => r.indexStem)],
   });
   if (stems.note !== undefined) onProgress?.(stems.note);
+  for (const line of stems.ignored) onProgress?.(`warning: ${line}`);
   const kept = keptSide({
     sources: settings.kept,
     since: keptSince(settings.since),
@@ -204,7 +207,7 @@ export async function runReconcileWith(
   // The kept data was read only if some event was not searchable; its unreadable items matter only then.
   const unreadableKept =
     report.totals.missing + report.totals.kept > 0 ? (await kept.index()).unreadable : [];
-  return { ...report, requests: meter.snapshot(), unreadableKept };
+  return { ...report, requests: meter.snapshot(), unreadableKept, ignoredTemplates: stems.ignored };
 }
 
 /**

@@ -99,6 +99,8 @@ export async function handler(event: ScheduledEvent, context: Context): Promise<
       requests: run.requests,
       exactTier: run.exactTier,
     });
+    // A `kfek-*` template kfek's record does not vouch for is someone else's: said loudly, never read as kfek's.
+    for (const line of run.ignoredTemplates) logger.warn('index template not trusted', { reason: line });
     for (const group of run.groups) {
       if (group.healRefused !== undefined) {
         logger.warn('missing events not healed', { logGroup: group.logGroup, reason: group.healRefused });

@@ -105,6 +105,7 @@ describe('kfek reconcile: the report', () => {
     exactTier: { events: 3, durationInMillis: 12 },
     durationInMillis: 2500,
     unreadableKept: [],
+    ignoredTemplates: [],
   };
 
   test('a row per log group, the events that are not searchable worst first, what it cost, the result', () => {

@@ -2,9 +2,13 @@
  * Reconcile finds an event in every index kfek keeps for it, on the real node: after a stem change (or a route
  * removed while its indices are kept) the old stem's documents are counted and found, where a search of the
  * profile's current stems alone calls them missing. The stems come from kfek's index templates (their `_meta`
- * ledger), and a stem read from the domain that is no stem (`*`, a list) never widens the search.
+ * ledger), read only from the templates kfek's own record (`.kfek-registry`, written by the provisioner) holds with
+ * the content it wrote: a hand-made `kfek-evil` or a copy of kfek's template whose ledger names another team's stem is
+ * ignored and named in a warning (main read both), and a stem that is no stem (`*`, a list) never widens the search.
  */
 import type { OpenSearchHttpClient } from '../../../core/opensearch/http';
+import { provisionOpenSearch } from '../../../core/opensearch/provision';
+import { type OpenSearchSpec, resolveOpenSearchSpec } from '../../../core/opensearch/spec';
 import { documentIdFor } from '../../../core/opensearch/ingest-pipeline';
 import { keptStems } from '../../../core/reconcile/kept-stems';
 import { RequestMeter } from '../../../core/reconcile/ports';
@@ -35,26 +39,54 @@ function doc(id: string, at: number): Record<string, unknown> {
   };
 }
 
-test('counts and finds the events of a retired stem kept in the domain; never a stem that is no stem', async () => {
-  // GIVEN the profile's stem `logs` and a retired stem `orders-a` (its template still there with its ledger), a
-  // forged kfek template whose ledger names `*`, and someone else's template
+const spec = (ordersStem: string): OpenSearchSpec =>
+  resolveOpenSearchSpec({
+    indexPrefix: 'logs',
+    indexTemplate: { shards: 1, replicas: 0 },
+    retention: { deleteAfterDays: 7 },
+    access: { firehoseRoleArn: 'arn:aws:iam::123456789012:role/firehose' },
+    routes: [{ name: 'orders', indexStem: ordersStem, retentionDays: 30, readerBackendRoles: ['team-a'] }],
+  });
+
+test('counts and finds the events of a retired stem kfek recorded; never a stem a forged or copied template names', async () => {
+  // GIVEN the route orders moved from orders-a to orders-b by two deploys (orders-a's index kept, so its template
+  // stays, with its ledger, in kfek's record), a hand-made kfek-evil whose ledger names another team's stem, a copy
+  // of kfek's own template under another name, a forged ledger naming `*`, and someone else's template
   const client = opensearch.client();
-  const templates: [string, string, Record<string, unknown>][] = [
-    ['kfek-logs', 'logs-*', { managed_by: 'kfek', kfek_stem: 'logs' }],
+  await provisionOpenSearch(client, spec('orders-a'));
+  await put(client, '/orders-a-2026-11-27', {});
+  await provisionOpenSearch(client, spec('orders-b'));
+  const own = (await client.request({ method: 'GET', path: '/_index_template/kfek-orders-a' })).body as {
+    index_templates: [{ index_template: Record<string, unknown> }];
+  };
+  const copy = own.index_templates[0].index_template;
+  const templates: [string, Record<string, unknown>][] = [
     [
-      'kfek-orders-a',
-      'orders-a-*',
-      { managed_by: 'kfek', kfek_stem: 'orders-a', kfek_retired_at: '2026-11-27T09:00:00Z' },
+      'kfek-evil',
+      { index_patterns: ['evil-*'], priority: 301, _meta: { managed_by: 'kfek', kfek_stem: 'teamx' } },
     ],
-    ['kfek-forged', 'forged-*', { managed_by: 'kfek', kfek_stem: '*' }],
-    ['teamx', 'teamx-*', { managed_by: 'teamx', kfek_stem: 'teamx' }],
+    [
+      'kfek-orders-copy',
+      {
+        ...copy,
+        index_patterns: ['copy-*'],
+        priority: 302,
+        _meta: { ...(copy._meta as object), kfek_stem: 'teamx' },
+      },
+    ],
+    [
+      'kfek-forged',
+      { index_patterns: ['forged-*'], priority: 303, _meta: { managed_by: 'kfek', kfek_stem: '*' } },
+    ],
+    [
+      'teamx',
+      { index_patterns: ['teamx-*'], priority: 304, _meta: { managed_by: 'teamx', kfek_stem: 'teamx' } },
+    ],
   ];
-  for (const [i, [name, pattern, meta]] of templates.entries()) {
+  for (const [name, body] of templates) {
     await put(client, `/_index_template/${name}`, {
-      index_patterns: [pattern],
-      priority: 200 + i,
       template: { settings: { number_of_replicas: 0 }, mappings: MAPPINGS },
-      _meta: meta,
+      ...body,
     });
   }
   // one event in the current stem's index, one (of the window before the change) in the retired stem's
@@ -66,7 +98,7 @@ test('counts and finds the events of a retired stem kept in the domain; never a 
   const meter = new RequestMeter();
 
   // WHEN
-  const kept = await keptStems({ client, meter, current: ['logs'] });
+  const kept = await keptStems({ client, meter, current: ['logs', 'orders-b'] });
   const side = searchSide({ client, stems: kept.stems, rotation: 'OneDay', meter });
   const currentOnly = searchSide({ client, stems: ['logs'], rotation: 'OneDay', meter });
   const counts = await side.countPerMinute([GROUP], T0, T0 + 2 * 60_000);
@@ -75,9 +107,15 @@ test('counts and finds the events of a retired stem kept in the domain; never a 
     { id: now, stem: 'logs', at: T0 + 90_000 },
   ]);
 
-  // THEN
-  expect(kept.stems).toEqual(['logs', 'orders-a']);
+  // THEN the retired stem kfek recorded is searched, no stem a template kfek did not record names, and each such
+  // `kfek-*` template is named in a warning (`teamx` is no `kfek-*` template: not listed at all)
+  expect(kept.stems).toEqual(['logs', 'orders-b', 'orders-a']);
   expect(kept.note).toBeUndefined();
+  expect(kept.ignored.map((line) => /^index template (\S+): ignored: /.exec(line)?.[1]).sort()).toEqual([
+    'kfek-evil',
+    'kfek-forged',
+    'kfek-orders-copy',
+  ]);
   expect([...(counts.events.get(GROUP.logGroup) ?? new Map<number, number>())]).toEqual([
     [T0, 1],
     [T0 + 60_000, 1],

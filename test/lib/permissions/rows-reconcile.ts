@@ -123,7 +123,7 @@ export const RECONCILE_ROWS: readonly Row[] = [
     },
   },
   {
-    name: 'reconcile | es:ESHttpPost _mget and _search, es:ESHttpGet | domain of its OpenSearch URL | identity, domain access policy',
+    name: "reconcile | es:ESHttpPost _mget and _search, es:ESHttpGet (and kfek's templates and record) | domain of its OpenSearch URL | identity, domain access policy",
     when: hasReconcile,
     calls: (m) => {
       const { role, job } = reconcile(m);
@@ -133,6 +133,10 @@ export const RECONCILE_ROWS: readonly Row[] = [
         domainCall(m, c, domain, 'es:ESHttpPost', '_mget'),
         domainCall(m, c, domain, 'es:ESHttpPost', `${job.indexPrefix}-*/_search`),
         domainCall(m, c, domain, 'es:ESHttpGet', `${job.indexPrefix}-*/_search`),
+        // kept-stems.ts: the stems kfek keeps, from the templates kfek's record vouches for (fine-grained access
+        // control narrows both to the kfek_reconcile role's template listing and the record's one document)
+        domainCall(m, c, domain, 'es:ESHttpGet', '_index_template/kfek-*'),
+        domainCall(m, c, domain, 'es:ESHttpGet', '.kfek-registry/_doc/objects'),
       ];
     },
   },

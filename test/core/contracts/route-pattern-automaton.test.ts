@@ -1,0 +1,61 @@
+/**
+ * Where a mask's matches are (core/contracts/route-pattern-automaton.ts, issue 39): the spans JavaScript's
+ * `String.prototype.replace` with a `g` RegExp replaces, found in two passes that read no position twice. Alternatives
+ * whose winner is decided far ahead (leftmost-first), patterns with many automaton states, anchors and word
+ * boundaries, on generated lines made of the pattern's own characters (where the preferred way dies late), and the
+ * hostile lines that made a search read the rest of a 64 KiB line again after every match (20 s to a minute on
+ * main's engine, so these also fail there by the test's timeout).
+ */
+import fc from 'fast-check';
+import { compileRoutePattern } from '../../../core/contracts/route-pattern';
+
+/** What JavaScript replaces (an empty match replaces nothing: config refuses mask patterns that match empty text). */
+const jsMask = (source: string, text: string): string =>
+  text.replace(new RegExp(source, 'g'), (m) => (m.length === 0 ? '' : '#'));
+
+const PATTERNS = [
+  'a[^!]*!|b',
+  '\\w+\\d|\\w',
+  '[a-z]+@x|[a-z]',
+  'x.*y|.',
+  '(?:ab|a)(?:bc|c)?',
+  '(?:a|ab)(?:c|bcd)',
+  'a*?b|a',
+  '(?:a|b)*a(?:a|b){6}',
+  '\\ba\\w*\\b|\\Bb',
+  '^a+|b+$|c',
+  '(?:a+)+b|a',
+  '[^ab]?a{2,5}?b*',
+];
+
+describe('mask spans', () => {
+  test.each(PATTERNS)('property: %s masks what JavaScript masks on lines of its own characters', (source) => {
+    const pattern = compileRoutePattern(source);
+    const line = fc
+      .array(fc.constantFrom('a', 'b', 'c', '!', 'x', 'y', '@', ' ', '1', 'ab', 'aaaa', 'bbbb'), {
+        maxLength: 40,
+      })
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(line, (text) => {
+        expect(pattern.replaceAll(text, '#').text).toBe(jsMask(source, text));
+      }),
+      { numRuns: 400, seed: 39 },
+    );
+  });
+
+  test.each([
+    ['a[^!]*!|b', 'ab '.repeat(21_846), 'a# '.repeat(21_846)],
+    ['\\w+\\d|\\w', 'a'.repeat(65_536), '#'.repeat(65_536)],
+    ['\\w+\\d|\\w', `${'a'.repeat(65_535)}1`, '#'],
+    ['[a-z]+@x|[a-z]', 'ab@'.repeat(21_846), '##@'.repeat(21_846)],
+  ])(
+    '%s on a 64 KiB line that made every match read the rest of the line again',
+    (source, text, expected) => {
+      // WHEN
+      const masked = compileRoutePattern(source).replaceAll(text, '#');
+      // THEN (written out: JavaScript's own engine reads ahead the same way, for seconds on these lines)
+      expect(masked.text).toBe(expected);
+    },
+  );
+});
