@@ -182,6 +182,14 @@ describe('the rules the config and the OpenSearch spec share', () => {
     },
   );
 
+  test('the spec takes every admin the config takes, an IAM ARN longer than a group name too', () => {
+    // GIVEN an admin role ARN with a long path, which the config takes
+    const admin = `arn:aws:iam::123456789012:role/${'p/'.repeat(150)}Admin`;
+    expect(configProblems({ openSearch: { access: { adminBackendRoles: [admin] } } })).toEqual([]);
+    // WHEN / THEN
+    expect(specProblems({ ...validSpec, access: { adminBackendRoles: [admin] } })).toEqual([]);
+  });
+
   test.each([
     ['security-auditlog', /OpenSearch's own security-auditlog-\* indices overlap/],
     ['security', /"security-\*" also matches "security-auditlog-2026-11-25"/],
