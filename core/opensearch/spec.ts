@@ -12,7 +12,7 @@ import {
 } from '../contracts/config-rules';
 import { Problems } from '../contracts/route-problems';
 import { OpenSearchSpecError } from './errors';
-import { aggregatableFieldsProblems, MIN_TOTAL_FIELDS_LIMIT } from './mappings';
+import { aggregatableFieldsProblems, totalFieldsLimitProblem } from './mappings';
 import {
   type IndexFamily,
   type RouteSpec,
@@ -214,16 +214,6 @@ const NAME: PatternRule = {
   expected: "lowercase letters, digits, '-' or '_' starting with a letter, at most 61 characters",
   hint: 'Use e.g. "kfek".',
 };
-// The floor is the spec's own (the index template's fields and one document's app fields); the config words it
-// with the arithmetic (core/config/opensearch-limits.ts).
-const TOTAL_FIELDS_LIMIT: IntRule = {
-  kind: 'int',
-  path: 'openSearch.indexTemplate.totalFieldsLimit',
-  specPath: 'indexTemplate.totalFieldsLimit',
-  min: MIN_TOTAL_FIELDS_LIMIT,
-  max: 100_000,
-  hint: 'Keep it near 1000: a higher limit only postpones a mapping explosion.',
-};
 /**
  * The default when a setting is left out. Only when left out: the spec travels as JSON, and a `null` there is a bad
  * value (as the config reads it), not "use the default".
@@ -242,7 +232,7 @@ function templateSettings(input: IndexTemplateSettings, problems: Problems): Ope
     return v;
   };
   const totalFieldsLimit = orDefault(input.totalFieldsLimit, OPENSEARCH_SPEC_DEFAULTS.totalFieldsLimit);
-  problems.add(specIntProblem(TOTAL_FIELDS_LIMIT, totalFieldsLimit));
+  problems.add(totalFieldsLimitProblem('indexTemplate.totalFieldsLimit', totalFieldsLimit));
   const aggregatableFields = [...(input.aggregatableFields ?? [])];
   aggregatableFieldsProblems('indexTemplate.aggregatableFields', aggregatableFields).forEach((m) =>
     problems.add(m),

@@ -10,6 +10,7 @@ import { openSearchSpecInputOf } from '../../core/config/opensearch-spec';
 import { CONFIG_RULES, type ConfigRule } from '../../core/contracts/config-rules';
 import { indexStemProblem } from '../../core/contracts/index-naming';
 import { OpenSearchSpecError } from '../../core/opensearch/errors';
+import { TOTAL_FIELDS_LIMIT_RULE } from '../../core/opensearch/mappings';
 import { nameProblem } from '../../core/opensearch/request-path';
 import { type OpenSearchSpecInput, resolveOpenSearchSpec } from '../../core/opensearch/spec';
 
@@ -90,6 +91,7 @@ function bothOn(rule: ConfigRule, value: unknown): { config: string[]; spec: str
 }
 
 const SHARED_INT_RULES = [
+  TOTAL_FIELDS_LIMIT_RULE,
   CONFIG_RULES.shards,
   CONFIG_RULES.replicas,
   CONFIG_RULES.refreshSeconds,
@@ -102,7 +104,25 @@ const SHARED_INT_RULES = [
 /** Values of every JSON kind, bounds and their neighbours among them. */
 const anyValue = fc.oneof(
   fc.integer({ min: -3, max: 40_000 }),
-  fc.constantFrom(0, 1, 14, 15, 16, 1024, 1025, 3600, 3601, 36_500, 36_501, 3_600_000, 3_600_001),
+  fc.constantFrom(
+    0,
+    1,
+    14,
+    15,
+    16,
+    137,
+    138,
+    1024,
+    1025,
+    100_000,
+    100_001,
+    3600,
+    3601,
+    36_500,
+    36_501,
+    3_600_000,
+    3_600_001,
+  ),
   fc.double({ noNaN: true }),
   fc.string({ maxLength: 6 }),
   fc.boolean(),
