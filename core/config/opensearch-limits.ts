@@ -3,24 +3,22 @@
  * documents fit in (core/opensearch/mappings.ts owns it), and the EBS volume sizes OpenSearch Service allows per
  * data node instance type.
  */
-import { APP_FIELD_BUDGET } from '../contracts/field-budget';
-import { aggregatableFieldsProblems, MIN_TOTAL_FIELDS_LIMIT, TEMPLATE_FIELDS } from '../opensearch/mappings';
+import {
+  aggregatableFieldsProblems,
+  MIN_TOTAL_FIELDS_LIMIT,
+  TOTAL_FIELDS_LIMIT_RULE,
+  totalFieldsLimitProblem,
+} from '../opensearch/mappings';
 import type { Reader } from './reader';
 import type { OpenSearchConfig } from './types';
 
-/** Reads `openSearch.indexTemplate.totalFieldsLimit` ({@link MIN_TOTAL_FIELDS_LIMIT} to 100,000). */
+/** Reads `openSearch.indexTemplate.totalFieldsLimit` by its rule (core/opensearch/mappings.ts). */
 export function readTotalFieldsLimit(r: Reader): number {
-  const path = 'openSearch.indexTemplate.totalFieldsLimit';
+  const path = TOTAL_FIELDS_LIMIT_RULE.path;
   const value = r.raw(path);
-  if (!Number.isInteger(value) || (value as number) >= MIN_TOTAL_FIELDS_LIMIT) {
-    return r.int(path, MIN_TOTAL_FIELDS_LIMIT, 100_000);
-  }
-  r.problem(
-    `${path} is ${value as number}, too low for kfek's own documents: the index template maps ${TEMPLATE_FIELDS} ` +
-      `fields itself and the transform lets one document add up to ${APP_FIELD_BUDGET} app fields ` +
-      `(core/contracts/field-budget.ts), so one app's document could be refused. Use at least ` +
-      `${MIN_TOTAL_FIELDS_LIMIT} (the default, 1000, leaves room for several apps).`,
-  );
+  const problem = totalFieldsLimitProblem(path, value);
+  if (problem === undefined) return value as number;
+  r.problem(problem);
   return MIN_TOTAL_FIELDS_LIMIT;
 }
 

@@ -190,9 +190,16 @@ export const CONFIG_RULES = {
   },
 } as const satisfies Readonly<Record<string, ConfigRule>>;
 
-/** `rule` as the OpenSearch spec applies it: members of any backend role's form (see `adminBackendRoles`). */
+/**
+ * `rule` as the OpenSearch spec applies it: members of any backend role's form (see `adminBackendRoles`), or of the
+ * rule's own form, so the spec never refuses what the config lets through (an IAM ARN may be longer than a group).
+ */
 export function specForm(rule: MembersRule): MembersRule {
-  return { ...rule, pattern: BACKEND_ROLE, expected: BACKEND_ROLE_HINT };
+  return {
+    ...rule,
+    pattern: new RegExp(`${BACKEND_ROLE.source}|${rule.pattern.source}`),
+    expected: BACKEND_ROLE_HINT,
+  };
 }
 
 const sentence = (hint: string): string => (hint === '' ? '' : ` ${hint}`);

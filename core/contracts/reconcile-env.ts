@@ -5,6 +5,7 @@
  * own variable (`KFEK_ROUTES`, transform-env.ts), so the function decides drops and joins with exactly the routes the
  * transform has.
  */
+import { CONFIG_RULES, patternProblem, stemProblem } from './config-rules';
 import type { IndexRotation } from './index-naming';
 import { parseRoutes, serializeRoutes, TransformEnvVar } from './transform-env';
 import type { TransformRoute } from './routes';
@@ -122,6 +123,12 @@ export function readReconcileEnvironment(
   }
   if (typeof j.routeStems !== 'object' || j.routeStems === null)
     throw new ReconcileEnvError('routeStems is missing');
+  // The prefix and the stems go into the request paths of reconcile's searches: the config's rules, checked again.
+  const stems = [
+    patternProblem(CONFIG_RULES.indexPrefix, 'indexPrefix', j.indexPrefix),
+    ...Object.entries(j.routeStems).map(([route, stem]) => stemProblem(`routeStems.${route}`, stem)),
+  ].filter((problem) => problem !== undefined);
+  if (stems.length > 0) throw new ReconcileEnvError(stems.join(' ').replace(/\.$/, ''));
   const { v: _version, ...rest } = j;
   return {
     job: { ...(rest as ReconcileJobEnv), heal: j.heal === true },

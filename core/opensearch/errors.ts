@@ -11,9 +11,13 @@ export class OpenSearchProvisioningError extends Error {
 
 /** The provisioning spec (config sections) is invalid; the message names the field, the value and the fix. */
 export class OpenSearchSpecError extends OpenSearchProvisioningError {
-  constructor(message: string) {
-    super(message);
+  /** Each problem on its own (the message joins them). */
+  readonly problems: readonly string[];
+
+  constructor(problems: string | readonly string[]) {
+    super(typeof problems === 'string' ? problems : problems.join(' '));
     this.name = 'OpenSearchSpecError';
+    this.problems = typeof problems === 'string' ? [problems] : problems;
   }
 }
 

@@ -3,6 +3,7 @@
  * docs/opensearch.md), and the smallest total-fields limit kfek's own documents fit in. Kept apart from the
  * template so the spec (spec.ts) can check the limit without importing the template, which imports the spec.
  */
+import { type IntRule, intProblem } from '../contracts/config-rules';
 import {
   APP_FIELD_BUDGET,
   deepObjectPathMatch,
@@ -176,6 +177,32 @@ export const TEMPLATE_FIELDS = mappedFields(buildProperties() as Record<string, 
  * fields exceeded" on an index nothing else writes to. The one owner: the config and the spec both check it.
  */
 export const MIN_TOTAL_FIELDS_LIMIT = TEMPLATE_FIELDS + APP_FIELD_BUDGET;
+
+/**
+ * The rule of `totalFieldsLimit` (core/contracts/config-rules.ts's shape): here beside its floor, which only the
+ * template knows; the config (core/config/opensearch-limits.ts) and the spec (spec.ts) both read it.
+ */
+export const TOTAL_FIELDS_LIMIT_RULE: IntRule & { readonly path: string } = {
+  kind: 'int',
+  path: 'openSearch.indexTemplate.totalFieldsLimit',
+  specPath: 'indexTemplate.totalFieldsLimit',
+  min: MIN_TOTAL_FIELDS_LIMIT,
+  max: 100_000,
+  hint: 'Keep it near 1000: a higher limit only postpones a mapping explosion.',
+};
+
+/** The problem of a total-fields limit at `path`: below the floor, the arithmetic that sets it. */
+export function totalFieldsLimitProblem(path: string, value: unknown): string | undefined {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value >= MIN_TOTAL_FIELDS_LIMIT) {
+    return intProblem(TOTAL_FIELDS_LIMIT_RULE, path, value);
+  }
+  return (
+    `${path} is ${value}, too low for kfek's own documents: the index template maps ${TEMPLATE_FIELDS} ` +
+    `fields itself and the transform lets one document add up to ${APP_FIELD_BUDGET} app fields ` +
+    `(core/contracts/field-budget.ts), so one app's document could be refused. Use at least ` +
+    `${MIN_TOTAL_FIELDS_LIMIT} (the default, 1000, leaves room for several apps).`
+  );
+}
 
 /** The most app fields `openSearch.indexTemplate.aggregatableFields` may name (each is a dynamic template). */
 export const MAX_AGGREGATABLE_FIELDS = 50;

@@ -96,7 +96,12 @@ export function resolveRouteSpecs(
   duplicateRouteNames('routes', input, problems);
   problems.push(
     ...stemsApartProblems([
-      { path: 'indexPrefix', stem: indexPrefix, aside: 'the default route' },
+      // A stem that is no string (JSON can hold anything) is refused on its own; here it is left out.
+      {
+        path: 'indexPrefix',
+        stem: typeof indexPrefix === 'string' ? indexPrefix : '',
+        aside: 'the default route',
+      },
       ...input.map((route, i) => ({
         path: `routes[${i}].indexStem`,
         stem: typeof route.indexStem === 'string' ? route.indexStem : '',

@@ -12,7 +12,7 @@ import {
 } from '../contracts/config-rules';
 import { Problems } from '../contracts/route-problems';
 import { OpenSearchSpecError } from './errors';
-import { aggregatableFieldsProblems, MIN_TOTAL_FIELDS_LIMIT } from './mappings';
+import { aggregatableFieldsProblems, totalFieldsLimitProblem } from './mappings';
 import {
   type IndexFamily,
   type RouteSpec,
@@ -223,16 +223,11 @@ const NAME: PatternRule = {
   expected: "lowercase letters, digits, '-' or '_' starting with a letter, at most 61 characters",
   hint: 'Use e.g. "kfek".',
 };
-// The floor is the spec's own (the index template's fields and one document's app fields); the config words it
-// with the arithmetic (core/config/opensearch-limits.ts).
-const TOTAL_FIELDS_LIMIT: IntRule = {
-  kind: 'int',
-  path: 'openSearch.indexTemplate.totalFieldsLimit',
-  specPath: 'indexTemplate.totalFieldsLimit',
-  min: MIN_TOTAL_FIELDS_LIMIT,
-  max: 100_000,
-  hint: 'Keep it near 1000: a higher limit only postpones a mapping explosion.',
-};
+/**
+ * The default when a setting is left out. Only when left out: the spec travels as JSON, and a `null` there is a bad
+ * value (as the config reads it), not "use the default".
+ */
+const orDefault = <T>(value: T | undefined, fallback: T): T => (value === undefined ? fallback : value);
 /** The problem of a spec value by its rule, named by the spec's path. */
 const specIntProblem = (rule: IntRule, value: number, max?: number): string | undefined =>
   intProblem(rule, rule.specPath ?? '', value, max);
@@ -240,15 +235,13 @@ const SLOW_LOG_KEYS = ['slowSearchWarnMs', 'slowSearchInfoMs', 'slowIndexWarnMs'
 
 /** The spec's index template settings with defaults applied, each checked by its rule. */
 function templateSettings(input: IndexTemplateSettings, problems: Problems): OpenSearchSpec['indexTemplate'] {
-  const value = <K extends 'shards' | 'replicas' | 'refreshSeconds' | (typeof SLOW_LOG_KEYS)[number]>(
-    key: K,
-  ): number => {
-    const v = input[key] ?? OPENSEARCH_SPEC_DEFAULTS[key];
+  const value = (key: 'shards' | 'replicas' | 'refreshSeconds' | (typeof SLOW_LOG_KEYS)[number]): number => {
+    const v = orDefault<number>(input[key], OPENSEARCH_SPEC_DEFAULTS[key]);
     problems.add(specIntProblem(RULES[key], v));
     return v;
   };
-  const totalFieldsLimit = input.totalFieldsLimit ?? OPENSEARCH_SPEC_DEFAULTS.totalFieldsLimit;
-  problems.add(specIntProblem(TOTAL_FIELDS_LIMIT, totalFieldsLimit));
+  const totalFieldsLimit = orDefault(input.totalFieldsLimit, OPENSEARCH_SPEC_DEFAULTS.totalFieldsLimit);
+  problems.add(totalFieldsLimitProblem('indexTemplate.totalFieldsLimit', totalFieldsLimit));
   const aggregatableFields = [...(input.aggregatableFields ?? [])];
   aggregatableFieldsProblems('indexTemplate.aggregatableFields', aggregatableFields).forEach((m) =>
     problems.add(m),
@@ -302,18 +295,21 @@ export function resolveOpenSearchSpec(input: OpenSearchSpecInput): OpenSearchSpe
   problems.add(patternProblem(NAME, 'name', name));
   problems.add(patternProblem(RULES.indexPrefix, 'indexPrefix', input.indexPrefix));
   const indexTemplate = templateSettings(input.indexTemplate ?? {}, problems);
-  const deleteAfterDays = input.retention?.deleteAfterDays ?? OPENSEARCH_SPEC_DEFAULTS.deleteAfterDays;
+  const deleteAfterDays = orDefault(
+    input.retention?.deleteAfterDays,
+    OPENSEARCH_SPEC_DEFAULTS.deleteAfterDays,
+  );
   problems.add(specIntProblem(RULES.deleteAfterDays, deleteAfterDays));
   const warmAfterDays = input.retention?.warmAfterDays;
   if (warmAfterDays !== undefined) {
     const rule = RULES.warmAfterDays;
     problems.add(specIntProblem(rule, warmAfterDays, Math.min(rule.max, deleteAfterDays - 1)));
   }
-  const keepRetiredHours = input.keepRetiredHours ?? 0;
+  const keepRetiredHours = orDefault(input.keepRetiredHours, 0);
   problems.add(specIntProblem(RULES.keepRetiredHours, keepRetiredHours));
   const access = accessLists(input.access ?? {}, name, problems);
   const routes = resolveRouteSpecs(name, input.indexPrefix, input.routes ?? [], problems.list);
-  if (problems.list.length > 0) throw new OpenSearchSpecError(problems.list.join(' '));
+  if (problems.list.length > 0) throw new OpenSearchSpecError(problems.list);
 
   return {
     name,

@@ -39,6 +39,18 @@ describe('the reconcile function environment', () => {
     [{ KFEK_RECONCILE: JSON.stringify({ ...JOB, v: 1, bucket: '' }) }, /bucket is missing/],
     [{ KFEK_RECONCILE: JSON.stringify({ ...JOB, v: 1, lagMinutes: 0 }) }, /lagMinutes is not a positive/],
     [{ KFEK_RECONCILE: JSON.stringify({ ...JOB, v: 1, logGroups: ['/a'] }) }, /logGroups is not a list/],
+    [
+      { KFEK_RECONCILE: JSON.stringify({ ...JOB, v: 1, indexPrefix: 'logs,other' }) },
+      /indexPrefix is "logs,other"; expected a lowercase OpenSearch index name prefix/,
+    ],
+    [
+      { KFEK_RECONCILE: JSON.stringify({ ...JOB, v: 1, routeStems: { pay: 'pay*' } }) },
+      /routeStems\.pay is "pay\*": it contains "\*"/,
+    ],
+    [
+      { KFEK_RECONCILE: JSON.stringify({ ...JOB, v: 1, routeStems: { pay: 7 } }) },
+      /routeStems\.pay is 7; expected the stem/,
+    ],
   ])('fails when the environment is %j', (env, message) => {
     expect(() => readReconcileEnvironment(env)).toThrow(ReconcileEnvError);
     expect(() => readReconcileEnvironment(env)).toThrow(message);
