@@ -11,7 +11,7 @@ import {
   GetTemplateCommand,
   ListStackResourcesCommand,
   ListStacksCommand,
-  type StackStatus,
+  StackStatus,
   type Stack,
 } from '@aws-sdk/client-cloudformation';
 import {
@@ -52,30 +52,9 @@ import type { NamedResource } from './plan';
 export const TOOLKIT_STACK = 'CDKToolkit';
 
 /** Every stack status but DELETE_COMPLETE: stacks that still own their resources. */
-const LIVE_STACK_STATUSES: StackStatus[] = [
-  'CREATE_IN_PROGRESS',
-  'CREATE_FAILED',
-  'CREATE_COMPLETE',
-  'ROLLBACK_IN_PROGRESS',
-  'ROLLBACK_FAILED',
-  'ROLLBACK_COMPLETE',
-  'DELETE_IN_PROGRESS',
-  'DELETE_FAILED',
-  'UPDATE_IN_PROGRESS',
-  'UPDATE_COMPLETE_CLEANUP_IN_PROGRESS',
-  'UPDATE_COMPLETE',
-  'UPDATE_FAILED',
-  'UPDATE_ROLLBACK_IN_PROGRESS',
-  'UPDATE_ROLLBACK_FAILED',
-  'UPDATE_ROLLBACK_COMPLETE_CLEANUP_IN_PROGRESS',
-  'UPDATE_ROLLBACK_COMPLETE',
-  'REVIEW_IN_PROGRESS',
-  'IMPORT_IN_PROGRESS',
-  'IMPORT_COMPLETE',
-  'IMPORT_ROLLBACK_IN_PROGRESS',
-  'IMPORT_ROLLBACK_FAILED',
-  'IMPORT_ROLLBACK_COMPLETE',
-];
+const LIVE_STACK_STATUSES = Object.values(StackStatus).filter(
+  (status) => status !== StackStatus.DELETE_COMPLETE,
+);
 
 const errorName = (error: unknown): string =>
   typeof error === 'object' && error !== null && 'name' in error ? String(error.name) : '';
