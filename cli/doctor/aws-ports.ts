@@ -34,6 +34,7 @@ import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smit
 import { asTemplate } from '../../core/change-plan';
 import { readDomainFor } from '../../core/opensearch/domain-read';
 import { createHttpClient } from '../../core/opensearch/http';
+import { isMissingStack } from '../aws';
 import { CliError } from '../errors';
 import { type AuthInfo, parseAuthInfo } from '../proxy';
 import type {
@@ -60,10 +61,6 @@ const errorName = (error: unknown): string =>
   typeof error === 'object' && error !== null && 'name' in error ? String(error.name) : '';
 const errorMessage = (error: unknown): string =>
   typeof error === 'object' && error !== null && 'message' in error ? String(error.message) : String(error);
-
-/** CloudFormation answers a missing stack with a ValidationError "Stack with id X does not exist". */
-const isMissingStack = (error: unknown): boolean =>
-  errorName(error) === 'ValidationError' && /does not exist/.test(errorMessage(error));
 
 export async function describeStack(
   cfn: CloudFormationClient,
