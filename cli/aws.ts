@@ -81,6 +81,15 @@ export function lazyClients(
   };
 }
 
+/** CloudFormation answers a missing stack with a ValidationError "Stack with id X does not exist". */
+export function isMissingStack(error: unknown): boolean {
+  const { name, message } = (typeof error === 'object' && error !== null ? error : {}) as {
+    name?: unknown;
+    message?: unknown;
+  };
+  return name === 'ValidationError' && /does not exist/.test(String(message));
+}
+
 /** Physical ids of the Search stack's resources the commands look up (`<name>-<profile>-search`). */
 export interface SearchStackResources {
   readonly bucket?: string;

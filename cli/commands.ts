@@ -17,9 +17,11 @@ import {
   PROXY_OPTIONS,
   QUERY_OPTIONS,
   type ReadRules,
+  readOptions,
   RECONCILE_OPTIONS,
   REPLAY_OPTIONS,
   SEND_OPTIONS,
+  usageErrorOf,
   VERIFY_OPTIONS,
 } from './args/options';
 import { parseDoctor, parseProxy } from './args/proxy-doctor';
@@ -171,6 +173,24 @@ them. Prints a table per log group (or --json); the exit code is 1 while anythin
 /** The row of `name`, if it is a command. */
 export function commandNamed(name: string | undefined): CommandSpec | undefined {
   return COMMAND_TABLE.find((command) => command.name === name);
+}
+
+/**
+ * A row's options read and parsed: its runner's arguments, or `help` when --help was given. What the command line
+ * does wrong is a usage error in one line starting with the command's name.
+ */
+export function parseRow(
+  command: CommandSpec,
+  argv: readonly string[],
+  context: ParseContext,
+): { readonly help: true } | { readonly help: false; readonly args: unknown } {
+  const values = readOptions(command.name, argv, command.options, command.rules);
+  if (values.help === true) return { help: true };
+  try {
+    return { help: false, args: command.parse(values, context) };
+  } catch (error) {
+    throw usageErrorOf(command.name, error);
+  }
 }
 
 /** `kfek --help`. */

@@ -13,7 +13,13 @@ import type { PipelineConfig } from '../core/config';
 import { physicalNamesFor, type PhysicalNames } from '../core/contracts/physical-names';
 import { createHttpClient, type HttpAuth, type OpenSearchHttpClient } from '../core/opensearch/http';
 import { forCommand, regionFromHost } from './args/values';
-import { type AwsClients, lazyClients, type SearchStackResources, searchStackResources } from './aws';
+import {
+  type AwsClients,
+  isMissingStack,
+  lazyClients,
+  type SearchStackResources,
+  searchStackResources,
+} from './aws';
 import { type AwsTarget, resolveAwsTarget } from './aws-target';
 import { CliError, UsageError } from './errors';
 import type { CliIo } from './io';
@@ -81,11 +87,7 @@ export function openContext(command: string, given: GivenTarget, io: CliIo): Ope
       const found =
         stacks.get(stack) ??
         searchStackResources(context.aws.cloudformation, stack).catch((error: unknown) => {
-          // CloudFormation answers a missing stack with ValidationError "Stack with id X does not exist".
-          if (
-            (error as Error).name === 'ValidationError' &&
-            /does not exist/.test((error as Error).message)
-          ) {
+          if (isMissingStack(error)) {
             throw new CliError(
               `${command}: stack ${stack} does not exist in ${target.region ?? 'this region'}: deploy profile ` +
                 `${config.profile}, check --region (or AWS_REGION), or ${instead}`,

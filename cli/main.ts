@@ -5,8 +5,7 @@
  * arguments parsed, one context made for the run (cli/context.ts), its runner run, the context closed.
  */
 import { helpOrVersion, unknownCommand } from './args';
-import { readOptions, usageErrorOf } from './args/options';
-import { type CommandSpec, commandHelp, commandNamed, USAGE } from './commands';
+import { type CommandSpec, commandHelp, commandNamed, parseRow, USAGE } from './commands';
 import type { GivenTarget } from './context';
 import { UsageError } from './errors';
 import { OperatorError } from '../core/errors';
@@ -36,17 +35,12 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
 
 /** One command from its row; errors are thrown (tests of one command call it through its own entry). */
 export async function runCommand(command: CommandSpec, argv: readonly string[], io: CliIo): Promise<number> {
-  const values = readOptions(command.name, argv, command.options, command.rules);
-  if (values.help === true) {
+  const parsed = parseRow(command, argv, { env: io.env, now: new Date((io.now ?? Date.now)()) });
+  if (parsed.help) {
     io.stdout.write(`${commandHelp(command.name)}\n`);
     return 0;
   }
-  let args: unknown;
-  try {
-    args = command.parse(values, { env: io.env, now: new Date((io.now ?? Date.now)()) });
-  } catch (error) {
-    throw usageErrorOf(command.name, error);
-  }
+  const { args } = parsed;
   // Loaded only now: the runner and the context bring the AWS SDK.
   const [runner, { openContext }] = await Promise.all([command.run(), import('./context')]);
   const context = openContext(command.name, command.target?.(args) ?? (args as GivenTarget), io);

@@ -129,27 +129,18 @@ export async function proxy(args: ProxyArgs, { io }: RunContext): Promise<number
   // One chain for the proxy and the identity lookup, so an SSO session is read (and refreshed) once.
   const credentials = await defaultCredentialProvider();
   const whoAmI = (): Promise<string> =>
-    (identity ??= getCallerIdentity({
-      region,
-      credentials,
-      ...(stsEndpoint !== undefined ? { endpoint: stsEndpoint } : {}),
-    }));
+    (identity ??= getCallerIdentity({ region, credentials, endpoint: stsEndpoint }));
   const server = await createSigningProxy({
     endpoint: args.endpoint,
     region,
     credentials,
     port: args.port,
-    ...(args.maxBufferedBytes !== undefined ? { maxBufferedBytes: args.maxBufferedBytes } : {}),
-    ...(args.maxConcurrentBodies !== undefined ? { maxConcurrentBodies: args.maxConcurrentBodies } : {}),
-    ...(args.headersTimeoutInMillis !== undefined
-      ? { headersTimeoutMillis: args.headersTimeoutInMillis }
-      : {}),
-    ...(args.requestTimeoutInMillis !== undefined
-      ? { requestTimeoutMillis: args.requestTimeoutInMillis }
-      : {}),
-    ...(args.upstreamTimeoutInMillis !== undefined
-      ? { upstreamTimeoutMillis: args.upstreamTimeoutInMillis }
-      : {}),
+    // Those not given are undefined: the proxy owns the defaults.
+    maxBufferedBytes: args.maxBufferedBytes,
+    maxConcurrentBodies: args.maxConcurrentBodies,
+    headersTimeoutMillis: args.headersTimeoutInMillis,
+    requestTimeoutMillis: args.requestTimeoutInMillis,
+    upstreamTimeoutMillis: args.upstreamTimeoutInMillis,
     identity: whoAmI,
     log: (line) => io.stderr.write(`${line}\n`),
   });
@@ -181,20 +172,14 @@ export async function doctor(args: DoctorArgs, { io, target }: RunContext): Prom
     );
   }
   // No default region: the SDK's chain (the AWS profile's region) decides, and the doctor reports what it found.
-  const { region } = resolveAwsTarget(
-    { ...(args.region !== undefined ? { region: args.region } : {}) },
-    io.env,
-    {
-      defaultRegion: () => undefined,
-    },
-  );
+  const { region } = resolveAwsTarget({ region: args.region }, io.env, { defaultRegion: () => undefined });
   const { ports, destroy } = createAwsPorts({
-    ...(region !== undefined ? { region } : {}),
-    ...(target.endpoint !== undefined ? { endpoint: target.endpoint } : {}),
+    region,
+    endpoint: target.endpoint,
     profile: args.profile,
     env: io.env,
     projectDir,
-    ...(args.cdkOut !== undefined ? { cdkOut: args.cdkOut } : {}),
+    cdkOut: args.cdkOut,
     synthTimeoutInMillis: args.synthTimeoutInMillis,
     credentials: await defaultCredentialProvider(),
   });

@@ -3,6 +3,7 @@ import { UsageError } from '../errors';
 import type { OptionValues, QUERY_OPTIONS, SEND_OPTIONS, VERIFY_OPTIONS } from './options';
 import type { CommonArgs, QueryArgs, SendArgs, VerifyArgs } from './types';
 import {
+  optional,
   parseCount,
   parseDuration,
   parseLogGroupName,
@@ -20,9 +21,9 @@ export type Env = Readonly<Record<string, string | undefined>>;
 
 function common(values: { endpoint?: string; region?: string; json: boolean }): CommonArgs {
   return {
-    ...(values.endpoint !== undefined ? { endpoint: parseUrl(values.endpoint, '--endpoint') } : {}),
-    ...(values.region !== undefined ? { region: parseRegion(values.region, '--region') } : {}),
-    json: values.json === true,
+    ...optional('endpoint', values.endpoint, (v) => parseUrl(v, '--endpoint')),
+    ...optional('region', values.region, (v) => parseRegion(v, '--region')),
+    json: values.json,
   };
 }
 
@@ -35,13 +36,11 @@ export function parseSend(values: OptionValues<typeof SEND_OPTIONS>): SendArgs {
     command: 'send',
     ...common(values),
     logGroupName: parseLogGroupName(logGroupName, '--log-group'),
-    ...(logStreamName !== undefined
-      ? { logStreamName: parseLogStreamName(logStreamName, '--log-stream') }
-      : {}),
+    ...optional('logStreamName', logStreamName, (v) => parseLogStreamName(v, '--log-stream')),
     count: parseCount(values.count, '--count', 1),
-    ...(values.rate !== undefined ? { ratePerSecond: parseRate(values.rate) } : {}),
-    ...(values['run-id'] !== undefined ? { runId: values['run-id'] } : {}),
-    ...(values.seed !== undefined ? { seed: parseCount(values.seed, '--seed', 0) } : {}),
+    ...optional('ratePerSecond', values.rate, parseRate),
+    ...optional('runId', values['run-id'], (v) => v),
+    ...optional('seed', values.seed, (v) => parseCount(v, '--seed', 0)),
   };
 }
 
@@ -55,7 +54,7 @@ export function parseVerify(values: OptionValues<typeof VERIFY_OPTIONS>, env: En
   const expected = values.expect === undefined ? undefined : parseCount(values.expect, '--expect', 0);
   return {
     command: 'verify',
-    ...(values.region !== undefined ? { region: parseRegion(values.region, '--region') } : {}),
+    ...optional('region', values.region, (v) => parseRegion(v, '--region')),
     json: values.json,
     runId,
     openSearchUrl: parseUrl(url, '--opensearch'),
@@ -70,9 +69,7 @@ export function parseVerify(values: OptionValues<typeof VERIFY_OPTIONS>, env: En
           : 0,
     // 0 would search again at once, for as long as --timeout lasts.
     pollIntervalInMillis: parseWait(values.interval, '--interval', { positive: true }),
-    ...(values['ingest-field'] !== undefined
-      ? { ingestField: parseName(values['ingest-field'], '--ingest-field') }
-      : {}),
+    ...optional('ingestField', values['ingest-field'], (v) => parseName(v, '--ingest-field')),
     sigv4: values.sigv4,
   };
 }
@@ -91,10 +88,10 @@ export function parseQuery(values: OptionValues<typeof QUERY_OPTIONS>): QueryArg
     command: 'query',
     ...common(values),
     // A saved query's name: 1-255 characters (DescribeQueryDefinitions' queryDefinitionNamePrefix).
-    ...(values.name !== undefined ? { name: parseName(values.name, '--name', 255) } : {}),
+    ...optional('name', values.name, (v) => parseName(v, '--name', 255)),
     list: values.list,
     logGroupNames,
-    ...(values.profile !== undefined ? { profile: parseProfileName(values.profile, 'query') } : {}),
+    ...optional('profile', values.profile, (v) => parseProfileName(v, 'query')),
     // How far back: no timer waits it, but the query's start must not fall before 1970 (checked when it runs).
     sinceInMillis: parseLookback(values.since),
     timeoutInMillis: parseWait(values.timeout, '--timeout', { positive: true }),

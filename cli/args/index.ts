@@ -4,9 +4,8 @@
  * help) and the one reader of options, values.ts the single-value parsers, help.ts the help texts, commands.ts,
  * proxy-doctor.ts, reconcile.ts and events-window.ts the commands' parsers; cli/commands.ts puts them in one table.
  */
-import { COMMAND_TABLE, commandNamed } from '../commands';
+import { COMMAND_TABLE, commandNamed, parseRow } from '../commands';
 import { UsageError } from '../errors';
-import { readOptions, usageErrorOf } from './options';
 import { type CliArgs, COMMAND_NAMES, type CommandName } from './types';
 
 export { commandHelp, USAGE } from '../commands';
@@ -44,11 +43,6 @@ export function parseCliArgs(
   const [name, ...rest] = argv;
   const command = isCommand(name) ? commandNamed(name) : undefined;
   if (command === undefined) throw unknownCommand(name);
-  const values = readOptions(command.name, rest, command.options, command.rules);
-  if (values.help === true) return { command: 'help', topic: name as CommandName };
-  try {
-    return command.parse(values, { env, now: new Date() }) as CliArgs;
-  } catch (error) {
-    throw usageErrorOf(command.name, error);
-  }
+  const parsed = parseRow(command, rest, { env, now: new Date() });
+  return parsed.help ? { command: 'help', topic: name as CommandName } : (parsed.args as CliArgs);
 }

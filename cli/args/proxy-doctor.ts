@@ -5,6 +5,7 @@ import type { Env } from './commands';
 import type { DOCTOR_OPTIONS, OptionValues, PROXY_OPTIONS } from './options';
 import type { DoctorArgs, ProxyArgs } from './types';
 import {
+  optional,
   parseCount,
   parseName,
   parseProfileName,
@@ -39,9 +40,11 @@ export function parseProxy(values: OptionValues<typeof PROXY_OPTIONS>, env: Env)
   const port = parseCount(values.port, '--port', 0);
   if (port > 65535) throw new UsageError(`--port ${quote(values.port)} is not a port (0-65535)`);
   const { region } = resolveAwsTarget(
-    { ...(values.region !== undefined ? { region: parseRegion(values.region, '--region') } : {}) },
+    { ...optional('region', values.region, (v) => parseRegion(v, '--region')) },
     env,
-    { defaultRegion: () => regionFromHost(url.hostname) },
+    {
+      defaultRegion: () => regionFromHost(url.hostname),
+    },
   );
   return {
     command: 'proxy',
@@ -90,11 +93,11 @@ function parseProxyLimits(values: {
   const upstream = duration('upstream-timeout');
   const bodies = values['max-bodies'];
   return {
-    ...(mib !== undefined ? { maxBufferedBytes: Number(mib) * 1024 * 1024 } : {}),
-    ...(bodies !== undefined ? { maxConcurrentBodies: parseCount(bodies, '--max-bodies', 1) } : {}),
-    ...(headers !== undefined ? { headersTimeoutInMillis: headers } : {}),
-    ...(request !== undefined ? { requestTimeoutInMillis: request } : {}),
-    ...(upstream !== undefined ? { upstreamTimeoutInMillis: upstream } : {}),
+    ...optional('maxBufferedBytes', mib, (v) => Number(v) * 1024 * 1024),
+    ...optional('maxConcurrentBodies', bodies, (v) => parseCount(v, '--max-bodies', 1)),
+    ...optional('headersTimeoutInMillis', values['headers-timeout'], () => headers),
+    ...optional('requestTimeoutInMillis', values['request-timeout'], () => request),
+    ...optional('upstreamTimeoutInMillis', values['upstream-timeout'], () => upstream),
   };
 }
 
@@ -106,10 +109,10 @@ export function parseDoctor(values: OptionValues<typeof DOCTOR_OPTIONS>): Doctor
   return {
     command: 'doctor',
     profile: values.profile,
-    ...(values.region !== undefined ? { region: parseRegion(values.region, '--region') } : {}),
+    ...optional('region', values.region, (v) => parseRegion(v, '--region')),
     json: values.json,
     skipSynth: values['skip-synth'],
-    ...(values['cdk-out'] !== undefined ? { cdkOut: parseName(values['cdk-out'], '--cdk-out', 4096) } : {}),
+    ...optional('cdkOut', values['cdk-out'], (v) => parseName(v, '--cdk-out', 4096)),
     synthTimeoutInMillis: parseWait(values['synth-timeout'], '--synth-timeout', { positive: true }),
   };
 }

@@ -11,7 +11,7 @@ import {
   GetTemplateCommand,
   ListStackResourcesCommand,
   ListStacksCommand,
-  type StackStatus,
+  StackStatus,
   type Stack,
 } from '@aws-sdk/client-cloudformation';
 import {
@@ -34,6 +34,7 @@ import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smit
 import { asTemplate } from '../../core/change-plan';
 import { readDomainFor } from '../../core/opensearch/domain-read';
 import { createHttpClient } from '../../core/opensearch/http';
+import { isMissingStack } from '../aws';
 import { CliError } from '../errors';
 import { type AuthInfo, parseAuthInfo } from '../proxy';
 import type {
@@ -52,39 +53,14 @@ import type { NamedResource } from './plan';
 export const TOOLKIT_STACK = 'CDKToolkit';
 
 /** Every stack status but DELETE_COMPLETE: stacks that still own their resources. */
-const LIVE_STACK_STATUSES: StackStatus[] = [
-  'CREATE_IN_PROGRESS',
-  'CREATE_FAILED',
-  'CREATE_COMPLETE',
-  'ROLLBACK_IN_PROGRESS',
-  'ROLLBACK_FAILED',
-  'ROLLBACK_COMPLETE',
-  'DELETE_IN_PROGRESS',
-  'DELETE_FAILED',
-  'UPDATE_IN_PROGRESS',
-  'UPDATE_COMPLETE_CLEANUP_IN_PROGRESS',
-  'UPDATE_COMPLETE',
-  'UPDATE_FAILED',
-  'UPDATE_ROLLBACK_IN_PROGRESS',
-  'UPDATE_ROLLBACK_FAILED',
-  'UPDATE_ROLLBACK_COMPLETE_CLEANUP_IN_PROGRESS',
-  'UPDATE_ROLLBACK_COMPLETE',
-  'REVIEW_IN_PROGRESS',
-  'IMPORT_IN_PROGRESS',
-  'IMPORT_COMPLETE',
-  'IMPORT_ROLLBACK_IN_PROGRESS',
-  'IMPORT_ROLLBACK_FAILED',
-  'IMPORT_ROLLBACK_COMPLETE',
-];
+const LIVE_STACK_STATUSES = Object.values(StackStatus).filter(
+  (status) => status !== StackStatus.DELETE_COMPLETE,
+);
 
 const errorName = (error: unknown): string =>
   typeof error === 'object' && error !== null && 'name' in error ? String(error.name) : '';
 const errorMessage = (error: unknown): string =>
   typeof error === 'object' && error !== null && 'message' in error ? String(error.message) : String(error);
-
-/** CloudFormation answers a missing stack with a ValidationError "Stack with id X does not exist". */
-const isMissingStack = (error: unknown): boolean =>
-  errorName(error) === 'ValidationError' && /does not exist/.test(errorMessage(error));
 
 export async function describeStack(
   cfn: CloudFormationClient,

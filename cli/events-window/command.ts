@@ -1,6 +1,7 @@
 /**
- * `kfek events-window` (and its alias `kfek replay --kind events-window`): finds the events stream (--events-stream, or the profile's fixed name `kfek-<profile>-events`), runs the window replay
- * (run.ts) with a status line on stderr and prints the report.
+ * `kfek events-window` (and its alias `kfek replay --kind events-window`): finds the events stream (--events-stream,
+ * or the profile's fixed name `kfek-<profile>-events`), runs the window replay (run.ts) with a status line on stderr
+ * and prints the report.
  */
 import { translateAwsError } from '../../core/aws/retry';
 import { OperatorError } from '../../core/errors';
@@ -13,17 +14,11 @@ import { formatBytes } from '../format';
 import { formatEventsWindowReport } from './format';
 import { replayEventsWindow, type WindowProgress } from './run';
 
-/** What to replay, its times read. */
-export interface EventsWindowRequest {
-  readonly since: Date;
-  readonly until?: Date;
-  readonly limit?: number;
-  readonly ratePerSecond?: number;
-  readonly dryRun: boolean;
-  readonly json: boolean;
-  /** The events stream, from --events-stream or the profile's fixed name. @default - none: a usage error */
-  readonly eventsStream?: string;
-}
+/** What to replay: the command's arguments but where the stream comes from. */
+export type EventsWindowRequest = Pick<
+  EventsWindowArgs,
+  'since' | 'until' | 'limit' | 'ratePerSecond' | 'dryRun' | 'json' | 'eventsStream'
+>;
 
 /** `kfek events-window`. */
 export async function eventsWindow(args: EventsWindowArgs, context: RunContext): Promise<number> {

@@ -3,6 +3,7 @@
  * Search stack, or `npm start`'s folders), runs the replay with a progress bar on stderr and prints the report.
  */
 import { translateAwsError } from '../../core/aws/retry';
+import type { PipelineConfig } from '../../core/config';
 import { OperatorError } from '../../core/errors';
 import { describeStreamArn, kinesisPort } from '../../core/kinesis/aws';
 import type { KeptSources } from '../../core/kept/collect';
@@ -53,24 +54,7 @@ export async function replay(args: ReplayArgs, context: RunContext): Promise<num
     );
   }
   const localDir = args.localDir === undefined ? undefined : await context.localFolder(args.localDir);
-  let { bucket, queueUrl, rawStream, eventsStream } = args;
-  // With an explicit profile, whatever was not given comes from the deployed Search stack.
-  const needsLookup =
-    args.profile !== undefined &&
-    (rawStream === undefined ||
-      eventsStream === undefined ||
-      queueUrl === undefined ||
-      (bucket === undefined && localDir === undefined));
-  if (needsLookup) {
-    const found = await context.searchStack(
-      config,
-      'name the places with --bucket, --queue-url, --raw-stream and --events-stream',
-    );
-    if (localDir === undefined) bucket ??= found.bucket;
-    queueUrl ??= found.queueUrl;
-    rawStream ??= found.rawStream;
-    eventsStream ??= found.eventsStream;
-  }
+  const { bucket, queueUrl, rawStream, eventsStream } = await places(args, context, config, localDir);
   const sources = keptSources(context, config, {
     localDir,
     bucket,
@@ -117,6 +101,39 @@ export async function replay(args: ReplayArgs, context: RunContext): Promise<num
     `${args.json ? JSON.stringify(report) : formatReplayReport(report, describeSources(sources))}\n`,
   );
   return report.unreplayed.length > 0 || report.problems.length > 0 || report.skipped.length > 0 ? 1 : 0;
+}
+
+/** Where to read and re-send: the flags, and with an explicit profile the deployed Search stack for the rest. */
+async function places(
+  args: ReplayArgs,
+  context: RunContext,
+  config: PipelineConfig,
+  localDir: string | undefined,
+): Promise<Pick<ReplayArgs, 'bucket' | 'queueUrl' | 'rawStream' | 'eventsStream'>> {
+  const given = {
+    bucket: args.bucket,
+    queueUrl: args.queueUrl,
+    rawStream: args.rawStream,
+    eventsStream: args.eventsStream,
+  };
+  const needsLookup =
+    args.profile !== undefined &&
+    (given.rawStream === undefined ||
+      given.eventsStream === undefined ||
+      given.queueUrl === undefined ||
+      (given.bucket === undefined && localDir === undefined));
+  if (!needsLookup) return given;
+  const found = await context.searchStack(
+    config,
+    'name the places with --bucket, --queue-url, --raw-stream and --events-stream',
+  );
+  return {
+    // npm start's folders stand in for the bucket (its dead letters come from --bucket only).
+    bucket: given.bucket ?? (localDir === undefined ? found.bucket : undefined),
+    queueUrl: given.queueUrl ?? found.queueUrl,
+    rawStream: given.rawStream ?? found.rawStream,
+    eventsStream: given.eventsStream ?? found.eventsStream,
+  };
 }
 
 function describeSources(sources: KeptSources): string {

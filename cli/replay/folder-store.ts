@@ -2,7 +2,6 @@
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { LOCAL_KEPT_FOLDERS } from '../../core/contracts/kept-data';
-import { UsageError } from '../errors';
 import type { ObjectStore, StoredObject } from '../../core/kept/ports';
 
 /** Key prefixes of each kind in `npm start`'s work folder (docs/local.md "Files"). */
@@ -11,30 +10,6 @@ export const LOCAL_LAYOUT = {
   discardedBatches: `${LOCAL_KEPT_FOLDERS.onFailure}/`,
   failedDocuments: `${LOCAL_KEPT_FOLDERS.failedDocuments}/`,
 } as const;
-
-/**
- * Fails unless `root` is a folder: a mistyped `--local-dir` must not list as "nothing kept". (Its sub-folders may
- * be missing: `npm start` creates them when something is first kept.)
- */
-export async function checkLocalFolder(root: string, given: string): Promise<void> {
-  let info;
-  try {
-    info = await stat(root);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      code === 'ENOENT'
-        ? `replay: --local-dir ${given} does not exist (${root}): pass npm start's work folder (.kfek/local by ` +
-            'default, or the folder npm start printed)'
-        : `replay: cannot read --local-dir ${given} (${root}): ${(error as Error).message}`,
-    );
-  }
-  if (!info.isDirectory()) {
-    throw new UsageError(
-      `replay: --local-dir ${given} (${root}) is not a folder: pass npm start's work folder`,
-    );
-  }
-}
 
 export function folderStore(root: string): ObjectStore {
   return {

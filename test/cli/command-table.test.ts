@@ -2,6 +2,8 @@
  * The command table (cli/commands.ts) is the one place a command is declared: its help page, the overview's lines
  * and the way it runs come from its row. In-process through `run`, with captured streams.
  */
+import { ALL_OPTIONS } from '../../cli/args/options';
+import { COMMAND_NAMES } from '../../cli/args/types';
 import { COMMAND_TABLE, USAGE } from '../../cli/commands';
 import { run } from '../../cli/main';
 
@@ -34,6 +36,19 @@ describe('the command table', () => {
       }
     },
   );
+
+  test('holds every command once, with the options the bad-input sweep reads', () => {
+    const names = COMMAND_TABLE.map((command) => command.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect([...names].sort()).toEqual(Object.keys(ALL_OPTIONS).sort());
+    for (const command of COMMAND_TABLE) expect(command.options).toBe(ALL_OPTIONS[command.name as never]);
+    // The commands parsed into CliArgs (args/types.ts) are those whose page is the plain one.
+    expect(
+      COMMAND_TABLE.filter((c) => c.page === undefined)
+        .map((c) => c.name)
+        .sort(),
+    ).toEqual([...COMMAND_NAMES].sort());
+  });
 
   test('the overview has every command: its usage line and what it does', () => {
     for (const command of COMMAND_TABLE) {
