@@ -154,9 +154,14 @@ interface LiveSet {
   readonly live: Uint8Array;
   /** Per class of the character before (`cls * 3 + context`): the set one position to the left. */
   readonly before: Array<LiveSet | undefined>;
-  /** The walk's cached steps into this set: (pc, class, context) -> the next pc, or -1 for "the match ends here". */
-  readonly steps: Map<number, number>;
+  /**
+   * The walk's cached steps into this set: per pc, per `cls * 3 + context`, the next pc + 2, or 1 for "the match ends
+   * here" (0: not computed yet). Rows are made for the pcs a walk reaches.
+   */
+  readonly steps: Steps;
 }
+
+type Steps = Array<Int32Array | undefined>;
 
 /** The most live sets (and walk steps) cached per pattern before the caches start again. */
 const MAX_STATES = 4_096;
@@ -172,7 +177,7 @@ class Searcher {
   private made = 0;
   private readonly ends: Array<LiveSet | undefined> = [];
   /** The walk's cached steps at the text's end (the others are cached on the live set after the position). */
-  private readonly endSteps = new Map<number, number>();
+  private readonly endSteps: Steps = [];
 
   constructor(
     tree: PatternNode,
@@ -220,7 +225,7 @@ class Searcher {
     let made = this.sets.get(key);
     if (made === undefined) {
       if (this.sets.size >= MAX_STATES) this.forget();
-      made = { id: this.made++, live, before: [], steps: new Map() };
+      made = { id: this.made++, live, before: [], steps: [] };
       this.sets.set(key, made);
     }
     if (after === undefined) this.ends[context] = made;
@@ -231,7 +236,7 @@ class Searcher {
   private forget(): void {
     this.sets.clear();
     this.ends.length = 0;
-    this.endSteps.clear();
+    this.endSteps.length = 0;
   }
 
   /**
@@ -239,10 +244,6 @@ class Searcher {
    * match (`next` says which can): -1 when that is to end the match here, else the instruction after the character.
    */
   private step(pc: number, next: LiveSet | undefined, cls: number, context: number): number {
-    const key = (pc * (this.classes.count + 1) + cls) * 3 + context;
-    const cache = next?.steps ?? this.endSteps;
-    const known = cache.get(key);
-    if (known !== undefined) return known;
     const seen = new Uint8Array(this.insts.length);
     const first = (at: number): number | undefined => {
       if (seen[at] === 1) return undefined;
@@ -263,7 +264,10 @@ class Searcher {
     };
     // The walk only follows live instructions, so one way always completes.
     const to = first(pc) ?? -1;
-    cache.set(key, to);
+    const steps = next?.steps ?? this.endSteps;
+    const row = steps[pc] ?? new Int32Array((this.classes.count + 1) * 3);
+    steps[pc] = row;
+    row[cls * 3 + context] = to + 2;
     return to;
   }
 
@@ -291,8 +295,8 @@ class Searcher {
       let at = p;
       for (;;) {
         const next = at < n ? fromEnd[n - at - 1] : undefined;
-        const key = (pc * (classes.count + 1) + cls[at]) * 3 + context(at);
-        const to = (next?.steps ?? this.endSteps).get(key) ?? this.step(pc, next, cls[at], context(at));
+        const known = (next?.steps ?? this.endSteps)[pc]?.[cls[at] * 3 + context(at)] ?? 0;
+        const to = known !== 0 ? known - 2 : this.step(pc, next, cls[at], context(at));
         if (to < 0) break;
         pc = to;
         at++;

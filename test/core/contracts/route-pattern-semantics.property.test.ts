@@ -188,8 +188,8 @@ describe('route patterns mean what JavaScript means', () => {
     );
   });
 
-  test('property: on long lines, searched a window at a time, a mask replaces what JavaScript replaces', () => {
-    // Lines of hundreds to thousands of characters span several search windows (route-pattern.ts windowedSpans),
+  test('property: on long lines, a mask replaces what JavaScript replaces', () => {
+    // Lines of hundreds to thousands of characters (once searched window by window; now by route-pattern-automaton.ts),
     // with matches across their edges.
     const longLine = fc
       .array(
@@ -203,7 +203,7 @@ describe('route patterns mean what JavaScript means', () => {
         },
       )
       .map((parts) => parts.join(''));
-    // Patterns whose matches have a longest length (no *, +, anchors), the ones searched by window, and the rest.
+    // Patterns whose matches have a longest length (no *, +, anchors), and the rest.
     const term = fc
       .tuple(fc.constantFrom(...LEAVES, '\\b'), fc.constantFrom('', '?', '{1,2}', '{2}', '{1,3}', '{0,2}'))
       .map(([a, q]) => (a === '\\b' ? a : a + q));
@@ -230,7 +230,7 @@ describe('route patterns mean what JavaScript means', () => {
     ['\\w{1,2}', 'Kk s'.repeat(700)],
     ['k{1,3}\\s', 'Kk s'.repeat(700) + '7'.repeat(900)],
     ['\\d{2}|a\\b', `${'7'.repeat(901)} a ${'a'.repeat(700)}`],
-  ])('%s on a line of many search windows masks what JavaScript masks', (source, text) => {
+  ])('%s on a long line masks what JavaScript masks', (source, text) => {
     expect(compileRoutePattern(source).replaceAll(text, '#').text).toBe(
       text.replace(new RegExp(source, 'g'), '#'),
     );
