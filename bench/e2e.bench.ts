@@ -1,16 +1,19 @@
 /**
  * `npm run bench:e2e`: a fixed workload through the whole local pipeline (scripts/local/run.ts, the code `npm start`
- * runs: moto, a real OpenSearch node, the shipped transform under the event-source loop, the Firehose stand-in).
- * 100,000 generated log events, profile sandbox. Progress goes to stderr; the figures go to stdout, with this as
- * the last line, always in this format:
+ * runs: moto, a real OpenSearch node, the shipped transform under the event-source loop), once per delivery, side
+ * by side in one run (issue 41): the Firehose stand-in with the ingest pipeline, then kfek's own indexer (the shipped
+ * lambda/indexer handler, no pipeline). Each run starts its own node. 100,000 generated log events, profile sandbox.
+ * Progress goes to stderr; the figures go to stdout: each delivery's block, a line of ratios, and as the last line,
+ * always in this format, the default delivery's (firehose):
  *
  *   pipeline: <events/s first write to all searchable> events/s, p50 <a> s, p95 <b> s
  *
- * `--events N` changes the workload (then the figures are not comparable with docs/local.md's). The load average
- * is printed beside the figures: on a shared 2-core machine compare runs made under the same load.
+ * `--delivery firehose|direct` runs one delivery only; `--events N` changes the workload (then the figures are not
+ * comparable with docs/local.md's). The load average is printed beside the figures: on a shared 2-core machine
+ * compare runs made under the same load, and compare the ratios of one run rather than figures of two.
  */
 import { loadavg, cpus } from 'node:os';
-import { parseStartOptions } from '../scripts/local/options';
+import { parseStartOptions, type StartOptions } from '../scripts/local/options';
 import { runStoppingOnSignals } from '../scripts/local/run';
 import { formatCpuSpan } from '../scripts/local/cpu-usage';
 import { formatThroughput, pipelineLine } from '../scripts/local/throughput';
@@ -18,34 +21,84 @@ import { formatThroughput, pipelineLine } from '../scripts/local/throughput';
 /** The fixed workload of the benchmark. */
 export const BENCH_E2E_EVENTS = 100_000;
 
+/** What one delivery's run measured. */
+interface Measured {
+  readonly lines: string[];
+  readonly pipeline: string;
+  readonly eventsPerSecond: number | undefined;
+  readonly p95InMillis: number | undefined;
+  /** The OpenSearch node's CPU per event, core-microseconds. */
+  readonly nodeMicrosPerEvent: number | undefined;
+}
+
+async function measure(options: StartOptions): Promise<{ code: number; measured?: Measured }> {
+  const loadBefore = loadavg()[0];
+  const { code, result } = await runStoppingOnSignals(options, 'bench:e2e', (line) => console.error(line));
+  const t = result?.summary.throughput;
+  if (result === undefined || t === undefined) return { code: code === 0 ? 1 : code };
+  const { summary, cpu } = result;
+  const s = (millis: number | undefined): string =>
+    millis === undefined ? 'n/a' : (millis / 1000).toFixed(2);
+  const nodeRole = Object.keys(cpu?.byRole ?? {}).find((role) => /opensearch/i.test(role));
+  return {
+    code,
+    measured: {
+      lines: [
+        `bench:e2e delivery ${options.delivery}: ${summary.eventsWritten} events (${summary.eventsSearchable} ` +
+          `searchable), profile ${options.profile ?? 'sandbox'}, ${cpus().length} cores, load average ` +
+          `${loadBefore.toFixed(1)} at start, ${loadavg()[0].toFixed(1)} at end`,
+        ...formatThroughput(t),
+        `  latency PutLogEvents to searchable (${summary.latency.found} of ${summary.latency.sampled} sampled): ` +
+          `p50 ${s(summary.latency.p50InMillis)} s, p95 ${s(summary.latency.p95InMillis)} s, ` +
+          `max ${s(summary.latency.maxInMillis)} s`,
+        ...(cpu === undefined ? [] : formatCpuSpan(cpu, summary.eventsWritten)),
+      ],
+      pipeline: pipelineLine(t, summary.latency),
+      eventsPerSecond: t.endToEndInMillis === undefined ? undefined : (t.events * 1000) / t.endToEndInMillis,
+      p95InMillis: summary.latency.p95InMillis,
+      nodeMicrosPerEvent:
+        nodeRole === undefined || cpu === undefined || summary.eventsWritten === 0
+          ? undefined
+          : (cpu.byRole[nodeRole] * 1e6) / summary.eventsWritten,
+    },
+  };
+}
+
+/** The ratios of the direct run to the Firehose run of the same bench. */
+function ratioLine(firehose: Measured, direct: Measured): string {
+  const ratio = (a: number | undefined, b: number | undefined): string =>
+    a === undefined || b === undefined || b === 0 ? 'n/a' : `${(a / b).toFixed(2)}x`;
+  const us = (v: number | undefined): string => (v === undefined ? 'n/a' : `${Math.round(v)}`);
+  return (
+    `direct vs firehose: ${ratio(direct.eventsPerSecond, firehose.eventsPerSecond)} events/s, p95 ` +
+    `${ratio(direct.p95InMillis, firehose.p95InMillis)}, node CPU per event ${us(direct.nodeMicrosPerEvent)} vs ` +
+    `${us(firehose.nodeMicrosPerEvent)} core-us (${ratio(direct.nodeMicrosPerEvent, firehose.nodeMicrosPerEvent)})`
+  );
+}
+
 async function main(argv: readonly string[]): Promise<number> {
   // The reconcile step runs after the measured part; the benchmark leaves it out (npm run bench:reconcile has its own).
   const parsed = parseStartOptions(['--events', String(BENCH_E2E_EVENTS), '--no-reconcile', ...argv]);
   if (parsed === 'help') {
-    console.log('usage: npm run bench:e2e -- [--events N] [--profile NAME] [--verbose]');
+    console.log(
+      'usage: npm run bench:e2e -- [--events N] [--profile NAME] [--delivery firehose|direct] [--verbose]',
+    );
     return 0;
   }
-  const loadBefore = loadavg()[0];
-  const { code, result } = await runStoppingOnSignals(parsed, 'bench:e2e', (line) => console.error(line));
-  if (result?.summary.throughput === undefined) return code === 0 ? 1 : code;
-  const { summary } = result;
-  const t = result.summary.throughput;
-  const s = (millis: number | undefined): string =>
-    millis === undefined ? 'n/a' : (millis / 1000).toFixed(2);
-  console.log(
-    [
-      `bench:e2e ${summary.eventsWritten} events (${summary.eventsSearchable} searchable), profile ` +
-        `${parsed.profile ?? 'sandbox'}, ${cpus().length} cores, load average ${loadBefore.toFixed(1)} at ` +
-        `start, ${loadavg()[0].toFixed(1)} at end`,
-      ...formatThroughput(t),
-      `  latency PutLogEvents to searchable (${summary.latency.found} of ${summary.latency.sampled} sampled): ` +
-        `p50 ${s(summary.latency.p50InMillis)} s, p95 ${s(summary.latency.p95InMillis)} s, ` +
-        `max ${s(summary.latency.maxInMillis)} s`,
-      ...(result.cpu === undefined ? [] : formatCpuSpan(result.cpu, summary.eventsWritten)),
-      pipelineLine(t, summary.latency),
-    ].join('\n'),
-  );
-  return code;
+  const deliveries = argv.some((a) => a.startsWith('--delivery'))
+    ? [parsed.delivery]
+    : (['firehose', 'direct'] as const);
+  const runs: Measured[] = [];
+  for (const delivery of deliveries) {
+    const { code, measured } = await measure({ ...parsed, delivery });
+    if (measured === undefined || code !== 0) return code === 0 ? 1 : code;
+    runs.push(measured);
+  }
+  const lines = runs.flatMap((r) => [...r.lines, `  ${r.pipeline}`]);
+  if (runs.length === 2) lines.push(ratioLine(runs[0], runs[1]));
+  lines.push(runs[0].pipeline);
+  console.log(lines.join('\n'));
+  return 0;
 }
 
 main(process.argv.slice(2)).then(
