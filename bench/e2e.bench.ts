@@ -2,7 +2,8 @@
  * `npm run bench:e2e`: a fixed workload through the whole local pipeline (scripts/local/run.ts, the code `npm start`
  * runs: moto, a real OpenSearch node, the shipped transform under the event-source loop), once per delivery, side
  * by side in one run (issue 41): the Firehose stand-in with the ingest pipeline, then kfek's own indexer (the shipped
- * lambda/indexer handler, no pipeline). Each run starts its own node. 100,000 generated log events, profile sandbox.
+ * lambda/indexer handler, no pipeline). Each run is a process of its own (`--delivery <one>`) with its own moto and
+ * node. 100,000 generated log events, profile sandbox.
  * Progress goes to stderr; the figures go to stdout: each delivery's block, a line of ratios, and as the last line,
  * always in this format, the default delivery's (firehose):
  *
@@ -12,6 +13,7 @@
  * comparable with docs/local.md's). The load average is printed beside the figures: on a shared 2-core machine
  * compare runs made under the same load, and compare the ratios of one run rather than figures of two.
  */
+import { spawnSync } from 'node:child_process';
 import { loadavg, cpus } from 'node:os';
 import { parseStartOptions, type StartOptions } from '../scripts/local/options';
 import { runStoppingOnSignals } from '../scripts/local/run';
@@ -85,19 +87,47 @@ async function main(argv: readonly string[]): Promise<number> {
     );
     return 0;
   }
-  const deliveries = argv.some((a) => a.startsWith('--delivery'))
-    ? [parsed.delivery]
-    : (['firehose', 'direct'] as const);
+  if (!argv.some((a) => a.startsWith('--delivery'))) return bothSideBySide(argv);
+  const { code, measured } = await measure(parsed);
+  if (measured === undefined || code !== 0) return code === 0 ? 1 : code;
+  console.log(
+    [...measured.lines, `  ${measured.pipeline}`, measureLine(measured), measured.pipeline].join('\n'),
+  );
+  return 0;
+}
+
+/** A machine-readable line of one run, for {@link bothSideBySide}. */
+function measureLine(m: Measured): string {
+  return `measured: ${JSON.stringify({ e: m.eventsPerSecond, p95: m.p95InMillis, node: m.nodeMicrosPerEvent })}`;
+}
+
+/**
+ * Both deliveries, one after the other, each in a process of its own: the handlers read their environment (moto's
+ * and the node's addresses) and build their clients once per process, as in Lambda, so a second run in the same
+ * process would talk to the first run's stopped servers.
+ */
+function bothSideBySide(argv: readonly string[]): number {
   const runs: Measured[] = [];
-  for (const delivery of deliveries) {
-    const { code, measured } = await measure({ ...parsed, delivery });
-    if (measured === undefined || code !== 0) return code === 0 ? 1 : code;
-    runs.push(measured);
+  const outputs: string[] = [];
+  for (const delivery of ['firehose', 'direct']) {
+    const child = spawnSync(
+      process.execPath,
+      [...process.execArgv, __filename, ...argv, '--delivery', delivery],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
+    if (child.status !== 0) return child.status ?? 1;
+    const lines = child.stdout.trimEnd().split('\n');
+    const json = lines.find((l) => l.startsWith('measured: '))?.slice('measured: '.length) ?? '{}';
+    const m = JSON.parse(json) as { e?: number; p95?: number; node?: number };
+    const pipeline = lines[lines.length - 1];
+    outputs.push(...lines.filter((l) => !l.startsWith('measured: ')).slice(0, -1));
+    runs.push({ lines: [], pipeline, eventsPerSecond: m.e, p95InMillis: m.p95, nodeMicrosPerEvent: m.node });
   }
-  const lines = runs.flatMap((r) => [...r.lines, `  ${r.pipeline}`]);
-  if (runs.length === 2) lines.push(ratioLine(runs[0], runs[1]));
-  lines.push(runs[0].pipeline);
-  console.log(lines.join('\n'));
+  console.log([...outputs, ratioLine(runs[0], runs[1]), runs[0].pipeline].join('\n'));
   return 0;
 }
 
