@@ -11,8 +11,10 @@ import { profileRouteTable } from '../../core/opensearch/route-table';
 import { IndexerEnvError } from './errors';
 
 /**
- * Default most bytes of one `_bulk` body. Measured on the local 2-core node with kfek's documents (about 500 bytes
- * each), side by side in one run (`npm run bench:bulk-bytes`): see docs/local.md, "Direct delivery".
+ * Default most bytes of one `_bulk` body: 1 MiB (about 2,000 of kfek's documents), the size the Firehose stand-in
+ * measured best on the local 2-core node (scripts/local/delivery-loop.ts `bulkSizeInBytes`: 5 MiB bodies outlasted
+ * the request timeout on a loaded machine). `npm run bench:bulk-bytes` measures the direct path's own curve (64 KiB
+ * to 4 MiB, planned documents, `pipeline=_none`); see docs/local.md, "Direct delivery".
  */
 export const DEFAULT_BULK_MAX_BYTES = 1024 * 1024;
 

@@ -40,6 +40,8 @@ export interface LocalStackOptions {
    * @default false
    */
   readonly serializedMoto?: boolean;
+  /** The Firehose stand-in, or kfek's own indexer (LocalPipelineProps.delivery). @default 'firehose' */
+  readonly delivery?: LocalPipelineProps['delivery'];
   /** Puts a fault in front of the real transform handler (LocalPipelineProps.wrapHandler). @default - none */
   readonly wrapHandler?: LocalPipelineProps['wrapHandler'];
 }
@@ -82,6 +84,7 @@ export class LocalStackRunner {
       workDir,
       deliveryBufferIntervalInMillis: options.deliveryBufferIntervalInMillis ?? 500,
       transformLogLevel: 'CRITICAL',
+      ...(options.delivery === undefined ? {} : { delivery: options.delivery }),
       ...(options.wrapHandler !== undefined ? { wrapHandler: options.wrapHandler } : {}),
     });
     this.pipeline = pipeline;
