@@ -27,6 +27,8 @@ export const IMPACTS = {
   unchecked: { severity: 'warn', stopsDeploy: false },
   /** A resource without state is replaced. */
   replaces: { severity: 'notice', stopsDeploy: false },
+  /** A named change of how the pipeline works (a switch of delivery): what it means is in its message. */
+  switches: { severity: 'notice', stopsDeploy: false },
   /** A resource leaves its stack but stays in the account, unmanaged (DeletionPolicy Retain). */
   orphans: { severity: 'notice', stopsDeploy: false },
   /** A resource without state is deleted. */
