@@ -199,8 +199,70 @@ export function costTable(scenarios: readonly Scenario[] = SCENARIOS): string {
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
+/** Firehose's path against the direct path (delivery mode `direct`), at one volume, with aggregation on. */
+export interface DeliveryCosts {
+  readonly scenario: Scenario;
+  /** Firehose ingestion (aggregated records). */
+  readonly firehosePerMonth: number;
+  /** The indexer function: GB-seconds and requests. */
+  readonly indexerPerMonth: number;
+  /** The domain's indexing CPU, in vCPUs busy on average over the month, for each path. */
+  readonly indexingVcpusFirehose: number;
+  readonly indexingVcpusDirect: number;
+}
+
+/** The delivery's own costs for both paths (formulas in docs/costs.md, "Firehose or direct"). */
+export function deliveryCosts(scenario: Scenario): DeliveryCosts {
+  const c = scenarioCosts(scenario);
+  const n = c.eventsPerDay;
+  const ownCpuSeconds = A.lambdaMbPerVcpu / A.indexerMemoryMb / A.transformEventsPerVcpuSecond;
+  const wallSecondsPerDocument = ownCpuSeconds + A.indexingCoreMicrosDirect / 1e6;
+  const invocationsPerDay = c.after.recordsPerDay / A.indexerBatchSize;
+  const indexerPerMonth =
+    A.daysPerMonth *
+    (n * (A.indexerMemoryMb / 1024) * wallSecondsPerDocument * PRICES.lambdaArmPerGbSecond +
+      (invocationsPerDay * PRICES.lambdaPerMillionRequests) / 1e6);
+  // The ingest pipeline runs once, before the primary; every replica indexes the document as the primary does.
+  const replicaMicros = A.replicas * A.indexingCoreMicrosDirect;
+  const vcpus = (coreMicros: number): number => (n * (coreMicros + replicaMicros)) / 1e6 / 86_400;
+  return {
+    scenario,
+    firehosePerMonth: c.after.firehosePerMonth,
+    indexerPerMonth,
+    indexingVcpusFirehose: vcpus(A.indexingCoreMicrosFirehose),
+    indexingVcpusDirect: vcpus(A.indexingCoreMicrosDirect),
+  };
+}
+
+/** The markdown table of docs/costs.md's "Firehose or direct", one row per scenario. */
+export function deliveryTable(scenarios: readonly Scenario[] = SCENARIOS): string {
+  const header = [
+    'Volume',
+    'event',
+    'Firehose (aggregated)',
+    'indexer Lambda (direct)',
+    'domain indexing vCPUs (1 replica), Firehose -> direct',
+  ];
+  const vcpus = (value: number): string =>
+    value < 0.1 ? value.toFixed(3) : value < 10 ? value.toFixed(2) : value.toFixed(1);
+  const rows = scenarios.map((s) => {
+    const d = deliveryCosts(s);
+    return [
+      `${count(s.gbPerDay)} GB/day`,
+      s.eventBytes === 2048 ? '2 KB' : `${s.eventBytes} B`,
+      usd(d.firehosePerMonth),
+      usd(d.indexerPerMonth),
+      `${vcpus(d.indexingVcpusFirehose)} -> ${vcpus(d.indexingVcpusDirect)}`,
+    ];
+  });
+  const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
 if (require.main === module) {
   console.log(costTable());
+  console.log();
+  console.log(deliveryTable());
   // Domain or Serverless (issue 42): its own module, so the delivery tables and this one change apart.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { kindTable } = require('./cost-kinds') as typeof import('./cost-kinds');

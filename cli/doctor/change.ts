@@ -67,6 +67,7 @@ const CHECK_OF: Readonly<Record<FixedFinding['kind'], string>> = {
   replacement: 'change-replace',
   deletion: 'change-delete',
   'name-clash': 'change-names',
+  'delivery-switch': 'change-delivery',
   unchecked: 'change',
 };
 

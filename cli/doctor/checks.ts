@@ -6,6 +6,7 @@
  * Why one file of about 300 lines: every check is a short pure rule over the same facts, listed in the order the
  * doctor prints them; one file is the table of what doctor checks.
  */
+import { deliveryOf } from '../../core/change-plan';
 import { mappableArn } from '../proxy';
 import { checkMapping, checkStacks, checkSubscriptions } from './after-deploy';
 import { checkChange } from './change';
@@ -66,10 +67,16 @@ export function checkSynth(facts: DoctorFacts): Finding {
       fix: `fix the error above, then \`npx cdk synth -c profile=${facts.profile}\` until it succeeds`,
     };
   }
+  // Which delivery the profile deploys (config `delivery.mode`): a switch of it is planned by the change check.
+  const delivery = deliveryOf(p.value.stacks.find((s) => s.id === 'Pipeline')?.template);
   return {
     check: 'synth',
     status: 'ok',
-    finding: `profile ${facts.profile} synthesizes: ${Object.values(p.value.stackNames).join(', ')}`,
+    finding:
+      `profile ${facts.profile} synthesizes: ${Object.values(p.value.stackNames).join(', ')}` +
+      (delivery === undefined
+        ? ''
+        : `; delivery ${delivery === 'direct' ? "direct (kfek's indexer)" : 'firehose'}`),
   };
 }
 
@@ -140,7 +147,8 @@ export function checkLambdaConcurrency(facts: DoctorFacts, plan: ProfilePlan | u
   const { concurrentExecutions: limit, unreservedConcurrentExecutions: unreserved } = p.value;
   const available = unreserved - plan.reservedConcurrency;
   const needText =
-    `the transform needs ${need} concurrent executions (shards x parallelization factor` +
+    `the stream readers (the transform, and the indexer with delivery direct) need ${need} concurrent executions ` +
+    '(shards x parallelization factor' +
     (onDemand ? `; an on-demand stream starts at ${ON_DEMAND_INITIAL_SHARDS} shards and grows` : '') +
     ')';
   const raise =

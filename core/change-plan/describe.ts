@@ -3,7 +3,15 @@
  * reads: the stacks in deploy order, then every finding, worst first.
  */
 import { IMPACTS, type Impact, worstFirst } from '../contracts/impact';
-import type { ChangePlan, Deletion, NameClash, RefusedUpdate, Replacement, StackPlan } from './types';
+import type {
+  ChangePlan,
+  Deletion,
+  DeliverySwitch,
+  NameClash,
+  RefusedUpdate,
+  Replacement,
+  StackPlan,
+} from './types';
 
 /** One thing a deploy of the plan does that someone should know, with its impact and its text. */
 export type ChangeFinding =
@@ -30,6 +38,12 @@ export type ChangeFinding =
       readonly impact: Impact;
       readonly message: string;
       readonly subject: NameClash;
+    }
+  | {
+      readonly kind: 'delivery-switch';
+      readonly impact: Impact;
+      readonly message: string;
+      readonly subject: DeliverySwitch;
     }
   | {
       readonly kind: 'unchecked';
@@ -85,9 +99,27 @@ function deletionImpact(d: Deletion): Impact {
   return d.stateful ? 'loses-data' : 'deletes';
 }
 
+/**
+ * Whether a deletion is the old reader of a delivery switch the plan recognized: a delivery stream deleted on a
+ * switch to the indexer, whose re-read covers what the stream held (./delivery-switch.ts), so the switch's finding
+ * says what happens instead of "data lost".
+ */
+function coveredBySwitch(plan: ChangePlan, d: Deletion): boolean {
+  return (plan.deliverySwitches ?? []).some(
+    (s) =>
+      s.stackName === d.stackName && s.to === 'direct' && d.type === 'AWS::KinesisFirehose::DeliveryStream',
+  );
+}
+
 /** Every finding of the plan, worst first ({@link IMPACTS}); equally bad ones in the plan's order. */
 export function planFindings(plan: ChangePlan): ChangeFinding[] {
   const findings: ChangeFinding[] = [
+    ...(plan.deliverySwitches ?? []).map((s): ChangeFinding => ({
+      kind: 'delivery-switch',
+      impact: 'switches',
+      message: s.message,
+      subject: s,
+    })),
     ...plan.refused.map((r): ChangeFinding => ({
       kind: 'refused-update',
       impact: 'refused',
@@ -100,12 +132,14 @@ export function planFindings(plan: ChangePlan): ChangeFinding[] {
       message: describeReplacement(r),
       subject: r,
     })),
-    ...plan.deletions.map((d): ChangeFinding => ({
-      kind: 'deletion',
-      impact: deletionImpact(d),
-      message: describeDeletion(d),
-      subject: d,
-    })),
+    ...plan.deletions
+      .filter((d) => !coveredBySwitch(plan, d))
+      .map((d): ChangeFinding => ({
+        kind: 'deletion',
+        impact: deletionImpact(d),
+        message: describeDeletion(d),
+        subject: d,
+      })),
     ...plan.nameClashes.map((c): ChangeFinding => ({
       kind: 'name-clash',
       impact: 'fails',
@@ -135,6 +169,8 @@ function label(f: ChangeFinding): string {
       return 'DELETE';
     case 'name-clash':
       return 'FAILS';
+    case 'delivery-switch':
+      return 'SWITCH';
     case 'unchecked':
       return 'UNCHECKED';
   }

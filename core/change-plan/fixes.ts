@@ -97,6 +97,11 @@ export function fixOf(finding: ChangeFinding, ctx: FixContext): string {
       return deletionFix(finding.subject, ctx);
     case 'name-clash':
       return clashFix(finding.subject, ctx);
+    case 'delivery-switch':
+      return finding.subject.to === 'firehose'
+        ? 'deploy while the indexer keeps up (its IteratorAge under a minute): a record it has not read when its ' +
+            'mapping goes was written before the delivery stream existed; `kfek reconcile --heal` finds any such gap'
+        : 'nothing to do; the indexer re-reads the events stream once, so expect its retained window indexed again';
     case 'unchecked':
       return 'regenerate core/change-plan/create-only-properties.json (scripts/create-only-properties.ts) and update kfek';
   }

@@ -12,6 +12,7 @@ export {
   describeStack,
   planFindings,
 } from './describe';
+export { deliveryOf, deliverySwitches } from './delivery-switch';
 export { ChangePlanError } from './errors';
 export { type FixContext, type FixedFinding, fixOf, withFixes } from './fixes';
 export { IMPACTS, type Impact, type Severity, worstFirst } from '../contracts/impact';

@@ -4,6 +4,7 @@
  * replaces or deletes (and what data goes with them), and which creates fail on a name still in use.
  */
 import { canonicalJson } from '../canonical-json';
+import { deliverySwitches } from './delivery-switch';
 import { ChangePlanError } from './errors';
 import { refusedUpdates } from './exports';
 import { nameClashes } from './name-clashes';
@@ -81,5 +82,6 @@ export function planChange(input: StackChangeInput): ChangePlan {
     deletions,
     nameClashes: nameClashes(simulation),
     unknownTypes: [...unknownTypes].sort(),
+    deliverySwitches: deliverySwitches(input),
   };
 }

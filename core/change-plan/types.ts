@@ -127,6 +127,18 @@ export interface NameClash {
   readonly message: string;
 }
 
+/** How a template delivers to OpenSearch (config `delivery.mode`). */
+export type DeliveryMode = 'firehose' | 'direct';
+
+/** A stack whose reader of the events stream changes from one delivery to the other (./delivery-switch.ts). */
+export interface DeliverySwitch {
+  readonly stackName: string;
+  readonly from: DeliveryMode;
+  readonly to: DeliveryMode;
+  /** What the switch does to documents in flight, and what holds (the finding's text). */
+  readonly message: string;
+}
+
 export interface ChangePlan {
   /** Every stack of `after` in deploy order, then the stacks left deployed. */
   readonly stacks: readonly StackPlan[];
@@ -139,4 +151,9 @@ export interface ChangePlan {
    * scripts/create-only-properties.ts): their create-only properties were not compared.
    */
   readonly unknownTypes: readonly string[];
+  /**
+   * Named changes the plan recognizes in the templates: switches of `delivery.mode` (./delivery-switch.ts).
+   * @default - none
+   */
+  readonly deliverySwitches?: readonly DeliverySwitch[];
 }

@@ -86,6 +86,22 @@ export const ASSUMPTIONS = {
   reconcileRunsPerDay: 96,
   reconcileSecondsPerRun: 30,
   reconcileMemoryMb: 512,
+  /**
+   * The domain's indexing CPU per document (core-microseconds, `npm run bench:settings` on the real node, issue 41):
+   * 187-202 through the ingest pipeline Firehose's path needs (it sets `_id`, routing and the index), 97-107 for the
+   * same documents sent with their id, routing and index and no pipeline (delivery mode `direct`). The middles.
+   */
+  indexingCoreMicrosFirehose: 195,
+  indexingCoreMicrosDirect: 102,
+  /**
+   * The direct path's indexer (delivery mode `direct`): its memory and batch (config `delivery.direct`), its own
+   * CPU per document (assumed the transform's measured rate: it parses and serializes each document once, as the
+   * transform does), and its wall time: its own CPU plus the domain's indexing time of the document, as if each
+   * invocation waited for its one bulk request at a time while a single core indexed it (an upper bound: a
+   * domain indexes a bulk's shards on several cores).
+   */
+  indexerMemoryMb: 512,
+  indexerBatchSize: 100,
 } as const;
 
 // ---- OpenSearch Serverless (issue 42, docs/serverless.md "What it costs"; scripts/cost-kinds.ts) ----

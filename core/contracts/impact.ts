@@ -48,6 +48,8 @@ export const IMPACTS = {
   drift: { severity: 'warn', stopsDeploy: false, title: 'hand edits reverted', plain: false },
   /** A resource without state is replaced. */
   replaces: { severity: 'notice', stopsDeploy: false, title: 'replaced', plain: false },
+  /** A named change of how the pipeline works (a switch of delivery): what it means is in its message. */
+  switches: { severity: 'notice', stopsDeploy: false, title: 'switched', plain: false },
   /** A resource leaves its stack but stays in the account, unmanaged (DeletionPolicy Retain). */
   orphans: { severity: 'notice', stopsDeploy: false, title: 'left in the account, unmanaged', plain: false },
   /** Someone gains access. */

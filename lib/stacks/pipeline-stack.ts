@@ -1,9 +1,9 @@
 /**
- * The stateless Pipeline stack (class comment below). Why one file of about 360 lines: it wires the transform,
- * its reader, delivery, the provisioner and the reconcile function, and the update order between them
- * (test/lib/stacks/update-order.test.ts) is only visible where they are wired together.
+ * The stateless Pipeline stack (class comment below). Why one file of about 380 lines: it wires the transform,
+ * its reader, the delivery (./pipeline-delivery.ts creates it), the provisioner and the reconcile function, and the
+ * update order between them (test/lib/stacks/update-order.test.ts) is only visible where they are wired together.
  */
-import { Annotations, CfnOutput, Duration, Size, Stack, Token, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, Stack, Token, type StackProps } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kinesis from 'aws-cdk-lib/aws-kinesis';
 import type * as firehose from 'aws-cdk-lib/aws-kinesisfirehose';
@@ -28,17 +28,17 @@ import type { PhysicalNames } from '../../core/contracts/physical-names';
 import {
   DEFAULT_METRICS_NAMESPACE,
   TransformServiceName,
-  serializeRoutes,
   transformEnvironment,
 } from '../../core/contracts/transform-env';
-import { DirectToOpenSearch } from '../constructs/direct-to-opensearch';
-import { FirehoseToOpenSearch } from '../constructs/firehose-to-opensearch';
+import type { DirectToOpenSearch } from '../constructs/direct-to-opensearch';
+import type { FirehoseToOpenSearch } from '../constructs/firehose-to-opensearch';
 import { OpenSearchProvisioner } from '../constructs/opensearch-provisioner';
 import { PipesTransport } from '../constructs/pipes-transport';
 import { ReconcileFunction } from '../constructs/reconcile-function';
 import { TransformFunction, onFailureDestinationJustification } from '../constructs/transform-function';
 import { grantTransformWrites } from '../constructs/transform-writes';
 import { justifyWildcardResources } from '../nag';
+import { createDelivery } from './pipeline-delivery';
 import { retentionDays } from '../retention';
 
 export interface PipelineStackProps extends StackProps {
@@ -261,47 +261,23 @@ export class PipelineStack extends Stack {
     }
 
     // The events stream's reader: Firehose, or with `delivery.mode: direct` the indexer (docs/delivery.md).
-    let reader: Construct;
-    if (d.mode === 'direct') {
-      this.indexer = new DirectToOpenSearch(this, 'Indexer', {
-        eventsStream: props.eventsStream,
-        domain: props.domain,
-        bucket: props.bucket,
-        failedDocumentsPrefix: d.failedDocumentsPrefix,
-        indexPrefix: d.indexPrefix,
-        indexRotation: d.indexRotation,
-        indexShards: props.openSearch.indexTemplate.shards,
-        settings: d.direct,
-        ...(routes.length === 0 ? {} : { routes: serializeRoutes(routes) }),
-        metricsNamespace,
-        functionName: names?.indexerFunction,
-        logGroupName: names?.indexerLogGroup,
-        roleName: names?.indexerRole,
-        logRetention: deliveryLogRetention,
-      });
-      this.writerRole = this.indexer.role;
-      reader = this.indexer.eventSourceMapping;
-      ownLogGroups.push(this.indexer.logGroup);
-    } else {
-      this.delivery = new FirehoseToOpenSearch(this, 'Delivery', {
-        sourceStream: props.eventsStream,
-        domain: props.domain,
-        indexName: d.indexPrefix,
-        indexRotation: d.indexRotation,
-        backupBucket: props.bucket,
-        backupPrefix: d.failedDocumentsPrefix,
-        bufferingInterval: Duration.seconds(d.bufferingIntervalSeconds),
-        bufferingSize: Size.mebibytes(d.bufferingSizeMb),
-        retryDuration: Duration.seconds(d.retryDurationSeconds),
-        logRetention: deliveryLogRetention,
-        deliveryStreamName: names?.deliveryStream,
-        logGroupName: names?.deliveryLogGroup,
-      });
-      this.deliveryStream = this.delivery.deliveryStream;
-      this.writerRole = this.delivery.role;
-      reader = this.deliveryStream;
-      ownLogGroups.push(this.delivery.logGroup);
-    }
+    const delivery = createDelivery(this, {
+      eventsStream: props.eventsStream,
+      domain: props.domain,
+      bucket: props.bucket,
+      delivery: d,
+      indexShards: props.openSearch.indexTemplate.shards,
+      routes,
+      metricsNamespace,
+      logRetention: deliveryLogRetention,
+      ...(names === undefined ? {} : { names }),
+    });
+    this.delivery = delivery.firehose;
+    this.deliveryStream = delivery.firehose?.deliveryStream;
+    this.indexer = delivery.indexer;
+    this.writerRole = delivery.writerRole;
+    const reader = delivery.reader;
+    ownLogGroups.push(delivery.logGroup);
     // The transform starts at the raw stream's oldest record as soon as its mapping or pipe exists, while a delivery
     // stream reads only what reaches the events stream after its own creation: create the reader first, so that on
     // a first deploy, or a redeploy of this stack, nothing the transform writes precedes its reader.

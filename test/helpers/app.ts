@@ -7,7 +7,6 @@ import * as path from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { buildKfek, type KfekStacks } from '../../lib/app';
-import { INDEXER_ENTRY } from '../../lib/constructs/direct-to-opensearch';
 import { CONTEXT_KEY, resolveConfig, type PipelineConfig } from '../../core/config';
 import { testOutdir } from './temp-dirs';
 
@@ -51,28 +50,8 @@ export function testContext(options: TestAppOptions = {}): Record<string, unknow
   return context;
 }
 
-/**
- * Until the indexer's handler (lambda/indexer/handler.ts, issue 41's indexer branch) is in the tree, a profile with
- * `delivery.mode: direct` cannot be built: `NodejsFunction` checks that its entry file exists even when bundling is
- * skipped. Test apps skip bundling, so nothing reads the file; this lets that one existence check pass while the
- * file is absent, and does nothing once it exists. Delete it when the indexer branch is merged.
- */
-function allowMissingIndexerEntry(): void {
-  const entry = path.join(__dirname, '..', '..', INDEXER_ENTRY);
-  // The module object itself (aws-cdk-lib's `require("fs")`), not an ES-module namespace copy of it.
-  const nodeFs = jest.requireActual<typeof fs>('fs');
-  if (nodeFs.existsSync(entry) || jest.isMockFunction(nodeFs.existsSync)) return;
-  const existsSync = nodeFs.existsSync;
-  jest
-    .spyOn(nodeFs, 'existsSync')
-    .mockImplementation(
-      (p: fs.PathLike) => (typeof p === 'string' && path.resolve(p) === entry) || existsSync(p),
-    );
-}
-
 /** Builds the whole app for a profile (environment-agnostic: no account/region). */
 export function buildTestApp(options: TestAppOptions = {}): TestApp {
-  allowMissingIndexerEntry();
   const context = testContext(options);
   const profile = options.overrides !== undefined ? 'test' : (options.profile ?? 'sandbox');
   const app = new App({ context, outdir: testOutdir() });

@@ -39,6 +39,8 @@ const edit =
     return p;
   };
 const transport = (p: Profile): string => (p.transport as string | undefined) ?? 'lambda';
+const deliveryMode = (p: Profile): string =>
+  (section(clone(p), 'delivery').mode as string | undefined) ?? 'firehose';
 const crossAccount = (p: Profile): boolean => section(clone(p), 'sources').accounts !== undefined;
 const streamMode = (p: Profile, which: 'raw' | 'events'): string =>
   (section(section(clone(p), 'streams'), which).mode as string | undefined) ?? 'PROVISIONED';
@@ -120,6 +122,27 @@ export const TRANSITIONS: readonly Transition[] = [
     appliesTo: (p) => transport(p) === 'pipes',
     to: edit((p) => {
       p.transport = 'lambda';
+    }),
+  },
+  {
+    change: 'Switch the delivery from `firehose` to `direct`',
+    data:
+      "nothing lost: the indexer's mapping exists before CloudFormation's cleanup deletes the delivery stream, and " +
+      "it starts at the events stream's oldest record, so what Firehose still held is indexed again into its first " +
+      "copy's index under the same id; Firehose's error log is deleted",
+    appliesTo: (p) => deliveryMode(p) === 'firehose',
+    to: edit((p) => {
+      section(p, 'delivery').mode = 'direct';
+    }),
+  },
+  {
+    change: 'Switch the delivery from `direct` to `firehose`',
+    data:
+      'nothing lost while the indexer keeps up: the delivery stream reads from its creation on, and the indexer ' +
+      "keeps its mapping and its writer access until CloudFormation's cleanup; the indexer's log is deleted",
+    appliesTo: (p) => deliveryMode(p) === 'direct',
+    to: edit((p) => {
+      section(p, 'delivery').mode = 'firehose';
     }),
   },
   {

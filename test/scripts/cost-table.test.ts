@@ -5,7 +5,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { markdownTableCells } from '../helpers/doc-snippets';
-import { ASSUMPTIONS, costTable, LIMITS, PRICES, scenarioCosts } from '../../scripts/cost-table';
+import {
+  ASSUMPTIONS,
+  costTable,
+  deliveryCosts,
+  deliveryTable,
+  LIMITS,
+  PRICES,
+  scenarioCosts,
+} from '../../scripts/cost-table';
 
 describe('cost table', () => {
   test('one record per 300-byte event: Firehose bills 5 KB per event, about 16x the log volume', () => {
@@ -62,5 +70,31 @@ describe('cost table', () => {
     expect(start).toBeGreaterThan(0);
     const block = page.slice(start, page.indexOf('\n\n', start));
     expect(markdownTableCells(block)).toEqual(markdownTableCells(costTable()));
+  });
+
+  test('direct delivery: no Firehose, the indexer in Lambda, and the domain indexing without the pipeline', () => {
+    // GIVEN 100 GB/day of 300-byte events (357,913,941 a day)
+    const d = deliveryCosts({ gbPerDay: 100, eventBytes: 300 });
+    const n = (100 * 2 ** 30) / 300;
+    // THEN the domain's indexing CPU: the pipeline once per document, each copy indexed, averaged over a day
+    expect(d.indexingVcpusFirehose).toBeCloseTo((n * (195 + 102)) / 1e6 / 86_400, 6);
+    expect(d.indexingVcpusDirect).toBeCloseTo((n * (102 + 102)) / 1e6 / 86_400, 6);
+    // The indexer: 0.5 GB for its own CPU at the transform's rate plus the document's indexing time, and requests
+    const gbSeconds = n * 0.5 * (1769 / 512 / ASSUMPTIONS.transformEventsPerVcpuSecond + 102e-6);
+    const requests = n / ASSUMPTIONS.documentsPerStreamPerBatch / ASSUMPTIONS.indexerBatchSize;
+    expect(d.indexerPerMonth).toBeCloseTo(
+      30 * (gbSeconds * PRICES.lambdaArmPerGbSecond + (requests * PRICES.lambdaPerMillionRequests) / 1e6),
+      6,
+    );
+    // Firehose's own bill is the aggregated column of the volume table; the indexer costs a small part of it
+    expect(d.firehosePerMonth).toBe(scenarioCosts({ gbPerDay: 100, eventBytes: 300 }).after.firehosePerMonth);
+    expect(d.indexerPerMonth).toBeLessThan(d.firehosePerMonth / 10);
+  });
+
+  test('docs/costs.md carries exactly the delivery table the script prints', () => {
+    const page = readFileSync(join(__dirname, '..', '..', 'docs', 'costs.md'), 'utf8');
+    const start = page.indexOf('| Volume');
+    const block = page.slice(start, page.indexOf('\n\n', start));
+    expect(markdownTableCells(block)).toEqual(markdownTableCells(deliveryTable()));
   });
 });

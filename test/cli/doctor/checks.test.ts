@@ -9,6 +9,7 @@ import {
   checkInstanceTypes,
   checkLambdaConcurrency,
   checkRegion,
+  checkSynth,
   runChecks,
 } from '../../../cli/doctor/checks';
 import { type DoctorPorts, gatherFacts } from '../../../cli/doctor/facts';
@@ -93,6 +94,26 @@ describe('doctor checks', () => {
     expect(runChecks(f).find((x) => x.check === 'synth')?.finding).toBe('not checked (--skip-synth)');
   });
 
+  test('the synth check says which delivery the profile deploys (config delivery.mode)', () => {
+    // GIVEN a Pipeline stack with the indexer function (what delivery.mode direct synthesizes)
+    const indexer = {
+      Type: 'AWS::Lambda::Function',
+      Properties: { Environment: { Variables: { POWERTOOLS_SERVICE_NAME: 'indexer' } } },
+    };
+    const pipeline = {
+      id: 'Pipeline',
+      stackName: 'kfek-sandbox-pipeline',
+      account: undefined,
+      region: undefined,
+      dependsOn: [],
+      template: { Resources: { Indexer: indexer } },
+    };
+    // WHEN
+    const finding = checkSynth(facts({ plan: { ok: true, value: plan({ stacks: [pipeline] }) } }));
+    // THEN
+    expect(finding.finding).toMatch(/^profile sandbox synthesizes: .*; delivery direct \(kfek's indexer\)$/);
+  });
+
   describe('bootstrap', () => {
     test('fails when the CDKToolkit stack is missing, with the bootstrap command for this account and region', () => {
       // GIVEN
@@ -166,7 +187,7 @@ describe('doctor checks', () => {
       const finding = checkLambdaConcurrency(facts(limits(10, 5)), p);
       // THEN
       expect(finding).toMatchObject({ status: 'fail', fix: expect.stringContaining('L-B99A9384') });
-      expect(finding.finding).toContain('needs 8 concurrent executions');
+      expect(finding.finding).toContain('need 8 concurrent executions');
     });
 
     test("warns on a new account's limit of 10 even when the profile fits", () => {

@@ -20,6 +20,8 @@ export interface VariantTraits {
   readonly organization: boolean;
   /** The scheduled reconcile function is deployed (config `reconcile.enabled`). */
   readonly reconcile: boolean;
+  /** Config `delivery.mode`: Firehose, or the indexer function. */
+  readonly delivery: 'firehose' | 'direct';
 }
 
 export interface Row {
@@ -357,4 +359,17 @@ export function env(fn: AppResource, name: string): string {
 }
 
 export const isLambda = (v: VariantTraits): boolean => v.transport === 'lambda';
+export const viaFirehose = (v: VariantTraits): boolean => v.delivery === 'firehose';
+export const viaIndexer = (v: VariantTraits): boolean => v.delivery === 'direct';
+
+/** The indexer function of `delivery.mode: direct` and its role. */
+export function indexer(m: AppModel): { fn: AppResource; role: AppResource } {
+  const fn = m.find('Pipeline/Indexer/Indexer/Function', 'AWS::Lambda::Function');
+  return { fn, role: m.functionRole(fn) };
+}
+
+/** The role that writes failed documents: Firehose's, or the indexer's. */
+export function failedDocumentsWriter(m: AppModel): AppResource {
+  return m.findAll('AWS::KinesisFirehose::DeliveryStream').length > 0 ? firehose(m).role : indexer(m).role;
+}
 export const isPipes = (v: VariantTraits): boolean => v.transport === 'pipes';

@@ -46,6 +46,7 @@ function variant(name: string, options: TestAppOptions): Variant {
     crossAccount: isCrossAccount(config.sources),
     organization: config.sources.organizationId !== undefined,
     reconcile: config.reconcile.enabled,
+    delivery: config.delivery.mode,
   };
 }
 
@@ -113,12 +114,17 @@ describe.each(VARIANTS)('permission matrix: $name', (v) => {
     });
   });
 
-  test('OpenSearch fine-grained access control is the second gate: the Firehose role is the one mapped to kfek_writer', () => {
-    // GIVEN the synthesized delivery stream, provisioner custom resource and domain
-    const ds = model.find('Pipeline/Delivery', 'AWS::KinesisFirehose::DeliveryStream');
-    const firehoseRoleArn = (
-      ds.properties.AmazonopensearchserviceDestinationConfiguration as { RoleARN: string }
-    ).RoleARN;
+  test("OpenSearch fine-grained access control is the second gate: the delivery's role is the one mapped to kfek_writer", () => {
+    // GIVEN the synthesized delivery (Firehose's stream or the indexer), provisioner custom resource and domain
+    const direct = v.delivery === 'direct';
+    const writerRoleArn = direct
+      ? model.attr(
+          model.functionRole(model.find('Pipeline/Indexer/Indexer/Function', 'AWS::Lambda::Function')),
+        )
+      : (
+          model.find('Pipeline/Delivery', 'AWS::KinesisFirehose::DeliveryStream').properties
+            .AmazonopensearchserviceDestinationConfiguration as { RoleARN: string }
+        ).RoleARN;
     const cr = model.find('Pipeline/OpenSearchProvisioner/Resource', 'Custom::KfekOpenSearchProvisioning');
     const spec = JSON.parse(cr.properties.Spec as string) as OpenSearchSpecInput;
     const domain = model.find('Search/Search/Domain', 'AWS::OpenSearchService::Domain');
@@ -127,9 +133,17 @@ describe.each(VARIANTS)('permission matrix: $name', (v) => {
     // WHEN the provisioner's own builders turn the spec into role mappings (what it PUTs to the security API)
     const roles = buildSecurityRoles(resolveOpenSearchSpec(spec));
 
-    // THEN the role Firehose signs with is the backend role of kfek_writer, and the provisioner runs as the master user
-    expect(spec.access?.firehoseRoleArn).toBe(firehoseRoleArn);
-    expect(roles.find((r) => r.name === 'kfek_writer')?.mapping?.backend_roles).toEqual([firehoseRoleArn]);
+    // THEN the role the delivery signs with is the backend role of kfek_writer (with Firehose delivering, beside the
+    // indexer's fixed-name role, so a switch from direct keeps the running indexer's access), and the provisioner runs
+    // as the master user
+    expect(spec.access?.firehoseRoleArn).toBe(writerRoleArn);
+    const indexerFixedName = expect.stringMatching(
+      /^arn:aws:iam::\d{12}:role\/[a-z0-9-]+-indexer$/,
+    ) as string;
+    const expected = direct ? [writerRoleArn] : [writerRoleArn, indexerFixedName];
+    const mapped = roles.find((r) => r.name === 'kfek_writer')?.mapping?.backend_roles ?? [];
+    expect(mapped).toHaveLength(expected.length);
+    expect(mapped).toEqual(expect.arrayContaining(expected));
     const security = domain.properties.AdvancedSecurityOptions as {
       Enabled: boolean;
       MasterUserOptions: { MasterUserARN: string };

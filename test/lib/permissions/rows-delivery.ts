@@ -16,7 +16,10 @@ import {
   domainOf,
   domainCall,
   firehose,
+  indexer,
   type Row,
+  viaFirehose,
+  viaIndexer,
 } from './calls';
 
 /** Requests on objects that are not kfek's: the provisioner's policy refuses every one (issue 39). */
@@ -57,6 +60,39 @@ const NOT_KFEKS: readonly [string, string][] = [
 
 export const DELIVERY_ROWS: readonly Row[] = [
   {
+    name: 'indexer | es:ESHttpPost _bulk (with ?pipeline=_none, the same resource) | domain | identity, domain access policy',
+    when: viaIndexer,
+    calls: (m) => {
+      const { fn, role } = indexer(m);
+      const endpoint = (fn.properties.Environment as { Variables: Record<string, string> }).Variables
+        .OPENSEARCH_ENDPOINT;
+      const domain = m.findAll('AWS::OpenSearchService::Domain')[0];
+      expect(endpoint).toMatch(/^https:\/\//);
+      return [domainCall(m, caller(m, role), domain, 'es:ESHttpPost', '_bulk')];
+    },
+  },
+  {
+    name: 'indexer | s3:PutObject, kms:GenerateDataKey | failed-documents prefix of FAILED_DOCUMENTS_BUCKET, its key | identity, bucket policy, key',
+    when: viaIndexer,
+    calls: (m) => {
+      const { fn, role } = indexer(m);
+      const env = (fn.properties.Environment as { Variables: Record<string, string> }).Variables;
+      const bucket = m.byValue('AWS::S3::Bucket', env.FAILED_DOCUMENTS_BUCKET);
+      return [
+        s3Object(
+          m,
+          role,
+          bucket,
+          `${env.FAILED_DOCUMENTS_PREFIX}2026/11/23/10/kfek-indexer-1-abc.gz`,
+          's3:PutObject',
+          'Allowed',
+        ),
+        ...bucketKeyCalls(m, role, bucket, ['kms:GenerateDataKey']),
+      ];
+    },
+  },
+  {
+    when: viaFirehose,
     name: 'Firehose | sts:AssumeRole (aws:SourceAccount, aws:SourceArn) | delivery stream role | trust',
     calls: (m) => {
       const f = firehose(m);
@@ -69,6 +105,7 @@ export const DELIVERY_ROWS: readonly Row[] = [
     },
   },
   {
+    when: viaFirehose,
     name: 'Firehose | stream reads, kms:Decrypt | events stream, key | identity, key',
     calls: (m) => {
       const f = firehose(m);
@@ -76,6 +113,7 @@ export const DELIVERY_ROWS: readonly Row[] = [
     },
   },
   {
+    when: viaFirehose,
     name: 'Firehose | es:Describe*, es:ESHttpPost/Put/Get | domain | identity, domain access policy',
     calls: (m) => {
       const f = firehose(m);
@@ -103,6 +141,7 @@ export const DELIVERY_ROWS: readonly Row[] = [
     },
   },
   {
+    when: viaFirehose,
     name: 'Firehose | s3:PutObject, AbortMultipartUpload, GetBucketLocation, ListBucket*, kms:GenerateDataKey, kms:Decrypt | failed-documents prefix, its key | identity, bucket policy, key',
     calls: (m) => {
       const f = firehose(m);
@@ -146,6 +185,7 @@ export const DELIVERY_ROWS: readonly Row[] = [
     },
   },
   {
+    when: viaFirehose,
     name: 'Firehose | logs:PutLogEvents | its delivery log streams | identity',
     calls: (m) => {
       const f = firehose(m);

@@ -9,9 +9,14 @@ import {
   s3Object,
   domainCall,
   alarmTopicCalls,
+  failedDocumentsWriter,
   firehose,
+  indexer,
+  INDEX,
   sameAccountFilters,
   type Row,
+  viaFirehose,
+  viaIndexer,
 } from './calls';
 
 export const DENY_ROWS: readonly Row[] = [
@@ -58,6 +63,7 @@ export const DENY_ROWS: readonly Row[] = [
     },
   },
   {
+    when: viaFirehose,
     name: 'Firehose cannot delete or read objects',
     calls: (m) => {
       const f = firehose(m);
@@ -66,6 +72,28 @@ export const DENY_ROWS: readonly Row[] = [
         (key) =>
           ['s3:DeleteObject', 's3:GetObject'].map((a) => s3Object(m, f.role, bucket, key, a, 'Denied')),
       );
+    },
+  },
+  {
+    name: 'the indexer cannot read or delete objects, nor do anything on the domain but POST /_bulk',
+    when: viaIndexer,
+    calls: (m) => {
+      const { role } = indexer(m);
+      const bucket = m.find('Search/FailedRecordsBucket', 'AWS::S3::Bucket');
+      const domain = m.findAll('AWS::OpenSearchService::Domain')[0];
+      const c = caller(m, role);
+      return [
+        ...['failed-documents/2026/11/23/10/x.gz', 'dead-letter/transform/x.json', 'aws/lambda/x'].flatMap(
+          (key) =>
+            ['s3:DeleteObject', 's3:GetObject'].map((a) => s3Object(m, role, bucket, key, a, 'Denied')),
+        ),
+        domainCall(m, c, domain, 'es:ESHttpPost', `${INDEX}/_bulk`, 'Denied'),
+        domainCall(m, c, domain, 'es:ESHttpPost', `${INDEX}/_delete_by_query`, 'Denied'),
+        domainCall(m, c, domain, 'es:ESHttpPut', `${INDEX}/_doc/1`, 'Denied'),
+        domainCall(m, c, domain, 'es:ESHttpGet', `${INDEX}/_search`, 'Denied'),
+        domainCall(m, c, domain, 'es:ESHttpDelete', INDEX, 'Denied'),
+        domainCall(m, c, domain, 'es:ESHttpPut', '_plugins/_security/api/rolesmapping/kfek_writer', 'Denied'),
+      ];
     },
   },
   {
@@ -173,7 +201,7 @@ export const DENY_ROWS: readonly Row[] = [
     calls: (m) => {
       const bucket = m.find('Search/FailedRecordsBucket', 'AWS::S3::Bucket');
       const queue = m.find('Search/FailureQueue', 'AWS::SQS::Queue');
-      const f = firehose(m);
+      const writer = failedDocumentsWriter(m);
       const admin = {
         caller: 'an admin of the account',
         principal: `arn:aws:iam::${m.account}:role/Admin`,
@@ -185,7 +213,7 @@ export const DENY_ROWS: readonly Row[] = [
         ],
       };
       return [
-        s3Object(m, f.role, bucket, 'failed-documents/x.gz', 's3:PutObject', 'Denied', {
+        s3Object(m, writer, bucket, 'failed-documents/x.gz', 's3:PutObject', 'Denied', {
           'aws:SecureTransport': 'false',
         }),
         {

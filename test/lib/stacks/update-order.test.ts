@@ -64,8 +64,10 @@ describe.each(PROFILES)('the Pipeline stack of profile %s updates in a safe orde
   const invokers = [...idsOf('AWS::Lambda::EventSourceMapping'), ...idsOf('AWS::Pipes::Pipe')];
 
   test('the transform function (and the reconcile function, which plans with the same routes), and what invokes the transform, wait for the route table', () => {
-    expect(transform.length).toBe(profile === 'production' ? 2 : 1);
-    expect(invokers).toHaveLength(1);
+    // With delivery direct the indexer names the routes too (its environment) and waits as well.
+    expect(transform.length).toBe(profile === 'production' || profile.endsWith('-direct') ? 2 : 1);
+    // The transform's invoker, and with delivery direct the indexer's event source mapping, which waits too (below).
+    expect(invokers).toHaveLength(profile.endsWith('-direct') ? 2 : 1);
     for (const id of [...transform, ...invokers]) {
       expect({ id, waitsForProvisioner: dependenciesOf(resources, id).has(provisioner) }).toEqual({
         id,
@@ -74,9 +76,16 @@ describe.each(PROFILES)('the Pipeline stack of profile %s updates in a safe orde
     }
   });
 
-  test('the delivery stream waits for the writer role and the template', () => {
-    for (const id of idsOf('AWS::KinesisFirehose::DeliveryStream')) {
-      expect(dependenciesOf(resources, id).has(provisioner)).toBe(true);
+  test('the delivery stream, or the indexer and its mapping, wait for the writer role and the template', () => {
+    const indexer = idsOf('AWS::Lambda::Function').filter((id) =>
+      JSON.stringify(resources[id].Properties).includes('"POWERTOOLS_SERVICE_NAME":"indexer"'),
+    );
+    expect(indexer).toHaveLength(profile.endsWith('-direct') ? 1 : 0);
+    for (const id of [...idsOf('AWS::KinesisFirehose::DeliveryStream'), ...indexer]) {
+      expect({ id, waitsForProvisioner: dependenciesOf(resources, id).has(provisioner) }).toEqual({
+        id,
+        waitsForProvisioner: true,
+      });
     }
   });
 
