@@ -8,7 +8,7 @@
 import { stripOneNewline } from '../contracts/multiline';
 import { looksLikeJsonObject, maskMessage, maskText, type MaskTally } from './masking';
 import type { CloudWatchLogEvent } from './decode';
-import { type EventDecision, routed } from './decisions';
+import { droppedEvent, type EventDecision, type EventPlace, joinedEvent, keptEvent } from './decisions';
 import type { DocumentSerializer, JoinMarks, ReadEvent } from './document';
 import { joinEvents, type JoinChain, type JoinKey } from './multiline';
 import type { EventSource } from './metadata';
@@ -171,14 +171,18 @@ function emit(envelope: Envelope, piece: Piece, marks?: JoinMarks): void {
   const { events, source, serializer, resolved, sink, decided } = envelope;
   const { read, at } = piece;
   const head = at[0];
-  const decide = (k: number) => routed(events[k], source, resolved.accounts[k], resolved.routes[k]);
+  const place = (k: number): EventPlace => ({
+    source,
+    account: resolved.accounts[k],
+    route: resolved.routes[k],
+  });
   const rule = read.route?.drop?.(serializer.subject(read));
   if (rule !== undefined) {
     sink.tally.dropped(rule);
     if (decided !== undefined) {
-      decided[head] = { kind: 'dropped', ...decide(head), rule };
+      decided[head] = droppedEvent(events[head], place(head), rule, undefined);
       for (let j = 1; j < at.length; j++)
-        decided[at[j]] = { kind: 'dropped', ...decide(at[j]), rule, into: events[head].id };
+        decided[at[j]] = droppedEvent(events[at[j]], place(at[j]), rule, events[head].id);
     }
     return;
   }
@@ -187,23 +191,14 @@ function emit(envelope: Envelope, piece: Piece, marks?: JoinMarks): void {
   sink.documents.push(written);
   if (decided === undefined) return;
   const part = marks?.part;
-  decided[head] = {
-    kind: 'kept',
-    ...decide(head),
-    document,
+  decided[head] = keptEvent(events[head], place(head), document, {
     masked: piece.masked > 0,
     truncated: written.truncated,
     joined: at.length - 1,
-    ...(part === undefined ? {} : { part }),
-  };
+    part,
+  });
   for (let j = 1; j < at.length; j++) {
-    decided[at[j]] = {
-      kind: 'joined',
-      ...decide(at[j]),
-      into: events[head].id,
-      document,
-      ...(part === undefined ? {} : { part }),
-    };
+    decided[at[j]] = joinedEvent(events[at[j]], place(at[j]), events[head].id, document, part);
   }
 }
 
