@@ -7,70 +7,18 @@
  *   not, the lines joined into it and the part of a split join);
  * - `joined`: its line is in the document of an earlier event of its route and account (which one, which part);
  * - `dropped`: a drop rule kept its document out (which rule).
- * A record that cannot be decoded has no events to decide on: its outcome is `poison` with the reason.
+ * A record that cannot be decoded has no events to decide on: its outcome is `poison` with the reason. The types are
+ * in types.ts, beside the outcome that carries them; here are their builders and the document id.
  *
  * Pure: no SDK, no environment, no I/O.
  */
 import { documentIdFor } from '../contracts/document-id';
+import type { CloudWatchLogEvent } from './decode';
 import { type EventSource, sourceAccountOf } from './metadata';
 import type { DocumentRoute } from './routing';
-import type { CloudWatchLogEvent } from './decode';
+import type { DroppedEvent, EventDecision, JoinedEvent, JoinPart, KeptEvent } from './types';
 
-/** The part of a join too long for one document (`kfek.part` of `kfek.partOf`). */
-export interface JoinPart {
-  /** 1 for the join's first document. */
-  readonly number: number;
-  /** The id of the join's first event. */
-  readonly of: string;
-}
-
-/** What every decision says of its event: which it is, and where it was routed. */
-interface DecidedEvent {
-  /** The event's id (`cloudwatch.id`). */
-  readonly eventId: string;
-  /** The envelope it came in (log group, log stream, owner). */
-  readonly source: EventSource;
-  /** The account it comes from (`@aws.account` when present, else the envelope's owner): what chose its route. */
-  readonly account: string;
-  /** Its route's name (`kfek.route`); undefined for the default route. */
-  readonly route?: string;
-  /** Its route's index stem (`kfek.stem`); undefined for the default route or a route that names none. */
-  readonly stem?: string;
-}
-
-export interface KeptEvent extends DecidedEvent {
-  readonly kind: 'kept';
-  /** Its document's position in the outcome's `documents`. */
-  readonly document: number;
-  /** True when its route's masking replaced at least one value of its document. */
-  readonly masked: boolean;
-  /** True when its document's `message` was cut to fit one record (`kfek.truncated`). */
-  readonly truncated: boolean;
-  /** Lines of later events joined into its document (`kfek.joined`); 0 for most. */
-  readonly joined: number;
-  /** Set when its document is one part of a join too long for one document. */
-  readonly part?: JoinPart;
-}
-
-export interface JoinedEvent extends DecidedEvent {
-  readonly kind: 'joined';
-  /** The id of the event whose document holds this event's line. */
-  readonly into: string;
-  /** That document's position in the outcome's `documents`. */
-  readonly document: number;
-  /** Set when that document is one part of a join too long for one document. */
-  readonly part?: JoinPart;
-}
-
-export interface DroppedEvent extends DecidedEvent {
-  readonly kind: 'dropped';
-  /** The name of the drop rule the document met (the first of its route's rules that matched). */
-  readonly rule: string;
-  /** Set for a continuation line: the event whose document it was joined into, dropped with it. */
-  readonly into?: string;
-}
-
-export type EventDecision = KeptEvent | JoinedEvent | DroppedEvent;
+export type { DroppedEvent, EventDecision, JoinedEvent, JoinPart, KeptEvent } from './types';
 
 /**
  * The `_id` the ingest pipeline gives the document that holds the event (its own, or the one it was joined into);
