@@ -15,8 +15,8 @@
 import { documentIdFor } from '../contracts/document-id';
 import type { CloudWatchLogEvent } from './decode';
 import { type EventSource, sourceAccountOf } from './metadata';
-import type { DocumentRoute } from './routing';
-import type { DroppedEvent, EventDecision, JoinedEvent, JoinPart, KeptEvent } from './types';
+import type { ResolvedEvents } from './routing';
+import type { EventDecision, JoinPart } from './types';
 
 export type { DroppedEvent, EventDecision, JoinedEvent, JoinPart, KeptEvent } from './types';
 
@@ -30,86 +30,79 @@ export function documentIdOf(decision: EventDecision): string | undefined {
   return id === '' ? undefined : documentIdFor(decision.source.logGroup, decision.source.logStream, id);
 }
 
-/** Where an event came from and was routed: what every decision of it says. */
-export interface EventPlace {
-  readonly source: EventSource;
-  readonly account: string;
-  readonly route: DocumentRoute | undefined;
-}
-
-/*
- * The builders below write each decision as one object literal of a fixed shape (absent optional members are
- * present as undefined): a spread of a shared part cost more than the rest of deciding (bench/decisions.bench.ts).
+/**
+ * Writes the decisions of one envelope's events, by position, from their routes and accounts (routing.ts `resolve`):
+ * each one object literal of a fixed shape (absent optional members present as undefined), with nothing else
+ * allocated per event. A spread of a shared part, or a small object per event for its place, cost more than the
+ * rest of deciding (bench/decisions.bench.ts).
  */
+export class EnvelopeDecisions {
+  /** The decision of event `i`, once decided. */
+  public readonly decided: EventDecision[];
 
-/** The decision of an event with its own document. */
-export function keptEvent(
-  event: CloudWatchLogEvent,
-  place: EventPlace,
-  document: number,
-  facts: {
-    readonly masked: boolean;
-    readonly truncated: boolean;
-    readonly joined: number;
-    readonly part?: JoinPart;
-  },
-): KeptEvent {
-  const route = place.route?.route;
-  return {
-    kind: 'kept',
-    eventId: event.id,
-    source: place.source,
-    account: place.account,
-    route: route?.name,
-    stem: route?.indexStem,
-    document,
-    masked: facts.masked,
-    truncated: facts.truncated,
-    joined: facts.joined,
-    part: facts.part,
-  };
-}
+  public constructor(
+    private readonly events: readonly CloudWatchLogEvent[],
+    private readonly source: EventSource,
+    private readonly resolved: ResolvedEvents,
+  ) {
+    this.decided = new Array<EventDecision>(events.length);
+  }
 
-/** The decision of an event whose line is in the document of event `into`. */
-export function joinedEvent(
-  event: CloudWatchLogEvent,
-  place: EventPlace,
-  into: string,
-  document: number,
-  part: JoinPart | undefined,
-): JoinedEvent {
-  const route = place.route?.route;
-  return {
-    kind: 'joined',
-    eventId: event.id,
-    source: place.source,
-    account: place.account,
-    route: route?.name,
-    stem: route?.indexStem,
-    into,
-    document,
-    part,
-  };
-}
+  /** Event `k` has its own document. */
+  public kept(
+    k: number,
+    document: number,
+    masked: boolean,
+    truncated: boolean,
+    joined: number,
+    part?: JoinPart,
+  ): void {
+    const route = this.resolved.routes[k]?.route;
+    this.decided[k] = {
+      kind: 'kept',
+      eventId: this.events[k].id,
+      source: this.source,
+      account: this.resolved.accounts[k],
+      route: route?.name,
+      stem: route?.indexStem,
+      document,
+      masked,
+      truncated,
+      joined,
+      part,
+    };
+  }
 
-/** The decision of an event a drop rule kept out (`into`: the line it had joined, for a continuation line). */
-export function droppedEvent(
-  event: CloudWatchLogEvent,
-  place: EventPlace,
-  rule: string,
-  into: string | undefined,
-): DroppedEvent {
-  const route = place.route?.route;
-  return {
-    kind: 'dropped',
-    eventId: event.id,
-    source: place.source,
-    account: place.account,
-    route: route?.name,
-    stem: route?.indexStem,
-    rule,
-    into,
-  };
+  /** Event `k`'s line is in the document of event `into`. */
+  public joined(k: number, into: string, document: number, part: JoinPart | undefined): void {
+    const route = this.resolved.routes[k]?.route;
+    this.decided[k] = {
+      kind: 'joined',
+      eventId: this.events[k].id,
+      source: this.source,
+      account: this.resolved.accounts[k],
+      route: route?.name,
+      stem: route?.indexStem,
+      into,
+      document,
+      part,
+    };
+  }
+
+  /** A drop rule kept event `k` out (`into`: the line it had joined, for a continuation line). */
+  public dropped(k: number, rule: string, into: string | undefined): void {
+    const route = this.resolved.routes[k]?.route;
+    this.decided[k] = {
+      kind: 'dropped',
+      eventId: this.events[k].id,
+      source: this.source,
+      account: this.resolved.accounts[k],
+      route: route?.name,
+      stem: route?.indexStem,
+      rule,
+      into,
+    };
+  }
 }
 
 /**
