@@ -1,7 +1,7 @@
 /**
  * One reconcile run of `kfek reconcile` (command.ts) with the transform's own planner (core/reconcile/planner.ts,
- * which runs lambda/transform's pure core; the one import of Lambda code that eslint.config.js allows the CLI): the
- * run itself is core/reconcile/service.ts, which the scheduled reconcile function runs with the same planner.
+ * which reads the decisions of the transform's pure core, core/transform): the run itself is
+ * core/reconcile/service.ts, which the scheduled reconcile function runs with the same planner.
  */
 import type { Clock } from '../../core/reconcile/ports';
 import {

@@ -7,70 +7,18 @@
  *   not, the lines joined into it and the part of a split join);
  * - `joined`: its line is in the document of an earlier event of its route and account (which one, which part);
  * - `dropped`: a drop rule kept its document out (which rule).
- * A record that cannot be decoded has no events to decide on: its outcome is `poison` with the reason.
+ * A record that cannot be decoded has no events to decide on: its outcome is `poison` with the reason. The types are
+ * in types.ts, beside the outcome that carries them; here are their builders and the document id.
  *
  * Pure: no SDK, no environment, no I/O.
  */
 import { documentIdFor } from '../contracts/document-id';
-import type { EventSource } from './metadata';
-import type { DocumentRoute } from './routing';
 import type { CloudWatchLogEvent } from './decode';
+import { type EventSource, sourceAccountOf } from './metadata';
+import type { ResolvedEvents } from './routing';
+import type { EventDecision, JoinPart } from './types';
 
-/** The part of a join too long for one document (`kfek.part` of `kfek.partOf`). */
-export interface JoinPart {
-  /** 1 for the join's first document. */
-  readonly number: number;
-  /** The id of the join's first event. */
-  readonly of: string;
-}
-
-/** What every decision says of its event: which it is, and where it was routed. */
-interface DecidedEvent {
-  /** The event's id (`cloudwatch.id`). */
-  readonly eventId: string;
-  /** The envelope it came in (log group, log stream, owner). */
-  readonly source: EventSource;
-  /** The account it comes from (`@aws.account` when present, else the envelope's owner): what chose its route. */
-  readonly account: string;
-  /** Its route's name (`kfek.route`); undefined for the default route. */
-  readonly route?: string;
-  /** Its route's index stem (`kfek.stem`); undefined for the default route or a route that names none. */
-  readonly stem?: string;
-}
-
-export interface KeptEvent extends DecidedEvent {
-  readonly kind: 'kept';
-  /** Its document's position in the outcome's `documents`. */
-  readonly document: number;
-  /** True when its route's masking replaced at least one value of its document. */
-  readonly masked: boolean;
-  /** True when its document's `message` was cut to fit one record (`kfek.truncated`). */
-  readonly truncated: boolean;
-  /** Lines of later events joined into its document (`kfek.joined`); 0 for most. */
-  readonly joined: number;
-  /** Set when its document is one part of a join too long for one document. */
-  readonly part?: JoinPart;
-}
-
-export interface JoinedEvent extends DecidedEvent {
-  readonly kind: 'joined';
-  /** The id of the event whose document holds this event's line. */
-  readonly into: string;
-  /** That document's position in the outcome's `documents`. */
-  readonly document: number;
-  /** Set when that document is one part of a join too long for one document. */
-  readonly part?: JoinPart;
-}
-
-export interface DroppedEvent extends DecidedEvent {
-  readonly kind: 'dropped';
-  /** The name of the drop rule the document met (the first of its route's rules that matched). */
-  readonly rule: string;
-  /** Set for a continuation line: the event whose document it was joined into, dropped with it. */
-  readonly into?: string;
-}
-
-export type EventDecision = KeptEvent | JoinedEvent | DroppedEvent;
+export type { DroppedEvent, EventDecision, JoinedEvent, JoinPart, KeptEvent } from './types';
 
 /**
  * The `_id` the ingest pipeline gives the document that holds the event (its own, or the one it was joined into);
@@ -82,38 +30,107 @@ export function documentIdOf(decision: EventDecision): string | undefined {
   return id === '' ? undefined : documentIdFor(decision.source.logGroup, decision.source.logStream, id);
 }
 
-/** Where an event was routed, as every decision of it says. */
-export function routed(
-  event: CloudWatchLogEvent,
-  source: EventSource,
-  account: string,
-  route: DocumentRoute | undefined,
-): DecidedEvent {
-  if (route === undefined) return { eventId: event.id, source, account };
-  const stem = route.route.indexStem;
-  return stem === undefined
-    ? { eventId: event.id, source, account, route: route.route.name }
-    : { eventId: event.id, source, account, route: route.route.name, stem };
+/**
+ * Writes the decisions of one envelope's events, by position, from their routes and accounts (routing.ts `resolve`):
+ * each one object literal of a fixed shape (absent optional members present as undefined), with nothing else
+ * allocated per event. A spread of a shared part, or a small object per event for its place, cost more than the
+ * rest of deciding (bench/decisions.bench.ts).
+ */
+export class EnvelopeDecisions {
+  /** The decision of event `i`, once decided. */
+  public readonly decided: EventDecision[];
+
+  public constructor(
+    private readonly events: readonly CloudWatchLogEvent[],
+    private readonly source: EventSource,
+    private readonly resolved: ResolvedEvents,
+  ) {
+    this.decided = new Array<EventDecision>(events.length);
+  }
+
+  /** Event `k` has its own document. */
+  public kept(
+    k: number,
+    document: number,
+    masked: boolean,
+    truncated: boolean,
+    joined: number,
+    part?: JoinPart,
+  ): void {
+    const route = this.resolved.routes[k]?.route;
+    this.decided[k] = {
+      kind: 'kept',
+      eventId: this.events[k].id,
+      source: this.source,
+      account: this.resolved.accounts[k],
+      route: route?.name,
+      stem: route?.indexStem,
+      document,
+      masked,
+      truncated,
+      joined,
+      part,
+    };
+  }
+
+  /** Event `k`'s line is in the document of event `into`. */
+  public joined(k: number, into: string, document: number, part: JoinPart | undefined): void {
+    const route = this.resolved.routes[k]?.route;
+    this.decided[k] = {
+      kind: 'joined',
+      eventId: this.events[k].id,
+      source: this.source,
+      account: this.resolved.accounts[k],
+      route: route?.name,
+      stem: route?.indexStem,
+      into,
+      document,
+      part,
+    };
+  }
+
+  /** A drop rule kept event `k` out (`into`: the line it had joined, for a continuation line). */
+  public dropped(k: number, rule: string, into: string | undefined): void {
+    const route = this.resolved.routes[k]?.route;
+    this.decided[k] = {
+      kind: 'dropped',
+      eventId: this.events[k].id,
+      source: this.source,
+      account: this.resolved.accounts[k],
+      route: route?.name,
+      stem: route?.indexStem,
+      rule,
+      into,
+    };
+  }
 }
 
 /**
  * The decisions of one envelope whose events no route processes (a profile without routes): each event kept, with
- * its own document, in order from `first`. Written only when read (transform.ts): the plain path decides nothing
- * beyond "kept", so its hot loop builds no object per event for them.
+ * its own document, in order from `first`, appended to `out`. Written only when read (transform.ts): the plain path
+ * decides nothing beyond "kept", so its hot loop builds no object per event for them.
  */
 export function plainDecisions(
   source: EventSource,
   events: readonly CloudWatchLogEvent[],
   documents: ReadonlyArray<{ readonly truncated: boolean }>,
   first: number,
-  accountOf: (event: CloudWatchLogEvent) => string,
-): KeptEvent[] {
-  return events.map((event, i) => ({
-    kind: 'kept',
-    ...routed(event, source, accountOf(event), undefined),
-    document: first + i,
-    masked: false,
-    truncated: documents[first + i].truncated,
-    joined: 0,
-  }));
+  out: EventDecision[],
+): void {
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i];
+    out.push({
+      kind: 'kept',
+      eventId: event.id,
+      source,
+      account: sourceAccountOf(event, source),
+      route: undefined,
+      stem: undefined,
+      document: first + i,
+      masked: false,
+      truncated: documents[first + i].truncated,
+      joined: 0,
+      part: undefined,
+    });
+  }
 }

@@ -8,7 +8,8 @@
 import { stripOneNewline } from '../contracts/multiline';
 import { looksLikeJsonObject, maskMessage, maskText, type MaskTally } from './masking';
 import type { CloudWatchLogEvent } from './decode';
-import { type EventDecision, routed } from './decisions';
+import { EnvelopeDecisions } from './decisions';
+import type { EventDecision } from './types';
 import type { DocumentSerializer, JoinMarks, ReadEvent } from './document';
 import { joinEvents, type JoinChain, type JoinKey } from './multiline';
 import type { EventSource } from './metadata';
@@ -106,7 +107,7 @@ export interface EnvelopeInput {
 interface Envelope extends EnvelopeInput {
   readonly sink: RecordSink;
   /** The decisions of this envelope's events, by position; undefined when not asked for. */
-  readonly decided: EventDecision[] | undefined;
+  readonly decided: EnvelopeDecisions | undefined;
 }
 
 /**
@@ -115,8 +116,8 @@ interface Envelope extends EnvelopeInput {
  * dropped counted in `sink.tally`.
  */
 export function processEnvelope(input: EnvelopeInput, sink: RecordSink): void {
-  const { events, serializer, resolved } = input;
-  const decided = sink.decisions === undefined ? undefined : new Array<EventDecision>(events.length);
+  const { events, source, serializer, resolved } = input;
+  const decided = sink.decisions === undefined ? undefined : new EnvelopeDecisions(events, source, resolved);
   const envelope: Envelope = { ...input, sink, decided };
   if (!resolved.joins) {
     for (let i = 0; i < events.length; i++) {
@@ -136,7 +137,7 @@ export function processEnvelope(input: EnvelopeInput, sink: RecordSink): void {
       }
     }
   }
-  if (decided !== undefined) for (const decision of decided) sink.decisions?.push(decision);
+  if (decided !== undefined) for (const decision of decided.decided) sink.decisions?.push(decision);
 }
 
 /** The pieces of an envelope whose routes join lines: its groups (multiline.ts), each fitted to one record. */
@@ -168,17 +169,15 @@ function joinedPieces(envelope: Envelope): Piece[] {
 
 /** Writes a piece's document, or drops it by its route's rule; decides for each of its events. */
 function emit(envelope: Envelope, piece: Piece, marks?: JoinMarks): void {
-  const { events, source, serializer, resolved, sink, decided } = envelope;
+  const { events, serializer, sink, decided } = envelope;
   const { read, at } = piece;
   const head = at[0];
-  const decide = (k: number) => routed(events[k], source, resolved.accounts[k], resolved.routes[k]);
   const rule = read.route?.drop?.(serializer.subject(read));
   if (rule !== undefined) {
     sink.tally.dropped(rule);
     if (decided !== undefined) {
-      decided[head] = { kind: 'dropped', ...decide(head), rule };
-      for (let j = 1; j < at.length; j++)
-        decided[at[j]] = { kind: 'dropped', ...decide(at[j]), rule, into: events[head].id };
+      decided.dropped(head, rule, undefined);
+      for (let j = 1; j < at.length; j++) decided.dropped(at[j], rule, events[head].id);
     }
     return;
   }
@@ -187,24 +186,8 @@ function emit(envelope: Envelope, piece: Piece, marks?: JoinMarks): void {
   sink.documents.push(written);
   if (decided === undefined) return;
   const part = marks?.part;
-  decided[head] = {
-    kind: 'kept',
-    ...decide(head),
-    document,
-    masked: piece.masked > 0,
-    truncated: written.truncated,
-    joined: at.length - 1,
-    ...(part === undefined ? {} : { part }),
-  };
-  for (let j = 1; j < at.length; j++) {
-    decided[at[j]] = {
-      kind: 'joined',
-      ...decide(at[j]),
-      into: events[head].id,
-      document,
-      ...(part === undefined ? {} : { part }),
-    };
-  }
+  decided.kept(head, document, piece.masked > 0, written.truncated, at.length - 1, part);
+  for (let j = 1; j < at.length; j++) decided.joined(at[j], events[head].id, document, part);
 }
 
 function joinKey(route: DocumentRoute | undefined, account: string): JoinKey {

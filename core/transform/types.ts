@@ -4,7 +4,6 @@
  *
  * Nothing in this file does I/O. The document schema is a public contract documented in docs/schema.md.
  */
-import type { EventDecision } from './decisions';
 
 /** CloudWatch Logs metadata carried on every document under `cloudwatch`. */
 export interface CloudWatchMetadata {
@@ -81,6 +80,74 @@ export interface ProcessingCounts {
   /** Continuation lines joined into the event before them. */
   readonly joinedLines: number;
 }
+
+/*
+ * What the transform decided for each input event (decisions.ts builds them; docs/transform-runtime.md "What the core
+ * decided, per event").
+ */
+
+/** The part of a join too long for one document (`kfek.part` of `kfek.partOf`). */
+export interface JoinPart {
+  /** 1 for the join's first document. */
+  readonly number: number;
+  /** The id of the join's first event. */
+  readonly of: string;
+}
+
+/** The envelope an event came in, as its decision names it (not the envelope, which holds every message). */
+export interface DecisionSource {
+  readonly logGroup: string;
+  readonly logStream: string;
+  readonly owner: string;
+}
+
+/** What every decision says of its event: which it is, and where it was routed. */
+interface DecidedEvent {
+  /** The event's id (`cloudwatch.id`). */
+  readonly eventId: string;
+  /** The envelope it came in. */
+  readonly source: DecisionSource;
+  /** The account it comes from (`@aws.account` when present, else the envelope's owner): what chose its route. */
+  readonly account: string;
+  /** Its route's name (`kfek.route`); undefined for the default route. */
+  readonly route?: string;
+  /** Its route's index stem (`kfek.stem`); undefined for the default route or a route that names none. */
+  readonly stem?: string;
+}
+
+export interface KeptEvent extends DecidedEvent {
+  readonly kind: 'kept';
+  /** Its document's position in the outcome's `documents`. */
+  readonly document: number;
+  /** True when its route's masking replaced at least one value of its document. */
+  readonly masked: boolean;
+  /** True when its document's `message` was cut to fit one record (`kfek.truncated`). */
+  readonly truncated: boolean;
+  /** Lines of later events joined into its document (`kfek.joined`); 0 for most. */
+  readonly joined: number;
+  /** Set when its document is one part of a join too long for one document. */
+  readonly part?: JoinPart;
+}
+
+export interface JoinedEvent extends DecidedEvent {
+  readonly kind: 'joined';
+  /** The id of the event whose document holds this event's line. */
+  readonly into: string;
+  /** That document's position in the outcome's `documents`. */
+  readonly document: number;
+  /** Set when that document is one part of a join too long for one document. */
+  readonly part?: JoinPart;
+}
+
+export interface DroppedEvent extends DecidedEvent {
+  readonly kind: 'dropped';
+  /** The name of the drop rule the document met (the first of its route's rules that matched). */
+  readonly rule: string;
+  /** Set for a continuation line: the event whose document it was joined into, dropped with it. */
+  readonly into?: string;
+}
+
+export type EventDecision = KeptEvent | JoinedEvent | DroppedEvent;
 
 /** What one raw (subscription) Kinesis record turned into. */
 export type RecordOutcome =

@@ -169,7 +169,7 @@ describe('transform decisions', () => {
       { kind: 'dropped', rule: 'noisy', into: noisy.id },
       { kind: 'kept', joined: 0, document: 1 },
     ]);
-    expect(decisions[3]).not.toHaveProperty('into');
+    expect(decisions[3]).toMatchObject({ kind: 'dropped', into: undefined });
     expectConsistent(documents, decisions);
   });
 
