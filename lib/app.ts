@@ -8,23 +8,6 @@ import { PipelineStack } from './stacks/pipeline-stack';
 import { SearchStack } from './stacks/search-stack';
 import { SourcesStack } from './stacks/sources-stack';
 
-/**
- * A serverless profile (`openSearch.kind: serverless`, issue 42) asked for the whole app before the direct-delivery
- * indexer's Pipeline and Monitoring stacks (issue 41) can deliver to a collection: refused at synth, with what is
- * missing, rather than deploying a pipeline that delivers nowhere.
- */
-export class ServerlessPipelineMissingError extends Error {
-  constructor(profile: string) {
-    super(
-      `profile "${profile}" keeps its logs in an OpenSearch Serverless collection, which only the direct-delivery ` +
-        'indexer (delivery.mode "direct", issue 41) can write to, and this build\'s Pipeline stack delivers with ' +
-        'Firehose to a domain only. Use openSearch.kind "domain" until the indexer is wired to the collection ' +
-        '(docs/serverless.md, "Left to do").',
-    );
-    this.name = 'ServerlessPipelineMissingError';
-  }
-}
-
 /** The stacks of one kfek deployment. */
 export interface KfekStacks {
   readonly search: SearchStack;
@@ -76,7 +59,15 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     removalPolicy,
   });
   const domain = search.domain;
-  if (domain === undefined) throw new ServerlessPipelineMissingError(config.profile);
+  // A serverless profile: the indexer writes the collection as the writer role its data access policy names.
+  const collection =
+    search.collection === undefined
+      ? undefined
+      : {
+          endpoint: search.collection.collectionEndpoint,
+          arn: search.collection.collectionArn,
+          writerRole: search.collection.writerRole,
+        };
 
   const pipeline = new PipelineStack(app, 'Pipeline', {
     ...common,
@@ -87,7 +78,8 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
       `${config.delivery.mode === 'direct' ? 'the indexer' : 'Firehose'} delivery to OpenSearch`,
     rawStream: search.rawStream,
     eventsStream: search.eventsStream,
-    domain,
+    ...(domain === undefined ? {} : { domain }),
+    ...(collection === undefined ? {} : { collection }),
     bucket: search.bucket,
     failureQueue: search.failureQueue,
     openSearchAdminRole: search.adminRole,
@@ -134,7 +126,7 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     invokedByEventSourceMapping: config.transport === 'lambda',
     deliveryStreamName: names.deliveryStream,
     ...(config.delivery.mode === 'direct' ? { indexerFunctionName: names.indexerFunction } : {}),
-    domain,
+    ...(domain === undefined ? {} : { domain }),
     sourceLogGroupNames: [...sources.logGroups.keys()],
     dataNodeVolumeSizeInGiB: config.openSearch.volumeSizeGb,
     metricsNamespace: config.name,

@@ -42,15 +42,17 @@ export function flattenCfnReference(node: unknown): string {
 
 /**
  * Acknowledges `AwsSolutions-IAM5` wildcard-resource findings of `role`'s inline default policy, one granular id
- * per justified resource, on the policy itself (the narrowest construct).
+ * per justified resource, on the policy itself (the narrowest construct). An own role's grants go to its
+ * `DefaultPolicy`, an imported role's to a `Policy<stack-unique name>` child (a policy of the importing stack).
  */
 export function justifyWildcardResources(
-  role: iam.Role,
+  role: iam.IRole,
   justifications: readonly WildcardJustification[],
 ): void {
   role.node.addValidation({
     validate: () => {
-      const policy = role.node.tryFindChild('DefaultPolicy');
+      const policy =
+        role.node.tryFindChild('DefaultPolicy') ?? role.node.children.find((c) => c instanceof iam.Policy);
       if (!(policy instanceof iam.Policy)) return [];
       const cfn = policy.node.defaultChild as iam.CfnPolicy;
       const stack = Stack.of(cfn);

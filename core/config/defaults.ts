@@ -122,9 +122,6 @@ export const DEFAULTS = {
 /** Keys that may appear in input although {@link DEFAULTS} leaves them unset (optional settings). */
 export const OPTIONAL_KEYS: Readonly<Record<string, readonly string[]>> = {
   '': ['account', 'region'],
-  // `delivery.mode` belongs to the direct-delivery config (issue 41); listed so a serverless profile may say "direct"
-  // whichever of the two lands first (core/config/serverless.ts reads it).
-  delivery: ['mode'],
   'openSearch.retention': ['warmAfterDays'],
   sources: ['organizationId'],
   'openSearch.access': ['adminBackendRoles', 'readerBackendRoles'],

@@ -59,16 +59,11 @@ export function readServerless(r: Reader): ServerlessConfig {
   };
 }
 
-/**
- * The delivery mode as the profile states it. `delivery.mode` is owned by the direct-delivery config (issue 41);
- * this reads the same key so the refusal below holds whichever lands first, `firehose` when unset (its default).
- */
-function deliveryMode(r: Reader): unknown {
-  return r.raw('delivery.mode') ?? 'firehose';
-}
-
 /** The parts of the resolved config the refusals read (structural, so this file needs nothing of ./types). */
 export interface ServerlessCheckInput extends AccessFamiliesInput {
+  /** `mode`: only kfek's indexer (`direct`) sends the document ids a collection needs. */
+  readonly delivery: AccessFamiliesInput['delivery'] & { readonly mode: string };
+  readonly reconcile: { readonly enabled: boolean };
   readonly openSearch: {
     readonly kind: OpenSearchKind;
     readonly serverless: ServerlessConfig;
@@ -122,12 +117,19 @@ export function checkServerless(r: Reader, c: ServerlessCheckInput): void {
         'reconcile could not find an event by its id (docs/serverless.md). Use "SEARCH".',
     );
   }
-  const mode = deliveryMode(r);
+  const mode = c.delivery.mode;
   if (mode !== 'direct') {
     r.problem(
       `delivery.mode is ${JSON.stringify(mode)} but openSearch.kind is "serverless": Firehose's Serverless destination ` +
         "has no document-id option, so it cannot send kfek's ids and would store re-read events twice " +
         '(docs/serverless.md). Set delivery.mode to "direct" (kfek\'s own indexer).',
+    );
+  }
+  if (c.reconcile.enabled) {
+    r.problem(
+      'reconcile.enabled is true but openSearch.kind is "serverless": the scheduled reconcile function looks events up ' +
+        'with requests signed for a domain (es) and with routing, which a collection does not take; it does not ' +
+        'run against a collection yet (docs/serverless.md, "Left to do"). Set reconcile.enabled to false.',
     );
   }
   if (c.delivery.indexRotation === 'OneHour') {

@@ -11,12 +11,16 @@ import type { IndexedDocumentPlan } from './document-plan';
  */
 export const DIRECT_BULK_PATH = '/_bulk?pipeline=_none';
 
-/** The action line of one document (no newline). */
-export function actionLine(plan: IndexedDocumentPlan): string {
-  const meta =
-    plan.id === undefined
-      ? { _index: plan.index, routing: plan.routing }
-      : { _index: plan.index, _id: plan.id, routing: plan.routing };
+/**
+ * The action line of one document (no newline). `routing: false` leaves the routing out: an OpenSearch Serverless
+ * collection places documents itself and documents no routing (docs/serverless.md; its stand-in refuses it).
+ */
+export function actionLine(plan: IndexedDocumentPlan, routing = true): string {
+  const meta = {
+    _index: plan.index,
+    ...(plan.id === undefined ? {} : { _id: plan.id }),
+    ...(routing ? { routing: plan.routing } : {}),
+  };
   return JSON.stringify({ index: meta });
 }
 
@@ -35,6 +39,8 @@ export function bulkBodies<T>(
   items: readonly T[],
   planOf: (item: T) => IndexedDocumentPlan,
   maxBytes: number,
+  /** Whether the action lines carry the routing ({@link actionLine}). @default true */
+  routing = true,
 ): BulkBody<T>[] {
   const bodies: BulkBody<T>[] = [];
   let current: T[] = [];
@@ -48,7 +54,7 @@ export function bulkBodies<T>(
   };
   for (const item of items) {
     const plan = planOf(item);
-    const entry = `${actionLine(plan)}\n${plan.source}\n`;
+    const entry = `${actionLine(plan, routing)}\n${plan.source}\n`;
     const size = Buffer.byteLength(entry, 'utf8');
     if (bytes > 0 && bytes + size > maxBytes) flush();
     current.push(item);

@@ -6,6 +6,7 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { defaultCredentialProvider, signRequest } from '../../core/aws-signing';
+import { DEFAULT_SIGNING_SERVICE, type OpenSearchSigningService } from '../../core/contracts/indexer-env';
 import { DIRECT_BULK_PATH } from '../../core/delivery/bulk-body';
 import type { BulkPort, BulkResponse, FailedDocumentStore } from './ports';
 
@@ -13,11 +14,16 @@ export interface SignedBulkOptions {
   /** `https://host` of the domain. */
   readonly endpoint: string;
   readonly region: string;
+  /** The SigV4 service: `es` for a domain, `aoss` for a Serverless collection. @default 'es' */
+  readonly service?: OpenSearchSigningService;
   /** @default - the Node.js default credential chain (the function's role) */
   readonly credentials?: AwsCredentialIdentityProvider;
 }
 
-/** `POST /_bulk?pipeline=_none`, signed for service `es` (IAM needs only `es:ESHttpPost` on `<domain>/_bulk`). */
+/**
+ * `POST /_bulk?pipeline=_none`, signed for service `es` (IAM needs only `es:ESHttpPost` on `<domain>/_bulk`) or
+ * `aoss` (a collection: `aoss:APIAccessAll`, then its data access policy).
+ */
 export function signedBulkPort(options: SignedBulkOptions): BulkPort {
   const origin = new URL(options.endpoint);
   let credentials: AwsCredentialIdentityProvider | undefined = options.credentials;
@@ -25,7 +31,7 @@ export function signedBulkPort(options: SignedBulkOptions): BulkPort {
     async bulk(body: string, timeoutMillis: number): Promise<BulkResponse> {
       credentials ??= await defaultCredentialProvider();
       const signed = await signRequest(
-        { service: 'es', region: options.region, credentials },
+        { service: options.service ?? DEFAULT_SIGNING_SERVICE, region: options.region, credentials },
         {
           method: 'POST',
           origin,

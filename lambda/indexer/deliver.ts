@@ -20,6 +20,11 @@ export interface DeliverySettings {
   readonly bulkMaxBytes: number;
   readonly concurrency: number;
   readonly failedDocumentsPrefix: string;
+  /**
+   * Whether each action carries the document's routing: true for a domain, false for a Serverless collection,
+   * which places documents itself (the signing service `aoss`, docs/serverless.md). @default true
+   */
+  readonly routing?: boolean;
   /** First backoff cap; doubles each round up to {@link maxBackoffMillis}. @default 100 */
   readonly baseBackoffMillis?: number;
   /** @default 5000 */
@@ -216,7 +221,7 @@ export async function deliverBatch(
     const left = deadline - ports.clock.now();
     if (left <= 0) break;
     const round: Round = { retry: [], maxBytes, requests: 0, overwritten: 0 };
-    const bodies = bulkBodies(pending, planOf, maxBytes);
+    const bodies = bulkBodies(pending, planOf, maxBytes, settings.routing !== false);
     await eachLimited(bodies, settings.concurrency, (body) =>
       sendBody(body, ports, Math.min(requestTimeout, Math.max(1, deadline - ports.clock.now())), round),
     );

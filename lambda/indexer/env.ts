@@ -2,7 +2,12 @@
  * The indexer's settings, read once per container from the environment core/contracts/indexer-env.ts names (the
  * Pipeline stack and the local runner write it with `indexerEnvironment`), with the defaults applied here.
  */
-import { IndexerEnvVar, INDEXER_SERVICE_NAME } from '../../core/contracts/indexer-env';
+import {
+  DEFAULT_SIGNING_SERVICE,
+  IndexerEnvVar,
+  INDEXER_SERVICE_NAME,
+  type OpenSearchSigningService,
+} from '../../core/contracts/indexer-env';
 import type { IndexRotation } from '../../core/contracts/index-naming';
 import { parseRoutes } from '../../core/contracts/transform-env';
 import type { DeliveryTarget } from '../../core/delivery/document-plan';
@@ -38,6 +43,10 @@ export interface IndexerEnv {
   readonly concurrency: number;
   readonly metricsNamespace: string;
   readonly serviceName: string;
+  /** The SigV4 service: `es` (a domain) or `aoss` (a Serverless collection). */
+  readonly signingService: OpenSearchSigningService;
+  /** Whether bulk actions carry the routing: not to a collection, which places documents itself. */
+  readonly routing: boolean;
   /** Region of the domain, for SigV4 (Lambda's own `AWS_REGION`). */
   readonly region: string;
   /** True when an endpoint override is set (moto serves S3 path-style only). */
@@ -45,6 +54,8 @@ export interface IndexerEnv {
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
+
+const SIGNING_SERVICES: readonly OpenSearchSigningService[] = ['es', 'aoss'];
 
 const ROTATIONS: readonly IndexRotation[] = ['NoRotation', 'OneHour', 'OneDay', 'OneWeek', 'OneMonth'];
 
@@ -86,6 +97,14 @@ export function readIndexerEnv(env: Env = process.env): IndexerEnv {
     indexStem: r.indexStem ?? r.name,
   }));
   const indexPrefix = required(env, IndexerEnvVar.IndexPrefix, 'the default route index prefix');
+  const signingService = optional(env, IndexerEnvVar.SigningService) ?? DEFAULT_SIGNING_SERVICE;
+  if (!(SIGNING_SERVICES as readonly string[]).includes(signingService)) {
+    throw new IndexerEnvError(
+      IndexerEnvVar.SigningService,
+      signingService,
+      `one of ${SIGNING_SERVICES.join(', ')} (es for a domain, aoss for a Serverless collection)`,
+    );
+  }
   return {
     endpoint: endpoint.replace(/\/$/, ''),
     failedDocumentsBucket: required(
@@ -108,6 +127,8 @@ export function readIndexerEnv(env: Env = process.env): IndexerEnv {
     concurrency: positiveInteger(env, IndexerEnvVar.Concurrency, DEFAULT_BULK_CONCURRENCY),
     metricsNamespace: optional(env, IndexerEnvVar.MetricsNamespace) ?? DEFAULT_METRICS_NAMESPACE,
     serviceName: optional(env, IndexerEnvVar.ServiceName) ?? INDEXER_SERVICE_NAME,
+    signingService: signingService as OpenSearchSigningService,
+    routing: signingService !== 'aoss',
     region: optional(env, 'AWS_REGION') ?? optional(env, 'AWS_DEFAULT_REGION') ?? 'us-east-1',
     s3ForcePathStyle:
       optional(env, 'AWS_ENDPOINT_URL_S3') !== undefined || optional(env, 'AWS_ENDPOINT_URL') !== undefined,

@@ -24,7 +24,7 @@ const env = readIndexerEnv();
 const logger = new Logger({ serviceName: env.serviceName });
 const metrics = createMetrics(env);
 const ports: DeliveryPorts = {
-  bulk: signedBulkPort({ endpoint: env.endpoint, region: env.region }),
+  bulk: signedBulkPort({ endpoint: env.endpoint, region: env.region, service: env.signingService }),
   store: s3FailedDocumentStore(createS3Client(env.s3ForcePathStyle), env.failedDocumentsBucket),
   clock: SYSTEM_CLOCK,
   random: Math.random,

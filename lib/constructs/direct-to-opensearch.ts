@@ -20,10 +20,26 @@ import { TransformFunction, onFailureDestinationJustification } from './transfor
 /** The shipped indexer handler (lambda/indexer, export `handler`), relative to the repository root. */
 export const INDEXER_ENTRY = 'lambda/indexer/handler.ts';
 
+/** An OpenSearch Serverless collection as the indexer's destination (the Search stack's `collection`). */
+export interface CollectionTarget {
+  /** `https://<id>.<region>.aoss.amazonaws.com`. */
+  readonly endpoint: string;
+  readonly arn: string;
+  /**
+   * The role the collection's data access policy lets write kfek's indices (it lives beside the policy, in the
+   * Search stack). The indexer runs as it, imported by ARN, so the function's grants become a policy of the
+   * indexer's stack and references still run one way only, to the Search stack.
+   */
+  readonly writerRole: iam.IRole;
+}
+
 export interface DirectToOpenSearchProps {
   /** The stream of documents the indexer reads (the events stream). */
   readonly eventsStream: kinesis.IStream;
-  readonly domain: opensearch.IDomain;
+  /** The domain the indexer writes (`openSearch.kind: domain`); exactly one of this and {@link collection}. */
+  readonly domain?: opensearch.IDomain;
+  /** The Serverless collection the indexer writes instead (`openSearch.kind: serverless`, docs/serverless.md). */
+  readonly collection?: CollectionTarget;
   /**
    * The failed-records bucket: documents OpenSearch refuses for good go under {@link failedDocumentsPrefix} (the
    * layout Firehose uses), and the event source mapping writes a batch it gives up on under `aws/lambda/`.
@@ -70,7 +86,7 @@ export interface DirectToOpenSearchProps {
  */
 export class DirectToOpenSearch extends Construct {
   readonly function: lambda.IFunction;
-  readonly role: iam.Role;
+  readonly role: iam.IRole;
   readonly logGroup: logs.ILogGroup;
   /** The event source mapping on the events stream: the reader a switch of delivery orders against. */
   readonly eventSourceMapping: lambda.EventSourceMapping;
@@ -78,17 +94,25 @@ export class DirectToOpenSearch extends Construct {
   constructor(scope: Construct, id: string, props: DirectToOpenSearchProps) {
     super(scope, id);
     const s = props.settings;
+    const { collection } = props;
+    const destination = destinationOf(this, props);
     const fn = new TransformFunction(this, 'Indexer', {
       entry: INDEXER_ENTRY,
       description: 'kfek: documents from the events stream to OpenSearch with their index, id and routing',
       functionName: props.functionName,
       logGroupName: props.logGroupName,
       roleName: props.roleName,
+      ...(collection === undefined
+        ? {}
+        : {
+            role: iam.Role.fromRoleArn(this, 'WriterRole', collection.writerRole.roleArn, { mutable: true }),
+          }),
       memorySizeInMb: s.memoryMb,
       timeout: Duration.seconds(s.timeoutSeconds),
       ...(props.logRetention === undefined ? {} : { logRetention: props.logRetention }),
       environment: indexerEnvironment({
-        endpoint: `https://${props.domain.domainEndpoint}`,
+        endpoint: destination.endpoint,
+        ...(collection === undefined ? {} : { signingService: 'aoss' as const }),
         failedDocumentsBucket: props.bucket.bucketName,
         failedDocumentsPrefix: props.failedDocumentsPrefix,
         indexPrefix: props.indexPrefix,
@@ -118,15 +142,7 @@ export class DirectToOpenSearch extends Construct {
     if (mapping === undefined) throw new Error(`${this.node.path}: the indexer has no event source mapping`);
     this.eventSourceMapping = mapping;
 
-    // `POST /_bulk` only: the indexer names each document's index in the bulk body, never in the path. IAM matches
-    // the request's path, not its query string (`?pipeline=_none`), against the domain subresource
-    // (https://docs.aws.amazon.com/opensearch-service/latest/developerguide/ac.html, "Resource-based policies").
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        actions: ['es:ESHttpPost'],
-        resources: [`${props.domain.domainArn}/_bulk`],
-      }),
-    );
+    this.role.addToPrincipalPolicy(destination.access);
     justifyWildcardResources(this.role, [
       grantPrefixWrite(
         this.role,
@@ -138,4 +154,35 @@ export class DirectToOpenSearch extends Construct {
       onFailureDestinationJustification(props.bucket),
     ]);
   }
+}
+
+/** Where the indexer sends `_bulk` and what IAM must allow for it. */
+function destinationOf(
+  scope: Construct,
+  props: Pick<DirectToOpenSearchProps, 'domain' | 'collection'>,
+): { readonly endpoint: string; readonly access: iam.PolicyStatement } {
+  const { domain, collection } = props;
+  if (collection !== undefined && domain === undefined) {
+    // IAM admits the request to the collection's data plane with `aoss:APIAccessAll` ("Grants permission to all
+    // supported OpenSearch APIs", resource type collection:
+    // https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazonopensearchserverless.html); the
+    // collection's data access policy then decides per index (kfek's families only).
+    return {
+      endpoint: collection.endpoint,
+      access: new iam.PolicyStatement({ actions: ['aoss:APIAccessAll'], resources: [collection.arn] }),
+    };
+  }
+  if (domain !== undefined && collection === undefined) {
+    // `POST /_bulk` only: the indexer names each document's index in the bulk body, never in the path. IAM matches
+    // the request's path, not its query string (`?pipeline=_none`), against the domain subresource
+    // (https://docs.aws.amazon.com/opensearch-service/latest/developerguide/ac.html, "Resource-based policies").
+    return {
+      endpoint: `https://${domain.domainEndpoint}`,
+      access: new iam.PolicyStatement({
+        actions: ['es:ESHttpPost'],
+        resources: [`${domain.domainArn}/_bulk`],
+      }),
+    };
+  }
+  throw new Error(`${scope.node.path}: give the indexer exactly one destination, a domain or a collection.`);
 }

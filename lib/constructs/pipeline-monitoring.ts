@@ -49,7 +49,8 @@ export interface PipelineMonitoringProps {
    * @default - none: Firehose delivers
    */
   readonly indexerFunction?: lambda.IFunction;
-  readonly domain: opensearch.IDomain;
+  /** The domain's cluster alarms and graphs. @default - none: a Serverless collection (the service manages it) */
+  readonly domain?: opensearch.IDomain;
   /**
    * Log groups the saved Logs Insights queries cover (the subscribed ones). At most 50, the StartQuery limit.
    * @default - no log groups: the queries are saved without a selection and the console asks for one

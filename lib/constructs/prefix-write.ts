@@ -13,13 +13,13 @@ import { grantBucketKeyWrite } from './bucket-key';
  * `justifyWildcardResources`, with `why` saying who names the objects.
  */
 export function grantPrefixWrite(
-  role: iam.Role,
+  role: iam.IRole,
   bucket: s3.IBucket,
   prefix: string,
   why: string,
 ): WildcardJustification {
   const objects = bucket.arnForObjects(`${prefix}*`);
-  role.addToPolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [objects] }));
+  role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [objects] }));
   grantBucketKeyWrite(bucket, role);
   return { resource: objects, reason: why };
 }

@@ -101,10 +101,17 @@ export interface TransformFunctionProps {
    */
   readonly logGroupName?: string;
   /**
-   * The role's name.
+   * The role's name (ignored with {@link role}).
    * @default - a name CloudFormation generates
    */
   readonly roleName?: string;
+  /**
+   * An existing role to run as, created elsewhere because a policy outside this stack names it (the Serverless
+   * collection's writer role, named by its data access policy). It must trust lambda.amazonaws.com and be mutable:
+   * the grants below are added to it as a policy of this stack.
+   * @default - a role of its own
+   */
+  readonly role?: iam.IRole;
   /** @default 512 */
   readonly memorySizeInMb?: number;
   /** @default Duration.seconds(60) */
@@ -143,7 +150,7 @@ const DEFAULTS = {
  */
 export class TransformFunction extends Construct {
   readonly function: lambda.Function;
-  readonly role: iam.Role;
+  readonly role: iam.IRole;
   readonly logGroup: logs.LogGroup;
   readonly eventSource?: KinesisEventSource;
 
@@ -176,12 +183,14 @@ export class TransformFunction extends Construct {
     });
     // An own role instead of the default one: the default attaches the AWSLambdaBasicExecutionRole managed policy,
     // which may write to any log group of the account.
-    this.role = new iam.Role(this, 'Role', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      roleName: props.roleName,
-      description: props.description,
-    });
-    this.role.addToPolicy(
+    this.role =
+      props.role ??
+      new iam.Role(this, 'Role', {
+        assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+        roleName: props.roleName,
+        description: props.description,
+      });
+    this.role.addToPrincipalPolicy(
       new iam.PolicyStatement({
         actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
         resources: [this.logGroup.logGroupArn],

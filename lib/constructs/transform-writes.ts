@@ -24,7 +24,7 @@ export interface TransformWritesProps {
  * need kms:GenerateDataKey) and PutObject under the dead-letter prefix (with the bucket key's GenerateDataKey).
  * Returns the justification of the prefix wildcard for `justifyWildcardResources`.
  */
-export function grantTransformWrites(role: iam.Role, props: TransformWritesProps): WildcardJustification {
+export function grantTransformWrites(role: iam.IRole, props: TransformWritesProps): WildcardJustification {
   grantPutRecords(props.eventsStream, role);
   // Poison records are written under the dead-letter prefix only.
   return grantPrefixWrite(

@@ -13,12 +13,15 @@ import type { Construct } from 'constructs';
 import type { DeliveryConfig, RouteConfig } from '../../core/config';
 import type { PhysicalNames } from '../../core/contracts/physical-names';
 import { serializeRoutes } from '../../core/contracts/transform-env';
-import { DirectToOpenSearch } from '../constructs/direct-to-opensearch';
+import { type CollectionTarget, DirectToOpenSearch } from '../constructs/direct-to-opensearch';
 import { FirehoseToOpenSearch } from '../constructs/firehose-to-opensearch';
 
 export interface PipelineDeliveryProps {
   readonly eventsStream: kinesis.IStream;
-  readonly domain: opensearch.IDomain;
+  /** The domain (`openSearch.kind: domain`); exactly one of this and {@link collection}. */
+  readonly domain?: opensearch.IDomain;
+  /** The Serverless collection (`openSearch.kind: serverless`): only the indexer writes one (docs/serverless.md). */
+  readonly collection?: CollectionTarget;
   readonly bucket: s3.IBucket;
   readonly delivery: DeliveryConfig;
   /** Primary shards per index (config `openSearch.indexTemplate.shards`), for the indexer's routing. */
@@ -52,7 +55,7 @@ export function createDelivery(scope: Construct, props: PipelineDeliveryProps): 
   if (d.mode === 'direct') {
     const indexer = new DirectToOpenSearch(scope, 'Indexer', {
       eventsStream: props.eventsStream,
-      domain: props.domain,
+      ...(props.collection === undefined ? { domain: props.domain } : { collection: props.collection }),
       bucket: props.bucket,
       failedDocumentsPrefix: d.failedDocumentsPrefix,
       indexPrefix: d.indexPrefix,
@@ -72,6 +75,9 @@ export function createDelivery(scope: Construct, props: PipelineDeliveryProps): 
       reader: indexer.eventSourceMapping,
       logGroup: indexer.logGroup,
     };
+  }
+  if (props.domain === undefined) {
+    throw new Error(`${scope.node.path}: Firehose delivers to a domain only (docs/serverless.md).`);
   }
   const firehose = new FirehoseToOpenSearch(scope, 'Delivery', {
     sourceStream: props.eventsStream,

@@ -30,7 +30,7 @@ import {
   TransformServiceName,
   transformEnvironment,
 } from '../../core/contracts/transform-env';
-import type { DirectToOpenSearch } from '../constructs/direct-to-opensearch';
+import type { CollectionTarget, DirectToOpenSearch } from '../constructs/direct-to-opensearch';
 import type { FirehoseToOpenSearch } from '../constructs/firehose-to-opensearch';
 import { OpenSearchProvisioner } from '../constructs/opensearch-provisioner';
 import { PipesTransport } from '../constructs/pipes-transport';
@@ -46,7 +46,13 @@ export interface PipelineStackProps extends StackProps {
   readonly rawStream: kinesis.IStream;
   /** The transform's output and Firehose's source (from the stateful stack). */
   readonly eventsStream: kinesis.IStream;
-  readonly domain: opensearch.IDomain;
+  /** The domain (`openSearch.kind: domain`); exactly one of this and {@link collection}. */
+  readonly domain?: opensearch.IDomain;
+  /**
+   * The Serverless collection (`openSearch.kind: serverless`, docs/serverless.md): the indexer writes it as its
+   * writer role, signing for `aoss`; no Firehose, provisioner or reconcile function runs against it yet.
+   */
+  readonly collection?: CollectionTarget;
   /**
    * Failed documents (Firehose), dead-lettered poison records (transform) and, with the `lambda` transport, the
    * event source mapping's discarded batches (under `aws/lambda/`).
@@ -146,8 +152,11 @@ export class PipelineStack extends Stack {
   readonly indexer?: DirectToOpenSearch;
   /** The delivery's role (Firehose's or the indexer's), mapped to the OpenSearch writer role by {@link provisioner}. */
   readonly writerRole: iam.IRole;
-  /** Applies index template, retention policy, roles and Dashboards objects before Firehose delivers. */
-  readonly provisioner: OpenSearchProvisioner;
+  /**
+   * Applies index template, retention policy, roles and Dashboards objects before Firehose delivers (a domain only:
+   * a collection's templates are not applied yet, docs/serverless.md "Left to do").
+   */
+  readonly provisioner?: OpenSearchProvisioner;
   /** The pipeline's own log groups: an account-level subscription must exclude them. */
   readonly logGroups: readonly logs.ILogGroup[];
   /** The scheduled reconcile function (config `reconcile.enabled`). */
@@ -165,6 +174,18 @@ export class PipelineStack extends Stack {
       Annotations.of(this).addWarningV2('kfek:route-overlap', warning);
     }
     const names = props.names;
+    const { domain, collection } = props;
+    if ((domain === undefined) === (collection === undefined)) {
+      throw new Error(
+        `${this.node.path}: give the pipeline exactly one destination, a domain or a collection.`,
+      );
+    }
+    if (collection !== undefined && (d.mode !== 'direct' || props.reconcile !== undefined)) {
+      throw new Error(
+        `${this.node.path}: a Serverless collection is written by the indexer only (delivery.mode "direct") and has ` +
+          'no reconcile function yet (docs/serverless.md); the config check refuses both.',
+      );
+    }
 
     // One construct ID ('Transform') and one function name for both transports: switching the transport updates
     // the function (handler, code, environment) in place instead of replacing it, so its name, log group and
@@ -263,7 +284,7 @@ export class PipelineStack extends Stack {
     // The events stream's reader: Firehose, or with `delivery.mode: direct` the indexer (docs/delivery.md).
     const delivery = createDelivery(this, {
       eventsStream: props.eventsStream,
-      domain: props.domain,
+      ...(collection === undefined ? { domain } : { collection }),
       bucket: props.bucket,
       delivery: d,
       indexShards: props.openSearch.indexTemplate.shards,
@@ -285,7 +306,7 @@ export class PipelineStack extends Stack {
 
     // The scheduled reconcile function reads what the provisioner lets readers read: its role is a reader of the
     // default route's indices and of every route's.
-    if (props.reconcile !== undefined) {
+    if (props.reconcile !== undefined && domain !== undefined) {
       const r = props.reconcile;
       this.reconcile = new ReconcileFunction(this, 'Reconcile', {
         logGroups: r.logGroups,
@@ -293,7 +314,7 @@ export class PipelineStack extends Stack {
         bucket: props.bucket,
         deadLetterPrefix: t.deadLetterPrefix,
         failedDocumentsPrefix: d.failedDocumentsPrefix,
-        domain: props.domain,
+        domain,
         indexPrefix: d.indexPrefix,
         indexRotation: d.indexRotation,
         routes,
@@ -310,59 +331,62 @@ export class PipelineStack extends Stack {
     }
     const reconcileReader = this.reconcile === undefined ? [] : [this.reconcile.role.roleArn];
 
-    // Signed mode: the provisioner runs as the domain's master user, the only identity the security REST API
-    // answers before any mapping exists. The role lives in the Search stack; the grants the provisioner attaches
-    // are a separate Policy in this stack, so references point from Pipeline to Search only.
-    const os = props.openSearch;
-    this.provisioner = new OpenSearchProvisioner(this, 'OpenSearchProvisioner', {
-      domain: props.domain,
-      role: props.openSearchAdminRole,
-      indexPrefix: d.indexPrefix,
-      indexTemplate: os.indexTemplate,
-      retention: os.retention,
-      auditLogs: os.auditLogs,
-      writerRole: this.writerRole,
-      // With Firehose delivering, the indexer's fixed-name role stays mapped too: on a switch from direct, the
-      // indexer keeps writing until CloudFormation removes its mapping in the update's cleanup, after the new
-      // delivery stream exists, so nothing it reads in between is refused (docs/delivery.md, "Switching delivery").
-      ...(this.indexer === undefined && names !== undefined
-        ? { writerBackendRoles: [this.roleArnOf(names.indexerRole)] }
-        : {}),
-      readerBackendRoles: [...(os.access.readerBackendRoles ?? []), ...reconcileReader],
-      adminBackendRoles: os.access.adminBackendRoles ?? [],
-      reconcileBackendRoles: reconcileReader,
-      routes: routes.map((r) => ({
-        name: r.name,
-        indexStem: r.indexStem,
-        retentionDays: r.retentionDays,
-        readerBackendRoles: [...r.readerBackendRoles, ...reconcileReader],
-      })),
-      ...(props.keepRetiredHours === undefined ? {} : { keepRetiredHours: props.keepRetiredHours }),
-      logRetention: deliveryLogRetention,
-      ...(names !== undefined
-        ? {
-            logGroupNames: {
-              provisioner: names.provisionerLogGroup,
-              provider: names.provisionerProviderLogGroup,
-            },
-          }
-        : {}),
-    });
-    // Template and writer mapping before the first delivery (a first index created without the template keeps
-    // guessed mappings for the whole day; without the mapping every document is rejected to S3), and before Firehose
-    // or the indexer is updated to a new index prefix: the writer role covers the new prefix (and still the old one)
-    // first. The indexer's function too, so its environment (routes, prefix) changes only after the domain's.
-    reader.node.addDependency(this.provisioner.resource);
-    this.indexer?.function.node.addDependency(this.provisioner.resource);
-    // The route table before the transform (issue 30.4): the function's environment (KFEK_ROUTES) names the routes it
-    // marks documents with, and CloudFormation updates it only after the provisioner has put every new route name
-    // into the ingest pipeline's table (and kept the retired ones), so no document carries a name the table lacks.
-    // test/lib/stacks/update-order.test.ts proves the order from the synthesized template.
-    this.transformFunction.node.addDependency(this.provisioner.resource);
-    // The reconcile function plans with the same routes (its environment) and reads as a reader the provisioner maps:
-    // it is updated after the provisioner too, so a run never judges by a route the domain does not know yet.
-    this.reconcile?.function.node.addDependency(this.provisioner.resource);
-    ownLogGroups.push(...this.provisioner.logGroups);
+    // A collection has no provisioner yet (docs/serverless.md, "Left to do"): the indexer creates indices on write.
+    if (domain !== undefined) {
+      // Signed mode: the provisioner runs as the domain's master user, the only identity the security REST API
+      // answers before any mapping exists. The role lives in the Search stack; the grants the provisioner attaches
+      // are a separate Policy in this stack, so references point from Pipeline to Search only.
+      const os = props.openSearch;
+      this.provisioner = new OpenSearchProvisioner(this, 'OpenSearchProvisioner', {
+        domain,
+        role: props.openSearchAdminRole,
+        indexPrefix: d.indexPrefix,
+        indexTemplate: os.indexTemplate,
+        retention: os.retention,
+        auditLogs: os.auditLogs,
+        writerRole: this.writerRole,
+        // With Firehose delivering, the indexer's fixed-name role stays mapped too: on a switch from direct, the
+        // indexer keeps writing until CloudFormation removes its mapping in the update's cleanup, after the new
+        // delivery stream exists, so nothing it reads in between is refused (docs/delivery.md, "Switching delivery").
+        ...(this.indexer === undefined && names !== undefined
+          ? { writerBackendRoles: [this.roleArnOf(names.indexerRole)] }
+          : {}),
+        readerBackendRoles: [...(os.access.readerBackendRoles ?? []), ...reconcileReader],
+        adminBackendRoles: os.access.adminBackendRoles ?? [],
+        reconcileBackendRoles: reconcileReader,
+        routes: routes.map((r) => ({
+          name: r.name,
+          indexStem: r.indexStem,
+          retentionDays: r.retentionDays,
+          readerBackendRoles: [...r.readerBackendRoles, ...reconcileReader],
+        })),
+        ...(props.keepRetiredHours === undefined ? {} : { keepRetiredHours: props.keepRetiredHours }),
+        logRetention: deliveryLogRetention,
+        ...(names !== undefined
+          ? {
+              logGroupNames: {
+                provisioner: names.provisionerLogGroup,
+                provider: names.provisionerProviderLogGroup,
+              },
+            }
+          : {}),
+      });
+      // Template and writer mapping before the first delivery (a first index created without the template keeps
+      // guessed mappings for the whole day; without the mapping every document is rejected to S3), and before Firehose
+      // or the indexer is updated to a new index prefix: the writer role covers the new prefix (and still the old one)
+      // first. The indexer's function too, so its environment (routes, prefix) changes only after the domain's.
+      reader.node.addDependency(this.provisioner.resource);
+      this.indexer?.function.node.addDependency(this.provisioner.resource);
+      // The route table before the transform (issue 30.4): the function's environment (KFEK_ROUTES) names the routes it
+      // marks documents with, and CloudFormation updates it only after the provisioner has put every new route name
+      // into the ingest pipeline's table (and kept the retired ones), so no document carries a name the table lacks.
+      // test/lib/stacks/update-order.test.ts proves the order from the synthesized template.
+      this.transformFunction.node.addDependency(this.provisioner.resource);
+      // The reconcile function plans with the same routes (its environment) and reads as a reader the provisioner maps:
+      // it is updated after the provisioner too, so a run never judges by a route the domain does not know yet.
+      this.reconcile?.function.node.addDependency(this.provisioner.resource);
+      ownLogGroups.push(...this.provisioner.logGroups);
+    }
     this.logGroups = ownLogGroups;
 
     // The doctor resolves the writer mapping's ARNs from these outputs (cli/doctor/domain-spec.ts): the delivery's

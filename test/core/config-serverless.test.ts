@@ -90,6 +90,15 @@ describe('what a Serverless collection cannot do is refused at synth', () => {
     expect(problems).toEqual([expect.stringMatching(/indexRotation is "OneHour".*Use "OneDay" or longer/)]);
   });
 
+  test('fails when the reconcile function is on (it signs for a domain and sends routing)', () => {
+    // WHEN
+    const problems = problemsOf({ reconcile: { enabled: true } });
+    // THEN
+    expect(problems).toEqual([
+      expect.stringMatching(/reconcile\.enabled is true.*Set reconcile\.enabled to false/),
+    ]);
+  });
+
   test('fails when audit logs are on (the security plugin is not there)', () => {
     // WHEN
     const problems = problemsOf({ openSearch: { kind: 'serverless', auditLogs: true } });

@@ -50,6 +50,12 @@ export const NAME_PROPERTIES: Readonly<Record<string, readonly NameProperty[]>> 
   // A filter's name is unique within its log group.
   'AWS::Logs::SubscriptionFilter': [],
   'AWS::OpenSearchService::Domain': [REGIONAL('DomainName')],
+  // Serverless (issue 42): names are unique per account and region (security policies per type; kfek's differ by
+  // suffix anyway).
+  'AWS::OpenSearchServerless::AccessPolicy': [REGIONAL('Name')],
+  'AWS::OpenSearchServerless::Collection': [REGIONAL('Name')],
+  'AWS::OpenSearchServerless::CollectionGroup': [REGIONAL('Name')],
+  'AWS::OpenSearchServerless::SecurityPolicy': [REGIONAL('Name')],
   'AWS::Pipes::Pipe': [REGIONAL('Name')],
   'AWS::S3::Bucket': [{ property: 'BucketName', scope: 'global' }],
   'AWS::S3::BucketPolicy': [],

@@ -28,7 +28,11 @@ export interface AlarmTargets {
   readonly transformFunction: lambda.IFunction;
   /** Only an event source mapping emits the function's IteratorAge (PipelineMonitoringProps). */
   readonly invokedByEventSourceMapping: boolean;
-  readonly domain: opensearch.IDomain;
+  /**
+   * The domain whose cluster alarms page (status, blocked writes, JVM, free storage).
+   * @default - none: a Serverless collection, whose capacity the service manages
+   */
+  readonly domain?: opensearch.IDomain;
   /** The events stream's reader: Firehose, or the indexer (`delivery.mode: direct`). */
   readonly delivery: DeliveryTarget;
 }
@@ -132,8 +136,17 @@ export function createLibraryAlarms(
         }
       : {}),
   });
+  if (props.domain !== undefined) monitorDomain(facade, props.domain, t);
+  return facade.createdAlarms().map((created) => created.alarm);
+}
+
+function monitorDomain(
+  facade: MonitoringFacade,
+  domain: opensearch.IDomain,
+  t: MonitoringContext['thresholds'],
+): void {
   facade.monitorOpenSearchCluster({
-    domain: props.domain,
+    domain,
     alarmFriendlyName: 'Search',
     // The library treats missing OpenSearch data as breaching. Not for the cluster status: OpenSearch Service
     // publishes ClusterStatus.* once a minute but leaves gaps (a new domain, a blue/green change, a version upgrade,
@@ -177,7 +190,6 @@ export function createLibraryAlarms(
       },
     },
   });
-  return facade.createdAlarms().map((created) => created.alarm);
 }
 
 export function createHandWrittenAlarms(ctx: MonitoringContext, props: AlarmTargets): cloudwatch.Alarm[] {
@@ -196,20 +208,26 @@ export function createHandWrittenAlarms(ctx: MonitoringContext, props: AlarmTarg
       ),
     }),
     ...createDeliveryAlarms(ctx, props.delivery, alarm),
-    alarm('FreeStorageSpace', {
-      // Minimum over the domain's ClientId/DomainName dimensions is the fullest data node.
-      metric: props.domain.metricFreeStorageSpace({
-        statistic: cloudwatch.Stats.MINIMUM,
-        period: FIVE_MINUTES,
-      }),
-      threshold: t.minFreeStorageSpaceInMiB,
-      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_OR_EQUAL_TO_THRESHOLD,
-      // No data means the domain stopped reporting; the cluster-status alarms (missing = breaching) cover
-      // that, so this one keeps its last state instead of paging twice.
-      treatMissingData: cloudwatch.TreatMissingData.MISSING,
-      alarmDescription: describe('A data node is running out of disk space.', 'free-storage-space'),
-    }),
+    ...(props.domain === undefined ? [] : [freeStorageAlarm(ctx, props.domain, alarm)]),
   ];
+}
+
+/** The fullest data node's free storage (a domain only). */
+function freeStorageAlarm(
+  ctx: MonitoringContext,
+  domain: opensearch.IDomain,
+  alarm: (name: string, options: HandWrittenAlarmOptions) => cloudwatch.Alarm,
+): cloudwatch.Alarm {
+  return alarm('FreeStorageSpace', {
+    // Minimum over the domain's ClientId/DomainName dimensions is the fullest data node.
+    metric: domain.metricFreeStorageSpace({ statistic: cloudwatch.Stats.MINIMUM, period: FIVE_MINUTES }),
+    threshold: ctx.thresholds.minFreeStorageSpaceInMiB,
+    comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_OR_EQUAL_TO_THRESHOLD,
+    // No data means the domain stopped reporting; the cluster-status alarms (missing = breaching) cover
+    // that, so this one keeps its last state instead of paging twice.
+    treatMissingData: cloudwatch.TreatMissingData.MISSING,
+    alarmDescription: describe('A data node is running out of disk space.', 'free-storage-space'),
+  });
 }
 
 function handWrittenAlarm(

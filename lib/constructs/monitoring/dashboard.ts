@@ -113,37 +113,40 @@ export function createDashboard(
       eventsStream.metricWriteProvisionedThroughputExceeded({ ...max, label: 'events stream' }),
     ]),
   );
-  dashboard.addWidgets(
-    graph('OpenSearch indexing rate (per minute)', [
-      // IndexingRate is per minute; Sum across nodes at a 1-minute period is the cluster's rate.
-      domain.metric('IndexingRate', { statistic: cloudwatch.Stats.SUM, period: Duration.minutes(1) }),
-    ]),
-    graph(
-      'OpenSearch storage and memory',
-      [
-        domain.metricFreeStorageSpace({
-          statistic: cloudwatch.Stats.MINIMUM,
-          label: 'free storage (MiB, min node)',
-        }),
-      ],
-      {
-        right: [
-          domain.metricJVMMemoryPressure({ statistic: cloudwatch.Stats.MAXIMUM, label: 'JVM pressure %' }),
+  // A Serverless collection (no domain) publishes none of these cluster metrics.
+  if (domain !== undefined) {
+    dashboard.addWidgets(
+      graph('OpenSearch indexing rate (per minute)', [
+        // IndexingRate is per minute; Sum across nodes at a 1-minute period is the cluster's rate.
+        domain.metric('IndexingRate', { statistic: cloudwatch.Stats.SUM, period: Duration.minutes(1) }),
+      ]),
+      graph(
+        'OpenSearch storage and memory',
+        [
+          domain.metricFreeStorageSpace({
+            statistic: cloudwatch.Stats.MINIMUM,
+            label: 'free storage (MiB, min node)',
+          }),
         ],
-        leftAnnotations: [{ value: t.minFreeStorageSpaceInMiB, label: 'alarm' }],
-      },
-    ),
-    new cloudwatch.SingleValueWidget({
-      title: 'OpenSearch cluster status',
-      metrics: [
-        domain.metricClusterStatusRed({ label: 'red' }),
-        domain.metricClusterStatusYellow({ label: 'yellow' }),
-        domain.metricClusterIndexWritesBlocked({ label: 'writes blocked' }),
-      ],
-      width: 8,
-      height: 6,
-    }),
-  );
+        {
+          right: [
+            domain.metricJVMMemoryPressure({ statistic: cloudwatch.Stats.MAXIMUM, label: 'JVM pressure %' }),
+          ],
+          leftAnnotations: [{ value: t.minFreeStorageSpaceInMiB, label: 'alarm' }],
+        },
+      ),
+      new cloudwatch.SingleValueWidget({
+        title: 'OpenSearch cluster status',
+        metrics: [
+          domain.metricClusterStatusRed({ label: 'red' }),
+          domain.metricClusterStatusYellow({ label: 'yellow' }),
+          domain.metricClusterIndexWritesBlocked({ label: 'writes blocked' }),
+        ],
+        width: 8,
+        height: 6,
+      }),
+    );
+  }
   for (const row of extraRows) dashboard.addWidgets(...row);
   dashboard.addWidgets(
     new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: [...alarms], width: 24, height: 4 }),

@@ -8,7 +8,6 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { accessFamiliesOf, resolveConfig, type PipelineConfig } from '../../../core/config';
 import { type AccessStatement, policyAllows } from '../../../core/opensearch/serverless-access';
-import { buildKfek, ServerlessPipelineMissingError } from '../../../lib/app';
 import { SearchStack } from '../../../lib/stacks/search-stack';
 import SANDBOX_SERVERLESS from '../../fixtures/sandbox-serverless.profile.json';
 import { testContext } from '../../helpers/app';
@@ -197,13 +196,6 @@ describe('Search stack, openSearch.kind "serverless"', () => {
     const { app } = buildSearch(true);
     // WHEN / THEN
     expect(() => app.synth()).not.toThrow();
-  });
-
-  test('fails when the whole app is built before the indexer can deliver to a collection', () => {
-    // GIVEN
-    const app = new App({ context: testContext(), outdir: testOutdir() });
-    // WHEN / THEN
-    expect(() => buildKfek(app, serverlessConfig())).toThrow(ServerlessPipelineMissingError);
   });
 
   test("iam-simulate: the writer's and provisioner's IAM reaches this collection's data plane, nothing else of aoss", async () => {

@@ -20,15 +20,12 @@ import {
 } from '../../../scripts/serverless/standin';
 import { CDK_JSON_CONTEXT } from '../../helpers/app';
 import { useOpenSearchNode } from '../../helpers/opensearch';
+import { STANDIN_REGION, standinIdentity } from '../../helpers/serverless-standin';
 
 jest.setTimeout(120_000);
 
-const REGION = 'us-east-1';
-const identity = (name: string): StandinIdentity => ({
-  accessKeyId: `AKIA${name.toUpperCase().padEnd(16, 'X')}`,
-  secretAccessKey: `secret-of-${name}`,
-  principal: `arn:aws:iam::123456789012:role/${name}`,
-});
+const REGION = STANDIN_REGION;
+const identity = standinIdentity;
 const WRITER = identity('writer');
 const ADMIN = identity('admin');
 const PAYMENTS_READER = identity('payments');
