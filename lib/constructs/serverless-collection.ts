@@ -85,27 +85,7 @@ export class ServerlessCollection extends Construct {
       description: `kfek ${name}: scales to ${s.capacity.minIndexingOcu}/${s.capacity.minSearchOcu} OCU when idle`,
     });
 
-    const encryption = new aoss.CfnSecurityPolicy(this, 'EncryptionPolicy', {
-      name: `${name}-enc`,
-      type: 'encryption',
-      policy: JSON.stringify({
-        Rules: [{ ResourceType: 'collection', Resource: [collectionResource(name)] }],
-        AWSOwnedKey: true,
-      }),
-    });
-    const network = new aoss.CfnSecurityPolicy(this, 'NetworkPolicy', {
-      name: `${name}-net`,
-      type: 'network',
-      policy: JSON.stringify([
-        {
-          Rules: [
-            { ResourceType: 'collection', Resource: [collectionResource(name)] },
-            { ResourceType: 'dashboard', Resource: [collectionResource(name)] },
-          ],
-          AllowFromPublic: true,
-        },
-      ]),
-    });
+    const [encryption, network] = this.securityPolicies(name);
 
     this.collection = new aoss.CfnCollection(this, 'Collection', {
       name,
@@ -146,5 +126,34 @@ export class ServerlessCollection extends Construct {
         }),
       ),
     });
+  }
+
+  /**
+   * The collection's encryption policy (an AWS-owned key) and network policy (public endpoint and Dashboards; the
+   * data access policy and SigV4 gate every request), which must exist before the collection.
+   */
+  private securityPolicies(name: string): [aoss.CfnSecurityPolicy, aoss.CfnSecurityPolicy] {
+    const encryption = new aoss.CfnSecurityPolicy(this, 'EncryptionPolicy', {
+      name: `${name}-enc`,
+      type: 'encryption',
+      policy: JSON.stringify({
+        Rules: [{ ResourceType: 'collection', Resource: [collectionResource(name)] }],
+        AWSOwnedKey: true,
+      }),
+    });
+    const network = new aoss.CfnSecurityPolicy(this, 'NetworkPolicy', {
+      name: `${name}-net`,
+      type: 'network',
+      policy: JSON.stringify([
+        {
+          Rules: [
+            { ResourceType: 'collection', Resource: [collectionResource(name)] },
+            { ResourceType: 'dashboard', Resource: [collectionResource(name)] },
+          ],
+          AllowFromPublic: true,
+        },
+      ]),
+    });
+    return [encryption, network];
   }
 }

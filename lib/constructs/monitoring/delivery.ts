@@ -42,53 +42,67 @@ export function createDeliveryAlarms(
   target: DeliveryTarget,
   alarm: AlarmFactory,
 ): cloudwatch.Alarm[] {
+  return target.mode === 'direct'
+    ? indexerAlarms(ctx, target.indexerFunction, alarm)
+    : firehoseAlarms(ctx, alarm);
+}
+
+/** The indexer's alarms (mode `direct`), under the names Firehose's have, so a switch updates them in place. */
+function indexerAlarms(
+  ctx: MonitoringContext,
+  indexerFunction: lambda.IFunction,
+  alarm: AlarmFactory,
+): cloudwatch.Alarm[] {
   const t = ctx.thresholds;
-  if (target.mode === 'direct') {
-    return [
-      alarm('DeliveryErrors', {
-        metric: indexerMetric(ctx, IndexerMetricName.DeliveryErrors),
-        threshold: 0,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        // The event source mapping retries a reported record (and bisects its batch), so one bad period is not yet
-        // a loss: as with Firehose's success ratio, 2 of 3 periods.
-        evaluationPeriods: 3,
-        datapointsToAlarm: 2,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-        alarmDescription: describe(
-          'The indexer could not deliver part of a batch; Lambda retries it, then keeps it in the bucket.',
-          'delivery-success',
-        ),
+  return [
+    alarm('DeliveryErrors', {
+      metric: indexerMetric(ctx, IndexerMetricName.DeliveryErrors),
+      threshold: 0,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      // The event source mapping retries a reported record (and bisects its batch), so one bad period is not yet
+      // a loss: as with Firehose's success ratio, 2 of 3 periods.
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: describe(
+        'The indexer could not deliver part of a batch; Lambda retries it, then keeps it in the bucket.',
+        'delivery-success',
+      ),
+    }),
+    alarm('DeliveryDataFreshness', {
+      // The age of the last record of the last batch the indexer was invoked with (Lambda's own metric).
+      metric: indexerFunction.metric('IteratorAge', {
+        statistic: cloudwatch.Stats.MAXIMUM,
+        period: FIVE_MINUTES,
       }),
-      alarm('DeliveryDataFreshness', {
-        // The age of the last record of the last batch the indexer was invoked with (Lambda's own metric).
-        metric: target.indexerFunction.metric('IteratorAge', {
-          statistic: cloudwatch.Stats.MAXIMUM,
-          period: FIVE_MINUTES,
-        }),
-        threshold: t.maxDeliveryDataFreshnessInSeconds * 1000,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 3,
-        datapointsToAlarm: 3,
-        // Emitted only while the function is invoked; an indexer that stops reading altogether shows up on the
-        // events stream's iterator-age alarm.
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-        alarmDescription: describe(
-          'Records wait on the events stream too long before the indexer delivers them.',
-          'data-freshness',
-        ),
-      }),
-      alarm('FailedDocuments', {
-        metric: indexerMetric(ctx, IndexerMetricName.RefusedDocuments),
-        threshold: t.maxFailedDocuments,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-        alarmDescription: describe(
-          'OpenSearch refused documents for good; the indexer wrote them to the failed-documents bucket.',
-          'failed-documents',
-        ),
-      }),
-    ];
-  }
+      threshold: t.maxDeliveryDataFreshnessInSeconds * 1000,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 3,
+      // Emitted only while the function is invoked; an indexer that stops reading altogether shows up on the
+      // events stream's iterator-age alarm.
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: describe(
+        'Records wait on the events stream too long before the indexer delivers them.',
+        'data-freshness',
+      ),
+    }),
+    alarm('FailedDocuments', {
+      metric: indexerMetric(ctx, IndexerMetricName.RefusedDocuments),
+      threshold: t.maxFailedDocuments,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription: describe(
+        'OpenSearch refused documents for good; the indexer wrote them to the failed-documents bucket.',
+        'failed-documents',
+      ),
+    }),
+  ];
+}
+
+/** Firehose's delivery alarms (mode `firehose`). */
+function firehoseAlarms(ctx: MonitoringContext, alarm: AlarmFactory): cloudwatch.Alarm[] {
+  const t = ctx.thresholds;
   const firehose = ctx.firehoseMetric;
   return [
     alarm('DeliverySuccess', {
