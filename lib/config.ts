@@ -5,7 +5,8 @@
  * and the local runner read the same profiles without loading aws-cdk-lib.
  *
  * The other runtimes read the environment at their own edges, once: lambda/transform/env.ts (the transform's
- * variables, core/contracts/transform-env.ts), lambda/opensearch-provisioner/handler.ts (`AWS_REGION`),
+ * variables, core/contracts/transform-env.ts), lambda/indexer/env.ts (the indexer's, core/contracts/indexer-env.ts),
+ * lambda/opensearch-provisioner/handler.ts (`AWS_REGION`),
  * cli/main.ts (which hands `process.env` down as `io.env`) and the local runner's entry points in scripts/.
  */
 import type { App } from 'aws-cdk-lib';

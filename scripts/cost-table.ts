@@ -258,13 +258,3 @@ export function deliveryTable(scenarios: readonly Scenario[] = SCENARIOS): strin
   const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
-
-if (require.main === module) {
-  console.log(costTable());
-  console.log();
-  console.log(deliveryTable());
-  // Domain or Serverless (issue 42): its own module, so the delivery tables and this one change apart.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { kindTable } = require('./cost-kinds') as typeof import('./cost-kinds');
-  console.log(`\n${kindTable()}`);
-}

@@ -4,10 +4,42 @@ import type { IndexRotation } from '../contracts/index-naming';
 import type { TransformRoute } from '../contracts/routes';
 import type { Transport } from '../contracts/transform-env';
 import type { RouteSpecInput } from '../opensearch/route-spec';
-import type { OpenSearchKind, ServerlessConfig } from './serverless';
 
 // The config uses the contracts' vocabulary; the contracts never import the config (lint enforces the direction).
 export type { IndexRotation, Transport, TransformRoute };
+
+/** Where the logs are kept: an OpenSearch Service domain (the default) or an OpenSearch Serverless collection. */
+export type OpenSearchKind = 'domain' | 'serverless';
+export const OPENSEARCH_KINDS: readonly OpenSearchKind[] = ['domain', 'serverless'];
+
+/**
+ * Collection types kfek reads, the one it accepts first. Only SEARCH keeps the `_id` kfek sends: Classic TIMESERIES
+ * accepts `PUT <index>/_doc/<id>` for "search collection types only"
+ * (https://docs.aws.amazon.com/opensearch-service/latest/developerguide/serverless-genref.html), and NextGen
+ * TIMESERIES and VECTORSEARCH use "Server-generated IDs (source document IDs are not preserved)"
+ * (https://docs.aws.amazon.com/solutions/latest/migration-assistant-for-amazon-opensearch-service/mts-collection-types.html).
+ */
+export type CollectionType = 'SEARCH' | 'TIMESERIES' | 'VECTORSEARCH';
+export const COLLECTION_TYPES: readonly CollectionType[] = ['SEARCH', 'TIMESERIES', 'VECTORSEARCH'];
+
+/** The collection and its NextGen collection group (config `openSearch.serverless`). */
+export interface ServerlessConfig {
+  /** Always SEARCH once validated (the others are refused: they drop kfek's ids). */
+  readonly collectionType: CollectionType;
+  /** Standby replicas in a second Availability Zone: double the OCUs while active. */
+  readonly standbyReplicas: boolean;
+  /**
+   * The collection group's capacity limits (OCU). Minimum 0 lets the group scale to zero after 10 idle minutes
+   * (https://docs.aws.amazon.com/opensearch-service/latest/developerguide/serverless-scale-to-zero.html); the first
+   * request after that waits 10-30 s.
+   */
+  readonly capacity: {
+    readonly minIndexingOcu: number;
+    readonly maxIndexingOcu: number;
+    readonly minSearchOcu: number;
+    readonly maxSearchOcu: number;
+  };
+}
 
 /** Kinesis capacity mode. */
 export type StreamMode = 'PROVISIONED' | 'ON_DEMAND';

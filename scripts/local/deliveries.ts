@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import type { LocalAwsClients } from './aws-clients';
 import { DeliveryLoop, type DeliveryStats } from './delivery-loop';
 import { DirectDelivery } from './direct-delivery';
-import type { LocalPipelineProps } from './pipeline';
+import type { LocalPipelineProps } from './pipeline-props';
 import type { LocalResources } from './resources';
 
 /** Starts the delivery the props name, reading the events stream. */

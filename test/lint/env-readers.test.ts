@@ -11,6 +11,7 @@ const ROOT = path.resolve(__dirname, '..', '..');
 const EDGES = new Set([
   'lib/config.ts',
   'lambda/transform/env.ts',
+  'lambda/indexer/env.ts',
   'lambda/opensearch-provisioner/handler.ts',
   'lambda/reconcile/handler.ts',
   'cli/main.ts',

@@ -28,7 +28,6 @@ const DEBT: Readonly<Record<string, number>> = {
   'core/opensearch/domain-state.ts': 418,
   'lib/stacks/pipeline-stack.ts': 413,
   'core/transform/document.ts': 405,
-  'scripts/local/pipeline.ts': 402,
   'lib/stacks/pipeline-stack.ts#PipelineStack.constructor': 237,
   'cli/proxy/index.ts#createSigningProxy': 200,
   'lib/constructs/opensearch-provisioner.ts#OpenSearchProvisioner.constructor': 193,
