@@ -60,11 +60,10 @@ describe('decodeEnvelope accepts', () => {
   });
 
   it('an empty logEvents array: data with no documents and no decisions', () => {
-    expect(transformRecord(encodeEnvelope(makeEnvelope({ logEvents: [] })))).toEqual({
-      kind: 'data',
-      documents: [],
-      decisions: [],
-    });
+    const outcome = transformRecord(encodeEnvelope(makeEnvelope({ logEvents: [] })));
+    // The outcome reads its decisions lazily (a getter), so its fields are compared, not its shape.
+    expect(outcome.kind).toBe('data');
+    expect(outcome.kind === 'data' ? [outcome.documents, outcome.decisions] : undefined).toEqual([[], []]);
   });
 
   it('integer event ids (moto) as strings', () => {
