@@ -26,6 +26,7 @@ const ROOT = join(__dirname, '..');
  */
 export const EXTRA_TYPES: readonly string[] = [
   'AWS::CDK::Metadata',
+  'AWS::Kinesis::ResourcePolicy',
   'AWS::Logs::AccountPolicy',
   'AWS::SNS::Subscription',
 ];

@@ -25,6 +25,11 @@ export const STATEFUL_TYPES = {
     keep: () =>
       'take a manual snapshot to an S3 repository first and restore it into the new domain (OpenSearch Service guide, "Creating index snapshots")',
   },
+  'AWS::OpenSearchServerless::Collection': {
+    risk: 'Every index and document of the collection is lost: the new collection starts empty (docs/serverless.md).',
+    keep: (profile) =>
+      `refill the new collection from CloudWatch Logs afterwards (\`npx kfek backfill --profile ${profile}\`), within the log groups' retention`,
+  },
   'AWS::S3::Bucket': {
     risk: 'The objects in the bucket (records kept because they could not be delivered) are not in the new one, and CloudFormation cannot delete the old bucket while it holds objects.',
     keep: (profile) =>

@@ -45,6 +45,8 @@ const crossAccount = (p: Profile): boolean => section(clone(p), 'sources').accou
 const streamMode = (p: Profile, which: 'raw' | 'events'): string =>
   (section(section(clone(p), 'streams'), which).mode as string | undefined) ?? 'PROVISIONED';
 const always = (): boolean => true;
+/** A domain, not an OpenSearch Serverless collection (which has no engine version, zones, Firehose or reconcile). */
+const onDomain = (p: Profile): boolean => section(clone(p), 'openSearch').kind !== 'serverless';
 
 const CENTRAL = { account: '111122223333', region: 'eu-west-1' };
 
@@ -140,7 +142,7 @@ export const TRANSITIONS: readonly Transition[] = [
     data:
       'nothing lost while the indexer keeps up: the delivery stream reads from its creation on, and the indexer ' +
       "keeps its mapping and its writer access until CloudFormation's cleanup; the indexer's log is deleted",
-    appliesTo: (p) => deliveryMode(p) === 'direct',
+    appliesTo: (p) => deliveryMode(p) === 'direct' && onDomain(p),
     to: edit((p) => {
       section(p, 'delivery').mode = 'firehose';
     }),
@@ -148,7 +150,7 @@ export const TRANSITIONS: readonly Transition[] = [
   {
     change: 'Upgrade the engine (`openSearch.engineVersion`)',
     data: 'nothing: an in-place blue/green upgrade (`EnableVersionUpgrade`)',
-    appliesTo: always,
+    appliesTo: onDomain,
     to: edit((p) => {
       section(p, 'openSearch').engineVersion = '3.1';
     }),
@@ -216,7 +218,7 @@ export const TRANSITIONS: readonly Transition[] = [
   {
     change: 'Turn the reconcile function on (`reconcile.enabled`)',
     data: 'nothing',
-    appliesTo: (p) => section(clone(p), 'reconcile').enabled !== true,
+    appliesTo: (p) => section(clone(p), 'reconcile').enabled !== true && onDomain(p),
     to: edit((p) => {
       section(p, 'reconcile').enabled = true;
     }),
@@ -232,7 +234,8 @@ export const TRANSITIONS: readonly Transition[] = [
   {
     change: 'Turn on zone awareness and dedicated master nodes',
     data: 'nothing: OpenSearch Service applies it with a blue/green deployment',
-    appliesTo: (p) => section(section(clone(p), 'openSearch'), 'zoneAwareness').enabled !== true,
+    appliesTo: (p) =>
+      section(section(clone(p), 'openSearch'), 'zoneAwareness').enabled !== true && onDomain(p),
     to: edit((p) => {
       Object.assign(section(p, 'openSearch'), {
         dataNodeCount: 2,
