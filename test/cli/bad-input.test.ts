@@ -4,18 +4,9 @@
  */
 import { parseCliArgs } from '../../cli/args';
 import { UsageError } from '../../cli/errors';
-import { run } from '../../cli/main';
+import { runKfek } from '../helpers/cli-run';
 
-async function kfek(argv: readonly string[], env: Record<string, string> = {}) {
-  let out = '';
-  let err = '';
-  const code = await run(argv, {
-    stdout: { write: (text: string) => ((out += text), true) },
-    stderr: { write: (text: string) => ((err += text), true) },
-    env,
-  });
-  return { code, out, err };
-}
+const kfek = runKfek;
 
 const USAGE_HINT = ' (run `kfek help` for usage)\n';
 

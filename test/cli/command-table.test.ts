@@ -5,18 +5,9 @@
 import { ALL_OPTIONS } from '../../cli/args/options';
 import { COMMAND_NAMES } from '../../cli/args/types';
 import { COMMAND_TABLE, USAGE } from '../../cli/commands';
-import { run } from '../../cli/main';
+import { type CliOutcome, runKfek } from '../helpers/cli-run';
 
-async function kfek(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await run(argv, {
-    stdout: { write: (text: string) => ((out += text), true) },
-    stderr: { write: (text: string) => ((err += text), true) },
-    env: {},
-  });
-  return { code, out, err };
-}
+const kfek = (...argv: string[]): Promise<CliOutcome> => runKfek(argv);
 
 describe('the command table', () => {
   test.each(COMMAND_TABLE.map((command) => [command.name]))(

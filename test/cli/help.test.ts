@@ -7,18 +7,10 @@ import { commandHelp } from '../../cli/args';
 import { OPTIONS } from '../../cli/args/options';
 import { COMMAND_NAMES } from '../../cli/args/types';
 import { run } from '../../cli/main';
+import { type CliOutcome, runKfek } from '../helpers/cli-run';
 import packageJson from '../../package.json';
 
-async function kfek(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await run(argv, {
-    stdout: { write: (text: string) => ((out += text), true) },
-    stderr: { write: (text: string) => ((err += text), true) },
-    env: {},
-  });
-  return { code, out, err };
-}
+const kfek = (...argv: string[]): Promise<CliOutcome> => runKfek(argv);
 
 describe('kfek <command> --help', () => {
   test.each(COMMAND_NAMES.map((name) => [name]))('%s lists every option it accepts', async (name) => {
