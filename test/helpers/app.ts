@@ -17,6 +17,14 @@ export const CDK_JSON_CONTEXT: Readonly<Record<string, unknown>> = (
   }
 ).context;
 
+/**
+ * Whether a profile (cdk.json's shape, or overrides) deploys a domain rather than an OpenSearch Serverless collection
+ * (`openSearch.kind: serverless`), which has no engine version, zones, Firehose, provisioner or domain roles.
+ */
+export function deploysDomain(profile: Readonly<Record<string, unknown>>): boolean {
+  return (profile.openSearch as { kind?: string } | undefined)?.kind !== 'serverless';
+}
+
 export interface TestAppOptions {
   /**
    * A cdk.json profile to build.

@@ -4,6 +4,7 @@
  */
 
 import { PIPES_SAFE_BATCH_SIZE } from '../../core/contracts/aws-limits';
+import { deploysDomain } from '../helpers/app';
 
 /** A cdk.json profile object. */
 export type Profile = Record<string, unknown>;
@@ -45,8 +46,7 @@ const crossAccount = (p: Profile): boolean => section(clone(p), 'sources').accou
 const streamMode = (p: Profile, which: 'raw' | 'events'): string =>
   (section(section(clone(p), 'streams'), which).mode as string | undefined) ?? 'PROVISIONED';
 const always = (): boolean => true;
-/** A domain, not an OpenSearch Serverless collection (which has no engine version, zones, Firehose or reconcile). */
-const onDomain = (p: Profile): boolean => section(clone(p), 'openSearch').kind !== 'serverless';
+const onDomain = (p: Profile): boolean => deploysDomain(p);
 
 const CENTRAL = { account: '111122223333', region: 'eu-west-1' };
 

@@ -20,11 +20,10 @@
 import * as fs from 'node:fs';
 import { buildSecurityRoles } from '../../../core/opensearch/security';
 import { resolveOpenSearchSpec, type OpenSearchSpecInput } from '../../../core/opensearch/spec';
-import { CDK_JSON_CONTEXT } from '../../helpers/app';
 import { type AppModel, type Call, failures, matrixModel } from '../../helpers/permission-matrix';
 import { ALLOW_ROWS, DENY_ROWS, USER_POLICY_FILE, type VariantTraits } from './rows';
 import { CONTEXT_KEY, isCrossAccount, resolveConfig } from '../../../core/config';
-import { testContext, type TestAppOptions } from '../../helpers/app';
+import { CDK_JSON_CONTEXT, deploysDomain, testContext, type TestAppOptions } from '../../helpers/app';
 
 interface Variant extends VariantTraits {
   readonly name: string;
@@ -56,8 +55,7 @@ function variant(name: string, options: TestAppOptions): Variant {
  * indexer's, readers' and admin's permissions are checked against the collection's data access policy by
  * test/lib/stacks/search-stack-serverless.test.ts and pipeline-serverless.test.ts.
  */
-const onDomain = (p: string): boolean =>
-  (PROFILES[p].openSearch as { kind?: string } | undefined)?.kind !== 'serverless';
+const onDomain = (p: string): boolean => deploysDomain(PROFILES[p]);
 const VARIANTS: readonly Variant[] = [
   ...Object.keys(PROFILES)
     .filter(onDomain)
