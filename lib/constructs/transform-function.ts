@@ -243,7 +243,10 @@ export class TransformFunction extends Construct {
     if (props.eventSource) this.eventSource = this.addEventSource(props.eventSource, p);
   }
 
-  /** The Kinesis event source mapping: grants read on the stream plus kms:Decrypt on its key, and the on-failure grants. */
+  /**
+   * The Kinesis event source mapping; adding it grants read on the stream plus kms:Decrypt on its key, and the
+   * on-failure grants.
+   */
   private addEventSource(es: TransformEventSourceProps, p: ResolvedProps): KinesisEventSource {
     const eventSource = new KinesisEventSource(es.stream, {
       startingPosition: lambda.StartingPosition.TRIM_HORIZON,
