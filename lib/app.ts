@@ -1,6 +1,10 @@
 import { Duration, RemovalPolicy, type App, type Environment } from 'aws-cdk-lib';
 import { accessFamiliesOf, isCrossAccount, type PipelineConfig, retiredNamesHours } from '../core/config';
-import { physicalNamesFor, pipelineLogGroupNames } from '../core/contracts/physical-names';
+import {
+  type PhysicalNames,
+  physicalNamesFor,
+  pipelineLogGroupNames,
+} from '../core/contracts/physical-names';
 import { transformServiceName } from '../core/contracts/transform-env';
 import { buildCrossAccount, type CrossAccountStacks } from './cross-account';
 import { MonitoringStack } from './stacks/monitoring-stack';
@@ -32,20 +36,56 @@ export interface KfekStacks {
  */
 export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
   const retain = config.removalPolicy === 'retain';
-  // RetainExceptOnCreate, not Retain: data survives stack deletion and replacement, but a failed first create rolls
-  // back cleanly instead of leaving the fixed-name domain and log groups behind to block the retry.
-  // https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-attribute-deletionpolicy.html
-  const removalPolicy = retain ? RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE : RemovalPolicy.DESTROY;
   const env: Environment | undefined =
     config.env.account !== undefined || config.env.region !== undefined
       ? { account: config.env.account, region: config.env.region }
       : undefined;
   const stem = `${config.name}-${config.profile}`;
-  const names = physicalNamesFor(stem);
-  const common = { env, terminationProtection: retain };
-  const tags = { tags: { application: config.name, profile: config.profile } };
+  const shared: Shared = {
+    app,
+    config,
+    stem,
+    names: physicalNamesFor(stem),
+    common: { env, terminationProtection: retain },
+    tags: { tags: { application: config.name, profile: config.profile } },
+    // RetainExceptOnCreate, not Retain: data survives stack deletion and replacement, but a failed first create
+    // rolls back cleanly instead of leaving the fixed-name domain and log groups behind to block the retry.
+    // https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-attribute-deletionpolicy.html
+    removalPolicy: retain ? RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE : RemovalPolicy.DESTROY,
+  };
 
-  const search = new SearchStack(app, 'Search', {
+  const search = buildSearch(shared);
+  const pipeline = buildPipeline(shared, search);
+  const sources = buildSources(shared, search);
+  const monitoring = buildMonitoring(shared, search, sources);
+  // The saved queries name the log groups the Sources stack creates.
+  monitoring.addStackDependency(sources);
+
+  const crossAccount = isCrossAccount(config.sources)
+    ? buildCrossAccount(app, config, {
+        rawStream: search.rawStream,
+        tags: shared.tags.tags,
+        terminationProtection: retain,
+      })
+    : undefined;
+
+  return { search, pipeline, sources, monitoring, ...(crossAccount ? { crossAccount } : {}) };
+}
+
+/** What every stack of one deployment shares. */
+interface Shared {
+  readonly app: App;
+  readonly config: PipelineConfig;
+  /** `<name>-<profile>`: the stack names' and the physical names' stem. */
+  readonly stem: string;
+  readonly names: PhysicalNames;
+  readonly common: { readonly env: Environment | undefined; readonly terminationProtection: boolean };
+  readonly tags: { readonly tags: Record<string, string> };
+  readonly removalPolicy: RemovalPolicy;
+}
+
+function buildSearch({ app, config, stem, names, common, tags, removalPolicy }: Shared): SearchStack {
+  return new SearchStack(app, 'Search', {
     ...common,
     ...tags,
     stackName: `${stem}-search`,
@@ -58,6 +98,12 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     accessFamilies: accessFamiliesOf(config),
     removalPolicy,
   });
+}
+
+function buildPipeline(
+  { app, config, stem, names, common, tags }: Shared,
+  search: SearchStack,
+): PipelineStack {
   const domain = search.domain;
   // A serverless profile: the indexer writes the collection as the writer role its data access policy names.
   const collection =
@@ -68,8 +114,7 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
           arn: search.collection.collectionArn,
           writerRole: search.collection.writerRole,
         };
-
-  const pipeline = new PipelineStack(app, 'Pipeline', {
+  return new PipelineStack(app, 'Pipeline', {
     ...common,
     ...tags,
     stackName: `${stem}-pipeline`,
@@ -96,8 +141,13 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     metricsNamespace: config.name,
     names,
   });
+}
 
-  const sources = new SourcesStack(app, 'Sources', {
+function buildSources(
+  { app, config, stem, names, common, tags, removalPolicy }: Shared,
+  search: SearchStack,
+): SourcesStack {
+  return new SourcesStack(app, 'Sources', {
     ...common,
     ...tags,
     stackName: `${stem}-sources`,
@@ -111,8 +161,15 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     accountPolicyName: `${stem}-subscription`,
     removalPolicy,
   });
+}
 
-  const monitoring = new MonitoringStack(app, 'Monitoring', {
+function buildMonitoring(
+  { app, config, stem, names, common, tags }: Shared,
+  search: SearchStack,
+  sources: SourcesStack,
+): MonitoringStack {
+  const domain = search.domain;
+  return new MonitoringStack(app, 'Monitoring', {
     ...common,
     ...tags,
     // Stateless: alarms, dashboard and queries can always be recreated.
@@ -149,17 +206,4 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
       maxJvmMemoryPressurePercent: config.alarms.jvmMemoryPressurePercent,
     },
   });
-
-  // The saved queries name the log groups the Sources stack creates.
-  monitoring.addStackDependency(sources);
-
-  const crossAccount = isCrossAccount(config.sources)
-    ? buildCrossAccount(app, config, {
-        rawStream: search.rawStream,
-        tags: tags.tags,
-        terminationProtection: retain,
-      })
-    : undefined;
-
-  return { search, pipeline, sources, monitoring, ...(crossAccount ? { crossAccount } : {}) };
 }

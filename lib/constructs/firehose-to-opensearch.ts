@@ -7,7 +7,7 @@ import type * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import type { IndexRotation } from '../../core/config';
-import { withDefaults } from '../defaults';
+import { type WithDefaults, withDefaults } from '../defaults';
 import { grantBucketKeyWrite } from './bucket-key';
 import { justifyWildcardResources } from '../nag';
 
@@ -56,6 +56,53 @@ const DEFAULTS = {
   logRetention: logs.RetentionDays.TWO_WEEKS,
 };
 
+type ResolvedProps = WithDefaults<FirehoseToOpenSearchProps, typeof DEFAULTS>;
+
+/** The delivery error log group's two streams: the OpenSearch destination's and the S3 backup's. */
+interface DeliveryLogStreams {
+  readonly destination: logs.LogStream;
+  readonly backup: logs.LogStream;
+}
+
+/**
+ * Throws on props Firehose would refuse or kfek's provisioner would not cover, all problems in one message; returns
+ * the limits in Firehose's units. Limits from the Firehose API reference: AmazonopensearchserviceBufferingHints,
+ * RetryOptions.
+ */
+function validateFirehoseProps(
+  where: string,
+  p: ResolvedProps,
+): { readonly interval: number; readonly sizeMb: number; readonly retry: number } {
+  const interval = p.bufferingInterval.toSeconds();
+  const sizeMb = p.bufferingSize.toMebibytes();
+  const retry = p.retryDuration.toSeconds();
+  const problems: string[] = [];
+  if (interval < 0 || interval > 900) problems.push(`bufferingInterval ${interval} s is outside 0..900 s`);
+  if (sizeMb < 1 || sizeMb > 100) problems.push(`bufferingSize ${sizeMb} MiB is outside 1..100 MiB`);
+  if (retry < 0 || retry > 7200) problems.push(`retryDuration ${retry} s is outside 0..7200 s`);
+  if (!Token.isUnresolved(p.backupPrefix) && !p.backupPrefix.endsWith('/')) {
+    problems.push(
+      `backupPrefix ${JSON.stringify(p.backupPrefix)} must end with "/" (e.g. "failed-documents/")`,
+    );
+  }
+  if (!Token.isUnresolved(p.indexName) && !/^[a-z0-9][a-z0-9._-]*$/.test(p.indexName)) {
+    problems.push(
+      `indexName ${JSON.stringify(p.indexName)} must be a lowercase OpenSearch index name such as "logs"`,
+    );
+  }
+  if (p.indexRotation === 'NoRotation') {
+    // kfek's template, retention policy and roles cover `<indexName>-*`; the bare index would be none of theirs.
+    problems.push(
+      `indexRotation NoRotation writes one index named ${JSON.stringify(p.indexName)}, which the OpenSearch ` +
+        `provisioner's template, retention policy and roles (on "${p.indexName}-*") do not cover; use OneDay`,
+    );
+  }
+  if (problems.length > 0) {
+    throw new Error(`FirehoseToOpenSearch ${where}: ${problems.join('; ')}.`);
+  }
+  return { interval, sizeMb, retry };
+}
+
 /**
  * A Firehose delivery stream from a Kinesis stream to an OpenSearch Service domain, with failed documents backed
  * up to S3 and delivery errors logged to CloudWatch. aws-cdk-lib's Firehose L2 has no OpenSearch destination, so
@@ -73,35 +120,7 @@ export class FirehoseToOpenSearch extends Construct {
   constructor(scope: Construct, id: string, props: FirehoseToOpenSearchProps) {
     super(scope, id);
     const p = withDefaults(DEFAULTS, props);
-
-    // Validate (limits from the Firehose API reference: AmazonopensearchserviceBufferingHints, RetryOptions).
-    const interval = p.bufferingInterval.toSeconds();
-    const sizeMb = p.bufferingSize.toMebibytes();
-    const retry = p.retryDuration.toSeconds();
-    const problems: string[] = [];
-    if (interval < 0 || interval > 900) problems.push(`bufferingInterval ${interval} s is outside 0..900 s`);
-    if (sizeMb < 1 || sizeMb > 100) problems.push(`bufferingSize ${sizeMb} MiB is outside 1..100 MiB`);
-    if (retry < 0 || retry > 7200) problems.push(`retryDuration ${retry} s is outside 0..7200 s`);
-    if (!Token.isUnresolved(p.backupPrefix) && !p.backupPrefix.endsWith('/')) {
-      problems.push(
-        `backupPrefix ${JSON.stringify(p.backupPrefix)} must end with "/" (e.g. "failed-documents/")`,
-      );
-    }
-    if (!Token.isUnresolved(p.indexName) && !/^[a-z0-9][a-z0-9._-]*$/.test(p.indexName)) {
-      problems.push(
-        `indexName ${JSON.stringify(p.indexName)} must be a lowercase OpenSearch index name such as "logs"`,
-      );
-    }
-    if (p.indexRotation === 'NoRotation') {
-      // kfek's template, retention policy and roles cover `<indexName>-*`; the bare index would be none of theirs.
-      problems.push(
-        `indexRotation NoRotation writes one index named ${JSON.stringify(p.indexName)}, which the OpenSearch ` +
-          `provisioner's template, retention policy and roles (on "${p.indexName}-*") do not cover; use OneDay`,
-      );
-    }
-    if (problems.length > 0) {
-      throw new Error(`FirehoseToOpenSearch ${this.node.path}: ${problems.join('; ')}.`);
-    }
+    const limits = validateFirehoseProps(this.node.path, p);
 
     // Build.
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
@@ -113,8 +132,7 @@ export class FirehoseToOpenSearch extends Construct {
     // behind a rolled-back create).
     const logStream = (id: string): logs.LogStream =>
       new logs.LogStream(this, id, { logGroup: this.logGroup, removalPolicy: RemovalPolicy.DESTROY });
-    const destinationLogStream = logStream('DestinationDelivery');
-    const backupLogStream = logStream('BackupDelivery');
+    const streams = { destination: logStream('DestinationDelivery'), backup: logStream('BackupDelivery') };
 
     this.role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('firehose.amazonaws.com', {
@@ -123,6 +141,61 @@ export class FirehoseToOpenSearch extends Construct {
       description:
         'Firehose reads the kfek events stream and writes OpenSearch and the failed-documents bucket',
     });
+    this.grant(p, streams);
+
+    const domainArn = p.domain.domainArn;
+    this.deliveryStream = new firehose.CfnDeliveryStream(this, 'Resource', {
+      deliveryStreamName: props.deliveryStreamName,
+      deliveryStreamType: 'KinesisStreamAsSource',
+      kinesisStreamSourceConfiguration: {
+        kinesisStreamArn: p.sourceStream.streamArn,
+        roleArn: this.role.roleArn,
+      },
+      amazonopensearchserviceDestinationConfiguration: {
+        domainArn,
+        indexName: p.indexName,
+        indexRotationPeriod: p.indexRotation,
+        // No Firehose id in the bulk request: its ids are per Kinesis record, so they cannot collapse an event the
+        // transform wrote twice. The index template's default pipeline sets `_id` from log group, stream and event
+        // id instead (core/opensearch/ingest-pipeline.ts). AWS documents NO_DOCUMENT_ID as the lighter setting for
+        // log ingestion: https://docs.aws.amazon.com/firehose/latest/APIReference/API_DocumentIdOptions.html
+        documentIdOptions: { defaultDocumentIdFormat: 'NO_DOCUMENT_ID' },
+        roleArn: this.role.roleArn,
+        bufferingHints: { intervalInSeconds: limits.interval, sizeInMBs: limits.sizeMb },
+        retryOptions: { durationInSeconds: limits.retry },
+        s3BackupMode: 'FailedDocumentsOnly',
+        s3Configuration: {
+          bucketArn: p.backupBucket.bucketArn,
+          roleArn: this.role.roleArn,
+          prefix: p.backupPrefix,
+          errorOutputPrefix: `${p.backupPrefix}errors/!{firehose:error-output-type}/`,
+          compressionFormat: 'GZIP',
+          bufferingHints: { intervalInSeconds: 300, sizeInMBs: 5 },
+          cloudWatchLoggingOptions: {
+            enabled: true,
+            logGroupName: this.logGroup.logGroupName,
+            logStreamName: streams.backup.logStreamName,
+          },
+        },
+        cloudWatchLoggingOptions: {
+          enabled: true,
+          logGroupName: this.logGroup.logGroupName,
+          logStreamName: streams.destination.logStreamName,
+        },
+      },
+    });
+    // Firehose validates its access when the delivery stream is created: the policy must exist first.
+    this.deliveryStream.node.addDependency(this.role);
+    Validations.of(this.deliveryStream).acknowledge({
+      id: 'AwsSolutions-KDF1',
+      reason:
+        'A delivery stream with a Kinesis stream source cannot enable its own SSE; the source stream is KMS-encrypted ' +
+        'and OpenSearch and S3 encrypt at rest.',
+    });
+  }
+
+  /** The role's grants, each with the reason for its wildcards. */
+  private grant(p: ResolvedProps, streams: DeliveryLogStreams): void {
     // kinesis:DescribeStream/GetShardIterator/GetRecords/ListShards (+ kms:Decrypt on the stream key).
     p.sourceStream.grantRead(this.role);
 
@@ -159,25 +232,11 @@ export class FirehoseToOpenSearch extends Construct {
         ],
       }),
     );
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        actions: ['s3:GetBucketLocation', 's3:ListBucket', 's3:ListBucketMultipartUploads'],
-        resources: [p.backupBucket.bucketArn],
-      }),
-    );
-    this.role.addToPolicy(
-      new iam.PolicyStatement({
-        actions: ['s3:PutObject', 's3:AbortMultipartUpload'],
-        // Objects under the failed-documents prefix only (Firehose adds date folders and object names).
-        resources: [p.backupBucket.arnForObjects(`${p.backupPrefix}*`)],
-      }),
-    );
-    // The Firehose guide's S3 grant: kms:GenerateDataKey and kms:Decrypt (its backups may be multipart uploads).
-    grantBucketKeyWrite(p.backupBucket, this.role, { multipartUploads: true });
+    this.grantBackup(p);
     this.role.addToPolicy(
       new iam.PolicyStatement({
         actions: ['logs:PutLogEvents'],
-        resources: [destinationLogStream, backupLogStream].map((s) =>
+        resources: [streams.destination, streams.backup].map((s) =>
           Stack.of(this).formatArn({
             service: 'logs',
             resource: 'log-group',
@@ -212,55 +271,25 @@ export class FirehoseToOpenSearch extends Construct {
           'Firehose names failed-document objects itself (date folders, random suffix) under the configured prefix.',
       },
     ]);
+  }
 
-    this.deliveryStream = new firehose.CfnDeliveryStream(this, 'Resource', {
-      deliveryStreamName: props.deliveryStreamName,
-      deliveryStreamType: 'KinesisStreamAsSource',
-      kinesisStreamSourceConfiguration: {
-        kinesisStreamArn: p.sourceStream.streamArn,
-        roleArn: this.role.roleArn,
-      },
-      amazonopensearchserviceDestinationConfiguration: {
-        domainArn,
-        indexName: p.indexName,
-        indexRotationPeriod: p.indexRotation,
-        // No Firehose id in the bulk request: its ids are per Kinesis record, so they cannot collapse an event the
-        // transform wrote twice. The index template's default pipeline sets `_id` from log group, stream and event
-        // id instead (core/opensearch/ingest-pipeline.ts). AWS documents NO_DOCUMENT_ID as the lighter setting for
-        // log ingestion: https://docs.aws.amazon.com/firehose/latest/APIReference/API_DocumentIdOptions.html
-        documentIdOptions: { defaultDocumentIdFormat: 'NO_DOCUMENT_ID' },
-        roleArn: this.role.roleArn,
-        bufferingHints: { intervalInSeconds: interval, sizeInMBs: sizeMb },
-        retryOptions: { durationInSeconds: retry },
-        s3BackupMode: 'FailedDocumentsOnly',
-        s3Configuration: {
-          bucketArn: p.backupBucket.bucketArn,
-          roleArn: this.role.roleArn,
-          prefix: p.backupPrefix,
-          errorOutputPrefix: `${p.backupPrefix}errors/!{firehose:error-output-type}/`,
-          compressionFormat: 'GZIP',
-          bufferingHints: { intervalInSeconds: 300, sizeInMBs: 5 },
-          cloudWatchLoggingOptions: {
-            enabled: true,
-            logGroupName: this.logGroup.logGroupName,
-            logStreamName: backupLogStream.logStreamName,
-          },
-        },
-        cloudWatchLoggingOptions: {
-          enabled: true,
-          logGroupName: this.logGroup.logGroupName,
-          logStreamName: destinationLogStream.logStreamName,
-        },
-      },
-    });
-    // Firehose validates its access when the delivery stream is created: the policy must exist first.
-    this.deliveryStream.node.addDependency(this.role);
-    Validations.of(this.deliveryStream).acknowledge({
-      id: 'AwsSolutions-KDF1',
-      reason:
-        'A delivery stream with a Kinesis stream source cannot enable its own SSE; the source stream is KMS-encrypted ' +
-        'and OpenSearch and S3 encrypt at rest.',
-    });
+  /** The failed-documents bucket: its location, and writes under the backup prefix only. */
+  private grantBackup(p: ResolvedProps): void {
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:GetBucketLocation', 's3:ListBucket', 's3:ListBucketMultipartUploads'],
+        resources: [p.backupBucket.bucketArn],
+      }),
+    );
+    this.role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: ['s3:PutObject', 's3:AbortMultipartUpload'],
+        // Objects under the failed-documents prefix only (Firehose adds date folders and object names).
+        resources: [p.backupBucket.arnForObjects(`${p.backupPrefix}*`)],
+      }),
+    );
+    // The Firehose guide's S3 grant: kms:GenerateDataKey and kms:Decrypt (its backups may be multipart uploads).
+    grantBucketKeyWrite(p.backupBucket, this.role, { multipartUploads: true });
   }
 
   /** The delivery stream's name (for metrics and alarms). */

@@ -1,11 +1,11 @@
 /**
- * The OpenSearch provisioner: its function, the provider, the custom resource and the least-privilege grants it
- * needs on the domain (class comment below). Why one file of about 350 lines: the grants (which paths it may PUT
- * and DELETE) and the spec the resource carries are one contract with lambda/opensearch-provisioner; kept side by
- * side so a new object kfek writes gets its grant in the same change.
+ * The OpenSearch provisioner: its function, the provider, the custom resource and the spec it carries (class comment
+ * below). The least-privilege grants it needs on the domain (which paths it may PUT and DELETE) are in
+ * ./opensearch-provisioner-grants.ts: with the spec they are one contract with lambda/opensearch-provisioner, so a
+ * new object kfek writes gets its grant in the same change.
  */
 import * as path from 'node:path';
-import { CustomResource, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { CustomResource, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -15,13 +15,16 @@ import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { withDefaults } from '../defaults';
 import { LOCAL_ESBUILD_BUNDLING, PROJECT_ROOT } from './bundling';
-import { flattenCfnReference } from '../nag';
+import {
+  acknowledgeProvisionerFindings,
+  provisionerPaths,
+  provisionerStatements,
+} from './opensearch-provisioner-grants';
 import { buildSavedObjects } from '../../core/opensearch/dashboards';
 import { buildIndexTemplate } from '../../core/opensearch/index-template';
 import { buildIngestPipeline } from '../../core/opensearch/ingest-pipeline';
 import { buildIsmPolicy } from '../../core/opensearch/ism-policy';
-import { registryPaths } from '../../core/opensearch/registry';
-import { ADMIN_ROLES, buildSecurityRoles, DASHBOARDS_USER_ROLE } from '../../core/opensearch/security';
+import { buildSecurityRoles } from '../../core/opensearch/security';
 import {
   contentHash,
   OPENSEARCH_SPEC_DEFAULTS,
@@ -72,6 +75,34 @@ function buildPayloads(input: OpenSearchSpecInput): unknown {
     })),
     security: buildSecurityRoles(spec),
     dashboards: buildSavedObjects(spec),
+  };
+}
+
+/** The spec the resource carries: the props in the applier's terms, optional parts only when set (the hash holds). */
+function specInputOf(props: OpenSearchProvisionerProps): OpenSearchSpecInput {
+  return {
+    indexPrefix: props.indexPrefix,
+    ...(props.indexTemplate === undefined
+      ? {}
+      : { indexTemplate: templateSettingsInput(props.indexTemplate) }),
+    ...(props.retention === undefined ? {} : { retention: props.retention }),
+    ...(props.auditLogs === undefined ? {} : { auditLogs: props.auditLogs }),
+    ...(props.routes === undefined || props.routes.length === 0 ? {} : { routes: props.routes }),
+    ...(props.keepRetiredHours === undefined ? {} : { keepRetiredHours: props.keepRetiredHours }),
+    access: {
+      // The spec keeps its field name (the writer's ARN, Firehose's when it was the only writer) so its hash holds.
+      firehoseRoleArn: props.writerRole.roleArn,
+      ...(props.writerBackendRoles === undefined || props.writerBackendRoles.length === 0
+        ? {}
+        : { writerBackendRoles: props.writerBackendRoles }),
+      readerBackendRoles: props.readerBackendRoles ?? [],
+      readerUsers: props.readerUsers ?? [],
+      adminBackendRoles: props.adminBackendRoles ?? [],
+      // Only when there is a reconcile function, so a profile without one keeps its spec (and hash) as before.
+      ...(props.reconcileBackendRoles === undefined || props.reconcileBackendRoles.length === 0
+        ? {}
+        : { reconcileBackendRoles: props.reconcileBackendRoles }),
+    },
   };
 }
 
@@ -145,60 +176,7 @@ export interface OpenSearchProvisionerProps {
    */
   readonly logGroupNames?: { readonly provisioner: string; readonly provider: string };
 }
-
-/** The domain paths (below the domain ARN) the provisioner may write and delete: see {@link provisionerPaths}. */
-export interface ProvisionerPaths {
-  /** es:ESHttpPut and es:ESHttpPost. */
-  readonly writes: readonly string[];
-  /** es:ESHttpDelete: kfek's objects, never an index (ISM deletes indices). */
-  readonly deletes: readonly string[];
-  /**
-   * es:ESHttpDelete refused even where `deletes` matches: a list (`a,b`, also escaped) is never one of kfek's names,
-   * since the request-path builder refuses a `,` in every name and kfek deletes one object per request; IAM's `*`
-   * matches a `,`, so without this `kfek-*` would admit `kfek-a,victim`.
-   */
-  readonly deniedDeletes: readonly string[];
-}
-
-/**
- * What the provisioner may change, by kfek's own names (issue 39): templates, pipelines and ISM policies
- * `<name>-*`, roles and role mappings `<name>_*`, saved objects `<name>-*`, the built-in roles' mappings kfek adds
- * people to, the security audit config, and the dynamic settings of the profile's stems' indices. So a mistake in
- * the code (a path built from someone else's name) is refused by IAM as well.
- *
- * What IAM matching relies on (the AWS docs on identity-based policies for OpenSearch Service,
- * https://docs.aws.amazon.com/opensearch-service/latest/developerguide/ac.html): the resource of an es:ESHttp* call
- * is the domain ARN followed by the request path, and `*` in a policy's resource matches any characters, `/`
- * included. The path IAM sees is the one sent, after the signer resolved `.`/`..` segments: a `..` can move a
- * request out of kfek's names but never into them, and kfek's names never hold one (core/opensearch/request-path.ts).
- * ISM's `add` and `change_policy` stay open: they name indices of retired stems IAM cannot know at synth, and attach
- * only the policy the body names.
- */
-export function provisionerPaths(name: string, stems: readonly string[]): ProvisionerPaths {
-  const security = '_plugins/_security/api';
-  const owned = [
-    `_index_template/${name}-*`,
-    `_ingest/pipeline/${name}-*`,
-    `_plugins/_ism/policies/${name}-*`,
-    `${security}/roles/${name}_*`,
-    `${security}/rolesmapping/${name}_*`,
-  ];
-  return {
-    writes: [
-      ...owned,
-      ...[DASHBOARDS_USER_ROLE, ...ADMIN_ROLES].map((role) => `${security}/rolesmapping/${role}`),
-      `${security}/audit/config`,
-      '_plugins/_ism/add/*',
-      '_plugins/_ism/change_policy/*',
-      ...[...new Set(stems)].map((stem) => `${stem}-*/_settings`),
-      '_dashboards/api/saved_objects/_bulk_create',
-      // kfek's record of what it owns (core/opensearch/registry.ts): the hidden index, then its one document.
-      ...registryPaths(name),
-    ],
-    deletes: [...owned, `_dashboards/api/saved_objects/*/${name}-*`],
-    deniedDeletes: ['*,*', '*%2c*', '*%2C*'],
-  };
-}
+export { provisionerPaths, type ProvisionerPaths } from './opensearch-provisioner-grants';
 
 const DEFAULTS = {
   dashboards: true,
@@ -238,30 +216,7 @@ export class OpenSearchProvisioner extends Construct {
     super(scope, id);
     const p = withDefaults(DEFAULTS, props);
     // Validate: the same checks the applier runs, at synth, with the same messages.
-    const specInput: OpenSearchSpecInput = {
-      indexPrefix: props.indexPrefix,
-      ...(props.indexTemplate === undefined
-        ? {}
-        : { indexTemplate: templateSettingsInput(props.indexTemplate) }),
-      ...(props.retention === undefined ? {} : { retention: props.retention }),
-      ...(props.auditLogs === undefined ? {} : { auditLogs: props.auditLogs }),
-      ...(props.routes === undefined || props.routes.length === 0 ? {} : { routes: props.routes }),
-      ...(props.keepRetiredHours === undefined ? {} : { keepRetiredHours: props.keepRetiredHours }),
-      access: {
-        // The spec keeps its field name (the writer's ARN, Firehose's when it was the only writer) so its hash holds.
-        firehoseRoleArn: props.writerRole.roleArn,
-        ...(props.writerBackendRoles === undefined || props.writerBackendRoles.length === 0
-          ? {}
-          : { writerBackendRoles: props.writerBackendRoles }),
-        readerBackendRoles: props.readerBackendRoles ?? [],
-        readerUsers: props.readerUsers ?? [],
-        adminBackendRoles: props.adminBackendRoles ?? [],
-        // Only when there is a reconcile function, so a profile without one keeps its spec (and hash) as before.
-        ...(props.reconcileBackendRoles === undefined || props.reconcileBackendRoles.length === 0
-          ? {}
-          : { reconcileBackendRoles: props.reconcileBackendRoles }),
-      },
-    };
+    const specInput = specInputOf(props);
     if (!Token.isUnresolved(props.indexPrefix)) {
       resolveOpenSearchSpec(specInput);
     }
@@ -285,50 +240,10 @@ export class OpenSearchProvisioner extends Construct {
       props.indexPrefix,
       ...(props.routes ?? []).map((route) => route.indexStem),
     ]);
-    const statements = [
-      new iam.PolicyStatement({
-        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-        resources: [this.logGroup.logGroupArn],
-      }),
-      // Reads on this domain only. The `/*` wildcard is the domain's own path space: the provisioner lists what the
-      // domain holds (templates, indices, roles, saved objects) to tell kfek's objects from the others.
-      new iam.PolicyStatement({
-        actions: ['es:ESHttpGet', 'es:ESHttpHead'],
-        resources: [props.domain.domainArn, `${props.domain.domainArn}/*`],
-      }),
-      // Writes and deletes only kfek's own names (provisionerPaths): never an index, never someone else's object.
-      new iam.PolicyStatement({
-        actions: ['es:ESHttpPut', 'es:ESHttpPost'],
-        resources: paths.writes.map((path) => `${props.domain.domainArn}/${path}`),
-      }),
-      new iam.PolicyStatement({
-        actions: ['es:ESHttpDelete'],
-        resources: paths.deletes.map((path) => `${props.domain.domainArn}/${path}`),
-      }),
-      new iam.PolicyStatement({
-        effect: iam.Effect.DENY,
-        actions: ['es:ESHttpDelete'],
-        resources: paths.deniedDeletes.map((path) => `${props.domain.domainArn}/${path}`),
-      }),
-    ];
+    const statements = provisionerStatements(this.logGroup.logGroupArn, props.domain.domainArn, paths);
     // A separate Policy in this construct, so it also works for a role imported or created in another stack.
     const policy = new iam.Policy(this, 'Policy', { statements, roles: [this.role] });
-
-    this.function = new nodejs.NodejsFunction(this, 'Function', {
-      entry: path.join(PROJECT_ROOT, 'lambda', 'opensearch-provisioner', 'handler.ts'),
-      handler: 'onEvent',
-      description: 'kfek: applies the OpenSearch index template, ISM policy, roles and Dashboards objects',
-      runtime: lambda.Runtime.NODEJS_24_X,
-      architecture: lambda.Architecture.ARM_64,
-      memorySize: 256,
-      // A fresh domain can answer 503 for a minute; the client retries with backoff inside this budget.
-      timeout: Duration.minutes(5),
-      role: this.role,
-      logGroup: this.logGroup,
-      loggingFormat: lambda.LoggingFormat.JSON,
-      environment: { NODE_OPTIONS: '--enable-source-maps' },
-      ...LOCAL_ESBUILD_BUNDLING,
-    });
+    this.function = this.createFunction();
     // The policy must be attached before the function runs.
     this.function.node.addDependency(policy);
 
@@ -363,68 +278,32 @@ export class OpenSearchProvisioner extends Construct {
         Dashboards: String(dashboards),
       },
     });
-    // cdk-nag acknowledgements, each on the narrowest construct. The wildcard ids are granular and contain
-    // resolved references (a cross-stack domain ARN becomes an import), so they are computed in a validation that
-    // runs after the app is prepared, as lib/nag.ts does for role default policies.
-    Validations.of(this.function).acknowledge(
-      {
-        id: 'Serverless-LambdaDLQ',
-        reason:
-          'Invoked synchronously by the custom resource provider; a failure goes back to CloudFormation, which ' +
-          'fails the deployment. There is no event to dead-letter.',
-      },
-      {
-        id: 'Serverless-LambdaTracing',
-        reason:
-          'Runs once per deployment; its log group records every request and status, X-Ray would add nothing.',
-      },
-    );
-    // The framework function of cr.Provider is CDK's: its role, runtime, memory and missing DLQ are not ours to set.
-    Validations.of(provider).acknowledge(
-      {
-        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
-        reason:
-          'The cr.Provider framework function role uses AWSLambdaBasicExecutionRole; CDK owns that role.',
-      },
-      { id: 'AwsSolutions-L1', reason: 'CDK picks the runtime of the cr.Provider framework function.' },
-      {
-        id: 'Serverless-LambdaDLQ',
-        reason:
-          'The provider framework is invoked synchronously by CloudFormation; failures are reported to it.',
-      },
-      {
-        id: 'Serverless-LambdaDefaultMemorySize',
-        reason:
-          'CDK sets the memory of the cr.Provider framework function; it only relays one call per deploy.',
-      },
-      { id: 'Serverless-LambdaTracing', reason: 'CDK configures the cr.Provider framework function.' },
-    );
-    const domainPaths = `${props.domain.domainArn}/*`;
-    const functionVersions = `${this.function.functionArn}:*`;
-    this.node.addValidation({
-      validate: () => {
-        const flat = (value: string): string => flattenCfnReference(stack.resolve(value));
-        Validations.of(policy).acknowledge({
-          id: `AwsSolutions-IAM5[Resource::${flat(domainPaths)}]`,
-          reason:
-            'The paths of this one domain (index templates, _plugins, _dashboards): the provisioner calls several ' +
-            'APIs IAM cannot name in advance, and fine-grained access control authorizes each request.',
-        });
-        for (const path of new Set([...paths.writes, ...paths.deletes].filter((p) => p.includes('*')))) {
-          Validations.of(policy).acknowledge({
-            id: `AwsSolutions-IAM5[Resource::${flat(`${props.domain.domainArn}/${path}`)}]`,
-            reason:
-              'Writes and deletes of the objects named by kfek (its name, its stems) under this one path of this ' +
-              'domain; no index path but the dynamic settings of its stems: the provisioner never deletes an index.',
-          });
-        }
-        Validations.of(provider).acknowledge({
-          id: `AwsSolutions-IAM5[Resource::${flat(functionVersions)}]`,
-          reason:
-            'The cr.Provider framework may invoke any version of the provisioner function and nothing else.',
-        });
-        return [];
-      },
+    acknowledgeProvisionerFindings({
+      scope: this,
+      function: this.function,
+      provider,
+      policy,
+      domainArn: props.domain.domainArn,
+      paths,
+    });
+  }
+
+  /** The provisioner's function, running as {@link role}, logging to {@link logGroup}. */
+  private createFunction(): nodejs.NodejsFunction {
+    return new nodejs.NodejsFunction(this, 'Function', {
+      entry: path.join(PROJECT_ROOT, 'lambda', 'opensearch-provisioner', 'handler.ts'),
+      handler: 'onEvent',
+      description: 'kfek: applies the OpenSearch index template, ISM policy, roles and Dashboards objects',
+      runtime: lambda.Runtime.NODEJS_24_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: 256,
+      // A fresh domain can answer 503 for a minute; the client retries with backoff inside this budget.
+      timeout: Duration.minutes(5),
+      role: this.role,
+      logGroup: this.logGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      environment: { NODE_OPTIONS: '--enable-source-maps' },
+      ...LOCAL_ESBUILD_BUNDLING,
     });
   }
 }

@@ -68,6 +68,8 @@ const DEFAULTS = {
   logRetention: logs.RetentionDays.TWO_WEEKS,
 } as const;
 
+type ResolvedProps = WithDefaults<ReconcileFunctionProps, typeof DEFAULTS>;
+
 /** Lambda allows 4 KB for all of a function's environment variables together. */
 const MAX_ENVIRONMENT_BYTES = 4096;
 
@@ -96,44 +98,7 @@ export class ReconcileFunction extends Construct {
     const everyMinutes = p.every.toMinutes();
 
     // Validate.
-    if (p.logGroups.length === 0) {
-      throw new Error(
-        `ReconcileFunction ${this.node.path}: no log groups to reconcile: list them under sources.logGroups, or turn ` +
-          "reconcile.enabled off (the account-level policy's groups cannot be enumerated).",
-      );
-    }
-    if (everyMinutes < 5 || everyMinutes > 60) {
-      throw new Error(`ReconcileFunction ${this.node.path}: every is ${everyMinutes} minutes; use 5 to 60.`);
-    }
-    const environment = reconcileEnvironment({
-      logGroups: p.logGroups,
-      account: stack.account,
-      rawStreamArn: p.rawStream.streamArn,
-      bucket: p.bucket.bucketName,
-      deadLetterPrefix: p.deadLetterPrefix,
-      failedDocumentsPrefix: p.failedDocumentsPrefix,
-      openSearchUrl: `https://${p.domain.domainEndpoint}`,
-      indexPrefix: p.indexPrefix,
-      indexRotation: p.indexRotation,
-      routeStems: Object.fromEntries(p.routes.map((r) => [r.name, r.indexStem])),
-      everyMinutes,
-      lagMinutes: p.lag.toMinutes(),
-      heal: p.heal,
-      routes: p.routes,
-      metricsNamespace: p.metricsNamespace,
-    });
-    // Tokens (ARNs, the endpoint) are counted at their usual resolved length: about 100 characters each.
-    const bytes = Object.entries(environment).reduce(
-      (n, [k, v]) => n + k.length + v.replace(/\$\{Token\[[^\]]+\]\}/g, 'x'.repeat(100)).length,
-      0,
-    );
-    if (bytes > MAX_ENVIRONMENT_BYTES - 200) {
-      throw new Error(
-        `ReconcileFunction ${this.node.path}: its environment (log groups and routes) takes about ${bytes} bytes, ` +
-          `over Lambda's ${MAX_ENVIRONMENT_BYTES} for all variables: reconcile fewer log groups (a profile per team), ` +
-          'or run kfek reconcile on a schedule of your own.',
-      );
-    }
+    const environment = this.environmentOf(p, stack);
 
     // Build.
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
@@ -173,6 +138,55 @@ export class ReconcileFunction extends Construct {
     // Wire: one grant per call it makes.
     justifyWildcardResources(this.role, this.grant(p, stack));
 
+    this.acknowledgeFindings();
+  }
+
+  /** The function's environment; throws when there is nothing to reconcile, or it would not fit Lambda's limit. */
+  private environmentOf(p: ResolvedProps, stack: Stack): Record<string, string> {
+    const everyMinutes = p.every.toMinutes();
+    if (p.logGroups.length === 0) {
+      throw new Error(
+        `ReconcileFunction ${this.node.path}: no log groups to reconcile: list them under sources.logGroups, or turn ` +
+          "reconcile.enabled off (the account-level policy's groups cannot be enumerated).",
+      );
+    }
+    if (everyMinutes < 5 || everyMinutes > 60) {
+      throw new Error(`ReconcileFunction ${this.node.path}: every is ${everyMinutes} minutes; use 5 to 60.`);
+    }
+    const environment = reconcileEnvironment({
+      logGroups: p.logGroups,
+      account: stack.account,
+      rawStreamArn: p.rawStream.streamArn,
+      bucket: p.bucket.bucketName,
+      deadLetterPrefix: p.deadLetterPrefix,
+      failedDocumentsPrefix: p.failedDocumentsPrefix,
+      openSearchUrl: `https://${p.domain.domainEndpoint}`,
+      indexPrefix: p.indexPrefix,
+      indexRotation: p.indexRotation,
+      routeStems: Object.fromEntries(p.routes.map((r) => [r.name, r.indexStem])),
+      everyMinutes,
+      lagMinutes: p.lag.toMinutes(),
+      heal: p.heal,
+      routes: p.routes,
+      metricsNamespace: p.metricsNamespace,
+    });
+    // Tokens (ARNs, the endpoint) are counted at their usual resolved length: about 100 characters each.
+    const bytes = Object.entries(environment).reduce(
+      (n, [k, v]) => n + k.length + v.replace(/\$\{Token\[[^\]]+\]\}/g, 'x'.repeat(100)).length,
+      0,
+    );
+    if (bytes > MAX_ENVIRONMENT_BYTES - 200) {
+      throw new Error(
+        `ReconcileFunction ${this.node.path}: its environment (log groups and routes) takes about ${bytes} bytes, ` +
+          `over Lambda's ${MAX_ENVIRONMENT_BYTES} for all variables: reconcile fewer log groups (a profile per team), ` +
+          'or run kfek reconcile on a schedule of your own.',
+      );
+    }
+    return environment;
+  }
+
+  /** cdk-nag acknowledgements of the schedule's and the function's findings. */
+  private acknowledgeFindings(): void {
     Validations.of(this.rule).acknowledge({
       id: 'Serverless-EventBusDLQ',
       reason:
@@ -193,10 +207,7 @@ export class ReconcileFunction extends Construct {
     });
   }
 
-  private grant(
-    p: WithDefaults<ReconcileFunctionProps, typeof DEFAULTS>,
-    stack: Stack,
-  ): { resource: string; reason: string }[] {
+  private grant(p: ResolvedProps, stack: Stack): { resource: string; reason: string }[] {
     const role = this.role;
     role.addToPolicy(
       new iam.PolicyStatement({

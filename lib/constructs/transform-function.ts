@@ -8,7 +8,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { withDefaults } from '../defaults';
+import { type WithDefaults, withDefaults } from '../defaults';
 import type { WildcardJustification } from '../nag';
 import { grantBucketKeyWrite } from './bucket-key';
 import { LOCAL_ESBUILD_BUNDLING, PROJECT_ROOT } from './bundling';
@@ -142,6 +142,28 @@ const DEFAULTS = {
   maxRecordAge: Duration.hours(1),
 } as const;
 
+type ResolvedProps = WithDefaults<
+  TransformFunctionProps & Partial<TransformEventSourceProps>,
+  typeof DEFAULTS
+>;
+
+/** Lambda's documented limits of a Kinesis event source mapping (tokens are not expected here). */
+function validateEventSource(where: string, p: ResolvedProps): void {
+  if (p.batchSize < 1 || p.batchSize > 10_000) {
+    throw new Error(`TransformFunction ${where}: batchSize ${p.batchSize} is outside 1..10000 (Kinesis).`);
+  }
+  if (p.parallelizationFactor < 1 || p.parallelizationFactor > 10) {
+    throw new Error(
+      `TransformFunction ${where}: parallelizationFactor ${p.parallelizationFactor} is outside 1..10.`,
+    );
+  }
+  if (p.maxRecordAge.toSeconds() < 60 || p.maxRecordAge.toSeconds() > 604_800) {
+    throw new Error(
+      `TransformFunction ${where}: maxRecordAge ${p.maxRecordAge.toSeconds()} s is outside 60..604800 s.`,
+    );
+  }
+}
+
 /**
  * A transform Lambda function: bundled by the local esbuild (never Docker), arm64, current Node runtime, its own
  * log group with retention, its own role with only what it uses, and optionally the Kinesis event source mapping
@@ -158,22 +180,7 @@ export class TransformFunction extends Construct {
     super(scope, id);
     const p = withDefaults(DEFAULTS, { ...props, ...props.eventSource });
 
-    // Validate (Lambda's documented limits; tokens are not expected here).
-    if (p.batchSize < 1 || p.batchSize > 10_000) {
-      throw new Error(
-        `TransformFunction ${this.node.path}: batchSize ${p.batchSize} is outside 1..10000 (Kinesis).`,
-      );
-    }
-    if (p.parallelizationFactor < 1 || p.parallelizationFactor > 10) {
-      throw new Error(
-        `TransformFunction ${this.node.path}: parallelizationFactor ${p.parallelizationFactor} is outside 1..10.`,
-      );
-    }
-    if (p.maxRecordAge.toSeconds() < 60 || p.maxRecordAge.toSeconds() > 604_800) {
-      throw new Error(
-        `TransformFunction ${this.node.path}: maxRecordAge ${p.maxRecordAge.toSeconds()} s is outside 60..604800 s.`,
-      );
-    }
+    validateEventSource(this.node.path, p);
 
     // Build.
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
@@ -233,21 +240,26 @@ export class TransformFunction extends Construct {
     });
 
     // Wire.
-    if (props.eventSource) {
-      const es = props.eventSource;
-      this.eventSource = new KinesisEventSource(es.stream, {
-        startingPosition: lambda.StartingPosition.TRIM_HORIZON,
-        batchSize: p.batchSize,
-        maxBatchingWindow: p.maxBatchingWindow,
-        parallelizationFactor: p.parallelizationFactor,
-        retryAttempts: p.retryAttempts,
-        maxRecordAge: p.maxRecordAge,
-        bisectBatchOnError: true,
-        reportBatchItemFailures: true,
-        onFailure: new S3PutOnlyOnFailureDestination(es.onFailureBucket),
-      });
-      // Grants read on the stream plus kms:Decrypt on its key, and the on-failure grants above.
-      this.function.addEventSource(this.eventSource);
-    }
+    if (props.eventSource) this.eventSource = this.addEventSource(props.eventSource, p);
+  }
+
+  /**
+   * The Kinesis event source mapping; adding it grants read on the stream plus kms:Decrypt on its key, and the
+   * on-failure grants.
+   */
+  private addEventSource(es: TransformEventSourceProps, p: ResolvedProps): KinesisEventSource {
+    const eventSource = new KinesisEventSource(es.stream, {
+      startingPosition: lambda.StartingPosition.TRIM_HORIZON,
+      batchSize: p.batchSize,
+      maxBatchingWindow: p.maxBatchingWindow,
+      parallelizationFactor: p.parallelizationFactor,
+      retryAttempts: p.retryAttempts,
+      maxRecordAge: p.maxRecordAge,
+      bisectBatchOnError: true,
+      reportBatchItemFailures: true,
+      onFailure: new S3PutOnlyOnFailureDestination(es.onFailureBucket),
+    });
+    this.function.addEventSource(eventSource);
+    return eventSource;
   }
 }

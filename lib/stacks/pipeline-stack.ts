@@ -1,13 +1,14 @@
 /**
- * The stateless Pipeline stack (class comment below). Why one file of about 380 lines: it wires the transform,
- * its reader, the delivery (./pipeline-delivery.ts creates it), the provisioner and the reconcile function, and the
- * update order between them (test/lib/stacks/update-order.test.ts) is only visible where they are wired together.
+ * The stateless Pipeline stack (class comment below). Its parts are created by one module each, in the stack's scope
+ * with the construct ids they always had: the transform (./pipeline-transform.ts), its reader, the delivery
+ * (./pipeline-delivery.ts), and the provisioner (./pipeline-provisioner.ts); the constructor wires them and sets the
+ * update order between them (test/lib/stacks/update-order.test.ts), which is only visible where they meet.
  */
-import { Annotations, CfnOutput, Duration, Stack, Token, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kinesis from 'aws-cdk-lib/aws-kinesis';
 import type * as firehose from 'aws-cdk-lib/aws-kinesisfirehose';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as opensearch from 'aws-cdk-lib/aws-opensearchservice';
 import type * as s3 from 'aws-cdk-lib/aws-s3';
@@ -23,22 +24,16 @@ import {
   type Transport,
   routeOverlapWarnings,
 } from '../../core/config';
-import { PIPES_SAFE_BATCH_SIZE } from '../../core/contracts/aws-limits';
 import type { PhysicalNames } from '../../core/contracts/physical-names';
-import {
-  DEFAULT_METRICS_NAMESPACE,
-  TransformServiceName,
-  transformEnvironment,
-} from '../../core/contracts/transform-env';
+import { DEFAULT_METRICS_NAMESPACE } from '../../core/contracts/transform-env';
 import type { CollectionTarget, DirectToOpenSearch } from '../constructs/direct-to-opensearch';
 import type { FirehoseToOpenSearch } from '../constructs/firehose-to-opensearch';
-import { OpenSearchProvisioner } from '../constructs/opensearch-provisioner';
-import { PipesTransport } from '../constructs/pipes-transport';
+import type { OpenSearchProvisioner } from '../constructs/opensearch-provisioner';
+import type { PipesTransport } from '../constructs/pipes-transport';
 import { ReconcileFunction } from '../constructs/reconcile-function';
-import { TransformFunction, onFailureDestinationJustification } from '../constructs/transform-function';
-import { grantTransformWrites } from '../constructs/transform-writes';
-import { justifyWildcardResources } from '../nag';
 import { createDelivery } from './pipeline-delivery';
+import { createProvisioner, provisionFirst } from './pipeline-provisioner';
+import { createTransform } from './pipeline-transform';
 import { retentionDays } from '../retention';
 
 export interface PipelineStackProps extends StackProps {
@@ -164,122 +159,41 @@ export class PipelineStack extends Stack {
 
   constructor(scope: Construct, id: string, props: PipelineStackProps) {
     super(scope, id, props);
-    const transport = props.transport ?? 'lambda';
-    const t = props.transform;
     const d = props.delivery;
     const routes = props.routes ?? [];
-    this.transport = transport;
+    this.transport = props.transport ?? 'lambda';
     // Overlapping routes are legal (the first match wins) but worth a look; a wholly shadowed one the config refused.
     for (const warning of routeOverlapWarnings(routes)) {
       Annotations.of(this).addWarningV2('kfek:route-overlap', warning);
     }
     const names = props.names;
     const { domain, collection } = props;
-    if ((domain === undefined) === (collection === undefined)) {
-      throw new Error(
-        `${this.node.path}: give the pipeline exactly one destination, a domain or a collection.`,
-      );
-    }
-    if (collection !== undefined && (d.mode !== 'direct' || props.reconcile !== undefined)) {
-      throw new Error(
-        `${this.node.path}: a Serverless collection is written by the indexer only (delivery.mode "direct") and has ` +
-          'no reconcile function yet (docs/serverless.md); the config check refuses both.',
-      );
-    }
+    this.validateDestination(props);
 
-    // One construct ID ('Transform') and one function name for both transports: switching the transport updates
-    // the function (handler, code, environment) in place instead of replacing it, so its name, log group and
-    // metrics stay, and the Monitoring stack that finds it by name needs no change.
     // Each log retention is looked up once, for every log group of its section.
-    const transformLogRetention = retentionDays(t.logRetentionDays, 'transform.logRetentionDays');
+    const transformLogRetention = retentionDays(
+      props.transform.logRetentionDays,
+      'transform.logRetentionDays',
+    );
     const deliveryLogRetention = retentionDays(d.logRetentionDays, 'delivery.logRetentionDays');
-    const common = {
-      functionName: names?.transformFunction,
-      logGroupName: names?.transformLogGroup,
-      memorySizeInMb: t.memoryMb,
-      timeout: Duration.seconds(t.timeoutSeconds),
-      logRetention: transformLogRetention,
-    };
     const metricsNamespace = props.metricsNamespace ?? DEFAULT_METRICS_NAMESPACE;
-    const ownLogGroups: logs.ILogGroup[] = [];
-    // Both transports write the events stream and dead-letter poison records themselves (the Pipes enrichment
-    // for answers too large for the pipe).
-    const writes = {
+    const transform = createTransform(this, {
+      transport: this.transport,
+      rawStream: props.rawStream,
       eventsStream: props.eventsStream,
       bucket: props.bucket,
-      deadLetterPrefix: t.deadLetterPrefix,
-    };
-    // The same writes, as the environment that tells the function where (core/contracts/transform-env.ts).
-    const sourceRegions = [
-      this.region,
-      ...(props.sourceRegions ?? []).filter((r) => Token.isUnresolved(this.region) || r !== this.region),
-    ];
-    const writesEnv = {
-      sourceRegions,
-      metricsNamespace,
-      eventsStreamArn: writes.eventsStream.streamArn,
-      deadLetterBucket: writes.bucket.bucketName,
-      deadLetterPrefix: writes.deadLetterPrefix,
+      failureQueue: props.failureQueue,
+      transform: props.transform,
       aggregation: d.aggregation,
       routes,
-    };
-
-    if (transport === 'lambda') {
-      const fn = new TransformFunction(this, 'Transform', {
-        ...common,
-        entry: 'lambda/transform/handler.ts',
-        description: 'kfek: CloudWatch Logs envelopes from the raw stream to documents on the events stream',
-        environment: transformEnvironment({ ...writesEnv, serviceName: TransformServiceName.kinesis }),
-        eventSource: {
-          stream: props.rawStream,
-          // S3, not SQS: Lambda writes the whole discarded batch there, so it outlives the raw stream's retention.
-          onFailureBucket: props.bucket,
-          batchSize: t.batchSize,
-          maxBatchingWindow: Duration.seconds(t.maxBatchingWindowSeconds),
-          parallelizationFactor: t.parallelizationFactor,
-          retryAttempts: t.retryAttempts,
-          maxRecordAge: Duration.seconds(t.maxRecordAgeSeconds),
-        },
-      });
-      justifyWildcardResources(fn.role, [
-        grantTransformWrites(fn.role, writes),
-        onFailureDestinationJustification(props.bucket),
-      ]);
-      this.transformFunction = fn.function;
-      ownLogGroups.push(fn.logGroup);
-    } else {
-      const fn = new TransformFunction(this, 'Transform', {
-        ...common,
-        entry: 'lambda/transform/pipes.ts',
-        description: 'kfek: EventBridge Pipes enrichment, CloudWatch Logs envelopes to documents',
-        environment: transformEnvironment({ ...writesEnv, serviceName: TransformServiceName.pipes }),
-      });
-      justifyWildcardResources(fn.role, [grantTransformWrites(fn.role, writes)]);
-      this.pipe = new PipesTransport(this, 'Pipe', {
-        source: props.rawStream,
-        enrichment: fn.function,
-        target: props.eventsStream,
-        deadLetterQueue: props.failureQueue,
-        batchSize: t.batchSize,
-        maxBatchingWindow: Duration.seconds(t.maxBatchingWindowSeconds),
-        parallelizationFactor: t.parallelizationFactor,
-        retryAttempts: t.retryAttempts,
-        maxRecordAge: Duration.seconds(t.maxRecordAgeSeconds),
-        logRetention: transformLogRetention,
-        logGroupName: names?.pipeLogGroup,
-      });
-      this.transformFunction = fn.function;
-      ownLogGroups.push(fn.logGroup, this.pipe.logGroup);
-      if (t.batchSize > PIPES_SAFE_BATCH_SIZE) {
-        Annotations.of(this.pipe).addWarningV2(
-          'kfek:pipes-batch-size',
-          `transform.batchSize is ${t.batchSize} with transport "pipes": Pipes does not invoke a Kinesis target ` +
-            'with more than 500 results per batch, and one CloudWatch Logs record can hold hundreds of events; ' +
-            'the enrichment then writes the batch to the events stream itself (metric OverflowDocuments). ' +
-            `Use ${PIPES_SAFE_BATCH_SIZE} or less (docs/guarantees.md, "Pipes and the 500-results limit").`,
-        );
-      }
-    }
+      metricsNamespace,
+      sourceRegions: props.sourceRegions ?? [],
+      logRetention: transformLogRetention,
+      ...(names === undefined ? {} : { names }),
+    });
+    this.transformFunction = transform.function;
+    this.pipe = transform.pipe;
+    const ownLogGroups: logs.ILogGroup[] = [...transform.logGroups];
 
     // The events stream's reader: Firehose, or with `delivery.mode: direct` the indexer (docs/delivery.md).
     const delivery = createDelivery(this, {
@@ -297,100 +211,116 @@ export class PipelineStack extends Stack {
     this.deliveryStream = delivery.firehose?.deliveryStream;
     this.indexer = delivery.indexer;
     this.writerRole = delivery.writerRole;
-    const reader = delivery.reader;
     ownLogGroups.push(delivery.logGroup);
     // The transform starts at the raw stream's oldest record as soon as its mapping or pipe exists, while a delivery
     // stream reads only what reaches the events stream after its own creation: create the reader first, so that on
     // a first deploy, or a redeploy of this stack, nothing the transform writes precedes its reader.
-    for (const consumer of this.transformConsumers()) consumer.node.addDependency(reader);
+    for (const consumer of transform.consumers) consumer.node.addDependency(delivery.reader);
 
     // The scheduled reconcile function reads what the provisioner lets readers read: its role is a reader of the
     // default route's indices and of every route's.
-    if (props.reconcile !== undefined && domain !== undefined) {
-      const r = props.reconcile;
-      this.reconcile = new ReconcileFunction(this, 'Reconcile', {
-        logGroups: r.logGroups,
-        rawStream: props.rawStream,
-        bucket: props.bucket,
-        deadLetterPrefix: t.deadLetterPrefix,
-        failedDocumentsPrefix: d.failedDocumentsPrefix,
-        domain,
-        indexPrefix: d.indexPrefix,
-        indexRotation: d.indexRotation,
-        routes,
-        every: Duration.minutes(r.everyMinutes),
-        lag: Duration.minutes(r.lagMinutes),
-        heal: r.heal,
-        metricsNamespace,
-        memorySizeInMb: r.memoryMb,
-        functionName: names?.reconcileFunction,
-        logGroupName: names?.reconcileLogGroup,
-        logRetention: deliveryLogRetention,
-      });
+    const r = props.reconcile;
+    if (r !== undefined && domain !== undefined) {
+      this.reconcile = this.createReconcile(props, r, domain, metricsNamespace, deliveryLogRetention);
       ownLogGroups.push(this.reconcile.logGroup);
     }
-    const reconcileReader = this.reconcile === undefined ? [] : [this.reconcile.role.roleArn];
 
     // A collection has no provisioner yet (docs/serverless.md, "Left to do"): the indexer creates indices on write.
     if (domain !== undefined) {
-      // Signed mode: the provisioner runs as the domain's master user, the only identity the security REST API
-      // answers before any mapping exists. The role lives in the Search stack; the grants the provisioner attaches
-      // are a separate Policy in this stack, so references point from Pipeline to Search only.
-      const os = props.openSearch;
-      this.provisioner = new OpenSearchProvisioner(this, 'OpenSearchProvisioner', {
-        domain,
-        role: props.openSearchAdminRole,
-        indexPrefix: d.indexPrefix,
-        indexTemplate: os.indexTemplate,
-        retention: os.retention,
-        auditLogs: os.auditLogs,
-        writerRole: this.writerRole,
-        // With Firehose delivering, the indexer's fixed-name role stays mapped too: on a switch from direct, the
-        // indexer keeps writing until CloudFormation removes its mapping in the update's cleanup, after the new
-        // delivery stream exists, so nothing it reads in between is refused (docs/delivery.md, "Switching delivery").
-        ...(this.indexer === undefined && names !== undefined
-          ? { writerBackendRoles: [this.roleArnOf(names.indexerRole)] }
-          : {}),
-        readerBackendRoles: [...(os.access.readerBackendRoles ?? []), ...reconcileReader],
-        adminBackendRoles: os.access.adminBackendRoles ?? [],
-        reconcileBackendRoles: reconcileReader,
-        routes: routes.map((r) => ({
-          name: r.name,
-          indexStem: r.indexStem,
-          retentionDays: r.retentionDays,
-          readerBackendRoles: [...r.readerBackendRoles, ...reconcileReader],
-        })),
-        ...(props.keepRetiredHours === undefined ? {} : { keepRetiredHours: props.keepRetiredHours }),
-        logRetention: deliveryLogRetention,
-        ...(names !== undefined
-          ? {
-              logGroupNames: {
-                provisioner: names.provisionerLogGroup,
-                provider: names.provisionerProviderLogGroup,
-              },
-            }
-          : {}),
-      });
-      // Template and writer mapping before the first delivery (a first index created without the template keeps
-      // guessed mappings for the whole day; without the mapping every document is rejected to S3), and before Firehose
-      // or the indexer is updated to a new index prefix: the writer role covers the new prefix (and still the old one)
-      // first. The indexer's function too, so its environment (routes, prefix) changes only after the domain's.
-      reader.node.addDependency(this.provisioner.resource);
-      this.indexer?.function.node.addDependency(this.provisioner.resource);
-      // The route table before the transform (issue 30.4): the function's environment (KFEK_ROUTES) names the routes it
-      // marks documents with, and CloudFormation updates it only after the provisioner has put every new route name
-      // into the ingest pipeline's table (and kept the retired ones), so no document carries a name the table lacks.
-      // test/lib/stacks/update-order.test.ts proves the order from the synthesized template.
-      this.transformFunction.node.addDependency(this.provisioner.resource);
-      // The reconcile function plans with the same routes (its environment) and reads as a reader the provisioner maps:
-      // it is updated after the provisioner too, so a run never judges by a route the domain does not know yet.
-      this.reconcile?.function.node.addDependency(this.provisioner.resource);
+      this.provisioner = this.createProvisioner(props, domain, delivery.reader, deliveryLogRetention);
       ownLogGroups.push(...this.provisioner.logGroups);
     }
     this.logGroups = ownLogGroups;
+    this.addOutputs(names);
+  }
 
-    // The doctor resolves the writer mapping's ARNs from these outputs (cli/doctor/domain-spec.ts): the delivery's
-    // role, and the indexer's fixed-name ARN that Firehose's mapping also names.
+  /** The provisioner, and the update order it sets: everything that writes or reads the domain waits for it. */
+  private createProvisioner(
+    props: PipelineStackProps,
+    domain: opensearch.IDomain,
+    reader: Construct,
+    logRetention: logs.RetentionDays,
+  ): OpenSearchProvisioner {
+    const names = props.names;
+    const provisioner = createProvisioner(this, {
+      domain,
+      role: props.openSearchAdminRole,
+      openSearch: props.openSearch,
+      indexPrefix: props.delivery.indexPrefix,
+      writerRole: this.writerRole,
+      // With Firehose delivering, the indexer's fixed-name role stays mapped too: on a switch from direct, the
+      // indexer keeps writing until CloudFormation removes its mapping in the update's cleanup, after the new
+      // delivery stream exists, so nothing it reads in between is refused (docs/delivery.md, "Switching delivery").
+      ...(this.indexer === undefined && names !== undefined
+        ? { standbyWriterRoleArn: this.roleArnOf(names.indexerRole) }
+        : {}),
+      ...(this.reconcile === undefined ? {} : { reconcileRoleArn: this.reconcile.role.roleArn }),
+      routes: props.routes ?? [],
+      ...(props.keepRetiredHours === undefined ? {} : { keepRetiredHours: props.keepRetiredHours }),
+      logRetention,
+      ...(names === undefined ? {} : { names }),
+    });
+    provisionFirst(provisioner, {
+      reader,
+      ...(this.indexer === undefined ? {} : { indexer: this.indexer.function }),
+      transform: this.transformFunction,
+      ...(this.reconcile === undefined ? {} : { reconcile: this.reconcile.function }),
+    });
+    return provisioner;
+  }
+
+  /** Exactly one destination; a collection only with the indexer and without reconcile (the config refuses both). */
+  private validateDestination(props: PipelineStackProps): void {
+    if ((props.domain === undefined) === (props.collection === undefined)) {
+      throw new Error(
+        `${this.node.path}: give the pipeline exactly one destination, a domain or a collection.`,
+      );
+    }
+    if (
+      props.collection !== undefined &&
+      (props.delivery.mode !== 'direct' || props.reconcile !== undefined)
+    ) {
+      throw new Error(
+        `${this.node.path}: a Serverless collection is written by the indexer only (delivery.mode "direct") and has ` +
+          'no reconcile function yet (docs/serverless.md); the config check refuses both.',
+      );
+    }
+  }
+
+  private createReconcile(
+    props: PipelineStackProps,
+    r: NonNullable<PipelineStackProps['reconcile']>,
+    domain: opensearch.IDomain,
+    metricsNamespace: string,
+    logRetention: logs.RetentionDays,
+  ): ReconcileFunction {
+    const names = props.names;
+    return new ReconcileFunction(this, 'Reconcile', {
+      logGroups: r.logGroups,
+      rawStream: props.rawStream,
+      bucket: props.bucket,
+      deadLetterPrefix: props.transform.deadLetterPrefix,
+      failedDocumentsPrefix: props.delivery.failedDocumentsPrefix,
+      domain,
+      indexPrefix: props.delivery.indexPrefix,
+      indexRotation: props.delivery.indexRotation,
+      routes: props.routes ?? [],
+      every: Duration.minutes(r.everyMinutes),
+      lag: Duration.minutes(r.lagMinutes),
+      heal: r.heal,
+      metricsNamespace,
+      memorySizeInMb: r.memoryMb,
+      functionName: names?.reconcileFunction,
+      logGroupName: names?.reconcileLogGroup,
+      logRetention,
+    });
+  }
+
+  /**
+   * The doctor resolves the writer mapping's ARNs from these outputs (cli/doctor/domain-spec.ts): the delivery's
+   * role, and the indexer's fixed-name ARN that Firehose's mapping also names.
+   */
+  private addOutputs(names: PipelineStackProps['names']): void {
     if (this.indexer === undefined) {
       new CfnOutput(this, 'FirehoseRoleArn', { value: this.writerRole.roleArn });
     }
@@ -403,11 +333,5 @@ export class PipelineStack extends Stack {
   /** The ARN of this account's IAM role `roleName` (a fixed name, whether or not the role exists yet). */
   private roleArnOf(roleName: string): string {
     return this.formatArn({ service: 'iam', region: '', resource: 'role', resourceName: roleName });
-  }
-
-  /** What invokes the transform on the raw stream: the event source mapping, or the pipe. */
-  private transformConsumers(): Construct[] {
-    if (this.pipe !== undefined) return [this.pipe.pipe];
-    return this.transformFunction.node.children.filter((c) => c instanceof lambda.EventSourceMapping);
   }
 }

@@ -101,76 +101,18 @@ export class SearchStack extends Stack {
       enableKeyRotation: true,
       removalPolicy,
     });
-    const stream = (sid: string, cfg: StreamConfig, streamName?: string): kinesis.Stream => {
-      const s = new kinesis.Stream(this, sid, {
-        streamName,
-        streamMode: cfg.mode === 'ON_DEMAND' ? kinesis.StreamMode.ON_DEMAND : kinesis.StreamMode.PROVISIONED,
-        shardCount: cfg.mode === 'ON_DEMAND' ? undefined : cfg.shardCount,
-        retentionPeriod: Duration.hours(cfg.retentionHours),
-        encryption: kinesis.StreamEncryption.KMS,
-        encryptionKey: this.streamKey,
-        removalPolicy,
-      });
-      Validations.of(s).acknowledge({
-        id: 'AwsSolutions-KDS3',
-        reason:
-          'A customer managed key is used deliberately: rotation is on, and its key policy and grants are auditable ' +
-          '(the aws/kinesis key cannot be scoped).',
-      });
-      return s;
-    };
-    this.rawStream = stream('RawStream', props.streams.raw, props.streamNames?.raw);
-    this.eventsStream = stream('EventsStream', props.streams.events, props.streamNames?.events);
+    this.rawStream = this.createStream('RawStream', props.streams.raw, removalPolicy, props.streamNames?.raw);
+    this.eventsStream = this.createStream(
+      'EventsStream',
+      props.streams.events,
+      removalPolicy,
+      props.streamNames?.events,
+    );
     // Shared by every subscription filter and the account policy; it changes only with the raw stream, so it lives
     // beside it and the Sources stack imports it from here, never from the often-changing Pipeline stack.
     this.subscriptionRole = new LogsDeliveryRole(this, 'LogsDeliveryRole', { stream: this.rawStream }).role;
-
-    const bucket = new s3.Bucket(this, 'FailedRecordsBucket', {
-      // The stream key, not SSE-S3: whoever may not decrypt the streams may not read what fell out of them either.
-      // S3 Bucket Keys make S3 ask KMS for a bucket-level key instead of one data key per object, which cuts the KMS
-      // requests (and their cost) of Firehose's and Lambda's writes
-      // (https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucket-key.html). Every writer needs
-      // kms:GenerateDataKey on the key (granted where each writer is defined), every reader kms:Decrypt.
-      encryption: s3.BucketEncryption.KMS,
-      encryptionKey: this.streamKey,
-      bucketKeyEnabled: true,
-      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
-      enforceSSL: true,
-      minimumTLSVersion: 1.2,
-      versioned: false,
-      removalPolicy,
-      autoDeleteObjects: false,
-      lifecycleRules: [
-        {
-          // Config validation keeps this above the index retention: a record is replayable while the logs around
-          // it are searchable, and gone (with its possibly sensitive content) some time after.
-          expiration: Duration.days(props.failedRecords.expireAfterDays),
-          // Parts of an abandoned multipart upload are stored and billed, invisibly, until the upload is aborted.
-          abortIncompleteMultipartUploadAfter: Duration.days(1),
-        },
-      ],
-    });
-    Validations.of(bucket).acknowledge({
-      id: 'AwsSolutions-S1',
-      reason:
-        'Only the pipeline roles write here (failed documents, poison records) and people read it to replay; ' +
-        'object-level access is auditable with CloudTrail data events, and an access-log bucket would itself need one.',
-    });
-    this.bucket = bucket;
-
-    const queue = new sqs.Queue(this, 'FailureQueue', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-      removalPolicy,
-    });
-    for (const id of ['AwsSolutions-SQS3', 'Serverless-SQSRedrivePolicy']) {
-      Validations.of(queue).acknowledge({
-        id,
-        reason: 'This queue is itself the dead-letter destination of the pipe.',
-      });
-    }
-    this.failureQueue = queue;
+    this.bucket = this.createFailedRecordsBucket(props.failedRecords.expireAfterDays, removalPolicy);
+    this.failureQueue = this.createFailureQueue(removalPolicy);
 
     // Trust Lambda only: whoever runs as this role is all_access + security_manager on the domain. It gets no policy
     // here; the provisioner construct attaches exactly the log and es:ESHttp* grants its function needs.
@@ -201,6 +143,81 @@ export class SearchStack extends Stack {
     new CfnOutput(this, 'FailedRecordsBucketName', { value: this.bucket.bucketName });
 
     this.exportForConsumers();
+  }
+
+  private createStream(
+    sid: string,
+    cfg: StreamConfig,
+    removalPolicy: RemovalPolicy,
+    streamName?: string,
+  ): kinesis.Stream {
+    const s = new kinesis.Stream(this, sid, {
+      streamName,
+      streamMode: cfg.mode === 'ON_DEMAND' ? kinesis.StreamMode.ON_DEMAND : kinesis.StreamMode.PROVISIONED,
+      shardCount: cfg.mode === 'ON_DEMAND' ? undefined : cfg.shardCount,
+      retentionPeriod: Duration.hours(cfg.retentionHours),
+      encryption: kinesis.StreamEncryption.KMS,
+      encryptionKey: this.streamKey,
+      removalPolicy,
+    });
+    Validations.of(s).acknowledge({
+      id: 'AwsSolutions-KDS3',
+      reason:
+        'A customer managed key is used deliberately: rotation is on, and its key policy and grants are auditable ' +
+        '(the aws/kinesis key cannot be scoped).',
+    });
+    return s;
+  }
+
+  private createFailedRecordsBucket(expireAfterDays: number, removalPolicy: RemovalPolicy): s3.Bucket {
+    const bucket = new s3.Bucket(this, 'FailedRecordsBucket', {
+      // The stream key, not SSE-S3: whoever may not decrypt the streams may not read what fell out of them either.
+      // S3 Bucket Keys make S3 ask KMS for a bucket-level key instead of one data key per object, which cuts the KMS
+      // requests (and their cost) of Firehose's and Lambda's writes
+      // (https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucket-key.html). Every writer needs
+      // kms:GenerateDataKey on the key (granted where each writer is defined), every reader kms:Decrypt.
+      encryption: s3.BucketEncryption.KMS,
+      encryptionKey: this.streamKey,
+      bucketKeyEnabled: true,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      minimumTLSVersion: 1.2,
+      versioned: false,
+      removalPolicy,
+      autoDeleteObjects: false,
+      lifecycleRules: [
+        {
+          // Config validation keeps this above the index retention: a record is replayable while the logs around
+          // it are searchable, and gone (with its possibly sensitive content) some time after.
+          expiration: Duration.days(expireAfterDays),
+          // Parts of an abandoned multipart upload are stored and billed, invisibly, until the upload is aborted.
+          abortIncompleteMultipartUploadAfter: Duration.days(1),
+        },
+      ],
+    });
+    Validations.of(bucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason:
+        'Only the pipeline roles write here (failed documents, poison records) and people read it to replay; ' +
+        'object-level access is auditable with CloudTrail data events, and an access-log bucket would itself need one.',
+    });
+    return bucket;
+  }
+
+  private createFailureQueue(removalPolicy: RemovalPolicy): sqs.Queue {
+    const queue = new sqs.Queue(this, 'FailureQueue', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+      removalPolicy,
+    });
+    for (const id of ['AwsSolutions-SQS3', 'Serverless-SQSRedrivePolicy']) {
+      Validations.of(queue).acknowledge({
+        id,
+        reason: 'This queue is itself the dead-letter destination of the pipe.',
+      });
+    }
+    return queue;
   }
 
   private buildDomain(props: SearchStackProps, removalPolicy: RemovalPolicy): SearchDomain {

@@ -62,6 +62,18 @@ export function createLibraryAlarms(
       createAlarmDashboard: false,
     }),
   });
+  monitorStreams(facade, props, t);
+  monitorTransform(facade, props, t);
+  if (props.domain !== undefined) monitorDomain(facade, props.domain, t);
+  return facade.createdAlarms().map((created) => created.alarm);
+}
+
+/** The raw and events streams: their consumers falling behind, and refused writes. */
+function monitorStreams(
+  facade: MonitoringFacade,
+  props: AlarmTargets,
+  t: MonitoringContext['thresholds'],
+): void {
   const maxAgeInMillis = t.maxIteratorAge.toMilliseconds();
   // The library's defaults are 3 of 3 five-minute periods; the alarms below that must page sooner say so.
   for (const [friendlyName, stream] of [
@@ -98,6 +110,15 @@ export function createLibraryAlarms(
       },
     });
   }
+}
+
+/** The transform function: failed invocations, throttles and (event source mappings only) its iterator age. */
+function monitorTransform(
+  facade: MonitoringFacade,
+  props: AlarmTargets,
+  t: MonitoringContext['thresholds'],
+): void {
+  const maxAgeInMillis = t.maxIteratorAge.toMilliseconds();
   facade.monitorLambdaFunction({
     lambdaFunction: props.transformFunction,
     alarmFriendlyName: 'Transform',
@@ -136,8 +157,6 @@ export function createLibraryAlarms(
         }
       : {}),
   });
-  if (props.domain !== undefined) monitorDomain(facade, props.domain, t);
-  return facade.createdAlarms().map((created) => created.alarm);
 }
 
 function monitorDomain(

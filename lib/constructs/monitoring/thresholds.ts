@@ -125,6 +125,42 @@ export function validateMonitoringProps(
   t: ResolvedThresholds,
 ): void {
   const where = `PipelineMonitoring ${scope.node.path}`;
+  validateThresholds(where, t);
+  const volume = props.dataNodeVolumeSizeInGiB;
+  if (volume !== undefined && !Token.isUnresolved(volume) && t.minFreeStorageSpaceInMiB >= volume * 1024) {
+    throw new Error(
+      `${where}: thresholds.minFreeStorageSpaceInMiB is ${t.minFreeStorageSpaceInMiB} MiB but a data node has only ` +
+        `${volume} GiB (${volume * 1024} MiB): the alarm would always fire. Use about 25% of the volume ` +
+        `(${Math.floor(volume * 256)}).`,
+    );
+  }
+  if (
+    props.alarmEmail !== undefined &&
+    !Token.isUnresolved(props.alarmEmail) &&
+    !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(props.alarmEmail)
+  ) {
+    throw new Error(
+      `${where}: alarmEmail is ${JSON.stringify(props.alarmEmail)}; expected an e-mail address such as ` +
+        'ops@example.com.',
+    );
+  }
+  const groups = props.sourceLogGroupNames ?? [];
+  if (groups.length > MAX_QUERY_LOG_GROUPS) {
+    throw new Error(
+      `${where}: the saved queries can cover at most ${MAX_QUERY_LOG_GROUPS} log groups (StartQuery limit); got ` +
+        `${groups.length}. Pass the most important ones, or none to pick them in the console.`,
+    );
+  }
+  if (groups.length === 0) {
+    Annotations.of(scope).addWarningV2(
+      'kfek:monitoring:queriesWithoutLogGroups',
+      'No source log groups given: the saved Logs Insights queries are saved without a log group selection.',
+    );
+  }
+}
+
+/** Throws on a threshold that would make a broken or silent alarm; `where` names the construct. */
+function validateThresholds(where: string, t: ResolvedThresholds): void {
   const check = (name: keyof PipelineAlarmThresholds, value: number, ok: boolean, expected: string): void => {
     if (Token.isUnresolved(value)) return;
     if (!Number.isFinite(value) || !ok) {
@@ -179,35 +215,4 @@ export function validateMonitoringProps(
     t.minFreeStorageSpaceInMiB > 0,
     'a number of MiB > 0',
   );
-  const volume = props.dataNodeVolumeSizeInGiB;
-  if (volume !== undefined && !Token.isUnresolved(volume) && t.minFreeStorageSpaceInMiB >= volume * 1024) {
-    throw new Error(
-      `${where}: thresholds.minFreeStorageSpaceInMiB is ${t.minFreeStorageSpaceInMiB} MiB but a data node has only ` +
-        `${volume} GiB (${volume * 1024} MiB): the alarm would always fire. Use about 25% of the volume ` +
-        `(${Math.floor(volume * 256)}).`,
-    );
-  }
-  if (
-    props.alarmEmail !== undefined &&
-    !Token.isUnresolved(props.alarmEmail) &&
-    !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(props.alarmEmail)
-  ) {
-    throw new Error(
-      `${where}: alarmEmail is ${JSON.stringify(props.alarmEmail)}; expected an e-mail address such as ` +
-        'ops@example.com.',
-    );
-  }
-  const groups = props.sourceLogGroupNames ?? [];
-  if (groups.length > MAX_QUERY_LOG_GROUPS) {
-    throw new Error(
-      `${where}: the saved queries can cover at most ${MAX_QUERY_LOG_GROUPS} log groups (StartQuery limit); got ` +
-        `${groups.length}. Pass the most important ones, or none to pick them in the console.`,
-    );
-  }
-  if (groups.length === 0) {
-    Annotations.of(scope).addWarningV2(
-      'kfek:monitoring:queriesWithoutLogGroups',
-      'No source log groups given: the saved Logs Insights queries are saved without a log group selection.',
-    );
-  }
 }
