@@ -8,7 +8,7 @@ import { familiesOf, knownStems } from './domain-families';
 import { desiredDynamicSettings, desiredTemplate } from './domain-plan-indices';
 import { desiredRoles } from './domain-plan-roles';
 import type { DomainState, IndexState, ReadOptions, StoredPolicy, StoredTemplate } from './domain-state';
-import { readDomainState } from './domain-state';
+import { readDomainState } from './domain-state-read';
 import type { OpenSearchHttpClient } from './http';
 import { buildIngestPipeline } from './ingest-pipeline';
 import { buildIsmPolicy } from './ism-policy';

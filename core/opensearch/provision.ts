@@ -3,7 +3,7 @@ import type { DomainChange } from './domain-change';
 import { applyChange, stepOf } from './domain-apply';
 import { planDomain } from './domain-plan';
 import { kfekIndices, ownedNames } from './domain-read';
-import { readDomainState } from './domain-state';
+import { readDomainState } from './domain-state-read';
 import { OpenSearchProvisioningError } from './errors';
 import type { OpenSearchHttpClient } from './http';
 import { applyAuditConfig } from './provision-audit';

@@ -24,7 +24,6 @@ const DEBT: Readonly<Record<string, number>> = {
   'core/transform/app-json.ts': 478,
   'core/transform/mask-detectors.ts': 441,
   'lib/constructs/opensearch-provisioner.ts': 430,
-  'core/opensearch/domain-state.ts': 418,
   'lib/stacks/pipeline-stack.ts': 413,
   'core/transform/document.ts': 405,
   'lib/stacks/pipeline-stack.ts#PipelineStack.constructor': 237,
