@@ -47,7 +47,6 @@ const DEBT: Readonly<Record<string, number>> = {
   'core/reconcile/service.ts#runReconcileWith': 97,
   'lib/constructs/monitoring/alarms.ts#createLibraryAlarms': 97,
   'lib/constructs/transform-function.ts#TransformFunction.constructor': 96,
-  'core/opensearch/domain-plan-ism.ts#planPolicies': 95,
   'core/transform/app-json.ts#appMemberList': 95,
   'cli/proxy/body-budget.ts#BodyBudget.read': 94,
   'lib/constructs/monitoring/thresholds.ts#validateMonitoringProps': 92,
