@@ -56,7 +56,6 @@ const DEBT: Readonly<Record<string, number>> = {
   'core/reconcile/heal.ts#healMissing': 87,
   'lambda/transform/kinesis-batch.ts#processKinesisBatch': 86,
   'cli/verify.ts#verifyRun': 84,
-  'core/opensearch/domain-plan-indices.ts#planTemplates': 81,
 };
 
 function listed(id: string): boolean {
