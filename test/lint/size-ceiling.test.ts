@@ -33,7 +33,6 @@ const DEBT: Readonly<Record<string, number>> = {
   'scripts/local/run.ts#runLocal': 178,
   'cli/events-window/run.ts#replayEventsWindow': 147,
   'lib/constructs/monitoring/dashboard.ts#createDashboard': 144,
-  'core/reconcile/search-side.ts#searchSide': 137,
   'lib/app.ts#buildKfek': 133,
   'cli/backfill/run.ts#runBackfill': 129,
   'lib/stacks/search-stack.ts#SearchStack.constructor': 111,
