@@ -36,7 +36,6 @@ const DEBT: Readonly<Record<string, number>> = {
   'lib/app.ts#buildKfek': 133,
   'cli/backfill/run.ts#runBackfill': 129,
   'lib/stacks/search-stack.ts#SearchStack.constructor': 111,
-  'core/reconcile/engine.ts#reconcile': 108,
   'core/transform/app-json.ts#canonicalMembersText': 106,
   'cli/doctor/plan.ts#planOf': 105,
   'lambda/transform/kinesis-writer.ts#KinesisWriter.write': 105,
