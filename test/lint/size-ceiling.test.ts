@@ -51,7 +51,6 @@ const DEBT: Readonly<Record<string, number>> = {
   'cli/doctor/create-ports.ts#createAwsPorts': 91,
   'cli/backfill/cost.ts#estimateCost': 90,
   'cli/replay/run.ts#runReplay': 88,
-  'core/reconcile/heal.ts#healMissing': 87,
   'lambda/transform/kinesis-batch.ts#processKinesisBatch': 86,
   'cli/verify.ts#verifyRun': 84,
 };
