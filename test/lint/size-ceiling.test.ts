@@ -42,7 +42,6 @@ const DEBT: Readonly<Record<string, number>> = {
   'lib/constructs/reconcile-function.ts#ReconcileFunction.constructor': 103,
   'cli/send.ts#sendLogEvents': 102,
   'cli/doctor/facts.ts#gatherFacts': 99,
-  'core/reconcile/service.ts#runReconcileWith': 97,
   'lib/constructs/monitoring/alarms.ts#createLibraryAlarms': 97,
   'lib/constructs/transform-function.ts#TransformFunction.constructor': 96,
   'core/transform/app-json.ts#appMemberList': 95,
