@@ -30,7 +30,6 @@ const DEBT: Readonly<Record<string, number>> = {
   'cli/proxy/index.ts#createSigningProxy': 200,
   'lib/constructs/opensearch-provisioner.ts#OpenSearchProvisioner.constructor': 193,
   'lib/constructs/firehose-to-opensearch.ts#FirehoseToOpenSearch.constructor': 192,
-  'scripts/local/run.ts#runLocal': 178,
   'cli/events-window/run.ts#replayEventsWindow': 147,
   'lib/constructs/monitoring/dashboard.ts#createDashboard': 144,
   'lib/app.ts#buildKfek': 133,
