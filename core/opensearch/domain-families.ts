@@ -138,24 +138,30 @@ export function knownStems(inputs: Omit<FamilyInputs, 'indices' | 'now'>): Set<s
   ]);
 }
 
-/** Sorts the families out: current, retired and kept, retired and pruned; and builds the route table. */
-export function familiesOf(inputs: FamilyInputs): Families {
-  const { spec, now } = inputs;
-  const stems = knownStems(inputs);
-  const byStem = new Map<string, IndexState[]>();
-  for (const index of inputs.indices) {
-    const stem = owningStem(index.name, stems);
-    if (stem !== undefined) byStem.set(stem, [...(byStem.get(stem) ?? []), index]);
-  }
-  const templateOf = (stem: string): StoredTemplate | undefined =>
-    inputs.templates.get(familyNames(spec.name, stem).indexTemplate) ??
-    [...inputs.templates.values()].find((t) => t.stem === stem);
-  const nowIso = new Date(now).toISOString();
-  const graceMillis = spec.keepRetiredHours * 3_600_000;
-  const inGrace = (at: string): boolean => now - Date.parse(at) < graceMillis;
-  const currentRoutes = new Set(spec.routes.map((r) => r.route));
+/** What every family of one deploy is sorted with: the inputs read once, and the grace period's clock. */
+interface Sorting {
+  readonly spec: OpenSearchSpec;
+  readonly nowIso: string;
+  readonly inGrace: (at: string) => boolean;
+  readonly currentRoutes: ReadonlySet<string>;
+  readonly templateOf: (stem: string) => StoredTemplate | undefined;
+  readonly indicesOf: (stem: string) => IndexState[];
+  readonly mappings: ReadonlyMap<string, RoleMappingBody>;
+}
 
-  const current: Family[] = [
+/** The route names retired onto a stem that are still in their grace period and not the profile's again. */
+function stillRetiredNames(sorting: Sorting, stored: StoredTemplate | undefined): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(retiredNamesOf(stored)).filter(
+      ([n, at]) => !sorting.currentRoutes.has(n) && sorting.inGrace(at),
+    ),
+  );
+}
+
+/** The profile's families: the default route's, then each route's. */
+function currentFamilies(sorting: Sorting): Family[] {
+  const { spec } = sorting;
+  return [
     { stem: spec.indexPrefix, route: undefined, reader: defaultReader(spec), isDefault: true },
     ...spec.routes.map((r) => ({
       stem: r.indexStem,
@@ -164,13 +170,11 @@ export function familiesOf(inputs: FamilyInputs): Families {
       isDefault: false,
     })),
   ].map(({ stem, route, reader, isDefault }) => {
-    const stored = templateOf(stem);
+    const stored = sorting.templateOf(stem);
     // A route name that pointed here before and is no longer the profile's stays known for a while.
-    const retiredNames = Object.fromEntries(
-      Object.entries(retiredNamesOf(stored)).filter(([n, at]) => !currentRoutes.has(n) && inGrace(at)),
-    );
-    if (stored?.route !== undefined && stored.route !== route && !currentRoutes.has(stored.route)) {
-      retiredNames[stored.route] ??= nowIso;
+    const retiredNames = stillRetiredNames(sorting, stored);
+    if (stored?.route !== undefined && stored.route !== route && !sorting.currentRoutes.has(stored.route)) {
+      retiredNames[stored.route] ??= sorting.nowIso;
     }
     return {
       stem,
@@ -184,53 +188,80 @@ export function familiesOf(inputs: FamilyInputs): Families {
       isDefault,
       retiredAt: undefined,
       retiredNames,
-      indices: byStem.get(stem) ?? [],
+      indices: sorting.indicesOf(stem),
     };
   });
+}
 
+/** A stem kfek knows that the profile no longer names, as its template's ledger records it. */
+function retiredFamily(sorting: Sorting, stem: string): Family & { readonly retiredAt: string } {
+  const { spec } = sorting;
+  const stored = sorting.templateOf(stem);
+  const route = stored?.route;
+  const storedReader = stored?.meta[LEDGER.readerRole];
+  // A retired route's stem is read through its own role (see the file comment); a default route's as before.
+  const readerRole =
+    route !== undefined
+      ? stemReaderRole(spec.name, stem)
+      : typeof storedReader === 'string'
+        ? storedReader
+        : stored === undefined
+          ? undefined
+          : defaultReader(spec);
+  const readers =
+    route === undefined ? undefined : retiredReaders(stored, sorting.mappings, routeReader(spec, route));
+  const storedAt = stored?.meta[LEDGER.retiredAt];
+  const retiredAt =
+    typeof storedAt === 'string' && !Number.isNaN(Date.parse(storedAt)) ? storedAt : sorting.nowIso;
+  const isDefault = stored !== undefined ? route === undefined : false;
+  return {
+    stem,
+    route,
+    current: false,
+    readerRole,
+    readers,
+    templateName: stored?.name ?? familyNames(spec.name, stem).indexTemplate,
+    policyId: familyNames(spec.name, stem).ismPolicy,
+    pipeline: isDefault ? pipelineName(spec, stem) : spec.names.ingestPipeline,
+    isDefault,
+    retiredAt,
+    retiredNames: stillRetiredNames(sorting, stored),
+    indices: sorting.indicesOf(stem),
+  };
+}
+
+/** Sorts the families out: current, retired and kept, retired and pruned; and builds the route table. */
+export function familiesOf(inputs: FamilyInputs): Families {
+  const { spec, now } = inputs;
+  const stems = knownStems(inputs);
+  const byStem = new Map<string, IndexState[]>();
+  for (const index of inputs.indices) {
+    const stem = owningStem(index.name, stems);
+    if (stem !== undefined) byStem.set(stem, [...(byStem.get(stem) ?? []), index]);
+  }
+  const graceMillis = spec.keepRetiredHours * 3_600_000;
+  const inGrace = (at: string): boolean => now - Date.parse(at) < graceMillis;
+  const sorting: Sorting = {
+    spec,
+    nowIso: new Date(now).toISOString(),
+    inGrace,
+    currentRoutes: new Set(spec.routes.map((r) => r.route)),
+    templateOf: (stem) =>
+      inputs.templates.get(familyNames(spec.name, stem).indexTemplate) ??
+      [...inputs.templates.values()].find((t) => t.stem === stem),
+    indicesOf: (stem) => byStem.get(stem) ?? [],
+    mappings: inputs.mappings ?? new Map(),
+  };
+  const current = currentFamilies(sorting);
   const currentStems = new Set(current.map((f) => f.stem));
   const kept: Family[] = [...current];
   const pruned: Family[] = [];
   for (const stem of [...stems].sort()) {
     if (currentStems.has(stem)) continue;
-    const stored = templateOf(stem);
-    const route = stored?.route;
-    const storedReader = stored?.meta[LEDGER.readerRole];
-    // A retired route's stem is read through its own role (see the file comment); a default route's as before.
-    const readerRole =
-      route !== undefined
-        ? stemReaderRole(spec.name, stem)
-        : typeof storedReader === 'string'
-          ? storedReader
-          : stored === undefined
-            ? undefined
-            : defaultReader(spec);
-    const readers =
-      route === undefined
-        ? undefined
-        : retiredReaders(stored, inputs.mappings ?? new Map(), routeReader(spec, route));
-    const storedAt = stored?.meta[LEDGER.retiredAt];
-    const retiredAt = typeof storedAt === 'string' && !Number.isNaN(Date.parse(storedAt)) ? storedAt : nowIso;
-    const retiredNames = Object.fromEntries(
-      Object.entries(retiredNamesOf(stored)).filter(([n, at]) => !currentRoutes.has(n) && inGrace(at)),
-    );
-    const isDefault = stored !== undefined ? route === undefined : false;
-    const family: Family = {
-      stem,
-      route,
-      current: false,
-      readerRole,
-      readers,
-      templateName: stored?.name ?? familyNames(spec.name, stem).indexTemplate,
-      policyId: familyNames(spec.name, stem).ismPolicy,
-      pipeline: isDefault ? pipelineName(spec, stem) : spec.names.ingestPipeline,
-      isDefault,
-      retiredAt,
-      retiredNames,
-      indices: byStem.get(stem) ?? [],
-    };
+    const family = retiredFamily(sorting, stem);
     // Kept while it has indices, or while documents marked with its names may still arrive.
-    const retained = family.indices.length > 0 || inGrace(retiredAt) || Object.keys(retiredNames).length > 0;
+    const retained =
+      family.indices.length > 0 || inGrace(family.retiredAt) || Object.keys(family.retiredNames).length > 0;
     (retained ? kept : pruned).push(family);
   }
 

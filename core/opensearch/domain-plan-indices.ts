@@ -6,7 +6,7 @@
 import type { Impact } from '../contracts/impact';
 import type { DomainChange, PlannedRequest } from './domain-change';
 import type { Families, Family } from './domain-families';
-import { type DomainState, LEDGER } from './domain-state';
+import { type DomainState, type ForeignTemplate, LEDGER, type StoredTemplate } from './domain-state';
 import { nestedStems, patternsOverlap, templatePriority } from './families';
 import { buildIndexTemplate, TEMPLATE_HASH_META_KEY } from './index-template';
 import { buildIngestPipeline } from './ingest-pipeline';
@@ -146,6 +146,43 @@ const withoutMeta = (body: Record<string, unknown>): Record<string, unknown> => 
   _meta: undefined,
 });
 
+/** Whether a stored template is not what kfek wrote: its record's hash, else what the previous profile rendered. */
+function templateEditedByHand(
+  state: DomainState,
+  family: Family,
+  stored: StoredTemplate,
+  previous: OpenSearchSpec | undefined,
+): boolean {
+  const before = previous && indexFamilies(previous).find((f) => f.stem === family.stem);
+  return editedByHand(
+    state,
+    'index-template',
+    family.templateName,
+    stored.body,
+    () =>
+      previous !== undefined &&
+      before !== undefined &&
+      !sameContent(
+        'index-template',
+        withoutMeta(stored.body),
+        withoutMeta(buildIndexTemplate(previous, before)),
+      ),
+  );
+}
+
+/**
+ * A template of someone else's that OpenSearch would refuse kfek's beside: the same priority on overlapping patterns.
+ * A template of the same name is replaced by kfek's PUT, so it never clashes (a kfek template that lost its mark).
+ */
+function clashingTemplate(state: DomainState, family: Family, priority: number): ForeignTemplate | undefined {
+  return state.foreignTemplates.find(
+    (t) =>
+      t.name !== family.templateName &&
+      t.priority === priority &&
+      t.patterns.some((p) => patternsOverlap(p, `${family.stem}-*`)),
+  );
+}
+
 export function planTemplates(
   spec: OpenSearchSpec,
   families: Families,
@@ -163,32 +200,9 @@ export function planTemplates(
       (stored !== undefined && canonicalJson(staticPart(stored.body)) === canonicalJson(staticPart(body)));
     // Content, not marks: a hand edit that kept `_meta` (its hash, its ledger) is still a difference (issue 39).
     const same = stored !== undefined && sameContent('index-template', stored.body, body);
-    const before = previous && indexFamilies(previous).find((f) => f.stem === family.stem);
-    const edited =
-      stored !== undefined &&
-      !same &&
-      editedByHand(
-        state,
-        'index-template',
-        family.templateName,
-        stored.body,
-        () =>
-          previous !== undefined &&
-          before !== undefined &&
-          !sameContent(
-            'index-template',
-            withoutMeta(stored.body),
-            withoutMeta(buildIndexTemplate(previous, before)),
-          ),
-      );
+    const edited = stored !== undefined && !same && templateEditedByHand(state, family, stored, previous);
     const priority = templatePriority(family.stem);
-    // A template of the same name is replaced by kfek's PUT, so it never clashes (a kfek template that lost its mark).
-    const clash = state.foreignTemplates.find(
-      (t) =>
-        t.name !== family.templateName &&
-        t.priority === priority &&
-        t.patterns.some((p) => patternsOverlap(p, `${family.stem}-*`)),
-    );
+    const clash = clashingTemplate(state, family, priority);
     if (clash !== undefined && !same) {
       return {
         kind: 'index-template',

@@ -62,6 +62,77 @@ function retentionImpact(
   };
 }
 
+/** A retired family's policy: left as it is, so its indices are deleted on the schedule they had. */
+function retiredPolicy(family: Family, stored: StoredPolicy | undefined): DomainChange {
+  return {
+    kind: 'ism-policy',
+    name: family.policyId,
+    action: 'keep',
+    impact: stored === undefined ? 'none' : 'kept',
+    detail:
+      stored === undefined
+        ? `${describeFamily(family)} has no retention policy: its indices stay until deleted by hand`
+        : `kept unchanged: deletes the ${plural(family.indices.length, 'index')} of ${family.stem}-* on the schedule they had (${deleteAfterDaysOf(stored.policy) ?? '?'} days)`,
+    requests: [],
+  };
+}
+
+/** The write of a current family's policy that differs from what is stored, with what its retention change costs. */
+function policyWrite(
+  state: DomainState,
+  family: Family,
+  stored: StoredPolicy | undefined,
+  desired: IsmPolicyBody,
+  now: number,
+  previous: OpenSearchSpec | undefined,
+): DomainChange {
+  const path = (query?: Record<string, number>): string =>
+    requestPath(['_plugins', '_ism', 'policies', name('ISM policy', family.policyId)], query);
+  const retention = retentionImpact(family, stored, desired, now);
+  const before = previous && indexFamilies(previous).find((f) => f.stem === family.stem);
+  const edited =
+    stored !== undefined &&
+    editedByHand(
+      state,
+      'ism-policy',
+      family.policyId,
+      stored.policy,
+      () =>
+        previous !== undefined &&
+        before !== undefined &&
+        !sameContent('ism-policy', stored.policy, buildIsmPolicy(previous, before).policy),
+    );
+  // The retention a hand edit lengthened is kept by putting it in the profile, not by leaving the domain alone.
+  const fix =
+    edited && retention.fix !== undefined
+      ? `the longer retention was set by hand: to keep it, put it in the profile (${family.route === undefined ? 'openSearch.retention.deleteAfterDays' : `the route's retentionDays`}), or snapshot the indices first`
+      : retention.fix;
+  // Restoring a hand edit that kept indices longer deletes them sooner: that cost stays the headline.
+  const impact: Impact = edited && retention.impact !== 'loses-data' ? 'drift' : retention.impact;
+  return {
+    kind: 'ism-policy',
+    name: family.policyId,
+    action: stored === undefined ? 'create' : 'update',
+    impact,
+    detail: edited
+      ? `${retention.detail}; ${handEdit('ism-policy', stored?.policy, desired.policy)}`
+      : retention.detail,
+    ...(fix === undefined ? {} : { fix }),
+    requests: [
+      {
+        method: 'PUT',
+        // ISM refuses an overwrite without the optimistic-concurrency pair from the listing.
+        path:
+          stored === undefined
+            ? path()
+            : path({ if_seq_no: stored.seqNo, if_primary_term: stored.primaryTerm }),
+        body: desired,
+        ok: [200, 201],
+      },
+    ],
+  };
+}
+
 export function planPolicies(
   spec: OpenSearchSpec,
   families: Families,
@@ -87,72 +158,26 @@ export function planPolicies(
   for (const family of families.kept) {
     const stored = state.policies.get(family.policyId);
     if (!family.current) {
-      changes.push({
-        kind: 'ism-policy',
-        name: family.policyId,
-        action: 'keep',
-        impact: stored === undefined ? 'none' : 'kept',
-        detail:
-          stored === undefined
-            ? `${describeFamily(family)} has no retention policy: its indices stay until deleted by hand`
-            : `kept unchanged: deletes the ${plural(family.indices.length, 'index')} of ${family.stem}-* on the schedule they had (${deleteAfterDaysOf(stored.policy) ?? '?'} days)`,
-        requests: [],
-      });
+      changes.push(retiredPolicy(family, stored));
       continue;
     }
     const desired = buildIsmPolicy(spec, asIndexFamily(spec, family));
     // Content, not the description's hash: an edit that kept the description is still a difference (issue 39).
     const same = stored !== undefined && sameContent('ism-policy', stored.policy, desired.policy);
-    if (!same) updated.set(family.policyId, desired);
-    const path = (query?: Record<string, number>): string =>
-      requestPath(['_plugins', '_ism', 'policies', name('ISM policy', family.policyId)], query);
-    const retention = retentionImpact(family, stored, desired, now);
-    const before = previous && indexFamilies(previous).find((f) => f.stem === family.stem);
-    const edited =
-      stored !== undefined &&
-      !same &&
-      editedByHand(
-        state,
-        'ism-policy',
-        family.policyId,
-        stored.policy,
-        () =>
-          previous !== undefined &&
-          before !== undefined &&
-          !sameContent('ism-policy', stored.policy, buildIsmPolicy(previous, before).policy),
-      );
-    // The retention a hand edit lengthened is kept by putting it in the profile, not by leaving the domain alone.
-    const fix =
-      edited && retention.fix !== undefined
-        ? `the longer retention was set by hand: to keep it, put it in the profile (${family.route === undefined ? 'openSearch.retention.deleteAfterDays' : `the route's retentionDays`}), or snapshot the indices first`
-        : retention.fix;
-    // Restoring a hand edit that kept indices longer deletes them sooner: that cost stays the headline.
-    const impact: Impact = edited && retention.impact !== 'loses-data' ? 'drift' : retention.impact;
-    const detail = edited
-      ? `${retention.detail}; ${handEdit('ism-policy', stored?.policy, desired.policy)}`
-      : retention.detail;
-    changes.push({
-      kind: 'ism-policy',
-      name: family.policyId,
-      action: same ? 'unchanged' : stored === undefined ? 'create' : 'update',
-      impact: same ? 'none' : impact,
-      detail,
-      ...(same || fix === undefined ? {} : { fix }),
-      requests: same
-        ? []
-        : [
-            {
-              method: 'PUT',
-              // ISM refuses an overwrite without the optimistic-concurrency pair from the listing.
-              path:
-                stored === undefined
-                  ? path()
-                  : path({ if_seq_no: stored.seqNo, if_primary_term: stored.primaryTerm }),
-              body: desired,
-              ok: [200, 201],
-            },
-          ],
-    });
+    if (same) {
+      const { detail } = retentionImpact(family, stored, desired, now);
+      changes.push({
+        kind: 'ism-policy',
+        name: family.policyId,
+        action: 'unchanged',
+        impact: 'none',
+        detail,
+        requests: [],
+      });
+      continue;
+    }
+    updated.set(family.policyId, desired);
+    changes.push(policyWrite(state, family, stored, desired, now, previous));
   }
   changes.push(...planManagedIndices(families, state, updated));
   return changes;

@@ -6,9 +6,9 @@
 import { owningStem } from '../contracts/index-naming';
 import { familiesOf, knownStems } from './domain-families';
 import { desiredDynamicSettings, desiredTemplate } from './domain-plan-indices';
-import { desiredRoles } from './domain-plan-access';
+import { desiredRoles } from './domain-plan-roles';
 import type { DomainState, IndexState, ReadOptions, StoredPolicy, StoredTemplate } from './domain-state';
-import { readDomainState } from './domain-state';
+import { readDomainState } from './domain-state-read';
 import type { OpenSearchHttpClient } from './http';
 import { buildIngestPipeline } from './ingest-pipeline';
 import { buildIsmPolicy } from './ism-policy';

@@ -77,6 +77,11 @@ export function record(value: unknown): Record<string, unknown> {
     : {};
 }
 
+/** A JSON answer's array, or an empty one for anything else. */
+export const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+/** The strings of a JSON answer's array. */
+export const strings = (v: unknown): string[] => list(v).filter((s): s is string => typeof s === 'string');
+
 const PLUGIN_COMPONENT: Record<Exclude<Feature, 'dashboards'>, RegExp> = {
   ism: /index[-_]management/,
   security: /security/,

@@ -1,14 +1,15 @@
 import { IMPACTS } from '../contracts/impact';
 import type { DomainChange } from './domain-change';
-import { applyChange, stepOf } from './domain-apply';
-import { planDomain } from './domain-plan';
+import { type ApplyClients, applyChange, stepOf } from './domain-apply';
+import { type DomainPlan, planDomain } from './domain-plan';
+import type { DomainState } from './domain-state';
 import { kfekIndices, ownedNames } from './domain-read';
-import { readDomainState } from './domain-state';
+import { readDomainState } from './domain-state-read';
 import { OpenSearchProvisioningError } from './errors';
 import type { OpenSearchHttpClient } from './http';
 import { applyAuditConfig } from './provision-audit';
 import { call, detectFeatures, record, retryingAccessDenied } from './provision-client';
-import type { ProvisionOptions, ProvisionReport, ProvisionStep } from './provision-types';
+import type { Feature, ProvisionOptions, ProvisionReport, ProvisionStep } from './provision-types';
 import { writeRegistry } from './registry';
 import { recordAfter, recordBefore } from './registry-changes';
 import type { OpenSearchSpec } from './spec';
@@ -43,13 +44,7 @@ export async function provisionOpenSearch(
   spec: OpenSearchSpec,
   given: ProvisionOptions = {},
 ): Promise<ProvisionReport> {
-  const wrap =
-    given.accessDeniedRetry === undefined ? undefined : retryingAccessDenied(given.accessDeniedRetry);
-  const client = wrap === undefined ? target : wrap(target);
-  const options: ProvisionOptions =
-    wrap === undefined || given.dashboards === undefined
-      ? given
-      : { ...given, dashboards: wrap(given.dashboards) };
+  const { client, options } = withAccessDeniedRetry(target, given);
   const log = options.log ?? ((): void => undefined);
   const root = await call(client, { method: 'GET', path: '/' }, [200]);
   const versionNumber = record(record(root.body).version).number;
@@ -65,11 +60,67 @@ export async function provisionOpenSearch(
       `${s.step}: ${s.status}${s.impact === undefined ? '' : ` [${s.impact}]`}${s.detail === undefined ? '' : ` (${s.detail})`}`,
     );
   };
+  const planned = await readAndPlan(client, spec, options, version, features);
+  const { state, plan, dashboards } = planned;
+  refuseStoppers(plan.changes);
+  const clients = { opensearch: client, ...(dashboards === undefined ? {} : { dashboards }) };
+  // kfek's record names what it is about to write before it writes it, so a deploy that fails halfway leaves no
+  // object of kfek's that its record does not name (registry.ts); the deletes leave the record after they are done.
+  const recorded = await writeRegistry(client, spec.name, state.registry, recordBefore(state, plan.changes));
+  for (const change of plan.changes.filter((c) => !isDashboards(c))) push(await applyChange(clients, change));
+  if (features.security) {
+    push(await applyAuditConfig(client, spec));
+  }
+  const failed = await applyDashboards(
+    clients,
+    plan.changes.filter(isDashboards),
+    dashboardsProbeError ?? planned.savedObjectsReadError,
+    options,
+    push,
+  );
+  await writeRegistry(
+    client,
+    spec.name,
+    recorded,
+    recordAfter(state, plan.changes, (c) => !failed.has(c)),
+  );
+  return { version, features, steps };
+}
 
+/** The client and options with the access-denied retry around every call (the custom resource's), when asked. */
+function withAccessDeniedRetry(
+  target: OpenSearchHttpClient,
+  given: ProvisionOptions,
+): { readonly client: OpenSearchHttpClient; readonly options: ProvisionOptions } {
+  if (given.accessDeniedRetry === undefined) return { client: target, options: given };
+  const wrap = retryingAccessDenied(given.accessDeniedRetry);
+  return {
+    client: wrap(target),
+    options: given.dashboards === undefined ? given : { ...given, dashboards: wrap(given.dashboards) },
+  };
+}
+
+interface Planned {
+  readonly state: DomainState;
+  readonly plan: DomainPlan;
+  /** The Dashboards client when Dashboards answers. */
+  readonly dashboards: OpenSearchHttpClient | undefined;
+  /** Why kfek's saved objects could not be read (best effort): they are then not planned. */
+  readonly savedObjectsReadError: string | undefined;
+}
+
+/** Reads what the domain holds of kfek's and plans every change. */
+async function readAndPlan(
+  client: OpenSearchHttpClient,
+  spec: OpenSearchSpec,
+  options: ProvisionOptions,
+  version: string,
+  features: Readonly<Record<Feature, boolean>>,
+): Promise<Planned> {
   const tenant = features.security ? (options.dashboardsTenant ?? 'global') : undefined;
   const dashboards = features.dashboards ? options.dashboards : undefined;
   let savedObjectsReadError: string | undefined;
-  const read = async (withDashboards: boolean) =>
+  const read = async (withDashboards: boolean): Promise<DomainState> =>
     readDomainState(client, {
       name: spec.name,
       version,
@@ -95,34 +146,37 @@ export async function provisionOpenSearch(
       ? {}
       : { dashboards: { ...(tenant === undefined ? {} : { tenant }) } }),
   });
+  return { state, plan, dashboards, savedObjectsReadError };
+}
 
-  // A change OpenSearch would refuse stops the deploy (core/contracts/impact.ts): it fails the run before anything
-  // is applied, so nothing is left half-done.
-  const refused = plan.changes.filter((c) => IMPACTS[c.impact].stopsDeploy);
-  if (refused.length > 0) {
-    throw new OpenSearchProvisioningError(
-      `OpenSearch would refuse ${refused.map((c) => `${stepOf(c).step} (${c.detail ?? ''})`).join('; ')}; ` +
-        `nothing was changed. Fix: ${refused.map((c) => c.fix ?? '').join('; ')}`,
-    );
-  }
-  const clients = { opensearch: client, ...(dashboards === undefined ? {} : { dashboards }) };
-  const isDashboards = (c: DomainChange): boolean => c.kind === 'saved-objects';
-  // kfek's record names what it is about to write before it writes it, so a deploy that fails halfway leaves no
-  // object of kfek's that its record does not name (registry.ts); the deletes leave the record after they are done.
-  const recorded = await writeRegistry(client, spec.name, state.registry, recordBefore(state, plan.changes));
+/**
+ * A change OpenSearch would refuse stops the deploy (core/contracts/impact.ts): it fails the run before anything is
+ * applied, so nothing is left half-done.
+ */
+function refuseStoppers(changes: readonly DomainChange[]): void {
+  const refused = changes.filter((c) => IMPACTS[c.impact].stopsDeploy);
+  if (refused.length === 0) return;
+  throw new OpenSearchProvisioningError(
+    `OpenSearch would refuse ${refused.map((c) => `${stepOf(c).step} (${c.detail ?? ''})`).join('; ')}; ` +
+      `nothing was changed. Fix: ${refused.map((c) => c.fix ?? '').join('; ')}`,
+  );
+}
+
+const isDashboards = (c: DomainChange): boolean => c.kind === 'saved-objects';
+
+/** Applies the Dashboards objects, best effort when asked; answers the changes that failed (left out of the record). */
+async function applyDashboards(
+  clients: ApplyClients,
+  changes: readonly DomainChange[],
+  unreadable: string | undefined,
+  options: ProvisionOptions,
+  push: (s: ProvisionStep) => void,
+): Promise<Set<DomainChange>> {
   const failed = new Set<DomainChange>();
-  for (const change of plan.changes.filter((c) => !isDashboards(c))) push(await applyChange(clients, change));
-  if (features.security) {
-    push(await applyAuditConfig(client, spec));
-  }
-  if (dashboardsProbeError !== undefined || savedObjectsReadError !== undefined) {
-    push({
-      step: 'dashboards saved objects',
-      status: 'failed',
-      detail: dashboardsProbeError ?? savedObjectsReadError,
-    });
-  } else if (dashboards !== undefined) {
-    for (const change of plan.changes.filter(isDashboards)) {
+  if (unreadable !== undefined) {
+    push({ step: 'dashboards saved objects', status: 'failed', detail: unreadable });
+  } else if (clients.dashboards !== undefined) {
+    for (const change of changes) {
       try {
         push(await applyChange(clients, change));
       } catch (error) {
@@ -138,11 +192,5 @@ export async function provisionOpenSearch(
       detail: 'no OpenSearch Dashboards reachable',
     });
   }
-  await writeRegistry(
-    client,
-    spec.name,
-    recorded,
-    recordAfter(state, plan.changes, (c) => !failed.has(c)),
-  );
-  return { version, features, steps };
+  return failed;
 }

@@ -13,7 +13,7 @@
  */
 import { type ClassifiedEvent, classifyRange } from './classify';
 import { UnjudgeableWindowError } from './errors';
-import { healMissing } from './heal';
+import { type HealOutcome, healMissing } from './heal';
 import {
   addStates,
   BADNESS,
@@ -126,8 +126,6 @@ interface GroupWork {
 
 export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts): Promise<ReconcileReport> {
   const startedAt = ports.clock.now();
-  const lookback = options.joinLookbackInMillis ?? 60_000;
-  const maxRange = options.maxRangeMinutes ?? 10;
   const { start, end } = judgeableMinutes(options.since, options.until, startedAt, options.lagInMillis);
   const progress = options.onProgress ?? ((): void => undefined);
   const minutes = Math.ceil((end - start) / MINUTE_MILLIS);
@@ -143,39 +141,13 @@ export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts
   }
 
   const exactStartedAt = ports.clock.now();
+  const judging: Judging = { start, end, startedAt, cloudWatch, openSearch };
   let exactEvents = 0;
   const work: GroupWork[] = [];
   for (const group of options.groups) {
-    const cw = cloudWatch.get(group.logGroup);
-    const os = openSearch.events.get(group.logGroup);
-    const joined = openSearch.joined.get(group.logGroup);
-    const sides = { cloudWatch: cw, openSearch: os, joined, lookbackInMillis: lookback };
-    const ranges = exactRanges(start, end, sides, maxRange);
-    const w: GroupWork = {
-      group,
-      states: NO_STATES,
-      droppedByRule: {},
-      verdicts: [],
-      missing: [],
-      unlisted: 0,
-      exactMinutes: ranges.reduce((n, r) => n + Math.ceil((r.end - r.start) / MINUTE_MILLIS), 0),
-      cloudWatchEvents: sumIn(cw, start, end),
-      openSearchEvents: sumIn(os, start, end),
-    };
-    // Minutes whose counts agree: every event there is searchable (the cheap tier's whole point).
-    const agreeing = w.cloudWatchEvents - ranges.reduce((n, r) => n + sumIn(cw, r.start, r.end), 0);
-    w.states = addStates(w.states, { searchable: agreeing });
-    if (ranges.length > 0) progress(`${group.logGroup}: ${w.exactMinutes} minute(s) differ, reading them`);
-    for (const range of ranges) {
-      const classified = await classifyRange(
-        group,
-        { ...range, lookbackInMillis: lookback, pendingAfter: startedAt - options.lagInMillis },
-        ports,
-      );
-      exactEvents += classified.length;
-      record(w, classified, options.maxListedEvents ?? 1000);
-    }
-    work.push(w);
+    const judged = await judgeGroup(group, judging, options, ports);
+    exactEvents += judged.exactEvents;
+    work.push(judged.work);
   }
   const exactMillis = ports.clock.now() - exactStartedAt;
 
@@ -185,36 +157,7 @@ export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts
     options.heal !== undefined && ports.healer !== undefined && healable.some((w) => w.missing.length > 0)
       ? await healMissing(healable, options.heal, { ...ports, healer: ports.healer }, progress)
       : undefined;
-
-  const groups: GroupReport[] = work.map((w) => {
-    const changed = heal?.healedByGroup.get(w.group.logGroup) ?? new Map<string, EventVerdict>();
-    const verdicts = w.verdicts.map((v) => changed.get(`${v.logStream}\0${v.eventId}`) ?? v);
-    // Each event that left `missing` moves to its new state (healed, or dropped when sent again).
-    const moved: Record<string, number> = { missing: -changed.size };
-    for (const v of changed.values()) moved[v.state] = (moved[v.state] ?? 0) + 1;
-    const states = addStates(w.states, moved);
-    const droppedByRule = { ...w.droppedByRule };
-    for (const v of changed.values()) {
-      if (v.state === 'dropped')
-        droppedByRule[v.rule ?? '(a drop rule)'] = (droppedByRule[v.rule ?? '(a drop rule)'] ?? 0) + 1;
-    }
-    const limit = options.maxListedEvents ?? 1000;
-    const listed = [...verdicts].sort(
-      (a, b) => BADNESS[b.state] - BADNESS[a.state] || a.timestamp - b.timestamp,
-    );
-    return {
-      logGroup: w.group.logGroup,
-      minutes,
-      exactMinutes: w.exactMinutes,
-      cloudWatchEvents: w.cloudWatchEvents,
-      openSearchEvents: w.openSearchEvents,
-      states,
-      droppedByRule,
-      events: listed.slice(0, limit),
-      truncated: listed.length > limit || w.unlisted > 0,
-      ...(refusedHeal(w, options.heal !== undefined, heal?.refusedByGroup) ?? {}),
-    };
-  });
+  const groups = work.map((w) => groupReport(w, minutes, options, heal));
 
   return {
     window: {
@@ -230,6 +173,97 @@ export async function reconcile(options: ReconcileOptions, ports: ReconcilePorts
     exactTier: { events: exactEvents, durationInMillis: exactMillis },
     ...(heal !== undefined ? { heal: heal.report } : {}),
     durationInMillis: ports.clock.now() - startedAt,
+  };
+}
+
+/** The judged minutes and both sides' counts in them, which every group is judged against. */
+interface Judging {
+  readonly start: number;
+  readonly end: number;
+  readonly startedAt: number;
+  readonly cloudWatch: MinuteCounts;
+  readonly openSearch: SearchCounts;
+}
+
+/**
+ * One group's work: the minutes whose counts agree are searchable as a whole; the ranges that differ are read
+ * event by event (the exact tier) and classified.
+ */
+async function judgeGroup(
+  group: ReconcileGroup,
+  judging: Judging,
+  options: ReconcileOptions,
+  ports: ReconcilePorts,
+): Promise<{ readonly work: GroupWork; readonly exactEvents: number }> {
+  const { start, end } = judging;
+  const lookback = options.joinLookbackInMillis ?? 60_000;
+  const cw = judging.cloudWatch.get(group.logGroup);
+  const os = judging.openSearch.events.get(group.logGroup);
+  const joined = judging.openSearch.joined.get(group.logGroup);
+  const sides = { cloudWatch: cw, openSearch: os, joined, lookbackInMillis: lookback };
+  const ranges = exactRanges(start, end, sides, options.maxRangeMinutes ?? 10);
+  const w: GroupWork = {
+    group,
+    states: NO_STATES,
+    droppedByRule: {},
+    verdicts: [],
+    missing: [],
+    unlisted: 0,
+    exactMinutes: ranges.reduce((n, r) => n + Math.ceil((r.end - r.start) / MINUTE_MILLIS), 0),
+    cloudWatchEvents: sumIn(cw, start, end),
+    openSearchEvents: sumIn(os, start, end),
+  };
+  // Minutes whose counts agree: every event there is searchable (the cheap tier's whole point).
+  const agreeing = w.cloudWatchEvents - ranges.reduce((n, r) => n + sumIn(cw, r.start, r.end), 0);
+  w.states = addStates(w.states, { searchable: agreeing });
+  if (ranges.length > 0)
+    options.onProgress?.(`${group.logGroup}: ${w.exactMinutes} minute(s) differ, reading them`);
+  let exactEvents = 0;
+  for (const range of ranges) {
+    const classified = await classifyRange(
+      group,
+      { ...range, lookbackInMillis: lookback, pendingAfter: judging.startedAt - options.lagInMillis },
+      ports,
+    );
+    exactEvents += classified.length;
+    record(w, classified, options.maxListedEvents ?? 1000);
+  }
+  return { work: w, exactEvents };
+}
+
+/** A group's report: its work with the heal's outcome applied (each healed event moved out of `missing`). */
+function groupReport(
+  w: GroupWork,
+  minutes: number,
+  options: ReconcileOptions,
+  heal: HealOutcome | undefined,
+): GroupReport {
+  const changed = heal?.healedByGroup.get(w.group.logGroup) ?? new Map<string, EventVerdict>();
+  const verdicts = w.verdicts.map((v) => changed.get(`${v.logStream}\0${v.eventId}`) ?? v);
+  // Each event that left `missing` moves to its new state (healed, or dropped when sent again).
+  const moved: Record<string, number> = { missing: -changed.size };
+  for (const v of changed.values()) moved[v.state] = (moved[v.state] ?? 0) + 1;
+  const states = addStates(w.states, moved);
+  const droppedByRule = { ...w.droppedByRule };
+  for (const v of changed.values()) {
+    if (v.state === 'dropped')
+      droppedByRule[v.rule ?? '(a drop rule)'] = (droppedByRule[v.rule ?? '(a drop rule)'] ?? 0) + 1;
+  }
+  const limit = options.maxListedEvents ?? 1000;
+  const listed = [...verdicts].sort(
+    (a, b) => BADNESS[b.state] - BADNESS[a.state] || a.timestamp - b.timestamp,
+  );
+  return {
+    logGroup: w.group.logGroup,
+    minutes,
+    exactMinutes: w.exactMinutes,
+    cloudWatchEvents: w.cloudWatchEvents,
+    openSearchEvents: w.openSearchEvents,
+    states,
+    droppedByRule,
+    events: listed.slice(0, limit),
+    truncated: listed.length > limit || w.unlisted > 0,
+    ...(refusedHeal(w, options.heal !== undefined, heal?.refusedByGroup) ?? {}),
   };
 }
 

@@ -58,46 +58,89 @@ export async function healMissing(
     sent += result.sent;
     notSent += result.notSent.length;
     const unsent = new Set(result.notSent.map((e) => keyOf(e.logStream, e.id)));
-    const byKey = new Map(w.missing.map((e, i) => [keyOf(e.logStream, e.id), { event: e, plan: plans[i] }]));
     const changed = new Map<string, EventVerdict>();
     healedByGroup.set(name, changed);
-    w.missing.forEach((event, i) => {
-      const plan = plans[i];
-      const base = { logStream: event.logStream, eventId: event.id, timestamp: event.timestamp };
-      const key = keyOf(event.logStream, event.id);
-      if (unsent.has(key)) return;
-      if (plan.kind === 'dropped') {
-        // Sent again, the transform keeps it out (its route's drop rule): not lost, so not missing either.
-        changed.set(key, {
-          ...base,
-          state: 'dropped',
-          documentId: documentIdFor(name, event.logStream, event.id),
-          ...(plan.rule !== undefined ? { rule: plan.rule } : {}),
-        });
-        return;
-      }
-      const head = plan.kind === 'joined' ? byKey.get(keyOf(event.logStream, plan.into)) : undefined;
-      const holder = head?.event ?? event;
-      const stem =
-        head?.plan.kind === 'document' ? head.plan.stem : plan.kind === 'document' ? plan.stem : undefined;
-      if (stem === undefined) return;
-      const id = documentIdFor(name, holder.logStream, holder.id);
-      expected.push({
-        group: name,
-        key,
-        verdict: {
-          ...base,
-          state: 'healed',
-          documentId: id,
-          ...(holder !== event ? { joinedInto: holder.id } : {}),
-        },
-        ref: { id, stem, at: holder.timestamp },
-      });
-    });
+    expected.push(...sentVerdicts(name, w.missing, plans, unsent, changed));
   }
 
+  await waitUntilFound(
+    expected,
+    healedByGroup,
+    startedAt + options.timeoutInMillis,
+    options,
+    ports,
+    progress,
+  );
+  let healed = 0;
+  for (const changed of healedByGroup.values()) {
+    for (const v of changed.values()) if (v.state === 'healed') healed += 1;
+  }
+  return {
+    report: { sent, healed, notSent, durationInMillis: ports.clock.now() - startedAt },
+    healedByGroup,
+    refusedByGroup,
+  };
+}
+
+/**
+ * What becomes of each sent event: one its route drops is `dropped` at once (into `changed`); the others are expected
+ * to become searchable as the document that holds them (their own, or their trace head's when joined).
+ */
+function sentVerdicts(
+  name: string,
+  missing: readonly LogEvent[],
+  plans: readonly PlannedEvent[],
+  unsent: ReadonlySet<string>,
+  changed: Map<string, EventVerdict>,
+): Expected[] {
+  const expected: Expected[] = [];
+  const byKey = new Map(missing.map((e, i) => [keyOf(e.logStream, e.id), { event: e, plan: plans[i] }]));
+  missing.forEach((event, i) => {
+    const plan = plans[i];
+    const base = { logStream: event.logStream, eventId: event.id, timestamp: event.timestamp };
+    const key = keyOf(event.logStream, event.id);
+    if (unsent.has(key)) return;
+    if (plan.kind === 'dropped') {
+      // Sent again, the transform keeps it out (its route's drop rule): not lost, so not missing either.
+      changed.set(key, {
+        ...base,
+        state: 'dropped',
+        documentId: documentIdFor(name, event.logStream, event.id),
+        ...(plan.rule !== undefined ? { rule: plan.rule } : {}),
+      });
+      return;
+    }
+    const head = plan.kind === 'joined' ? byKey.get(keyOf(event.logStream, plan.into)) : undefined;
+    const holder = head?.event ?? event;
+    const stem =
+      head?.plan.kind === 'document' ? head.plan.stem : plan.kind === 'document' ? plan.stem : undefined;
+    if (stem === undefined) return;
+    const id = documentIdFor(name, holder.logStream, holder.id);
+    expected.push({
+      group: name,
+      key,
+      verdict: {
+        ...base,
+        state: 'healed',
+        documentId: id,
+        ...(holder !== event ? { joinedInto: holder.id } : {}),
+      },
+      ref: { id, stem, at: holder.timestamp },
+    });
+  });
+  return expected;
+}
+
+/** Looks the expected documents up until all are found or the deadline passes; each found one is `healed`. */
+async function waitUntilFound(
+  expected: readonly Expected[],
+  healedByGroup: ReadonlyMap<string, Map<string, EventVerdict>>,
+  deadline: number,
+  options: { readonly pollIntervalInMillis?: number },
+  ports: Pick<ReconcilePorts, 'search' | 'clock'>,
+  progress: (note: string) => void,
+): Promise<void> {
   let waiting = expected;
-  const deadline = startedAt + options.timeoutInMillis;
   const interval = options.pollIntervalInMillis ?? 2000;
   while (waiting.length > 0) {
     const refs = [...new Map(waiting.map((e) => [e.ref.id, e.ref])).values()];
@@ -108,15 +151,6 @@ export async function healMissing(
     progress(`waiting for ${waiting.length} healed event(s) to become searchable`);
     await ports.clock.sleep(interval);
   }
-  let healed = 0;
-  for (const changed of healedByGroup.values()) {
-    for (const v of changed.values()) if (v.state === 'healed') healed += 1;
-  }
-  return {
-    report: { sent, healed, notSent, durationInMillis: ports.clock.now() - startedAt },
-    healedByGroup,
-    refusedByGroup,
-  };
 }
 
 /**

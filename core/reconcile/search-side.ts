@@ -84,61 +84,7 @@ export function searchSide(options: SearchSideOptions): SearchSide {
   };
 
   return {
-    async countPerMinute(
-      groups: readonly ReconcileGroup[],
-      start: number,
-      end: number,
-    ): Promise<SearchCounts> {
-      const counts = new Map<string, Map<number, number>>(groups.map((g) => [g.logGroup, new Map()]));
-      const joinedCounts = new Map<string, Map<number, number>>(groups.map((g) => [g.logGroup, new Map()]));
-      if (groups.length === 0) return { events: counts, joined: joinedCounts };
-      let after: Record<string, unknown> | undefined;
-      do {
-        const answer = (await call('POST', searchPath(), {
-          size: 0,
-          track_total_hits: false,
-          query: {
-            bool: {
-              filter: [
-                { terms: { 'cloudwatch.logGroup': groups.map((g) => g.logGroup) } },
-                { terms: { 'cloudwatch.owner': [...new Set(groups.map((g) => g.owner))] } },
-                { range: { '@timestamp': { gte: start, lt: end, format: 'epoch_millis' } } },
-              ],
-            },
-          },
-          aggs: {
-            byMinute: {
-              composite: {
-                size: PAGE,
-                sources: [
-                  { group: { terms: { field: 'cloudwatch.logGroup' } } },
-                  {
-                    minute: {
-                      date_histogram: { field: '@timestamp', fixed_interval: `${MINUTE_MILLIS / 1000}s` },
-                    },
-                  },
-                ],
-                ...(after !== undefined ? { after } : {}),
-              },
-              aggs: { joined: { sum: { field: 'kfek.joined' } } },
-            },
-          },
-        })) as CompositeAnswer;
-        const agg = answer.aggregations?.byMinute;
-        for (const bucket of agg?.buckets ?? []) {
-          const byMinute = counts.get(bucket.key.group);
-          if (byMinute === undefined) continue;
-          const joined = Math.round(bucket.joined?.value ?? 0);
-          byMinute.set(bucket.key.minute, (byMinute.get(bucket.key.minute) ?? 0) + bucket.doc_count + joined);
-          if (joined > 0) {
-            const joinedByMinute = joinedCounts.get(bucket.key.group);
-            joinedByMinute?.set(bucket.key.minute, (joinedByMinute.get(bucket.key.minute) ?? 0) + joined);
-          }
-        }
-        after = (agg?.buckets?.length ?? 0) === PAGE ? agg?.after_key : undefined;
-      } while (after !== undefined);
-      return { events: counts, joined: joinedCounts };
-    },
+    countPerMinute: async (groups, start, end) => countPerMinute(call, searchPath(), groups, start, end),
 
     async find(refs: readonly DocumentRef[]): Promise<ReadonlyMap<string, FoundDocument>> {
       const found = new Map<string, FoundDocument>();
@@ -173,19 +119,8 @@ export function searchSide(options: SearchSideOptions): SearchSide {
       return found;
     },
 
-    async stemAt(group: ReconcileGroup, at: number): Promise<string | undefined> {
-      const answer = (await call('POST', searchPath(), {
-        size: 1,
-        track_total_hits: false,
-        _source: false,
-        query: {
-          bool: {
-            filter: [...ownerFilter(group), { range: { '@timestamp': { lte: at, format: 'epoch_millis' } } }],
-          },
-        },
-        sort: [{ '@timestamp': { order: 'desc' } }],
-      })) as SearchAnswer;
-      const index = answer.hits?.hits?.[0]?._index;
+    stemAt: async (group, at) => {
+      const index = await latestIndexOf(call, searchPath(), ownerFilter(group), at);
       return index === undefined ? undefined : stemOf(index);
     },
   };
@@ -194,6 +129,92 @@ export function searchSide(options: SearchSideOptions): SearchSide {
     const stem = stemOf(index);
     return stem === undefined ? { index } : { index, stem };
   }
+}
+
+/** One metered search call: the body's answer, or a typed error for anything but HTTP 200. */
+type SearchCall = (method: 'GET' | 'POST', path: string, body: unknown) => Promise<unknown>;
+
+/**
+ * Documents per group and minute, plus the lines joined into them: one composite aggregation over every kept index
+ * pattern, filtered to the groups' owners, paged with `after`.
+ */
+async function countPerMinute(
+  call: SearchCall,
+  searchPath: string,
+  groups: readonly ReconcileGroup[],
+  start: number,
+  end: number,
+): Promise<SearchCounts> {
+  const counts = new Map<string, Map<number, number>>(groups.map((g) => [g.logGroup, new Map()]));
+  const joinedCounts = new Map<string, Map<number, number>>(groups.map((g) => [g.logGroup, new Map()]));
+  if (groups.length === 0) return { events: counts, joined: joinedCounts };
+  let after: Record<string, unknown> | undefined;
+  do {
+    const answer = (await call('POST', searchPath, {
+      size: 0,
+      track_total_hits: false,
+      query: {
+        bool: {
+          filter: [
+            { terms: { 'cloudwatch.logGroup': groups.map((g) => g.logGroup) } },
+            { terms: { 'cloudwatch.owner': [...new Set(groups.map((g) => g.owner))] } },
+            { range: { '@timestamp': { gte: start, lt: end, format: 'epoch_millis' } } },
+          ],
+        },
+      },
+      aggs: {
+        byMinute: {
+          composite: {
+            size: PAGE,
+            sources: [
+              { group: { terms: { field: 'cloudwatch.logGroup' } } },
+              {
+                minute: {
+                  date_histogram: { field: '@timestamp', fixed_interval: `${MINUTE_MILLIS / 1000}s` },
+                },
+              },
+            ],
+            ...(after !== undefined ? { after } : {}),
+          },
+          aggs: { joined: { sum: { field: 'kfek.joined' } } },
+        },
+      },
+    })) as CompositeAnswer;
+    const agg = answer.aggregations?.byMinute;
+    for (const bucket of agg?.buckets ?? []) {
+      const byMinute = counts.get(bucket.key.group);
+      if (byMinute === undefined) continue;
+      const joined = Math.round(bucket.joined?.value ?? 0);
+      byMinute.set(bucket.key.minute, (byMinute.get(bucket.key.minute) ?? 0) + bucket.doc_count + joined);
+      if (joined > 0) {
+        const joinedByMinute = joinedCounts.get(bucket.key.group);
+        joinedByMinute?.set(bucket.key.minute, (joinedByMinute.get(bucket.key.minute) ?? 0) + joined);
+      }
+    }
+    after = (agg?.buckets?.length ?? 0) === PAGE ? agg?.after_key : undefined;
+  } while (after !== undefined);
+  return { events: counts, joined: joinedCounts };
+}
+
+/** The index of a group's latest document at or before `at`, if any. */
+async function latestIndexOf(
+  call: SearchCall,
+  searchPath: string,
+  ownerFilter: readonly Record<string, unknown>[],
+  at: number,
+): Promise<string | undefined> {
+  const answer = (await call('POST', searchPath, {
+    size: 1,
+    track_total_hits: false,
+    _source: false,
+    query: {
+      bool: {
+        filter: [...ownerFilter, { range: { '@timestamp': { lte: at, format: 'epoch_millis' } } }],
+      },
+    },
+    sort: [{ '@timestamp': { order: 'desc' } }],
+  })) as SearchAnswer;
+  return answer.hits?.hits?.[0]?._index;
 }
 
 /**

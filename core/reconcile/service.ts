@@ -19,13 +19,13 @@ import type { LogsPort } from '../logs/ports';
 import { accountRoutingProblem, accountRoutingRefusal, type TransformRoute } from '../contracts/routes';
 import type { OpenSearchHttpClient } from '../opensearch/http';
 import { cloudWatchSide, type CountMode } from './cloudwatch-side';
-import { minuteOf, reconcile } from './engine';
+import { minuteOf, reconcile, type ReconcileOptions } from './engine';
 import { HealRefusedError } from './errors';
 import { rawStreamHealer } from './healer';
 import { keptSide, type RawRecordTransform } from './kept-side';
 import { keptStems } from './kept-stems';
 import type { ReconcileGroup, ReconcileReport } from './model';
-import { type Clock, type DocumentPlanner, RequestMeter } from './ports';
+import { type Clock, type DocumentPlanner, type Healer, RequestMeter } from './ports';
 import { searchSide } from './search-side';
 
 /** A route as reconcile needs it: the transform's settings and the stem of its indices. */
@@ -125,22 +125,7 @@ export async function runReconcileWith(
     retry: { sleep: clock.sleep },
   });
   const groups = await resolveGroups(settings, logs, meter);
-  const refused = groups.flatMap((g) => (g.healRefusal === undefined ? [] : [g.healRefusal]));
-  if (
-    settings.heal !== undefined &&
-    (settings.heal.onRefusedGroup ?? 'fail') === 'fail' &&
-    refused.length > 0
-  ) {
-    throw new HealRefusedError(
-      accountRoutingRefusal(
-        'reconcile --heal',
-        refused,
-        'Leave these groups out (--log-group), reconcile them without --heal, or re-send what the raw stream ' +
-          'still holds with kfek replay.',
-      ),
-    );
-  }
-  const lookback = settings.joinLookbackInMillis ?? 60_000;
+  refuseHealOfRefusedGroups(settings, groups);
   const transform = {
     routes: settings.routes,
     defaultStem: settings.index.prefix,
@@ -161,53 +146,84 @@ export async function runReconcileWith(
     transform: planner,
     meter,
   });
-  const report = await reconcile(
-    {
-      groups,
-      since: settings.since,
-      until: settings.until,
-      lagInMillis: settings.lagInMillis,
-      joinLookbackInMillis: lookback,
-      ...(settings.heal !== undefined ? { heal: settings.heal } : {}),
-      ...(settings.maxListedEvents !== undefined ? { maxListedEvents: settings.maxListedEvents } : {}),
-      ...(onProgress !== undefined ? { onProgress } : {}),
-    },
-    {
-      cloudWatch: cloudWatchSide({
-        mode: settings.countMode,
-        logs,
-        client: clients.logs,
-        clock,
-        meter,
-        ...(clients.endpoint !== undefined ? { endpoint: clients.endpoint } : {}),
-      }),
-      search: searchSide({
-        client: clients.search,
-        stems: stems.stems,
-        rotation: settings.index.rotation,
-        meter,
-      }),
-      kept,
-      planner,
-      ...(settings.heal !== undefined
-        ? {
-            healer: rawStreamHealer({
-              kinesis: kinesisPort(clients.kinesis),
-              rawStream: settings.rawStream,
-              rotation: settings.index.rotation,
-              clock,
-              meter,
-            }),
-          }
-        : {}),
+  const report = await reconcile(reconcileOptions(settings, groups, onProgress), {
+    cloudWatch: cloudWatchSide({
+      mode: settings.countMode,
+      logs,
+      client: clients.logs,
       clock,
       meter,
-    },
-  );
+      ...(clients.endpoint !== undefined ? { endpoint: clients.endpoint } : {}),
+    }),
+    search: searchSide({
+      client: clients.search,
+      stems: stems.stems,
+      rotation: settings.index.rotation,
+      meter,
+    }),
+    kept,
+    planner,
+    ...(settings.heal !== undefined ? { healer: healerOf(settings, clients, clock, meter) } : {}),
+    clock,
+    meter,
+  });
   // The kept data was read only if some event was not searchable; its unreadable items matter only then.
   const unreadableKept =
     report.totals.missing + report.totals.kept > 0 ? (await kept.index()).unreadable : [];
   return { ...report, requests: meter.snapshot(), unreadableKept, ignoredTemplates: stems.ignored };
+}
+
+/** With `--heal` and a group the heal may not send (by default), the run fails before it reads anything. */
+function refuseHealOfRefusedGroups(settings: ReconcileSettings, groups: readonly ReconcileGroup[]): void {
+  const refused = groups.flatMap((g) => (g.healRefusal === undefined ? [] : [g.healRefusal]));
+  if (
+    settings.heal === undefined ||
+    (settings.heal.onRefusedGroup ?? 'fail') !== 'fail' ||
+    refused.length === 0
+  )
+    return;
+  throw new HealRefusedError(
+    accountRoutingRefusal(
+      'reconcile --heal',
+      refused,
+      'Leave these groups out (--log-group), reconcile them without --heal, or re-send what the raw stream ' +
+        'still holds with kfek replay.',
+    ),
+  );
+}
+
+/** The engine's options from the run's settings. */
+function reconcileOptions(
+  settings: ReconcileSettings,
+  groups: readonly ReconcileGroup[],
+  onProgress: ((note: string) => void) | undefined,
+): ReconcileOptions {
+  return {
+    groups,
+    since: settings.since,
+    until: settings.until,
+    lagInMillis: settings.lagInMillis,
+    joinLookbackInMillis: settings.joinLookbackInMillis ?? 60_000,
+    ...(settings.heal !== undefined ? { heal: settings.heal } : {}),
+    ...(settings.maxListedEvents !== undefined ? { maxListedEvents: settings.maxListedEvents } : {}),
+    ...(onProgress !== undefined ? { onProgress } : {}),
+  };
+}
+
+/** The heal sends through the raw stream, as backfill does. */
+function healerOf(
+  settings: ReconcileSettings,
+  clients: ReconcileClients,
+  clock: Clock,
+  meter: RequestMeter,
+): Healer {
+  return rawStreamHealer({
+    kinesis: kinesisPort(clients.kinesis),
+    rawStream: settings.rawStream,
+    rotation: settings.index.rotation,
+    clock,
+    meter,
+  });
 }
 
 /**

@@ -2,22 +2,19 @@
  * One local run, shared by `npm start` (main.ts) and `npm run bench:e2e` (bench/e2e.bench.ts): prerequisites,
  * servers, provisioning, resources, the pipeline, the written events, the wait, the summary.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { ProgressBar } from '../../core/progress';
-import { createHttpClient, provisionOpenSearch } from '../../core/opensearch';
 import { newRunId } from '../../core/log-generator';
-import { loadConfig, localSpecFromConfig, openSearchSpecFromConfig, REPO_ROOT } from './config-spec';
 import { LocalRunError } from './errors';
 import { readFailedDocuments } from './failed-documents';
 import type { StartOptions } from './options';
-import { LocalPipeline, localFolders } from './pipeline';
-import { ensurePythonTools, KEPT_NODE_STATE, keptNodeStillRunning, Processes } from './processes';
-import { localSearchHttp } from './search-http';
+import { localFolders } from './pipeline';
+import { Processes } from './processes';
+import { keepNodeUp, type RunSetUp, setUpRun } from './run-steps';
 import { formatSummary, type RunSummary } from './summary';
-import { warmUpDocumentsFor, warmUpSearch } from './warm-up';
 import { cpuSpan, type CpuSpan, sampleCpu } from './cpu-usage';
 import { runEvents } from './workload';
+import type { SentLogEvent } from './sender';
 import { reconcileArgs, runReconcileStep, type ReconcileStepOptions } from './reconcile-step';
 
 export interface LocalRunResult {
@@ -38,84 +35,8 @@ export async function runLocal(
   const check = (): void => {
     if (interrupted()) throw new LocalRunError('interrupted');
   };
-  const config = loadConfig(options.profile);
-  const spec = localSpecFromConfig(config);
-  const workDir = path.join(REPO_ROOT, '.kfek', 'local');
-  const keptNode = keptNodeStillRunning();
-  if (keptNode !== undefined) {
-    // `--keep` records one node; a second `--keep` would overwrite the record of the first.
-    const advice = options.keep ? " Stop it first, or this run's --keep record replaces its record." : '';
-    out(
-      `note: OpenSearch kept by an earlier run is still up at ${keptNode} ` +
-        `(stop it: npx ts-node --transpile-only scripts/opensearch-node.ts stop).${advice}`,
-    );
-  }
-  // Each run starts from empty local folders, as each run starts a fresh moto and OpenSearch.
-  rmSync(workDir, { recursive: true, force: true });
-  mkdirSync(workDir, { recursive: true });
-
-  step(
-    `profile ${config.profile}: ${spec.logGroups.map((g) => g.name).join(', ')} -> ${spec.rawStream.name}`,
-  );
-  step('Python tools (.venv: moto)');
-  ensurePythonTools();
-  check();
-
-  step('starting moto and OpenSearch on 127.0.0.1 (the first run unpacks OpenSearch into .kfek/)');
-  // The run's one clock, handed to every loop (scripts/local reads time from what it is given).
-  const now = Date.now;
-  const started = now();
-  const { moto, openSearch } = await processes.startServers();
-  check();
-  const motoEndpoint = moto.endpoint;
-  const searchUrl = openSearch.url;
-  out(
-    `    moto ${motoEndpoint}, OpenSearch ${openSearch.version} ${searchUrl} ` +
-      `(${((now() - started) / 1000).toFixed(1)} s)`,
-  );
-
-  step(
-    'provisioning OpenSearch with core/opensearch (index template, retention policy where the plugin exists)',
-  );
-  await provisionOpenSearch(createHttpClient({ baseUrl: searchUrl }), openSearchSpecFromConfig(config), {
-    log: (line) => out(`    ${line}`),
-  });
-  check();
-
-  const search = localSearchHttp(searchUrl);
-  if (options.warmUp) {
-    const documents = warmUpDocumentsFor(options.events);
-    step(
-      `warming up OpenSearch: ${documents} transform documents through the template and pipeline ` +
-        '(index deleted after)',
-    );
-    const warm = await warmUpSearch(search, spec.delivery.indexPattern, spec.logGroups[0].name, {
-      documents,
-    });
-    out(
-      `    ${warm.documents} documents in ${(warm.totalMillis / 1000).toFixed(1)} s; first bulk ` +
-        `${warm.firstBulkMillis} ms, last ${warm.lastBulkMillis} ms` +
-        (warm.rejected > 0 ? `; ${warm.rejected} REJECTED (the run's documents will likely be too)` : ''),
-    );
-    check();
-  }
-
-  step('creating log groups, subscription filters, streams and the dead-letter bucket in moto');
-  const pipeline = await LocalPipeline.start({
-    spec,
-    delivery: options.delivery,
-    awsEndpoint: motoEndpoint,
-    search,
-    workDir,
-    now,
-    log: (line) => out(`    ${line}`),
-    trace: options.verbose
-      ? (line) => out(`    ${new Date(now()).toISOString().slice(11, 23)} ${line}`)
-      : undefined,
-  });
-  processes.pipeline = pipeline;
-  out(`    raw ${pipeline.resources.rawStreamArn}\n    events ${pipeline.resources.eventsStreamArn}`);
-  check();
+  const setUp = await setUpRun(options, processes, check, { out, step });
+  const { spec, workDir, moto, openSearch, pipeline, now } = setUp;
 
   const runId = newRunId(now());
   step(`writing ${options.events} log events (run ${runId})`);
@@ -158,39 +79,9 @@ export async function runLocal(
   if (failed.length > 0) {
     out(`  failed documents are in ${path.relative(process.cwd(), localFolders(workDir).failedDocuments)}/`);
   }
-  const reconciled = options.reconcile
-    ? await reconcileRun(out, {
-        profile: config.profile,
-        logGroups: spec.logGroups.map((g) => g.name),
-        awsEndpoint: motoEndpoint,
-        region: spec.region,
-        openSearchUrl: searchUrl,
-        rawStreamArn: pipeline.resources.rawStreamArn,
-        deadLetterBucket: pipeline.resources.deadLetterBucket,
-        workDir,
-        since: new Date(Math.min(...sent.map((e) => e.timestamp))),
-      })
-    : true;
+  const reconciled = options.reconcile ? await reconcileRun(out, reconcileStepOptions(setUp, sent)) : true;
 
-  if (options.keep) {
-    writeFileSync(
-      KEPT_NODE_STATE,
-      JSON.stringify({ url: searchUrl, pid: openSearch.pid, homeDir: openSearch.homeDir }),
-    );
-    openSearch.detach();
-    const pattern = spec.delivery.searchPattern;
-    out(
-      [
-        `OpenSearch stays up at ${searchUrl} (pid ${openSearch.pid}). Try:`,
-        `  curl -s '${searchUrl}/_cat/indices/${pattern}?v'`,
-        `  curl -s '${searchUrl}/${pattern}/_search?q=level:ERROR&size=3&pretty'`,
-        `  curl -s -H 'content-type: application/json' '${searchUrl}/${pattern}/_search?pretty' -d ` +
-          `'{"size":0,"aggs":{"by_group":{"terms":{"field":"cloudwatch.logGroup"}}}}'`,
-        `  curl -s '${searchUrl}/${pattern}/_search?pretty&q=lambda.durationMs:>100'`,
-        'Stop it with: npx ts-node --transpile-only scripts/opensearch-node.ts stop',
-      ].join('\n'),
-    );
-  }
+  if (options.keep) keepNodeUp(openSearch, spec, out);
   // Extra documents (copies in a second daily index) do not fail the run; a missing event does.
   const cpu =
     cpuBefore === undefined || cpuAfter === undefined
@@ -204,6 +95,22 @@ export async function runLocal(
     ok: summary.eventsSearchable === summary.eventsWritten && reconciled,
     summary,
     ...(cpu === undefined ? {} : { cpu }),
+  };
+}
+
+/** `kfek reconcile` over what the run set up, from its first event written. */
+function reconcileStepOptions(setUp: RunSetUp, sent: readonly SentLogEvent[]): ReconcileStepOptions {
+  const { spec, pipeline } = setUp;
+  return {
+    profile: setUp.config.profile,
+    logGroups: spec.logGroups.map((g) => g.name),
+    awsEndpoint: setUp.moto.endpoint,
+    region: spec.region,
+    openSearchUrl: setUp.openSearch.url,
+    rawStreamArn: pipeline.resources.rawStreamArn,
+    deadLetterBucket: pipeline.resources.deadLetterBucket,
+    workDir: setUp.workDir,
+    since: new Date(Math.min(...sent.map((e) => e.timestamp))),
   };
 }
 
