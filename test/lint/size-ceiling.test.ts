@@ -21,13 +21,11 @@ const EXCEPTIONS: Readonly<Record<string, string>> = {
 
 /** Over the ceiling when the ceiling came (2026-11-29), with the size then; may only shrink, then leaves. */
 const DEBT: Readonly<Record<string, number>> = {
-  'core/transform/app-json.ts': 478,
   'core/opensearch/domain-plan-access.ts': 476,
   'core/transform/mask-detectors.ts': 441,
   'lib/constructs/opensearch-provisioner.ts': 430,
   'core/opensearch/domain-state.ts': 418,
   'lib/stacks/pipeline-stack.ts': 413,
-  'core/transform/document.ts': 405,
   'lib/stacks/pipeline-stack.ts#PipelineStack.constructor': 237,
   'cli/proxy/index.ts#createSigningProxy': 200,
   'lib/constructs/opensearch-provisioner.ts#OpenSearchProvisioner.constructor': 193,
@@ -41,7 +39,6 @@ const DEBT: Readonly<Record<string, number>> = {
   'lib/stacks/search-stack.ts#SearchStack.constructor': 111,
   'core/opensearch/provision.ts#provisionOpenSearch': 108,
   'core/reconcile/engine.ts#reconcile': 108,
-  'core/transform/app-json.ts#canonicalMembersText': 106,
   'cli/doctor/plan.ts#planOf': 105,
   'lambda/transform/kinesis-writer.ts#KinesisWriter.write': 105,
   'lib/constructs/reconcile-function.ts#ReconcileFunction.constructor': 103,
@@ -53,7 +50,6 @@ const DEBT: Readonly<Record<string, number>> = {
   'lib/constructs/monitoring/alarms.ts#createLibraryAlarms': 97,
   'lib/constructs/transform-function.ts#TransformFunction.constructor': 96,
   'core/opensearch/domain-plan-ism.ts#planPolicies': 95,
-  'core/transform/app-json.ts#appMemberList': 95,
   'cli/proxy/body-budget.ts#BodyBudget.read': 94,
   'lib/constructs/monitoring/thresholds.ts#validateMonitoringProps': 92,
   'cli/doctor/create-ports.ts#createAwsPorts': 91,
