@@ -4,8 +4,8 @@
  * documents or 25 MiB, as `kinesis-batch.ts` does).
  */
 import { gzipSync } from 'node:zlib';
-import { transformRecord } from '../../core/transform/transform';
-import type { SerializedDocument } from '../../core/transform/types';
+import { transformRecord, type TransformOptions } from '../../core/transform/transform';
+import type { RecordOutcome, SerializedDocument } from '../../core/transform/types';
 import { CorpusGenerator } from '../corpus';
 
 const SMALL_BATCH_EVENTS = 100_000;
@@ -44,22 +44,29 @@ export function buildCorpus(): Corpus {
   return { records, events, smallRecords, largeRecords: LARGE_BATCHES };
 }
 
-/** Transforms `records` and hands their documents over in the handler's chunks. */
 /**
  * The raw records' `approximateArrivalTimestamp` (seconds), passed as the handlers pass it: as deployed, every
  * document carries it as `kfek.arrival` (issue 30.5), so the benchmarks pay for writing it.
  */
 export const BENCH_ARRIVAL_SECONDS = 1_796_169_599.987;
 
+/**
+ * Transforms `records` (with `options`, and the bench's arrival) and hands their documents over in the handler's
+ * chunks; `onOutcome` sees each record's outcome first (the decisions benchmark reads its decisions there).
+ */
 export function forEachChunk(
   records: readonly string[],
   onChunk: (documents: SerializedDocument[]) => void,
+  options?: TransformOptions,
+  onOutcome?: (outcome: RecordOutcome) => void,
 ): void {
+  const given = { ...options, approximateArrivalTimestamp: BENCH_ARRIVAL_SECONDS };
   let documents: SerializedDocument[] = [];
   let bytes = 0;
   for (const r of records) {
-    const outcome = transformRecord(r, { approximateArrivalTimestamp: BENCH_ARRIVAL_SECONDS });
+    const outcome = transformRecord(r, given);
     if (outcome.kind !== 'data') throw new Error(`benchmark record was ${outcome.kind}`);
+    onOutcome?.(outcome);
     for (const d of outcome.documents) {
       documents.push(d);
       bytes += d.bytes;

@@ -21,26 +21,34 @@
  * {@link appMemberList} rewrites any text JSON.parse accepted, member by member (pretty-printed or escaped text,
  * and the general rules of document.ts: collisions, the field budget). Pure: no SDK, no environment, no I/O.
  *
- * Why one file of about 475 lines: the scanner, the canonical writer and the collision rules read the same
- * positions of one text in one pass; split, each part would re-scan or hand positions across files.
+ * Both read the text token by token with json-tokens.ts, where a string or a number ends and how it is written.
  */
 import { TransformError } from './errors';
+import {
+  CLOSE_BRACE,
+  CLOSE_BRACKET,
+  COLON,
+  COMMA,
+  DIGIT_0,
+  DIGIT_9,
+  escapesAsStringify,
+  isArrayIndex,
+  keyCount,
+  LOWER_F,
+  LOWER_N,
+  LOWER_T,
+  MINUS,
+  nextBackslash,
+  numberEnd,
+  numberForm,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+  scanNumber,
+  stringEnd,
+} from './json-tokens';
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COLON = 0x3a;
-const COMMA = 0x2c;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const MINUS = 0x2d;
-const DIGIT_0 = 0x30;
-const DIGIT_9 = 0x39;
-const LOWER_T = 0x74;
-const LOWER_F = 0x66;
-const LOWER_N = 0x6e;
-const LOWER_U = 0x75;
+export { isArrayIndex, keyCount, MAX_NUMBER_CHARS, stringEnd } from './json-tokens';
 
 /** Deepest nesting the one-pass check accepts (structured loggers write a few levels); deeper text is rewritten. */
 export const MAX_TEXT_DEPTH = 32;
@@ -58,143 +66,6 @@ export class NestingTooDeepError extends TransformError {
     super(`the JSON message nests deeper than ${MAX_NESTING} levels; it is kept as text`);
     this.name = 'NestingTooDeepError';
   }
-}
-
-/** Keys of `value` and of everything nested in it (an array's elements included). */
-export function keyCount(value: unknown): number {
-  if (typeof value !== 'object' || value === null) return 0;
-  let count = 0;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) count += keyCount(value[i]);
-    return count;
-  }
-  // for...in, not Object.keys: no array per object (a parsed JSON object has no inherited enumerable keys).
-  for (const key in value) count += 1 + keyCount((value as Record<string, unknown>)[key]);
-  return count;
-}
-
-/** Index of the quote that closes the string whose opening quote is at `open`; -1 when none does. */
-export function stringEnd(text: string, open: number): number {
-  let end = text.indexOf('"', open + 1);
-  for (;;) {
-    if (end < 0) return -1;
-    // A quote preceded by an odd number of backslashes is escaped.
-    let backslashes = 0;
-    while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++;
-    if (backslashes % 2 === 0) return end;
-    end = text.indexOf('"', end + 1);
-  }
-}
-
-/** Index of the first backslash at or after `from`, or the text's length when none. */
-function nextBackslash(text: string, from: number): number {
-  const at = text.indexOf('\\', from);
-  return at < 0 ? text.length : at;
-}
-
-/** Whether the escapes between `from` and the closing quote at `end` are the ones JSON.stringify writes. */
-function escapesAsStringify(text: string, from: number, end: number): boolean {
-  let b = text.indexOf('\\', from);
-  while (b >= 0 && b < end) {
-    const next = text.charCodeAt(b + 1);
-    if (next === LOWER_U) {
-      // JSON.stringify writes \u00xx only for the control characters without a short escape.
-      if (text.charCodeAt(b + 2) !== DIGIT_0 || text.charCodeAt(b + 3) !== DIGIT_0) return false;
-      const high = text.charCodeAt(b + 4);
-      const low = text.charCodeAt(b + 5);
-      if (high !== DIGIT_0 && high !== DIGIT_0 + 1) return false;
-      const lowValue =
-        low >= DIGIT_0 && low <= DIGIT_9 ? low - DIGIT_0 : low >= 0x61 && low <= 0x66 ? low - 0x61 + 10 : -1;
-      if (lowValue < 0) return false;
-      const code = (high - DIGIT_0) * 16 + lowValue;
-      if (code === 0x08 || code === 0x09 || code === 0x0a || code === 0x0c || code === 0x0d) return false;
-      b = text.indexOf('\\', b + 6);
-    } else {
-      // " \ b f n r t are JSON.stringify's short escapes; `\/` is not one.
-      if (next === 0x2f) return false;
-      b = text.indexOf('\\', b + 2);
-    }
-  }
-  return true;
-}
-
-/** End (exclusive) of the number token that starts at `start`. */
-function numberEnd(text: string, start: number): number {
-  let end = start + 1;
-  for (;;) {
-    const c = text.charCodeAt(end);
-    if (
-      (c >= DIGIT_0 && c <= DIGIT_9) ||
-      c === 0x2e ||
-      c === 0x65 ||
-      c === 0x45 ||
-      c === 0x2b ||
-      c === MINUS
-    ) {
-      end++;
-    } else {
-      return end;
-    }
-  }
-}
-
-/**
- * The longest number token OpenSearch parses: its JSON parser (Jackson's StreamReadConstraints) refuses a longer
- * one, and with an ingest pipeline that refusal fails every document of the bulk, not only this one (issue 31;
- * docs/opensearch.md, "One bad document").
- */
-export const MAX_NUMBER_CHARS = 1000;
-
-/**
- * How a number token is written into the document: `null` when JSON.parse reads it as Infinity (what
- * JSON.stringify writes), a string of its digits when it is longer than OpenSearch parses
- * ({@link MAX_NUMBER_CHARS}: nothing is lost, and the document is indexed), else as written. `asWritten` tells
- * whether that form differs from JavaScript's own (`String(Number(token))`), which a consumer that parses and
- * re-serializes the document must keep.
- */
-function numberForm(token: string): { readonly text: string; readonly asWritten: boolean } {
-  const value = Number(token);
-  if (!Number.isFinite(value)) return { text: 'null', asWritten: false };
-  // A number token holds only digits, signs, `.` and `e`: quoting it needs no escape.
-  if (token.length > MAX_NUMBER_CHARS) return { text: `"${token}"`, asWritten: false };
-  return { text: token, asWritten: String(value) !== token };
-}
-
-/**
- * Scans the number token at `start` in one pass: its end (exclusive), negated when the token may be written
- * differently by JavaScript and must be checked exactly. A token is surely written as JavaScript writes it when it
- * is an integer of at most 15 digits other than `-0`, or a decimal of at most 15 digits whose fraction does not end
- * in 0 and that is not below 0.00001 (JavaScript writes 1e-7 with an exponent); anything else, an exponent
- * included, is checked.
- */
-function scanNumber(text: string, start: number): number {
-  let i = start;
-  if (text.charCodeAt(i) === MINUS) i++;
-  const first = i;
-  let point = -1;
-  let plain = true;
-  for (; ; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= DIGIT_0 && c <= DIGIT_9) continue;
-    if (c === 0x2e) {
-      point = i;
-    } else if (c === 0x65 || c === 0x45 || c === 0x2b || c === MINUS) {
-      plain = false;
-    } else {
-      break;
-    }
-  }
-  const end = i;
-  if (!plain || end - first > 16) return -end;
-  if (point < 0) {
-    // An integer: `-0` is the one JavaScript writes otherwise (as 0).
-    return end - first > 15 || (first > start && end - first === 1 && text.charCodeAt(first) === DIGIT_0)
-      ? -end
-      : end;
-  }
-  if (text.charCodeAt(end - 1) === DIGIT_0) return -end;
-  if (text.charCodeAt(first) === DIGIT_0 && text.startsWith('0000', point + 1)) return -end;
-  return end;
 }
 
 /** The members text of an app object, ready to be written into a document. */
@@ -221,106 +92,149 @@ export function canonicalMembersText(
   parsed: Record<string, unknown>,
   dropMessage: boolean,
 ): MembersText | undefined {
-  let colons = 0;
-  let depth = 0;
-  let topMembers = 0;
-  let numbersAsWritten = false;
-  // The comma before the current top-level member, and the bounds of the `message` member.
-  let lastTopComma = -1;
-  let expectKey = false;
-  let lastString = -1;
-  let messageFrom = -1;
-  let messageCommaBefore = -1;
-  let messageCommaAfter = -1;
-  // The next backslash at or after the current string (text.length when none): one search per backslash, not one
-  // per string.
-  let backslash = -1;
-  let i = 0;
-  while (i < close) {
-    const c = text.charCodeAt(i);
-    if (c === QUOTE) {
-      const end = stringEnd(text, i);
-      // Not for text JSON.parse accepted; a caller's mistake must not loop forever.
-      if (end < 0) return undefined;
-      if (backslash < i) backslash = nextBackslash(text, i);
-      if (backslash < end && !escapesAsStringify(text, backslash, end)) return undefined;
-      lastString = i;
-      if (expectKey) {
-        expectKey = false;
-        topMembers++;
-        // `"message"` as written; an escaped spelling is not found, and the text is then not used.
-        if (dropMessage && end - i === 8 && text.startsWith('message', i + 1)) {
-          if (messageFrom >= 0) return undefined;
-          messageFrom = i;
-          messageCommaBefore = lastTopComma;
-        }
-      }
-      i = end + 1;
-      continue;
+  return SCAN.run(text, close, parsed, dropMessage);
+}
+
+/**
+ * One pass of {@link canonicalMembersText}: its position state in fields, so that each kind of token is read by its own
+ * method. One instance serves every call (the transform is single-threaded and a scan never re-enters), so a scan
+ * allocates nothing.
+ */
+class CanonicalScan {
+  private colons = 0;
+  private depth = 0;
+  private topMembers = 0;
+  private numbersAsWritten = false;
+  /** The comma before the current top-level member. */
+  private lastTopComma = -1;
+  private expectKey = false;
+  private lastString = -1;
+  /** The bounds of the `message` member. */
+  private messageFrom = -1;
+  private messageCommaBefore = -1;
+  private messageCommaAfter = -1;
+  /** The next backslash at or after the current string (text.length when none): one search per backslash. */
+  private backslash = -1;
+
+  public run(
+    text: string,
+    close: number,
+    parsed: Record<string, unknown>,
+    dropMessage: boolean,
+  ): MembersText | undefined {
+    this.reset();
+    let i = 0;
+    while (i < close) {
+      const c = text.charCodeAt(i);
+      if (c === QUOTE) i = this.string(text, i, dropMessage);
+      else if (c === MINUS || (c >= DIGIT_0 && c <= DIGIT_9)) i = this.number(text, i);
+      else i = this.punctuation(text, c, i);
+      if (i < 0) return undefined;
     }
-    if (c === MINUS || (c >= DIGIT_0 && c <= DIGIT_9)) {
-      const scanned = scanNumber(text, i);
-      const end = scanned < 0 ? -scanned : scanned;
-      if (scanned < 0) {
-        const form = numberForm(text.slice(i, end));
-        if (form.text !== text.slice(i, end)) return undefined;
-        if (form.asWritten) numbersAsWritten = true;
+    if (this.colons !== keyCount(parsed) || !text.isWellFormed()) return undefined;
+    return this.members(text, close, dropMessage);
+  }
+
+  private reset(): void {
+    this.colons = 0;
+    this.depth = 0;
+    this.topMembers = 0;
+    this.numbersAsWritten = false;
+    this.lastTopComma = -1;
+    this.expectKey = false;
+    this.lastString = -1;
+    this.messageFrom = -1;
+    this.messageCommaBefore = -1;
+    this.messageCommaAfter = -1;
+    this.backslash = -1;
+  }
+
+  /** The string at `i`: the position after it, or -1 when it is not in the document's form. */
+  private string(text: string, i: number, dropMessage: boolean): number {
+    const end = stringEnd(text, i);
+    // Not for text JSON.parse accepted; a caller's mistake must not loop forever.
+    if (end < 0) return -1;
+    if (this.backslash < i) this.backslash = nextBackslash(text, i);
+    if (this.backslash < end && !escapesAsStringify(text, this.backslash, end)) return -1;
+    this.lastString = i;
+    if (this.expectKey) {
+      this.expectKey = false;
+      this.topMembers++;
+      // `"message"` as written; an escaped spelling is not found, and the text is then not used.
+      if (dropMessage && end - i === 8 && text.startsWith('message', i + 1)) {
+        if (this.messageFrom >= 0) return -1;
+        this.messageFrom = i;
+        this.messageCommaBefore = this.lastTopComma;
       }
-      i = end;
-      continue;
     }
+    return end + 1;
+  }
+
+  /** The number at `i`: the position after it, or -1 when the document writes it otherwise. */
+  private number(text: string, i: number): number {
+    const scanned = scanNumber(text, i);
+    if (scanned >= 0) return scanned;
+    const end = -scanned;
+    const form = numberForm(text.slice(i, end));
+    if (form.text !== text.slice(i, end)) return -1;
+    if (form.asWritten) this.numbersAsWritten = true;
+    return end;
+  }
+
+  /** The structural character or literal `c` at `i`: the position after it, or -1 when not in the document's form. */
+  private punctuation(text: string, c: number, i: number): number {
     switch (c) {
       case COLON: {
-        colons++;
+        this.colons++;
         // A key that starts with a digit may be an array index, which JavaScript orders first.
-        const first = text.charCodeAt(lastString + 1);
-        if (first >= DIGIT_0 && first <= DIGIT_9) return undefined;
-        break;
+        const first = text.charCodeAt(this.lastString + 1);
+        return first >= DIGIT_0 && first <= DIGIT_9 ? -1 : i + 1;
       }
       case COMMA:
-        if (depth === 1) {
-          if (messageFrom >= 0 && messageCommaAfter < 0) messageCommaAfter = i;
-          lastTopComma = i;
-          expectKey = true;
+        if (this.depth === 1) {
+          if (this.messageFrom >= 0 && this.messageCommaAfter < 0) this.messageCommaAfter = i;
+          this.lastTopComma = i;
+          this.expectKey = true;
         }
-        break;
+        return i + 1;
       case OPEN_BRACE:
-        if (++depth > MAX_TEXT_DEPTH) return undefined;
-        if (depth === 1) expectKey = true;
-        break;
       case OPEN_BRACKET:
-        if (++depth > MAX_TEXT_DEPTH) return undefined;
-        break;
+        if (++this.depth > MAX_TEXT_DEPTH) return -1;
+        if (this.depth === 1 && c === OPEN_BRACE) this.expectKey = true;
+        return i + 1;
       case CLOSE_BRACE:
       case CLOSE_BRACKET:
-        depth--;
-        break;
+        this.depth--;
+        return i + 1;
       case LOWER_T:
       case LOWER_N:
-        i += 4; // true, null
-        continue;
+        return i + 4; // true, null
       case LOWER_F:
-        i += 5; // false
-        continue;
+        return i + 5; // false
       default:
         // Whitespace between tokens: not the document's form.
-        return undefined;
+        return -1;
     }
-    i++;
   }
-  if (colons !== keyCount(parsed) || !text.isWellFormed()) return undefined;
-  if (!dropMessage) return { text: topMembers === 0 ? '' : text.slice(1, close), numbersAsWritten };
-  if (messageFrom < 0) return undefined;
-  if (topMembers === 1) return { text: '', numbersAsWritten };
-  // Cut the member with the comma after it, or with the comma before it when it is the last one.
-  return {
-    text:
-      messageCommaAfter >= 0
-        ? text.slice(1, messageFrom) + text.slice(messageCommaAfter + 1, close)
-        : text.slice(1, messageCommaBefore),
-    numbersAsWritten,
-  };
+
+  /** The members text of a scanned object, without `message` when `dropMessage`. */
+  private members(text: string, close: number, dropMessage: boolean): MembersText | undefined {
+    const numbersAsWritten = this.numbersAsWritten;
+    if (!dropMessage) return { text: this.topMembers === 0 ? '' : text.slice(1, close), numbersAsWritten };
+    if (this.messageFrom < 0) return undefined;
+    if (this.topMembers === 1) return { text: '', numbersAsWritten };
+    // Cut the member with the comma after it, or with the comma before it when it is the last one.
+    return {
+      text:
+        this.messageCommaAfter >= 0
+          ? text.slice(1, this.messageFrom) + text.slice(this.messageCommaAfter + 1, close)
+          : text.slice(1, this.messageCommaBefore),
+      numbersAsWritten,
+    };
+  }
 }
+
+const SCAN = new CanonicalScan();
 
 /** One top-level member of an app object, in the document's form. */
 export interface AppMember {
@@ -335,19 +249,6 @@ export interface AppMemberList {
   readonly members: readonly AppMember[];
   /** As {@link MembersText.numbersAsWritten}. */
   readonly numbersAsWritten: boolean;
-}
-
-/** True for a key JavaScript keeps as an array index: ordered first, ascending. */
-export function isArrayIndex(key: string): boolean {
-  if (key.length === 0) return false;
-  const first = key.charCodeAt(0);
-  if (first < DIGIT_0 || first > DIGIT_9 || (first === DIGIT_0 && key.length > 1) || key.length > 10)
-    return false;
-  for (let i = 1; i < key.length; i++) {
-    const c = key.charCodeAt(i);
-    if (c < DIGIT_0 || c > DIGIT_9) return false;
-  }
-  return Number(key) < 4_294_967_295;
 }
 
 /** An object or array being rewritten. */
@@ -374,6 +275,53 @@ function orderedMembers(frame: Frame): AppMember[] {
   return members;
 }
 
+/** Adds a finished value to the innermost frame: an array's next element, or the value of the pending key. */
+function addValue(stack: readonly Frame[], value: string): void {
+  const frame = stack[stack.length - 1];
+  if (frame.array) {
+    frame.values.push(value);
+    return;
+  }
+  const key = frame.pendingKey;
+  const at = frame.positions?.get(key);
+  if (at === undefined) {
+    frame.positions?.set(key, frame.keys.length);
+    frame.keys.push(key);
+    frame.values.push(value);
+  } else {
+    frame.values[at] = value;
+  }
+  frame.expectKey = true;
+}
+
+/** The string token at `i` (a key, or a value in the document's form): the position after it. */
+function addString(text: string, i: number, stack: readonly Frame[], wellFormed: boolean): number {
+  const end = stringEnd(text, i);
+  if (end < 0)
+    throw new TypeError('appMemberList: an unterminated string in text JSON.parse should have refused');
+  const token = text.slice(i, end + 1);
+  const escaped = token.indexOf('\\') >= 0;
+  const decoded = escaped ? (JSON.parse(token) as string) : token.slice(1, -1);
+  const frame = stack[stack.length - 1];
+  // A string right after `{` or `,` in an object is a key.
+  if (!frame.array && frame.expectKey) {
+    frame.pendingKey = decoded;
+    frame.expectKey = false;
+  } else {
+    addValue(stack, escaped || !wellFormed ? JSON.stringify(decoded) : token);
+  }
+  return end + 1;
+}
+
+/** A frame's text once closed: an array's elements, or an object's members in JavaScript's key order. */
+function frameText(frame: Frame): string {
+  return frame.array
+    ? `[${frame.values.join(',')}]`
+    : `{${orderedMembers(frame)
+        .map((m) => m.json)
+        .join(',')}}`;
+}
+
 /**
  * Every top-level member of the JSON object `text` in the document's form (module comment), in JavaScript's key
  * order. Iterative, so any depth JSON.parse reads is rewritten without recursion.
@@ -385,94 +333,41 @@ export function appMemberList(text: string): AppMemberList {
   const wellFormed = text.isWellFormed();
   const stack: Frame[] = [];
   let numbersAsWritten = false;
-  let top: AppMember[] | undefined;
-  const addValue = (value: string): void => {
-    const frame = stack[stack.length - 1];
-    if (frame.array) {
-      frame.values.push(value);
-      return;
-    }
-    const key = frame.pendingKey;
-    const at = frame.positions?.get(key);
-    if (at === undefined) {
-      frame.positions?.set(key, frame.keys.length);
-      frame.keys.push(key);
-      frame.values.push(value);
-    } else {
-      frame.values[at] = value;
-    }
-    frame.expectKey = true;
-  };
   let i = 0;
-  while (i < text.length && top === undefined) {
+  while (i < text.length) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
-      const end = stringEnd(text, i);
-      if (end < 0)
-        throw new TypeError('appMemberList: an unterminated string in text JSON.parse should have refused');
-      const token = text.slice(i, end + 1);
-      const escaped = token.indexOf('\\') >= 0;
-      const decoded = escaped ? (JSON.parse(token) as string) : token.slice(1, -1);
-      const frame = stack[stack.length - 1];
-      // A string right after `{` or `,` in an object is a key.
-      if (!frame.array && frame.expectKey) {
-        frame.pendingKey = decoded;
-        frame.expectKey = false;
-      } else {
-        addValue(escaped || !wellFormed ? JSON.stringify(decoded) : token);
-      }
-      i = end + 1;
-      continue;
-    }
-    if (c === MINUS || (c >= DIGIT_0 && c <= DIGIT_9)) {
+      i = addString(text, i, stack, wellFormed);
+    } else if (c === MINUS || (c >= DIGIT_0 && c <= DIGIT_9)) {
       const end = numberEnd(text, i);
       const form = numberForm(text.slice(i, end));
       if (form.asWritten) numbersAsWritten = true;
-      addValue(form.text);
+      addValue(stack, form.text);
       i = end;
-      continue;
-    }
-    switch (c) {
-      case OPEN_BRACE:
-      case OPEN_BRACKET:
-        if (stack.length >= MAX_NESTING) throw new NestingTooDeepError();
-        stack.push({
-          array: c === OPEN_BRACKET,
-          keys: [],
-          values: [],
-          positions: c === OPEN_BRACE ? new Map() : undefined,
-          expectKey: true,
-          pendingKey: '',
-        });
-        break;
-      case CLOSE_BRACE:
-      case CLOSE_BRACKET: {
-        const frame = stack.pop() as Frame;
-        if (stack.length === 0) {
-          top = orderedMembers(frame);
-          break;
-        }
-        const value = frame.array
-          ? `[${frame.values.join(',')}]`
-          : `{${orderedMembers(frame)
-              .map((m) => m.json)
-              .join(',')}}`;
-        addValue(value);
-        break;
-      }
-      case LOWER_T:
-      case LOWER_N:
-      case LOWER_F: {
-        const word = c === LOWER_T ? 'true' : c === LOWER_N ? 'null' : 'false';
-        addValue(word);
-        i += word.length;
-        continue;
-      }
-      default:
+    } else if (c === LOWER_T || c === LOWER_N || c === LOWER_F) {
+      const word = c === LOWER_T ? 'true' : c === LOWER_N ? 'null' : 'false';
+      addValue(stack, word);
+      i += word.length;
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      if (stack.length >= MAX_NESTING) throw new NestingTooDeepError();
+      stack.push({
+        array: c === OPEN_BRACKET,
+        keys: [],
+        values: [],
+        positions: c === OPEN_BRACE ? new Map() : undefined,
+        expectKey: true,
+        pendingKey: '',
+      });
+      i++;
+    } else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+      const frame = stack.pop() as Frame;
+      if (stack.length === 0) return { members: orderedMembers(frame), numbersAsWritten };
+      addValue(stack, frameText(frame));
+      i++;
+    } else {
       // `:` and `,` (the structure is known), whitespace
+      i++;
     }
-    i++;
   }
-  if (top === undefined) throw new TypeError('appMemberList: text is not a JSON object');
-  return { members: top, numbersAsWritten };
+  throw new TypeError('appMemberList: text is not a JSON object');
 }

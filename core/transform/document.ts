@@ -9,15 +9,25 @@
  * `JSON.parse` then `JSON.stringify` gives it back, numbers aside (app-json.ts): that is what lets the Pipes path
  * answer with objects and still deliver the same text.
  *
- * Why one file of about 400 lines: the serializer is one class whose fast path, cutting and text writing share its
- * per-envelope state (the written `cloudwatch` tail, the second's ISO prefix, the record budget); the app's field
- * layout (app-layout.ts), the metadata (metadata.ts) and the drop rules' view (document-view.ts) are apart.
+ * The serializer is one class because its fast path, cutting and text writing share its per-envelope state (the
+ * written `cloudwatch` tail and `kfek` tail, the second's ISO prefix, the record budget); what it writes with (the
+ * options, the timestamp, the layout, kfek's members) is in document-parts.ts, the app's field layout in
+ * app-layout.ts, the metadata in metadata.ts and the drop rules' view in document-view.ts.
  */
 import { NestingTooDeepError } from './app-json';
 import { canonicalText, collides, generalLayout, needsGeneralRules } from './app-layout';
 import { MAX_KINESIS_RECORD_BYTES } from '../contracts/aws-limits';
-import { ARRIVAL_KEY } from '../contracts/index-naming';
 import { CloudWatchLogEvent, errorMessage } from './decode';
+import {
+  arrivalMember,
+  type DocumentOptions,
+  JOIN_MARKS_BYTES,
+  type JoinMarks,
+  joinMembers,
+  type Layout,
+  TimestampWriter,
+  withMember,
+} from './document-parts';
 import type { DropSubject } from './drop-rules';
 import { documentSubject } from './document-view';
 import { envelopeRegion, type EventSource, isLambdaLogGroup, toCloudWatchMetadata } from './metadata';
@@ -27,59 +37,13 @@ import { fittingPrefixLength, partitionKeyFor } from './serialize';
 import { LogDocument, SerializedDocument } from './types';
 
 export { isLambdaLogGroup, regionOf, toCloudWatchMetadata, type EventSource } from './metadata';
-
-/** Most bytes `kfek.partitionKey` adds to a document (`,"kfek":{"partitionKey":"<43 characters>"}`). */
-export const PARTITION_KEY_MEMBER_BYTES = 68;
-
-/** How the documents of one envelope are written. */
-export interface DocumentOptions {
-  /**
-   * Largest record, document plus partition key, in bytes.
-   * @default MAX_KINESIS_RECORD_BYTES (1 MiB)
-   */
-  readonly maxRecordBytes?: number;
-  /**
-   * The regions this pipeline receives logs from (the profile's region and `sources.regions`, environment
-   * `SOURCE_REGIONS`). `cloudwatch.region` then comes only from what the sender cannot choose: CloudWatch's own
-   * `@aws.region`, or the one region when there is one; a region named by a subscription filter (which the sending
-   * account names) is kept only when it is one of these.
-   * @default none: a filter's region is taken as it is (local runs, tests)
-   */
-  readonly sourceRegions?: readonly string[];
-  /**
-   * Write the partition key into the document as `kfek.partitionKey` (Pipes items: the pipe's target reads it).
-   * The member is added after the document is fitted to `maxRecordBytes`, so that a document is cut at the same
-   * place with or without it; leave room for it (at most {@link PARTITION_KEY_MEMBER_BYTES} bytes).
-   * @default false
-   */
-  readonly partitionKeyInDocument?: boolean;
-  /**
-   * When the raw record holding these events reached the raw stream, in milliseconds since the epoch (see
-   * {@link arrivalMillisOf}): written as `kfek.arrival`, which the ingest pipeline names the index by and removes
-   * (core/contracts/index-naming.ts `ARRIVAL_KEY`), so every copy of a record read again lands in the index of its
-   * first copy. The member counts toward `maxRecordBytes` like every other.
-   * @default none: Firehose's index (backfill, tests)
-   */
-  readonly arrivalMillis?: number;
-}
-
-/**
- * Kinesis' `approximateArrivalTimestamp` (seconds since the epoch, with a fraction) in whole milliseconds, or
- * undefined when it is missing or not a plausible time (the document then goes to the index Firehose chose).
- */
-export function arrivalMillisOf(seconds: unknown): number | undefined {
-  if (typeof seconds !== 'number') return undefined;
-  const ms = Math.round(seconds * 1000);
-  return isArrivalMillis(ms) ? ms : undefined;
-}
-
-/** A whole millisecond after the epoch with a four-digit year: the arrivals a document carries. */
-export function isArrivalMillis(ms: number): boolean {
-  return Number.isSafeInteger(ms) && ms > 0 && ms <= MAX_ARRIVAL_MILLIS;
-}
-
-/** 9999-12-31T23:59:59.999Z: a later arrival would not have a four-digit year in its index name. */
-const MAX_ARRIVAL_MILLIS = 253_402_300_799_999;
+export {
+  arrivalMillisOf,
+  type DocumentOptions,
+  isArrivalMillis,
+  type JoinMarks,
+  PARTITION_KEY_MEMBER_BYTES,
+} from './document-parts';
 
 /**
  * The document of one event as an object: the document's text, parsed (numbers then in JavaScript's form). For
@@ -93,34 +57,12 @@ export function toDocument(
   return JSON.parse(new DocumentSerializer(source, options).json(event)) as LogDocument;
 }
 
-/** A document laid out in the parts the writer needs to cut its `message`. */
-interface Layout {
-  /** `{`, app members JavaScript orders first (array-index keys), `"@timestamp":"..."`. */
-  readonly head: string;
-  readonly message: string;
-  /** `,"cloudwatch":{...}`, derived fields, app members, each with its leading comma. */
-  readonly body: string;
-  /** kfek's own members (`"collisions":{...}`), joined with commas; '' for none. */
-  readonly kfek: string;
-  readonly numbersAsWritten: boolean;
-}
-
 /** An event read for its document: the event (as it will be written), its route, and its message parsed once. */
 export interface ReadEvent {
   readonly event: CloudWatchLogEvent;
   readonly route: DocumentRoute | undefined;
   readonly parsed: ParsedMessage;
 }
-
-/** What a multi-line join adds to a document (multiline.ts): `kfek.joined`, and the part of a split join. */
-export interface JoinMarks {
-  /** Lines joined into the event's own. */
-  readonly joined: number;
-  readonly part?: { readonly number: number; readonly of: string };
-}
-
-/** The most bytes join marks take: `,"joined":<n>,"part":<n>,"partOf":"<id of up to 512 characters>"`. */
-const JOIN_MARKS_BYTES = 64 + 512 * 6;
 
 /**
  * Writes the documents of one envelope. `read(event, route)` parses an event once; `write(read)` turns it into its
@@ -137,10 +79,14 @@ export class DocumentSerializer {
   private readonly partitionKeyMember: string;
   /** `"arrival":<ms>`, or '' without an arrival. */
   private readonly arrivalMember: string;
+  /**
+   * The text after the last body member of a document with no kfek member of its own (almost every one): `}`, or
+   * `,"kfek":{<arrival>}}`; `[1]` with the partition key where the options ask for it. Written once per envelope.
+   */
+  private readonly plainTails: readonly [string, string];
   private readonly fromLambda: boolean;
   private readonly sourceRegions: readonly string[] | undefined;
-  private lastSecond = Number.NaN;
-  private secondPrefix = '';
+  private readonly timestamps = new TimestampWriter();
 
   public constructor(
     private readonly source: EventSource,
@@ -158,9 +104,11 @@ export class DocumentSerializer {
       (options.maxRecordBytes ?? MAX_KINESIS_RECORD_BYTES) - Buffer.byteLength(this.partitionKey, 'utf8');
     this.partitionKeyMember =
       options.partitionKeyInDocument === true ? `"partitionKey":"${this.partitionKey}"` : '';
-    const arrival = options.arrivalMillis;
-    this.arrivalMember =
-      arrival !== undefined && isArrivalMillis(arrival) ? `"${ARRIVAL_KEY}":${arrival}` : '';
+    this.arrivalMember = arrivalMember(options.arrivalMillis);
+    this.plainTails = [
+      kfekTail(this.arrivalMember),
+      kfekTail(withMember(this.arrivalMember, this.partitionKeyMember)),
+    ];
   }
 
   /** The envelope's source. */
@@ -215,8 +163,7 @@ export class DocumentSerializer {
         `"parseError":${JSON.stringify(reason(err))}`,
       );
     }
-    const joinMarks =
-      marks !== undefined && (marks.joined > 0 || marks.part !== undefined) ? joinMembers(marks) : '';
+    const joinMarks = joinMembers(marks);
     if (joinMarks.length > 0) layout = { ...layout, kfek: withMember(layout.kfek, joinMarks) };
     return this.fit(layout, read.event, read.route, joinMarks);
   }
@@ -254,11 +201,10 @@ export class DocumentSerializer {
       if (derived.logger !== undefined) body += `,"logger":${JSON.stringify(derived.logger)}`;
       if (derived.lambda !== undefined) body += `,"lambda":${JSON.stringify(derived.lambda)}`;
     }
-    const timestamp = `"@timestamp":"${this.iso(event.timestamp)}"`;
     const app = parsed.appFields;
     if (app === undefined) {
       return {
-        head: `{${timestamp}`,
+        head: this.timestamps.head(event.timestamp),
         message: parsed.message,
         body: route === undefined ? body : body + route.staticMembers,
         kfek: route?.kfekMember ?? '',
@@ -270,14 +216,14 @@ export class DocumentSerializer {
     if (fast !== undefined) {
       if (fast.text.length > 0) body += `,${fast.text}`;
       return {
-        head: `{${timestamp}`,
+        head: this.timestamps.head(event.timestamp),
         message: parsed.message,
         body: route === undefined ? body : body + route.staticMembers,
         kfek: route?.kfekMember ?? '',
         numbersAsWritten: fast.numbersAsWritten,
       };
     }
-    return generalLayout(parsed, app, timestamp, body, rules, route);
+    return generalLayout(parsed, app, this.timestamps.member(event.timestamp), body, rules, route);
   }
 
   /** A layout without app fields: `message` is `text`, kfek carries `kfek` (and the route, as every document). */
@@ -289,7 +235,7 @@ export class DocumentSerializer {
   ): Layout {
     const cloudwatch = `,"cloudwatch":${JSON.stringify(toCloudWatchMetadata(event, this.source, this.sourceRegions))}`;
     return {
-      head: `{"@timestamp":"${this.iso(event.timestamp)}"`,
+      head: this.timestamps.head(event.timestamp),
       message: text,
       body: route === undefined ? cloudwatch : cloudwatch + route.staticMembers,
       kfek: route === undefined ? kfek : withMember(route.kfekMember, kfek),
@@ -299,10 +245,12 @@ export class DocumentSerializer {
 
   /** The document's text; `withKey` adds `kfek.partitionKey` when the options ask for it. */
   private write0(layout: Layout, message: string, kfekExtra: string, withKey: boolean): string {
+    if (layout.kfek.length === 0 && kfekExtra.length === 0) {
+      return `${layout.head},"message":${JSON.stringify(message)}${layout.body}${this.plainTails[withKey ? 1 : 0]}`;
+    }
     let kfek = withMember(withMember(layout.kfek, kfekExtra), this.arrivalMember);
     if (withKey) kfek = withMember(kfek, this.partitionKeyMember);
-    const tail = kfek.length > 0 ? `,"kfek":{${kfek}}}` : '}';
-    return `${layout.head},"message":${JSON.stringify(message)}${layout.body}${tail}`;
+    return `${layout.head},"message":${JSON.stringify(message)}${layout.body}${kfekTail(kfek)}`;
   }
 
   /**
@@ -366,40 +314,17 @@ export class DocumentSerializer {
       : { json, bytes, partitionKey: this.partitionKey, truncated };
   }
 
-  /**
-   * `new Date(timestamp).toISOString()`, formatted once per second: the events of one envelope
-   * are usually within the same few seconds, and only the milliseconds differ.
-   */
+  /** `new Date(timestamp).toISOString()` (document-parts.ts `TimestampWriter`). */
   private iso(timestamp: number): string {
-    if (!Number.isInteger(timestamp)) return new Date(timestamp).toISOString();
-    const millis = ((timestamp % 1000) + 1000) % 1000;
-    const second = timestamp - millis;
-    if (second !== this.lastSecond) {
-      this.lastSecond = second;
-      // Everything up to the milliseconds: `2026-11-23T09:00:00.` (or `+275760-...` years).
-      this.secondPrefix = new Date(second).toISOString().slice(0, -4);
-    }
-    return `${this.secondPrefix}${MILLIS[millis]}Z`;
+    return this.timestamps.iso(timestamp);
   }
-}
-
-/** `a,b` of two kfek member lists, either possibly empty. */
-function withMember(members: string, more: string): string {
-  if (more.length === 0) return members;
-  return members.length > 0 ? `${members},${more}` : more;
-}
-
-/** The members a join adds under `kfek`. */
-function joinMembers(marks: JoinMarks): string {
-  const joined = `"joined":${marks.joined}`;
-  return marks.part === undefined
-    ? joined
-    : `${joined},"part":${marks.part.number},"partOf":${JSON.stringify(marks.part.of)}`;
 }
 
 function reason(err: unknown): string {
   return err instanceof NestingTooDeepError ? err.message : errorMessage(err);
 }
 
-/** '000' to '999', so formatting milliseconds is one lookup. */
-const MILLIS: readonly string[] = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
+/** The text after a document's last body member, for kfek members `kfek` ('' for none). */
+function kfekTail(kfek: string): string {
+  return kfek.length > 0 ? `,"kfek":{${kfek}}}` : '}';
+}

@@ -98,29 +98,6 @@ export async function processKinesisBatch(
   const chunkDocuments = deps.chunkDocuments ?? WRITE_CHUNK_DOCUMENTS;
   const chunkBytes = deps.chunkBytes ?? WRITE_CHUNK_BYTES;
 
-  /** Transforms records from `start` on, in order, until the chunk is full. */
-  const transformChunk = (start: number): Chunk => {
-    const documents: SerializedDocument[] = [];
-    const owners: number[] = [];
-    const poison: Poison[] = [];
-    let bytes = 0;
-    let index = start;
-    while (index < records.length && documents.length < chunkDocuments && bytes < chunkBytes) {
-      const kinesis = records[index]?.kinesis;
-      const outcome = loop.process(kinesis?.data, kinesis?.approximateArrivalTimestamp);
-      if (outcome.kind === 'poison') poison.push({ index, reason: outcome.reason });
-      else if (outcome.kind === 'data') {
-        for (const doc of outcome.documents) {
-          documents.push(doc);
-          owners.push(index);
-          bytes += doc.bytes;
-        }
-      }
-      index += 1;
-    }
-    return { end: index, documents, owners, poison };
-  };
-
   // Documents of many records share PutRecords calls, but the records are handled chunk by chunk in order, and
   // the first chunk with anything unhandled ends the batch: everything before the resume point is then complete.
   let firstUnhandled = records.length;
@@ -133,25 +110,11 @@ export async function processKinesisBatch(
       stoppedBecause = 'budget';
       break;
     }
-    const chunk = transformChunk(start);
+    const chunk = transformChunk(records, start, loop, chunkDocuments, chunkBytes);
     documentsSeen += chunk.documents.length;
-
-    // Dead letters first: they are rare, and documents after an unstored poison record need no writing now
-    // (Lambda hands those records over again anyway).
-    const firstUnstoredPoison = await storePoison(records, chunk.poison, remainingMs, deps, loop);
-    let toWrite = chunk.documents.length;
-    while (toWrite > 0 && chunk.owners[toWrite - 1] >= firstUnstoredPoison) toWrite -= 1;
-    const progress = await writeSafely(
-      toWrite === chunk.documents.length ? chunk.documents : chunk.documents.slice(0, toWrite),
-      remainingMs,
-      deps,
-    );
-    loop.wrote(progress, progress.writtenCount);
-    stoppedBecause = progress.stoppedBecause;
-    firstUnhandled = Math.min(
-      firstUnstoredPoison,
-      progress.firstUnwritten < toWrite ? chunk.owners[progress.firstUnwritten] : records.length,
-    );
+    const handled = await storeAndWrite(records, chunk, remainingMs, deps, loop);
+    firstUnhandled = handled.firstUnhandled;
+    stoppedBecause = handled.stoppedBecause;
     start = chunk.end;
   }
 
@@ -169,6 +132,66 @@ export async function processKinesisBatch(
   return {
     response: { batchItemFailures: [{ itemIdentifier: resumeAt.kinesis?.sequenceNumber ?? '' }] },
     ...loop.clean(),
+  };
+}
+
+/** Transforms records from `start` on, in order, until the chunk holds `maxDocuments` documents or `maxBytes`. */
+function transformChunk(
+  records: readonly KinesisStreamRecord[],
+  start: number,
+  loop: RecordLoop,
+  maxDocuments: number,
+  maxBytes: number,
+): Chunk {
+  const documents: SerializedDocument[] = [];
+  const owners: number[] = [];
+  const poison: Poison[] = [];
+  let bytes = 0;
+  let index = start;
+  while (index < records.length && documents.length < maxDocuments && bytes < maxBytes) {
+    const kinesis = records[index]?.kinesis;
+    const outcome = loop.process(kinesis?.data, kinesis?.approximateArrivalTimestamp);
+    if (outcome.kind === 'poison') poison.push({ index, reason: outcome.reason });
+    else if (outcome.kind === 'data') {
+      for (const doc of outcome.documents) {
+        documents.push(doc);
+        owners.push(index);
+        bytes += doc.bytes;
+      }
+    }
+    index += 1;
+  }
+  return { end: index, documents, owners, poison };
+}
+
+/**
+ * Stores a chunk's poison records, then writes its documents; returns the earliest record of the chunk not fully
+ * handled (`records.length` when all are) and why the writer stopped.
+ */
+async function storeAndWrite(
+  records: readonly KinesisStreamRecord[],
+  chunk: Chunk,
+  remainingMs: () => number,
+  deps: KinesisBatchDeps,
+  loop: RecordLoop,
+): Promise<{ readonly firstUnhandled: number; readonly stoppedBecause: WriteResult['stoppedBecause'] }> {
+  // Dead letters first: they are rare, and documents after an unstored poison record need no writing now
+  // (Lambda hands those records over again anyway).
+  const firstUnstoredPoison = await storePoison(records, chunk.poison, remainingMs, deps, loop);
+  let toWrite = chunk.documents.length;
+  while (toWrite > 0 && chunk.owners[toWrite - 1] >= firstUnstoredPoison) toWrite -= 1;
+  const progress = await writeSafely(
+    toWrite === chunk.documents.length ? chunk.documents : chunk.documents.slice(0, toWrite),
+    remainingMs,
+    deps,
+  );
+  loop.wrote(progress, progress.writtenCount);
+  return {
+    firstUnhandled: Math.min(
+      firstUnstoredPoison,
+      progress.firstUnwritten < toWrite ? chunk.owners[progress.firstUnwritten] : records.length,
+    ),
+    stoppedBecause: progress.stoppedBecause,
   };
 }
 

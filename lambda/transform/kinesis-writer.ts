@@ -18,7 +18,12 @@
  * The SDK client should be built with `maxAttempts: 1`: this writer owns the retry policy, and SDK-level
  * retries would re-send entries that already succeeded and spend time the writer does not see.
  */
-import { KinesisClient, PutRecordsCommand, type PutRecordsRequestEntry } from '@aws-sdk/client-kinesis';
+import {
+  KinesisClient,
+  PutRecordsCommand,
+  type PutRecordsRequestEntry,
+  type PutRecordsResultEntry,
+} from '@aws-sdk/client-kinesis';
 import { describeError } from '../../core/transform/errors';
 import { KinesisWriterError } from './kinesis-writer-errors';
 import { encodeRecord, planRecords, type OutgoingRecord } from './record-plan';
@@ -179,109 +184,79 @@ export class KinesisWriter implements EventsWriter {
    * errors or an exhausted budget); rejects with `KinesisWriteRejectedError` for errors retrying cannot fix.
    */
   async write(documents: readonly SerializedDocument[], options: WriteOptions): Promise<WriteResult> {
-    const records = planRecords(documents, { aggregate: this.aggregate, maxBytesPerCall: this.maxBytes });
-    const written = new Array<boolean>(documents.length).fill(false);
-    let writtenCount = 0;
-    let recordsWritten = 0;
-    let calls = 0;
-    let retriedEntries = 0;
-    let throttles = 0;
+    const progress = new WriteProgress(documents.length);
     // Records still to write, in the order of their first document. Failed records go back to the head, so
     // nothing later is ever sent before an earlier record of the same partition key has had its turn again.
-    let pending: OutgoingRecord[] = records;
-    let attempt = 0;
-
-    const result = (stoppedBecause?: 'budget'): WriteResult => {
-      const firstUnwritten = written.indexOf(false);
-      return {
-        written,
-        writtenCount,
-        complete: writtenCount === documents.length,
-        firstUnwritten: firstUnwritten === -1 ? documents.length : firstUnwritten,
-        recordsWritten,
-        calls,
-        retriedEntries,
-        throttles,
-        ...(stoppedBecause && writtenCount < documents.length ? { stoppedBecause } : {}),
-      };
-    };
-
-    /** Waits before the next attempt; false when the budget would not allow another call afterwards. */
-    const backOff = async (): Promise<boolean> => {
-      const ceiling = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** attempt);
-      attempt += 1;
-      const delay = Math.floor(this.random() * ceiling);
-      if (options.remainingMs() - delay < this.minCallBudgetMs) return false;
-      if (delay > 0) await this.sleep(delay);
-      return true;
-    };
-
+    let pending = planRecords(documents, { aggregate: this.aggregate, maxBytesPerCall: this.maxBytes });
     while (pending.length > 0) {
       const budget = options.remainingMs();
-      if (budget < this.minCallBudgetMs) return result('budget');
+      if (budget < this.minCallBudgetMs) return progress.result('budget');
       const batch = this.takeBatch(pending);
-      const entries: PutRecordsRequestEntry[] = batch.map((record) => ({
-        Data: encodeRecord(record, documents),
-        PartitionKey: record.partitionKey,
-      }));
-      calls += 1;
-      // The call may not outlive the budget: an aborted call's entries count as unwritten (they may still have
-      // landed, which at-least-once delivery allows).
-      const abort = new AbortController();
-      const timer = setTimeout(() => abort.abort(), budget);
-      let response;
-      try {
-        response = await this.client.send(
-          new PutRecordsCommand({ StreamARN: this.streamArn, Records: entries }),
-          {
-            abortSignal: abort.signal,
-          },
-        );
-      } catch (error) {
-        if (abort.signal.aborted) return result('budget');
-        const failure = classifyCallError(error);
-        if (!failure.retryable) {
-          throw new KinesisWriteRejectedError(
-            `PutRecords to ${this.streamArn} failed and will not succeed on retry: ${describeError(error)}. ` +
-              'Check that the stream exists and the function role may kinesis:PutRecords on it.',
-            result(),
-            { cause: error },
-          );
-        }
-        if (failure.throttled) throttles += 1;
-        retriedEntries += batch.length;
-        if (!(await backOff())) return result('budget');
-        continue;
-      } finally {
-        clearTimeout(timer);
-      }
-
-      const failed: OutgoingRecord[] = [];
-      const answers = response.Records ?? [];
-      batch.forEach((record, position) => {
-        const answer = answers[position];
-        // An entry with no answer is treated as failed: only an acknowledged entry counts as written. A record's
-        // documents stand or fall together: Kinesis acknowledges the record, not what it holds.
-        if (answer === undefined || answer.ErrorCode !== undefined || answer.SequenceNumber === undefined) {
-          failed.push(record);
-          if (answer?.ErrorCode !== undefined && THROTTLING.has(answer.ErrorCode)) throttles += 1;
-        } else {
-          for (const index of record.documents) written[index] = true;
-          writtenCount += record.documents.length;
-          recordsWritten += 1;
-          // The encoded bytes are no longer needed; free them before the next call.
-          record.data = undefined;
-        }
-      });
-      pending = failed.concat(pending.slice(batch.length));
+      const answers = await this.send(batch, documents, budget, progress);
+      if (answers === 'aborted') return progress.result('budget');
+      const failed = answers === 'retry' ? batch : progress.acknowledge(batch, answers);
+      if (answers !== 'retry') pending = failed.concat(pending.slice(batch.length));
       if (failed.length === 0) {
-        attempt = 0;
+        progress.attempt = 0;
         continue;
       }
-      retriedEntries += failed.length;
-      if (!(await backOff())) return result('budget');
+      progress.retriedEntries += failed.length;
+      if (!(await this.backOff(progress, options))) return progress.result('budget');
     }
-    return result();
+    return progress.result();
+  }
+
+  /**
+   * One PutRecords call of `batch`, which may not outlive `budget`: its answers, 'aborted' when the budget ran out
+   * (its entries count as unwritten; they may still have landed, which at-least-once delivery allows), or 'retry'
+   * when the whole call failed in a way a retry may fix.
+   * @throws KinesisWriteRejectedError when the call failed in a way no retry fixes
+   */
+  private async send(
+    batch: readonly OutgoingRecord[],
+    documents: readonly SerializedDocument[],
+    budget: number,
+    progress: WriteProgress,
+  ): Promise<readonly PutRecordsResultEntry[] | 'aborted' | 'retry'> {
+    const entries: PutRecordsRequestEntry[] = batch.map((record) => ({
+      Data: encodeRecord(record, documents),
+      PartitionKey: record.partitionKey,
+    }));
+    progress.calls += 1;
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), budget);
+    try {
+      const response = await this.client.send(
+        new PutRecordsCommand({ StreamARN: this.streamArn, Records: entries }),
+        { abortSignal: abort.signal },
+      );
+      return response.Records ?? [];
+    } catch (error) {
+      if (abort.signal.aborted) return 'aborted';
+      const failure = classifyCallError(error);
+      if (!failure.retryable) {
+        throw new KinesisWriteRejectedError(
+          `PutRecords to ${this.streamArn} failed and will not succeed on retry: ${describeError(error)}. ` +
+            'Check that the stream exists and the function role may kinesis:PutRecords on it.',
+          progress.result(),
+          { cause: error },
+        );
+      }
+      if (failure.throttled) progress.throttles += 1;
+      return 'retry';
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Waits before the next attempt; false when the budget would not allow another call afterwards. */
+  private async backOff(progress: WriteProgress, options: WriteOptions): Promise<boolean> {
+    const ceiling = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** progress.attempt);
+    progress.attempt += 1;
+    const delay = Math.floor(this.random() * ceiling);
+    if (options.remainingMs() - delay < this.minCallBudgetMs) return false;
+    if (delay > 0) await this.sleep(delay);
+    return true;
   }
 
   /** The longest head of `pending` that fits one call. */
@@ -294,5 +269,59 @@ export class KinesisWriter implements EventsWriter {
       bytes += record.bytes;
     }
     return batch;
+  }
+}
+
+/** What one `write` has done so far: which documents are written, and its counts. */
+class WriteProgress {
+  public readonly written: boolean[];
+  public writtenCount = 0;
+  public recordsWritten = 0;
+  public calls = 0;
+  public retriedEntries = 0;
+  public throttles = 0;
+  /** Attempts since the last call that wrote everything it sent: the backoff's exponent. */
+  public attempt = 0;
+
+  constructor(private readonly documents: number) {
+    this.written = new Array<boolean>(documents).fill(false);
+  }
+
+  /**
+   * Marks the documents of every record of `batch` that `answers` acknowledge as written; returns the others, in
+   * order. An entry with no answer is treated as failed: only an acknowledged entry counts as written. A record's
+   * documents stand or fall together: Kinesis acknowledges the record, not what it holds.
+   */
+  acknowledge(batch: readonly OutgoingRecord[], answers: readonly PutRecordsResultEntry[]): OutgoingRecord[] {
+    const failed: OutgoingRecord[] = [];
+    batch.forEach((record, position) => {
+      const answer = answers[position];
+      if (answer === undefined || answer.ErrorCode !== undefined || answer.SequenceNumber === undefined) {
+        failed.push(record);
+        if (answer?.ErrorCode !== undefined && THROTTLING.has(answer.ErrorCode)) this.throttles += 1;
+      } else {
+        for (const index of record.documents) this.written[index] = true;
+        this.writtenCount += record.documents.length;
+        this.recordsWritten += 1;
+        // The encoded bytes are no longer needed; free them before the next call.
+        record.data = undefined;
+      }
+    });
+    return failed;
+  }
+
+  result(stoppedBecause?: 'budget'): WriteResult {
+    const firstUnwritten = this.written.indexOf(false);
+    return {
+      written: this.written,
+      writtenCount: this.writtenCount,
+      complete: this.writtenCount === this.documents,
+      firstUnwritten: firstUnwritten === -1 ? this.documents : firstUnwritten,
+      recordsWritten: this.recordsWritten,
+      calls: this.calls,
+      retriedEntries: this.retriedEntries,
+      throttles: this.throttles,
+      ...(stoppedBecause && this.writtenCount < this.documents ? { stoppedBecause } : {}),
+    };
   }
 }
