@@ -2,7 +2,17 @@
  * What a backfill costs and how long it takes, from an estimate of its events, with the list prices and
  * assumptions kfek's cost table uses (core/contracts/cost-model.ts, docs/costs.md). Pure arithmetic.
  */
-import { ASSUMPTIONS, LIMITS, PRICES, PRICES_DATE } from '../../core/contracts/cost-model';
+import {
+  ASSUMPTIONS,
+  documentsPerAggregatedRecord,
+  eventsRecordBytes,
+  firehoseBilledBytes,
+  LIMITS,
+  PRICES,
+  PRICES_DATE,
+  putUnits,
+  TRANSFORM_GB_SECONDS_PER_EVENT,
+} from '../../core/contracts/cost-model';
 import { FILTER_LOG_EVENTS_CALLS_PER_SECOND } from '../../core/pace';
 
 /**
@@ -55,50 +65,16 @@ export interface CostEstimate {
 const GB = ASSUMPTIONS.bytesPerGb;
 
 export function estimateCost(volume: VolumeEstimate, facts: PipelineFacts): CostEstimate {
-  const events = volume.events;
-  const records = Math.max(volume.records, events > 0 ? 1 : 0);
-  const rawRecordBytes = records > 0 ? volume.gzipBytes / records : 0;
-  const rawUnits = records * Math.ceil(rawRecordBytes / LIMITS.putUnitBytes);
-  const transferBytes = volume.messageBytes + events * FILTER_ANSWER_BYTES_PER_EVENT;
+  const lines = [...readingLines(volume), ...pipelineLines(volume, facts)];
+  const once = lines.filter((l) => l.monthly !== true).reduce((sum, l) => sum + l.usd, 0);
+  const perMonth = lines.filter((l) => l.monthly === true).reduce((sum, l) => sum + l.usd, 0);
+  return { lines, once, perMonth, pricesDate: PRICES_DATE };
+}
 
-  const gbSecondsPerEvent =
-    (ASSUMPTIONS.lambdaMbPerVcpu / 1024 / ASSUMPTIONS.transformEventsPerVcpuSecond) *
-    ASSUMPTIONS.lambdaWallOverCpu;
-  const invocations = Math.ceil(records / Math.max(1, facts.batchSize));
-  const lambda =
-    events * gbSecondsPerEvent * PRICES.lambdaArmPerGbSecond +
-    (invocations * PRICES.lambdaPerMillionRequests) / 1e6;
-
-  // The events stream and Firehose, as docs/costs.md's "after" (aggregated) and "before" columns compute them,
-  // except that a backfill envelope holds many events of one log stream, so an aggregated record fills up to 1 MiB.
-  const documentBytes = (events > 0 ? volume.messageBytes / events : 0) + ASSUMPTIONS.documentOverheadBytes;
-  const eventsPerRawRecord = records > 0 ? events / records : 1;
-  const perRecord = facts.aggregation
-    ? Math.max(
-        1,
-        Math.min(
-          Math.floor(
-            (LIMITS.kinesisRecordBytes - ASSUMPTIONS.aggregatedPerRecordBytes) /
-              (documentBytes + ASSUMPTIONS.aggregatedPerDocumentBytes),
-          ),
-          Math.floor(eventsPerRawRecord),
-        ),
-      )
-    : 1;
-  const eventsRecords = Math.ceil(events / perRecord);
-  const eventsRecordBytes =
-    perRecord === 1
-      ? documentBytes + ASSUMPTIONS.partitionKeyBytes
-      : perRecord * (documentBytes + ASSUMPTIONS.aggregatedPerDocumentBytes) +
-        ASSUMPTIONS.aggregatedPerRecordBytes;
-  const eventsUnits = eventsRecords * Math.ceil(eventsRecordBytes / LIMITS.putUnitBytes);
-  const firehoseBilledBytes =
-    eventsRecords *
-    Math.ceil(eventsRecordBytes / LIMITS.firehoseBillingIncrementBytes) *
-    LIMITS.firehoseBillingIncrementBytes;
-  const storedGb = ((events * documentBytes) / GB) * (1 + facts.replicas) * ASSUMPTIONS.storageOverheadFactor;
-
-  const lines: CostLine[] = [
+/** Reading the events back: FilterLogEvents' calls and the data transfer of their answers. */
+function readingLines(volume: VolumeEstimate): CostLine[] {
+  const transferBytes = volume.messageBytes + volume.events * FILTER_ANSWER_BYTES_PER_EVENT;
+  return [
     {
       item: 'CloudWatch Logs FilterLogEvents',
       quantity: `${count(volume.filterCalls)} calls`,
@@ -111,6 +87,30 @@ export function estimateCost(volume: VolumeEstimate, facts: PipelineFacts): Cost
       usd: (transferBytes / GB) * DATA_TRANSFER_OUT_PER_GB,
       note: `$${DATA_TRANSFER_OUT_PER_GB}/GB when run outside AWS (100 GB a month free); $0 on EC2 or CloudShell in the region`,
     },
+  ];
+}
+
+/**
+ * The pipeline's share: the raw stream, the transform, the events stream and Firehose as docs/costs.md's "after"
+ * (aggregated) and "before" columns compute them, except that a backfill envelope holds many events of one log
+ * stream, so an aggregated record fills up to 1 MiB; and the storage of the documents.
+ */
+function pipelineLines(volume: VolumeEstimate, facts: PipelineFacts): CostLine[] {
+  const events = volume.events;
+  const records = Math.max(volume.records, events > 0 ? 1 : 0);
+  const rawUnits = putUnits(records, records > 0 ? volume.gzipBytes / records : 0);
+  const invocations = Math.ceil(records / Math.max(1, facts.batchSize));
+  const documentBytes = (events > 0 ? volume.messageBytes / events : 0) + ASSUMPTIONS.documentOverheadBytes;
+  const eventsPerRawRecord = records > 0 ? events / records : 1;
+  const perRecord = facts.aggregation
+    ? Math.max(1, Math.min(documentsPerAggregatedRecord(documentBytes), Math.floor(eventsPerRawRecord)))
+    : 1;
+  const eventsRecords = Math.ceil(events / perRecord);
+  const eventsRecordSize = eventsRecordBytes(documentBytes, perRecord);
+  const eventsUnits = putUnits(eventsRecords, eventsRecordSize);
+  const firehoseBytes = firehoseBilledBytes(eventsRecords, eventsRecordSize);
+  const storedGb = ((events * documentBytes) / GB) * (1 + facts.replicas) * ASSUMPTIONS.storageOverheadFactor;
+  return [
     {
       item: 'Kinesis raw stream PUT units',
       quantity: `${count(rawUnits)} x 25 KB`,
@@ -119,7 +119,9 @@ export function estimateCost(volume: VolumeEstimate, facts: PipelineFacts): Cost
     {
       item: 'transform Lambda',
       quantity: `${count(invocations)} invocations`,
-      usd: lambda,
+      usd:
+        events * TRANSFORM_GB_SECONDS_PER_EVENT * PRICES.lambdaArmPerGbSecond +
+        (invocations * PRICES.lambdaPerMillionRequests) / 1e6,
     },
     {
       item: 'Kinesis events stream PUT units',
@@ -128,8 +130,8 @@ export function estimateCost(volume: VolumeEstimate, facts: PipelineFacts): Cost
     },
     {
       item: 'Firehose ingestion',
-      quantity: gb(firehoseBilledBytes),
-      usd: (firehoseBilledBytes / GB) * PRICES.firehosePerGb,
+      quantity: gb(firehoseBytes),
+      usd: (firehoseBytes / GB) * PRICES.firehosePerGb,
       note: 'each record rounded up to 5 KB',
     },
     {
@@ -140,9 +142,6 @@ export function estimateCost(volume: VolumeEstimate, facts: PipelineFacts): Cost
       note: `gp3, ${facts.replicas} replica(s), x${ASSUMPTIONS.storageOverheadFactor} overhead, per month kept`,
     },
   ];
-  const once = lines.filter((l) => l.monthly !== true).reduce((sum, l) => sum + l.usd, 0);
-  const perMonth = lines.filter((l) => l.monthly === true).reduce((sum, l) => sum + l.usd, 0);
-  return { lines, once, perMonth, pricesDate: PRICES_DATE };
 }
 
 export interface DurationEstimate {
