@@ -15,30 +15,13 @@ import { createAwsPorts } from './doctor/create-ports';
 import { gatherFacts } from './doctor/facts';
 import { exitCodeOf, formatFindings } from './doctor/report';
 import { UsageError } from './errors';
+import { untilStopped } from './io';
 import { formatQueryResult, formatSendResult, formatTable, formatVerifyResult } from './format';
 import { ProgressBar } from '../core/progress';
 import { createSigningProxy, getCallerIdentity, mappableArn, messageOf, upstreamOrigin } from './proxy';
 import { runQuery } from './query';
 import { sendLogEvents } from './send';
 import { verifyRun } from './verify';
-
-/** Resolves on Ctrl-C / SIGTERM (or when `signal` aborts), removing its listeners afterwards. */
-function untilStopped(signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal !== undefined) {
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', () => resolve(), { once: true });
-      return;
-    }
-    const done = (): void => {
-      process.off('SIGINT', done);
-      process.off('SIGTERM', done);
-      resolve();
-    };
-    process.on('SIGINT', done);
-    process.on('SIGTERM', done);
-  });
-}
 
 export async function send(args: SendArgs, { io, aws, clock }: RunContext): Promise<number> {
   const runId = args.runId ?? newRunId(clock.now());

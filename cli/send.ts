@@ -108,60 +108,21 @@ export async function sendLogEvents(client: CloudWatchLogsClient, options: SendO
     },
   };
 
-  await withRetries(
-    'CreateLogStream',
-    async () => {
-      try {
-        await client.send(new CreateLogStreamCommand({ logGroupName: options.logGroupName, logStreamName }));
-      } catch (error) {
-        if ((error as { name?: unknown }).name !== 'ResourceAlreadyExistsException') throw error;
-      }
-    },
-    context,
-    retry,
-  );
-
+  await createLogStream(client, options.logGroupName, logStreamName, context, retry);
   const generator = new LogEventGenerator({ runId: options.runId, seed: options.seed });
   const maxEvents = Math.min(options.maxEventsPerCall ?? MAX_EVENTS_PER_CALL, MAX_EVENTS_PER_CALL);
-  const rate = options.ratePerSecond;
-  // With a rate, wait until a batch of about a fifth of a second's worth is due, so 1,000/s becomes five calls
-  // of 200 rather than a thousand calls of one.
-  const minBatch = rate === undefined ? maxEvents : Math.max(1, Math.min(maxEvents, Math.ceil(rate / 5)));
   const startedAt = now();
+  const pace = { rate: options.ratePerSecond, maxEvents, startedAt, now, pause };
+  const batches = new BatchMaker(() => toInputEvent(generator.next(now())));
   let sent = 0;
   let rejected = 0;
   let calls = 0;
   let firstTimestamp: number | undefined;
   let lastTimestamp: number | undefined;
-  // The event that did not fit the previous call (size limit) starts the next one.
-  let carried: InputLogEvent | undefined;
 
   while (sent + rejected < options.count) {
-    const done = sent + rejected;
-    const remaining = options.count - done;
-    let allowed = remaining;
-    if (rate !== undefined) {
-      const target = Math.min(remaining, minBatch);
-      const dueAt = startedAt + ((done + target - 1) * 1000) / rate;
-      const wait = dueAt - now();
-      if (wait > 0) await pause(Math.ceil(wait));
-      const elapsed = now() - startedAt;
-      allowed = Math.min(remaining, Math.floor((elapsed * rate) / 1000) + 1 - done);
-      allowed = Math.max(allowed, target);
-    }
-    const batch: InputLogEvent[] = [];
-    let bytes = 0;
-    while (batch.length < Math.min(allowed, maxEvents)) {
-      const event = carried ?? toInputEvent(generator.next(now()));
-      const size = Buffer.byteLength(event.message ?? '', 'utf8') + EVENT_OVERHEAD_BYTES;
-      if (bytes + size > MAX_BYTES_PER_CALL && batch.length > 0) {
-        carried = event;
-        break;
-      }
-      carried = undefined;
-      batch.push(event);
-      bytes += size;
-    }
+    const allowed = await eventsDue(pace, sent + rejected, options.count);
+    const batch = batches.take(Math.min(allowed, maxEvents));
     const response = await withRetries(
       'PutLogEvents',
       () =>
@@ -192,6 +153,80 @@ export async function sendLogEvents(client: CloudWatchLogsClient, options: SendO
     firstTimestamp,
     lastTimestamp,
   };
+}
+
+async function createLogStream(
+  client: CloudWatchLogsClient,
+  logGroupName: string,
+  logStreamName: string,
+  context: { readonly logGroupName: string; readonly endpoint: string | undefined },
+  retry: RetryOptions,
+): Promise<void> {
+  await withRetries(
+    'CreateLogStream',
+    async () => {
+      try {
+        await client.send(new CreateLogStreamCommand({ logGroupName, logStreamName }));
+      } catch (error) {
+        // An existing stream is fine: a second send of the same run id appends to it.
+        if ((error as { name?: unknown }).name !== 'ResourceAlreadyExistsException') throw error;
+      }
+    },
+    context,
+    retry,
+  );
+}
+
+interface Pace {
+  /** Events per second; undefined: as fast as PutLogEvents takes them. */
+  readonly rate: number | undefined;
+  readonly maxEvents: number;
+  readonly startedAt: number;
+  readonly now: () => number;
+  readonly pause: (millis: number) => Promise<void>;
+}
+
+/**
+ * How many events the next call may carry once `done` of `count` are written, after waiting until they are due.
+ * With a rate, it waits until a batch of about a fifth of a second's worth is due, so 1,000/s becomes five calls
+ * of 200 rather than a thousand calls of one.
+ */
+async function eventsDue(pace: Pace, done: number, count: number): Promise<number> {
+  const { rate, maxEvents, startedAt, now } = pace;
+  const remaining = count - done;
+  if (rate === undefined) return remaining;
+  const minBatch = Math.max(1, Math.min(maxEvents, Math.ceil(rate / 5)));
+  const target = Math.min(remaining, minBatch);
+  const wait = startedAt + ((done + target - 1) * 1000) / rate - now();
+  if (wait > 0) await pace.pause(Math.ceil(wait));
+  const allowed = Math.min(remaining, Math.floor(((now() - startedAt) * rate) / 1000) + 1 - done);
+  return Math.max(allowed, target);
+}
+
+/** Cuts generated events into calls within PutLogEvents' byte limit. */
+class BatchMaker {
+  /** The event that did not fit the previous call (size limit) starts the next one. */
+  private carried: InputLogEvent | undefined;
+
+  constructor(private readonly next: () => InputLogEvent) {}
+
+  /** At most `limit` events (at least one) whose size fits one call. */
+  take(limit: number): InputLogEvent[] {
+    const batch: InputLogEvent[] = [];
+    let bytes = 0;
+    while (batch.length < limit) {
+      const event = this.carried ?? this.next();
+      const size = Buffer.byteLength(event.message ?? '', 'utf8') + EVENT_OVERHEAD_BYTES;
+      if (bytes + size > MAX_BYTES_PER_CALL && batch.length > 0) {
+        this.carried = event;
+        break;
+      }
+      this.carried = undefined;
+      batch.push(event);
+      bytes += size;
+    }
+    return batch;
+  }
 }
 
 function toInputEvent(event: { readonly timestamp: number; readonly message: string }): InputLogEvent {

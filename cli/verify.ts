@@ -175,6 +175,49 @@ async function call<T>(
 
 /** Searches (and re-searches, until complete or timed out) for the run's events. */
 export async function verifyRun(client: OpenSearchHttpClient, options: VerifyOptions): Promise<VerifyResult> {
+  const indexPattern = validateVerifyOptions(options);
+  const now = options.now ?? Date.now;
+  const pause = options.sleep ?? realSleep;
+  const interval = options.pollIntervalInMillis ?? 2000;
+  const fields = [
+    'message',
+    '@timestamp',
+    ...(options.ingestField !== undefined ? [options.ingestField] : []),
+  ];
+  const startedAt = now();
+  const seen = new Map<number, Seen>();
+  let counted = { outOfRange: 0, duplicates: 0 };
+  let polls = 0;
+
+  for (;;) {
+    const pollStartedAt = now();
+    const hits = await fetchRun(client, indexPattern, options.runId, fields, options.pageSize ?? 1000);
+    polls += 1;
+    counted = tally(hits, options, seen, { pollStartedAt, firstPoll: polls === 1 });
+    options.onPoll?.(seen.size, options.expected);
+    const complete = options.expected !== undefined && seen.size >= options.expected;
+    if (complete || now() - startedAt + interval > options.timeoutInMillis) break;
+    await pause(interval);
+  }
+
+  const gaps = findGaps(seen.keys(), options.expected);
+  return {
+    runId: options.runId,
+    expected: options.expected,
+    delivered: seen.size,
+    duplicates: counted.duplicates,
+    ...gaps,
+    outOfRange: counted.outOfRange,
+    presentAtFirstPoll: [...seen.values()].filter((s) => s.atFirstPoll).length,
+    latency: summarizeLatency([...seen.values()], options.ingestField !== undefined),
+    polls,
+    elapsedInMillis: now() - startedAt,
+    complete: gaps.missing === 0 && (options.expected === undefined || seen.size >= options.expected),
+  };
+}
+
+/** Refuses a bad run id, index pattern or --expect; returns the index pattern to search. */
+function validateVerifyOptions(options: VerifyOptions): string {
   validateRunId(options.runId);
   const indexPattern = options.indexPattern ?? '*';
   // Each pattern of the list goes into the path as one encoded segment (core/opensearch/request-path.ts).
@@ -190,71 +233,47 @@ export async function verifyRun(client: OpenSearchHttpClient, options: VerifyOpt
   if (options.expected !== undefined && !(Number.isInteger(options.expected) && options.expected >= 0)) {
     throw new UsageError(`--expect is ${options.expected}; expected a whole number >= 0`);
   }
-  const now = options.now ?? Date.now;
-  const pause = options.sleep ?? realSleep;
-  const interval = options.pollIntervalInMillis ?? 2000;
-  const fields = [
-    'message',
-    '@timestamp',
-    ...(options.ingestField !== undefined ? [options.ingestField] : []),
-  ];
-  const startedAt = now();
-  const seen = new Map<number, Seen>();
+  return indexPattern;
+}
+
+/**
+ * Adds one poll's hits to `seen` (the first sighting of each sequence number of the run) and counts this poll's
+ * duplicates and out-of-range markers.
+ */
+function tally(
+  hits: readonly SearchHit[],
+  options: VerifyOptions,
+  seen: Map<number, Seen>,
+  poll: { readonly pollStartedAt: number; readonly firstPoll: boolean },
+): { outOfRange: number; duplicates: number } {
   // A document's kfek_seq is untrusted input (any app can write the marker): one that this run cannot have written
   // is set aside, so that no count, loop or allocation is sized by it.
   const inRange = (seq: number): boolean =>
     Number.isSafeInteger(seq) && (options.expected === undefined || seq < options.expected);
+  const copies = new Map<number, number>();
   let outOfRange = 0;
-  let duplicates = 0;
-  let polls = 0;
-
-  for (;;) {
-    const pollStartedAt = now();
-    const hits = await fetchRun(client, indexPattern, options.runId, fields, options.pageSize ?? 1000);
-    polls += 1;
-    const copies = new Map<number, number>();
-    outOfRange = 0;
-    for (const hit of hits) {
-      const source = hit._source ?? {};
-      const message = typeof source.message === 'string' ? source.message : '';
-      const marker = parseRunMarker(message);
-      if (marker === undefined || marker.runId !== options.runId) continue;
-      if (!inRange(marker.seq)) {
-        outOfRange += 1;
-        continue;
-      }
-      copies.set(marker.seq, (copies.get(marker.seq) ?? 0) + 1);
-      if (seen.has(marker.seq)) continue;
-      const timestamp = toMillis(source['@timestamp']);
-      if (timestamp === undefined) continue;
-      seen.set(marker.seq, {
-        timestamp,
-        // The event became searchable between the previous poll and this one; this poll's start bounds it.
-        firstSeenAt: pollStartedAt,
-        ingestedAt:
-          options.ingestField !== undefined ? toMillis(fieldAt(source, options.ingestField)) : undefined,
-        atFirstPoll: polls === 1,
-      });
+  for (const hit of hits) {
+    const source = hit._source ?? {};
+    const message = typeof source.message === 'string' ? source.message : '';
+    const marker = parseRunMarker(message);
+    if (marker === undefined || marker.runId !== options.runId) continue;
+    if (!inRange(marker.seq)) {
+      outOfRange += 1;
+      continue;
     }
-    duplicates = [...copies.values()].reduce((sum, n) => sum + Math.max(0, n - 1), 0);
-    options.onPoll?.(seen.size, options.expected);
-    const complete = options.expected !== undefined && seen.size >= options.expected;
-    if (complete || now() - startedAt + interval > options.timeoutInMillis) break;
-    await pause(interval);
+    copies.set(marker.seq, (copies.get(marker.seq) ?? 0) + 1);
+    if (seen.has(marker.seq)) continue;
+    const timestamp = toMillis(source['@timestamp']);
+    if (timestamp === undefined) continue;
+    seen.set(marker.seq, {
+      timestamp,
+      // The event became searchable between the previous poll and this one; this poll's start bounds it.
+      firstSeenAt: poll.pollStartedAt,
+      ingestedAt:
+        options.ingestField !== undefined ? toMillis(fieldAt(source, options.ingestField)) : undefined,
+      atFirstPoll: poll.firstPoll,
+    });
   }
-
-  const gaps = findGaps(seen.keys(), options.expected);
-  return {
-    runId: options.runId,
-    expected: options.expected,
-    delivered: seen.size,
-    duplicates,
-    ...gaps,
-    outOfRange,
-    presentAtFirstPoll: [...seen.values()].filter((s) => s.atFirstPoll).length,
-    latency: summarizeLatency([...seen.values()], options.ingestField !== undefined),
-    polls,
-    elapsedInMillis: now() - startedAt,
-    complete: gaps.missing === 0 && (options.expected === undefined || seen.size >= options.expected),
-  };
+  const duplicates = [...copies.values()].reduce((sum, n) => sum + Math.max(0, n - 1), 0);
+  return { outOfRange, duplicates };
 }

@@ -6,7 +6,16 @@
  */
 
 // The prices, limits and assumptions live in core (one owner): `kfek backfill --dry-run` prices its estimate with them.
-import { ASSUMPTIONS, LIMITS, PRICES } from '../core/contracts/cost-model';
+import {
+  ASSUMPTIONS,
+  documentsPerAggregatedRecord,
+  eventsRecordBytes,
+  firehoseBilledBytes,
+  LIMITS,
+  PRICES,
+  putUnits,
+  TRANSFORM_GB_SECONDS_PER_EVENT,
+} from '../core/contracts/cost-model';
 
 export { ASSUMPTIONS, LIMITS, PRICES };
 
@@ -65,16 +74,9 @@ function streamFigures(
   rawPutUnitsPerDay: number,
 ): StreamFigures {
   const recordsPerDay = eventsPerDay / documentsPerRecord;
-  const recordBytes =
-    documentsPerRecord === 1
-      ? documentBytes + A.partitionKeyBytes
-      : documentsPerRecord * (documentBytes + A.aggregatedPerDocumentBytes) + A.aggregatedPerRecordBytes;
-  const putUnitsPerDay = recordsPerDay * Math.ceil(recordBytes / LIMITS.putUnitBytes);
-  const firehoseBilledGbPerDay =
-    (recordsPerDay *
-      Math.ceil(recordBytes / LIMITS.firehoseBillingIncrementBytes) *
-      LIMITS.firehoseBillingIncrementBytes) /
-    A.bytesPerGb;
+  const recordBytes = eventsRecordBytes(documentBytes, documentsPerRecord);
+  const putUnitsPerDay = putUnits(recordsPerDay, recordBytes);
+  const firehoseBilledGbPerDay = firehoseBilledBytes(recordsPerDay, recordBytes) / A.bytesPerGb;
   const eventsShards = shardsFor(recordsPerDay * recordBytes, recordsPerDay);
   const kinesisPerMonth =
     (rawShards + eventsShards) * PRICES.kinesisShardHour * A.hoursPerMonth +
@@ -101,16 +103,14 @@ export function scenarioCosts(scenario: Scenario): ScenarioCosts {
   const rawRecordsPerDay = eventsPerDay / A.documentsPerStreamPerBatch;
   const rawBytesPerDay = logBytesPerDay / A.rawCompressionRatio;
   const rawShards = shardsFor(rawBytesPerDay, rawRecordsPerDay);
-  const rawPutUnitsPerDay =
-    rawRecordsPerDay * Math.ceil(rawBytesPerDay / rawRecordsPerDay / LIMITS.putUnitBytes);
+  const rawPutUnitsPerDay = putUnits(rawRecordsPerDay, rawBytesPerDay / rawRecordsPerDay);
 
   // On the events stream a live document also carries its raw record's arrival; OpenSearch does not store it.
   const streamDocumentBytes = documentBytes + A.arrivalMemberBytes;
-  const perRecordMax = Math.floor(
-    (LIMITS.kinesisRecordBytes - A.aggregatedPerRecordBytes) /
-      (streamDocumentBytes + A.aggregatedPerDocumentBytes),
+  const documentsPerRecord = Math.min(
+    documentsPerAggregatedRecord(streamDocumentBytes),
+    A.documentsPerStreamPerBatch,
   );
-  const documentsPerRecord = Math.min(perRecordMax, A.documentsPerStreamPerBatch);
   const before = streamFigures(eventsPerDay, streamDocumentBytes, 1, rawShards, rawPutUnitsPerDay);
   const after = streamFigures(
     eventsPerDay,
@@ -120,11 +120,10 @@ export function scenarioCosts(scenario: Scenario): ScenarioCosts {
     rawPutUnitsPerDay,
   );
 
-  const gbSecondsPerEvent = (A.lambdaMbPerVcpu / 1024 / A.transformEventsPerVcpuSecond) * A.lambdaWallOverCpu;
   const invocationsPerDay = rawRecordsPerDay / A.batchSize;
   const lambdaPerMonth =
     A.daysPerMonth *
-    (eventsPerDay * gbSecondsPerEvent * PRICES.lambdaArmPerGbSecond +
+    (eventsPerDay * TRANSFORM_GB_SECONDS_PER_EVENT * PRICES.lambdaArmPerGbSecond +
       (invocationsPerDay * PRICES.lambdaPerMillionRequests) / 1e6);
 
   const storedGb =

@@ -9,12 +9,18 @@ import { DEFAULTS, type PipelineConfig } from '../../core/config';
 import { OperatorError } from '../../core/errors';
 import type { RunContext } from '../context';
 import { CliError } from '../errors';
+import { stopSignal } from '../io';
 import { ProgressBar } from '../../core/progress';
 import { kinesisPort } from '../../core/kinesis/aws';
 import type { BackfillArgs } from './args';
 import { streamInfoPort } from './aws-ports';
 import { type CheckpointStore, fileCheckpointStore } from './checkpoint';
-import { estimateCost, estimateDuration, type PipelineFacts, type VolumeEstimate } from './cost';
+import {
+  estimateCost,
+  estimateDuration,
+  type PipelineFacts,
+  type VolumeEstimate,
+} from '../../core/contracts/backfill-cost';
 import { estimateGroup } from './estimate';
 import { formatBytes } from '../format';
 import { formatDryRun, formatDuration, formatSummary, type GroupDryRun } from './format';
@@ -250,20 +256,4 @@ function progressNote(
   const eta = rate > 0 ? `, ETA ${formatDuration((left / rate) * 1000)}` : '';
   const failed = counts.failed > 0 ? `, ${counts.failed} failed` : '';
   return `${formatBytes(counts.messageBytes)}${eta}${failed}`;
-}
-
-/** The caller's signal, or one that Ctrl-C / SIGTERM aborts (listeners removed afterwards). */
-function stopSignal(given: AbortSignal | undefined): { signal: AbortSignal; dispose: () => void } {
-  if (given !== undefined) return { signal: given, dispose: () => undefined };
-  const controller = new AbortController();
-  const stop = (): void => controller.abort();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  return {
-    signal: controller.signal,
-    dispose: () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-    },
-  };
 }

@@ -1,7 +1,7 @@
 /** The text `kfek backfill` prints: the dry run's estimate, and the summary of a run. Pure. */
 import { formatBytes, formatTable } from '../format';
 import type { BackfillCounts, BackfillJob } from './model';
-import type { CostEstimate, DurationEstimate, VolumeEstimate } from './cost';
+import type { CostEstimate, DurationEstimate, VolumeEstimate } from '../../core/contracts/backfill-cost';
 import type { GroupEstimate } from './estimate';
 
 export function formatDuration(millis: number): string {

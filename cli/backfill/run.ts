@@ -74,97 +74,77 @@ export async function runBackfill(
   initial: CheckpointState,
   deps: RunDeps,
 ): Promise<RunResult> {
-  const startedAt = deps.clock.now();
-  const maxAttempts = options.maxPutAttempts ?? 20;
-  const sender = new RecordSender({
-    kinesis: deps.kinesis,
-    now: deps.clock.now,
-    sleep: deps.clock.sleep,
-    ...(deps.random !== undefined ? { random: deps.random } : {}),
-    maxAttempts,
-  });
-  const pacer = new RatePacer(options.ratePerSecond, deps.clock);
-  const roundEvents =
-    options.ratePerSecond === undefined
-      ? Number.POSITIVE_INFINITY
-      : Math.max(1, Math.ceil(options.ratePerSecond / ROUNDS_PER_SECOND));
-  let state = initial;
-  let thisRun = NO_COUNTS;
-  const keptFiles: string[] = [];
-  let lastErrorCode: string | undefined;
-  const count = (delta: Partial<BackfillCounts>): void => {
-    thisRun = addCounts(thisRun, delta);
-    state = { ...state, counts: addCounts(state.counts, delta) };
-  };
-  const result = (interrupted: boolean): RunResult => ({
-    state,
-    thisRun,
-    interrupted,
-    durationInMillis: deps.clock.now() - startedAt,
-    keptFiles,
-    ...(lastErrorCode !== undefined ? { lastErrorCode } : {}),
-  });
-
-  /** Puts one page's records in rounds of about a fifth of a second's events; false when interrupted. */
-  const put = async (records: readonly EnvelopeRecord[]): Promise<boolean> => {
-    for (const round of rounds(records, roundEvents)) {
-      if (deps.signal?.aborted === true) return false;
-      const events = round.reduce((sum, r) => sum + r.events, 0);
-      await pacer.take(events);
-      const sent = await sender.send(options.job.rawStream, round);
-      let written = 0;
-      let writtenRecords = 0;
-      let messageBytes = 0;
-      let gzipBytes = 0;
-      let failed = 0;
-      let failedRecords = 0;
-      for (const [i, record] of round.entries()) {
-        if (sent.accepted[i]) {
-          written += record.events;
-          writtenRecords += 1;
-          messageBytes += record.messageBytes;
-          gzipBytes += record.data.length;
-          continue;
-        }
-        lastErrorCode = sent.lastErrorCode ?? lastErrorCode;
-        const reason =
-          `backfill: PutRecords refused this envelope ${maxAttempts} times` +
-          `${sent.lastErrorCode !== undefined ? ` (last: ${sent.lastErrorCode})` : ''}`;
-        const file = await deps.kept.keep(record, reason, new Date(deps.clock.now()), options.job.rawStream);
-        if (keptFiles.length < KEPT_FILES_LISTED) keptFiles.push(file);
-        failed += record.events;
-        failedRecords += 1;
-      }
-      count({
-        written,
-        records: writtenRecords,
-        messageBytes,
-        gzipBytes,
-        failed,
-        failedRecords,
-        retries: sent.retries,
-      });
-      deps.onProgress?.(state.counts);
-    }
-    return true;
-  };
-
+  const run = new BackfillRun(options, initial, deps);
   for (const plan of options.groups) {
+    if (!(await run.group(plan))) return run.result(true);
+  }
+  return run.result(false);
+}
+
+/** One run's sender, pace, checkpoint state and counts. */
+class BackfillRun {
+  private readonly startedAt: number;
+  private readonly maxAttempts: number;
+  private readonly sender: RecordSender;
+  private readonly pacer: RatePacer;
+  /** Events per PutRecords round. */
+  private readonly roundEvents: number;
+  private state: CheckpointState;
+  private thisRun = NO_COUNTS;
+  private readonly keptFiles: string[] = [];
+  private lastErrorCode: string | undefined;
+
+  constructor(
+    private readonly options: RunOptions,
+    initial: CheckpointState,
+    private readonly deps: RunDeps,
+  ) {
+    this.state = initial;
+    this.startedAt = deps.clock.now();
+    this.maxAttempts = options.maxPutAttempts ?? 20;
+    this.sender = new RecordSender({
+      kinesis: deps.kinesis,
+      now: deps.clock.now,
+      sleep: deps.clock.sleep,
+      ...(deps.random !== undefined ? { random: deps.random } : {}),
+      maxAttempts: this.maxAttempts,
+    });
+    this.pacer = new RatePacer(options.ratePerSecond, deps.clock);
+    this.roundEvents =
+      options.ratePerSecond === undefined
+        ? Number.POSITIVE_INFINITY
+        : Math.max(1, Math.ceil(options.ratePerSecond / ROUNDS_PER_SECOND));
+  }
+
+  result(interrupted: boolean): RunResult {
+    return {
+      state: this.state,
+      thisRun: this.thisRun,
+      interrupted,
+      durationInMillis: this.deps.clock.now() - this.startedAt,
+      keptFiles: this.keptFiles,
+      ...(this.lastErrorCode !== undefined ? { lastErrorCode: this.lastErrorCode } : {}),
+    };
+  }
+
+  /** Reads and sends one log group from its checkpoint to the window's end; false when interrupted. */
+  async group(plan: GroupPlan): Promise<boolean> {
+    const { job } = this.options;
     const name = plan.source.logGroup;
-    let progress: GroupProgress = state.groups[name] ?? { done: false, writtenAtFrom: [] };
-    if (progress.done) continue;
-    const startTime = progress.from ?? options.job.since.getTime();
+    let progress: GroupProgress = this.state.groups[name] ?? { done: false, writtenAtFrom: [] };
+    if (progress.done) return true;
+    const startTime = progress.from ?? job.since.getTime();
     // Events of the resume millisecond that an earlier run wrote: read again, not sent again.
     const writtenBefore = new Set(progress.writtenAtFrom);
     let nextToken: string | undefined;
     // Events of a trace that may go on in the next page, read but not sent yet (multi-line routes only).
     let carry: HistoricLogEvent[] = [];
     do {
-      if (deps.signal?.aborted === true) return result(true);
-      const page = await deps.logs.filterPage({
+      if (this.deps.signal?.aborted === true) return false;
+      const page = await this.deps.logs.filterPage({
         logGroup: name,
         startTime,
-        endTime: options.job.until.getTime(),
+        endTime: job.until.getTime(),
         ...(plan.filterPattern !== undefined ? { filterPattern: plan.filterPattern } : {}),
         ...(nextToken !== undefined ? { nextToken } : {}),
       });
@@ -177,26 +157,71 @@ export async function runBackfill(
       const { records, oversized } = buildEnvelopes(plan.source, sendNow, {
         ...(plan.continuation !== undefined ? { continuation: plan.continuation } : {}),
       });
-      count({
+      this.count({
         pages: 1,
         read: page.events.length,
         skipped: page.events.length - fresh.length + oversized.length,
       });
-      if (!(await put(records))) return result(true);
+      if (!(await this.put(records))) return false;
       carry = held;
       nextToken = page.nextToken;
       if (read.length > 0 || nextToken === undefined) {
         progress = advance(progress, sendNow, held, nextToken === undefined);
-        state = {
-          ...state,
-          groups: { ...state.groups, [name]: progress },
-          updatedAt: new Date(deps.clock.now()).toISOString(),
-        };
-        await deps.checkpoint.save(state);
+        await this.save(name, progress);
       }
     } while (nextToken !== undefined);
+    return true;
   }
-  return result(false);
+
+  private count(delta: Partial<BackfillCounts>): void {
+    this.thisRun = addCounts(this.thisRun, delta);
+    this.state = { ...this.state, counts: addCounts(this.state.counts, delta) };
+  }
+
+  private async save(name: string, progress: GroupProgress): Promise<void> {
+    this.state = {
+      ...this.state,
+      groups: { ...this.state.groups, [name]: progress },
+      updatedAt: new Date(this.deps.clock.now()).toISOString(),
+    };
+    await this.deps.checkpoint.save(this.state);
+  }
+
+  /** Puts one page's records in rounds of about a fifth of a second's events; false when interrupted. */
+  private async put(records: readonly EnvelopeRecord[]): Promise<boolean> {
+    for (const round of rounds(records, this.roundEvents)) {
+      if (this.deps.signal?.aborted === true) return false;
+      await this.pacer.take(round.reduce((sum, r) => sum + r.events, 0));
+      await this.putRound(round);
+      this.deps.onProgress?.(this.state.counts);
+    }
+    return true;
+  }
+
+  /** Sends one round, keeps what Kinesis refused every time, and counts both. */
+  private async putRound(round: readonly EnvelopeRecord[]): Promise<void> {
+    const { deps, options } = this;
+    const sent = await this.sender.send(options.job.rawStream, round);
+    const delta = { written: 0, records: 0, messageBytes: 0, gzipBytes: 0, failed: 0, failedRecords: 0 };
+    for (const [i, record] of round.entries()) {
+      if (sent.accepted[i]) {
+        delta.written += record.events;
+        delta.records += 1;
+        delta.messageBytes += record.messageBytes;
+        delta.gzipBytes += record.data.length;
+        continue;
+      }
+      this.lastErrorCode = sent.lastErrorCode ?? this.lastErrorCode;
+      const reason =
+        `backfill: PutRecords refused this envelope ${this.maxAttempts} times` +
+        `${sent.lastErrorCode !== undefined ? ` (last: ${sent.lastErrorCode})` : ''}`;
+      const file = await deps.kept.keep(record, reason, new Date(deps.clock.now()), options.job.rawStream);
+      if (this.keptFiles.length < KEPT_FILES_LISTED) this.keptFiles.push(file);
+      delta.failed += record.events;
+      delta.failedRecords += 1;
+    }
+    this.count({ ...delta, retries: sent.retries });
+  }
 }
 
 /**

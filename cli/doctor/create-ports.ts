@@ -93,29 +93,7 @@ export function createAwsPorts(options: AwsPortsOptions): AwsPorts {
         ...(endpoint !== undefined ? { endpoint } : {}),
       });
     },
-    plan: async (region, account): Promise<ProfilePlan> => {
-      if (options.cdkOut !== undefined) return readPlan(options.cdkOut, options.profile);
-      const outdir = mkdtempSync(join(tmpdir(), 'kfek-doctor-'));
-      try {
-        await synthesize({
-          profile: options.profile,
-          outdir,
-          cwd: options.projectDir,
-          // Synthesize for the account and region that will be deployed to, as `cdk deploy` does.
-          env: {
-            ...env,
-            CDK_DEFAULT_REGION: region,
-            ...(account !== undefined ? { CDK_DEFAULT_ACCOUNT: account } : {}),
-          },
-          ...(options.synthTimeoutInMillis !== undefined
-            ? { timeoutInMillis: options.synthTimeoutInMillis }
-            : {}),
-        });
-        return readPlan(outdir, options.profile);
-      } finally {
-        rmSync(outdir, { recursive: true, force: true });
-      }
-    },
+    plan: (region, account) => planFor(options, region, account),
     bootstrap: (name) => get().bootstrap(name),
     lambdaLimits: () => get().lambdaLimits(),
     instanceFit: (...args) => get().instanceFit(...args),
@@ -137,4 +115,33 @@ export function createAwsPorts(options: AwsPortsOptions): AwsPorts {
       for (const client of all) client.destroy();
     },
   };
+}
+
+/** Synthesizes the profile for the account and region that will be deployed to (or reads --cdk-out) into a plan. */
+async function planFor(
+  options: AwsPortsOptions,
+  region: string,
+  account: string | undefined,
+): Promise<ProfilePlan> {
+  if (options.cdkOut !== undefined) return readPlan(options.cdkOut, options.profile);
+  const outdir = mkdtempSync(join(tmpdir(), 'kfek-doctor-'));
+  try {
+    await synthesize({
+      profile: options.profile,
+      outdir,
+      cwd: options.projectDir,
+      // Synthesize for the account and region that will be deployed to, as `cdk deploy` does.
+      env: {
+        ...options.env,
+        CDK_DEFAULT_REGION: region,
+        ...(account !== undefined ? { CDK_DEFAULT_ACCOUNT: account } : {}),
+      },
+      ...(options.synthTimeoutInMillis !== undefined
+        ? { timeoutInMillis: options.synthTimeoutInMillis }
+        : {}),
+    });
+    return readPlan(outdir, options.profile);
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
 }

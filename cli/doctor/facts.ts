@@ -112,8 +112,20 @@ export async function gatherFacts(ports: DoctorPorts, options: GatherOptions): P
   );
   if (p === undefined) return { ...facts, bootstrap };
 
-  const domain = p.domain;
   const inScope = stackScope(p.stacks, account, region.value).inScope.map((s) => s.stackName);
+  const gathered = await gatherAccountWide(ports, p, { ...facts, bootstrap }, inScope);
+  if (gathered.stacks?.ok !== true) return gathered;
+  return gatherDeployed(ports, p, gathered, { region: region.value, stacks: gathered.stacks.value });
+}
+
+/** The questions about the account that need only the plan, asked side by side. */
+async function gatherAccountWide(
+  ports: DoctorPorts,
+  p: ProfilePlan,
+  facts: DoctorFacts,
+  inScope: readonly string[],
+): Promise<DoctorFacts> {
+  const domain = p.domain;
   const [lambda, instances, existing, stacks, deployedTemplates] = await Promise.all([
     probe('Lambda GetAccountSettings', () => ports.lambdaLimits()),
     domain === undefined
@@ -130,18 +142,25 @@ export async function gatherFacts(ports: DoctorPorts, options: GatherOptions): P
     probe('CloudFormation DescribeStacks', () => ports.stacks(Object.values(p.stackNames))),
     probe('CloudFormation GetTemplate', () => ports.deployedTemplates(inScope)),
   ]);
-  const gathered: DoctorFacts = {
+  return {
     ...facts,
-    bootstrap,
     lambda,
     ...(instances !== undefined ? { instances } : {}),
     existing,
     stacks,
     deployedTemplates,
   };
-  if (!stacks.ok) return gathered;
-  const deployed = new Set(stacks.value.map((s) => s.stackName));
-  const search = stacks.value.find((s) => s.stackName === p.stackNames.Search);
+}
+
+/** The questions about what is deployed: the subscriptions, the domain's access and objects, the streams' lag. */
+async function gatherDeployed(
+  ports: DoctorPorts,
+  p: ProfilePlan,
+  gathered: DoctorFacts,
+  { region, stacks }: { readonly region: string; readonly stacks: readonly DeployedStack[] },
+): Promise<DoctorFacts> {
+  const deployed = new Set(stacks.map((s) => s.stackName));
+  const search = stacks.find((s) => s.stackName === p.stackNames.Search);
   const subscriptions =
     p.stackNames.Sources !== undefined && deployed.has(p.stackNames.Sources)
       ? await probe('Logs DescribeSubscriptionFilters', () =>
@@ -156,7 +175,7 @@ export async function gatherFacts(ports: DoctorPorts, options: GatherOptions): P
   const dashboardsUrl = search?.outputs.DashboardsUrl;
   const authInfo =
     dashboardsUrl !== undefined
-      ? await probe('OpenSearch authinfo', () => ports.authInfo(dashboardsUrl, region.value))
+      ? await probe('OpenSearch authinfo', () => ports.authInfo(dashboardsUrl, region))
       : undefined;
   const lowered = retentionDecreases({ ...gathered }, p);
   const streamLag =
@@ -175,7 +194,7 @@ export async function gatherFacts(ports: DoctorPorts, options: GatherOptions): P
   const domainState =
     dashboardsUrl !== undefined && spec !== undefined
       ? await probe("reading kfek's objects in OpenSearch", () =>
-          ports.domainState(dashboardsUrl, region.value, spec, previous),
+          ports.domainState(dashboardsUrl, region, spec, previous),
         )
       : undefined;
   return {

@@ -147,107 +147,126 @@ export interface AssemblyStack extends StackArtifact {
 /** The plan of already parsed stacks. */
 export function planOf(profile: string, stacks: readonly AssemblyStack[]): ProfilePlan {
   const versions = stacks.map((s) => num(s.properties.requiresBootstrapStackVersion)).filter(isNumber);
-  const outputsByExport = new Map<string, { template: CfnTemplate; value: unknown }>();
+  const resources = new PlanResources(stacks);
   for (const s of stacks) {
-    for (const o of Object.values(s.body.Outputs ?? {})) {
-      const name = str(obj(o.Export).Name);
-      if (name !== undefined) outputsByExport.set(name, { template: s.body, value: o.Value });
-    }
-  }
-  /** The Kinesis stream resource an `Fn::ImportValue` (or a local `Fn::GetAtt`) points at. */
-  const streamOf = (arn: unknown, local: CfnTemplate): CfnResource | undefined => {
-    const imported = str(obj(arn)['Fn::ImportValue']);
-    const source = imported !== undefined ? outputsByExport.get(imported) : { template: local, value: arn };
-    const getAtt = obj(source?.value)['Fn::GetAtt'];
-    const id = Array.isArray(getAtt) ? str(getAtt[0]) : undefined;
-    return id === undefined ? undefined : resourceOf(source?.template, id);
-  };
-  const shardsOf = (stream: CfnResource | undefined): number | undefined => {
-    const p = obj(stream?.Properties);
-    if (str(obj(p.StreamModeDetails).StreamMode) === 'ON_DEMAND') return undefined;
-    return num(p.ShardCount) ?? 1;
-  };
-
-  let domain: DomainPlan | undefined;
-  const consumers: StreamConsumer[] = [];
-  const namedResources: NamedResource[] = [];
-  const subscriptions: SubscriptionPlan[] = [];
-  let reservedConcurrency = 0;
-  for (const s of stacks) {
-    const named = (kind: NamedResource['kind'], name: unknown): void => {
-      if (typeof name === 'string') namedResources.push({ kind, name, stackName: s.stackName });
-    };
-    for (const [logicalId, r] of Object.entries(s.body.Resources ?? {})) {
-      const p = obj(r.Properties);
-      switch (r.Type) {
-        case 'AWS::OpenSearchService::Domain': {
-          const c = obj(p.ClusterConfig);
-          named('opensearch-domain', p.DomainName);
-          const ebs = obj(p.EBSOptions);
-          domain = {
-            name: str(p.DomainName) ?? logicalId,
-            engineVersion: str(p.EngineVersion) ?? 'OpenSearch_1.0',
-            instanceType: str(c.InstanceType) ?? 'r5.large.search',
-            instanceCount: num(c.InstanceCount) ?? 1,
-            ...(ebs.EBSEnabled === true && num(ebs.VolumeSize) !== undefined
-              ? { volumeSizeGb: num(ebs.VolumeSize), volumeType: str(ebs.VolumeType) ?? 'gp2' }
-              : {}),
-            ...(c.DedicatedMasterEnabled === true && str(c.DedicatedMasterType) !== undefined
-              ? { masterInstanceType: str(c.DedicatedMasterType) }
-              : {}),
-            masterCount: c.DedicatedMasterEnabled === true ? (num(c.DedicatedMasterCount) ?? 3) : 0,
-          };
-          break;
-        }
-        case 'AWS::Logs::LogGroup':
-          named('log-group', p.LogGroupName);
-          break;
-        case 'AWS::Logs::ResourcePolicy':
-          named('logs-resource-policy', p.PolicyName);
-          break;
-        case 'AWS::Logs::AccountPolicy':
-          named('logs-account-policy', p.PolicyName);
-          break;
-        case 'AWS::Lambda::Function':
-          reservedConcurrency += num(p.ReservedConcurrentExecutions) ?? 0;
-          break;
-        case 'AWS::Lambda::EventSourceMapping':
-        case 'AWS::Pipes::Pipe': {
-          const isPipe = r.Type === 'AWS::Pipes::Pipe';
-          const stream = streamOf(isPipe ? p.Source : p.EventSourceArn, s.body);
-          if (stream?.Type !== 'AWS::Kinesis::Stream') break;
-          const factor = isPipe
-            ? num(obj(obj(p.SourceParameters).KinesisStreamParameters).ParallelizationFactor)
-            : num(p.ParallelizationFactor);
-          consumers.push({ logicalId, parallelizationFactor: factor ?? 1, shardCount: shardsOf(stream) });
-          break;
-        }
-        case 'AWS::Logs::SubscriptionFilter': {
-          const ref = str(obj(p.LogGroupName).Ref);
-          const logGroupName =
-            str(p.LogGroupName) ??
-            (ref !== undefined ? str(obj(resourceOf(s.body, ref)?.Properties).LogGroupName) : undefined);
-          if (logGroupName === undefined) break;
-          subscriptions.push({
-            logGroupName,
-            destinationExport: str(obj(p.DestinationArn)['Fn::ImportValue']),
-          });
-          break;
-        }
-      }
-    }
+    for (const [logicalId, r] of Object.entries(s.body.Resources ?? {})) resources.add(s, logicalId, r);
   }
   return {
     profile,
     stackNames: Object.fromEntries(stacks.map((s) => [s.id, s.stackName])),
     requiredBootstrapVersion: versions.length === 0 ? undefined : Math.max(...versions),
     bootstrapParameter: stacks.map((s) => str(s.properties.bootstrapStackVersionSsmParameter)).find(isString),
-    domain,
-    consumers,
-    reservedConcurrency,
-    namedResources,
-    subscriptions,
+    domain: resources.domain,
+    consumers: resources.consumers,
+    reservedConcurrency: resources.reservedConcurrency,
+    namedResources: resources.namedResources,
+    subscriptions: resources.subscriptions,
     stacks: plannedStacks(stacks),
+  };
+}
+
+/** What the stacks' resources say, collected resource by resource. */
+class PlanResources {
+  domain: DomainPlan | undefined;
+  readonly consumers: StreamConsumer[] = [];
+  readonly namedResources: NamedResource[] = [];
+  readonly subscriptions: SubscriptionPlan[] = [];
+  reservedConcurrency = 0;
+  /** Every stack output with an export, by export name, for the streams an `Fn::ImportValue` points at. */
+  private readonly outputsByExport = new Map<string, { template: CfnTemplate; value: unknown }>();
+
+  constructor(stacks: readonly AssemblyStack[]) {
+    for (const s of stacks) {
+      for (const o of Object.values(s.body.Outputs ?? {})) {
+        const name = str(obj(o.Export).Name);
+        if (name !== undefined) this.outputsByExport.set(name, { template: s.body, value: o.Value });
+      }
+    }
+  }
+
+  add(s: AssemblyStack, logicalId: string, r: CfnResource): void {
+    const p = obj(r.Properties);
+    const named = (kind: NamedResource['kind'], name: unknown): void => {
+      if (typeof name === 'string') this.namedResources.push({ kind, name, stackName: s.stackName });
+    };
+    switch (r.Type) {
+      case 'AWS::OpenSearchService::Domain':
+        named('opensearch-domain', p.DomainName);
+        this.domain = domainOf(logicalId, p);
+        break;
+      case 'AWS::Logs::LogGroup':
+        named('log-group', p.LogGroupName);
+        break;
+      case 'AWS::Logs::ResourcePolicy':
+        named('logs-resource-policy', p.PolicyName);
+        break;
+      case 'AWS::Logs::AccountPolicy':
+        named('logs-account-policy', p.PolicyName);
+        break;
+      case 'AWS::Lambda::Function':
+        this.reservedConcurrency += num(p.ReservedConcurrentExecutions) ?? 0;
+        break;
+      case 'AWS::Lambda::EventSourceMapping':
+      case 'AWS::Pipes::Pipe':
+        this.addConsumer(s, logicalId, r.Type === 'AWS::Pipes::Pipe', p);
+        break;
+      case 'AWS::Logs::SubscriptionFilter': {
+        const ref = str(obj(p.LogGroupName).Ref);
+        const logGroupName =
+          str(p.LogGroupName) ??
+          (ref !== undefined ? str(obj(resourceOf(s.body, ref)?.Properties).LogGroupName) : undefined);
+        if (logGroupName === undefined) break;
+        this.subscriptions.push({
+          logGroupName,
+          destinationExport: str(obj(p.DestinationArn)['Fn::ImportValue']),
+        });
+        break;
+      }
+    }
+  }
+
+  /** An event source mapping or pipe, when it reads a Kinesis stream. */
+  private addConsumer(s: AssemblyStack, logicalId: string, isPipe: boolean, p: JsonObject): void {
+    const stream = this.streamOf(isPipe ? p.Source : p.EventSourceArn, s.body);
+    if (stream?.Type !== 'AWS::Kinesis::Stream') return;
+    const factor = isPipe
+      ? num(obj(obj(p.SourceParameters).KinesisStreamParameters).ParallelizationFactor)
+      : num(p.ParallelizationFactor);
+    const streamProperties = obj(stream.Properties);
+    const shardCount =
+      str(obj(streamProperties.StreamModeDetails).StreamMode) === 'ON_DEMAND'
+        ? undefined
+        : (num(streamProperties.ShardCount) ?? 1);
+    this.consumers.push({ logicalId, parallelizationFactor: factor ?? 1, shardCount });
+  }
+
+  /** The Kinesis stream resource an `Fn::ImportValue` (or a local `Fn::GetAtt`) points at. */
+  private streamOf(arn: unknown, local: CfnTemplate): CfnResource | undefined {
+    const imported = str(obj(arn)['Fn::ImportValue']);
+    const source =
+      imported !== undefined ? this.outputsByExport.get(imported) : { template: local, value: arn };
+    const getAtt = obj(source?.value)['Fn::GetAtt'];
+    const id = Array.isArray(getAtt) ? str(getAtt[0]) : undefined;
+    return id === undefined ? undefined : resourceOf(source?.template, id);
+  }
+}
+
+/** The domain's sizing, with CloudFormation's defaults where the template leaves a property out. */
+function domainOf(logicalId: string, p: JsonObject): DomainPlan {
+  const c = obj(p.ClusterConfig);
+  const ebs = obj(p.EBSOptions);
+  return {
+    name: str(p.DomainName) ?? logicalId,
+    engineVersion: str(p.EngineVersion) ?? 'OpenSearch_1.0',
+    instanceType: str(c.InstanceType) ?? 'r5.large.search',
+    instanceCount: num(c.InstanceCount) ?? 1,
+    ...(ebs.EBSEnabled === true && num(ebs.VolumeSize) !== undefined
+      ? { volumeSizeGb: num(ebs.VolumeSize), volumeType: str(ebs.VolumeType) ?? 'gp2' }
+      : {}),
+    ...(c.DedicatedMasterEnabled === true && str(c.DedicatedMasterType) !== undefined
+      ? { masterInstanceType: str(c.DedicatedMasterType) }
+      : {}),
+    masterCount: c.DedicatedMasterEnabled === true ? (num(c.DedicatedMasterCount) ?? 3) : 0,
   };
 }
 

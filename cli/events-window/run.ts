@@ -16,7 +16,7 @@
 import { translateAwsError } from '../../core/aws/retry';
 import { OperatorError } from '../../core/errors';
 import { MAX_RECORDS_PER_READ } from '../../core/kinesis/limits';
-import type { KinesisPort } from '../../core/kinesis/ports';
+import type { KinesisPort, ShardInfo } from '../../core/kinesis/ports';
 import { RecordSender } from '../../core/kinesis/sender';
 import { EventsWindowError, WindowPutFailedError } from './errors';
 import { type ShardEnd, ShardWindowReader } from './shard-window';
@@ -123,132 +123,182 @@ export async function replayEventsWindow(
       plan.until?.getTime() ?? Number.POSITIVE_INFINITY,
     ),
   );
-  let pastEnd = plan.dryRun;
-  const waitPastEnd = async (): Promise<void> => {
-    if (!pastEnd) await kinesisPast(end, plan.stream, ports);
-    pastEnd = true;
-  };
-  const sender = new RecordSender({
-    kinesis: ports.kinesis,
-    now: ports.now,
-    sleep: ports.sleep,
-    ...(ports.random !== undefined ? { random: ports.random } : {}),
-    ...(plan.ratePerSecond !== undefined ? { ratePerSecond: plan.ratePerSecond } : {}),
-    // Re-putting a window without --rate fills the shards' write limit: entries Kinesis refuses for throughput are
-    // the back-pressure, so they get more attempts than a few kept items would (backoff up to 10 s each).
-    maxAttempts: 20,
-  });
-  const readers = shards.map(
-    (shard) =>
-      new ShardWindowReader(
-        ports.kinesis,
-        plan.stream,
-        shard,
-        { since: plan.since, end },
-        {
-          now: ports.now,
-          sleep: ports.sleep,
-          ...(ports.random !== undefined ? { random: ports.random } : {}),
-          ...(ports.readBytesPerSecond !== undefined ? { readBytesPerSecond: ports.readBytesPerSecond } : {}),
-        },
-      ),
-  );
-  const read = shards.map(() => ({
-    records: 0,
-    bytes: 0,
-    first: undefined as Date | undefined,
-    last: undefined as Date | undefined,
-  }));
-  const started = new Set<number>();
-  const totals = { records: 0, bytes: 0, put: 0, putRetries: 0 };
-  let limited = false;
-  let failure: string | undefined;
-  const finished = (shardId: string | undefined): boolean => {
-    const index = shards.findIndex((s) => s.shardId === shardId);
-    return index < 0 || readers[index].ended !== undefined;
-  };
-  while (!limited && failure === undefined) {
-    // Of the shards whose parents are read to their end (so a partition key's records go back in order), the one
-    // Kinesis lets the replay read soonest: the shards' read limits apply to each, so their calls interleave.
-    const ready = readers.flatMap((reader, i) =>
+  const replay = new WindowReplay(plan, ports, shards, end);
+  await replay.run();
+  return replay.report(startedAt);
+}
+
+/** What one shard gave so far. */
+interface ShardRead {
+  records: number;
+  bytes: number;
+  first?: Date;
+  last?: Date;
+}
+
+/** One replay's readers, counters and outcome. */
+class WindowReplay {
+  private readonly readers: ShardWindowReader[];
+  private readonly read: ShardRead[];
+  private readonly started = new Set<number>();
+  private readonly totals = { records: 0, bytes: 0, put: 0, putRetries: 0 };
+  private readonly sender: RecordSender;
+  private pastEnd: boolean;
+  private limited = false;
+  private failure: string | undefined;
+
+  constructor(
+    private readonly plan: EventsWindowPlan,
+    private readonly ports: EventsWindowPorts,
+    private readonly shards: readonly ShardInfo[],
+    private readonly end: Date,
+  ) {
+    const random = ports.random !== undefined ? { random: ports.random } : {};
+    this.pastEnd = plan.dryRun;
+    this.sender = new RecordSender({
+      kinesis: ports.kinesis,
+      now: ports.now,
+      sleep: ports.sleep,
+      ...random,
+      ...(plan.ratePerSecond !== undefined ? { ratePerSecond: plan.ratePerSecond } : {}),
+      // Re-putting a window without --rate fills the shards' write limit: entries Kinesis refuses for throughput
+      // are the back-pressure, so they get more attempts than a few kept items would (backoff up to 10 s each).
+      maxAttempts: 20,
+    });
+    this.readers = shards.map(
+      (shard) =>
+        new ShardWindowReader(
+          ports.kinesis,
+          plan.stream,
+          shard,
+          { since: plan.since, end },
+          {
+            now: ports.now,
+            sleep: ports.sleep,
+            ...random,
+            ...(ports.readBytesPerSecond !== undefined
+              ? { readBytesPerSecond: ports.readBytesPerSecond }
+              : {}),
+          },
+        ),
+    );
+    this.read = shards.map(() => ({ records: 0, bytes: 0 }));
+  }
+
+  /** Reads (and re-puts) page after page until every shard ends, --limit is reached or a failure stops it. */
+  async run(): Promise<void> {
+    while (!this.limited && this.failure === undefined) {
+      const index = this.nextShard();
+      if (index === undefined) break;
+      this.started.add(index);
+      try {
+        await this.step(index);
+      } catch (error) {
+        this.failure = (
+          error instanceof OperatorError
+            ? error
+            : translateAwsError(error, `reading ${this.shards[index].shardId} of ${this.plan.stream}`, {
+                ...(this.ports.endpoint !== undefined ? { endpoint: this.ports.endpoint } : {}),
+              })
+        ).message;
+      }
+      this.progress(index);
+    }
+    this.limited &&= this.readers.some((r) => r.ended === undefined);
+  }
+
+  /**
+   * Of the shards whose parents are read to their end (so a partition key's records go back in order), the one
+   * Kinesis lets the replay read soonest: the shards' read limits apply to each, so their calls interleave.
+   */
+  private nextShard(): number | undefined {
+    const finished = (shardId: string | undefined): boolean => {
+      const index = this.shards.findIndex((s) => s.shardId === shardId);
+      return index < 0 || this.readers[index].ended !== undefined;
+    };
+    const ready = this.readers.flatMap((reader, i) =>
       reader.ended === undefined &&
-      finished(shards[i].parentShardId) &&
-      finished(shards[i].adjacentParentShardId)
+      finished(this.shards[i].parentShardId) &&
+      finished(this.shards[i].adjacentParentShardId)
         ? [i]
         : [],
     );
-    if (ready.length === 0) break;
-    const index = ready.reduce((a, b) => (readers[b].readyAt < readers[a].readyAt ? b : a));
-    const reader = readers[index];
-    started.add(index);
-    try {
-      const page = await reader.next(
-        plan.limit === undefined ? MAX_RECORDS_PER_READ : plan.limit - totals.records,
-      );
-      if (page.length > 0) {
-        if (!plan.dryRun) {
-          await waitPastEnd();
-          const result = await sender.send(plan.stream, page);
-          totals.put += result.accepted.filter(Boolean).length;
-          totals.putRetries += result.retries;
-          const refused = result.accepted.filter((ok) => !ok).length;
-          if (refused > 0) {
-            failure = new WindowPutFailedError(plan.stream, refused, result.lastErrorCode ?? 'unknown')
-              .message;
-          }
+    if (ready.length === 0) return undefined;
+    return ready.reduce((a, b) => (this.readers[b].readyAt < this.readers[a].readyAt ? b : a));
+  }
+
+  /** Reads one page of shard `index`, puts it back (unless a dry run) and counts it. */
+  private async step(index: number): Promise<void> {
+    const { plan, totals } = this;
+    const page = await this.readers[index].next(
+      plan.limit === undefined ? MAX_RECORDS_PER_READ : plan.limit - totals.records,
+    );
+    if (page.length > 0) {
+      if (!plan.dryRun) {
+        if (!this.pastEnd) await kinesisPast(this.end, plan.stream, this.ports);
+        this.pastEnd = true;
+        const result = await this.sender.send(plan.stream, page);
+        totals.put += result.accepted.filter(Boolean).length;
+        totals.putRetries += result.retries;
+        const refused = result.accepted.filter((ok) => !ok).length;
+        if (refused > 0) {
+          this.failure = new WindowPutFailedError(
+            plan.stream,
+            refused,
+            result.lastErrorCode ?? 'unknown',
+          ).message;
         }
-        const bytes = page.reduce((sum, r) => sum + r.data.length, 0);
-        const shard = read[index];
-        shard.records += page.length;
-        shard.bytes += bytes;
-        shard.first ??= page[0].arrivedAt;
-        shard.last = page[page.length - 1].arrivedAt ?? shard.last;
-        totals.records += page.length;
-        totals.bytes += bytes;
       }
-      limited = plan.limit !== undefined && totals.records >= plan.limit;
-    } catch (error) {
-      failure = (
-        error instanceof OperatorError
-          ? error
-          : translateAwsError(error, `reading ${shards[index].shardId} of ${plan.stream}`, {
-              ...(ports.endpoint !== undefined ? { endpoint: ports.endpoint } : {}),
-            })
-      ).message;
+      const bytes = page.reduce((sum, r) => sum + r.data.length, 0);
+      const shard = this.read[index];
+      shard.records += page.length;
+      shard.bytes += bytes;
+      shard.first ??= page[0].arrivedAt;
+      shard.last = page[page.length - 1].arrivedAt ?? shard.last;
+      totals.records += page.length;
+      totals.bytes += bytes;
     }
-    const last = read[index].last;
-    ports.onProgress?.({
-      shardId: shards[index].shardId,
-      shardsDone: readers.filter((r) => r.ended !== undefined).length,
-      shards: shards.length,
-      records: totals.records,
-      bytes: totals.bytes,
+    this.limited = plan.limit !== undefined && totals.records >= plan.limit;
+  }
+
+  private progress(index: number): void {
+    const reader = this.readers[index];
+    const last = this.read[index].last;
+    this.ports.onProgress?.({
+      shardId: this.shards[index].shardId,
+      shardsDone: this.readers.filter((r) => r.ended !== undefined).length,
+      shards: this.shards.length,
+      records: this.totals.records,
+      bytes: this.totals.bytes,
       ...(last !== undefined ? { at: last } : {}),
       shardDone: reader.ended !== undefined,
       note: reader.retriedCalls > 0 ? `${reader.retriedCalls} read(s) of it throttled` : '',
     });
   }
-  limited &&= readers.some((r) => r.ended === undefined);
-  const summaries = shards.map((shard, i): WindowShardSummary => ({
-    shardId: shard.shardId,
-    closed: shard.closed,
-    records: read[i].records,
-    bytes: read[i].bytes,
-    ...(read[i].first !== undefined ? { first: read[i].first } : {}),
-    ...(read[i].last !== undefined ? { last: read[i].last } : {}),
-    end: readers[i].ended ?? (!started.has(i) ? 'not read' : limited ? 'limit' : 'stopped'),
-  }));
-  return {
-    kind: 'events-window',
-    dryRun: plan.dryRun,
-    stream: plan.stream,
-    since: plan.since,
-    end,
-    shards: summaries,
-    ...totals,
-    readRetries: readers.reduce((sum, r) => sum + r.retriedCalls, 0),
-    durationMillis: ports.now() - startedAt,
-    limited,
-    ...(failure !== undefined ? { failure } : {}),
-  };
+
+  report(startedAt: number): EventsWindowReport {
+    const { plan, read, readers, limited, failure } = this;
+    const summaries = this.shards.map((shard, i): WindowShardSummary => ({
+      shardId: shard.shardId,
+      closed: shard.closed,
+      records: read[i].records,
+      bytes: read[i].bytes,
+      ...(read[i].first !== undefined ? { first: read[i].first } : {}),
+      ...(read[i].last !== undefined ? { last: read[i].last } : {}),
+      end: readers[i].ended ?? (!this.started.has(i) ? 'not read' : limited ? 'limit' : 'stopped'),
+    }));
+    return {
+      kind: 'events-window',
+      dryRun: plan.dryRun,
+      stream: plan.stream,
+      since: plan.since,
+      end: this.end,
+      shards: summaries,
+      ...this.totals,
+      readRetries: readers.reduce((sum, r) => sum + r.retriedCalls, 0),
+      durationMillis: this.ports.now() - startedAt,
+      limited,
+      ...(failure !== undefined ? { failure } : {}),
+    };
+  }
 }

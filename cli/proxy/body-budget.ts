@@ -48,7 +48,7 @@ export class BodyBudget {
     const declared = declaredText === undefined ? undefined : Number(declaredText);
     const chunked = req.headers['transfer-encoding'] !== undefined;
     if (!chunked && (declared === undefined || declared === 0)) return NO_BODY;
-    const { maxBodyBytes, maxBufferedBytes, maxConcurrentBodies } = this.limits;
+    const { maxBodyBytes, maxConcurrentBodies } = this.limits;
     if (declared !== undefined && declared > maxBodyBytes) {
       refuse(req, res, 413, tooLargeMessage(maxBodyBytes));
       return undefined;
@@ -63,6 +63,15 @@ export class BodyBudget {
       );
       return undefined;
     }
+    const share = this.open(req, res);
+    // A declared length is reserved before a byte is read, and read into one buffer of that size (no second copy).
+    if (declared !== undefined && !chunked && !share.reserve(declared)) return undefined;
+    const whole = declared !== undefined && !chunked ? Buffer.allocUnsafe(declared) : undefined;
+    return collect(req, res, share, { maxBodyBytes, whole });
+  }
+
+  /** Takes a slot for one body; its share reserves bytes as they come and gives everything back on release. */
+  private open(req: http.IncomingMessage, res: http.ServerResponse): Share {
     this.bodiesInFlight += 1;
     let reserved = 0;
     let released = false;
@@ -75,6 +84,7 @@ export class BodyBudget {
     };
     /** Takes `bytes` more from the budget, or gives everything back and answers 503. */
     const reserve = (bytes: number): boolean => {
+      const { maxBufferedBytes } = this.limits;
       if (this.bufferedBytes + bytes > maxBufferedBytes) {
         const buffered = this.bufferedBytes;
         release();
@@ -91,51 +101,7 @@ export class BodyBudget {
       this.add(bytes);
       return true;
     };
-    // A declared length is reserved before a byte is read, and read into one buffer of that size (no second copy).
-    if (declared !== undefined && !chunked && !reserve(declared)) return undefined;
-    return new Promise((resolve) => {
-      const whole = declared !== undefined && !chunked ? Buffer.allocUnsafe(declared) : undefined;
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let done = false;
-      const stop = (answer: AdmittedBody | undefined): void => {
-        done = true;
-        req.removeAllListeners('data');
-        resolve(answer);
-      };
-      req.on('data', (chunk: Buffer) => {
-        if (done) return;
-        if (
-          size + chunk.length > maxBodyBytes ||
-          (whole !== undefined && size + chunk.length > whole.length)
-        ) {
-          release();
-          refuse(req, res, 413, tooLargeMessage(maxBodyBytes));
-          stop(undefined);
-          return;
-        }
-        if (whole === undefined) {
-          if (!reserve(chunk.length)) {
-            stop(undefined);
-            return;
-          }
-          chunks.push(chunk);
-        } else {
-          chunk.copy(whole, size);
-        }
-        size += chunk.length;
-      });
-      req.on('end', () => {
-        if (done) return;
-        stop({ body: whole === undefined ? Buffer.concat(chunks, size) : whole.subarray(0, size), release });
-      });
-      // The client went away before the body was complete: nothing to answer, give the budget back.
-      req.on('close', () => {
-        if (done || req.complete) return;
-        release();
-        stop(undefined);
-      });
-    });
+    return { reserve, release };
   }
 
   private add(bytes: number): void {
@@ -143,6 +109,65 @@ export class BodyBudget {
     this.bufferedBytes += bytes;
     this.limits.onBufferedBytes?.(this.bufferedBytes);
   }
+}
+
+/** One body's slot and bytes in the budget. */
+interface Share {
+  /** Takes `bytes` more, or releases the share, answers 503 and returns false. */
+  readonly reserve: (bytes: number) => boolean;
+  readonly release: () => void;
+}
+
+/**
+ * Reads the body into `whole` (a declared length) or into chunks reserved as they come; answers 413 when it passes
+ * `maxBodyBytes` or its declared length, and resolves undefined when it was refused or the client went away.
+ */
+function collect(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  share: Share,
+  { maxBodyBytes, whole }: { readonly maxBodyBytes: number; readonly whole: Buffer | undefined },
+): Promise<AdmittedBody | undefined> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const stop = (answer: AdmittedBody | undefined): void => {
+      done = true;
+      req.removeAllListeners('data');
+      resolve(answer);
+    };
+    req.on('data', (chunk: Buffer) => {
+      if (done) return;
+      if (size + chunk.length > maxBodyBytes || (whole !== undefined && size + chunk.length > whole.length)) {
+        share.release();
+        refuse(req, res, 413, tooLargeMessage(maxBodyBytes));
+        stop(undefined);
+        return;
+      }
+      if (whole === undefined) {
+        if (!share.reserve(chunk.length)) {
+          stop(undefined);
+          return;
+        }
+        chunks.push(chunk);
+      } else {
+        chunk.copy(whole, size);
+      }
+      size += chunk.length;
+    });
+    req.on('end', () => {
+      if (done) return;
+      const body = whole === undefined ? Buffer.concat(chunks, size) : whole.subarray(0, size);
+      stop({ body, release: share.release });
+    });
+    // The client went away before the body was complete: nothing to answer, give the budget back.
+    req.on('close', () => {
+      if (done || req.complete) return;
+      share.release();
+      stop(undefined);
+    });
+  });
 }
 
 function tooLargeMessage(maxBodyBytes: number): string {

@@ -123,26 +123,8 @@ export async function runReplay(plan: ReplayPlan, ports: ReplayPorts): Promise<R
 
   // Resolve every item first, so the progress bar knows its total and expired ranges are reported together.
   const unreplayed: Unreplayed[] = [];
-  const resolved: { item: KeptItem; records: readonly ReplayRecord[] }[] = [];
-  for (const { item, records } of screened) {
-    if (records !== undefined) {
-      resolved.push({ item, records });
-      continue;
-    }
-    if (item.content.type !== 'range') continue;
-    try {
-      // Always the raw stream, never a stream the kept object names (screened above).
-      const read = await readRange(kinesis, plan.targets.raw!, item.content.range, item.container.location, {
-        now: ports.now,
-        sleep: ports.sleep,
-        ...(ports.random !== undefined ? { random: ports.random } : {}),
-      });
-      resolved.push({ item, records: screenRecords(item, read, skipped, incomplete) });
-    } catch (error) {
-      if (!(error instanceof RangeExpiredError) && !(error instanceof ReplayError)) throw error;
-      unreplayed.push({ location: item.container.location, kind: item.kind, message: error.message });
-    }
-  }
+  const screen = { skipped, incomplete, unreplayed };
+  const resolved = await resolveRecords(screened, { kinesis, raw: plan.targets.raw!, ports, screen });
   const total = resolved.reduce((sum, r) => sum + r.records.length, 0);
   ports.onStart?.(total);
   const sender = new RecordSender({
@@ -159,30 +141,95 @@ export async function runReplay(plan: ReplayPlan, ports: ReplayPorts): Promise<R
   for (const target of targets) {
     const stream = plan.targets[target]!;
     const mine = resolved.filter((r) => TARGET_OF[r.item.kind] === target);
-    const records = mine.flatMap((r) => r.records);
-    const result = await sender.send(stream, records);
+    const result = await sender.send(
+      stream,
+      mine.flatMap((r) => r.records),
+    );
     retries += result.retries;
-    let at = 0;
-    let items = 0;
-    for (const { item, records: own } of mine) {
-      const refused = result.accepted.slice(at, at + own.length).filter((ok) => !ok).length;
-      at += own.length;
-      if (refused === 0) {
-        // An item with records left out by the screen had the rest sent, but is not wholly re-sent.
-        if (!incomplete.has(item)) fullySent.add(item);
-        items += 1;
-      } else {
-        unreplayed.push({
-          location: item.container.location,
-          kind: item.kind,
-          message: new PutRecordsFailedError(stream, refused, result.lastErrorCode ?? 'unknown').message,
-        });
-      }
-    }
+    const items = accountSent(mine, result, { stream, fullySent, screen });
     sent.push({ target, stream, records: result.accepted.filter(Boolean).length, items });
   }
   const deleted = plan.deleteAfter ? await deleteFullySent(collected, chosen, fullySent, ports.sources) : [];
   return { ...base, sent, retries, unreplayed, deleted };
+}
+
+/** What the screen set aside, and the items that were chosen but not re-sent. */
+interface ScreenOutcome {
+  readonly skipped: Skipped[];
+  readonly incomplete: Set<KeptItem>;
+  readonly unreplayed: Unreplayed[];
+}
+
+interface Resolved {
+  readonly item: KeptItem;
+  readonly records: readonly ReplayRecord[];
+}
+
+/** Each screened item with its records; a kept range is read back from the raw stream (never another one). */
+async function resolveRecords(
+  screened: readonly ScreenedItem[],
+  context: {
+    readonly kinesis: KinesisPort;
+    readonly raw: string;
+    readonly ports: ReplayPorts;
+    readonly screen: ScreenOutcome;
+  },
+): Promise<Resolved[]> {
+  const { kinesis, raw, ports, screen } = context;
+  const resolved: Resolved[] = [];
+  for (const { item, records } of screened) {
+    if (records !== undefined) {
+      resolved.push({ item, records });
+      continue;
+    }
+    if (item.content.type !== 'range') continue;
+    try {
+      // Always the raw stream, never a stream the kept object names (screened above).
+      const read = await readRange(kinesis, raw, item.content.range, item.container.location, {
+        now: ports.now,
+        sleep: ports.sleep,
+        ...(ports.random !== undefined ? { random: ports.random } : {}),
+      });
+      resolved.push({
+        item,
+        records: screenRecords(item, read, screen.skipped, screen.incomplete),
+      });
+    } catch (error) {
+      if (!(error instanceof RangeExpiredError) && !(error instanceof ReplayError)) throw error;
+      screen.unreplayed.push({ location: item.container.location, kind: item.kind, message: error.message });
+    }
+  }
+  return resolved;
+}
+
+/**
+ * Which of `mine` (sent in this order) Kinesis took whole: counted, and added to `fullySent` unless the screen left
+ * records of them out; the others become unreplayed with the error. Returns the items taken.
+ */
+function accountSent(
+  mine: readonly Resolved[],
+  result: { readonly accepted: readonly boolean[]; readonly lastErrorCode?: string },
+  context: { readonly stream: string; readonly fullySent: Set<KeptItem>; readonly screen: ScreenOutcome },
+): number {
+  const { stream, fullySent, screen } = context;
+  let at = 0;
+  let items = 0;
+  for (const { item, records: own } of mine) {
+    const refused = result.accepted.slice(at, at + own.length).filter((ok) => !ok).length;
+    at += own.length;
+    if (refused === 0) {
+      // An item with records left out by the screen had the rest sent, but is not wholly re-sent.
+      if (!screen.incomplete.has(item)) fullySent.add(item);
+      items += 1;
+    } else {
+      screen.unreplayed.push({
+        location: item.container.location,
+        kind: item.kind,
+        message: new PutRecordsFailedError(stream, refused, result.lastErrorCode ?? 'unknown').message,
+      });
+    }
+  }
+  return items;
 }
 
 /** What a run would send: items, and records per target (a range counts its metadata's batch size). */

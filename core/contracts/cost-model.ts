@@ -104,6 +104,46 @@ export const ASSUMPTIONS = {
   indexerBatchSize: 100,
 } as const;
 
+// ---- Formulas both the volume table and `kfek backfill --dry-run` price with (docs/costs.md) ----
+
+/** The transform Lambda's GB-seconds per event: its measured throughput at 1 vCPU, times its wall over CPU time. */
+export const TRANSFORM_GB_SECONDS_PER_EVENT =
+  (ASSUMPTIONS.lambdaMbPerVcpu / 1024 / ASSUMPTIONS.transformEventsPerVcpuSecond) *
+  ASSUMPTIONS.lambdaWallOverCpu;
+
+/** Most documents of `documentBytes` one KPL-aggregated events-stream record holds (1 MiB with its framing). */
+export function documentsPerAggregatedRecord(documentBytes: number): number {
+  return Math.floor(
+    (LIMITS.kinesisRecordBytes - ASSUMPTIONS.aggregatedPerRecordBytes) /
+      (documentBytes + ASSUMPTIONS.aggregatedPerDocumentBytes),
+  );
+}
+
+/**
+ * Bytes of one events-stream record carrying `documentsPerRecord` documents of `documentBytes`: one document with
+ * its partition key, or several in KPL's aggregated format.
+ */
+export function eventsRecordBytes(documentBytes: number, documentsPerRecord: number): number {
+  return documentsPerRecord === 1
+    ? documentBytes + ASSUMPTIONS.partitionKeyBytes
+    : documentsPerRecord * (documentBytes + ASSUMPTIONS.aggregatedPerDocumentBytes) +
+        ASSUMPTIONS.aggregatedPerRecordBytes;
+}
+
+/** Kinesis PUT payload units of `records` records of `recordBytes` each (each record in 25 KB units). */
+export function putUnits(records: number, recordBytes: number): number {
+  return records * Math.ceil(recordBytes / LIMITS.putUnitBytes);
+}
+
+/** The bytes Firehose bills for `records` records of `recordBytes` each: every record rounded up to 5 KB. */
+export function firehoseBilledBytes(records: number, recordBytes: number): number {
+  return (
+    records *
+    Math.ceil(recordBytes / LIMITS.firehoseBillingIncrementBytes) *
+    LIMITS.firehoseBillingIncrementBytes
+  );
+}
+
 // ---- OpenSearch Serverless (issue 42, docs/serverless.md "What it costs"; scripts/cost-kinds.ts) ----
 
 /**
