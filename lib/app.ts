@@ -56,6 +56,7 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     streams: config.streams,
     failedRecords: config.failedRecords,
     accessFamilies: accessFamiliesOf(config),
+    reconcile: config.reconcile.enabled,
     removalPolicy,
   });
   const domain = search.domain;
@@ -67,6 +68,9 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
           endpoint: search.collection.collectionEndpoint,
           arn: search.collection.collectionArn,
           writerRole: search.collection.writerRole,
+          ...(search.collection.reconcileRole === undefined
+            ? {}
+            : { reconcileRole: search.collection.reconcileRole }),
         };
 
   const pipeline = new PipelineStack(app, 'Pipeline', {

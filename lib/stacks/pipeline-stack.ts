@@ -50,7 +50,7 @@ export interface PipelineStackProps extends StackProps {
   readonly domain?: opensearch.IDomain;
   /**
    * The Serverless collection (`openSearch.kind: serverless`, docs/serverless.md): the indexer writes it as its
-   * writer role, signing for `aoss`; no Firehose, provisioner or reconcile function runs against it yet.
+   * writer role, signing for `aoss`; the reconcile function reads it as the role the collection names; no Firehose or provisioner runs against it yet.
    */
   readonly collection?: CollectionTarget;
   /**
@@ -180,10 +180,16 @@ export class PipelineStack extends Stack {
         `${this.node.path}: give the pipeline exactly one destination, a domain or a collection.`,
       );
     }
-    if (collection !== undefined && (d.mode !== 'direct' || props.reconcile !== undefined)) {
+    if (collection !== undefined && d.mode !== 'direct') {
       throw new Error(
-        `${this.node.path}: a Serverless collection is written by the indexer only (delivery.mode "direct") and has ` +
-          'no reconcile function yet (docs/serverless.md); the config check refuses both.',
+        `${this.node.path}: a Serverless collection is written by the indexer only (delivery.mode "direct", ` +
+          'docs/serverless.md); the config check refuses "firehose".',
+      );
+    }
+    if (collection !== undefined && props.reconcile !== undefined && collection.reconcileRole === undefined) {
+      throw new Error(
+        `${this.node.path}: the reconcile function reads a collection as the role its data access policy names: ` +
+          'create the collection with reconcileReader (the Search stack does when reconcile.enabled is true).',
       );
     }
 
@@ -306,7 +312,7 @@ export class PipelineStack extends Stack {
 
     // The scheduled reconcile function reads what the provisioner lets readers read: its role is a reader of the
     // default route's indices and of every route's.
-    if (props.reconcile !== undefined && domain !== undefined) {
+    if (props.reconcile !== undefined) {
       const r = props.reconcile;
       this.reconcile = new ReconcileFunction(this, 'Reconcile', {
         logGroups: r.logGroups,
@@ -314,7 +320,9 @@ export class PipelineStack extends Stack {
         bucket: props.bucket,
         deadLetterPrefix: t.deadLetterPrefix,
         failedDocumentsPrefix: d.failedDocumentsPrefix,
-        domain,
+        ...(collection?.reconcileRole === undefined
+          ? { domain }
+          : { collection: { ...collection, reconcileRole: collection.reconcileRole } }),
         indexPrefix: d.indexPrefix,
         indexRotation: d.indexRotation,
         routes,

@@ -93,6 +93,33 @@ describe('a serverless profile, the whole app (sandbox-serverless)', () => {
     expect(statements.flatMap(actionsOf).filter((a) => a.startsWith('es:'))).toEqual([]);
   });
 
+  test('the reconcile function signs for aoss against the collection, as the role its policy lets read only', () => {
+    // GIVEN
+    const [fn] = Object.values(
+      pipeline.findResources('AWS::Lambda::Function', {
+        Properties: { FunctionName: 'kfek-sandbox-serverless-reconcile' },
+      }),
+    );
+    const job = (fn.Properties.Environment.Variables as Record<string, unknown>).KFEK_RECONCILE;
+    // WHEN
+    const roleId = exportedLogicalId(search, importName(fn.Properties.Role));
+    const [policy] = Object.values(search.findResources('AWS::OpenSearchServerless::AccessPolicy'));
+    const text = JSON.stringify(policy.Properties.Policy);
+    const iamStatements = Object.values(pipeline.findResources('AWS::IAM::Policy'))
+      .filter((p) => JSON.stringify(p.Properties.Roles).includes('CollectionReconcileRole'))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+    // THEN: the job signs for aoss at the collection's endpoint, the role is the collection's reconcile role
+    expect(JSON.stringify(job)).toMatch(/signingService\\":\\"aoss/);
+    expect(JSON.stringify(job)).toMatch(/CollectionEndpoint/);
+    expect(roleId).toMatch(/^CollectionReconcileRole/);
+    expect(text).toContain(`"${roleId}","Arn"`);
+    expect(text).toContain('kfek reconcile reads every family');
+    // and its IAM reaches this collection's data plane and no domain
+    const actions = iamStatements.flatMap(actionsOf);
+    expect(actions.filter((a) => a.startsWith('aoss:'))).toEqual(['aoss:APIAccessAll']);
+    expect(actions.filter((a) => a.startsWith('es:'))).toEqual([]);
+  });
+
   test('monitoring watches the indexer and no domain: no OpenSearch Service alarm or metric', () => {
     // THEN
     const alarms = Object.values(monitoring.findResources('AWS::CloudWatch::Alarm'));
