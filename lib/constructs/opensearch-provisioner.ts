@@ -76,8 +76,16 @@ function buildPayloads(input: OpenSearchSpecInput): unknown {
 }
 
 export interface OpenSearchProvisionerProps {
-  /** The domain to provision (the Search stack's). */
-  readonly domain: opensearch.IDomain;
+  /** The domain to provision (the Search stack's); exactly one of this and {@link collection}. @default - none */
+  readonly domain?: opensearch.IDomain;
+  /**
+   * The OpenSearch Serverless collection to provision instead (issue 42, docs/serverless.md): only kfek's index
+   * templates and its record, signed for `aoss` (core/opensearch/serverless-provision.ts). The role must be in the
+   * collection's data access policy and have `aoss:APIAccessAll` on it (lib/constructs/serverless-collection.ts
+   * grants both to its admin role).
+   * @default - none
+   */
+  readonly collection?: { readonly endpoint: string; readonly arn: string };
   /** Index name prefix Firehose writes to (config `delivery.indexPrefix`); everything covers `<prefix>-*`. */
   readonly indexPrefix: string;
   /** Config `openSearch.indexTemplate`. @default - 1 shard, 1 replica, 1000 fields */
@@ -160,6 +168,32 @@ export interface ProvisionerPaths {
   readonly deniedDeletes: readonly string[];
 }
 
+/** The provisioner's grants on a domain: read its path space, write and delete only kfek's names. */
+function domainStatements(domain: opensearch.IDomain, paths: ProvisionerPaths): iam.PolicyStatement[] {
+  return [
+    // Reads on this domain only. The `/*` wildcard is the domain's own path space: the provisioner lists what the
+    // domain holds (templates, indices, roles, saved objects) to tell kfek's objects from the others.
+    new iam.PolicyStatement({
+      actions: ['es:ESHttpGet', 'es:ESHttpHead'],
+      resources: [domain.domainArn, `${domain.domainArn}/*`],
+    }),
+    // Writes and deletes only kfek's own names (provisionerPaths): never an index, never someone else's object.
+    new iam.PolicyStatement({
+      actions: ['es:ESHttpPut', 'es:ESHttpPost'],
+      resources: paths.writes.map((path) => `${domain.domainArn}/${path}`),
+    }),
+    new iam.PolicyStatement({
+      actions: ['es:ESHttpDelete'],
+      resources: paths.deletes.map((path) => `${domain.domainArn}/${path}`),
+    }),
+    new iam.PolicyStatement({
+      effect: iam.Effect.DENY,
+      actions: ['es:ESHttpDelete'],
+      resources: paths.deniedDeletes.map((path) => `${domain.domainArn}/${path}`),
+    }),
+  ];
+}
+
 /**
  * What the provisioner may change, by kfek's own names (issue 39): templates, pipelines and ISM policies
  * `<name>-*`, roles and role mappings `<name>_*`, saved objects `<name>-*`, the built-in roles' mappings kfek adds
@@ -237,6 +271,9 @@ export class OpenSearchProvisioner extends Construct {
   constructor(scope: Construct, id: string, props: OpenSearchProvisionerProps) {
     super(scope, id);
     const p = withDefaults(DEFAULTS, props);
+    if ((props.domain === undefined) === (props.collection === undefined)) {
+      throw new Error(`OpenSearchProvisioner ${this.node.path}: give exactly one of domain and collection.`);
+    }
     // Validate: the same checks the applier runs, at synth, with the same messages.
     const specInput: OpenSearchSpecInput = {
       indexPrefix: props.indexPrefix,
@@ -290,26 +327,7 @@ export class OpenSearchProvisioner extends Construct {
         actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
         resources: [this.logGroup.logGroupArn],
       }),
-      // Reads on this domain only. The `/*` wildcard is the domain's own path space: the provisioner lists what the
-      // domain holds (templates, indices, roles, saved objects) to tell kfek's objects from the others.
-      new iam.PolicyStatement({
-        actions: ['es:ESHttpGet', 'es:ESHttpHead'],
-        resources: [props.domain.domainArn, `${props.domain.domainArn}/*`],
-      }),
-      // Writes and deletes only kfek's own names (provisionerPaths): never an index, never someone else's object.
-      new iam.PolicyStatement({
-        actions: ['es:ESHttpPut', 'es:ESHttpPost'],
-        resources: paths.writes.map((path) => `${props.domain.domainArn}/${path}`),
-      }),
-      new iam.PolicyStatement({
-        actions: ['es:ESHttpDelete'],
-        resources: paths.deletes.map((path) => `${props.domain.domainArn}/${path}`),
-      }),
-      new iam.PolicyStatement({
-        effect: iam.Effect.DENY,
-        actions: ['es:ESHttpDelete'],
-        resources: paths.deniedDeletes.map((path) => `${props.domain.domainArn}/${path}`),
-      }),
+      ...(props.domain === undefined ? [] : domainStatements(props.domain, paths)),
     ];
     // A separate Policy in this construct, so it also works for a role imported or created in another stack.
     const policy = new iam.Policy(this, 'Policy', { statements, roles: [this.role] });
@@ -357,7 +375,9 @@ export class OpenSearchProvisioner extends Construct {
       serviceToken: provider.serviceToken,
       resourceType: 'Custom::KfekOpenSearchProvisioning',
       properties: {
-        DomainEndpoint: props.domain.domainEndpoint,
+        ...(props.collection === undefined
+          ? { DomainEndpoint: props.domain?.domainEndpoint }
+          : { CollectionEndpoint: props.collection.endpoint }),
         Spec: specJson,
         SpecHash: this.specHash,
         Dashboards: String(dashboards),
@@ -399,11 +419,13 @@ export class OpenSearchProvisioner extends Construct {
       },
       { id: 'Serverless-LambdaTracing', reason: 'CDK configures the cr.Provider framework function.' },
     );
-    const domainPaths = `${props.domain.domainArn}/*`;
+    const domain = props.domain;
+    const domainPaths = domain === undefined ? undefined : `${domain.domainArn}/*`;
     const functionVersions = `${this.function.functionArn}:*`;
     this.node.addValidation({
       validate: () => {
         const flat = (value: string): string => flattenCfnReference(stack.resolve(value));
+        if (domain === undefined || domainPaths === undefined) return acknowledgeProvider();
         Validations.of(policy).acknowledge({
           id: `AwsSolutions-IAM5[Resource::${flat(domainPaths)}]`,
           reason:
@@ -412,19 +434,22 @@ export class OpenSearchProvisioner extends Construct {
         });
         for (const path of new Set([...paths.writes, ...paths.deletes].filter((p) => p.includes('*')))) {
           Validations.of(policy).acknowledge({
-            id: `AwsSolutions-IAM5[Resource::${flat(`${props.domain.domainArn}/${path}`)}]`,
+            id: `AwsSolutions-IAM5[Resource::${flat(`${domain.domainArn}/${path}`)}]`,
             reason:
               'Writes and deletes of the objects named by kfek (its name, its stems) under this one path of this ' +
               'domain; no index path but the dynamic settings of its stems: the provisioner never deletes an index.',
           });
         }
-        Validations.of(provider).acknowledge({
-          id: `AwsSolutions-IAM5[Resource::${flat(functionVersions)}]`,
-          reason:
-            'The cr.Provider framework may invoke any version of the provisioner function and nothing else.',
-        });
-        return [];
+        return acknowledgeProvider();
       },
     });
+    const acknowledgeProvider = (): string[] => {
+      Validations.of(provider).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${flattenCfnReference(stack.resolve(functionVersions))}]`,
+        reason:
+          'The cr.Provider framework may invoke any version of the provisioner function and nothing else.',
+      });
+      return [];
+    };
   }
 }

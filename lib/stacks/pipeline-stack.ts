@@ -339,62 +339,63 @@ export class PipelineStack extends Stack {
     }
     const reconcileReader = this.reconcile === undefined ? [] : [this.reconcile.role.roleArn];
 
-    // A collection has no provisioner yet (docs/serverless.md, "Left to do"): the indexer creates indices on write.
-    if (domain !== undefined) {
-      // Signed mode: the provisioner runs as the domain's master user, the only identity the security REST API
-      // answers before any mapping exists. The role lives in the Search stack; the grants the provisioner attaches
-      // are a separate Policy in this stack, so references point from Pipeline to Search only.
-      const os = props.openSearch;
-      this.provisioner = new OpenSearchProvisioner(this, 'OpenSearchProvisioner', {
-        domain,
-        role: props.openSearchAdminRole,
-        indexPrefix: d.indexPrefix,
-        indexTemplate: os.indexTemplate,
-        retention: os.retention,
-        auditLogs: os.auditLogs,
-        writerRole: this.writerRole,
-        // With Firehose delivering, the indexer's fixed-name role stays mapped too: on a switch from direct, the
-        // indexer keeps writing until CloudFormation removes its mapping in the update's cleanup, after the new
-        // delivery stream exists, so nothing it reads in between is refused (docs/delivery.md, "Switching delivery").
-        ...(this.indexer === undefined && names !== undefined
-          ? { writerBackendRoles: [this.roleArnOf(names.indexerRole)] }
-          : {}),
-        readerBackendRoles: [...(os.access.readerBackendRoles ?? []), ...reconcileReader],
-        adminBackendRoles: os.access.adminBackendRoles ?? [],
-        reconcileBackendRoles: reconcileReader,
-        routes: routes.map((r) => ({
-          name: r.name,
-          indexStem: r.indexStem,
-          retentionDays: r.retentionDays,
-          readerBackendRoles: [...r.readerBackendRoles, ...reconcileReader],
-        })),
-        ...(props.keepRetiredHours === undefined ? {} : { keepRetiredHours: props.keepRetiredHours }),
-        logRetention: deliveryLogRetention,
-        ...(names !== undefined
-          ? {
-              logGroupNames: {
-                provisioner: names.provisionerLogGroup,
-                provider: names.provisionerProviderLogGroup,
-              },
-            }
-          : {}),
-      });
-      // Template and writer mapping before the first delivery (a first index created without the template keeps
-      // guessed mappings for the whole day; without the mapping every document is rejected to S3), and before Firehose
-      // or the indexer is updated to a new index prefix: the writer role covers the new prefix (and still the old one)
-      // first. The indexer's function too, so its environment (routes, prefix) changes only after the domain's.
-      reader.node.addDependency(this.provisioner.resource);
-      this.indexer?.function.node.addDependency(this.provisioner.resource);
-      // The route table before the transform (issue 30.4): the function's environment (KFEK_ROUTES) names the routes it
-      // marks documents with, and CloudFormation updates it only after the provisioner has put every new route name
-      // into the ingest pipeline's table (and kept the retired ones), so no document carries a name the table lacks.
-      // test/lib/stacks/update-order.test.ts proves the order from the synthesized template.
-      this.transformFunction.node.addDependency(this.provisioner.resource);
-      // The reconcile function plans with the same routes (its environment) and reads as a reader the provisioner maps:
-      // it is updated after the provisioner too, so a run never judges by a route the domain does not know yet.
-      this.reconcile?.function.node.addDependency(this.provisioner.resource);
-      ownLogGroups.push(...this.provisioner.logGroups);
-    }
+    // On a collection the provisioner applies kfek's index templates only (docs/serverless.md), as the admin role
+    // the collection's data access policy names; on a domain, everything (templates, ISM, roles, Dashboards).
+    // Signed mode: the provisioner runs as the domain's master user, the only identity the security REST API
+    // answers before any mapping exists. The role lives in the Search stack; the grants the provisioner attaches
+    // are a separate Policy in this stack, so references point from Pipeline to Search only.
+    const os = props.openSearch;
+    this.provisioner = new OpenSearchProvisioner(this, 'OpenSearchProvisioner', {
+      ...(collection === undefined
+        ? { domain }
+        : { collection: { endpoint: collection.endpoint, arn: collection.arn }, dashboards: false }),
+      role: props.openSearchAdminRole,
+      indexPrefix: d.indexPrefix,
+      indexTemplate: os.indexTemplate,
+      retention: os.retention,
+      auditLogs: os.auditLogs,
+      writerRole: this.writerRole,
+      // With Firehose delivering, the indexer's fixed-name role stays mapped too: on a switch from direct, the
+      // indexer keeps writing until CloudFormation removes its mapping in the update's cleanup, after the new
+      // delivery stream exists, so nothing it reads in between is refused (docs/delivery.md, "Switching delivery").
+      ...(this.indexer === undefined && names !== undefined
+        ? { writerBackendRoles: [this.roleArnOf(names.indexerRole)] }
+        : {}),
+      readerBackendRoles: [...(os.access.readerBackendRoles ?? []), ...reconcileReader],
+      adminBackendRoles: os.access.adminBackendRoles ?? [],
+      reconcileBackendRoles: reconcileReader,
+      routes: routes.map((r) => ({
+        name: r.name,
+        indexStem: r.indexStem,
+        retentionDays: r.retentionDays,
+        readerBackendRoles: [...r.readerBackendRoles, ...reconcileReader],
+      })),
+      ...(props.keepRetiredHours === undefined ? {} : { keepRetiredHours: props.keepRetiredHours }),
+      logRetention: deliveryLogRetention,
+      ...(names !== undefined
+        ? {
+            logGroupNames: {
+              provisioner: names.provisionerLogGroup,
+              provider: names.provisionerProviderLogGroup,
+            },
+          }
+        : {}),
+    });
+    // Template and writer mapping before the first delivery (a first index created without the template keeps
+    // guessed mappings for the whole day; without the mapping every document is rejected to S3), and before Firehose
+    // or the indexer is updated to a new index prefix: the writer role covers the new prefix (and still the old one)
+    // first. The indexer's function too, so its environment (routes, prefix) changes only after the domain's.
+    reader.node.addDependency(this.provisioner.resource);
+    this.indexer?.function.node.addDependency(this.provisioner.resource);
+    // The route table before the transform (issue 30.4): the function's environment (KFEK_ROUTES) names the routes it
+    // marks documents with, and CloudFormation updates it only after the provisioner has put every new route name
+    // into the ingest pipeline's table (and kept the retired ones), so no document carries a name the table lacks.
+    // test/lib/stacks/update-order.test.ts proves the order from the synthesized template.
+    this.transformFunction.node.addDependency(this.provisioner.resource);
+    // The reconcile function plans with the same routes (its environment) and reads as a reader the provisioner maps:
+    // it is updated after the provisioner too, so a run never judges by a route the domain does not know yet.
+    this.reconcile?.function.node.addDependency(this.provisioner.resource);
+    ownLogGroups.push(...this.provisioner.logGroups);
     this.logGroups = ownLogGroups;
 
     // The doctor resolves the writer mapping's ARNs from these outputs (cli/doctor/domain-spec.ts): the delivery's

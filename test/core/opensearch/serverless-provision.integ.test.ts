@@ -9,7 +9,13 @@
 import { resolveConfig } from '../../../core/config';
 import { openSearchSpecInputOf } from '../../../core/config/opensearch-spec';
 import { OpenSearchAccessDeniedError } from '../../../core/opensearch/errors';
-import { createHttpClient, type OpenSearchHttpClient } from '../../../core/opensearch/http';
+import type { CloudFormationCustomResourceEvent } from 'aws-lambda';
+import {
+  createHttpClient,
+  type HttpClientOptions,
+  type OpenSearchHttpClient,
+} from '../../../core/opensearch/http';
+import { handleEvent, PHYSICAL_RESOURCE_ID } from '../../../lambda/opensearch-provisioner/handler';
 import { readRegistry, registryKey } from '../../../core/opensearch/registry';
 import { collectionAccessPolicy } from '../../../core/opensearch/serverless-access';
 import {
@@ -151,6 +157,39 @@ describe('provisionCollection on the Serverless stand-in', () => {
     await expect(run).rejects.toThrow(/team-own .*same priority/);
     expect(await template(route.names.indexTemplate)).toBeUndefined();
     await as(ADMIN).request({ method: 'DELETE', path: '/_index_template/team-own' });
+  });
+
+  test("the custom resource's handler provisions the collection signed for aoss, as the admin role", async () => {
+    // GIVEN the Create event the Pipeline stack's provisioner gets for a serverless profile
+    const event = {
+      RequestType: 'Create',
+      ResourceProperties: {
+        ServiceToken: 'x',
+        CollectionEndpoint: standin.url.replace('http://', 'https://'),
+        Spec: JSON.stringify(openSearchSpecInputOf(resolveConfig(CDK_JSON_CONTEXT, 'teams'))),
+      },
+    } as unknown as CloudFormationCustomResourceEvent;
+    const asked: HttpClientOptions[] = [];
+    // WHEN: the stand-in listens on plain HTTP, so the handler's https URL is sent there as http
+    const answer = await handleEvent(event, {
+      region: STANDIN_REGION,
+      createClient: (o) => {
+        asked.push(o);
+        return as(ADMIN);
+      },
+      provision: () => Promise.reject(new Error('a collection event provisioned a domain')),
+      provisionCollection,
+      log: () => undefined,
+      clock: { now: Date.now, sleep: () => Promise.resolve() },
+    });
+    // THEN
+    expect(asked).toEqual([
+      expect.objectContaining({
+        auth: expect.objectContaining({ kind: 'sigv4', service: 'aoss' }) as unknown,
+      }),
+    ]);
+    expect(answer.PhysicalResourceId).toBe(PHYSICAL_RESOURCE_ID);
+    expect(answer.Data?.Steps).toMatch(/unchanged/);
   });
 
   test("fails when the indexer's writer role provisions: the data access policy gives it no template permission", async () => {

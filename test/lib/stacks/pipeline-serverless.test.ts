@@ -45,10 +45,9 @@ describe('a serverless profile, the whole app (sandbox-serverless)', () => {
     monitoring = Template.fromStack(stacks.monitoring);
   });
 
-  test('the indexer signs for aoss and writes the collection endpoint; no Firehose, no provisioner', () => {
+  test('the indexer signs for aoss and writes the collection endpoint; no Firehose', () => {
     // THEN
     pipeline.resourceCountIs('AWS::KinesisFirehose::DeliveryStream', 0);
-    pipeline.resourceCountIs('Custom::KfekOpenSearchProvisioning', 0);
     pipeline.hasResourceProperties('AWS::Lambda::Function', {
       FunctionName: 'kfek-sandbox-serverless-indexer',
       Environment: {
@@ -118,6 +117,33 @@ describe('a serverless profile, the whole app (sandbox-serverless)', () => {
     const actions = iamStatements.flatMap(actionsOf);
     expect(actions.filter((a) => a.startsWith('aoss:'))).toEqual(['aoss:APIAccessAll']);
     expect(actions.filter((a) => a.startsWith('es:'))).toEqual([]);
+  });
+
+  test("the provisioner applies kfek's templates to the collection's endpoint, as the admin role, before the indexer", () => {
+    // GIVEN
+    const [resource] = Object.values(pipeline.findResources('Custom::KfekOpenSearchProvisioning'));
+    const [indexer] = Object.values(
+      pipeline.findResources('AWS::Lambda::Function', {
+        Properties: { FunctionName: 'kfek-sandbox-serverless-indexer' },
+      }),
+    );
+    const provisionerPolicies = Object.values(pipeline.findResources('AWS::IAM::Policy')).filter((p) =>
+      JSON.stringify(p.Properties.Roles).includes('OpenSearchAdminRole'),
+    );
+    // THEN: the endpoint is the collection's, no domain endpoint, no es:* grant, Dashboards objects skipped
+    expect(resource.Properties).toMatchObject({
+      CollectionEndpoint: { 'Fn::ImportValue': expect.stringMatching(/CollectionEndpoint/) as unknown },
+      Dashboards: 'false',
+    });
+    expect(resource.Properties.DomainEndpoint).toBeUndefined();
+    expect(
+      provisionerPolicies
+        .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[])
+        .flatMap(actionsOf)
+        .filter((a) => a.startsWith('es:')),
+    ).toEqual([]);
+    // the indexer is created after it (templates before the first index)
+    expect(JSON.stringify(indexer.DependsOn)).toMatch(/OpenSearchProvisioner/);
   });
 
   test('monitoring watches the indexer and no domain: no OpenSearch Service alarm or metric', () => {
