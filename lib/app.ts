@@ -96,6 +96,7 @@ function buildSearch({ app, config, stem, names, common, tags, removalPolicy }: 
     streams: config.streams,
     failedRecords: config.failedRecords,
     accessFamilies: accessFamiliesOf(config),
+    reconcile: config.reconcile.enabled,
     removalPolicy,
   });
 }
@@ -113,6 +114,9 @@ function buildPipeline(
           endpoint: search.collection.collectionEndpoint,
           arn: search.collection.collectionArn,
           writerRole: search.collection.writerRole,
+          ...(search.collection.reconcileRole === undefined
+            ? {}
+            : { reconcileRole: search.collection.reconcileRole }),
         };
   return new PipelineStack(app, 'Pipeline', {
     ...common,

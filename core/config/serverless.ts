@@ -34,7 +34,6 @@ export function readServerless(r: Reader): ServerlessConfig {
 export interface ServerlessCheckInput extends AccessFamiliesInput {
   /** `mode`: only kfek's indexer (`direct`) sends the document ids a collection needs. */
   readonly delivery: AccessFamiliesInput['delivery'] & { readonly mode: string };
-  readonly reconcile: { readonly enabled: boolean };
   readonly openSearch: {
     readonly kind: OpenSearchKind;
     readonly serverless: ServerlessConfig;
@@ -94,13 +93,6 @@ export function checkServerless(r: Reader, c: ServerlessCheckInput): void {
       `delivery.mode is ${JSON.stringify(mode)} but openSearch.kind is "serverless": Firehose's Serverless destination ` +
         "has no document-id option, so it cannot send kfek's ids and would store re-read events twice " +
         '(docs/serverless.md). Set delivery.mode to "direct" (kfek\'s own indexer).',
-    );
-  }
-  if (c.reconcile.enabled) {
-    r.problem(
-      'reconcile.enabled is true but openSearch.kind is "serverless": the scheduled reconcile function looks events up ' +
-        'with requests signed for a domain (es) and with routing, which a collection does not take; it does not ' +
-        'run against a collection yet (docs/serverless.md, "Left to do"). Set reconcile.enabled to false.',
     );
   }
   if (c.delivery.indexRotation === 'OneHour') {

@@ -7,6 +7,7 @@
  */
 import { CONFIG_RULES, patternProblem, stemProblem } from './config-rules';
 import type { IndexRotation } from './index-naming';
+import type { OpenSearchSigningService } from './indexer-env';
 import { parseRoutes, serializeRoutes, TransformEnvVar } from './transform-env';
 import type { TransformRoute } from './routes';
 
@@ -37,8 +38,14 @@ export interface ReconcileJobEnv {
   readonly bucket: string;
   readonly deadLetterPrefix: string;
   readonly failedDocumentsPrefix: string;
-  /** `https://<domain endpoint>`. */
+  /** `https://<domain endpoint>`, or the collection's endpoint. */
   readonly openSearchUrl: string;
+  /**
+   * The SigV4 service of {@link openSearchUrl}: `es` for a domain, `aoss` for an OpenSearch Serverless collection
+   * (whose lookups then send no routing, docs/serverless.md).
+   * @default 'es'
+   */
+  readonly signingService?: OpenSearchSigningService;
   readonly indexPrefix: string;
   readonly indexRotation: IndexRotation;
   /** Each route's index stem, by route name. */
@@ -120,6 +127,9 @@ export function readReconcileEnvironment(
     typeof (g as { filterPattern?: unknown }).filterPattern === 'string';
   if (!Array.isArray(j.logGroups) || !(j.logGroups as unknown[]).every(isGroup)) {
     throw new ReconcileEnvError('logGroups is not a list of { name, filterPattern }');
+  }
+  if (j.signingService !== undefined && !['es', 'aoss'].includes(j.signingService)) {
+    throw new ReconcileEnvError(`signingService is ${JSON.stringify(j.signingService)}, not "es" or "aoss"`);
   }
   if (typeof j.routeStems !== 'object' || j.routeStems === null)
     throw new ReconcileEnvError('routeStems is missing');

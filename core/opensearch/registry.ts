@@ -50,6 +50,7 @@ export class OpenSearchRegistryConflictError extends OpenSearchProvisioningError
 }
 
 const DOC = 'objects';
+const INDEX_SETTINGS = { hidden: true, number_of_shards: 1, auto_expand_replicas: '0-1' };
 
 /** The hidden index that holds kfek's record: `.<name>-registry`. */
 export const registryIndex = (name: string): string => `.${name}-registry`;
@@ -99,18 +100,22 @@ export async function writeRegistry(
   name: string,
   before: Registry | undefined,
   objects: ReadonlyMap<string, string>,
+  target: { readonly serverless?: boolean } = {},
 ): Promise<Registry> {
   if (before !== undefined && sameObjects(before.objects, objects)) return before;
   const index = registryIndex(name);
   if (before === undefined) {
     // Hidden: wildcard expressions (`*`, `_cat/indices?expand_wildcards=open`) leave it out; one shard, a replica
-    // wherever there is a node.
+    // wherever there is a node. A Serverless collection manages shards and replicas itself and refuses both settings
+    // (docs/serverless.md): there the index is created plain (its name starts with a dot, which no kfek pattern
+    // matches, and the data access policy gives it to the admins only).
+    const settings = target.serverless === true ? {} : { settings: { index: INDEX_SETTINGS } };
     const created = await call(
       client,
       {
         method: 'PUT',
         path: requestPath([one('index', index)]),
-        body: { settings: { index: { hidden: true, number_of_shards: 1, auto_expand_replicas: '0-1' } } },
+        body: settings,
       },
       [200, 400],
     );

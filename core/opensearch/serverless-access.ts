@@ -38,6 +38,16 @@ export interface CollectionAccessInput {
   /** kfek's provisioner role and the people of `openSearch.access.adminBackendRoles`: everything. */
   readonly admins: readonly string[];
   readonly families: readonly AccessFamily[];
+  /**
+   * The scheduled reconcile function's role (and any other that judges every family): read every family, list the
+   * index templates (aoss:DescribeCollectionItems) and read kfek's record, the index named {@link recordIndex}, so
+   * it trusts the templates' stems as on a domain (core/reconcile/kept-stems.ts). Nothing that writes: the heal sends
+   * through the raw stream.
+   * @default - none
+   */
+  readonly reconcilers?: readonly string[];
+  /** kfek's record of what it owns (core/opensearch/registry.ts `registryIndex`). @default '.kfek-registry' */
+  readonly recordIndex?: string;
 }
 
 /**
@@ -93,6 +103,27 @@ export function collectionAccessPolicy(input: CollectionAccessInput): readonly A
         { ResourceType: 'index', Resource: [indexResource(collection, '*')], Permission: ['aoss:*'] },
       ],
       Principal: [...input.admins],
+    });
+  }
+  if ((input.reconcilers ?? []).length > 0) {
+    statements.push({
+      Description: 'kfek reconcile reads every family, the index templates and the record',
+      Rules: [
+        {
+          ResourceType: 'index',
+          Resource: [
+            ...input.families.map((f) => indexResource(collection, f.indexPattern)),
+            indexResource(collection, input.recordIndex ?? '.kfek-registry'),
+          ],
+          Permission: [...READER_PERMISSIONS],
+        },
+        {
+          ResourceType: 'collection',
+          Resource: [collectionResource(collection)],
+          Permission: ['aoss:DescribeCollectionItems'],
+        },
+      ],
+      Principal: [...(input.reconcilers ?? [])],
     });
   }
   for (const family of input.families) {

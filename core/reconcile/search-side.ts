@@ -10,7 +10,9 @@
  *   derives from the id, core/opensearch/ingest-pipeline.ts `routingFor`: the id's first characters for up to 64
  *   shards), real time, exact; what is not there (Firehose names indices by arrival time, so an event delivered late
  *   sits in a later index; a domain of more than 64 shards routes by a longer prefix) is looked for with one `ids`
- *   query over every kfek index pattern, which needs no routing.
+ *   query over every kfek index pattern, which needs no routing. On an OpenSearch Serverless collection (issue 42)
+ *   the `_mget` carries no routing: the service places documents itself and kfek's indexer sends none
+ *   (docs/serverless.md), so each document sits where its id alone puts it.
  */
 import { indexNameFor, indexPatternFor, type IndexRotation, owningStem } from '../contracts/index-naming';
 import { OpenSearchRequestError } from '../errors';
@@ -32,6 +34,12 @@ export interface SearchSideOptions {
   readonly meter: RequestMeter;
   /** Ids per `_mget` or `ids` query. @default 1000 */
   readonly batchSize?: number;
+  /**
+   * Whether `_mget` sends each document's routing: a domain's documents are routed by their id's first characters
+   * (the ingest pipeline's `routingFor`); a Serverless collection takes no routing and places documents itself.
+   * @default true
+   */
+  readonly routing?: boolean;
 }
 
 /** Buckets per page of the composite aggregation. */
@@ -70,6 +78,7 @@ export function searchSide(options: SearchSideOptions): SearchSide {
     { term: { 'cloudwatch.owner': group.owner } },
   ];
   const batch = options.batchSize ?? 1000;
+  const routing = options.routing ?? true;
   const call = async (method: 'GET' | 'POST', path: string, body: unknown): Promise<unknown> => {
     options.meter.openSearch += 1;
     const response = await options.client.request({ method, path, body }).catch((error: unknown) => {
@@ -94,7 +103,7 @@ export function searchSide(options: SearchSideOptions): SearchSide {
           docs: slice.map((r) => ({
             _index: indexNameFor(r.stem, options.rotation, new Date(r.at)),
             _id: r.id,
-            routing: routingFor(r.id),
+            ...(routing ? { routing: routingFor(r.id) } : {}),
           })),
         })) as MgetAnswer;
         for (const doc of answer.docs ?? []) {

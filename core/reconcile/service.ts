@@ -70,6 +70,12 @@ export interface ReconcileSettings {
   /** The raw stream's name or ARN: what the groups' subscriptions write to, and where the heal sends. */
   readonly rawStream: string;
   readonly index: { readonly prefix: string; readonly rotation: IndexRotation };
+  /**
+   * The documents are in an OpenSearch Serverless collection (docs/serverless.md): lookups send no routing, and the
+   * search client must sign for `aoss` (the caller makes it).
+   * @default false (a domain)
+   */
+  readonly serverless?: boolean;
   readonly routes: readonly ReconcileRoute[];
   /** @default - none (as the local transform runs) */
   readonly sourceRegions?: readonly string[];
@@ -160,6 +166,7 @@ export async function runReconcileWith(
       stems: stems.stems,
       rotation: settings.index.rotation,
       meter,
+      routing: settings.serverless !== true,
     }),
     kept,
     planner,

@@ -14,7 +14,10 @@ import {
   type AccessDeniedRetryOptions,
   type ProvisionOptions,
   type ProvisionReport,
+  type ProvisionStep,
 } from '../../core/opensearch/provision';
+import { retryingAccessDenied } from '../../core/opensearch/provision-client';
+import { provisionCollection } from '../../core/opensearch/serverless-provision';
 import {
   resolveOpenSearchSpec,
   type OpenSearchSpec,
@@ -23,8 +26,13 @@ import {
 
 /** The custom resource's properties (CloudFormation passes every value as a string). */
 export interface ProvisionerProperties {
-  /** Domain endpoint host name, without scheme (`search-x.eu-west-1.es.amazonaws.com`). */
-  readonly DomainEndpoint: string;
+  /** Domain endpoint host name, without scheme (`search-x.eu-west-1.es.amazonaws.com`); or {@link CollectionEndpoint}. */
+  readonly DomainEndpoint?: string;
+  /**
+   * An OpenSearch Serverless collection's endpoint instead (`https://<id>.<region>.aoss.amazonaws.com`): only kfek's
+   * index templates and record, signed for `aoss` (core/opensearch/serverless-provision.ts, docs/serverless.md).
+   */
+  readonly CollectionEndpoint?: string;
   /** JSON of {@link OpenSearchSpecInput}; a JSON string keeps numbers numbers (CloudFormation stringifies them). */
   readonly Spec: string;
   /** Hash of the spec; only there so a spec change is an Update. */
@@ -50,6 +58,7 @@ export interface ProvisionerDeps {
     spec: ReturnType<typeof resolveOpenSearchSpec>,
     options: ProvisionOptions,
   ) => Promise<ProvisionReport>;
+  readonly provisionCollection: typeof provisionCollection;
   readonly log: (line: string) => void;
   /** Clock of the 401/403 retry; tests pass a fake one. */
   readonly clock: NonNullable<AccessDeniedRetryOptions['clock']>;
@@ -67,6 +76,15 @@ export const ACCESS_DENIED_RETRY_MILLIS = 120_000;
 function parseProperties(raw: Record<string, unknown>): ProvisionerProperties {
   const endpoint = raw.DomainEndpoint;
   const spec = raw.Spec;
+  const collection = raw.CollectionEndpoint;
+  if (collection !== undefined) {
+    if (typeof collection !== 'string' || !/^https:\/\/[^/]+$/.test(collection) || typeof spec !== 'string') {
+      throw new OpenSearchSpecError(
+        `CollectionEndpoint must be https://<host> and Spec a JSON string, got ${JSON.stringify(collection)}.`,
+      );
+    }
+    return { CollectionEndpoint: collection, Spec: spec };
+  }
   if (typeof endpoint !== 'string' || endpoint.length === 0 || endpoint.includes('/')) {
     throw new OpenSearchSpecError(`DomainEndpoint must be a host name, got ${JSON.stringify(endpoint)}.`);
   }
@@ -111,11 +129,14 @@ export async function handleEvent(
   }
   const props = parseProperties(event.ResourceProperties);
   const spec = resolveOpenSearchSpec(JSON.parse(props.Spec) as OpenSearchSpecInput);
+  if (props.CollectionEndpoint !== undefined) {
+    return provisionCollectionEvent(event, props.CollectionEndpoint, spec, deps);
+  }
   const previous =
     event.RequestType === 'Update' ? previousSpec(event.OldResourceProperties, deps.log) : undefined;
   // The function's role is the domain's master user (the Search stack's OpenSearchAdminRole): SigV4 only.
   const auth = { kind: 'sigv4', region: deps.region, service: 'es' } as const;
-  const baseUrl = `https://${props.DomainEndpoint}`;
+  const baseUrl = `https://${props.DomainEndpoint ?? ''}`;
   const client = deps.createClient({ baseUrl, auth });
   const dashboards =
     props.Dashboards === 'false' ? undefined : deps.createClient({ baseUrl: `${baseUrl}/_dashboards`, auth });
@@ -131,20 +152,47 @@ export async function handleEvent(
     now: deps.clock.now,
     ...(previous === undefined ? {} : { previous }),
   });
-  // What changed and what was kept first: the resource's Data is limited to 4 KB.
-  const unchanged = report.steps.filter((s) => s.status === 'unchanged').length;
   return {
     PhysicalResourceId: event.RequestType === 'Update' ? event.PhysicalResourceId : PHYSICAL_RESOURCE_ID,
     Data: {
       OpenSearchVersion: report.version,
-      Steps: [
-        ...report.steps
-          .filter((s) => s.status !== 'unchanged')
-          .map((s) => `${s.step}: ${s.status}${s.impact === undefined ? '' : ` [${s.impact}]`}`),
-        `${unchanged} unchanged`,
-      ]
-        .join('; ')
-        .slice(0, 3000),
+      Steps: stepsLine(report.steps),
+    },
+  };
+}
+
+/** What changed and what was kept first, then how many steps changed nothing: the resource's Data is limited to 4 KB. */
+function stepsLine(steps: readonly ProvisionStep[]): string {
+  const unchanged = steps.filter((s) => s.status === 'unchanged').length;
+  return [
+    ...steps
+      .filter((s) => s.status !== 'unchanged')
+      .map((s) => `${s.step}: ${s.status}${s.impact === undefined ? '' : ` [${s.impact}]`}`),
+    `${unchanged} unchanged`,
+  ]
+    .join('; ')
+    .slice(0, 3000);
+}
+
+/**
+ * A collection: its templates and kfek's record, as the role the collection's data access policy names an admin.
+ * A just-written data access policy, like an IAM policy, takes a while to apply: a 401/403 is retried as on a domain.
+ */
+async function provisionCollectionEvent(
+  event: Exclude<CloudFormationCustomResourceEvent, { RequestType: 'Delete' }>,
+  endpoint: string,
+  spec: OpenSearchSpec,
+  deps: ProvisionerDeps,
+): Promise<ProvisionerResponse> {
+  const auth = { kind: 'sigv4', region: deps.region, service: 'aoss' } as const;
+  const client = retryingAccessDenied({ maxWaitMillis: ACCESS_DENIED_RETRY_MILLIS, clock: deps.clock })(
+    deps.createClient({ baseUrl: endpoint, auth }),
+  );
+  const report = await deps.provisionCollection(client, spec, { log: deps.log });
+  return {
+    PhysicalResourceId: event.RequestType === 'Update' ? event.PhysicalResourceId : PHYSICAL_RESOURCE_ID,
+    Data: {
+      Steps: stepsLine(report.steps),
     },
   };
 }
@@ -153,6 +201,7 @@ const defaultDeps: ProvisionerDeps = {
   region: process.env.AWS_REGION ?? '',
   createClient: createHttpClient,
   provision: provisionOpenSearch,
+  provisionCollection,
   log: (line) => console.log(line),
   clock: {
     now: () => Date.now(),

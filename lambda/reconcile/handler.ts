@@ -16,6 +16,7 @@ import { KinesisClient } from '@aws-sdk/client-kinesis';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { RECONCILE_LOG_GROUP_DIMENSION, ReconcileMetricName } from '../../core/contracts/metrics';
+import { DEFAULT_SIGNING_SERVICE } from '../../core/contracts/indexer-env';
 import { readReconcileEnvironment } from '../../core/contracts/reconcile-env';
 import { createHttpClient } from '../../core/opensearch/http';
 import type { StateCounts } from '../../core/reconcile/model';
@@ -34,7 +35,8 @@ const kinesis = new KinesisClient({});
 const s3 = new S3Client({});
 const search = createHttpClient({
   baseUrl: job.openSearchUrl,
-  auth: { kind: 'sigv4', region },
+  // A Serverless collection's endpoint takes requests signed for `aoss` only (docs/serverless.md).
+  auth: { kind: 'sigv4', region, service: job.signingService ?? DEFAULT_SIGNING_SERVICE },
   maxAttempts: 5,
 });
 const routes = env.routes.map((route) => ({
@@ -74,6 +76,7 @@ export async function handler(event: ScheduledEvent, context: Context): Promise<
         owner: job.account,
         rawStream: job.rawStreamArn,
         index: { prefix: job.indexPrefix, rotation: job.indexRotation },
+        serverless: job.signingService === 'aoss',
         routes,
         kept: bucketKeptSources(s3, job.bucket, job),
         since,

@@ -31,6 +31,11 @@ export interface CollectionTarget {
    * indexer's stack and references still run one way only, to the Search stack.
    */
   readonly writerRole: iam.IRole;
+  /**
+   * The scheduled reconcile function's role, named by the collection's data access policy (config
+   * `reconcile.enabled`). @default - no reconcile function
+   */
+  readonly reconcileRole?: iam.IRole;
 }
 
 export interface DirectToOpenSearchProps {

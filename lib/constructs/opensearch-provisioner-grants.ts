@@ -68,18 +68,21 @@ export function provisionerPaths(name: string, stems: readonly string[]): Provis
 
 /**
  * The provisioner's statements: its log group, reads on this domain, and writes and deletes of kfek's own names
- * (`paths`) only.
+ * (`paths`) only. On a collection (no `domainArn`) only the log group: the collection's data access policy and its
+ * `aoss:APIAccessAll` grant (lib/constructs/serverless-collection.ts) say what it may do there.
  */
 export function provisionerStatements(
   logGroupArn: string,
-  domainArn: string,
+  domainArn: string | undefined,
   paths: ProvisionerPaths,
 ): iam.PolicyStatement[] {
+  const logs = new iam.PolicyStatement({
+    actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+    resources: [logGroupArn],
+  });
+  if (domainArn === undefined) return [logs];
   return [
-    new iam.PolicyStatement({
-      actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-      resources: [logGroupArn],
-    }),
+    logs,
     // Reads on this domain only. The `/*` wildcard is the domain's own path space: the provisioner lists what the
     // domain holds (templates, indices, roles, saved objects) to tell kfek's objects from the others.
     new iam.PolicyStatement({
@@ -111,7 +114,8 @@ export interface ProvisionerParts {
   readonly provider: cr.Provider;
   /** The Policy of {@link provisionerStatements}. */
   readonly policy: iam.Policy;
-  readonly domainArn: string;
+  /** The domain's ARN; none for a collection (no es: grants to acknowledge). */
+  readonly domainArn: string | undefined;
   readonly paths: ProvisionerPaths;
 }
 
@@ -155,24 +159,25 @@ export function acknowledgeProvisionerFindings(parts: ProvisionerParts): void {
     { id: 'Serverless-LambdaTracing', reason: 'CDK configures the cr.Provider framework function.' },
   );
   const stack = Stack.of(parts.scope);
-  const domainPaths = `${domainArn}/*`;
   const functionVersions = `${parts.function.functionArn}:*`;
   parts.scope.node.addValidation({
     validate: () => {
       const flat = (value: string): string => flattenCfnReference(stack.resolve(value));
-      Validations.of(policy).acknowledge({
-        id: `AwsSolutions-IAM5[Resource::${flat(domainPaths)}]`,
-        reason:
-          'The paths of this one domain (index templates, _plugins, _dashboards): the provisioner calls several ' +
-          'APIs IAM cannot name in advance, and fine-grained access control authorizes each request.',
-      });
-      for (const path of new Set([...paths.writes, ...paths.deletes].filter((p) => p.includes('*')))) {
+      if (domainArn !== undefined) {
         Validations.of(policy).acknowledge({
-          id: `AwsSolutions-IAM5[Resource::${flat(`${domainArn}/${path}`)}]`,
+          id: `AwsSolutions-IAM5[Resource::${flat(`${domainArn}/*`)}]`,
           reason:
-            'Writes and deletes of the objects named by kfek (its name, its stems) under this one path of this ' +
-            'domain; no index path but the dynamic settings of its stems: the provisioner never deletes an index.',
+            'The paths of this one domain (index templates, _plugins, _dashboards): the provisioner calls several ' +
+            'APIs IAM cannot name in advance, and fine-grained access control authorizes each request.',
         });
+        for (const path of new Set([...paths.writes, ...paths.deletes].filter((p) => p.includes('*')))) {
+          Validations.of(policy).acknowledge({
+            id: `AwsSolutions-IAM5[Resource::${flat(`${domainArn}/${path}`)}]`,
+            reason:
+              'Writes and deletes of the objects named by kfek (its name, its stems) under this one path of this ' +
+              'domain; no index path but the dynamic settings of its stems: the provisioner never deletes an index.',
+          });
+        }
       }
       Validations.of(provider).acknowledge({
         id: `AwsSolutions-IAM5[Resource::${flat(functionVersions)}]`,

@@ -107,8 +107,16 @@ function specInputOf(props: OpenSearchProvisionerProps): OpenSearchSpecInput {
 }
 
 export interface OpenSearchProvisionerProps {
-  /** The domain to provision (the Search stack's). */
-  readonly domain: opensearch.IDomain;
+  /** The domain to provision (the Search stack's); exactly one of this and {@link collection}. @default - none */
+  readonly domain?: opensearch.IDomain;
+  /**
+   * The OpenSearch Serverless collection to provision instead (issue 42, docs/serverless.md): only kfek's index
+   * templates and its record, signed for `aoss` (core/opensearch/serverless-provision.ts). The role must be in the
+   * collection's data access policy and have `aoss:APIAccessAll` on it (lib/constructs/serverless-collection.ts
+   * grants both to its admin role).
+   * @default - none
+   */
+  readonly collection?: { readonly endpoint: string; readonly arn: string };
   /** Index name prefix Firehose writes to (config `delivery.indexPrefix`); everything covers `<prefix>-*`. */
   readonly indexPrefix: string;
   /** Config `openSearch.indexTemplate`. @default - 1 shard, 1 replica, 1000 fields */
@@ -215,6 +223,9 @@ export class OpenSearchProvisioner extends Construct {
   constructor(scope: Construct, id: string, props: OpenSearchProvisionerProps) {
     super(scope, id);
     const p = withDefaults(DEFAULTS, props);
+    if ((props.domain === undefined) === (props.collection === undefined)) {
+      throw new Error(`OpenSearchProvisioner ${this.node.path}: give exactly one of domain and collection.`);
+    }
     // Validate: the same checks the applier runs, at synth, with the same messages.
     const specInput = specInputOf(props);
     if (!Token.isUnresolved(props.indexPrefix)) {
@@ -240,7 +251,7 @@ export class OpenSearchProvisioner extends Construct {
       props.indexPrefix,
       ...(props.routes ?? []).map((route) => route.indexStem),
     ]);
-    const statements = provisionerStatements(this.logGroup.logGroupArn, props.domain.domainArn, paths);
+    const statements = provisionerStatements(this.logGroup.logGroupArn, props.domain?.domainArn, paths);
     // A separate Policy in this construct, so it also works for a role imported or created in another stack.
     const policy = new iam.Policy(this, 'Policy', { statements, roles: [this.role] });
     this.function = this.createFunction();
@@ -272,7 +283,9 @@ export class OpenSearchProvisioner extends Construct {
       serviceToken: provider.serviceToken,
       resourceType: 'Custom::KfekOpenSearchProvisioning',
       properties: {
-        DomainEndpoint: props.domain.domainEndpoint,
+        ...(props.collection === undefined
+          ? { DomainEndpoint: props.domain?.domainEndpoint }
+          : { CollectionEndpoint: props.collection.endpoint }),
         Spec: specJson,
         SpecHash: this.specHash,
         Dashboards: String(dashboards),
@@ -283,7 +296,7 @@ export class OpenSearchProvisioner extends Construct {
       function: this.function,
       provider,
       policy,
-      domainArn: props.domain.domainArn,
+      domainArn: props.domain?.domainArn,
       paths,
     });
   }

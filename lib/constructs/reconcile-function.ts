@@ -17,6 +17,7 @@ import type { TransformRoute } from '../../core/contracts/routes';
 import { type WithDefaults, withDefaults } from '../defaults';
 import { justifyWildcardResources } from '../nag';
 import { LOCAL_ESBUILD_BUNDLING, PROJECT_ROOT } from './bundling';
+import type { CollectionTarget } from './direct-to-opensearch';
 import { grantPutRecords } from './stream-write';
 
 /** A route as the reconcile function needs it: what the transform gets, and the stem of its indices. */
@@ -33,8 +34,19 @@ export interface ReconcileFunctionProps {
   readonly deadLetterPrefix: string;
   /** Config `delivery.failedDocumentsPrefix`. */
   readonly failedDocumentsPrefix: string;
-  /** The domain the documents are looked up in (signed requests; the role must be mapped to a reader role). */
-  readonly domain: opensearch.IDomain;
+  /**
+   * The domain the documents are looked up in (signed requests; the role must be mapped to a reader role). Exactly
+   * one of this and {@link collection}.
+   * @default - none: {@link collection}
+   */
+  readonly domain?: opensearch.IDomain;
+  /**
+   * The OpenSearch Serverless collection the documents are looked up in (docs/serverless.md): requests are signed
+   * for `aoss`, `_mget` sends no routing, and the function runs as `collection.reconcileRole`, the role the
+   * collection's data access policy names (imported by ARN: its grants become a policy of this stack).
+   * @default - none: {@link domain}
+   */
+  readonly collection?: CollectionTarget & { readonly reconcileRole: iam.IRole };
   /** Config `delivery.indexPrefix` and `delivery.indexRotation`. */
   readonly indexPrefix: string;
   readonly indexRotation: IndexRotation;
@@ -87,7 +99,7 @@ const MAX_ENVIRONMENT_BYTES = 4096;
  */
 export class ReconcileFunction extends Construct {
   readonly function: lambda.Function;
-  readonly role: iam.Role;
+  readonly role: iam.IRole;
   readonly logGroup: logs.LogGroup;
   readonly rule: events.Rule;
 
@@ -106,10 +118,13 @@ export class ReconcileFunction extends Construct {
       retention: p.logRetention,
       removalPolicy: RemovalPolicy.DESTROY,
     });
-    this.role = new iam.Role(this, 'Role', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: 'kfek reconcile: CloudWatch Logs against OpenSearch, heals through the raw stream',
-    });
+    this.role =
+      p.collection === undefined
+        ? new iam.Role(this, 'Role', {
+            assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+            description: 'kfek reconcile: CloudWatch Logs against OpenSearch, heals through the raw stream',
+          })
+        : iam.Role.fromRoleArn(this, 'Role', p.collection.reconcileRole.roleArn, { mutable: true });
     this.function = new nodejs.NodejsFunction(this, 'Function', {
       entry: path.join(PROJECT_ROOT, 'lambda', 'reconcile', 'handler.ts'),
       handler: 'handler',
@@ -150,6 +165,9 @@ export class ReconcileFunction extends Construct {
           "reconcile.enabled off (the account-level policy's groups cannot be enumerated).",
       );
     }
+    if ((p.domain === undefined) === (p.collection === undefined)) {
+      throw new Error(`ReconcileFunction ${this.node.path}: give exactly one of domain and collection.`);
+    }
     if (everyMinutes < 5 || everyMinutes > 60) {
       throw new Error(`ReconcileFunction ${this.node.path}: every is ${everyMinutes} minutes; use 5 to 60.`);
     }
@@ -160,7 +178,9 @@ export class ReconcileFunction extends Construct {
       bucket: p.bucket.bucketName,
       deadLetterPrefix: p.deadLetterPrefix,
       failedDocumentsPrefix: p.failedDocumentsPrefix,
-      openSearchUrl: `https://${p.domain.domainEndpoint}`,
+      ...(p.collection === undefined
+        ? { openSearchUrl: `https://${p.domain?.domainEndpoint ?? ''}` }
+        : { openSearchUrl: p.collection.endpoint, signingService: 'aoss' as const }),
       indexPrefix: p.indexPrefix,
       indexRotation: p.indexRotation,
       routeStems: Object.fromEntries(p.routes.map((r) => [r.name, r.indexStem])),
@@ -209,7 +229,7 @@ export class ReconcileFunction extends Construct {
 
   private grant(p: ResolvedProps, stack: Stack): { resource: string; reason: string }[] {
     const role = this.role;
-    role.addToPolicy(
+    role.addToPrincipalPolicy(
       new iam.PolicyStatement({
         actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
         resources: [this.logGroup.logGroupArn],
@@ -224,21 +244,21 @@ export class ReconcileFunction extends Construct {
       });
       return [arn, `${arn}:*`];
     });
-    role.addToPolicy(
+    role.addToPrincipalPolicy(
       new iam.PolicyStatement({
         actions: ['logs:FilterLogEvents', 'logs:StartQuery', 'logs:DescribeSubscriptionFilters'],
         resources: groupArns,
       }),
     );
     // Logs Insights' results and cancellation take no resource (the query id is the handle).
-    role.addToPolicy(
+    role.addToPrincipalPolicy(
       new iam.PolicyStatement({ actions: ['logs:GetQueryResults', 'logs:StopQuery'], resources: ['*'] }),
     );
     grantPutRecords(p.rawStream, role);
     const prefixes = [p.deadLetterPrefix, ON_FAILURE_KEY_PREFIX, p.failedDocumentsPrefix];
     const objects = prefixes.map((prefix) => p.bucket.arnForObjects(`${prefix}*`));
-    role.addToPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: objects }));
-    role.addToPolicy(
+    role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: ['s3:GetObject'], resources: objects }));
+    role.addToPrincipalPolicy(
       new iam.PolicyStatement({
         actions: ['s3:ListBucket'],
         resources: [p.bucket.bucketArn],
@@ -246,10 +266,18 @@ export class ReconcileFunction extends Construct {
       }),
     );
     p.bucket.encryptionKey?.grantDecrypt(role);
-    const domainPaths = `${p.domain.domainArn}/*`;
-    role.addToPolicy(
-      new iam.PolicyStatement({ actions: ['es:ESHttpGet', 'es:ESHttpPost'], resources: [domainPaths] }),
-    );
+    if (p.collection !== undefined) {
+      // IAM admits the request to the collection's data plane; its data access policy then allows reads only.
+      role.addToPrincipalPolicy(
+        new iam.PolicyStatement({ actions: ['aoss:APIAccessAll'], resources: [p.collection.arn] }),
+      );
+    }
+    const domainPaths = p.domain === undefined ? undefined : `${p.domain.domainArn}/*`;
+    if (domainPaths !== undefined) {
+      role.addToPrincipalPolicy(
+        new iam.PolicyStatement({ actions: ['es:ESHttpGet', 'es:ESHttpPost'], resources: [domainPaths] }),
+      );
+    }
     return [
       ...p.logGroups.map((_, i) => ({
         resource: groupArns[2 * i + 1],
@@ -265,12 +293,16 @@ export class ReconcileFunction extends Construct {
         reason:
           'Kept objects are named by their writers (Lambda, Firehose, the transform) under this prefix: read only.',
       })),
-      {
-        resource: domainPaths,
-        reason:
-          "The domain's own path space (_mget, _search on kfek's indices); fine-grained access control maps this " +
-          'role to the read-only reader roles.',
-      },
+      ...(domainPaths === undefined
+        ? []
+        : [
+            {
+              resource: domainPaths,
+              reason:
+                "The domain's own path space (_mget, _search on kfek's indices); fine-grained access control maps " +
+                'this role to the read-only reader roles.',
+            },
+          ]),
     ];
   }
 }

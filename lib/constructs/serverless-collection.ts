@@ -8,6 +8,8 @@ import {
   collectionAccessPolicy,
   collectionResource,
 } from '../../core/opensearch/serverless-access';
+import { registryIndex } from '../../core/opensearch/registry';
+import { OPENSEARCH_SPEC_DEFAULTS } from '../../core/opensearch/spec';
 
 export interface ServerlessCollectionProps {
   /**
@@ -26,6 +28,12 @@ export interface ServerlessCollectionProps {
    * @default - none
    */
   readonly adminPrincipals?: readonly string[];
+  /**
+   * Make the scheduled reconcile function's role here, beside the policy that names it (config `reconcile.enabled`):
+   * it reads every family, the index templates and kfek's record (core/opensearch/serverless-access.ts).
+   * @default false
+   */
+  readonly reconcileReader?: boolean;
   /**
    * What happens to the collection (and its indices) when the stack deletes or replaces it.
    * @default RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE
@@ -58,6 +66,8 @@ export class ServerlessCollection extends Construct {
   /** The direct-delivery indexer's role (issue 41): write on kfek's families, sign for `aoss`. */
   readonly writerRole: iam.IRole;
   readonly accessPolicy: aoss.CfnAccessPolicy;
+  /** The scheduled reconcile function's role (props.reconcileReader): reads kfek's families, signs for `aoss`. */
+  readonly reconcileRole?: iam.IRole;
 
   constructor(scope: Construct, id: string, props: ServerlessCollectionProps) {
     super(scope, id);
@@ -113,6 +123,17 @@ export class ServerlessCollection extends Construct {
       new iam.PolicyStatement({ actions: ['aoss:APIAccessAll'], resources: [this.collectionArn] }),
     );
     this.writerRole = writer;
+    const reconciler =
+      props.reconcileReader === true
+        ? new iam.Role(this, 'ReconcileRole', {
+            assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+            description: `kfek ${name}: the scheduled reconcile function reads the collection's kfek indices`,
+          })
+        : undefined;
+    reconciler?.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['aoss:APIAccessAll'], resources: [this.collectionArn] }),
+    );
+    this.reconcileRole = reconciler;
 
     this.accessPolicy = new aoss.CfnAccessPolicy(this, 'DataAccessPolicy', {
       name: `${name}-acc`,
@@ -123,6 +144,12 @@ export class ServerlessCollection extends Construct {
           writers: [writer.roleArn],
           admins: [props.adminRole.roleArn, ...(props.adminPrincipals ?? [])],
           families: props.families,
+          ...(reconciler === undefined
+            ? {}
+            : {
+                reconcilers: [reconciler.roleArn],
+                recordIndex: registryIndex(OPENSEARCH_SPEC_DEFAULTS.name),
+              }),
         }),
       ),
     });

@@ -1,6 +1,6 @@
 /**
- * The OpenSearch provisioner in the Pipeline stack (a domain only: a collection has none yet, docs/serverless.md
- * "Left to do"), and the update order it sets. Created in the stack's scope with the construct id it always had
+ * The OpenSearch provisioner in the Pipeline stack (on a domain: templates, ISM, roles, Dashboards; on a collection:
+ * kfek's index templates and its record only, docs/serverless.md), and the update order it sets. Created in the stack's scope with the construct id it always had
  * (`OpenSearchProvisioner`), so moving it here out of the stack's constructor changed no logical id.
  */
 import type * as iam from 'aws-cdk-lib/aws-iam';
@@ -12,8 +12,17 @@ import type { PhysicalNames } from '../../core/contracts/physical-names';
 import { OpenSearchProvisioner } from '../constructs/opensearch-provisioner';
 
 export interface PipelineProvisionerProps {
-  readonly domain: opensearch.IDomain;
-  /** The domain's master user (PipelineStackProps.openSearchAdminRole): the provisioner runs as it. */
+  /** The domain to provision; exactly one of this and {@link collection}. @default - none */
+  readonly domain?: opensearch.IDomain;
+  /**
+   * The Serverless collection to provision instead (signed for `aoss`, no Dashboards objects).
+   * @default - none
+   */
+  readonly collection?: { readonly endpoint: string; readonly arn: string };
+  /**
+   * The domain's master user, or the admin role the collection's data access policy names
+   * (PipelineStackProps.openSearchAdminRole): the provisioner runs as it.
+   */
   readonly role: iam.IRole;
   readonly openSearch: Pick<OpenSearchConfig, 'indexTemplate' | 'retention' | 'access' | 'auditLogs'>;
   /** Config `delivery.indexPrefix`. */
@@ -55,7 +64,9 @@ export function createProvisioner(scope: Construct, props: PipelineProvisionerPr
   const names = props.names;
   const reconcileReader = props.reconcileRoleArn === undefined ? [] : [props.reconcileRoleArn];
   return new OpenSearchProvisioner(scope, 'OpenSearchProvisioner', {
-    domain: props.domain,
+    ...(props.collection === undefined
+      ? { domain: props.domain }
+      : { collection: props.collection, dashboards: false }),
     role: props.role,
     indexPrefix: props.indexPrefix,
     indexTemplate: os.indexTemplate,

@@ -45,7 +45,7 @@ export interface PipelineStackProps extends StackProps {
   readonly domain?: opensearch.IDomain;
   /**
    * The Serverless collection (`openSearch.kind: serverless`, docs/serverless.md): the indexer writes it as its
-   * writer role, signing for `aoss`; no Firehose, provisioner or reconcile function runs against it yet.
+   * writer role, signing for `aoss`; the reconcile function reads it as the role the collection names; no Firehose or provisioner runs against it yet.
    */
   readonly collection?: CollectionTarget;
   /**
@@ -220,16 +220,15 @@ export class PipelineStack extends Stack {
     // The scheduled reconcile function reads what the provisioner lets readers read: its role is a reader of the
     // default route's indices and of every route's.
     const r = props.reconcile;
-    if (r !== undefined && domain !== undefined) {
-      this.reconcile = this.createReconcile(props, r, domain, metricsNamespace, deliveryLogRetention);
+    if (r !== undefined) {
+      this.reconcile = this.createReconcile(props, r, metricsNamespace, deliveryLogRetention);
       ownLogGroups.push(this.reconcile.logGroup);
     }
 
-    // A collection has no provisioner yet (docs/serverless.md, "Left to do"): the indexer creates indices on write.
-    if (domain !== undefined) {
-      this.provisioner = this.createProvisioner(props, domain, delivery.reader, deliveryLogRetention);
-      ownLogGroups.push(...this.provisioner.logGroups);
-    }
+    // On a collection the provisioner applies kfek's index templates only (docs/serverless.md), as the admin role
+    // the collection's data access policy names; on a domain, everything (templates, ISM, roles, Dashboards).
+    this.provisioner = this.createProvisioner(props, delivery.reader, deliveryLogRetention);
+    ownLogGroups.push(...this.provisioner.logGroups);
     this.logGroups = ownLogGroups;
     this.addOutputs(names);
   }
@@ -237,13 +236,15 @@ export class PipelineStack extends Stack {
   /** The provisioner, and the update order it sets: everything that writes or reads the domain waits for it. */
   private createProvisioner(
     props: PipelineStackProps,
-    domain: opensearch.IDomain,
     reader: Construct,
     logRetention: logs.RetentionDays,
   ): OpenSearchProvisioner {
     const names = props.names;
+    const { domain, collection } = props;
     const provisioner = createProvisioner(this, {
-      domain,
+      ...(collection === undefined
+        ? { domain }
+        : { collection: { endpoint: collection.endpoint, arn: collection.arn } }),
       role: props.openSearchAdminRole,
       openSearch: props.openSearch,
       indexPrefix: props.delivery.indexPrefix,
@@ -269,20 +270,24 @@ export class PipelineStack extends Stack {
     return provisioner;
   }
 
-  /** Exactly one destination; a collection only with the indexer and without reconcile (the config refuses both). */
+  /** Exactly one destination; a collection only with the indexer, and reconcile only as its reader role. */
   private validateDestination(props: PipelineStackProps): void {
-    if ((props.domain === undefined) === (props.collection === undefined)) {
+    const { domain, collection } = props;
+    if ((domain === undefined) === (collection === undefined)) {
       throw new Error(
         `${this.node.path}: give the pipeline exactly one destination, a domain or a collection.`,
       );
     }
-    if (
-      props.collection !== undefined &&
-      (props.delivery.mode !== 'direct' || props.reconcile !== undefined)
-    ) {
+    if (collection !== undefined && props.delivery.mode !== 'direct') {
       throw new Error(
-        `${this.node.path}: a Serverless collection is written by the indexer only (delivery.mode "direct") and has ` +
-          'no reconcile function yet (docs/serverless.md); the config check refuses both.',
+        `${this.node.path}: a Serverless collection is written by the indexer only (delivery.mode "direct", ` +
+          'docs/serverless.md); the config check refuses "firehose".',
+      );
+    }
+    if (collection !== undefined && props.reconcile !== undefined && collection.reconcileRole === undefined) {
+      throw new Error(
+        `${this.node.path}: the reconcile function reads a collection as the role its data access policy names: ` +
+          'create the collection with reconcileReader (the Search stack does when reconcile.enabled is true).',
       );
     }
   }
@@ -290,18 +295,19 @@ export class PipelineStack extends Stack {
   private createReconcile(
     props: PipelineStackProps,
     r: NonNullable<PipelineStackProps['reconcile']>,
-    domain: opensearch.IDomain,
     metricsNamespace: string,
     logRetention: logs.RetentionDays,
   ): ReconcileFunction {
-    const names = props.names;
+    const { names, collection } = props;
     return new ReconcileFunction(this, 'Reconcile', {
       logGroups: r.logGroups,
       rawStream: props.rawStream,
       bucket: props.bucket,
       deadLetterPrefix: props.transform.deadLetterPrefix,
       failedDocumentsPrefix: props.delivery.failedDocumentsPrefix,
-      domain,
+      ...(collection?.reconcileRole === undefined
+        ? { domain: props.domain }
+        : { collection: { ...collection, reconcileRole: collection.reconcileRole } }),
       indexPrefix: props.delivery.indexPrefix,
       indexRotation: props.delivery.indexRotation,
       routes: props.routes ?? [],

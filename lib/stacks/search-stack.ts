@@ -36,6 +36,12 @@ export interface SearchStackProps extends StackProps {
    */
   readonly accessFamilies?: readonly AccessFamily[];
   /**
+   * The Pipeline stack runs the scheduled reconcile function (config `reconcile.enabled`): a serverless profile makes
+   * its role beside the collection's data access policy, which names it.
+   * @default false
+   */
+  readonly reconcile?: boolean;
+  /**
    * What happens to the domain, bucket, streams and queue when this stack is deleted.
    * @default RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE
    */
@@ -126,6 +132,7 @@ export class SearchStack extends Stack {
         collectionName: props.domainName,
         settings: os.serverless,
         families: props.accessFamilies ?? [],
+        reconcileReader: props.reconcile === true,
         adminRole: this.adminRole,
         adminPrincipals: os.access.adminBackendRoles,
         removalPolicy,

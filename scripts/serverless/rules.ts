@@ -189,5 +189,13 @@ export function refusalOf(request: StandinRequest, type: CollectionType): Refusa
   }
   const body = parse(request.body);
   if (request.path.endsWith('/_bulk')) return bulkRefusal(request.body, type);
+  if (request.path.endsWith('/_mget')) {
+    const docs = (body as { docs?: unknown } | undefined)?.docs;
+    const routed = Array.isArray(docs)
+      ? docs.findIndex((d) => (d as { routing?: unknown })?.routing !== undefined)
+      : -1;
+    if (routed >= 0)
+      return refuse(400, `_mget doc ${routed} carries "routing": the service places documents [6].`);
+  }
   return painlessRefusal(body) ?? settingRefusal(body);
 }

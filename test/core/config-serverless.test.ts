@@ -90,13 +90,11 @@ describe('what a Serverless collection cannot do is refused at synth', () => {
     expect(problems).toEqual([expect.stringMatching(/indexRotation is "OneHour".*Use "OneDay" or longer/)]);
   });
 
-  test('fails when the reconcile function is on (it signs for a domain and sends routing)', () => {
+  test('resolves with the reconcile function on: it signs for aoss and sends no routing to a collection', () => {
     // WHEN
-    const problems = problemsOf({ reconcile: { enabled: true } });
+    const config = resolveConfig(serverlessWith({ reconcile: { enabled: true } }), 'sandbox-serverless');
     // THEN
-    expect(problems).toEqual([
-      expect.stringMatching(/reconcile\.enabled is true.*Set reconcile\.enabled to false/),
-    ]);
+    expect(config.reconcile.enabled).toBe(true);
   });
 
   test('fails when audit logs are on (the security plugin is not there)', () => {

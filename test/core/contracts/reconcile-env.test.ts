@@ -32,6 +32,25 @@ describe('the reconcile function environment', () => {
     });
   });
 
+  test("a Serverless collection's job names the aoss signing service; a domain's names none (es)", () => {
+    // GIVEN
+    const collection = {
+      ...JOB,
+      openSearchUrl: 'https://abc123.eu-west-1.aoss.amazonaws.com',
+      signingService: 'aoss' as const,
+    };
+    // WHEN
+    const read = readReconcileEnvironment(
+      reconcileEnvironment({ ...collection, routes: [], metricsNamespace: 'kfek' }),
+    );
+    // THEN
+    expect(read.job).toEqual(collection);
+    expect(
+      readReconcileEnvironment(reconcileEnvironment({ ...JOB, routes: [], metricsNamespace: 'kfek' })).job
+        .signingService,
+    ).toBeUndefined();
+  });
+
   test.each([
     [{}, /is not set/],
     [{ KFEK_RECONCILE: 'x' }, /is not JSON/],
@@ -50,6 +69,10 @@ describe('the reconcile function environment', () => {
     [
       { KFEK_RECONCILE: JSON.stringify({ ...JOB, v: 1, routeStems: { pay: 7 } }) },
       /routeStems\.pay is 7; expected the stem/,
+    ],
+    [
+      { KFEK_RECONCILE: JSON.stringify({ ...JOB, v: 1, signingService: 'es2' }) },
+      /signingService is "es2", not "es" or "aoss"/,
     ],
   ])('fails when the environment is %j', (env, message) => {
     expect(() => readReconcileEnvironment(env)).toThrow(ReconcileEnvError);

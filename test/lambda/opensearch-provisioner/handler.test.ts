@@ -77,6 +77,7 @@ function fakeDeps(options: FakeOptions = { ism: true, security: true, dashboards
       return o.baseUrl.endsWith('/_dashboards') ? fake.dashboardsClient() : fake.client();
     },
     provision: provisionOpenSearch,
+    provisionCollection: () => Promise.reject(new Error('a domain event provisioned a collection')),
     log: () => undefined,
   };
   return { deps, fake, clientOptions };

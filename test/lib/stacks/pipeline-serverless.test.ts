@@ -45,10 +45,9 @@ describe('a serverless profile, the whole app (sandbox-serverless)', () => {
     monitoring = Template.fromStack(stacks.monitoring);
   });
 
-  test('the indexer signs for aoss and writes the collection endpoint; no Firehose, no provisioner', () => {
+  test('the indexer signs for aoss and writes the collection endpoint; no Firehose', () => {
     // THEN
     pipeline.resourceCountIs('AWS::KinesisFirehose::DeliveryStream', 0);
-    pipeline.resourceCountIs('Custom::KfekOpenSearchProvisioning', 0);
     pipeline.hasResourceProperties('AWS::Lambda::Function', {
       FunctionName: 'kfek-sandbox-serverless-indexer',
       Environment: {
@@ -91,6 +90,60 @@ describe('a serverless profile, the whole app (sandbox-serverless)', () => {
       },
     ]);
     expect(statements.flatMap(actionsOf).filter((a) => a.startsWith('es:'))).toEqual([]);
+  });
+
+  test('the reconcile function signs for aoss against the collection, as the role its policy lets read only', () => {
+    // GIVEN
+    const [fn] = Object.values(
+      pipeline.findResources('AWS::Lambda::Function', {
+        Properties: { FunctionName: 'kfek-sandbox-serverless-reconcile' },
+      }),
+    );
+    const job = (fn.Properties.Environment.Variables as Record<string, unknown>).KFEK_RECONCILE;
+    // WHEN
+    const roleId = exportedLogicalId(search, importName(fn.Properties.Role));
+    const [policy] = Object.values(search.findResources('AWS::OpenSearchServerless::AccessPolicy'));
+    const text = JSON.stringify(policy.Properties.Policy);
+    const iamStatements = Object.values(pipeline.findResources('AWS::IAM::Policy'))
+      .filter((p) => JSON.stringify(p.Properties.Roles).includes('CollectionReconcileRole'))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[]);
+    // THEN: the job signs for aoss at the collection's endpoint, the role is the collection's reconcile role
+    expect(JSON.stringify(job)).toMatch(/signingService\\":\\"aoss/);
+    expect(JSON.stringify(job)).toMatch(/CollectionEndpoint/);
+    expect(roleId).toMatch(/^CollectionReconcileRole/);
+    expect(text).toContain(`"${roleId}","Arn"`);
+    expect(text).toContain('kfek reconcile reads every family');
+    // and its IAM reaches this collection's data plane and no domain
+    const actions = iamStatements.flatMap(actionsOf);
+    expect(actions.filter((a) => a.startsWith('aoss:'))).toEqual(['aoss:APIAccessAll']);
+    expect(actions.filter((a) => a.startsWith('es:'))).toEqual([]);
+  });
+
+  test("the provisioner applies kfek's templates to the collection's endpoint, as the admin role, before the indexer", () => {
+    // GIVEN
+    const [resource] = Object.values(pipeline.findResources('Custom::KfekOpenSearchProvisioning'));
+    const [indexer] = Object.values(
+      pipeline.findResources('AWS::Lambda::Function', {
+        Properties: { FunctionName: 'kfek-sandbox-serverless-indexer' },
+      }),
+    );
+    const provisionerPolicies = Object.values(pipeline.findResources('AWS::IAM::Policy')).filter((p) =>
+      JSON.stringify(p.Properties.Roles).includes('OpenSearchAdminRole'),
+    );
+    // THEN: the endpoint is the collection's, no domain endpoint, no es:* grant, Dashboards objects skipped
+    expect(resource.Properties).toMatchObject({
+      CollectionEndpoint: { 'Fn::ImportValue': expect.stringMatching(/CollectionEndpoint/) as unknown },
+      Dashboards: 'false',
+    });
+    expect(resource.Properties.DomainEndpoint).toBeUndefined();
+    expect(
+      provisionerPolicies
+        .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[])
+        .flatMap(actionsOf)
+        .filter((a) => a.startsWith('es:')),
+    ).toEqual([]);
+    // the indexer is created after it (templates before the first index)
+    expect(JSON.stringify(indexer.DependsOn)).toMatch(/OpenSearchProvisioner/);
   });
 
   test('monitoring watches the indexer and no domain: no OpenSearch Service alarm or metric', () => {

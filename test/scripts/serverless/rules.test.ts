@@ -120,6 +120,22 @@ describe('document ids by collection type', () => {
     );
   });
 
+  test("fails when an _mget doc carries routing (reconcile's domain lookup); passes one without", () => {
+    // GIVEN
+    const docs = (routing?: string) => ({
+      docs: [
+        { _index: 'logs-1', _id: 'a' },
+        { _index: 'logs-1', _id: 'b', ...(routing === undefined ? {} : { routing }) },
+      ],
+    });
+    // WHEN / THEN
+    expect(refusalOf(req('POST', '/_mget', docs('b')), 'SEARCH')?.reason).toMatch(
+      /_mget doc 1 carries "routing"/,
+    );
+    expect(refusalOf(req('POST', '/logs-1/_mget', docs('b')), 'SEARCH')?.reason).toMatch(/routing/);
+    expect(refusalOf(req('POST', '/_mget', docs()), 'SEARCH')).toBeUndefined();
+  });
+
   test('passes _bulk?pipeline=, which Serverless applies per request', () => {
     // WHEN / THEN
     expect(

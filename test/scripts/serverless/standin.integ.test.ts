@@ -216,6 +216,36 @@ describe('the Serverless conformance stand-in on the real node', () => {
     expect(search.refusals.filter((r) => r.reason.includes('_search'))).toEqual([]);
   });
 
+  test("reconcile's lookups find each document by id without routing; fails when _mget sends the domain's routing", async () => {
+    // GIVEN two documents in the default route's index, written as the indexer writes them (ids, no routing)
+    const at = Date.parse('2026-11-29T10:02:00.000Z');
+    const body = ['lk-1', 'lk-2']
+      .map(
+        (id) =>
+          `${JSON.stringify({ index: { _index: 'logs-2026-11-29', _id: id } })}\n` +
+          `${JSON.stringify({ '@timestamp': new Date(at).toISOString(), message: id })}\n`,
+      )
+      .join('');
+    expect((await post(as(WRITER), '/_bulk?refresh=true', body)).status).toBe(200);
+    const refs = ['lk-1', 'lk-2', 'lk-absent'].map((id) => ({ id, stem: 'logs', at }));
+    const side = (routing: boolean) =>
+      searchSide({
+        client: as(ADMIN),
+        stems: ['logs'],
+        rotation: 'OneDay',
+        meter: new RequestMeter(),
+        routing,
+      });
+    // WHEN
+    const found = await side(false).find(refs);
+    const withRouting = side(true).find(refs);
+    // THEN
+    expect([...found.keys()].sort()).toEqual(['lk-1', 'lk-2']);
+    expect(found.get('lk-1')).toMatchObject({ index: 'logs-2026-11-29', stem: 'logs' });
+    await expect(withRouting).rejects.toThrow(/HTTP 400/);
+    expect(search.refusals.at(-1)?.reason).toMatch(/routing/);
+  });
+
   test("retention by name: kfek's expired indices are deleted through the APIs Serverless lists; a writer cannot", async () => {
     // GIVEN indices of two families and one that is not kfek's, each with a document
     const names = [
