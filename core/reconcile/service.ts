@@ -19,7 +19,7 @@ import type { LogsPort } from '../logs/ports';
 import { accountRoutingProblem, accountRoutingRefusal, type TransformRoute } from '../contracts/routes';
 import type { OpenSearchHttpClient } from '../opensearch/http';
 import { cloudWatchSide, type CountMode } from './cloudwatch-side';
-import { minuteOf, reconcile, type ReconcileOptions } from './engine';
+import { minuteOf, reconcile } from './engine';
 import { HealRefusedError } from './errors';
 import { rawStreamHealer } from './healer';
 import { keptSide, type RawRecordTransform } from './kept-side';
@@ -132,6 +132,7 @@ export async function runReconcileWith(
   });
   const groups = await resolveGroups(settings, logs, meter);
   refuseHealOfRefusedGroups(settings, groups);
+  const lookback = settings.joinLookbackInMillis ?? 60_000;
   const transform = {
     routes: settings.routes,
     defaultStem: settings.index.prefix,
@@ -152,28 +153,40 @@ export async function runReconcileWith(
     transform: planner,
     meter,
   });
-  const report = await reconcile(reconcileOptions(settings, groups, onProgress), {
-    cloudWatch: cloudWatchSide({
-      mode: settings.countMode,
-      logs,
-      client: clients.logs,
+  const report = await reconcile(
+    {
+      groups,
+      since: settings.since,
+      until: settings.until,
+      lagInMillis: settings.lagInMillis,
+      joinLookbackInMillis: lookback,
+      ...(settings.heal !== undefined ? { heal: settings.heal } : {}),
+      ...(settings.maxListedEvents !== undefined ? { maxListedEvents: settings.maxListedEvents } : {}),
+      ...(onProgress !== undefined ? { onProgress } : {}),
+    },
+    {
+      cloudWatch: cloudWatchSide({
+        mode: settings.countMode,
+        logs,
+        client: clients.logs,
+        clock,
+        meter,
+        ...(clients.endpoint !== undefined ? { endpoint: clients.endpoint } : {}),
+      }),
+      search: searchSide({
+        client: clients.search,
+        stems: stems.stems,
+        rotation: settings.index.rotation,
+        meter,
+        routing: settings.serverless !== true,
+      }),
+      kept,
+      planner,
+      ...(settings.heal !== undefined ? { healer: healerOf(settings, clients, clock, meter) } : {}),
       clock,
       meter,
-      ...(clients.endpoint !== undefined ? { endpoint: clients.endpoint } : {}),
-    }),
-    search: searchSide({
-      client: clients.search,
-      stems: stems.stems,
-      rotation: settings.index.rotation,
-      meter,
-      routing: settings.serverless !== true,
-    }),
-    kept,
-    planner,
-    ...(settings.heal !== undefined ? { healer: healerOf(settings, clients, clock, meter) } : {}),
-    clock,
-    meter,
-  });
+    },
+  );
   // The kept data was read only if some event was not searchable; its unreadable items matter only then.
   const unreadableKept =
     report.totals.missing + report.totals.kept > 0 ? (await kept.index()).unreadable : [];
@@ -197,24 +210,6 @@ function refuseHealOfRefusedGroups(settings: ReconcileSettings, groups: readonly
         'still holds with kfek replay.',
     ),
   );
-}
-
-/** The engine's options from the run's settings. */
-function reconcileOptions(
-  settings: ReconcileSettings,
-  groups: readonly ReconcileGroup[],
-  onProgress: ((note: string) => void) | undefined,
-): ReconcileOptions {
-  return {
-    groups,
-    since: settings.since,
-    until: settings.until,
-    lagInMillis: settings.lagInMillis,
-    joinLookbackInMillis: settings.joinLookbackInMillis ?? 60_000,
-    ...(settings.heal !== undefined ? { heal: settings.heal } : {}),
-    ...(settings.maxListedEvents !== undefined ? { maxListedEvents: settings.maxListedEvents } : {}),
-    ...(onProgress !== undefined ? { onProgress } : {}),
-  };
 }
 
 /** The heal sends through the raw stream, as backfill does. */

@@ -29,7 +29,7 @@ export async function runLocal(
   options: StartOptions,
   processes: Processes,
   interrupted: () => boolean,
-  out: (line: string) => void = (line) => out(line),
+  out: (line: string) => void,
 ): Promise<LocalRunResult> {
   const step = (text: string): void => out(`\n==> ${text}`);
   const check = (): void => {
