@@ -64,7 +64,7 @@ export async function send(args: SendArgs, { io, aws, clock }: RunContext): Prom
 }
 
 export async function verify(args: VerifyArgs, { io, openSearch }: RunContext): Promise<number> {
-  const client = openSearch(args.openSearchUrl, args.sigv4);
+  const client = openSearch(args.openSearchUrl, args);
   const result = await verifyRun(client, {
     runId: args.runId,
     indexPattern: args.indexPattern,
@@ -133,6 +133,7 @@ export async function proxy(args: ProxyArgs, { io }: RunContext): Promise<number
   const server = await createSigningProxy({
     endpoint: args.endpoint,
     region,
+    service: args.service,
     credentials,
     port: args.port,
     // Those not given are undefined: the proxy owns the defaults.
