@@ -1,5 +1,11 @@
 import { Duration, RemovalPolicy, type App, type Environment } from 'aws-cdk-lib';
-import { accessFamiliesOf, isCrossAccount, type PipelineConfig, retiredNamesHours } from '../core/config';
+import {
+  accessFamiliesOf,
+  isCrossAccount,
+  type PipelineConfig,
+  retentionFamiliesOf,
+  retiredNamesHours,
+} from '../core/config';
 import { physicalNamesFor, pipelineLogGroupNames } from '../core/contracts/physical-names';
 import { transformServiceName } from '../core/contracts/transform-env';
 import { buildCrossAccount, type CrossAccountStacks } from './cross-account';
@@ -17,6 +23,9 @@ export interface KfekStacks {
   /** Cross-account destinations and source stacks (profiles with `sources.accounts`/`organizationId`). */
   readonly crossAccount?: CrossAccountStacks;
 }
+
+/** How often a serverless profile's retention function runs: retention counts whole days, and each run wakes the collection. */
+const RETENTION_EVERY = Duration.days(1);
 
 /**
  * Builds the kfek stacks for a resolved config: the one composition shared by bin/kfek.ts and the tests.
@@ -56,6 +65,18 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     streams: config.streams,
     failedRecords: config.failedRecords,
     accessFamilies: accessFamiliesOf(config),
+    ...(config.openSearch.kind === 'serverless'
+      ? {
+          serverlessRetention: {
+            families: retentionFamiliesOf(config),
+            indexRotation: config.delivery.indexRotation,
+            metricsNamespace: config.name,
+            functionName: names.retentionFunction,
+            logGroupName: names.retentionLogGroup,
+            every: RETENTION_EVERY,
+          },
+        }
+      : {}),
     removalPolicy,
   });
   const domain = search.domain;
@@ -138,6 +159,9 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
             every: Duration.minutes(config.reconcile.everyMinutes),
           },
         }
+      : {}),
+    ...(config.openSearch.kind === 'serverless'
+      ? { retention: { functionName: names.retentionFunction, every: RETENTION_EVERY } }
       : {}),
     alarmEmail: config.alarms.email,
     thresholds: {

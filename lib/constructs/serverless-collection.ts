@@ -57,6 +57,8 @@ export class ServerlessCollection extends Construct {
   readonly collectionArn: string;
   /** The direct-delivery indexer's role (issue 41): write on kfek's families, sign for `aoss`. */
   readonly writerRole: iam.IRole;
+  /** The scheduled retention function's role (lib/constructs/serverless-retention.ts): list and delete kfek's families. */
+  readonly retentionRole: iam.IRole;
   readonly accessPolicy: aoss.CfnAccessPolicy;
 
   constructor(scope: Construct, id: string, props: ServerlessCollectionProps) {
@@ -101,18 +103,30 @@ export class ServerlessCollection extends Construct {
     this.collectionEndpoint = this.collection.attrCollectionEndpoint;
     this.collectionArn = this.collection.attrArn;
 
-    const writer = new iam.Role(this, 'WriterRole', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: `kfek ${name}: the direct-delivery indexer writes the collection's kfek indices`,
-    });
     // IAM admits the request to the collection's data plane; the data access policy then decides per index.
-    writer.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: ['aoss:APIAccessAll'], resources: [this.collectionArn] }),
-    );
-    props.adminRole.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: ['aoss:APIAccessAll'], resources: [this.collectionArn] }),
+    const admit = (role: iam.IRole): void => {
+      role.addToPrincipalPolicy(
+        new iam.PolicyStatement({ actions: ['aoss:APIAccessAll'], resources: [this.collectionArn] }),
+      );
+    };
+    const lambdaRole = (roleId: string, description: string): iam.Role => {
+      const role = new iam.Role(this, roleId, {
+        assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+        description: `kfek ${name}: ${description}`,
+      });
+      admit(role);
+      return role;
+    };
+    admit(props.adminRole);
+    const writer = lambdaRole(
+      'WriterRole',
+      "the direct-delivery indexer writes the collection's kfek indices",
     );
     this.writerRole = writer;
+    this.retentionRole = lambdaRole(
+      'RetentionRole',
+      "the scheduled retention function deletes kfek's indices past retention",
+    );
 
     this.accessPolicy = new aoss.CfnAccessPolicy(this, 'DataAccessPolicy', {
       name: `${name}-acc`,
@@ -121,6 +135,7 @@ export class ServerlessCollection extends Construct {
         collectionAccessPolicy({
           collection: name,
           writers: [writer.roleArn],
+          retainers: [this.retentionRole.roleArn],
           admins: [props.adminRole.roleArn, ...(props.adminPrincipals ?? [])],
           families: props.families,
         }),

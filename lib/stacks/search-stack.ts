@@ -12,6 +12,7 @@ import type { AccessFamily } from '../../core/opensearch/serverless-access';
 import { LogsDeliveryRole } from '../constructs/logs-delivery-role';
 import { SearchDomain } from '../constructs/search-domain';
 import { ServerlessCollection } from '../constructs/serverless-collection';
+import { ServerlessRetention, type ServerlessRetentionProps } from '../constructs/serverless-retention';
 import { retentionDays } from '../retention';
 
 export interface SearchStackProps extends StackProps {
@@ -35,6 +36,12 @@ export interface SearchStackProps extends StackProps {
    * @default - no families: only admins and no writer reach the collection's indices
    */
   readonly accessFamilies?: readonly AccessFamily[];
+  /**
+   * A serverless profile's scheduled retention function (lib/constructs/serverless-retention.ts): kfek's families
+   * with their retention, the rotation and its names. The collection has no lifecycle policy of its own.
+   * @default - none: the collection keeps its indices
+   */
+  readonly serverlessRetention?: Omit<ServerlessRetentionProps, 'collectionEndpoint' | 'role'>;
   /**
    * What happens to the domain, bucket, streams and queue when this stack is deleted.
    * @default RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE
@@ -188,7 +195,15 @@ export class SearchStack extends Stack {
         adminPrincipals: os.access.adminBackendRoles,
         removalPolicy,
       });
-      this.logGroups = [];
+      const retention =
+        props.serverlessRetention === undefined
+          ? undefined
+          : new ServerlessRetention(this, 'Retention', {
+              ...props.serverlessRetention,
+              collectionEndpoint: this.collection.collectionEndpoint,
+              role: this.collection.retentionRole,
+            });
+      this.logGroups = retention === undefined ? [] : [retention.logGroup];
       new CfnOutput(this, 'CollectionEndpoint', { value: this.collection.collectionEndpoint });
       new CfnOutput(this, 'DashboardsUrl', { value: `${this.collection.collectionEndpoint}/_dashboards` });
     } else {
