@@ -63,9 +63,14 @@ export async function send(args: SendArgs, { io, aws, clock }: RunContext): Prom
   return 0;
 }
 
-export async function verify(args: VerifyArgs, { io, openSearch }: RunContext): Promise<number> {
+export async function verify(
+  args: VerifyArgs,
+  { io, openSearch, openSearchTarget }: RunContext,
+): Promise<number> {
   const client = openSearch(args.openSearchUrl, args);
   const result = await verifyRun(client, {
+    // A collection has no scroll API.
+    scroll: openSearchTarget(args.openSearchUrl, args).kind === 'domain',
     runId: args.runId,
     indexPattern: args.indexPattern,
     expected: args.expected,
