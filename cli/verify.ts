@@ -184,6 +184,23 @@ async function call<T>(
   return response.body as T;
 }
 
+/** The run's documents: by scroll, or in `@timestamp` slices where there is no scroll API (a Serverless collection). */
+function fetchHits(
+  client: OpenSearchHttpClient,
+  options: VerifyOptions,
+  indexPattern: string,
+  fields: readonly string[],
+): Promise<SearchHit[]> {
+  const pageSize = options.pageSize ?? 1000;
+  if (options.scroll !== false) return fetchRun(client, indexPattern, options.runId, fields, pageSize);
+  return searchInTimeSlices<SearchHit>((method, path, body) => call(client, method, path, body), {
+    indexPattern,
+    query: runQuery(options.runId),
+    fields,
+    maxHits: pageSize,
+  });
+}
+
 /** Searches (and re-searches, until complete or timed out) for the run's events. */
 export async function verifyRun(client: OpenSearchHttpClient, options: VerifyOptions): Promise<VerifyResult> {
   validateRunId(options.runId);
@@ -221,16 +238,7 @@ export async function verifyRun(client: OpenSearchHttpClient, options: VerifyOpt
 
   for (;;) {
     const pollStartedAt = now();
-    const pageSize = options.pageSize ?? 1000;
-    const hits =
-      options.scroll === false
-        ? await searchInTimeSlices<SearchHit>((method, path, body) => call(client, method, path, body), {
-            indexPattern,
-            query: runQuery(options.runId),
-            fields,
-            maxHits: pageSize,
-          })
-        : await fetchRun(client, indexPattern, options.runId, fields, pageSize);
+    const hits = await fetchHits(client, options, indexPattern, fields);
     polls += 1;
     const copies = new Map<number, number>();
     outOfRange = 0;

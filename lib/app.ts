@@ -6,12 +6,16 @@ import {
   retentionFamiliesOf,
   retiredNamesHours,
 } from '../core/config';
-import { physicalNamesFor, pipelineLogGroupNames } from '../core/contracts/physical-names';
+import {
+  type PhysicalNames,
+  physicalNamesFor,
+  pipelineLogGroupNames,
+} from '../core/contracts/physical-names';
 import { transformServiceName } from '../core/contracts/transform-env';
 import { buildCrossAccount, type CrossAccountStacks } from './cross-account';
-import { MonitoringStack } from './stacks/monitoring-stack';
+import { MonitoringStack, type MonitoringStackProps } from './stacks/monitoring-stack';
 import { PipelineStack } from './stacks/pipeline-stack';
-import { SearchStack } from './stacks/search-stack';
+import { SearchStack, type SearchStackProps } from './stacks/search-stack';
 import { SourcesStack } from './stacks/sources-stack';
 
 /** The stacks of one kfek deployment. */
@@ -26,6 +30,45 @@ export interface KfekStacks {
 
 /** How often a serverless profile's retention function runs: retention counts whole days, and each run wakes the collection. */
 const RETENTION_EVERY = Duration.days(1);
+
+/** Who reads and who deletes which of kfek's index families: the collection's data access policy and retention. */
+function searchAccessOf(
+  config: PipelineConfig,
+  names: PhysicalNames,
+): Pick<SearchStackProps, 'accessFamilies' | 'serverlessRetention'> {
+  if (config.openSearch.kind !== 'serverless') return { accessFamilies: accessFamiliesOf(config) };
+  return {
+    accessFamilies: accessFamiliesOf(config),
+    serverlessRetention: {
+      families: retentionFamiliesOf(config),
+      indexRotation: config.delivery.indexRotation,
+      metricsNamespace: config.name,
+      functionName: names.retentionFunction,
+      logGroupName: names.retentionLogGroup,
+      every: RETENTION_EVERY,
+    },
+  };
+}
+
+/** The scheduled functions the Monitoring stack watches by their fixed names: reconcile, a collection's retention. */
+function scheduledFunctionsOf(
+  config: PipelineConfig,
+  names: PhysicalNames,
+): Pick<MonitoringStackProps, 'reconcile' | 'retention'> {
+  return {
+    ...(config.reconcile.enabled
+      ? {
+          reconcile: {
+            functionName: names.reconcileFunction,
+            every: Duration.minutes(config.reconcile.everyMinutes),
+          },
+        }
+      : {}),
+    ...(config.openSearch.kind === 'serverless'
+      ? { retention: { functionName: names.retentionFunction, every: RETENTION_EVERY } }
+      : {}),
+  };
+}
 
 /**
  * Builds the kfek stacks for a resolved config: the one composition shared by bin/kfek.ts and the tests.
@@ -64,19 +107,7 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     openSearch: config.openSearch,
     streams: config.streams,
     failedRecords: config.failedRecords,
-    accessFamilies: accessFamiliesOf(config),
-    ...(config.openSearch.kind === 'serverless'
-      ? {
-          serverlessRetention: {
-            families: retentionFamiliesOf(config),
-            indexRotation: config.delivery.indexRotation,
-            metricsNamespace: config.name,
-            functionName: names.retentionFunction,
-            logGroupName: names.retentionLogGroup,
-            every: RETENTION_EVERY,
-          },
-        }
-      : {}),
+    ...searchAccessOf(config, names),
     removalPolicy,
   });
   const domain = search.domain;
@@ -152,17 +183,7 @@ export function buildKfek(app: App, config: PipelineConfig): KfekStacks {
     dataNodeVolumeSizeInGiB: config.openSearch.volumeSizeGb,
     metricsNamespace: config.name,
     transformServiceName: transformServiceName(config.transport),
-    ...(config.reconcile.enabled
-      ? {
-          reconcile: {
-            functionName: names.reconcileFunction,
-            every: Duration.minutes(config.reconcile.everyMinutes),
-          },
-        }
-      : {}),
-    ...(config.openSearch.kind === 'serverless'
-      ? { retention: { functionName: names.retentionFunction, every: RETENTION_EVERY } }
-      : {}),
+    ...scheduledFunctionsOf(config, names),
     alarmEmail: config.alarms.email,
     thresholds: {
       maxIteratorAge: Duration.millis(config.alarms.iteratorAgeMs),

@@ -138,7 +138,8 @@ export function readPlan(dir: string, profile: string): ProfilePlan {
   if (stacks.length === 0) {
     throw new AssemblyError(`${dir} holds no CloudFormation stacks: is it the output of \`cdk synth\`?`);
   }
-  return planOf(profile, stacks);
+  const collection = stacks.map((s) => collectionPlanOf(s.body.Resources ?? {})).find((c) => c !== undefined);
+  return { ...planOf(profile, stacks), ...(collection === undefined ? {} : { collection }) };
 }
 
 /** One stack artifact of the manifest with its template. */
@@ -246,7 +247,6 @@ export function planOf(profile: string, stacks: readonly AssemblyStack[]): Profi
     requiredBootstrapVersion: versions.length === 0 ? undefined : Math.max(...versions),
     bootstrapParameter: stacks.map((s) => str(s.properties.bootstrapStackVersionSsmParameter)).find(isString),
     domain,
-    collection: stacks.map((s) => collectionPlanOf(s.body.Resources ?? {})).find((c) => c !== undefined),
     consumers,
     reservedConcurrency,
     namedResources,

@@ -103,7 +103,28 @@ export class ServerlessCollection extends Construct {
     this.collectionEndpoint = this.collection.attrCollectionEndpoint;
     this.collectionArn = this.collection.attrArn;
 
-    // IAM admits the request to the collection's data plane; the data access policy then decides per index.
+    [this.writerRole, this.retentionRole] = this.dataPlaneRoles(name, props.adminRole);
+
+    this.accessPolicy = new aoss.CfnAccessPolicy(this, 'DataAccessPolicy', {
+      name: `${name}-acc`,
+      type: 'data',
+      policy: Stack.of(this).toJsonString(
+        collectionAccessPolicy({
+          collection: name,
+          writers: [this.writerRole.roleArn],
+          retainers: [this.retentionRole.roleArn],
+          admins: [props.adminRole.roleArn, ...(props.adminPrincipals ?? [])],
+          families: props.families,
+        }),
+      ),
+    });
+  }
+
+  /**
+   * The writer (the indexer) and the retention function's roles, which IAM admits to this collection's data plane
+   * only (as it admits the provisioner's `adminRole`); the data access policy then decides per index.
+   */
+  private dataPlaneRoles(name: string, adminRole: iam.IRole): [iam.IRole, iam.IRole] {
     const admit = (role: iam.IRole): void => {
       role.addToPrincipalPolicy(
         new iam.PolicyStatement({ actions: ['aoss:APIAccessAll'], resources: [this.collectionArn] }),
@@ -117,30 +138,11 @@ export class ServerlessCollection extends Construct {
       admit(role);
       return role;
     };
-    admit(props.adminRole);
-    const writer = lambdaRole(
-      'WriterRole',
-      "the direct-delivery indexer writes the collection's kfek indices",
-    );
-    this.writerRole = writer;
-    this.retentionRole = lambdaRole(
-      'RetentionRole',
-      "the scheduled retention function deletes kfek's indices past retention",
-    );
-
-    this.accessPolicy = new aoss.CfnAccessPolicy(this, 'DataAccessPolicy', {
-      name: `${name}-acc`,
-      type: 'data',
-      policy: Stack.of(this).toJsonString(
-        collectionAccessPolicy({
-          collection: name,
-          writers: [writer.roleArn],
-          retainers: [this.retentionRole.roleArn],
-          admins: [props.adminRole.roleArn, ...(props.adminPrincipals ?? [])],
-          families: props.families,
-        }),
-      ),
-    });
+    admit(adminRole);
+    return [
+      lambdaRole('WriterRole', "the direct-delivery indexer writes the collection's kfek indices"),
+      lambdaRole('RetentionRole', "the scheduled retention function deletes kfek's indices past retention"),
+    ];
   }
 
   /**

@@ -195,15 +195,7 @@ export class SearchStack extends Stack {
         adminPrincipals: os.access.adminBackendRoles,
         removalPolicy,
       });
-      const retention =
-        props.serverlessRetention === undefined
-          ? undefined
-          : new ServerlessRetention(this, 'Retention', {
-              ...props.serverlessRetention,
-              collectionEndpoint: this.collection.collectionEndpoint,
-              role: this.collection.retentionRole,
-            });
-      this.logGroups = retention === undefined ? [] : [retention.logGroup];
+      this.logGroups = this.serverlessRetention(props, this.collection);
       new CfnOutput(this, 'CollectionEndpoint', { value: this.collection.collectionEndpoint });
       new CfnOutput(this, 'DashboardsUrl', { value: `${this.collection.collectionEndpoint}/_dashboards` });
     } else {
@@ -216,6 +208,17 @@ export class SearchStack extends Stack {
     new CfnOutput(this, 'FailedRecordsBucketName', { value: this.bucket.bucketName });
 
     this.exportForConsumers();
+  }
+
+  /** A serverless profile's retention function; its log group is the stack's only one (a collection logs nothing). */
+  private serverlessRetention(props: SearchStackProps, collection: ServerlessCollection): logs.ILogGroup[] {
+    if (props.serverlessRetention === undefined) return [];
+    const retention = new ServerlessRetention(this, 'Retention', {
+      ...props.serverlessRetention,
+      collectionEndpoint: collection.collectionEndpoint,
+      role: collection.retentionRole,
+    });
+    return [retention.logGroup];
   }
 
   private buildDomain(props: SearchStackProps, removalPolicy: RemovalPolicy): SearchDomain {
