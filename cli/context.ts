@@ -12,7 +12,8 @@ import { type Clock, sleep } from '../core/clock';
 import type { PipelineConfig } from '../core/config';
 import { physicalNamesFor, type PhysicalNames } from '../core/contracts/physical-names';
 import { createHttpClient, type HttpAuth, type OpenSearchHttpClient } from '../core/opensearch/http';
-import { forCommand, regionFromHost } from './args/values';
+import type { OpenSearchSigningService, OpenSearchTarget } from '../core/opensearch/target';
+import { forCommand, openSearchTargetOf, regionFromHost } from './args/values';
 import {
   type AwsClients,
   isMissingStack,
@@ -50,11 +51,27 @@ export interface RunContext {
   readonly searchStack: (config: PipelineConfig, instead: string) => Promise<SearchStackResources>;
   /**
    * A client of the OpenSearch at `url`: a user:password in it is basic auth (and left out of every message), and
-   * `sigv4` signs in `--region`, AWS_REGION or the region of the domain's host name.
+   * `sigv4` signs in `--region`, AWS_REGION or the region of the host name, for the service
+   * {@link RunContext.openSearchTarget} picks (a collection is always signed, for `aoss`).
    */
-  readonly openSearch: (url: string, sigv4: boolean) => OpenSearchHttpClient;
+  readonly openSearch: (url: string, access: boolean | OpenSearchAccess) => OpenSearchHttpClient;
+  /** The kind of OpenSearch at `url` and what it accepts (core/opensearch/target.ts); usage errors name the command. */
+  readonly openSearchTarget: (url: string, access: OpenSearchAccess) => OpenSearchTarget;
   /** `--local-dir` resolved; a folder that is not there is a bad command line, never "nothing kept". */
   readonly localFolder: (given: string) => Promise<string>;
+}
+
+/** How a command was told to reach OpenSearch. */
+export interface OpenSearchAccess {
+  /** `--sigv4`. */
+  readonly sigv4: boolean;
+  /**
+   * `--service es|aoss`.
+   * @default - the profile's kind, else the host name's (`*.aoss.amazonaws.com` is a collection)
+   */
+  readonly service?: string;
+  /** @default - no profile read */
+  readonly config?: PipelineConfig;
 }
 
 /** A run's context, and how to close what it opened. */
@@ -99,7 +116,12 @@ export function openContext(command: string, given: GivenTarget, io: CliIo): Ope
       stacks.set(stack, found);
       return found;
     },
-    openSearch: (url, sigv4) => openSearchClient(command, url, sigv4, given, io, target),
+    openSearchTarget: (url, access) => targetOf(command, url, access),
+    openSearch: (url, access) => {
+      const how = typeof access === 'boolean' ? { sigv4: access } : access;
+      const { service, mustSign } = targetOf(command, url, how);
+      return openSearchClient(command, url, how.sigv4 || mustSign ? service : undefined, given, io, target);
+    },
     localFolder: async (given) => {
       const root = context.resolve(given);
       let info;
@@ -126,10 +148,19 @@ export function openContext(command: string, given: GivenTarget, io: CliIo): Ope
   return context;
 }
 
+function targetOf(command: string, url: string, access: OpenSearchAccess): OpenSearchTarget {
+  const kind = access.config?.openSearch.kind;
+  return openSearchTargetOf(command, {
+    host: new URL(url).hostname,
+    ...(kind !== undefined ? { kind } : {}),
+    ...(access.service !== undefined ? { service: access.service } : {}),
+  });
+}
+
 function openSearchClient(
   command: string,
   text: string,
-  sigv4: boolean,
+  sigv4: OpenSearchSigningService | undefined,
   given: GivenTarget,
   io: CliIo,
   target: AwsTarget,
@@ -146,13 +177,13 @@ function openSearchClient(
     url.username = '';
     url.password = '';
   }
-  if (sigv4) {
+  if (sigv4 !== undefined) {
     const region =
       resolveAwsTarget({ ...(given.region !== undefined ? { region: given.region } : {}) }, io.env, {
         defaultRegion: () => regionFromHost(url.hostname),
       }).region ?? target.region;
     if (region === undefined) throw new UsageError(`${command}: --sigv4 needs --region (or AWS_REGION)`);
-    auth = { kind: 'sigv4', region };
+    auth = { kind: 'sigv4', region, service: sigv4 };
   }
   return createHttpClient({ baseUrl: url.toString().replace(/\/$/, ''), auth, maxAttempts: 3 });
 }

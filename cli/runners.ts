@@ -46,9 +46,14 @@ export async function send(args: SendArgs, { io, aws, clock }: RunContext): Prom
   return 0;
 }
 
-export async function verify(args: VerifyArgs, { io, openSearch }: RunContext): Promise<number> {
-  const client = openSearch(args.openSearchUrl, args.sigv4);
+export async function verify(
+  args: VerifyArgs,
+  { io, openSearch, openSearchTarget }: RunContext,
+): Promise<number> {
+  const client = openSearch(args.openSearchUrl, args);
   const result = await verifyRun(client, {
+    // A collection has no scroll API.
+    scroll: openSearchTarget(args.openSearchUrl, args).kind === 'domain',
     runId: args.runId,
     indexPattern: args.indexPattern,
     expected: args.expected,
@@ -116,6 +121,7 @@ export async function proxy(args: ProxyArgs, { io }: RunContext): Promise<number
   const server = await createSigningProxy({
     endpoint: args.endpoint,
     region,
+    service: args.service,
     credentials,
     port: args.port,
     // Those not given are undefined: the proxy owns the defaults.

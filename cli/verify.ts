@@ -4,6 +4,7 @@
  */
 import type { OpenSearchHttpClient } from '../core/opensearch/http';
 import { indicesPath, nameProblem } from '../core/opensearch/request-path';
+import { searchInTimeSlices } from '../core/opensearch/time-slices';
 import { sleep as realSleep } from '../core/clock';
 import { OpenSearchRequestError, UsageError } from './errors';
 import { parseRunMarker, validateRunId } from '../core/log-generator';
@@ -29,6 +30,12 @@ export interface VerifyOptions {
   readonly ingestField?: string;
   /** Hits per page. @default 1000 */
   readonly pageSize?: number;
+  /**
+   * Page with the scroll API; without it (a Serverless collection has none) in `@timestamp` slices
+   * (core/opensearch/time-slices.ts).
+   * @default true
+   */
+  readonly scroll?: boolean;
   /** Called after each poll. */
   readonly onPoll?: (found: number, expected: number | undefined) => void;
   /** Injected by tests. @default Date.now */
@@ -93,6 +100,11 @@ function toMillis(value: unknown): number | undefined {
   return undefined;
 }
 
+/** The marker is in `message` (analysed text) whatever the layout; the phrase keeps its tokens together. */
+function runQuery(runId: string): Record<string, unknown> {
+  return { match_phrase: { message: `kfek_run=${runId}` } };
+}
+
 /** All of a run's documents, through the scroll API (works on every OpenSearch version and on the service). */
 async function fetchRun(
   client: OpenSearchHttpClient,
@@ -110,8 +122,7 @@ async function fetchRun(
       size: pageSize,
       _source: fields,
       sort: ['_doc'],
-      // The marker is in `message` (analysed text) whatever the layout; the phrase keeps its tokens together.
-      query: { match_phrase: { message: `kfek_run=${runId}` } },
+      query: runQuery(runId),
     },
   );
   let scrollId = first._scroll_id;
@@ -173,6 +184,23 @@ async function call<T>(
   return response.body as T;
 }
 
+/** The run's documents: by scroll, or in `@timestamp` slices where there is no scroll API (a Serverless collection). */
+function fetchHits(
+  client: OpenSearchHttpClient,
+  options: VerifyOptions,
+  indexPattern: string,
+  fields: readonly string[],
+): Promise<SearchHit[]> {
+  const pageSize = options.pageSize ?? 1000;
+  if (options.scroll !== false) return fetchRun(client, indexPattern, options.runId, fields, pageSize);
+  return searchInTimeSlices<SearchHit>((method, path, body) => call(client, method, path, body), {
+    indexPattern,
+    query: runQuery(options.runId),
+    fields,
+    maxHits: pageSize,
+  });
+}
+
 /** Searches (and re-searches, until complete or timed out) for the run's events. */
 export async function verifyRun(client: OpenSearchHttpClient, options: VerifyOptions): Promise<VerifyResult> {
   const indexPattern = validateVerifyOptions(options);
@@ -191,7 +219,7 @@ export async function verifyRun(client: OpenSearchHttpClient, options: VerifyOpt
 
   for (;;) {
     const pollStartedAt = now();
-    const hits = await fetchRun(client, indexPattern, options.runId, fields, options.pageSize ?? 1000);
+    const hits = await fetchHits(client, options, indexPattern, fields);
     polls += 1;
     counted = tally(hits, options, seen, { pollStartedAt, firstPoll: polls === 1 });
     options.onPoll?.(seen.size, options.expected);

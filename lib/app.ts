@@ -1,5 +1,11 @@
 import { Duration, RemovalPolicy, type App, type Environment } from 'aws-cdk-lib';
-import { accessFamiliesOf, isCrossAccount, type PipelineConfig, retiredNamesHours } from '../core/config';
+import {
+  accessFamiliesOf,
+  isCrossAccount,
+  type PipelineConfig,
+  retentionFamiliesOf,
+  retiredNamesHours,
+} from '../core/config';
 import {
   type PhysicalNames,
   physicalNamesFor,
@@ -7,9 +13,9 @@ import {
 } from '../core/contracts/physical-names';
 import { transformServiceName } from '../core/contracts/transform-env';
 import { buildCrossAccount, type CrossAccountStacks } from './cross-account';
-import { MonitoringStack } from './stacks/monitoring-stack';
+import { MonitoringStack, type MonitoringStackProps } from './stacks/monitoring-stack';
 import { PipelineStack } from './stacks/pipeline-stack';
-import { SearchStack } from './stacks/search-stack';
+import { SearchStack, type SearchStackProps } from './stacks/search-stack';
 import { SourcesStack } from './stacks/sources-stack';
 
 /** The stacks of one kfek deployment. */
@@ -20,6 +26,48 @@ export interface KfekStacks {
   readonly monitoring: MonitoringStack;
   /** Cross-account destinations and source stacks (profiles with `sources.accounts`/`organizationId`). */
   readonly crossAccount?: CrossAccountStacks;
+}
+
+/** How often a serverless profile's retention function runs: retention counts whole days, and each run wakes the collection. */
+const RETENTION_EVERY = Duration.days(1);
+
+/** Who reads and who deletes which of kfek's index families: the collection's data access policy and retention. */
+function searchAccessOf(
+  config: PipelineConfig,
+  names: PhysicalNames,
+): Pick<SearchStackProps, 'accessFamilies' | 'serverlessRetention'> {
+  if (config.openSearch.kind !== 'serverless') return { accessFamilies: accessFamiliesOf(config) };
+  return {
+    accessFamilies: accessFamiliesOf(config),
+    serverlessRetention: {
+      families: retentionFamiliesOf(config),
+      indexRotation: config.delivery.indexRotation,
+      metricsNamespace: config.name,
+      functionName: names.retentionFunction,
+      logGroupName: names.retentionLogGroup,
+      every: RETENTION_EVERY,
+    },
+  };
+}
+
+/** The scheduled functions the Monitoring stack watches by their fixed names: reconcile, a collection's retention. */
+function scheduledFunctionsOf(
+  config: PipelineConfig,
+  names: PhysicalNames,
+): Pick<MonitoringStackProps, 'reconcile' | 'retention'> {
+  return {
+    ...(config.reconcile.enabled
+      ? {
+          reconcile: {
+            functionName: names.reconcileFunction,
+            every: Duration.minutes(config.reconcile.everyMinutes),
+          },
+        }
+      : {}),
+    ...(config.openSearch.kind === 'serverless'
+      ? { retention: { functionName: names.retentionFunction, every: RETENTION_EVERY } }
+      : {}),
+  };
 }
 
 /**
@@ -95,7 +143,7 @@ function buildSearch({ app, config, stem, names, common, tags, removalPolicy }: 
     openSearch: config.openSearch,
     streams: config.streams,
     failedRecords: config.failedRecords,
-    accessFamilies: accessFamiliesOf(config),
+    ...searchAccessOf(config, names),
     reconcile: config.reconcile.enabled,
     removalPolicy,
   });
@@ -192,14 +240,7 @@ function buildMonitoring(
     dataNodeVolumeSizeInGiB: config.openSearch.volumeSizeGb,
     metricsNamespace: config.name,
     transformServiceName: transformServiceName(config.transport),
-    ...(config.reconcile.enabled
-      ? {
-          reconcile: {
-            functionName: names.reconcileFunction,
-            every: Duration.minutes(config.reconcile.everyMinutes),
-          },
-        }
-      : {}),
+    ...scheduledFunctionsOf(config, names),
     alarmEmail: config.alarms.email,
     thresholds: {
       maxIteratorAge: Duration.millis(config.alarms.iteratorAgeMs),

@@ -71,6 +71,7 @@ export function parseVerify(values: OptionValues<typeof VERIFY_OPTIONS>, env: En
     pollIntervalInMillis: parseWait(values.interval, '--interval', { positive: true }),
     ...optional('ingestField', values['ingest-field'], (v) => parseName(v, '--ingest-field')),
     sigv4: values.sigv4,
+    ...optional('service', values.service, (v) => v),
   };
 }
 

@@ -81,6 +81,12 @@ const region = (shownDefault = REGION_SHOWN): One => text('R', 'AWS region', sho
 const endpoint = (services: string): One =>
   text('URL', `${services} endpoint (e.g. http://127.0.0.1:5000 for moto)`, 'AWS_ENDPOINT_URL, else AWS');
 const OPENSEARCH_URL = 'KFEK_OPENSEARCH_URL';
+/** `--service`: the SigV4 service (core/opensearch/target.ts); `aoss` signs every request for a collection. */
+const SERVICE = text(
+  'es|aoss',
+  'SigV4 service: aoss for a Serverless collection',
+  "the profile's kind or the host's, else es",
+);
 
 export const SEND_OPTIONS = {
   'log-group': text('G', 'log group to write to (required)'),
@@ -108,6 +114,7 @@ export const VERIFY_OPTIONS = {
     'latency to the poll that saw the event',
   ),
   sigv4: flag('sign requests with SigV4 (Amazon OpenSearch Service)'),
+  service: SERVICE,
   region: region('AWS_REGION, or the one in the --opensearch host name'),
   json: JSON_OUTPUT,
   help: HELP,
@@ -133,6 +140,7 @@ export const PROXY_OPTIONS = {
   ),
   port: withDefault('P', '9200', 'port on 127.0.0.1 (0 picks a free one)'),
   region: region('AWS_REGION, or the one in the endpoint host name'),
+  service: SERVICE,
   'max-buffered-mib': text('N', 'most request-body MiB buffered for signing, all requests together', '256'),
   'max-bodies': text('N', 'most requests with a body at once (more get 503)', '8'),
   'headers-timeout': text('S', 'time a client has to send its headers (408 after)', '20s'),
@@ -174,6 +182,7 @@ export const RECONCILE_OPTIONS = {
   ),
   opensearch: text('URL', "OpenSearch URL (the domain endpoint, or npm start's node)", OPENSEARCH_URL),
   sigv4: flag('sign OpenSearch requests with SigV4 (Amazon OpenSearch Service)'),
+  service: SERVICE,
   'raw-stream': text(
     'NAME|ARN',
     'the raw stream: whose subscriptions to compare, where --heal sends',

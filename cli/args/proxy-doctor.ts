@@ -13,6 +13,7 @@ import {
   parseWait,
   quote,
   regionFromHost,
+  openSearchTargetOf,
 } from './values';
 
 export function parseProxy(values: OptionValues<typeof PROXY_OPTIONS>, env: Env): ProxyArgs {
@@ -50,6 +51,7 @@ export function parseProxy(values: OptionValues<typeof PROXY_OPTIONS>, env: Env)
     command: 'proxy',
     endpoint,
     ...(region !== undefined ? { region } : {}),
+    ...proxyService(url.hostname, values.service),
     port,
     ...limits,
   };
@@ -115,4 +117,10 @@ export function parseDoctor(values: OptionValues<typeof DOCTOR_OPTIONS>): Doctor
     ...optional('cdkOut', values['cdk-out'], (v) => parseName(v, '--cdk-out', 4096)),
     synthTimeoutInMillis: parseWait(values['synth-timeout'], '--synth-timeout', { positive: true }),
   };
+}
+
+/** `{ service }` when `--service` is given or the host is a collection's, else `{}` (the proxy's default, `es`). */
+function proxyService(host: string, given: string | undefined): Pick<ProxyArgs, 'service'> {
+  const { kind, service } = openSearchTargetOf('proxy', { host, ...optional('service', given, (v) => v) });
+  return given !== undefined || kind === 'serverless' ? { service } : {};
 }

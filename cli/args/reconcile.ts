@@ -54,6 +54,7 @@ export function parseReconcile(
     ...(isMode(count) ? { countMode: count } : {}),
     openSearchUrl: parseUrl(url, '--opensearch'),
     sigv4: values.sigv4,
+    ...optional('service', values.service, (v) => v),
     ...optional('rawStream', values['raw-stream'], (v) => parseStreamName(v, '--raw-stream')),
     ...optional('bucket', values.bucket, (v) => v),
     ...optional('localDir', values['local-dir'], (v) => parseName(v, '--local-dir', 4096)),

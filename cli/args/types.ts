@@ -1,4 +1,5 @@
 /** What the command line parses into: one typed value per command. */
+import type { OpenSearchSigningService } from '../../core/opensearch/target';
 
 /** The commands `kfek` knows, in the order its help lists them. */
 export const COMMAND_NAMES = [
@@ -40,6 +41,8 @@ export interface VerifyArgs extends Omit<CommonArgs, 'endpoint'> {
   readonly ingestField?: string;
   /** Sign requests with SigV4 (Amazon OpenSearch Service with IAM access). */
   readonly sigv4: boolean;
+  /** `--service es|aoss` as given. @default - by the host name (core/opensearch/target.ts) */
+  readonly service?: string;
 }
 
 export interface QueryArgs extends CommonArgs {
@@ -61,6 +64,8 @@ export interface ProxyArgs {
   /** The domain endpoint as given (a host name or an http(s) URL). */
   readonly endpoint: string;
   readonly region?: string;
+  /** The SigV4 service: `aoss` for a Serverless collection. @default - the proxy's, `es` */
+  readonly service?: OpenSearchSigningService;
   /** Port on 127.0.0.1. */
   readonly port: number;
   /**
@@ -120,6 +125,8 @@ export interface ReconcileArgs {
   readonly countMode?: 'insights' | 'scan';
   readonly openSearchUrl: string;
   readonly sigv4: boolean;
+  /** `--service es|aoss` as given. @default - the profile's kind (core/opensearch/target.ts) */
+  readonly service?: string;
   /** @default - `<name>-<profile>-raw` */
   readonly rawStream?: string;
   /** @default - the profile's Search stack's failed-records bucket (none with --local-dir) */

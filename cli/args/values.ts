@@ -1,4 +1,10 @@
 /** Parsers for single option values: each says which option was wrong, the bad value, and what it should be. */
+import {
+  type OpenSearchTarget,
+  OpenSearchTargetError,
+  resolveOpenSearchTarget,
+  type TargetHints,
+} from '../../core/opensearch/target';
 import { UsageError } from '../errors';
 
 /** A value as a message shows it: quoted, and cut short when long (a pasted blob should not fill the screen). */
@@ -150,7 +156,7 @@ export function parseLogStreamName(text: string, option: string): string {
 
 /** Region of an Amazon OpenSearch Service endpoint (`search-x-abc.eu-west-1.es.amazonaws.com`). */
 export function regionFromHost(host: string): string | undefined {
-  return /\.([a-z]{2}(?:-[a-z]+)+-\d)\.es\.amazonaws\.com$/.exec(host)?.[1];
+  return /\.([a-z]{2}(?:-[a-z]+)+-\d)\.(?:es|aoss)\.amazonaws\.com(?:\.cn)?$/.exec(host)?.[1];
 }
 
 /** `24h`, `90m`, `30s`, `2d`, `500ms`: a duration before now. */
@@ -267,4 +273,17 @@ export function parseBucketName(command: string, text: string): string {
     );
   }
   return text;
+}
+
+/**
+ * What the tool's hints say it talks to (core/opensearch/target.ts): a refusal (a wrong `--service`) is a usage
+ * error of `command`.
+ */
+export function openSearchTargetOf(command: string, hints: TargetHints): OpenSearchTarget {
+  try {
+    return resolveOpenSearchTarget(hints);
+  } catch (error) {
+    if (error instanceof OpenSearchTargetError) throw new UsageError(`${command}: ${error.message}`);
+    throw error;
+  }
 }

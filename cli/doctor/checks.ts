@@ -11,6 +11,7 @@ import { mappableArn } from '../proxy';
 import { checkMapping, checkStacks, checkSubscriptions } from './after-deploy';
 import { checkChange } from './change';
 import { checkDomain } from './domain';
+import { type CollectionPlan, describeCollectionPlan } from '../../core/opensearch/serverless-plan';
 import { checkStreamRetention } from './stream-retention';
 import { type DoctorFacts, type ExistingName, type Finding, skip } from './model';
 import type { NamedResource, ProfilePlan } from './plan';
@@ -187,6 +188,11 @@ export function checkLambdaConcurrency(facts: DoctorFacts, plan: ProfilePlan | u
 export function checkInstanceTypes(facts: DoctorFacts, plan: ProfilePlan | undefined): Finding {
   const p = facts.instances;
   const domain = plan?.domain;
+  if (plan?.collection !== undefined)
+    return skip(
+      'opensearch-instance',
+      'not applicable: a Serverless collection has no instances, OCUs scale with use',
+    );
   if (p === undefined || domain === undefined)
     return skip('opensearch-instance', 'not checked: needs credentials and a synthesized profile');
   if (!p.ok)
@@ -291,6 +297,23 @@ export function checkClashes(facts: DoctorFacts): Finding {
   };
 }
 
+/**
+ * What a deploy creates on OpenSearch Serverless; a group that never scales to zero is said, since it bills its
+ * minimum OCUs around the clock (docs/serverless.md, "What it costs").
+ */
+function checkCollection(plan: CollectionPlan): Finding {
+  const g = plan.group;
+  const floor = g === undefined ? undefined : g.minIndexingOcu + g.minSearchOcu;
+  return floor === 0
+    ? { check: 'collection', status: 'ok', finding: describeCollectionPlan(plan) }
+    : {
+        check: 'collection',
+        status: 'warn',
+        finding: `${describeCollectionPlan(plan)}: it never idles at zero compute`,
+        fix: 'set openSearch.serverless.capacity.minIndexingOcu and minSearchOcu to 0 to scale to zero when idle',
+      };
+}
+
 /** All findings, in the order a person fixes them. */
 export function runChecks(facts: DoctorFacts): readonly Finding[] {
   const plan = facts.plan?.ok === true ? facts.plan.value : undefined;
@@ -304,7 +327,7 @@ export function runChecks(facts: DoctorFacts): readonly Finding[] {
     checkClashes(facts),
     ...checkChange(facts, plan),
     checkStreamRetention(facts, plan),
-    ...checkDomain(facts, plan),
+    ...(plan?.collection === undefined ? checkDomain(facts, plan) : [checkCollection(plan.collection)]),
     checkStacks(facts, plan),
     checkSubscriptions(facts, plan),
     checkMapping(facts),

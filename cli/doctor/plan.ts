@@ -12,6 +12,7 @@ import { asTemplate, type CfnResource, type CfnTemplate } from '../../core/chang
 import { CliError } from '../errors';
 import { type PlannedStack, plannedStacks, type StackArtifact } from './stack-order';
 import { isObject } from '../../core/json';
+import { type CollectionPlan, collectionPlanOf } from '../../core/opensearch/serverless-plan';
 
 /** The cloud assembly is missing, unreadable or not one of kfek's. */
 export class AssemblyError extends CliError {
@@ -67,6 +68,8 @@ export interface ProfilePlan {
   /** SSM parameter holding the bootstrap version, e.g. `/cdk-bootstrap/hnb659fds/version`. */
   readonly bootstrapParameter: string | undefined;
   readonly domain: DomainPlan | undefined;
+  /** A serverless profile's collection and its policies (core/opensearch/serverless-plan.ts). */
+  readonly collection?: CollectionPlan;
   readonly consumers: readonly StreamConsumer[];
   /** Sum of `ReservedConcurrentExecutions` over the functions. */
   readonly reservedConcurrency: number;
@@ -135,7 +138,8 @@ export function readPlan(dir: string, profile: string): ProfilePlan {
   if (stacks.length === 0) {
     throw new AssemblyError(`${dir} holds no CloudFormation stacks: is it the output of \`cdk synth\`?`);
   }
-  return planOf(profile, stacks);
+  const collection = stacks.map((s) => collectionPlanOf(s.body.Resources ?? {})).find((c) => c !== undefined);
+  return { ...planOf(profile, stacks), ...(collection === undefined ? {} : { collection }) };
 }
 
 /** One stack artifact of the manifest with its template. */

@@ -146,3 +146,24 @@ export function accessFamiliesOf(c: AccessFamiliesInput): readonly AccessFamily[
     })),
   ];
 }
+
+/** What {@link retentionFamiliesOf} reads. */
+export interface RetentionFamiliesInput {
+  readonly delivery: { readonly indexPrefix: string };
+  readonly openSearch: { readonly retention: { readonly deleteAfterDays: number } };
+  readonly routes: readonly { readonly indexStem: string; readonly retentionDays: number }[];
+}
+
+/**
+ * kfek's index families with how long each keeps its indices: the default route's stem with
+ * `openSearch.retention.deleteAfterDays`, each route's with its `retentionDays` (what a collection's retention
+ * function deletes by, docs/serverless.md).
+ */
+export function retentionFamiliesOf(
+  c: RetentionFamiliesInput,
+): readonly { readonly stem: string; readonly retentionDays: number }[] {
+  return [
+    { stem: c.delivery.indexPrefix, retentionDays: c.openSearch.retention.deleteAfterDays },
+    ...c.routes.map((r) => ({ stem: r.indexStem, retentionDays: r.retentionDays })),
+  ];
+}

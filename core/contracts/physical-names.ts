@@ -38,6 +38,10 @@ export interface PhysicalNames {
   readonly reconcileFunction: string;
   /** The reconcile function's log group. */
   readonly reconcileLogGroup: string;
+  /** Lambda: a serverless profile's scheduled retention function (issue 42). */
+  readonly retentionFunction: string;
+  /** The retention function's log group. */
+  readonly retentionLogGroup: string;
   /** Lambda: the direct-delivery indexer (config `delivery.mode: direct`), the events stream's reader there. */
   readonly indexerFunction: string;
   /** The indexer's log group. */
@@ -67,6 +71,8 @@ export function physicalNamesFor(stem: string): PhysicalNames {
     provisionerProviderLogGroup: `/aws/lambda/${stem}-provisioner-provider`,
     reconcileFunction: `${stem}-reconcile`,
     reconcileLogGroup: `/aws/lambda/${stem}-reconcile`,
+    retentionFunction: `${stem}-retention`,
+    retentionLogGroup: `/aws/lambda/${stem}-retention`,
     indexerFunction: `${stem}-indexer`,
     indexerLogGroup: `/aws/lambda/${stem}-indexer`,
     indexerRole: `${stem}-indexer`,

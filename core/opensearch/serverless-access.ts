@@ -37,6 +37,11 @@ export interface CollectionAccessInput {
   readonly writers: readonly string[];
   /** kfek's provisioner role and the people of `openSearch.access.adminBackendRoles`: everything. */
   readonly admins: readonly string[];
+  /**
+   * The scheduled retention function's role (issue 42): list and delete kfek's families, nothing else.
+   * @default - none
+   */
+  readonly retainers?: readonly string[];
   readonly families: readonly AccessFamily[];
   /**
    * The scheduled reconcile function's role (and any other that judges every family): read every family, list the
@@ -61,6 +66,11 @@ export const WRITER_PERMISSIONS = [
   'aoss:WriteDocument',
   'aoss:DescribeIndex',
 ] as const;
+/**
+ * What the retention function needs: list kfek's indices (`GET _cat/indices/<pattern>`, DescribeIndex) and delete
+ * them (`DELETE <index>`, DeleteIndex); it reads no document and writes none.
+ */
+export const RETAINER_PERMISSIONS = ['aoss:DescribeIndex', 'aoss:DeleteIndex'] as const;
 /** What a reader needs for `_search`, `_count`, `_mget` and Dashboards' index listing: nothing that writes. */
 export const READER_PERMISSIONS = ['aoss:ReadDocument', 'aoss:DescribeIndex'] as const;
 
@@ -82,19 +92,31 @@ export function collectionResource(collection: string): string {
 export function collectionAccessPolicy(input: CollectionAccessInput): readonly AccessStatement[] {
   const { collection } = input;
   const statements: AccessStatement[] = [];
-  if (input.writers.length > 0) {
+  // One rule on every family's pattern for each role of kfek's own: the indexer writes, the retention function deletes.
+  const onFamilies = (
+    principals: readonly string[],
+    description: string,
+    permissions: readonly string[],
+  ): void => {
+    if (principals.length === 0) return;
     statements.push({
-      Description: "kfek's indexer writes kfek's indices",
+      Description: description,
       Rules: [
         {
           ResourceType: 'index',
           Resource: input.families.map((f) => indexResource(collection, f.indexPattern)),
-          Permission: [...WRITER_PERMISSIONS],
+          Permission: [...permissions],
         },
       ],
-      Principal: [...input.writers],
+      Principal: [...principals],
     });
-  }
+  };
+  onFamilies(input.writers, "kfek's indexer writes kfek's indices", WRITER_PERMISSIONS);
+  onFamilies(
+    input.retainers ?? [],
+    "kfek's retention function deletes kfek's indices past retention",
+    RETAINER_PERMISSIONS,
+  );
   if (input.admins.length > 0) {
     statements.push({
       Description: 'kfek admins: every collection item and index',

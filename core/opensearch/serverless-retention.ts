@@ -9,7 +9,7 @@
  * one covering it (`owningStem`). `logs-backup`, `logs-2026-11-01-restored` or another team's `payments2-...` are
  * never touched, whatever their age.
  */
-import { type IndexRotation, indexNameFor, owningStem } from '../contracts/index-naming';
+import { type IndexRotation, indexNameFor, indexPatternFor, owningStem } from '../contracts/index-naming';
 import type { OpenSearchHttpClient } from './http';
 
 const DAY = 86_400_000;
@@ -93,7 +93,10 @@ export interface RetentionRun {
   readonly failed: readonly { readonly index: string; readonly reason: string }[];
 }
 
-/** Lists the collection's indices, deletes kfek's expired ones one by one, and reports what it could not delete. */
+/**
+ * Lists the indices of kfek's patterns (`GET _cat/indices/<pattern>,...`), deletes kfek's expired ones one by one, and
+ * reports what it could not delete.
+ */
 export async function deleteExpiredIndices(
   client: OpenSearchHttpClient,
   plan: {
@@ -102,20 +105,28 @@ export async function deleteExpiredIndices(
     readonly now: number;
   },
 ): Promise<RetentionRun> {
-  const listed = await client.request({ method: 'GET', path: '/_cat/indices?format=json&h=index' });
-  if (listed.status !== 200) {
+  // Only kfek's patterns are listed: the function's data access policy describes those and no other index.
+  const patterns = [...new Set(plan.families.map((f) => indexPatternFor(f.stem, plan.rotation)))];
+  const listing = `/_cat/indices/${patterns.map(encodeURIComponent).join(',')}`;
+  const listed = await client.request({ method: 'GET', path: `${listing}?format=json&h=index` });
+  if (listed.status !== 200 || !Array.isArray(listed.body)) {
     return {
       deleted: [],
-      failed: [{ index: '*', reason: `GET _cat/indices: HTTP ${listed.status} ${listed.text}` }],
+      failed: [{ index: '*', reason: `GET ${listing}: HTTP ${listed.status} ${listed.text.slice(0, 300)}` }],
     };
   }
   const indices = (listed.body as { index: string }[]).map((row) => row.index);
   const deleted: string[] = [];
   const failed: { index: string; reason: string }[] = [];
   for (const { index } of expiredIndices({ ...plan, indices })) {
-    const answer = await client.request({ method: 'DELETE', path: `/${encodeURIComponent(index)}` });
-    if (answer.status === 200) deleted.push(index);
-    else failed.push({ index, reason: `HTTP ${answer.status} ${answer.text.slice(0, 300)}` });
+    try {
+      const answer = await client.request({ method: 'DELETE', path: `/${encodeURIComponent(index)}` });
+      if (answer.status === 200) deleted.push(index);
+      else failed.push({ index, reason: `HTTP ${answer.status} ${answer.text.slice(0, 300)}` });
+    } catch (error) {
+      // One index out of reach does not keep the others from being deleted.
+      failed.push({ index, reason: (error as Error).message });
+    }
   }
   return { deleted, failed };
 }

@@ -15,6 +15,7 @@ import { monitoringContext } from './monitoring/context';
 import { createDashboard } from './monitoring/dashboard';
 import { createQueryDefinitions } from './monitoring/queries';
 import { createReconcileAlarms, reconcileWidgets } from './monitoring/reconcile';
+import { createRetentionAlarms, retentionWidgets } from './monitoring/retention';
 import {
   type PipelineAlarmThresholds,
   resolveThresholds,
@@ -85,6 +86,12 @@ export interface PipelineMonitoringProps {
    */
   readonly reconcile?: { readonly functionName: string; readonly every: Duration };
   /**
+   * A serverless profile's retention function, by its fixed name, and how often it runs: adds the
+   * `RetentionFailures`, `RetentionErrors` and `RetentionNotRunning` alarms and a dashboard row.
+   * @default - none
+   */
+  readonly retention?: { readonly functionName: string; readonly every: Duration };
+  /**
    * Prefix of alarm names, the dashboard name and the saved-query folder.
    * @default 'kfek'
    */
@@ -139,9 +146,12 @@ export class PipelineMonitoring extends Construct {
     const libraryAlarms = createLibraryAlarms(ctx, targets, this.alarmTopic);
     const reconcile =
       p.reconcile === undefined ? undefined : { ...p.reconcile, metricsNamespace: p.metricsNamespace };
+    const retention =
+      p.retention === undefined ? undefined : { ...p.retention, metricsNamespace: p.metricsNamespace };
     const handWritten = [
       ...createHandWrittenAlarms(ctx, targets),
       ...(reconcile === undefined ? [] : createReconcileAlarms(ctx, reconcile)),
+      ...(retention === undefined ? [] : createRetentionAlarms(ctx, retention)),
     ];
     for (const alarm of handWritten) {
       alarm.addAlarmAction(action);
@@ -149,12 +159,10 @@ export class PipelineMonitoring extends Construct {
     }
     this.alarms = [...libraryAlarms, ...handWritten];
 
-    this.dashboard = createDashboard(
-      ctx,
-      targets,
-      this.alarms,
-      reconcile === undefined ? [] : [reconcileWidgets(reconcile)],
-    );
+    this.dashboard = createDashboard(ctx, targets, this.alarms, [
+      ...(reconcile === undefined ? [] : [reconcileWidgets(reconcile)]),
+      ...(retention === undefined ? [] : [retentionWidgets(retention)]),
+    ]);
     this.queryDefinitions = createQueryDefinitions(this, p.namePrefix, p.sourceLogGroupNames);
   }
 }

@@ -65,6 +65,8 @@ export class ServerlessCollection extends Construct {
   readonly collectionArn: string;
   /** The direct-delivery indexer's role (issue 41): write on kfek's families, sign for `aoss`. */
   readonly writerRole: iam.IRole;
+  /** The scheduled retention function's role (lib/constructs/serverless-retention.ts): list and delete kfek's families. */
+  readonly retentionRole: iam.IRole;
   readonly accessPolicy: aoss.CfnAccessPolicy;
   /** The scheduled reconcile function's role (props.reconcileReader): reads kfek's families, signs for `aoss`. */
   readonly reconcileRole?: iam.IRole;
@@ -111,28 +113,10 @@ export class ServerlessCollection extends Construct {
     this.collectionEndpoint = this.collection.attrCollectionEndpoint;
     this.collectionArn = this.collection.attrArn;
 
-    const writer = new iam.Role(this, 'WriterRole', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: `kfek ${name}: the direct-delivery indexer writes the collection's kfek indices`,
-    });
-    // IAM admits the request to the collection's data plane; the data access policy then decides per index.
-    writer.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: ['aoss:APIAccessAll'], resources: [this.collectionArn] }),
-    );
-    props.adminRole.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: ['aoss:APIAccessAll'], resources: [this.collectionArn] }),
-    );
-    this.writerRole = writer;
-    const reconciler =
-      props.reconcileReader === true
-        ? new iam.Role(this, 'ReconcileRole', {
-            assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-            description: `kfek ${name}: the scheduled reconcile function reads the collection's kfek indices`,
-          })
-        : undefined;
-    reconciler?.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: ['aoss:APIAccessAll'], resources: [this.collectionArn] }),
-    );
+    const roles = this.dataPlaneRoles(name, props.adminRole, props.reconcileReader === true);
+    this.writerRole = roles.writer;
+    this.retentionRole = roles.retention;
+    const reconciler = roles.reconciler;
     this.reconcileRole = reconciler;
 
     this.accessPolicy = new aoss.CfnAccessPolicy(this, 'DataAccessPolicy', {
@@ -141,7 +125,8 @@ export class ServerlessCollection extends Construct {
       policy: Stack.of(this).toJsonString(
         collectionAccessPolicy({
           collection: name,
-          writers: [writer.roleArn],
+          writers: [this.writerRole.roleArn],
+          retainers: [this.retentionRole.roleArn],
           admins: [props.adminRole.roleArn, ...(props.adminPrincipals ?? [])],
           families: props.families,
           ...(reconciler === undefined
@@ -153,6 +138,46 @@ export class ServerlessCollection extends Construct {
         }),
       ),
     });
+  }
+
+  /**
+   * The writer (the indexer) and the retention function's roles, which IAM admits to this collection's data plane
+   * only (as it admits the provisioner's `adminRole`); the data access policy then decides per index.
+   */
+  /**
+   * The roles that reach the data plane, each admitted by IAM to this collection only (`aoss:APIAccessAll`); the data
+   * access policy then decides per index: the indexer's writer, the retention function's, and with `reconcileReader`
+   * the reconcile function's reader. The admin role is admitted too.
+   */
+  private dataPlaneRoles(
+    name: string,
+    adminRole: iam.IRole,
+    reconcileReader: boolean,
+  ): { writer: iam.IRole; retention: iam.IRole; reconciler: iam.IRole | undefined } {
+    const admit = (role: iam.IRole): void => {
+      role.addToPrincipalPolicy(
+        new iam.PolicyStatement({ actions: ['aoss:APIAccessAll'], resources: [this.collectionArn] }),
+      );
+    };
+    const lambdaRole = (roleId: string, description: string): iam.Role => {
+      const role = new iam.Role(this, roleId, {
+        assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+        description: `kfek ${name}: ${description}`,
+      });
+      admit(role);
+      return role;
+    };
+    admit(adminRole);
+    return {
+      writer: lambdaRole('WriterRole', "the direct-delivery indexer writes the collection's kfek indices"),
+      retention: lambdaRole(
+        'RetentionRole',
+        "the scheduled retention function deletes kfek's indices past retention",
+      ),
+      reconciler: reconcileReader
+        ? lambdaRole('ReconcileRole', "the scheduled reconcile function reads the collection's kfek indices")
+        : undefined,
+    };
   }
 
   /**

@@ -12,6 +12,7 @@ import type { AccessFamily } from '../../core/opensearch/serverless-access';
 import { LogsDeliveryRole } from '../constructs/logs-delivery-role';
 import { SearchDomain } from '../constructs/search-domain';
 import { ServerlessCollection } from '../constructs/serverless-collection';
+import { ServerlessRetention, type ServerlessRetentionProps } from '../constructs/serverless-retention';
 import { retentionDays } from '../retention';
 
 export interface SearchStackProps extends StackProps {
@@ -41,6 +42,12 @@ export interface SearchStackProps extends StackProps {
    * @default false
    */
   readonly reconcile?: boolean;
+  /**
+   * A serverless profile's scheduled retention function (lib/constructs/serverless-retention.ts): kfek's families
+   * with their retention, the rotation and its names. The collection has no lifecycle policy of its own.
+   * @default - none: the collection keeps its indices
+   */
+  readonly serverlessRetention?: Omit<ServerlessRetentionProps, 'collectionEndpoint' | 'role'>;
   /**
    * What happens to the domain, bucket, streams and queue when this stack is deleted.
    * @default RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE
@@ -137,7 +144,7 @@ export class SearchStack extends Stack {
         adminPrincipals: os.access.adminBackendRoles,
         removalPolicy,
       });
-      this.logGroups = [];
+      this.logGroups = this.serverlessRetention(props, this.collection);
       new CfnOutput(this, 'CollectionEndpoint', { value: this.collection.collectionEndpoint });
       new CfnOutput(this, 'DashboardsUrl', { value: `${this.collection.collectionEndpoint}/_dashboards` });
     } else {
@@ -225,6 +232,17 @@ export class SearchStack extends Stack {
       });
     }
     return queue;
+  }
+
+  /** A serverless profile's retention function; its log group is the stack's only one (a collection logs nothing). */
+  private serverlessRetention(props: SearchStackProps, collection: ServerlessCollection): logs.ILogGroup[] {
+    if (props.serverlessRetention === undefined) return [];
+    const retention = new ServerlessRetention(this, 'Retention', {
+      ...props.serverlessRetention,
+      collectionEndpoint: collection.collectionEndpoint,
+      role: collection.retentionRole,
+    });
+    return [retention.logGroup];
   }
 
   private buildDomain(props: SearchStackProps, removalPolicy: RemovalPolicy): SearchDomain {

@@ -10,6 +10,8 @@
  * [3] https://docs.aws.amazon.com/opensearch-service/latest/developerguide/serverless-lifecycle.html
  * [5] https://docs.amazonaws.cn/en_us/opensearch-service/latest/developerguide/serverless-ingest-pipelines.md
  * [6] https://aws.amazon.com/blogs/big-data/amazon-opensearch-serverless-cost-effective-search-capabilities-at-any-scale
+ * [15] https://github.com/aws/aws-sdk-pandas/discussions/2639 (AWS's maintainers: "GET _search/scroll is not in the
+ *      list of supported operations", confirmed by a test against a collection, January 2024)
  */
 import type { CollectionType } from '../../core/config/serverless';
 
@@ -182,6 +184,12 @@ export function refusalOf(request: StandinRequest, type: CollectionType): Refusa
     return refuse(
       400,
       `${request.method} ${request.path} is for SEARCH collections only; this one is ${type} [1].`,
+    );
+  }
+  if (request.query.scroll !== undefined) {
+    return refuse(
+      400,
+      'the scroll API is not supported [1][15]: page with search_after, or by a range of the query, instead.',
     );
   }
   if (request.query.routing !== undefined) {

@@ -142,8 +142,13 @@ function permissionsOf(
   if (first === undefined || first.startsWith('_')) {
     // Root searches and index listings act on every index; templates, aliases and pipelines are collection items.
     if (READS.test(first ?? '')) return [{ permission: 'aoss:ReadDocument', resource: index('*') }];
-    if (/^_(cat|mappings?|resolve)$/.test(first ?? ''))
-      return [{ permission: 'aoss:DescribeIndex', resource: index('*') }];
+    if (/^_(cat|mappings?|resolve)$/.test(first ?? '')) {
+      // `_cat/indices/<patterns>` and `_resolve/index/<patterns>` describe what the patterns name: a principal needs
+      // DescribeIndex on each (a reader of `logs-*` may list `logs-*`); without patterns, on every index.
+      const named = request.path.split('/').filter((p) => p !== '')[2];
+      const patterns = named === undefined ? ['*'] : named.split(',');
+      return patterns.map((pattern) => ({ permission: 'aoss:DescribeIndex', resource: index(pattern) }));
+    }
     const verb = request.method === 'GET' || request.method === 'HEAD' ? 'Describe' : 'Update';
     return [{ permission: `aoss:${verb}CollectionItems`, resource: collectionResource(collection) }];
   }

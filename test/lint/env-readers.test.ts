@@ -14,6 +14,7 @@ const EDGES = new Set([
   'lambda/indexer/env.ts',
   'lambda/opensearch-provisioner/handler.ts',
   'lambda/reconcile/handler.ts',
+  'lambda/serverless-retention/handler.ts',
   'cli/main.ts',
 ]);
 

@@ -3,6 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { RECONCILE_LOG_GROUP_DIMENSION, ReconcileMetricName } from '../../../core/contracts/metrics';
 import { RECONCILE_SERVICE_NAME } from '../../../core/contracts/reconcile-env';
 import type { MonitoringContext } from './context';
+import { scheduledFunctionAlarms } from './scheduled';
 
 /** What the Monitoring stack knows of the scheduled reconcile function (by its fixed name, never an import). */
 export interface ReconcileMonitoringProps {
@@ -22,17 +23,6 @@ function total(props: ReconcileMonitoringProps, metricName: string, label?: stri
     statistic: cloudwatch.Stats.SUM,
     period: props.every,
     ...(label !== undefined ? { label } : {}),
-  });
-}
-
-/** A metric Lambda publishes for the function, by its fixed name. */
-function lambdaMetric(props: ReconcileMonitoringProps, metricName: string): cloudwatch.Metric {
-  return new cloudwatch.Metric({
-    namespace: 'AWS/Lambda',
-    metricName,
-    dimensionsMap: { FunctionName: props.functionName },
-    statistic: cloudwatch.Stats.SUM,
-    period: props.every,
   });
 }
 
@@ -66,30 +56,15 @@ export function createReconcileAlarms(
         'reconcile-missing-events',
       ),
     }),
-    new cloudwatch.Alarm(ctx.scope, 'ReconcileErrorsAlarm', {
-      alarmName: `${ctx.namePrefix}-ReconcileErrors`,
-      metric: lambdaMetric(props, 'Errors'),
-      // A run is tried three times: three errors in one period is a window nobody judged.
-      threshold: 2,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      alarmDescription: describe(
+    ...scheduledFunctionAlarms(ctx, {
+      name: 'Reconcile',
+      functionName: props.functionName,
+      every: props.every,
+      errorsDescription: describe(
         'A reconcile run failed on every attempt: its window was not judged.',
         'reconcile-errors',
       ),
-    }),
-    new cloudwatch.Alarm(ctx.scope, 'ReconcileNotRunningAlarm', {
-      alarmName: `${ctx.namePrefix}-ReconcileNotRunning`,
-      metric: lambdaMetric(props, 'Invocations'),
-      threshold: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
-      // Two periods: a run due at the end of one period may start in the next.
-      evaluationPeriods: 2,
-      datapointsToAlarm: 2,
-      // Lambda publishes Invocations only when there are some: no data is no run.
-      treatMissingData: cloudwatch.TreatMissingData.BREACHING,
-      alarmDescription: describe('No reconcile run started in two periods.', 'reconcile-errors'),
+      notRunningDescription: describe('No reconcile run started in two periods.', 'reconcile-errors'),
     }),
   ];
 }

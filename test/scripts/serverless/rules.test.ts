@@ -136,6 +136,15 @@ describe('document ids by collection type', () => {
     expect(refusalOf(req('POST', '/_mget', docs()), 'SEARCH')).toBeUndefined();
   });
 
+  test('fails when a search opens a scroll or reads one', () => {
+    // WHEN / THEN
+    expect(
+      refusalOf(req('POST', '/logs-*/_search', { size: 10 }, { scroll: '1m' }), 'SEARCH')?.reason,
+    ).toMatch(/scroll API is not supported/);
+    expect(refusalOf(req('POST', '/_search/scroll', { scroll_id: 'x' }), 'SEARCH')?.status).toBe(404);
+    expect(refusalOf(req('POST', '/logs-*/_search', { size: 10 }), 'SEARCH')).toBeUndefined();
+  });
+
   test('passes _bulk?pipeline=, which Serverless applies per request', () => {
     // WHEN / THEN
     expect(
