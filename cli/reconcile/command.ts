@@ -26,7 +26,15 @@ export async function reconcile(args: ReconcileArgs, context: RunContext): Promi
   judgeableMinutes(args.since.getTime(), until, now, lagInMillis);
   const groups = groupSettings(args, config);
   const localDir = args.localDir === undefined ? undefined : await context.localFolder(args.localDir);
-  const search = context.openSearch(args.openSearchUrl, args.sigv4);
+  // A collection is signed for `aoss` and sent no routing (core/opensearch/target.ts): by --service, the profile's
+  // kind, or an `*.aoss.amazonaws.com` host.
+  const access = {
+    sigv4: args.sigv4,
+    config,
+    ...(args.service === undefined ? {} : { service: args.service }),
+  };
+  const search = context.openSearch(args.openSearchUrl, access);
+  const onCollection = context.openSearchTarget(args.openSearchUrl, access).kind === 'serverless';
   const bucket = args.bucket ?? (localDir === undefined ? await stackBucket(context, config) : undefined);
   const { endpoint } = target;
   const run = await runReconcile(
@@ -42,6 +50,7 @@ export async function reconcile(args: ReconcileArgs, context: RunContext): Promi
       joinLookbackInMillis: args.joinLookbackInMillis,
       countMode: args.countMode ?? (endpoint !== undefined ? 'scan' : 'insights'),
       ...(args.heal ? { heal: { timeoutInMillis: args.healTimeoutInMillis } } : {}),
+      ...(onCollection ? { serverless: true } : {}),
     },
     { logs: aws.logs, kinesis: aws.kinesis, search, ...(endpoint !== undefined ? { endpoint } : {}) },
     clock,
