@@ -21,7 +21,7 @@ import {
   type PipelineFacts,
   type VolumeEstimate,
 } from '../../core/contracts/backfill-cost';
-import { estimateGroup } from './estimate';
+import { estimateGroup } from '../../core/logs/window-estimate';
 import { formatBytes } from '../format';
 import { formatDryRun, formatDuration, formatSummary, type GroupDryRun } from './format';
 import { folderKeptStore, type KeptStore } from './kept';
