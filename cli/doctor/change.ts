@@ -19,7 +19,7 @@ import {
 } from '../../core/change-plan';
 import { type DeployedTemplate, type DoctorFacts, type Finding, skip } from './model';
 import type { ProfilePlan } from './plan';
-import { stackScope } from './stack-order';
+import { stackScope } from '../../core/change-plan/deploy-order';
 
 /**
  * Statuses of a stack that `cdk deploy` creates afresh: a create that was never executed, or a failed first create
