@@ -32,7 +32,7 @@ import {
   type CheckpointState,
   isFinished,
   NO_COUNTS,
-} from './model';
+} from '../../core/backfill/model';
 import { CallSpacer, type Clock, FILTER_LOG_EVENTS_CALLS_PER_SECOND } from '../../core/pace';
 import { newJob, planGroups, resumedJob } from './job';
 import { runBackfill } from './run';
