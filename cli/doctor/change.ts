@@ -17,7 +17,7 @@ import {
   type StackChangeInput,
   withFixes,
 } from '../../core/change-plan';
-import { type DeployedTemplate, type DoctorFacts, type Finding, skip } from './model';
+import { type DeployedTemplate, type DoctorFacts, type Finding, skip, unanswered } from './model';
 import type { ProfilePlan } from './plan';
 import { stackScope } from '../../core/change-plan/deploy-order';
 
@@ -101,14 +101,7 @@ export function checkChange(facts: DoctorFacts, plan: ProfilePlan | undefined): 
     return [skip('change', 'not checked: needs credentials and a synthesized profile')];
   }
   if (!p.ok) {
-    return [
-      {
-        check: 'change',
-        status: 'warn',
-        finding: p.error,
-        fix: 'allow cloudformation:GetTemplate and DescribeStacks',
-      },
-    ];
+    return [unanswered('change', 'warn', p.error, 'allow cloudformation:GetTemplate and DescribeStacks')];
   }
   const account = facts.identity?.ok === true ? /:(\d{12}):/.exec(facts.identity.value)?.[1] : undefined;
   const change = profileChange(plan, p.value, account, facts.region.value);
