@@ -8,9 +8,7 @@ import { searchInTimeSlices } from '../core/opensearch/time-slices';
 import { sleep as realSleep } from '../core/clock';
 import { OpenSearchRequestError, UsageError } from './errors';
 import { parseRunMarker, validateRunId } from '../core/log-generator';
-import { findGaps, type LatencySummary, type Seen, summarizeLatency } from './verify-stats';
-
-export { type LatencySummary, percentile } from './verify-stats';
+import { findGaps, type LatencySummary, type Seen, summarizeLatency } from '../core/verify-stats';
 
 export interface VerifyOptions {
   readonly runId: string;

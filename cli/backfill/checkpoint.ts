@@ -10,13 +10,10 @@
  */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { CheckpointError, parseCheckpoint } from './checkpoint-read';
-import type { CheckpointState } from './model';
+import { CheckpointError, parseCheckpoint } from '../../core/backfill/checkpoint-read';
+import type { CheckpointState } from '../../core/backfill/model';
 
-// Reading one back, and its errors, are checkpoint-read.ts'; its shape is model.ts'. Those who import them from
-// here still can.
-export { CheckpointError, InvalidCheckpointError, parseCheckpoint } from './checkpoint-read';
-export { type CheckpointState, type GroupProgress, isFinished, type TypedJob } from './model';
+// Reading one back, and its errors, are core/backfill/checkpoint-read.ts'; its shape is core/backfill/model.ts'.
 
 /** Where checkpoints live: a file, or memory in tests. */
 export interface CheckpointStore {

@@ -21,7 +21,7 @@ import {
   type PipelineFacts,
   type VolumeEstimate,
 } from '../../core/contracts/backfill-cost';
-import { estimateGroup } from './estimate';
+import { estimateGroup } from '../../core/logs/window-estimate';
 import { formatBytes } from '../format';
 import { formatDryRun, formatDuration, formatSummary, type GroupDryRun } from './format';
 import { folderKeptStore, type KeptStore } from './kept';
@@ -32,7 +32,7 @@ import {
   type CheckpointState,
   isFinished,
   NO_COUNTS,
-} from './model';
+} from '../../core/backfill/model';
 import { CallSpacer, type Clock, FILTER_LOG_EVENTS_CALLS_PER_SECOND } from '../../core/pace';
 import { newJob, planGroups, resumedJob } from './job';
 import { runBackfill } from './run';

@@ -1,8 +1,8 @@
 /** The text `kfek backfill` prints: the dry run's estimate, and the summary of a run. Pure. */
 import { formatBytes, formatTable } from '../format';
-import type { BackfillCounts, BackfillJob } from './model';
+import type { BackfillCounts, BackfillJob } from '../../core/backfill/model';
 import type { CostEstimate, DurationEstimate, VolumeEstimate } from '../../core/contracts/backfill-cost';
-import type { GroupEstimate } from './estimate';
+import type { GroupEstimate } from '../../core/logs/window-estimate';
 
 export function formatDuration(millis: number): string {
   const s = Math.round(millis / 1000);

@@ -14,8 +14,7 @@ import {
 import type { Clock } from '../../core/clock';
 import { UsageError } from '../errors';
 import type { BackfillArgs } from './args';
-import { type CheckpointState, isFinished } from './checkpoint';
-import { type BackfillJob } from './model';
+import { type BackfillJob, type CheckpointState, isFinished } from '../../core/backfill/model';
 import type { GroupPlan } from './run';
 import { BACKFILL_FILTER_NAME } from '../../core/logs/model';
 import type { LogGroupInfo, LogsPort, SubscriptionInfo } from '../../core/logs/ports';

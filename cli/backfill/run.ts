@@ -10,9 +10,16 @@ import type { Continuation } from '../../core/contracts/multiline';
 import type { KinesisPort } from '../../core/kinesis/ports';
 import { RecordSender } from '../../core/kinesis/sender';
 import { type Clock, RatePacer } from '../../core/pace';
-import type { CheckpointState, CheckpointStore, GroupProgress } from './checkpoint';
+import type { CheckpointStore } from './checkpoint';
 import type { KeptStore } from './kept';
-import { addCounts, type BackfillCounts, type BackfillJob, NO_COUNTS } from './model';
+import {
+  addCounts,
+  type BackfillCounts,
+  type BackfillJob,
+  type CheckpointState,
+  type GroupProgress,
+  NO_COUNTS,
+} from '../../core/backfill/model';
 import { buildEnvelopes, heldBack } from '../../core/logs/envelopes';
 import type { EnvelopeRecord, GroupSource, HistoricLogEvent } from '../../core/logs/model';
 import type { LogsPort } from '../../core/logs/ports';

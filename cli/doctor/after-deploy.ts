@@ -3,7 +3,7 @@
  * stream, and the caller is mapped in OpenSearch. Pure, like checks.ts.
  */
 import { mappableArn } from '../proxy';
-import { type DoctorFacts, type Finding, skip } from './model';
+import { type DoctorFacts, type Finding, skip, unanswered } from './model';
 import type { ProfilePlan } from './plan';
 
 /** The stacks this profile deploys that exist: before the first deploy none do, and the later checks skip. */
@@ -53,13 +53,7 @@ export function checkSubscriptions(facts: DoctorFacts, plan: ProfilePlan | undef
   const p = facts.subscriptions;
   if (p === undefined || plan === undefined)
     return skip('subscriptions', 'not checked: the stacks are not deployed');
-  if (!p.ok)
-    return {
-      check: 'subscriptions',
-      status: 'warn',
-      finding: p.error,
-      fix: 'allow logs:DescribeSubscriptionFilters',
-    };
+  if (!p.ok) return unanswered('subscriptions', 'warn', p.error, 'allow logs:DescribeSubscriptionFilters');
   const search =
     facts.stacks?.ok === true
       ? facts.stacks.value.find((s) => s.stackName === plan.stackNames.Search)

@@ -9,8 +9,8 @@ import {
   CloudFormationClient,
   DescribeStacksCommand,
   GetTemplateCommand,
-  ListStackResourcesCommand,
-  ListStacksCommand,
+  paginateListStackResources,
+  paginateListStacks,
   StackStatus,
   type Stack,
 } from '@aws-sdk/client-cloudformation';
@@ -33,7 +33,7 @@ import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import { asTemplate } from '../../core/change-plan';
 import { readDomainFor } from '../../core/opensearch/domain-read';
-import { createHttpClient } from '../../core/opensearch/http';
+import { createHttpClient, type OpenSearchHttpClient } from '../../core/opensearch/http';
 import { isMissingStack } from '../aws';
 import { CliError } from '../errors';
 import { type AuthInfo, parseAuthInfo } from '../proxy';
@@ -206,27 +206,18 @@ export function existingPort(clients: ExistingPortClients): DoctorPorts['existin
    */
   const owners = async (stackPrefix: string): Promise<Map<string, string>> => {
     const map = new Map<string, string>();
-    let token: string | undefined;
-    do {
-      const page = await cloudformation.send(
-        new ListStacksCommand({ StackStatusFilter: LIVE_STACK_STATUSES, NextToken: token }),
-      );
+    const client = { client: cloudformation };
+    for await (const page of paginateListStacks(client, { StackStatusFilter: LIVE_STACK_STATUSES })) {
       for (const summary of page.StackSummaries ?? []) {
         const stackName = summary.StackName ?? '';
         if (!stackName.startsWith(stackPrefix)) continue;
-        let next: string | undefined;
-        do {
-          const resources = await cloudformation.send(
-            new ListStackResourcesCommand({ StackName: stackName, NextToken: next }),
-          );
+        for await (const resources of paginateListStackResources(client, { StackName: stackName })) {
           for (const r of resources.StackResourceSummaries ?? []) {
             if (r.PhysicalResourceId !== undefined) map.set(r.PhysicalResourceId, stackName);
           }
-          next = resources.NextToken;
-        } while (next !== undefined);
+        }
       }
-      token = page.NextToken;
-    } while (token !== undefined);
+    }
     return map;
   };
   return async (names, stackPrefix) => {
@@ -302,17 +293,23 @@ export function subscriptionsPort(logs: CloudWatchLogsClient): DoctorPorts['subs
   };
 }
 
-/** The caller's mapping on the domain, through the same signed HTTP client the provisioner uses. */
+/** The domain behind `dashboardsUrl` through the same signed HTTP client the provisioner uses, as the caller. */
+function signedClient(
+  dashboardsUrl: string,
+  region: string,
+  credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider,
+): OpenSearchHttpClient {
+  const auth = { kind: 'sigv4', region, credentials } as const;
+  return createHttpClient({ baseUrl: new URL(dashboardsUrl).origin, auth, maxAttempts: 2 });
+}
+
+/** The caller's mapping on the domain. */
 export function authInfoPort(
   credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider,
 ): DoctorPorts['authInfo'] {
   return async (dashboardsUrl, region): Promise<AuthInfo> => {
     const base = new URL(dashboardsUrl).origin;
-    const client = createHttpClient({
-      baseUrl: base,
-      auth: { kind: 'sigv4', region, credentials },
-      maxAttempts: 2,
-    });
+    const client = signedClient(dashboardsUrl, region, credentials);
     const response = await client.request({ method: 'GET', path: '/_plugins/_security/authinfo' });
     if (response.status === 403 || response.status === 401) {
       throw new CliError(
@@ -334,14 +331,8 @@ export function authInfoPort(
 export function domainStatePort(
   credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider,
 ): DoctorPorts['domainState'] {
-  return async (dashboardsUrl, region, spec, previous) => {
-    const client = createHttpClient({
-      baseUrl: new URL(dashboardsUrl).origin,
-      auth: { kind: 'sigv4', region, credentials },
-      maxAttempts: 2,
-    });
-    return readDomainFor(client, spec, previous);
-  };
+  return async (dashboardsUrl, region, spec, previous) =>
+    readDomainFor(signedClient(dashboardsUrl, region, credentials), spec, previous);
 }
 
 /** The clients the account ports use. */

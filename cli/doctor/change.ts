@@ -17,9 +17,9 @@ import {
   type StackChangeInput,
   withFixes,
 } from '../../core/change-plan';
-import { type DeployedTemplate, type DoctorFacts, type Finding, skip } from './model';
+import { type DeployedTemplate, type DoctorFacts, type Finding, skip, unanswered } from './model';
 import type { ProfilePlan } from './plan';
-import { stackScope } from './stack-order';
+import { stackScope } from '../../core/change-plan/deploy-order';
 
 /**
  * Statuses of a stack that `cdk deploy` creates afresh: a create that was never executed, or a failed first create
@@ -101,14 +101,7 @@ export function checkChange(facts: DoctorFacts, plan: ProfilePlan | undefined): 
     return [skip('change', 'not checked: needs credentials and a synthesized profile')];
   }
   if (!p.ok) {
-    return [
-      {
-        check: 'change',
-        status: 'warn',
-        finding: p.error,
-        fix: 'allow cloudformation:GetTemplate and DescribeStacks',
-      },
-    ];
+    return [unanswered('change', 'warn', p.error, 'allow cloudformation:GetTemplate and DescribeStacks')];
   }
   const account = facts.identity?.ok === true ? /:(\d{12}):/.exec(facts.identity.value)?.[1] : undefined;
   const change = profileChange(plan, p.value, account, facts.region.value);

@@ -13,7 +13,7 @@ import { checkChange } from './change';
 import { checkDomain } from './domain';
 import { type CollectionPlan, describeCollectionPlan } from '../../core/opensearch/serverless-plan';
 import { checkStreamRetention } from './stream-retention';
-import { type DoctorFacts, type ExistingName, type Finding, skip } from './model';
+import { type DoctorFacts, type ExistingName, type Finding, skip, unanswered } from './model';
 import type { NamedResource, ProfilePlan } from './plan';
 
 /** Assumed shards of an on-demand stream: new ones start with 4 MiB/s of write capacity, i.e. 4 shards. */
@@ -25,12 +25,12 @@ export function checkCredentials(facts: DoctorFacts): Finding {
   const p = facts.identity;
   if (p === undefined) return skip('credentials', 'not checked: no region to ask STS in');
   if (!p.ok) {
-    return {
-      check: 'credentials',
-      status: 'fail',
-      finding: p.error,
-      fix: 'run `aws sso login` (with AWS_PROFILE set), or set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY',
-    };
+    return unanswered(
+      'credentials',
+      'fail',
+      p.error,
+      'run `aws sso login` (with AWS_PROFILE set), or set AWS_PROFILE or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY',
+    );
   }
   const role = mappableArn(p.value);
   return {
@@ -44,12 +44,12 @@ export function checkCredentials(facts: DoctorFacts): Finding {
 
 export function checkRegion(facts: DoctorFacts): Finding {
   if (!facts.region.ok) {
-    return {
-      check: 'region',
-      status: 'fail',
-      finding: facts.region.error,
-      fix: 'pass --region, or set AWS_REGION (or `region` in your AWS profile); deploy with the same one',
-    };
+    return unanswered(
+      'region',
+      'fail',
+      facts.region.error,
+      'pass --region, or set AWS_REGION (or `region` in your AWS profile); deploy with the same one',
+    );
   }
   return { check: 'region', status: 'ok', finding: `region ${facts.region.value}` };
 }
@@ -61,12 +61,8 @@ export function checkSynth(facts: DoctorFacts): Finding {
     return skip('synth', facts.region.ok ? 'not checked (--skip-synth)' : 'not checked: needs a region');
   }
   if (!p.ok) {
-    return {
-      check: 'synth',
-      status: 'fail',
-      finding: p.error,
-      fix: `fix the error above, then \`npx cdk synth -c profile=${facts.profile}\` until it succeeds`,
-    };
+    const fix = `fix the error above, then \`npx cdk synth -c profile=${facts.profile}\` until it succeeds`;
+    return unanswered('synth', 'fail', p.error, fix);
   }
   // Which delivery the profile deploys (config `delivery.mode`): a switch of it is planned by the change check.
   const delivery = deliveryOf(p.value.stacks.find((s) => s.id === 'Pipeline')?.template);
@@ -134,12 +130,12 @@ export function checkLambdaConcurrency(facts: DoctorFacts, plan: ProfilePlan | u
   if (p === undefined || plan === undefined)
     return skip('lambda-concurrency', 'not checked: needs credentials and a synthesized profile');
   if (!p.ok)
-    return {
-      check: 'lambda-concurrency',
-      status: 'warn',
-      finding: p.error,
-      fix: 'allow lambda:GetAccountSettings, or check the quota in the Service Quotas console',
-    };
+    return unanswered(
+      'lambda-concurrency',
+      'warn',
+      p.error,
+      'allow lambda:GetAccountSettings, or check the quota in the Service Quotas console',
+    );
   const onDemand = plan.consumers.some((c) => c.shardCount === undefined);
   const need = plan.consumers.reduce(
     (sum, c) => sum + c.parallelizationFactor * (c.shardCount ?? ON_DEMAND_INITIAL_SHARDS),
@@ -196,12 +192,12 @@ export function checkInstanceTypes(facts: DoctorFacts, plan: ProfilePlan | undef
   if (p === undefined || domain === undefined)
     return skip('opensearch-instance', 'not checked: needs credentials and a synthesized profile');
   if (!p.ok)
-    return {
-      check: 'opensearch-instance',
-      status: 'warn',
-      finding: p.error,
-      fix: 'allow es:DescribeInstanceTypeLimits, or compare with the OpenSearch Service pricing page for this region',
-    };
+    return unanswered(
+      'opensearch-instance',
+      'warn',
+      p.error,
+      'allow es:DescribeInstanceTypeLimits, or compare with the OpenSearch Service pricing page for this region',
+    );
   const region = facts.region.ok ? facts.region.value : 'this region';
   const problems: string[] = [];
   for (const fit of p.value) {
@@ -263,12 +259,12 @@ export function checkClashes(facts: DoctorFacts): Finding {
   const p = facts.existing;
   if (p === undefined) return skip('clashes', 'not checked: needs credentials and a synthesized profile');
   if (!p.ok)
-    return {
-      check: 'clashes',
-      status: 'warn',
-      finding: p.error,
-      fix: 'allow the Describe/List calls named above, or look in the console',
-    };
+    return unanswered(
+      'clashes',
+      'warn',
+      p.error,
+      'allow the Describe/List calls named above, or look in the console',
+    );
   // A name held by the very stack that wants it is an earlier deploy of this profile: an update, not a clash.
   const clashes = p.value.filter((e) => e.ownerStack !== e.stackName);
   if (clashes.length === 0) {

@@ -15,7 +15,11 @@ import { planDomain } from '../../core/opensearch/domain-plan';
 import { stateFromSpec } from '../../core/opensearch/domain-read';
 import type { DomainState } from '../../core/opensearch/domain-state';
 import { indexFamilies, type OpenSearchSpec } from '../../core/opensearch/spec';
-import { indexRotationOf, outputReferences, provisionerSpecOf } from './domain-spec';
+import {
+  indexRotationOf,
+  outputReferences,
+  provisionerSpecOf,
+} from '../../core/change-plan/provisioner-spec';
 import { type DoctorFacts, type Finding, skip, type Status } from './model';
 import type { ProfilePlan } from './plan';
 

@@ -19,7 +19,7 @@ import type {
   Probe,
 } from './model';
 import type { NamedResource, ProfilePlan } from './plan';
-import { stackScope } from './stack-order';
+import { stackScope } from '../../core/change-plan/deploy-order';
 
 /** One function per question; the AWS implementation is aws-ports.ts. */
 export interface DoctorPorts {

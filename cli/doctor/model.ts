@@ -112,3 +112,11 @@ export interface DoctorFacts {
 
 /** A check that did not run, and why. */
 export const skip = (check: string, why: string): Finding => ({ check, status: 'skip', finding: why });
+
+/** A check whose question the account did not answer: the error as the finding, and what to do about it. */
+export const unanswered = (check: string, status: 'warn' | 'fail', error: string, fix: string): Finding => ({
+  check,
+  status,
+  finding: error,
+  fix,
+});

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { asTemplate, type CfnResource, type CfnTemplate } from '../../core/change-plan';
 import { CliError } from '../errors';
-import { type PlannedStack, plannedStacks, type StackArtifact } from './stack-order';
+import { type PlannedStack, plannedStacks, type StackArtifact } from '../../core/change-plan/deploy-order';
 import { isObject } from '../../core/json';
 import { type CollectionPlan, collectionPlanOf } from '../../core/opensearch/serverless-plan';
 

@@ -1,4 +1,5 @@
 import { indicesPath } from '../../core/opensearch/request-path';
+import { percentile } from '../../core/verify-stats';
 import { LocalRunError } from './errors';
 import type { SearchHttp } from './search-http';
 import type { SentLogEvent } from './sender';
@@ -187,11 +188,4 @@ export class LatencyProbe {
 
 function keyOf(logStream: string, isoTimestamp: string): string {
   return `${logStream}\u0000${isoTimestamp}`;
-}
-
-/** Nearest-rank percentile of sorted values. */
-export function percentile(sorted: readonly number[], p: number): number | undefined {
-  if (sorted.length === 0) return undefined;
-  const rank = Math.ceil((p / 100) * sorted.length);
-  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
 }

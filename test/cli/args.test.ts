@@ -3,7 +3,7 @@ import { UsageError } from '../../cli/errors';
 import { ProgressBar } from '../../core/progress';
 import { countRejected } from '../../cli/send';
 import { formatTable } from '../../cli/format';
-import { percentile } from '../../cli/verify';
+import { percentile } from '../../core/verify-stats';
 
 describe('parseCliArgs', () => {
   test('send with defaults', () => {

@@ -27,7 +27,7 @@ import { USAGE } from '../../cli/args';
 import { ALL_OPTIONS, OPTIONS } from '../../cli/args/options';
 import { COMMAND_NAMES } from '../../cli/args/types';
 import { parseTimeWindow, type TimeWindow } from '../../cli/args/time-window';
-import { timeProblem } from '../../cli/args/values';
+import { timeProblem } from '../../core/contracts/value-rules';
 import { UsageError } from '../../cli/errors';
 import { run } from '../../cli/main';
 import { generatedCheckpoint, generatedTimeText } from '../helpers/generated-checkpoints';

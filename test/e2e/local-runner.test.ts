@@ -6,7 +6,7 @@ import { DEFAULTS, indexNameFor, resolveConfig } from '../../core/config';
 import { parseRunMarker } from '../../core/log-generator';
 import { localSpecFromConfig, openSearchSpecFromConfig } from '../../scripts/local/config-spec';
 import { StartOptionsError } from '../../scripts/local/errors';
-import { percentile } from '../../scripts/local/latency-probe';
+import { percentile } from '../../core/verify-stats';
 import { DEFAULT_EVENTS, parseStartOptions } from '../../scripts/local/options';
 import { MAX_WARM_UP_DOCUMENTS, WARM_UP_DOCUMENTS, warmUpDocumentsFor } from '../../scripts/local/warm-up';
 import { runEvents } from '../../scripts/local/workload';

@@ -4,7 +4,8 @@
  * kept-records store in memory. Kinesis is replay's FakeKinesis (test/helpers/replay-fakes.ts). The end-to-end
  * test (test/e2e/backfill.test.ts) runs the real ports against moto.
  */
-import type { CheckpointState, CheckpointStore } from '../../cli/backfill/checkpoint';
+import type { CheckpointStore } from '../../cli/backfill/checkpoint';
+import type { CheckpointState } from '../../core/backfill/model';
 import type { KeptStore } from '../../cli/backfill/kept';
 import type { EnvelopeRecord, HistoricLogEvent } from '../../core/logs/model';
 import type {

@@ -4,7 +4,7 @@
  * numbers and time texts, or cut short; and time option values of every shape people type or paste.
  */
 import fc from 'fast-check';
-import { LATEST_TIME_MILLIS } from '../../cli/args/values';
+import { LATEST_TIME_MILLIS } from '../../core/contracts/value-rules';
 
 export const SINCE = Date.parse('2026-11-16T12:00:00.000Z');
 export const UNTIL = Date.parse('2026-11-23T12:00:00.000Z');

@@ -1,5 +1,5 @@
 /**
- * The part of a Pipeline template the doctor's domain plan reads (cli/doctor/domain-spec.ts), built from a profile
+ * The part of a Pipeline template the doctor's domain plan reads (core/change-plan/provisioner-spec.ts), built from a profile
  * without synthesizing the whole app: the provisioner custom resource with its `Spec` (the Firehose role's ARN a
  * `Fn::GetAtt`, as the construct writes it, and the indexer's fixed-name ARN), the delivery stream's rotation and
  * the stack's `FirehoseRoleArn` and `IndexerRoleArn` outputs. test/cli/doctor/domain.test.ts holds it to a real synthesized template once.

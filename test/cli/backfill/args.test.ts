@@ -9,8 +9,9 @@ import {
 import { resumedJob } from '../../../cli/backfill/job';
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { type CheckpointState, fileCheckpointStore, parseCheckpoint } from '../../../cli/backfill/checkpoint';
-import { NO_COUNTS } from '../../../cli/backfill/model';
+import { fileCheckpointStore } from '../../../cli/backfill/checkpoint';
+import { parseCheckpoint } from '../../../core/backfill/checkpoint-read';
+import { type CheckpointState, NO_COUNTS } from '../../../core/backfill/model';
 import { UsageError } from '../../../cli/errors';
 import { testTempDir } from '../../helpers/temp-dirs';
 

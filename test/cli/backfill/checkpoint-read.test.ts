@@ -1,13 +1,13 @@
 /**
- * Reading a checkpoint back (cli/backfill/checkpoint-read.ts): every checkpoint is either a state whose every time
+ * Reading a checkpoint back (core/backfill/checkpoint-read.ts): every checkpoint is either a state whose every time
  * is a real one inside its window, or one line that names the file, the field and the bad value, with exit code 2.
  * One test per kind of bad field, then a property over generated checkpoints (a valid one with fields replaced by
  * generated JSON, odd numbers and time texts, or cut short).
  */
 import fc from 'fast-check';
-import { InvalidCheckpointError, parseCheckpoint } from '../../../cli/backfill/checkpoint-read';
-import type { CheckpointState } from '../../../cli/backfill/checkpoint';
-import { LATEST_TIME_MILLIS } from '../../../cli/args/values';
+import { InvalidCheckpointError, parseCheckpoint } from '../../../core/backfill/checkpoint-read';
+import type { CheckpointState } from '../../../core/backfill/model';
+import { LATEST_TIME_MILLIS } from '../../../core/contracts/value-rules';
 import {
   generatedCheckpoint,
   SINCE,

@@ -3,7 +3,7 @@
  * bounded in calls, and the cost arithmetic from kfek's cost model.
  */
 import { estimateCost, estimateDuration } from '../../../cli/backfill/cost';
-import { estimateGroup } from '../../../cli/backfill/estimate';
+import { estimateGroup } from '../../../core/logs/window-estimate';
 import { ASSUMPTIONS, PRICES } from '../../../core/contracts/cost-model';
 import { FakeLogs, historicEvents } from '../../helpers/backfill-fakes';
 import type { GroupSource } from '../../../core/logs/model';

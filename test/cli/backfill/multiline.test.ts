@@ -4,8 +4,7 @@
  * documents the live subscription's envelopes gave, under the same ids; an interrupted run resumed gives them too.
  */
 import { gunzipSync } from 'node:zlib';
-import type { CheckpointState } from '../../../cli/backfill/checkpoint';
-import { type BackfillJob, NO_COUNTS } from '../../../cli/backfill/model';
+import { type BackfillJob, type CheckpointState, NO_COUNTS } from '../../../core/backfill/model';
 import { type GroupPlan, runBackfill } from '../../../cli/backfill/run';
 import { createContinuation } from '../../../core/contracts/multiline';
 import type { MultilineSettings } from '../../../core/contracts/routes';

@@ -6,9 +6,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import type { CheckpointState } from '../../../cli/backfill/checkpoint';
 import { folderKeptStore } from '../../../cli/backfill/kept';
-import { type BackfillJob, NO_COUNTS } from '../../../cli/backfill/model';
+import { type BackfillJob, type CheckpointState, NO_COUNTS } from '../../../core/backfill/model';
 import {
   type GroupPlan,
   runBackfill,

@@ -6,7 +6,7 @@ import type { CfnResource, CfnTemplate } from '../../../core/change-plan';
 import { checkChange } from '../../../cli/doctor/change';
 import type { DeployedTemplate, DoctorFacts, Finding } from '../../../cli/doctor/model';
 import type { ProfilePlan } from '../../../cli/doctor/plan';
-import { type PlannedStack, plannedStacks, stackScope } from '../../../cli/doctor/stack-order';
+import { type PlannedStack, plannedStacks, stackScope } from '../../../core/change-plan/deploy-order';
 
 const ACCOUNT = '123456789012';
 

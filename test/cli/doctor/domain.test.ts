@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
 import { checkDomain } from '../../../cli/doctor/domain';
-import { outputReferences, provisionerSpecInputOf } from '../../../cli/doctor/domain-spec';
+import { outputReferences, provisionerSpecInputOf } from '../../../core/change-plan/provisioner-spec';
 import type { DoctorFacts, Finding, Probe } from '../../../cli/doctor/model';
 import type { ProfilePlan } from '../../../cli/doctor/plan';
 import { exitCodeOf } from '../../../cli/doctor/report';

@@ -1,7 +1,8 @@
 /**
  * What `kfek backfill` works on: a job (log groups and a time window going to the raw stream), its counts and the
- * checkpoint that holds both between runs (checkpoint.ts stores it, checkpoint-read.ts reads it back). The
- * log events it reads and the envelopes it writes are core/logs/model.ts'.
+ * checkpoint that holds both between runs (cli/backfill/checkpoint.ts stores it, checkpoint-read.ts reads it back):
+ * a file format, read back by whichever version runs next. The log events it reads and the envelopes it writes are
+ * core/logs/model.ts'.
  */
 
 /** The job a run (and a resumed run) carries out. Times are absolute, so a resumed run reads the same window. */

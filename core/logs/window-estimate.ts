@@ -1,6 +1,6 @@
-import { buildEnvelopes } from '../../core/logs/envelopes';
-import type { GroupSource, HistoricLogEvent } from '../../core/logs/model';
-import type { LogsPort } from '../../core/logs/ports';
+import { buildEnvelopes } from './envelopes';
+import type { GroupSource, HistoricLogEvent } from './model';
+import type { LogsPort } from './ports';
 /**
  * `--dry-run`'s estimate of a log group's window: events, message bytes, and what they become on the raw stream,
  * from a sampled read. Nothing cheaper counts events: DescribeLogGroups' `storedBytes` covers the whole group over its

@@ -5,13 +5,9 @@
  * last deploy applied), and what else the domain plan needs from the templates: the Firehose rotation and the data
  * node count. Pure.
  */
-import type { CfnTemplate } from '../../core/change-plan';
-import { IndexerEnvVar } from '../../core/contracts/indexer-env';
-import {
-  resolveOpenSearchSpec,
-  type OpenSearchSpec,
-  type OpenSearchSpecInput,
-} from '../../core/opensearch/spec';
+import type { CfnTemplate } from './types';
+import { IndexerEnvVar } from '../contracts/indexer-env';
+import { resolveOpenSearchSpec, type OpenSearchSpec, type OpenSearchSpecInput } from '../opensearch/spec';
 
 type Json = Readonly<Record<string, unknown>>;
 const obj = (v: unknown): Json =>

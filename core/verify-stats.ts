@@ -1,5 +1,6 @@
 /**
- * What `kfek verify` makes of the events it found: the missing sequence numbers and the latency percentiles. Pure.
+ * What `kfek verify` makes of the events it found: the missing sequence numbers and the latency percentiles. Pure;
+ * the percentile is also the local runner's latency probe's (scripts/local/latency-probe.ts).
  */
 
 export interface LatencySummary {
@@ -20,9 +21,9 @@ export interface Seen {
   readonly atFirstPoll: boolean;
 }
 
-/** Nearest-rank percentile of sorted values. */
-export function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
+/** Nearest-rank percentile of sorted values; undefined when there are none. */
+export function percentile(sorted: readonly number[], p: number): number | undefined {
+  if (sorted.length === 0) return undefined;
   const rank = Math.ceil((p / 100) * sorted.length);
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
 }
@@ -78,12 +79,14 @@ export function summarizeLatency(
   }
   if (values.length === 0) return undefined;
   values.sort((a, b) => a - b);
+  // `values` is not empty here, so every percentile is a number.
+  const [p50InMillis, p95InMillis, p99InMillis] = [50, 95, 99].map((p) => percentile(values, p) as number);
   return {
     basis,
     samples: values.length,
-    p50InMillis: percentile(values, 50),
-    p95InMillis: percentile(values, 95),
-    p99InMillis: percentile(values, 99),
+    p50InMillis,
+    p95InMillis,
+    p99InMillis,
     maxInMillis: values[values.length - 1],
   };
 }

@@ -3,7 +3,7 @@
  * in manifest order), with their environments, and which of them a run of the doctor in one account and region
  * can see.
  */
-import type { CfnTemplate } from '../../core/change-plan';
+import type { CfnTemplate } from './types';
 
 export interface PlannedStack {
   /** Construct id (`Search`): what `cdk deploy` takes. */

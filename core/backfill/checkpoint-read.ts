@@ -6,16 +6,16 @@
  * value of it reaches a `Date`, a request or a message unchecked (a position of 1e300 used to end in "unexpected
  * error: Invalid time value", from the message that was to say it was out of its window).
  */
-import { isObject, type JsonObject } from '../../core/json';
+import { OperatorError } from '../errors';
+import { isObject, type JsonObject } from '../json';
 import {
   isoTimeOrProblem,
-  parseLogGroupName,
-  parseProfileName,
-  parseStreamName,
+  logGroupNameProblem,
+  profileNameProblem,
   quote,
+  streamNameProblem,
   timeProblem,
-} from '../args/values';
-import { CliError, UsageError } from '../errors';
+} from '../contracts/value-rules';
 import {
   type BackfillCounts,
   type BackfillJob,
@@ -27,7 +27,7 @@ import {
 } from './model';
 
 /** Problems with the checkpoint file: it says which file and what to do. */
-export class CheckpointError extends CliError {
+export class CheckpointError extends OperatorError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'CheckpointError';
@@ -86,7 +86,7 @@ export function parseCheckpoint(text: string, location: string): CheckpointState
     ...optionalField(doc, 'estimatedEvents', (n) => wholeNumber(n, 0, 'estimatedEvents', fail)),
     runs: doc.runs === undefined ? 1 : wholeNumber(doc.runs, 1, 'runs', fail),
     ...optionalField(doc, 'profile', (p) =>
-      checkedName(p, 'profile', (t) => parseProfileName(t, 'backfill'), fail),
+      checkedName(p, 'profile', 'backfill: --profile', profileNameProblem, fail),
     ),
     startedAt:
       doc.startedAt === undefined ? new Date(0).toISOString() : isoText(doc.startedAt, 'startedAt', fail),
@@ -105,11 +105,11 @@ function readJob(value: unknown, fail: Fail): BackfillJob {
   // A checkpoint edited by hand (or by another version) must not send to a stream, or read a group, that the
   // options would refuse.
   const groups = logGroups.map((g) =>
-    checkedName(g, 'job.logGroups', (t) => parseLogGroupName(t, 'log group'), fail),
+    checkedName(g, 'job.logGroups', 'log group', logGroupNameProblem, fail),
   );
   const twice = groups.find((g, i) => groups.indexOf(g) !== i);
   if (twice !== undefined) fail(`lists the log group ${twice} twice in job.logGroups`);
-  const stream = checkedName(rawStream, 'job.rawStream', (t) => parseStreamName(t, 'raw stream'), fail);
+  const stream = checkedName(rawStream, 'job.rawStream', 'raw stream', streamNameProblem, fail);
   if (filterPattern !== undefined && typeof filterPattern !== 'string') {
     fail(`has job.filterPattern ${shown(filterPattern)}, which is not a FilterLogEvents pattern (text)`);
   }
@@ -212,15 +212,19 @@ function isoTime(value: unknown, field: string, fail: Fail): Date {
 const isoText = (value: unknown, field: string, fail: Fail): string =>
   isoTime(value, field, fail).toISOString();
 
-/** A name the command line's parser for it takes; the parser's own words say why not. */
-function checkedName(value: unknown, field: string, parse: (text: string) => string, fail: Fail): string {
+/** A name the command line takes as `label` (the same rule, core/contracts/value-rules.ts); its words say why not. */
+function checkedName(
+  value: unknown,
+  field: string,
+  label: string,
+  problemOf: (text: string) => string | undefined,
+  fail: Fail,
+): string {
   if (typeof value !== 'string') return fail(`has ${field} ${shown(value)}, which is not a name`);
-  try {
-    return parse(value);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    return fail(`names ${shown(value)}, which backfill refuses (${error.message.replace(/ \(run .*$/, '')})`);
-  }
+  const problem = problemOf(value);
+  return problem === undefined
+    ? value
+    : fail(`names ${shown(value)}, which backfill refuses (${label} ${quote(value)} ${problem})`);
 }
 
 /** `{ key: read(value) }` when the document has the key, else nothing. */
