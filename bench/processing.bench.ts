@@ -18,7 +18,14 @@ import { transformRecord, type TransformOptions } from '../core/transform/transf
 import { MASK_DETECTORS, type RouteProcessing } from '../core/contracts/routes';
 import { MAX_PATTERN_WIDTH } from '../core/contracts/route-pattern';
 import { HOSTILE_PATTERNS, hostileRoutes, measureHostileLines, ordinaryLine } from './helpers/hostile-lines';
-import { benchPatterns, measurePatterns } from './helpers/pattern-lines';
+import {
+  benchPatterns,
+  measurePatterns,
+  measureRoute,
+  type PatternFigure,
+  type PatternUse,
+  severalMasks,
+} from './helpers/pattern-lines';
 import { gc, median } from './helpers/stats';
 import { buildCorpus } from './helpers/transform-corpus';
 
@@ -100,19 +107,47 @@ async function main(): Promise<void> {
     name: c.name,
     figures: measurePatterns(c.patterns, PATTERN_LINE, ordinaryLine),
   }));
+  printClasses(classes);
+  const several = severalMasks(PATTERN_LINE);
+  const mixed = measureRoute(
+    { mask: { detectors: [...MASK_DETECTORS], custom: several.custom }, drop: [] },
+    several.lines,
+    PATTERN_LINE,
+    ordinaryLine,
+  );
+  console.log(
+    `  several masks on one line (every built-in detector, ${several.custom.map((c) => c.pattern).join(', ')}): ` +
+      `${mixed.worst.toFixed(2)}x (${mixed.line})`,
+  );
+  // Drop and join rules only ask whether a line matches (re2js's lazy DFA, which falls back to its thread-per-
+  // instruction automaton when a line makes too many states): the same classes through a drop rule and a join rule.
+  const deciding = (use: PatternUse): Array<{ name: string; figures: PatternFigure[] }> =>
+    benchPatterns(4)
+      .filter((c) => !c.name.startsWith('short matches'))
+      .map((c) => ({
+        name: `${c.name}, as a ${use} rule`,
+        figures: measurePatterns(c.patterns, PATTERN_LINE, ordinaryLine, use),
+      }));
+  const decided = [...deciding('drop'), ...deciding('join')];
+  printClasses(decided);
+  const all = [...classes, ...decided];
+  console.log('worst line per class of pattern, against an ordinary line of the same length:');
+  for (const c of all) {
+    const worst = c.figures.reduce((a, b) => (b.worst > a.worst ? b : a));
+    console.log(`  ${c.name}: ${worst.worst.toFixed(2)}x (${worst.pattern}, ${worst.line})`);
+  }
+  console.log(`  several masks on one line: ${mixed.worst.toFixed(2)}x (${mixed.line})`);
+  const worstPattern = Math.max(mixed.worst, ...all.flatMap((c) => c.figures.map((f) => f.worst)));
+  console.log(`worst pattern line / ordinary line: ${worstPattern.toFixed(2)} (target <= 10.00)`);
+  console.log(`masking (all built-in detectors) / default path: ${masking.toFixed(2)} (target <= 1.50)`);
+}
+
+function printClasses(classes: ReadonlyArray<{ name: string; figures: readonly PatternFigure[] }>): void {
   for (const c of classes) {
     console.log(`  ${c.name}:`);
     for (const f of c.figures)
       console.log(`    ${f.pattern} (width ${f.width}): ${f.worst.toFixed(2)}x (${f.line})`);
   }
-  console.log('worst line per class of pattern, against an ordinary line of the same length:');
-  for (const c of classes) {
-    const worst = c.figures.reduce((a, b) => (b.worst > a.worst ? b : a));
-    console.log(`  ${c.name}: ${worst.worst.toFixed(2)}x (${worst.pattern}, ${worst.line})`);
-  }
-  const worstPattern = Math.max(...classes.flatMap((c) => c.figures.map((f) => f.worst)));
-  console.log(`worst pattern line / ordinary line: ${worstPattern.toFixed(2)} (target <= 10.00)`);
-  console.log(`masking (all built-in detectors) / default path: ${masking.toFixed(2)} (target <= 1.50)`);
 }
 
 main().catch((error: unknown) => {
