@@ -23,7 +23,6 @@ const EXCEPTIONS: Readonly<Record<string, string>> = {
 const DEBT: Readonly<Record<string, number>> = {
   'core/transform/app-json.ts': 478,
   'core/opensearch/domain-plan-access.ts': 476,
-  'core/transform/mask-detectors.ts': 441,
   'lib/constructs/opensearch-provisioner.ts': 430,
   'core/opensearch/domain-state.ts': 418,
   'lib/stacks/pipeline-stack.ts': 413,
