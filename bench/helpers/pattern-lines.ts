@@ -81,13 +81,7 @@ export function benchPatterns(generated: number): readonly PatternClass[] {
     },
     {
       name: 'many automaton states (a counted class after a loop)',
-      patterns: [
-        '(?:a|b)*a(?:a|b){18}',
-        '[ab]*a[ab]{12}[cd]',
-        '.*a.{18}',
-        '.*a.{36}',
-        '(?:a|b)*a(?:a|b){36}c',
-      ],
+      patterns: ['(?:a|b)*a(?:a|b){18}', '[ab]*a[ab]{12}[cd]', '.*a.{18}', '.*a.{36}', '[ab]*a[ab]{36}c'],
     },
     {
       // A mask writes a marker for every match: a line of the shortest matches the config accepts, back to back or
@@ -152,6 +146,16 @@ export function hostileLinesFor(source: string, length: number): ReadonlyArray<r
     return chars[seed % chars.length] ?? 'a';
   }).join('');
   lines.push(['random characters of its matches', random]);
+  // The same without the character a longest match ends with: a line that keeps every state of the automaton in
+  // reach and never completes a match (a drop or join rule's lazy DFA then builds states to the line's end).
+  const last = longest.slice(-1);
+  if (chars.length > 1 && chars.includes(last)) {
+    const others = chars.filter((c) => c !== last);
+    lines.push([
+      `random characters of its matches but ${JSON.stringify(last)}`,
+      Array.from(random, (c) => (c === last ? others[c.charCodeAt(0) % others.length] : c)).join(''),
+    ]);
+  }
   if (longest.length > 1)
     lines.push([
       'near-misses (a match without its last character)',
