@@ -85,15 +85,16 @@ export function features(text: string, jsonEscapes = false): number {
   let dots = 0;
   let colons = 0;
   let lastColon = false;
-  let prev1 = 0;
-  let prev2 = 0;
+  let [prev1, prev2] = [0, 0];
   for (let i = 0; i < text.length; i++) {
     let c = text.charCodeAt(i);
-    // Most characters of a log line are lower-case letters past `f`: the steps below for them, without their tests
-    // (such a letter grows the base64 run and ends every other).
-    if (c < 0x80 && CHAR_CLASS[c] === C_BASE64) {
+    // Most characters of a log line are lower-case letters: the steps below for them, without their tests (a letter
+    // grows the base64 run and ends every other, but a hex letter keeps a run of colons among hex digits).
+    const lower = c < 0x80 ? CHAR_CLASS[c] & ~C_HEX : 0;
+    if (lower === C_BASE64) {
       if (++base64 >= 40) f |= F_BASE64_RUN;
-      digits = upper = dots = colons = 0;
+      digits = upper = dots = 0;
+      if ((CHAR_CLASS[c] & C_HEX) === 0) colons = 0;
       separatorAllowed = lastColon = false;
       prev2 = prev1;
       prev1 = c;
