@@ -150,10 +150,11 @@ const AFTER_OTHER = 2;
  * (`live[pc]` 1), computed right to left. A lazy DFA: each set is a state, made once, with its transitions cached.
  */
 interface LiveSet {
-  readonly id: number;
+  /** Where the set is in its searcher's list of sets (a line's positions are kept as these, in an Int32Array). */
+  readonly index: number;
   readonly live: Uint8Array;
-  /** Per class of the character before (`cls * 3 + context`): the set one position to the left. */
-  readonly before: Array<LiveSet | undefined>;
+  /** Per class of the character before (`cls * 3 + context`): the index of the set one position to the left, + 1. */
+  readonly before: Int32Array;
   /**
    * The walk's cached steps into this set: per pc, per `cls * 3 + context`, the next pc + 2, or 1 for "the match ends
    * here" (0: not computed yet). Rows are made for the pcs a walk reaches.
@@ -173,8 +174,10 @@ class Searcher {
   /** Per instruction: the split and assert instructions that lead to it without reading a character. */
   private readonly preds: number[][];
   private readonly sets = new Map<string, LiveSet>();
-  /** Live sets made so far: their ids, never reused, so a walk's cached step never mistakes an old set for a new one. */
-  private made = 0;
+  /** The live sets made since the caches last started again, by index. */
+  private readonly list: LiveSet[] = [];
+  /** Per live set, by index: 1 when a match can start there (the program's start is live). */
+  private readonly startable: number[] = [];
   private readonly ends: Array<LiveSet | undefined> = [];
   /** The walk's cached steps at the text's end (the others are cached on the live set after the position). */
   private readonly endSteps: Steps = [];
@@ -202,7 +205,7 @@ class Searcher {
   /** The live set at a position where the character is of class `cls` (the end: `classes.count`). */
   private liveAt(after: LiveSet | undefined, cls: number, context: number): LiveSet {
     const slot = cls * 3 + context;
-    const known = after === undefined ? this.ends[context] : after.before[slot];
+    const known = after === undefined ? this.ends[context] : this.list[after.before[slot] - 1];
     if (known !== undefined) return known;
     const live = new Uint8Array(this.insts.length);
     const queue: number[] = [];
@@ -224,17 +227,22 @@ class Searcher {
     const key = live.join('');
     let made = this.sets.get(key);
     if (made === undefined) {
-      if (this.sets.size >= MAX_STATES) this.forget();
-      made = { id: this.made++, live, before: [], steps: [] };
+      const index = this.list.length;
+      made = { index, live, before: new Int32Array((this.classes.count + 1) * 3), steps: [] };
       this.sets.set(key, made);
+      this.list.push(made);
+      this.startable.push(live[this.start]);
     }
     if (after === undefined) this.ends[context] = made;
-    else after.before[slot] = made;
+    else after.before[slot] = made.index + 1;
     return made;
   }
 
+  /** Starts the caches again (between lines only: a line's positions hold indexes into them). */
   private forget(): void {
     this.sets.clear();
+    this.list.length = 0;
+    this.startable.length = 0;
     this.ends.length = 0;
     this.endSteps.length = 0;
   }
@@ -272,39 +280,51 @@ class Searcher {
   }
 
   spans(text: string): number[] {
+    if (this.list.length >= MAX_STATES) this.forget();
     const n = text.length;
-    const { classes } = this;
-    const cls = new Uint16Array(n + 1);
-    for (let p = 0; p < n; p++) cls[p] = classes.of(text.charCodeAt(p));
-    cls[n] = classes.count;
-    const context = (p: number): number =>
-      p === 0 ? AT_START : classes.word[cls[p - 1]] === 1 ? AFTER_WORD : AFTER_OTHER;
-    // Right to left: what can still match from each position (`fromEnd[n - p]` for position p; a list filled by
-    // push keeps V8's fast elements, where a preallocated one of 64 Ki slots would be a dictionary).
-    const fromEnd: LiveSet[] = [this.liveAt(undefined, cls[n], context(n))];
+    const { classes, list } = this;
+    const word = classes.word;
+    // Per position: the class of its character and what an assertion there sees before it, as one slot
+    // (`cls * 3 + context`); the end's class is `classes.count`.
+    const slots = new Int32Array(n + 1);
+    let before = AT_START;
+    for (let p = 0; p < n; p++) {
+      const cls = classes.of(text.charCodeAt(p));
+      slots[p] = cls * 3 + before;
+      before = word[cls] === 1 ? AFTER_WORD : AFTER_OTHER;
+    }
+    slots[n] = classes.count * 3 + before;
+    // Right to left: what can still match from each position, as the index of its live set.
+    const at = new Int32Array(n + 1);
+    let set = this.liveAt(undefined, classes.count, before);
+    at[n] = set.index;
     for (let p = n - 1; p >= 0; p--) {
-      const after = fromEnd[n - p - 1];
-      fromEnd.push(after.before[cls[p] * 3 + context(p)] ?? this.liveAt(after, cls[p], context(p)));
+      const slot = slots[p];
+      const known = set.before[slot];
+      set = known !== 0 ? list[known - 1] : this.liveAt(set, (slot / 3) | 0, slot % 3);
+      at[p] = set.index;
     }
     // Left to right: a match starts at the first position from which one can complete, and follows the most preferred
     // way that still can: no position is read twice, whatever the pattern.
     const spans: number[] = [];
+    const { startable } = this;
     for (let p = 0; p <= n; p++) {
-      if (fromEnd[n - p].live[this.start] !== 1) continue;
+      if (startable[at[p]] !== 1) continue;
       let pc = this.start;
-      let at = p;
+      let q = p;
       for (;;) {
-        const next = at < n ? fromEnd[n - at - 1] : undefined;
-        const known = (next?.steps ?? this.endSteps)[pc]?.[cls[at] * 3 + context(at)] ?? 0;
-        const to = known !== 0 ? known - 2 : this.step(pc, next, cls[at], context(at));
+        const next = q < n ? list[at[q + 1]] : undefined;
+        const slot = slots[q];
+        const known = (next?.steps ?? this.endSteps)[pc]?.[slot] ?? 0;
+        const to = known !== 0 ? known - 2 : this.step(pc, next, (slot / 3) | 0, slot % 3);
         if (to < 0) break;
         pc = to;
-        at++;
+        q++;
       }
       // An empty match is skipped, and the search goes on one code unit further (String.prototype.replace's rule).
-      if (at > p) {
-        spans.push(p, at);
-        p = at - 1;
+      if (q > p) {
+        spans.push(p, q);
+        p = q - 1;
       }
     }
     return spans;

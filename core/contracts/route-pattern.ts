@@ -12,7 +12,7 @@
  * CDK-free, no I/O.
  */
 import { RE2JS } from 're2js';
-import { PatternAutomaton } from './route-pattern-automaton';
+import { PatternAutomaton, type PatternNode } from './route-pattern-automaton';
 import { PatternSyntaxRefusal, type Re2Translation, translateToRe2, unitPoint } from './route-pattern-syntax';
 
 /** A compiled route pattern. Stateless: safe to share between calls. */
@@ -27,6 +27,22 @@ export interface RoutePattern {
    * (config refuses mask patterns that match empty text; this keeps the loop finite whatever the pattern).
    */
   replaceAll(text: string, replacement: string): { readonly text: string; readonly count: number };
+  /**
+   * Where the matches {@link RoutePattern.replaceAll} replaces are: start and end of the first, of the second, and so
+   * on, in one flat list (empty when there is none).
+   */
+  spans(text: string): number[];
+  /**
+   * The fewest code units a match can take (0 when the pattern can match empty text): a mask writes a marker per
+   * match, so this bounds how much longer masking can make a text (route-processing.ts refuses a mask whose marker
+   * is too long for it).
+   */
+  readonly shortest: number;
+  /**
+   * True when every match must start at the text's start or end at its end (`^...`, `...$`, `(a+)+$`): the pattern
+   * matches a text at most once, however short its matches.
+   */
+  readonly once: boolean;
   /**
    * True when the pattern has an anchor (`^`, `$`: the start or end of the text), so a match
    * inside one JSON string value may not be one inside the whole message (masking.ts uses this for its pre-check).
@@ -91,6 +107,38 @@ function viewOf(text: string): TextView {
   };
 }
 
+/** The fewest code units a match of `node` can take. */
+function shortestOf(node: PatternNode): number {
+  switch (node.k) {
+    case 'set':
+      return 1;
+    case 'assert':
+      return 0;
+    case 'cat':
+      return node.items.reduce((sum, item) => sum + shortestOf(item), 0);
+    case 'alt':
+      return Math.min(...node.items.map(shortestOf));
+    case 'repeat':
+      return node.min === 0 ? 0 : node.min * shortestOf(node.item);
+  }
+}
+
+/** True when every match of `node` reads the text's start or end (`^`, `$` on every way through it). */
+function anchoredOnEveryWay(node: PatternNode): boolean {
+  switch (node.k) {
+    case 'set':
+      return false;
+    case 'assert':
+      return node.what === 'begin' || node.what === 'end';
+    case 'cat':
+      return node.items.some(anchoredOnEveryWay);
+    case 'alt':
+      return node.items.every(anchoredOnEveryWay);
+    case 'repeat':
+      return node.min > 0 && anchoredOnEveryWay(node.item);
+  }
+}
+
 /** The reason a pattern is refused, for the operator. */
 function explain(error: unknown): string {
   if (error instanceof PatternSyntaxRefusal) {
@@ -127,26 +175,30 @@ export function compileRoutePattern(source: string): RoutePattern {
     );
   }
   let automaton: PatternAutomaton | undefined;
+  const spans = (text: string): number[] => {
+    // The lazy DFA answers "no match" at a table lookup per character; only a text that matches pays for finding
+    // where, which two more lazy DFAs do (route-pattern-automaton.ts), built on the first line that needs them.
+    if (!re.test(viewOf(text).text)) return [];
+    automaton ??= new PatternAutomaton(translation.tree);
+    return automaton.spans(text);
+  };
   return {
     source,
     anchored: translation.anchored,
+    shortest: shortestOf(translation.tree),
+    once: anchoredOnEveryWay(translation.tree),
     test: (text) => re.test(viewOf(text).text),
+    spans,
     replaceAll(text, replacement) {
-      // The lazy DFA answers "no match" at a table lookup per character; only a text that matches pays for finding
-      // where, which two more lazy DFAs do (route-pattern-automaton.ts), built on the first line that needs them.
-      if (!re.test(viewOf(text).text)) return { text, count: 0 };
-      automaton ??= new PatternAutomaton(translation.tree);
-      const spans = automaton.spans(text);
-      if (spans.length === 0) return { text, count: 0 };
-      const parts: string[] = [];
+      const found = spans(text);
+      if (found.length === 0) return { text, count: 0 };
+      let out = '';
       let copiedTo = 0;
-      for (let k = 0; k < spans.length; k += 2) {
-        if (spans[k] > copiedTo) parts.push(text.slice(copiedTo, spans[k]));
-        parts.push(replacement);
-        copiedTo = spans[k + 1];
+      for (let k = 0; k < found.length; k += 2) {
+        out += text.slice(copiedTo, found[k]) + replacement;
+        copiedTo = found[k + 1];
       }
-      parts.push(text.slice(copiedTo));
-      return { text: parts.join(''), count: spans.length / 2 };
+      return { text: out + text.slice(copiedTo), count: found.length / 2 };
     },
     matchesEmptyIn(text) {
       const mapped = viewOf(text).text;

@@ -2,6 +2,8 @@
  * Reads a route's `processing` (masking, drop rules, multi-line join) from JSON; see route-reader.ts. Only checked
  * here: the transform (lambda/transform) does the processing.
  */
+import { compileRoutePattern } from './route-pattern';
+import { maskPatternProblem } from './route-pattern-mask';
 import { FIELD_PATH, type Json, NAME, NAME_HINT, Problems } from './route-problems';
 import {
   type CustomMask,
@@ -49,6 +51,14 @@ function readMask(p: Problems, path: string, value: Json): MaskSettings | undefi
         );
       }
       const pattern = p.pattern(`${at}.pattern`, c.pattern, true);
+      const tooShort =
+        name === undefined || pattern === undefined
+          ? undefined
+          : maskPatternProblem(name, compileRoutePattern(pattern));
+      if (tooShort !== undefined) {
+        p.add(`${at}.pattern is ${JSON.stringify(pattern)}, which a mask cannot use: ${tooShort}.`);
+        return undefined;
+      }
       return name === undefined || pattern === undefined ? undefined : { name, pattern };
     })
     .filter((c): c is CustomMask => c !== undefined);

@@ -13,30 +13,15 @@
  * Pure: no SDK, no I/O.
  */
 import { compileRoutePattern, type RoutePattern } from '../contracts/route-pattern';
+import { maskMarker } from '../contracts/route-pattern-mask';
 import type { MaskSettings } from '../contracts/routes';
 import { maskJsonStrings } from './json-strings';
 import { withoutInvisible } from './invisible';
+import { markerFinder, maskCustom } from './mask-custom';
 import { BUILT_IN_DETECTORS, type Detector, F_INVISIBLE, features } from './mask-detectors';
 
 export { features, luhnValid } from './mask-detectors';
-
-/** The marker that replaces a masked value. */
-export function maskMarker(name: string): string {
-  return `[masked:${name}]`;
-}
-
-/** A custom pattern: no cheap check, it looks at every text. */
-function customDetector(name: string, pattern: RoutePattern): Detector {
-  return {
-    name,
-    feature: 0,
-    mask(text, marker, count) {
-      const { text: out, count: n } = pattern.replaceAll(text, marker);
-      if (n > 0) count(n);
-      return out;
-    },
-  };
-}
+export { maskMarker };
 
 /** Told how many values a detector masked (the batch's accumulator counts them: processing.ts). */
 export type MaskTally = (detector: string, n: number) => void;
@@ -46,17 +31,22 @@ export class Masker {
   private readonly detectors: readonly Detector[];
   private readonly markers: readonly string[];
   private readonly featureMask: number;
-  /** The custom patterns (no cheap check of their own). */
+  /** The custom patterns (no cheap check of their own), their names and markers. */
   private readonly custom: readonly RoutePattern[];
+  private readonly customNames: readonly string[];
+  private readonly customMarkers: readonly string[];
+  /** Finds the built-in detectors' markers in a text (mask-custom.ts: custom patterns never match inside one). */
+  private readonly builtInMarkers: RegExp | undefined;
 
   public constructor(settings: MaskSettings) {
-    const builtIn = settings.detectors.map((d) => BUILT_IN_DETECTORS[d]());
-    this.custom = settings.custom.map((c) => compileRoutePattern(c.pattern));
-    const custom = settings.custom.map((c, i) => customDetector(c.name, this.custom[i]));
     // Built-in detectors first: a custom pattern then sees their markers, not the values.
-    this.detectors = [...builtIn, ...custom];
+    this.detectors = settings.detectors.map((d) => BUILT_IN_DETECTORS[d]());
     this.markers = this.detectors.map((d) => maskMarker(d.name));
-    this.featureMask = builtIn.reduce((bits, d) => bits | d.feature, 0);
+    this.custom = settings.custom.map((c) => compileRoutePattern(c.pattern));
+    this.customNames = settings.custom.map((c) => c.name);
+    this.customMarkers = this.customNames.map(maskMarker);
+    this.builtInMarkers = markerFinder(this.markers);
+    this.featureMask = this.detectors.reduce((bits, d) => bits | d.feature, 0);
   }
 
   /**
@@ -72,12 +62,19 @@ export class Masker {
     found: number = features(text),
   ): string | undefined {
     const invisible = (found & F_INVISIBLE) !== 0;
-    let out = invisible ? withoutInvisible(text) : text;
+    const view = invisible ? withoutInvisible(text) : text;
+    let out = view;
     for (let d = 0; d < this.detectors.length; d++) {
       const detector = this.detectors[d];
       // A marker adds no feature, so what the original text lacks the masked one lacks too.
       if (detector.feature !== 0 && (found & detector.feature) === 0) continue;
       out = detector.mask(out, this.markers[d], (n) => tally(detector.name, n), key);
+    }
+    if (this.custom.length > 0) {
+      const builtIn = out === view ? undefined : this.builtInMarkers;
+      out = maskCustom(out, this.custom, this.customMarkers, builtIn, (i, n) =>
+        tally(this.customNames[i], n),
+      );
     }
     return out === text ? undefined : out;
   }

@@ -21,7 +21,6 @@ const EXCEPTIONS: Readonly<Record<string, string>> = {
 
 /** Over the ceiling when the ceiling came (2026-11-29), with the size then; may only shrink, then leaves. */
 const DEBT: Readonly<Record<string, number>> = {
-  'core/transform/mask-detectors.ts': 441,
 };
 
 function listed(id: string): boolean {

@@ -58,4 +58,22 @@ describe('mask spans', () => {
       expect(masked.text).toBe(expected);
     },
   );
+
+  test('a pattern with more states than the cache holds masks what JavaScript masks, line after line', () => {
+    // GIVEN a pattern whose automaton has 2^15 states (over the 4,096 a pattern caches) and lines that visit many
+    const source = '[ab]*a[ab]{14}c';
+    const pattern = compileRoutePattern(source);
+    let seed = 39;
+    const line = (): string =>
+      Array.from({ length: 20_000 }, (_, i) => {
+        seed = (seed * 1_103_515_245 + 12_345) & 0x7fffffff;
+        return i % 997 === 996 ? 'c' : 'ab'[seed % 2];
+      }).join('');
+    // WHEN several lines are masked by the same pattern (the caches start again between them)
+    for (let k = 0; k < 3; k++) {
+      const text = line();
+      // THEN each is masked as JavaScript masks it
+      expect(pattern.replaceAll(text, '#').text).toBe(jsMask(source, text));
+    }
+  });
 });
