@@ -47,6 +47,8 @@ export interface IndexerEnv {
   readonly signingService: OpenSearchSigningService;
   /** Whether bulk actions carry the routing: not to a collection, which places documents itself. */
   readonly routing: boolean;
+  /** The ingest pipeline whose route table the indexer applies (routes.ts); undefined: the profile's routes. */
+  readonly ingestPipeline: string | undefined;
   /** Region of the domain, for SigV4 (Lambda's own `AWS_REGION`). */
   readonly region: string;
   /** True when an endpoint override is set (moto serves S3 path-style only). */
@@ -129,6 +131,7 @@ export function readIndexerEnv(env: Env = process.env): IndexerEnv {
     serviceName: optional(env, IndexerEnvVar.ServiceName) ?? INDEXER_SERVICE_NAME,
     signingService: signingService as OpenSearchSigningService,
     routing: signingService !== 'aoss',
+    ingestPipeline: optional(env, IndexerEnvVar.IngestPipeline),
     region: optional(env, 'AWS_REGION') ?? optional(env, 'AWS_DEFAULT_REGION') ?? 'us-east-1',
     s3ForcePathStyle:
       optional(env, 'AWS_ENDPOINT_URL_S3') !== undefined || optional(env, 'AWS_ENDPOINT_URL') !== undefined,
