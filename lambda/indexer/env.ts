@@ -16,10 +16,13 @@ import { profileRouteTable } from '../../core/opensearch/route-table';
 import { IndexerEnvError } from './errors';
 
 /**
- * Default most bytes of one `_bulk` body: 1 MiB (about 2,000 of kfek's documents), the size the Firehose stand-in
+ * Default most bytes of one `_bulk` body: 1 MiB (about 1,600 of kfek's documents), the size the Firehose stand-in
  * measured best on the local 2-core node (scripts/local/delivery-loop.ts `bulkSizeInBytes`: 5 MiB bodies outlasted
- * the request timeout on a loaded machine). `npm run bench:bulk-bytes` measures the direct path's own curve (64 KiB
- * to 4 MiB, planned documents, `pipeline=_none`); see docs/local.md, "Direct delivery".
+ * the request timeout on a loaded machine). `npm run bench:bulk-bytes` (the direct path's own curve, 64 KiB to 4 MiB,
+ * planned documents, `pipeline=_none`) ran twice on 2026-11-29 at load average 15-27: the medians put 256 KiB ahead
+ * by docs/s (933 and 1,622 against 761 and 1,243 for 1 MiB) and the node's CPU per document within noise (256-335
+ * core-us across all sizes), while single rounds of one size varied threefold. No size was distinguishable from
+ * 1 MiB, so the default stays; docs/delivery.md, "Bulk size", has both runs.
  */
 export const DEFAULT_BULK_MAX_BYTES = 1024 * 1024;
 
