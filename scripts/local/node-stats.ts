@@ -87,8 +87,8 @@ export function formatNodeCounters(d: NodeCounters): string[] {
     d.indexTotal === 0 ? 'n/a' : `${((millis * 1000) / d.indexTotal).toFixed(0)} us/doc`;
   return [
     `  node: ${d.indexTotal} documents indexed, index time ${(d.indexTimeMillis / 1000).toFixed(1)} s ` +
-      `(${perDoc(d.indexTimeMillis)}); ingest pipeline ran for ${d.ingestTotal} documents ` +
-      `(${(d.ingestTimeMillis / 1000).toFixed(1)} s)`,
+      // Not the ingest time: 2.19.4 reported 5,961 s of it for 10,000 documents indexed in 19 s (bench:e2e).
+      `(${perDoc(d.indexTimeMillis)}); ingest pipeline ran for ${d.ingestTotal} documents`,
     `        ${d.writeTasks} write tasks (${d.writeTasks === 0 ? 'n/a' : (d.indexTotal / d.writeTasks).toFixed(0)} ` +
       `docs each), ${d.refreshTotal} refreshes (${(d.refreshTimeMillis / 1000).toFixed(1)} s), ` +
       `${d.flushTotal} flushes, ${d.mergeTotal} merges of ${d.mergedDocs} docs ` +
