@@ -9,12 +9,8 @@
  * them, and the median per size is reported. The figures are for this 2-core machine and a 512 MB heap: compare
  * the ratios, not the absolute rates, with a domain. docs/latency.md quotes them.
  */
-import { createHttpClient, type OpenSearchHttpClient } from '../core/opensearch/http';
-import { buildIndexTemplate } from '../core/opensearch/index-template';
-import { buildIngestPipeline } from '../core/opensearch/ingest-pipeline';
-import { resolveOpenSearchSpec } from '../core/opensearch/spec';
-import { startOpenSearch } from '../scripts/opensearch-node';
-import { bulkBodies, median, request, sendBulks, transformDocuments } from './opensearch-bench';
+import { type OpenSearchHttpClient } from '../core/opensearch/http';
+import { bulkBodies, median, sendBulks, transformDocuments, withBenchNode } from './opensearch-bench';
 
 const ROUNDS = Number(process.env.KFEK_BENCH_ROUNDS ?? 3);
 /** Documents per size and round; the smallest sizes index fewer (see {@link docsFor}) to stay bounded in time. */
@@ -47,17 +43,7 @@ async function main(): Promise<void> {
     `corpus: ${docs.length} transform documents, ${avgBytes.toFixed(0)} bytes average; ${ROUNDS} rounds, ` +
       `${PARALLEL_BULKS} requests in parallel, up to ${DOCS_PER_ROUND} documents per size and round`,
   );
-  const node = await startOpenSearch();
-  try {
-    const client = createHttpClient({ baseUrl: node.url, maxAttempts: 1, timeoutMillis: 120_000 });
-    console.log(`OpenSearch ${node.version} at ${node.url}`);
-    const spec = resolveOpenSearchSpec({
-      indexPrefix: 'bench',
-      indexTemplate: { replicas: 0, refreshSeconds: 1 },
-    });
-    await request(client, 'PUT', `/_ingest/pipeline/${spec.names.ingestPipeline}`, buildIngestPipeline(spec));
-    await request(client, 'PUT', `/_index_template/${spec.names.indexTemplate}`, buildIndexTemplate(spec));
-
+  await withBenchNode(async ({ client }) => {
     // Round 0 warms the JIT and the pipeline up and is not counted.
     const rates = new Map<number, number[]>(BULK_SIZES.map((size) => [size, []]));
     let offset = 0;
@@ -87,9 +73,7 @@ async function main(): Promise<void> {
     console.log(
       `\nper round (docs/s): ${BULK_SIZES.map((s) => `${s}: ${(rates.get(s) ?? []).map((r) => r.toFixed(0)).join(' ')}`).join('; ')}`,
     );
-  } finally {
-    await node.stop();
-  }
+  });
 }
 
 main().catch((error: unknown) => {

@@ -9,12 +9,10 @@
  */
 import { bulkBodies, DIRECT_BULK_PATH } from '../core/delivery/bulk-body';
 import { type IndexedDocumentPlan, planDocument } from '../core/delivery/document-plan';
-import { createHttpClient, type OpenSearchHttpClient } from '../core/opensearch/http';
-import { buildIndexTemplate } from '../core/opensearch/index-template';
+import { type OpenSearchHttpClient } from '../core/opensearch/http';
 import { profileRouteTable } from '../core/opensearch/route-table';
-import { resolveOpenSearchSpec } from '../core/opensearch/spec';
-import { startOpenSearch } from '../scripts/opensearch-node';
-import { BenchError, median, request, transformDocuments } from './opensearch-bench';
+import { cpuSpan, sampleCpu } from '../scripts/local/cpu-usage';
+import { BenchError, median, request, transformDocuments, withBenchNode } from './opensearch-bench';
 
 const ROUNDS = Number(process.env.KFEK_BENCH_ROUNDS ?? 3);
 const DOCS_PER_ROUND = Number(process.env.KFEK_BENCH_DOCS ?? 20_000);
@@ -49,14 +47,7 @@ async function main(): Promise<void> {
   console.log(
     `corpus: ${docs.length} transform documents, ${avgBytes.toFixed(0)} bytes average; ${ROUNDS} rounds, ${PARALLEL} in parallel`,
   );
-  const node = await startOpenSearch();
-  try {
-    const client = createHttpClient({ baseUrl: node.url, maxAttempts: 1, timeoutMillis: 120_000 });
-    const spec = resolveOpenSearchSpec({
-      indexPrefix: 'bench',
-      indexTemplate: { replicas: 0, refreshSeconds: 1 },
-    });
-    await request(client, 'PUT', `/_index_template/${spec.names.indexTemplate}`, buildIndexTemplate(spec));
+  await withBenchNode(async ({ client, pid }) => {
     const target = { prefix: 'bench', rotation: 'OneDay' as const, shards: 1, table: profileRouteTable([]) };
     const plans = docs.map((text) => {
       const plan = planDocument(target, text, arrival);
@@ -66,26 +57,36 @@ async function main(): Promise<void> {
     });
     // Round 0 warms the JIT up and is not counted.
     const rates = new Map<number, number[]>(SIZES_KIB.map((kib) => [kib, []]));
+    // The node's CPU per document: steadier than the rate on a shared machine, where the node waits for cores.
+    const cpu = new Map<number, number[]>(SIZES_KIB.map((kib) => [kib, []]));
     let offset = 0;
     for (let round = 0; round <= ROUNDS; round += 1) {
       for (const kib of SIZES_KIB.map((_, i) => SIZES_KIB[(i + round) % SIZES_KIB.length])) {
         const slice = plans.slice(offset, offset + DOCS_PER_ROUND);
         offset += slice.length;
+        const before = sampleCpu();
         const seconds = await indexAll(client, slice, kib * 1024);
-        if (round > 0) rates.get(kib)?.push(slice.length / seconds);
+        const after = sampleCpu();
+        if (round === 0) continue;
+        rates.get(kib)?.push(slice.length / seconds);
+        if (before !== undefined && after !== undefined) {
+          cpu.get(kib)?.push((cpuSpan(before, after, { node: pid }).byRole.node * 1e6) / slice.length);
+        }
       }
     }
-    console.log('\nKiB/bulk   docs/bulk   docs/s (median)   per round');
+    console.log(
+      '\nKiB/bulk   docs/bulk   docs/s (median)   node core-us/doc (median)   per round (docs/s; core-us/doc)',
+    );
     for (const kib of SIZES_KIB) {
       const r = rates.get(kib) ?? [];
+      const c = cpu.get(kib) ?? [];
       console.log(
         `${String(kib).padStart(8)}   ${String(Math.round((kib * 1024) / (avgBytes + 100))).padStart(9)}   ` +
-          `${median(r).toFixed(0).padStart(15)}   ${r.map((x) => x.toFixed(0)).join(' ')}`,
+          `${median(r).toFixed(0).padStart(15)}   ${(c.length === 0 ? 'n/a' : median(c).toFixed(0)).padStart(25)}   ` +
+          `${r.map((x) => x.toFixed(0)).join(' ')}; ${c.map((x) => x.toFixed(0)).join(' ')}`,
       );
     }
-  } finally {
-    await node.stop();
-  }
+  });
 }
 
 main().catch((error: unknown) => {

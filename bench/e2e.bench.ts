@@ -18,6 +18,7 @@ import { loadavg, cpus } from 'node:os';
 import { parseStartOptions, type StartOptions } from '../scripts/local/options';
 import { runStoppingOnSignals } from '../scripts/local/run';
 import { formatCpuSpan } from '../scripts/local/cpu-usage';
+import { formatNodeCounters } from '../scripts/local/node-stats';
 import { formatThroughput, pipelineLine } from '../scripts/local/throughput';
 
 /** The fixed workload of the benchmark. */
@@ -38,7 +39,7 @@ async function measure(options: StartOptions): Promise<{ code: number; measured?
   const { code, result } = await runStoppingOnSignals(options, 'bench:e2e', (line) => console.error(line));
   const t = result?.summary.throughput;
   if (result === undefined || t === undefined) return { code: code === 0 ? 1 : code };
-  const { summary, cpu } = result;
+  const { summary, cpu, node } = result;
   const s = (millis: number | undefined): string =>
     millis === undefined ? 'n/a' : (millis / 1000).toFixed(2);
   const nodeRole = Object.keys(cpu?.byRole ?? {}).find((role) => /opensearch/i.test(role));
@@ -54,6 +55,7 @@ async function measure(options: StartOptions): Promise<{ code: number; measured?
           `p50 ${s(summary.latency.p50InMillis)} s, p95 ${s(summary.latency.p95InMillis)} s, ` +
           `max ${s(summary.latency.maxInMillis)} s`,
         ...(cpu === undefined ? [] : formatCpuSpan(cpu, summary.eventsWritten)),
+        ...(node === undefined ? [] : formatNodeCounters(node)),
       ],
       pipeline: pipelineLine(t, summary.latency),
       eventsPerSecond: t.endToEndInMillis === undefined ? undefined : (t.events * 1000) / t.endToEndInMillis,

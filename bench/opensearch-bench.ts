@@ -4,7 +4,11 @@
  */
 import { gzipSync } from 'node:zlib';
 import { transformRecord } from '../core/transform/transform';
-import { type OpenSearchHttpClient } from '../core/opensearch/http';
+import { createHttpClient, type OpenSearchHttpClient } from '../core/opensearch/http';
+import { buildIndexTemplate } from '../core/opensearch/index-template';
+import { buildIngestPipeline } from '../core/opensearch/ingest-pipeline';
+import { resolveOpenSearchSpec } from '../core/opensearch/spec';
+import { startOpenSearch } from '../scripts/opensearch-node';
 import { CorpusGenerator } from './corpus';
 
 export class BenchError extends Error {
@@ -100,4 +104,31 @@ export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** The node a benchmark runs on: its client and its process id (for the CPU it spends, /proc). */
+export interface BenchNode {
+  readonly client: OpenSearchHttpClient;
+  readonly pid: number;
+}
+
+/**
+ * Starts the local node, provisions the shipped ingest pipeline and index template for indices `bench-*` (no replica,
+ * 1 s refresh), runs `work` and stops the node, also when `work` throws.
+ */
+export async function withBenchNode(work: (node: BenchNode) => Promise<void>): Promise<void> {
+  const node = await startOpenSearch();
+  try {
+    const client = createHttpClient({ baseUrl: node.url, maxAttempts: 1, timeoutMillis: 120_000 });
+    console.log(`OpenSearch ${node.version} at ${node.url}`);
+    const spec = resolveOpenSearchSpec({
+      indexPrefix: 'bench',
+      indexTemplate: { replicas: 0, refreshSeconds: 1 },
+    });
+    await request(client, 'PUT', `/_ingest/pipeline/${spec.names.ingestPipeline}`, buildIngestPipeline(spec));
+    await request(client, 'PUT', `/_index_template/${spec.names.indexTemplate}`, buildIndexTemplate(spec));
+    await work({ client, pid: node.pid });
+  } finally {
+    await node.stop();
+  }
 }

@@ -1,12 +1,13 @@
 /**
  * Where `kfek replay` and `kfek reconcile` read what the pipeline kept (core/kept/collect.ts): the failed-records
- * bucket under the profile's prefixes, or `npm start`'s folders (whose dead letters are in moto's bucket when one is
- * named), and the pipe's dead-letter queue.
+ * bucket under the profile's prefixes, or `npm start`'s folders (whose dead letters, and the direct path's failed
+ * documents, are in moto's bucket when one is named), and the pipe's dead-letter queue.
  */
 import type { PipelineConfig } from '../core/config';
 import { ON_FAILURE_KEY_PREFIX } from '../core/contracts/kept-data';
 import { s3ObjectStore, sqsQueue } from '../core/kept/aws';
 import type { KeptSources } from '../core/kept/collect';
+import { unionPlace } from '../core/kept/union-place';
 import type { RunContext } from './context';
 import { folderStore, LOCAL_LAYOUT } from './replay/folder-store';
 
@@ -42,7 +43,12 @@ export function keptSources(
       : {
           deadLetter: inBucket.deadLetter ?? { store: folder, prefix: LOCAL_LAYOUT.deadLetter },
           discardedBatches: { store: folder, prefix: LOCAL_LAYOUT.discardedBatches },
-          failedDocuments: { store: folder, prefix: LOCAL_LAYOUT.failedDocuments },
+          // The Firehose stand-in keeps refused documents in the folder; the direct path's indexer puts them into
+          // the bucket, as in AWS (docs/local.md, "Direct delivery"): read both.
+          failedDocuments: unionPlace([
+            { store: folder, prefix: LOCAL_LAYOUT.failedDocuments },
+            ...(inBucket.failedDocuments === undefined ? [] : [inBucket.failedDocuments]),
+          ]),
         }),
     ...(places.queueUrl !== undefined ? { queue: sqsQueue(aws.sqs, places.queueUrl) } : {}),
     maxMessages: places.maxMessages,

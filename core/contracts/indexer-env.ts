@@ -31,6 +31,13 @@ export const IndexerEnvVar = {
    * (issue 42, docs/serverless.md). Unset means `es`.
    */
   SigningService: 'OPENSEARCH_SIGNING_SERVICE',
+  /**
+   * The default route's ingest pipeline on the domain (`<name>-<indexPrefix>-document-id`): the indexer reads the
+   * route table the provisioner wrote into it (the profile's routes and the retired ones kfek keeps), so a document
+   * marked with a retired route lands where the pipeline would put it (core/delivery/pipeline-routes.ts). Unset: the
+   * profile's routes only (a Serverless collection has no pipeline).
+   */
+  IngestPipeline: 'KFEK_INGEST_PIPELINE',
   /** Powertools' own variable: the CloudWatch namespace of the EMF metrics. */
   MetricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
   /** Powertools' own variable: the `service` of log lines and the `service` dimension of metrics. */
@@ -64,6 +71,8 @@ export interface IndexerSettings {
   readonly metricsNamespace?: string;
   /** @default - unset: {@link DEFAULT_SIGNING_SERVICE} (a domain) */
   readonly signingService?: OpenSearchSigningService;
+  /** The ingest pipeline to read kept routes from ({@link IndexerEnvVar.IngestPipeline}). @default - the profile's routes only */
+  readonly ingestPipeline?: string;
 }
 
 /** The environment variables of an indexer function: the one writer of {@link IndexerEnvVar}. Values may be tokens. */
@@ -83,5 +92,6 @@ export function indexerEnvironment(settings: IndexerSettings): Record<string, st
   if (settings.metricsNamespace !== undefined)
     env[IndexerEnvVar.MetricsNamespace] = settings.metricsNamespace;
   if (settings.signingService !== undefined) env[IndexerEnvVar.SigningService] = settings.signingService;
+  if (settings.ingestPipeline !== undefined) env[IndexerEnvVar.IngestPipeline] = settings.ingestPipeline;
   return env;
 }

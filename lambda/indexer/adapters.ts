@@ -8,7 +8,8 @@ import type { AwsCredentialIdentityProvider } from '@smithy/types';
 import { defaultCredentialProvider, signRequest } from '../../core/aws-signing';
 import { DEFAULT_SIGNING_SERVICE, type OpenSearchSigningService } from '../../core/contracts/indexer-env';
 import { DIRECT_BULK_PATH } from '../../core/delivery/bulk-body';
-import type { BulkPort, BulkResponse, FailedDocumentStore } from './ports';
+import { name as one, requestPath } from '../../core/opensearch/request-path';
+import type { BulkPort, BulkResponse, FailedDocumentStore, PipelinePort } from './ports';
 
 export interface SignedBulkOptions {
   /** `https://host` of the domain. */
@@ -20,36 +21,51 @@ export interface SignedBulkOptions {
   readonly credentials?: AwsCredentialIdentityProvider;
 }
 
+/** One request to the domain, signed, over the runtime's fetch; the answer whatever its status. */
+function signedRequester(
+  options: SignedBulkOptions,
+): (method: 'GET' | 'POST', target: string, timeoutMillis: number, body?: string) => Promise<BulkResponse> {
+  const origin = new URL(options.endpoint);
+  let credentials: AwsCredentialIdentityProvider | undefined = options.credentials;
+  return async (method, target, timeoutMillis, body) => {
+    credentials ??= await defaultCredentialProvider();
+    const signed = await signRequest(
+      { service: options.service ?? DEFAULT_SIGNING_SERVICE, region: options.region, credentials },
+      {
+        method,
+        origin,
+        target,
+        headers: body === undefined ? {} : { 'content-type': 'application/x-ndjson' },
+        ...(body === undefined ? {} : { body }),
+      },
+    );
+    // fetch sets host itself, from the URL: the same value that was signed.
+    const { host: _host, ...headers } = signed.headers;
+    const response = await fetch(new URL(`${origin.origin}${signed.target}`), {
+      method,
+      headers,
+      ...(body === undefined ? {} : { body }),
+      signal: AbortSignal.timeout(timeoutMillis),
+    });
+    return { status: response.status, text: await response.text() };
+  };
+}
+
 /**
  * `POST /_bulk?pipeline=_none`, signed for service `es` (IAM needs only `es:ESHttpPost` on `<domain>/_bulk`) or
  * `aoss` (a collection: `aoss:APIAccessAll`, then its data access policy).
  */
 export function signedBulkPort(options: SignedBulkOptions): BulkPort {
-  const origin = new URL(options.endpoint);
-  let credentials: AwsCredentialIdentityProvider | undefined = options.credentials;
+  const send = signedRequester(options);
+  return { bulk: (body, timeoutMillis) => send('POST', DIRECT_BULK_PATH, timeoutMillis, body) };
+}
+
+/** `GET /_ingest/pipeline/<name>`, signed (IAM: `es:ESHttpGet` on `<domain>/_ingest/pipeline/<name>`). */
+export function signedPipelinePort(options: SignedBulkOptions): PipelinePort {
+  const send = signedRequester(options);
   return {
-    async bulk(body: string, timeoutMillis: number): Promise<BulkResponse> {
-      credentials ??= await defaultCredentialProvider();
-      const signed = await signRequest(
-        { service: options.service ?? DEFAULT_SIGNING_SERVICE, region: options.region, credentials },
-        {
-          method: 'POST',
-          origin,
-          target: DIRECT_BULK_PATH,
-          headers: { 'content-type': 'application/x-ndjson' },
-          body,
-        },
-      );
-      // fetch sets host itself, from the URL: the same value that was signed.
-      const { host: _host, ...headers } = signed.headers;
-      const response = await fetch(new URL(`${origin.origin}${signed.target}`), {
-        method: 'POST',
-        headers,
-        body,
-        signal: AbortSignal.timeout(timeoutMillis),
-      });
-      return { status: response.status, text: await response.text() };
-    },
+    get: (name, timeoutMillis) =>
+      send('GET', requestPath(['_ingest', 'pipeline', one('ingest pipeline', name)]), timeoutMillis),
   };
 }
 

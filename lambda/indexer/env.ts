@@ -16,10 +16,13 @@ import { profileRouteTable } from '../../core/opensearch/route-table';
 import { IndexerEnvError } from './errors';
 
 /**
- * Default most bytes of one `_bulk` body: 1 MiB (about 2,000 of kfek's documents), the size the Firehose stand-in
+ * Default most bytes of one `_bulk` body: 1 MiB (about 1,600 of kfek's documents), the size the Firehose stand-in
  * measured best on the local 2-core node (scripts/local/delivery-loop.ts `bulkSizeInBytes`: 5 MiB bodies outlasted
- * the request timeout on a loaded machine). `npm run bench:bulk-bytes` measures the direct path's own curve (64 KiB
- * to 4 MiB, planned documents, `pipeline=_none`); see docs/local.md, "Direct delivery".
+ * the request timeout on a loaded machine). `npm run bench:bulk-bytes` (the direct path's own curve, 64 KiB to 4 MiB,
+ * planned documents, `pipeline=_none`) ran twice on 2026-11-29 at load average 15-27: the medians put 256 KiB ahead
+ * by docs/s (933 and 1,622 against 761 and 1,243 for 1 MiB) and the node's CPU per document within noise (256-335
+ * core-us across all sizes), while single rounds of one size varied threefold. No size was distinguishable from
+ * 1 MiB, so the default stays; docs/delivery.md, "Bulk size", has both runs.
  */
 export const DEFAULT_BULK_MAX_BYTES = 1024 * 1024;
 
@@ -47,6 +50,8 @@ export interface IndexerEnv {
   readonly signingService: OpenSearchSigningService;
   /** Whether bulk actions carry the routing: not to a collection, which places documents itself. */
   readonly routing: boolean;
+  /** The ingest pipeline whose route table the indexer applies (routes.ts); undefined: the profile's routes. */
+  readonly ingestPipeline: string | undefined;
   /** Region of the domain, for SigV4 (Lambda's own `AWS_REGION`). */
   readonly region: string;
   /** True when an endpoint override is set (moto serves S3 path-style only). */
@@ -129,6 +134,7 @@ export function readIndexerEnv(env: Env = process.env): IndexerEnv {
     serviceName: optional(env, IndexerEnvVar.ServiceName) ?? INDEXER_SERVICE_NAME,
     signingService: signingService as OpenSearchSigningService,
     routing: signingService !== 'aoss',
+    ingestPipeline: optional(env, IndexerEnvVar.IngestPipeline),
     region: optional(env, 'AWS_REGION') ?? optional(env, 'AWS_DEFAULT_REGION') ?? 'us-east-1',
     s3ForcePathStyle:
       optional(env, 'AWS_ENDPOINT_URL_S3') !== undefined || optional(env, 'AWS_ENDPOINT_URL') !== undefined,

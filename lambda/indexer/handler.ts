@@ -8,11 +8,12 @@ import { randomUUID } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
 import { SYSTEM_CLOCK } from '../../core/clock';
-import { createS3Client, s3FailedDocumentStore, signedBulkPort } from './adapters';
+import { createS3Client, s3FailedDocumentStore, signedBulkPort, signedPipelinePort } from './adapters';
 import { deliverBatch, type DeliveryPorts, type DeliveryResult } from './deliver';
 import { readIndexerEnv } from './env';
 import { createMetrics, publishCounts } from './metrics';
 import type { IndexerRecord } from './ports';
+import { RouteSource } from './routes';
 
 /**
  * Time kept back from the invocation's remaining time: enough to keep the refused documents in S3, flush the
@@ -23,14 +24,22 @@ export const INDEXER_SAFETY_MARGIN_MS = 3_000;
 const env = readIndexerEnv();
 const logger = new Logger({ serviceName: env.serviceName });
 const metrics = createMetrics(env);
+const signing = { endpoint: env.endpoint, region: env.region, service: env.signingService };
 const ports: DeliveryPorts = {
-  bulk: signedBulkPort({ endpoint: env.endpoint, region: env.region, service: env.signingService }),
+  bulk: signedBulkPort(signing),
   store: s3FailedDocumentStore(createS3Client(env.s3ForcePathStyle), env.failedDocumentsBucket),
   clock: SYSTEM_CLOCK,
   random: Math.random,
   objectName: () => `kfek-indexer-${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID()}`,
   log: { warn: (message, details) => logger.warn(message, details ?? {}) },
 };
+const routes = new RouteSource({
+  base: env.target,
+  pipeline: env.ingestPipeline,
+  port: signedPipelinePort(signing),
+  clock: SYSTEM_CLOCK,
+  log: ports.log,
+});
 
 /**
  * Listeners of each invocation's result: the local runner's accounting (`npm start -- --delivery direct` runs this
@@ -59,7 +68,12 @@ export async function handler(
   const remaining = context.getRemainingTimeInMillis();
   // Half the time at most goes to the margin, so a short timeout still leaves time to send.
   const deadline = SYSTEM_CLOCK.now() + remaining - Math.min(INDEXER_SAFETY_MARGIN_MS, remaining / 2);
-  const result = await deliverBatch(indexerRecords(event), env, ports, deadline);
+  const result = await deliverBatch(
+    indexerRecords(event),
+    { ...env, target: await routes.target() },
+    ports,
+    deadline,
+  );
   publishCounts(metrics, result.counts);
   for (const observe of observers) observe(result);
   if (result.failures.length > 0) {

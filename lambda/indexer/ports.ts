@@ -14,6 +14,11 @@ export interface BulkPort {
   bulk(body: string, timeoutMillis: number): Promise<BulkResponse>;
 }
 
+/** Reads an ingest pipeline (`GET _ingest/pipeline/<name>`). Throws when no answer came. */
+export interface PipelinePort {
+  get(name: string, timeoutMillis: number): Promise<BulkResponse>;
+}
+
 /** Writes one failed-documents object. Throws when it could not. */
 export interface FailedDocumentStore {
   put(key: string, body: string): Promise<void>;

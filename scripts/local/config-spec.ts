@@ -90,6 +90,8 @@ export function localSpecFromConfig(
       indexPrefix,
       indexRotation,
       indexShards: openSearchSpecFromConfig(config).indexTemplate.shards,
+      failedDocumentsPrefix: config.delivery.failedDocumentsPrefix,
+      ingestPipeline: openSearchSpecFromConfig(config).names.ingestPipeline,
     },
   };
 }

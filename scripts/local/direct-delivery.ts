@@ -18,8 +18,16 @@ import type { LocalPipelineSpec } from './spec';
 
 const INDEXER_MODULE = path.join(__dirname, '..', '..', 'lambda', 'indexer', 'handler');
 
-/** Key prefix of the refused documents in the local bucket (config `delivery.failedDocumentsPrefix` in AWS). */
+/** Key prefix of the refused documents in the local bucket when the spec names none (the config's default). */
 export const LOCAL_FAILED_DOCUMENTS_PREFIX = 'failed-documents/';
+
+/**
+ * Where the indexer keeps refused documents in the local bucket: the profile's `delivery.failedDocumentsPrefix`, as in
+ * AWS, so `kfek reconcile` and `kfek replay` (given the bucket) find them under the profile's prefix.
+ */
+export function localFailedDocumentsPrefix(spec: LocalPipelineSpec): string {
+  return spec.delivery.failedDocumentsPrefix ?? LOCAL_FAILED_DOCUMENTS_PREFIX;
+}
 
 export interface DirectDeliveryProps {
   readonly spec: LocalPipelineSpec;
@@ -59,10 +67,11 @@ export function localIndexerEnv(props: DirectDeliveryProps): Record<string, stri
     ...indexerEnvironment({
       endpoint: props.searchUrl,
       failedDocumentsBucket: props.failedDocumentsBucket,
-      failedDocumentsPrefix: LOCAL_FAILED_DOCUMENTS_PREFIX,
+      failedDocumentsPrefix: localFailedDocumentsPrefix(spec),
       indexPrefix: spec.delivery.indexPrefix,
       indexRotation: spec.delivery.indexRotation ?? 'OneDay',
       indexShards: spec.delivery.indexShards ?? 1,
+      ...(spec.delivery.ingestPipeline === undefined ? {} : { ingestPipeline: spec.delivery.ingestPipeline }),
       ...(spec.routes === undefined || spec.routes.length === 0
         ? {}
         : { routes: serializeRoutes(spec.routes) }),

@@ -13,7 +13,7 @@ import { type LocalAwsClients, localAwsClients } from './aws-clients';
 import { ChildProcessHandler } from './child-handler';
 import { type PipelineDelivery, startDelivery } from './deliveries';
 import type { LocalPipelineProps } from './pipeline-props';
-import { LOCAL_FAILED_DOCUMENTS_PREFIX } from './direct-delivery';
+import { localFailedDocumentsPrefix } from './direct-delivery';
 import { DrainTimeoutError } from './errors';
 import { EventSourceLoop, type EventSourceStats, type KinesisBatchHandler } from './event-source-loop';
 import { LatencyProbe } from './latency-probe';
@@ -233,6 +233,7 @@ export class LocalPipeline {
   /** Objects in the dead-letter bucket (one per poison record). */
   async deadLetterKeys(): Promise<string[]> {
     const keys: string[] = [];
+    const failedDocuments = localFailedDocumentsPrefix(this.props.spec);
     let token: string | undefined;
     do {
       const out = await this.clients.s3.send(
@@ -240,7 +241,7 @@ export class LocalPipeline {
       );
       for (const { Key } of out.Contents ?? []) {
         // The direct indexer keeps its refused documents in the same local bucket (direct-delivery.ts).
-        if (Key !== undefined && !Key.startsWith(LOCAL_FAILED_DOCUMENTS_PREFIX)) keys.push(Key);
+        if (Key !== undefined && !Key.startsWith(failedDocuments)) keys.push(Key);
       }
       token = out.IsTruncated === true ? out.NextContinuationToken : undefined;
     } while (token !== undefined);

@@ -13,6 +13,7 @@ import { Processes } from './processes';
 import { keepNodeUp, type RunSetUp, setUpRun } from './run-steps';
 import { formatSummary, type RunSummary } from './summary';
 import { cpuSpan, type CpuSpan, sampleCpu } from './cpu-usage';
+import { type NodeCounters, nodeCountersDelta, sampleNodeCounters } from './node-stats';
 import { runEvents } from './workload';
 import type { SentLogEvent } from './sender';
 import { reconcileArgs, runReconcileStep, type ReconcileStepOptions } from './reconcile-step';
@@ -23,6 +24,8 @@ export interface LocalRunResult {
   readonly summary: RunSummary;
   /** Where the CPU went from the first write to all searchable; undefined where Linux's /proc is missing. */
   readonly cpu?: CpuSpan;
+  /** What the node counted over the same span (`_nodes/stats`); undefined if it did not answer. */
+  readonly node?: NodeCounters;
 }
 
 export async function runLocal(
@@ -49,6 +52,7 @@ export async function runLocal(
   );
   const probe = pipeline.newLatencyProbe(events.length);
   probe.start();
+  const nodeBefore = await sampleNodeCounters(search);
   const runStarted = now();
   const cpuBefore = sampleCpu(now);
   const bar = new ProgressBar(process.stderr, { total: events.length, label: 'PutLogEvents' });
@@ -69,6 +73,7 @@ export async function runLocal(
   check();
   const searchableAt = await pipeline.waitUntilSearchable([...new Set(sent.map((e) => e.logStreamName))]);
   const cpuAfter = sampleCpu(now);
+  const nodeAfter = await sampleNodeCounters(search);
   const summary = await pipeline.summarize(runId, sent, probe, runStarted, {
     firstWriteAt: runStarted,
     lastWriteEndedAt,
@@ -95,6 +100,9 @@ export async function runLocal(
     ok: summary.eventsSearchable === summary.eventsWritten && reconciled,
     summary,
     ...(cpu === undefined ? {} : { cpu }),
+    ...(nodeBefore === undefined || nodeAfter === undefined
+      ? {}
+      : { node: nodeCountersDelta(nodeBefore, nodeAfter) }),
   };
 }
 

@@ -73,6 +73,17 @@ export interface LocalPipelineSpec {
     readonly indexRotation?: IndexRotation;
     /** Primary shards of the index template (the routing's length). @default 1 */
     readonly indexShards?: number;
+    /**
+     * Where the direct path's indexer keeps refused documents in the local bucket (config
+     * `delivery.failedDocumentsPrefix`), where `kfek reconcile --local-dir --bucket` reads them.
+     * @default LOCAL_FAILED_DOCUMENTS_PREFIX (direct-delivery.ts), the config's default
+     */
+    readonly failedDocumentsPrefix?: string;
+    /**
+     * The default route's ingest pipeline the runner provisions: the direct indexer reads the kept routes from it,
+     * as in AWS (lambda/indexer/routes.ts). @default - none: the profile's routes only
+     */
+    readonly ingestPipeline?: string;
   };
 }
 

@@ -48,6 +48,20 @@ describe('readIndexerEnv', () => {
     });
   });
 
+  test('reads the ingest pipeline to take kept routes from, and none when it is not written', () => {
+    const named = indexerEnvironment({
+      endpoint: 'https://h',
+      failedDocumentsBucket: 'b',
+      failedDocumentsPrefix: '',
+      indexPrefix: 'logs',
+      indexRotation: 'OneDay',
+      indexShards: 1,
+      ingestPipeline: 'kfek-logs-document-id',
+    });
+    expect(readIndexerEnv(named).ingestPipeline).toBe('kfek-logs-document-id');
+    expect(readIndexerEnv(written).ingestPipeline).toBeUndefined();
+  });
+
   test.each([
     ['OPENSEARCH_ENDPOINT', undefined, /OPENSEARCH_ENDPOINT is not set/],
     ['OPENSEARCH_ENDPOINT', 'https://host/path', /with no path/],
