@@ -39,7 +39,7 @@ export async function runLocal(
     if (interrupted()) throw new LocalRunError('interrupted');
   };
   const setUp = await setUpRun(options, processes, check, { out, step });
-  const { spec, workDir, moto, openSearch, pipeline, now } = setUp;
+  const { spec, workDir, moto, openSearch, pipeline, now, search } = setUp;
 
   const runId = newRunId(now());
   step(`writing ${options.events} log events (run ${runId})`);
