@@ -9,6 +9,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { sleep } from '../../core/clock';
+import { runCollectionReconcile } from '../../scripts/local/collection-reconcile';
+import { loadConfig } from '../../scripts/local/config-spec';
+import { collectionClient } from '../../scripts/local/local-collection';
 import { parseStartOptions, type StartOptions } from '../../scripts/local/options';
 import { Processes } from '../../scripts/local/processes';
 import { type LocalRunResult, runLocal } from '../../scripts/local/run';
@@ -22,6 +26,7 @@ describe('npm start -- --profile sandbox-serverless', () => {
   const workDir = mkdtempSync(path.join(tmpdir(), 'kfek-serverless-run-'));
   const lines: string[] = [];
   let result: LocalRunResult;
+  let startedAt: number;
 
   beforeAll(async () => {
     // GIVEN the profile of cdk.json, a fresh node and moto, the stand-in in front of the node
@@ -32,6 +37,7 @@ describe('npm start -- --profile sandbox-serverless', () => {
       String(EVENTS),
       '--no-warm-up',
     ]) as StartOptions;
+    startedAt = Date.now();
     // WHEN the runner runs as npm start runs it
     result = await runLocal(
       { ...options, workDir },
@@ -69,5 +75,50 @@ describe('npm start -- --profile sandbox-serverless', () => {
     expect(report).toContain('reconcile on the collection');
     expect(report).toMatch(new RegExp(`total: searchable ${EVENTS}; missing 0`));
     expect(result.ok).toBe(true);
+  });
+
+  test('an event deleted from the collection is reported missing, looked up by id without routing', async () => {
+    // GIVEN one of the run's documents deleted through the stand-in
+    const config = loadConfig('sandbox-serverless');
+    const { collection, pipeline, moto } = processes;
+    if (collection === undefined || pipeline === undefined || moto === undefined) throw new Error('no run');
+    const region = pipeline.props.spec.region;
+    const client = collectionClient(collection.url, region, 3);
+    const found = await client.request({
+      method: 'POST',
+      path: '/logs-*/_search',
+      body: { size: 1, query: { match_all: {} } },
+    });
+    const hit = (found.body as { hits: { hits: { _index: string; _id: string }[] } }).hits.hits[0];
+    const count = async (): Promise<number> =>
+      ((await client.request({ method: 'POST', path: '/logs-*/_count' })).body as { count: number }).count;
+    const before = await count();
+    const deleted = await client.request({ method: 'DELETE', path: `/${hit._index}/_doc/${hit._id}` });
+    expect(deleted.status).toBe(200);
+    // No _refresh on a collection: wait (bounded) until a search no longer sees it.
+    const deadline = Date.now() + 60_000;
+    while ((await count()) !== before - 1 && Date.now() < deadline) await sleep(200);
+    // WHEN
+    const run = await runCollectionReconcile(
+      config,
+      {
+        profile: config.profile,
+        logGroups: config.sources.logGroups.map((g) => g.name),
+        awsEndpoint: moto.endpoint,
+        region,
+        openSearchUrl: collection.url,
+        rawStreamArn: pipeline.resources.rawStreamArn,
+        deadLetterBucket: pipeline.resources.deadLetterBucket,
+        workDir,
+        // The run writes events stamped over the last 45 minutes (workload.ts).
+        since: new Date(startedAt - 50 * 60_000),
+      },
+      Date.now,
+    );
+    // THEN
+    expect(run.error).toBeUndefined();
+    expect(run.code).toBe(1);
+    expect(run.report).toContain(`total: searchable ${EVENTS - 1}, missing 1; missing 1`);
+    expect(collection.refusals).toEqual([]);
   });
 });
