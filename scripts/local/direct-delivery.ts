@@ -7,7 +7,7 @@
  */
 import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import * as path from 'node:path';
-import { indexerEnvironment } from '../../core/contracts/indexer-env';
+import { indexerEnvironment, type OpenSearchSigningService } from '../../core/contracts/indexer-env';
 import { serializeRoutes } from '../../core/contracts/transform-env';
 import type { DeliveryResult } from '../../lambda/indexer/deliver';
 import { localAwsEnvironment } from './aws-clients';
@@ -45,6 +45,8 @@ export interface DirectDeliveryProps {
   readonly concurrency?: number;
   /** Most bytes of one `_bulk` body. @default - the handler's default */
   readonly bulkMaxBytes?: number;
+  /** The SigV4 service the indexer signs for: `aoss` on a Serverless collection. @default - unset: `es` */
+  readonly signingService?: OpenSearchSigningService;
   /** Powertools log level inside the indexer. @default 'WARN' */
   readonly logLevel?: string;
   readonly log?: (line: string) => void;
@@ -77,6 +79,7 @@ export function localIndexerEnv(props: DirectDeliveryProps): Record<string, stri
         : { routes: serializeRoutes(spec.routes) }),
       ...(props.concurrency === undefined ? {} : { concurrency: props.concurrency }),
       ...(props.bulkMaxBytes === undefined ? {} : { bulkMaxBytes: props.bulkMaxBytes }),
+      ...(props.signingService === undefined ? {} : { signingService: props.signingService }),
     }),
   };
 }

@@ -23,6 +23,11 @@ export interface StartOptions {
    * handler; issue 41). @default 'firehose'
    */
   readonly delivery: 'firehose' | 'direct';
+  /**
+   * The run's work folder, emptied first (not a command-line option: tests give their own temporary folder).
+   * @default - `.kfek/local` in the repository
+   */
+  readonly workDir?: string;
 }
 
 /** About a minute end to end on a 2-core machine once OpenSearch is unpacked (its start is most of it). */
@@ -34,7 +39,8 @@ export const USAGE = `usage: npm start -- [--events N] [--profile NAME] [--deliv
   --events N       log events to write (default ${DEFAULT_EVENTS})
   --profile NAME   config profile from cdk.json "kfek.profiles" (default: sandbox)
   --delivery MODE  firehose (default: the Firehose stand-in and the ingest pipeline) or direct (kfek's own
-                   indexer, the shipped lambda/indexer handler, writes each document with its id, index and routing)
+                   indexer, the shipped lambda/indexer handler, writes each document with its id, index and routing);
+                   a serverless profile (sandbox-serverless) always runs direct, through the Serverless stand-in
   --keep           leave OpenSearch running afterwards for exploring (prints how to stop it)
   --verbose        print the timing of every transform invocation and bulk request
   --no-warm-up     write at once to the cold OpenSearch node (by default as many documents as the run writes,

@@ -57,8 +57,14 @@ export interface LocalPipelineProps {
   readonly deliveryBufferIntervalInMillis?: number;
   /** The Firehose stand-in, or kfek's own indexer (deliveries.ts; issue 41). @default 'firehose' */
   readonly delivery?: 'firehose' | 'direct';
-  /** Direct delivery's batch size, `_bulk` concurrency and body size. @default - direct-delivery.ts */
-  readonly direct?: Pick<DirectDeliveryProps, 'batchSize' | 'concurrency' | 'bulkMaxBytes'>;
+  /**
+   * Direct delivery's batch size, `_bulk` concurrency, body size and SigV4 service (`aoss` on a collection).
+   * @default - direct-delivery.ts
+   */
+  readonly direct?: Pick<
+    DirectDeliveryProps,
+    'batchSize' | 'concurrency' | 'bulkMaxBytes' | 'signingService'
+  >;
   /** @default - silent */
   readonly log?: (line: string) => void;
   /** Per-invocation and per-bulk timings. @default - silent */

@@ -9,6 +9,7 @@ import { startOpenSearch, type RunningOpenSearch } from '../opensearch-node';
 import { startMoto, type MotoServer } from '../moto-server';
 import { REPO_ROOT } from './config-spec';
 import { LocalRunError } from './errors';
+import type { RunningStandin } from '../serverless/standin';
 import type { LocalPipeline } from './pipeline';
 
 /** Where `--keep` records the node it leaves running; `scripts/opensearch-node.ts stop` reads it. */
@@ -25,6 +26,8 @@ export class Processes {
   moto: MotoServer | undefined;
   openSearch: RunningOpenSearch | undefined;
   pipeline: LocalPipeline | undefined;
+  /** The Serverless stand-in in front of the node, on a serverless profile (local-collection.ts). */
+  collection: RunningStandin | undefined;
   private starting: Promise<unknown> | undefined;
   private stopping: Promise<void> | undefined;
 
@@ -63,6 +66,7 @@ export class Processes {
       }
       await this.starting;
       await this.pipeline?.stop().catch((error: unknown) => console.error(`pipeline: ${String(error)}`));
+      await this.collection?.close().catch((error: unknown) => console.error(`stand-in: ${String(error)}`));
       await this.moto?.stop().catch((error: unknown) => console.error(`moto: ${String(error)}`));
       if (!keepOpenSearch) {
         await this.openSearch

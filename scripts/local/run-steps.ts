@@ -14,6 +14,13 @@ import type { StartOptions } from './options';
 import { LocalPipeline } from './pipeline';
 import { ensurePythonTools, KEPT_NODE_STATE, keptNodeStillRunning, type Processes } from './processes';
 import { localSearchHttp, type SearchHttp } from './search-http';
+import {
+  COLLECTION_SIGNING_SERVICE,
+  collectionSearchHttp,
+  isServerlessProfile,
+  provisionLocalCollection,
+  startLocalCollection,
+} from './local-collection';
 import type { LocalPipelineSpec } from './spec';
 import { warmUpDocumentsFor, warmUpSearch } from './warm-up';
 
@@ -25,7 +32,7 @@ export interface RunOutput {
 
 /** The run's work folder, emptied: each run starts from empty local folders, as each starts a fresh moto and node. */
 function freshWorkDir(options: StartOptions, out: (line: string) => void): string {
-  const workDir = path.join(REPO_ROOT, '.kfek', 'local');
+  const workDir = options.workDir ?? path.join(REPO_ROOT, '.kfek', 'local');
   const keptNode = keptNodeStillRunning();
   if (keptNode !== undefined) {
     // `--keep` records one node; a second `--keep` would overwrite the record of the first.
@@ -100,6 +107,8 @@ export interface RunSetUp {
   readonly moto: MotoServer;
   readonly openSearch: RunningOpenSearch;
   readonly search: SearchHttp;
+  /** What the run's documents are searched at: the node, or the stand-in in front of it on a serverless profile. */
+  readonly searchUrl: string;
   readonly pipeline: LocalPipeline;
   /** The run's one clock, handed to every loop (scripts/local reads time from what it is given). */
   readonly now: () => number;
@@ -128,17 +137,19 @@ export async function setUpRun(
   const now = Date.now;
   const { moto, openSearch } = await startServers(processes, now, output);
   check();
-  await provisionSearch(config, openSearch.url, output);
+  const target = await openSearchTarget(config, spec, openSearch.url, processes, output);
   check();
-  const search = localSearchHttp(openSearch.url);
-  if (options.warmUp) {
+  const { search } = target;
+  if (options.warmUp && !target.serverless) {
     await warmUp(options, search, spec, output);
     check();
   }
   step('creating log groups, subscription filters, streams and the dead-letter bucket in moto');
   const pipeline = await LocalPipeline.start({
     spec,
-    delivery: options.delivery,
+    ...(target.serverless
+      ? { delivery: 'direct', direct: { signingService: COLLECTION_SIGNING_SERVICE } }
+      : { delivery: options.delivery }),
     awsEndpoint: moto.endpoint,
     search,
     workDir,
@@ -151,7 +162,36 @@ export async function setUpRun(
   processes.pipeline = pipeline;
   out(`    raw ${pipeline.resources.rawStreamArn}\n    events ${pipeline.resources.eventsStreamArn}`);
   check();
-  return { config, spec, workDir, moto, openSearch, search, pipeline, now };
+  return { config, spec, workDir, moto, openSearch, search, searchUrl: search.url, pipeline, now };
+}
+
+/**
+ * Where the run's documents go: the node itself, provisioned as a domain; or, on a serverless profile, the
+ * Serverless stand-in in front of it (local-collection.ts), provisioned as a collection, read and written signed
+ * for `aoss`. A collection takes kfek's own indexer only (docs/serverless.md), and runs no ingest pipeline, so there
+ * is no warm-up of one.
+ */
+async function openSearchTarget(
+  config: PipelineConfig,
+  spec: LocalPipelineSpec,
+  nodeUrl: string,
+  processes: Processes,
+  output: RunOutput,
+): Promise<{ readonly search: SearchHttp; readonly serverless: boolean }> {
+  if (!isServerlessProfile(config)) {
+    await provisionSearch(config, nodeUrl, output);
+    return { search: localSearchHttp(nodeUrl), serverless: false };
+  }
+  const { out, step } = output;
+  step(
+    'starting the OpenSearch Serverless stand-in in front of the node (scripts/serverless: signed for aoss, ' +
+      "Serverless's refusals) and provisioning it as a collection (core/opensearch/serverless-provision.ts)",
+  );
+  const collection = await startLocalCollection(nodeUrl, spec.region);
+  processes.collection = collection;
+  out(`    collection ${collection.url} (node ${nodeUrl}); delivery: kfek's indexer signing for aoss`);
+  await provisionLocalCollection(config, collection.url, spec.region, (line) => out(`    ${line}`));
+  return { search: collectionSearchHttp(collection.url, spec.region), serverless: true };
 }
 
 /** `--keep`: the node stays up after the run (recorded for the next run and `opensearch-node.ts stop`). */

@@ -17,6 +17,8 @@ import { type NodeCounters, nodeCountersDelta, sampleNodeCounters } from './node
 import { runEvents } from './workload';
 import type { SentLogEvent } from './sender';
 import { reconcileArgs, runReconcileStep, type ReconcileStepOptions } from './reconcile-step';
+import { runCollectionReconcile } from './collection-reconcile';
+import { isServerlessProfile } from './local-collection';
 
 export interface LocalRunResult {
   /** True when every event written is searchable. */
@@ -84,7 +86,7 @@ export async function runLocal(
   if (failed.length > 0) {
     out(`  failed documents are in ${path.relative(process.cwd(), localFolders(workDir).failedDocuments)}/`);
   }
-  const reconciled = options.reconcile ? await reconcileRun(out, reconcileStepOptions(setUp, sent)) : true;
+  const reconciled = options.reconcile ? await reconcileRun(out, setUp, sent) : true;
 
   if (options.keep) keepNodeUp(openSearch, spec, out);
   // Extra documents (copies in a second daily index) do not fail the run; a missing event does.
@@ -114,7 +116,7 @@ function reconcileStepOptions(setUp: RunSetUp, sent: readonly SentLogEvent[]): R
     logGroups: spec.logGroups.map((g) => g.name),
     awsEndpoint: setUp.moto.endpoint,
     region: spec.region,
-    openSearchUrl: setUp.openSearch.url,
+    openSearchUrl: setUp.searchUrl,
     rawStreamArn: pipeline.resources.rawStreamArn,
     deadLetterBucket: pipeline.resources.deadLetterBucket,
     workDir: setUp.workDir,
@@ -122,11 +124,25 @@ function reconcileStepOptions(setUp: RunSetUp, sent: readonly SentLogEvent[]): R
   };
 }
 
-/** The last step: `kfek reconcile` over the run's window (scripts/local/reconcile-step.ts); true when nothing is missing. */
-async function reconcileRun(out: (line: string) => void, options: ReconcileStepOptions): Promise<boolean> {
-  out('\n==> kfek reconcile: CloudWatch Logs against OpenSearch, per log group and minute of the run');
-  out(`    npx kfek ${reconcileArgs(options).join(' ')}`);
-  const result = await runReconcileStep(options);
+/**
+ * The last step: `kfek reconcile` over the run's window (scripts/local/reconcile-step.ts), or on a serverless profile
+ * the reconcile service signed for `aoss` (collection-reconcile.ts); true when nothing is missing.
+ */
+async function reconcileRun(
+  out: (line: string) => void,
+  setUp: RunSetUp,
+  sent: readonly SentLogEvent[],
+): Promise<boolean> {
+  const options = reconcileStepOptions(setUp, sent);
+  let result;
+  if (isServerlessProfile(setUp.config)) {
+    out('\n==> reconcile on the collection: CloudWatch Logs against it, signed for aoss, no routing');
+    result = await runCollectionReconcile(setUp.config, options, setUp.now);
+  } else {
+    out('\n==> kfek reconcile: CloudWatch Logs against OpenSearch, per log group and minute of the run');
+    out(`    npx kfek ${reconcileArgs(options).join(' ')}`);
+    result = await runReconcileStep(options);
+  }
   for (const line of result.report.split('\n')) out(line === '' ? '' : `    ${line}`);
   if (result.error !== undefined) out(`    ${result.error}`);
   return result.code === 0;

@@ -18,10 +18,22 @@ export interface BulkItemResult {
  */
 export class SearchHttp {
   /**
+   * False on a Serverless collection (local-collection.ts), which has no `_refresh`: counts wait on their condition
+   * instead of forcing one (summary.ts).
+   */
+  readonly canRefresh: boolean;
+
+  /**
    * @param client the shipped HTTP client. The delivery loop needs one that does not retry by itself
    *   (`maxAttempts: 1`), because it applies Firehose's retry policy per document; see {@link localSearchHttp}.
+   * @param options.refresh whether the target takes `_refresh`. @default true
    */
-  constructor(readonly client: OpenSearchHttpClient) {}
+  constructor(
+    readonly client: OpenSearchHttpClient,
+    options: { readonly refresh?: boolean } = {},
+  ) {
+    this.canRefresh = options.refresh ?? true;
+  }
 
   get url(): string {
     return this.client.baseUrl;

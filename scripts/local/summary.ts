@@ -70,13 +70,20 @@ export async function countDocuments(
   logStreams: readonly string[],
   refresh = true,
 ): Promise<number> {
-  if (refresh) {
-    await search.json('POST', indicesPath(indexPattern, '_refresh'));
-  }
+  if (refresh) await refreshIndices(search, indexPattern);
   const answer = await search.json<{ count: number }>('POST', indicesPath(indexPattern, '_count'), {
     query: { bool: { filter: [runFilter(logStreams)] } },
   });
   return answer.count;
+}
+
+/**
+ * Makes what was indexed searchable now. A Serverless collection has no `_refresh` (the stand-in refuses it): there
+ * the run has already waited, with a bounded poll, until a search sees every acknowledged document
+ * (pipeline.ts `waitUntilSearchable`), so the counts read what is visible.
+ */
+async function refreshIndices(search: SearchHttp, indexPattern: string): Promise<void> {
+  if (search.canRefresh) await search.json('POST', indicesPath(indexPattern, '_refresh'));
 }
 
 /** Composite-aggregation page size: the buckets of one `_search` answer. */
@@ -92,7 +99,7 @@ export async function countDistinctEvents(
   indexPattern: string,
   logStreams: readonly string[],
 ): Promise<number> {
-  await search.json('POST', indicesPath(indexPattern, '_refresh'));
+  await refreshIndices(search, indexPattern);
   let count = 0;
   let after: Record<string, unknown> | undefined;
   do {
