@@ -31,22 +31,20 @@ export function documentIdOf(decision: EventDecision): string | undefined {
 }
 
 /**
- * Writes the decisions of one envelope's events, by position, from their routes and accounts (routing.ts `resolve`):
- * each one object literal of a fixed shape (absent optional members present as undefined), with nothing else
- * allocated per event. A spread of a shared part, or a small object per event for its place, cost more than the
- * rest of deciding (bench/decisions.bench.ts).
+ * Writes the decisions of one envelope's events, by position, from their routes and accounts (routing.ts `resolve`),
+ * straight into the record's decisions (`out`, from the envelope's first event at `first`): each one object literal
+ * of a fixed shape (absent optional members present as undefined), with nothing else allocated per event. A spread of
+ * a shared part, or a small object per event for its place, cost more than the rest of deciding, and so did copying
+ * each envelope's decisions into the record's afterwards (bench/decisions.bench.ts).
  */
 export class EnvelopeDecisions {
-  /** The decision of event `i`, once decided. */
-  public readonly decided: EventDecision[];
-
   public constructor(
     private readonly events: readonly CloudWatchLogEvent[],
     private readonly source: EventSource,
     private readonly resolved: ResolvedEvents,
-  ) {
-    this.decided = new Array<EventDecision>(events.length);
-  }
+    private readonly out: EventDecision[],
+    private readonly first: number,
+  ) {}
 
   /** Event `k` has its own document. */
   public kept(
@@ -58,7 +56,7 @@ export class EnvelopeDecisions {
     part?: JoinPart,
   ): void {
     const route = this.resolved.routes[k]?.route;
-    this.decided[k] = {
+    this.out[this.first + k] = {
       kind: 'kept',
       eventId: this.events[k].id,
       source: this.source,
@@ -76,7 +74,7 @@ export class EnvelopeDecisions {
   /** Event `k`'s line is in the document of event `into`. */
   public joined(k: number, into: string, document: number, part: JoinPart | undefined): void {
     const route = this.resolved.routes[k]?.route;
-    this.decided[k] = {
+    this.out[this.first + k] = {
       kind: 'joined',
       eventId: this.events[k].id,
       source: this.source,
@@ -92,7 +90,7 @@ export class EnvelopeDecisions {
   /** A drop rule kept event `k` out (`into`: the line it had joined, for a continuation line). */
   public dropped(k: number, rule: string, into: string | undefined): void {
     const route = this.resolved.routes[k]?.route;
-    this.decided[k] = {
+    this.out[this.first + k] = {
       kind: 'dropped',
       eventId: this.events[k].id,
       source: this.source,

@@ -76,7 +76,10 @@ export function maskedRead(
   return read;
 }
 
-/** Where one record's processing writes: its documents, its decisions (undefined when not asked for), its tally. */
+/**
+ * Where one record's processing writes: its documents, its decisions (one per event of the record, by position;
+ * undefined when not asked for), its tally.
+ */
 export interface RecordSink {
   readonly documents: SerializedDocument[];
   readonly decisions: EventDecision[] | undefined;
@@ -101,6 +104,8 @@ export interface EnvelopeInput {
   readonly serializer: DocumentSerializer;
   /** Each event's route and account (routing.ts `resolve`). */
   readonly resolved: ResolvedEvents;
+  /** The position of the envelope's first event among the record's events (where its decisions start). */
+  readonly first: number;
 }
 
 /** An envelope being processed, and where its documents and decisions go. */
@@ -112,12 +117,15 @@ interface Envelope extends EnvelopeInput {
 
 /**
  * The documents of one envelope's events under their routes, in order, without the events drop rules keep out,
- * appended to `sink.documents`; one decision per event appended to `sink.decisions`; what was masked, joined and
+ * appended to `sink.documents`; one decision per event written into `sink.decisions` at its position; what was masked, joined and
  * dropped counted in `sink.tally`.
  */
 export function processEnvelope(input: EnvelopeInput, sink: RecordSink): void {
-  const { events, source, serializer, resolved } = input;
-  const decided = sink.decisions === undefined ? undefined : new EnvelopeDecisions(events, source, resolved);
+  const { events, source, serializer, resolved, first } = input;
+  const decided =
+    sink.decisions === undefined
+      ? undefined
+      : new EnvelopeDecisions(events, source, resolved, sink.decisions, first);
   const envelope: Envelope = { ...input, sink, decided };
   if (!resolved.joins) {
     for (let i = 0; i < events.length; i++) {
@@ -137,7 +145,6 @@ export function processEnvelope(input: EnvelopeInput, sink: RecordSink): void {
       }
     }
   }
-  if (decided !== undefined) for (const decision of decided.decided) sink.decisions?.push(decision);
 }
 
 /** The pieces of an envelope whose routes join lines: its groups (multiline.ts), each fitted to one record. */

@@ -102,9 +102,11 @@ export function transformRecord(data: string | Buffer, given: TransformOptions =
     }
     const sink: RecordSink = {
       documents: [],
-      decisions: options.decide === false ? undefined : [],
+      // One decision per event, written by position: the events were counted above.
+      decisions: options.decide === false ? undefined : new Array<EventDecision>(events),
       tally: new ProcessingTally(),
     };
+    let first = 0;
     for (const envelope of dataEnvelopes) {
       processEnvelope(
         {
@@ -112,9 +114,11 @@ export function transformRecord(data: string | Buffer, given: TransformOptions =
           source: sourceOf(envelope),
           serializer: new DocumentSerializer(envelope, withEnvelopeArrival(envelope, options)),
           resolved: routes.resolve(envelope, envelope.logEvents),
+          first,
         },
         sink,
       );
+      first += envelope.logEvents.length;
     }
     const { documents, decisions } = sink;
     const processing = sink.tally.counts();
