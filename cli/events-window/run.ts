@@ -19,8 +19,8 @@ import { MAX_RECORDS_PER_READ } from '../../core/kinesis/limits';
 import type { KinesisPort, ShardInfo } from '../../core/kinesis/ports';
 import { RecordSender } from '../../core/kinesis/sender';
 import { EventsWindowError, WindowPutFailedError } from './errors';
-import { type ShardEnd, ShardWindowReader } from './shard-window';
-import { kinesisPast, listAllShards, parentsFirst } from './stream';
+import { parentsFirst, type ShardEnd, ShardWindowReader } from '../../core/kinesis/shard-window';
+import { kinesisPast, listAllShards } from './stream';
 
 export interface EventsWindowPlan {
   /** The events stream, name or ARN: read from and put back to. */
