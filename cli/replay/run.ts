@@ -14,7 +14,7 @@ import {
   type ReplayTarget,
   TARGET_OF,
 } from '../../core/kept/model';
-import { type KindSummary, type ReplayFilter, selectItems, summarize } from './plan';
+import { type KindSummary, type ReplayFilter, selectItems, summarize } from '../../core/kept/select';
 import type { KinesisPort } from '../../core/kinesis/ports';
 import { readRange } from './read-range';
 import {
