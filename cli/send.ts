@@ -8,6 +8,7 @@ import {
   PutLogEventsCommand,
   type RejectedLogEventsInfo,
 } from '@aws-sdk/client-cloudwatch-logs';
+import { errorName } from '../core/aws/errors';
 import { type RetryOptions, withRetries } from '../core/aws/retry';
 import { sleep as realSleep } from '../core/clock';
 import { LogEventGenerator } from '../core/log-generator';
@@ -99,7 +100,7 @@ export async function sendLogEvents(client: CloudWatchLogsClient, options: SendO
     onRetry: (attempt, error, delay) => {
       retries += 1;
       options.retry?.onRetry?.(attempt, error, delay);
-      options.onProgress?.(sent, options.count, `retrying in ${delay} ms (${errorName(error)})`);
+      options.onProgress?.(sent, options.count, `retrying in ${delay} ms (${errorName(error) || 'error'})`);
     },
   };
 
@@ -200,9 +201,4 @@ async function eventsDue(pace: Pace, done: number, count: number): Promise<numbe
 
 function toInputEvent(event: { readonly timestamp: number; readonly message: string }): InputLogEvent {
   return { timestamp: event.timestamp, message: event.message };
-}
-
-function errorName(error: unknown): string {
-  const name = (error as { name?: unknown } | undefined)?.name;
-  return typeof name === 'string' ? name : 'error';
 }
