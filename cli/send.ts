@@ -8,16 +8,12 @@ import {
   PutLogEventsCommand,
   type RejectedLogEventsInfo,
 } from '@aws-sdk/client-cloudwatch-logs';
+import { errorName } from '../core/aws/errors';
 import { type RetryOptions, withRetries } from '../core/aws/retry';
 import { sleep as realSleep } from '../core/clock';
 import { LogEventGenerator } from '../core/log-generator';
+import { MAX_EVENTS_PER_CALL, PutLogEventsBatcher } from '../core/logs/put-batch';
 import { UsageError } from './errors';
-
-/** PutLogEvents limits (https://docs.aws.amazon.com/AmazonCloudWatchLogs/latest/APIReference/API_PutLogEvents.html). */
-export const MAX_EVENTS_PER_CALL = 10_000;
-/** Bytes per call: the sum of every message's UTF-8 size plus 26 bytes per event. */
-export const MAX_BYTES_PER_CALL = 1_048_576;
-export const EVENT_OVERHEAD_BYTES = 26;
 
 export interface SendOptions {
   readonly logGroupName: string;
@@ -104,7 +100,7 @@ export async function sendLogEvents(client: CloudWatchLogsClient, options: SendO
     onRetry: (attempt, error, delay) => {
       retries += 1;
       options.retry?.onRetry?.(attempt, error, delay);
-      options.onProgress?.(sent, options.count, `retrying in ${delay} ms (${errorName(error)})`);
+      options.onProgress?.(sent, options.count, `retrying in ${delay} ms (${errorName(error) || 'error'})`);
     },
   };
 
@@ -113,7 +109,7 @@ export async function sendLogEvents(client: CloudWatchLogsClient, options: SendO
   const maxEvents = Math.min(options.maxEventsPerCall ?? MAX_EVENTS_PER_CALL, MAX_EVENTS_PER_CALL);
   const startedAt = now();
   const pace = { rate: options.ratePerSecond, maxEvents, startedAt, now, pause };
-  const batches = new BatchMaker(() => toInputEvent(generator.next(now())));
+  const batches = new PutLogEventsBatcher(() => toInputEvent(generator.next(now())));
   let sent = 0;
   let rejected = 0;
   let calls = 0;
@@ -203,37 +199,6 @@ async function eventsDue(pace: Pace, done: number, count: number): Promise<numbe
   return Math.max(allowed, target);
 }
 
-/** Cuts generated events into calls within PutLogEvents' byte limit. */
-class BatchMaker {
-  /** The event that did not fit the previous call (size limit) starts the next one. */
-  private carried: InputLogEvent | undefined;
-
-  constructor(private readonly next: () => InputLogEvent) {}
-
-  /** At most `limit` events (at least one) whose size fits one call. */
-  take(limit: number): InputLogEvent[] {
-    const batch: InputLogEvent[] = [];
-    let bytes = 0;
-    while (batch.length < limit) {
-      const event = this.carried ?? this.next();
-      const size = Buffer.byteLength(event.message ?? '', 'utf8') + EVENT_OVERHEAD_BYTES;
-      if (bytes + size > MAX_BYTES_PER_CALL && batch.length > 0) {
-        this.carried = event;
-        break;
-      }
-      this.carried = undefined;
-      batch.push(event);
-      bytes += size;
-    }
-    return batch;
-  }
-}
-
 function toInputEvent(event: { readonly timestamp: number; readonly message: string }): InputLogEvent {
   return { timestamp: event.timestamp, message: event.message };
-}
-
-function errorName(error: unknown): string {
-  const name = (error as { name?: unknown } | undefined)?.name;
-  return typeof name === 'string' ? name : 'error';
 }

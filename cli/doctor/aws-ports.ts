@@ -31,6 +31,7 @@ import {
 } from '@aws-sdk/client-opensearch';
 import { GetParameterCommand, SSMClient } from '@aws-sdk/client-ssm';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import { errorName } from '../../core/aws/errors';
 import { asTemplate } from '../../core/change-plan';
 import { readDomainFor } from '../../core/opensearch/domain-read';
 import { createHttpClient, type OpenSearchHttpClient } from '../../core/opensearch/http';
@@ -57,8 +58,6 @@ const LIVE_STACK_STATUSES = Object.values(StackStatus).filter(
   (status) => status !== StackStatus.DELETE_COMPLETE,
 );
 
-const errorName = (error: unknown): string =>
-  typeof error === 'object' && error !== null && 'name' in error ? String(error.name) : '';
 const errorMessage = (error: unknown): string =>
   typeof error === 'object' && error !== null && 'message' in error ? String(error.message) : String(error);
 

@@ -4,7 +4,6 @@
  * and prints the report.
  */
 import { translateAwsError } from '../../core/aws/retry';
-import { OperatorError } from '../../core/errors';
 import { kinesisPort } from '../../core/kinesis/aws';
 import type { ProgressOutput } from '../../core/progress';
 import type { EventsWindowArgs } from '../args/types';
@@ -57,7 +56,7 @@ export async function runEventsWindow(
       onProgress: (progress) => status.update(progress),
     },
   ).catch((error: unknown) => {
-    throw error instanceof OperatorError ? error : translateAwsError(error, 'events-window', { endpoint });
+    throw translateAwsError(error, 'events-window', { endpoint });
   });
   status.finish();
   io.stdout.write(`${request.json ? JSON.stringify(report) : formatEventsWindowReport(report)}\n`);

@@ -14,13 +14,12 @@
  * arrive after it, so it never reads them back. Memory holds one GetRecords page at a time.
  */
 import { translateAwsError } from '../../core/aws/retry';
-import { OperatorError } from '../../core/errors';
 import { MAX_RECORDS_PER_READ } from '../../core/kinesis/limits';
 import type { KinesisPort, ShardInfo } from '../../core/kinesis/ports';
 import { RecordSender } from '../../core/kinesis/sender';
 import { EventsWindowError, WindowPutFailedError } from './errors';
-import { type ShardEnd, ShardWindowReader } from './shard-window';
-import { kinesisPast, listAllShards, parentsFirst } from './stream';
+import { parentsFirst, type ShardEnd, ShardWindowReader } from '../../core/kinesis/shard-window';
+import { kinesisPast, listAllShards } from './stream';
 
 export interface EventsWindowPlan {
   /** The events stream, name or ARN: read from and put back to. */
@@ -194,12 +193,13 @@ class WindowReplay {
       try {
         await this.step(index);
       } catch (error) {
-        this.failure = (
-          error instanceof OperatorError
-            ? error
-            : translateAwsError(error, `reading ${this.shards[index].shardId} of ${this.plan.stream}`, {
-                ...(this.ports.endpoint !== undefined ? { endpoint: this.ports.endpoint } : {}),
-              })
+        // translateAwsError passes an OperatorError (a refused put, an unknown stream) through unchanged.
+        this.failure = translateAwsError(
+          error,
+          `reading ${this.shards[index].shardId} of ${this.plan.stream}`,
+          {
+            ...(this.ports.endpoint !== undefined ? { endpoint: this.ports.endpoint } : {}),
+          },
         ).message;
       }
       this.progress(index);

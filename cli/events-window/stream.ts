@@ -1,30 +1,10 @@
 /**
- * The events stream as a whole for the events-window replay: its shards over ListShards' pages, in lineage order,
- * and Kinesis' clock.
+ * The events stream as a whole for the events-window replay: its shards over ListShards' pages, and Kinesis' clock
+ * (their lineage order is core/kinesis/shard-window's).
  */
 import { withRetries } from '../../core/aws/retry';
 import type { KinesisPort, ShardInfo } from '../../core/kinesis/ports';
 import { EventsWindowError } from './errors';
-
-/** Shards in lineage order: a parent before its children, so a partition key's records are re-put in order. */
-export function parentsFirst(shards: readonly ShardInfo[]): ShardInfo[] {
-  const byId = new Map(shards.map((s) => [s.shardId, s]));
-  const depths = new Map<string, number>();
-  const depth = (shard: ShardInfo, seen: ReadonlySet<string>): number => {
-    const known = depths.get(shard.shardId);
-    if (known !== undefined) return known;
-    const parents = [shard.parentShardId, shard.adjacentParentShardId]
-      .map((id) => (id === undefined || seen.has(id) ? undefined : byId.get(id)))
-      .filter((p): p is ShardInfo => p !== undefined);
-    const next = new Set(seen).add(shard.shardId);
-    const value = parents.length === 0 ? 0 : 1 + Math.max(...parents.map((p) => depth(p, next)));
-    depths.set(shard.shardId, value);
-    return value;
-  };
-  return [...shards].sort(
-    (a, b) => depth(a, new Set()) - depth(b, new Set()) || a.shardId.localeCompare(b.shardId),
-  );
-}
 
 /**
  * Waits until Kinesis' clock is past `end` (a later Date header), asking it the time with ListShards every 200 ms:

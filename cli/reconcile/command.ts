@@ -7,7 +7,6 @@
 import { type PipelineConfig, reconcileLagMillis } from '../../core/config';
 import { translateAwsError } from '../../core/aws/retry';
 import { judgeableMinutes } from '../../core/reconcile/engine';
-import { OperatorError } from '../../core/errors';
 import type { ReconcileArgs } from '../args/types';
 import type { RunContext } from '../context';
 import { CliError, UsageError } from '../errors';
@@ -56,7 +55,7 @@ export async function reconcile(args: ReconcileArgs, context: RunContext): Promi
     clock,
     (note) => io.stderr.write(`kfek reconcile: ${note}\n`),
   ).catch((error: unknown) => {
-    throw error instanceof OperatorError ? error : translateAwsError(error, 'reconcile', { endpoint });
+    throw translateAwsError(error, 'reconcile', { endpoint });
   });
   io.stdout.write(`${args.json ? JSON.stringify(run) : formatReconcile(run)}\n`);
   return run.totals.missing > 0 ? 1 : 0;

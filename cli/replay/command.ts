@@ -4,7 +4,6 @@
  */
 import { translateAwsError } from '../../core/aws/retry';
 import type { PipelineConfig } from '../../core/config';
-import { OperatorError } from '../../core/errors';
 import { describeStreamArn, kinesisPort } from '../../core/kinesis/aws';
 import type { KeptSources } from '../../core/kept/collect';
 import { ProgressBar } from '../../core/progress';
@@ -94,7 +93,7 @@ export async function replay(args: ReplayArgs, context: RunContext): Promise<num
       onProgress: (put, _total, note) => bar?.update(put, note),
     },
   ).catch((error: unknown) => {
-    throw error instanceof OperatorError ? error : translateAwsError(error, 'replay', { endpoint });
+    throw translateAwsError(error, 'replay', { endpoint });
   });
   bar?.finish();
   io.stdout.write(

@@ -1,6 +1,6 @@
 /** The text `kfek replay` prints: what is kept, what was chosen, what was re-sent where, what was not and why. */
 import { formatBytes, formatTable } from '../format';
-import type { KindSummary } from './plan';
+import type { KindSummary } from '../../core/kept/select';
 import type { ReplayReport } from './run';
 
 const iso = (date: Date | undefined): string => date?.toISOString() ?? '-';

@@ -5,7 +5,8 @@
  * records. Says clearly when the stream no longer has them: Kinesis keeps records for the stream's retention period
  * only (24 hours by default).
  */
-import { errorName, ShardReader } from '../../core/kinesis/shard-reader';
+import { errorName } from '../../core/aws/errors';
+import { ShardReader } from '../../core/kinesis/shard-reader';
 import type { KinesisPort } from '../../core/kinesis/ports';
 import { RangeExpiredError, ReplayError } from './errors';
 import type { ReplayRecord, StreamRange } from '../../core/kept/model';

@@ -4,7 +4,6 @@
  * with `--delete-after` delete the objects, files and messages that were fully re-sent.
  */
 import { translateAwsError } from '../../core/aws/retry';
-import { OperatorError } from '../../core/errors';
 import { type Collected, collectKept, type KeptSources, ownerOf } from '../../core/kept/collect';
 import { MissingTargetError, PutRecordsFailedError, RangeExpiredError, ReplayError } from './errors';
 import {
@@ -15,7 +14,7 @@ import {
   type ReplayTarget,
   TARGET_OF,
 } from '../../core/kept/model';
-import { type KindSummary, type ReplayFilter, selectItems, summarize } from './plan';
+import { type KindSummary, type ReplayFilter, selectItems, summarize } from '../../core/kept/select';
 import type { KinesisPort } from '../../core/kinesis/ports';
 import { readRange } from './read-range';
 import {
@@ -255,10 +254,7 @@ async function rawStreamIdentity(
   try {
     return { given, arn: await ports.streamArnOf(given) };
   } catch (error) {
-    const detail =
-      error instanceof OperatorError
-        ? error.message
-        : translateAwsError(error, `DescribeStreamSummary of ${given}`).message;
+    const detail = translateAwsError(error, `DescribeStreamSummary of ${given}`).message;
     throw new ReplayError(
       `cannot tell whether the streams kept objects name are the raw stream ${given}: ${detail} Check the name ` +
         'and --region, or pass --raw-stream as its ARN',

@@ -5,6 +5,12 @@
  */
 import { OperatorError } from '../errors';
 
+/** An error's `name` (the SDK's exception name, e.g. ResourceNotFoundException), or '' when it has none. */
+export function errorName(error: unknown): string {
+  const name = (error as { name?: unknown } | undefined)?.name;
+  return typeof name === 'string' ? name : '';
+}
+
 /** Base class of the AWS calls' errors. */
 export class AwsError extends OperatorError {
   constructor(message: string, options?: { cause?: unknown }) {

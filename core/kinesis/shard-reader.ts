@@ -9,7 +9,7 @@
  * throttling, or a transient failure) is retried after an exponential backoff.
  * (https://docs.aws.amazon.com/kinesis/latest/APIReference/API_GetRecords.html)
  */
-import { AwsError } from '../aws/errors';
+import { AwsError, errorName } from '../aws/errors';
 import { isRetryable } from '../aws/retry';
 import type { Clock } from '../clock';
 import { MAX_RECORDS_PER_READ, MIN_MILLIS_BETWEEN_READS, READ_BYTES_PER_SECOND } from './limits';
@@ -54,11 +54,6 @@ export type ShardReadEnd = 'tip' | 'shard-end' | 'expired';
 
 /** Error names that mean "slow down" for GetRecords and GetShardIterator, besides the SDK's retryable ones. */
 const THROTTLED = new Set(['ProvisionedThroughputExceededException', 'KMSThrottlingException']);
-
-export function errorName(error: unknown): string {
-  const name = (error as { name?: unknown } | undefined)?.name;
-  return typeof name === 'string' ? name : '';
-}
 
 /** Reads one shard from a position, one GetRecords call per {@link next}, paced to the shard's read limits. */
 export class ShardReader {

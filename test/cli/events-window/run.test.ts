@@ -6,7 +6,7 @@ import {
   replayEventsWindow,
 } from '../../../cli/events-window/run';
 import { formatEventsWindowReport } from '../../../cli/events-window/format';
-import { parentsFirst } from '../../../cli/events-window/stream';
+import { parentsFirst } from '../../../core/kinesis/shard-window';
 import { FakeClock } from '../../helpers/replay-fakes';
 import { FakeStream } from '../../helpers/stream-window-fakes';
 

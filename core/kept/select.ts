@@ -1,5 +1,5 @@
-/** Choosing what to re-send (kind, time range, reason, limit) and summarizing what is kept. Pure. */
-import { KEPT_KINDS, type KeptItem, type KeptKind, recordCountOf } from '../../core/kept/model';
+/** Choosing what to re-send (kind, time range, reason, limit) and summarizing what is kept, for replay. Pure. */
+import { KEPT_KINDS, type KeptItem, type KeptKind, recordCountOf } from './model';
 
 export interface ReplayFilter {
   /** Only items kept at or after this time (items without a time are kept out of a time-filtered set). */

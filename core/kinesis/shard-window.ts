@@ -1,11 +1,31 @@
 /**
- * Reads one shard of a stream between two times for the events-window replay: core/kinesis' shard reader from
- * GetShardIterator AT_TIMESTAMP at the window's start, until a record arrived after the window's end, the shard ends
- * (a closed parent shard, read to its last record), or the tip answers empty (MillisBehindLatest 0). The shard
- * reader keeps the shard's read limits and retries what Kinesis throttles.
+ * A stream's shards between two times, for the events-window replay: their lineage order, and one shard's reader,
+ * the shard reader from GetShardIterator AT_TIMESTAMP at the window's start, until a record arrived after the
+ * window's end, the shard ends (a closed parent shard, read to its last record), or the tip answers empty
+ * (MillisBehindLatest 0). The shard reader keeps the shard's read limits and retries what Kinesis throttles.
  */
-import type { ArrivedRecord, KinesisPort, ShardInfo } from '../../core/kinesis/ports';
-import { type ShardReadEnd, ShardReader, type ShardReaderOptions } from '../../core/kinesis/shard-reader';
+import type { ArrivedRecord, KinesisPort, ShardInfo } from './ports';
+import { type ShardReadEnd, ShardReader, type ShardReaderOptions } from './shard-reader';
+
+/** Shards in lineage order: a parent before its children, so a partition key's records are re-put in order. */
+export function parentsFirst(shards: readonly ShardInfo[]): ShardInfo[] {
+  const byId = new Map(shards.map((s) => [s.shardId, s]));
+  const depths = new Map<string, number>();
+  const depth = (shard: ShardInfo, seen: ReadonlySet<string>): number => {
+    const known = depths.get(shard.shardId);
+    if (known !== undefined) return known;
+    const parents = [shard.parentShardId, shard.adjacentParentShardId]
+      .map((id) => (id === undefined || seen.has(id) ? undefined : byId.get(id)))
+      .filter((p): p is ShardInfo => p !== undefined);
+    const next = new Set(seen).add(shard.shardId);
+    const value = parents.length === 0 ? 0 : 1 + Math.max(...parents.map((p) => depth(p, next)));
+    depths.set(shard.shardId, value);
+    return value;
+  };
+  return [...shards].sort(
+    (a, b) => depth(a, new Set()) - depth(b, new Set()) || a.shardId.localeCompare(b.shardId),
+  );
+}
 
 export interface WindowBounds {
   /** The iterator starts at this arrival time (or at the oldest record, when the retention trimmed it). */
