@@ -9,12 +9,16 @@ import type { KinesisClient } from '@aws-sdk/client-kinesis';
 import * as path from 'node:path';
 import { indexerEnvironment, type OpenSearchSigningService } from '../../core/contracts/indexer-env';
 import { serializeRoutes } from '../../core/contracts/transform-env';
-import type { DeliveryResult } from '../../lambda/indexer/deliver';
 import { localAwsEnvironment } from './aws-clients';
 import type { DeliveryStats } from './delivery-loop';
 import { LocalRunError } from './errors';
 import { EventSourceLoop, type KinesisBatchHandler } from './event-source-loop';
 import type { LocalPipelineSpec } from './spec';
+
+/** What the shipped indexer reports per batch, read through the handler module the runner loads (never deliver.ts). */
+type DeliveryResult = Parameters<
+  Parameters<typeof import('../../lambda/indexer/handler').observeDeliveries>[0]
+>[0];
 
 const INDEXER_MODULE = path.join(__dirname, '..', '..', 'lambda', 'indexer', 'handler');
 
