@@ -3,7 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { RECONCILE_LOG_GROUP_DIMENSION, ReconcileMetricName } from '../../../core/contracts/metrics';
 import { RECONCILE_SERVICE_NAME } from '../../../core/contracts/reconcile-env';
 import type { MonitoringContext } from './context';
-import { scheduledFunctionAlarms } from './scheduled';
+import { scheduledFunctionAlarms, scheduledSum } from './scheduled';
 
 /** What the Monitoring stack knows of the scheduled reconcile function (by its fixed name, never an import). */
 export interface ReconcileMonitoringProps {
@@ -16,14 +16,7 @@ export interface ReconcileMonitoringProps {
 
 /** A reconcile metric of all log groups together (dimension `service` only), summed over one run's period. */
 function total(props: ReconcileMonitoringProps, metricName: string, label?: string): cloudwatch.Metric {
-  return new cloudwatch.Metric({
-    namespace: props.metricsNamespace,
-    metricName,
-    dimensionsMap: { service: RECONCILE_SERVICE_NAME },
-    statistic: cloudwatch.Stats.SUM,
-    period: props.every,
-    ...(label !== undefined ? { label } : {}),
-  });
+  return scheduledSum(props, RECONCILE_SERVICE_NAME, metricName, label);
 }
 
 function describe(what: string, anchor: string): string {

@@ -2,7 +2,7 @@ import type { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { RETENTION_SERVICE_NAME, RetentionMetricName } from '../../../core/contracts/retention-env';
 import type { MonitoringContext } from './context';
-import { scheduledFunctionAlarms } from './scheduled';
+import { scheduledFunctionAlarms, scheduledSum } from './scheduled';
 
 /** What the Monitoring stack knows of a serverless profile's retention function (by its fixed name). */
 export interface RetentionMonitoringProps {
@@ -15,14 +15,7 @@ export interface RetentionMonitoringProps {
 
 /** One of the function's own metrics (dimension `service`), summed over one run's period. */
 function own(props: RetentionMonitoringProps, metricName: string, label?: string): cloudwatch.Metric {
-  return new cloudwatch.Metric({
-    namespace: props.metricsNamespace,
-    metricName,
-    dimensionsMap: { service: RETENTION_SERVICE_NAME },
-    statistic: cloudwatch.Stats.SUM,
-    period: props.every,
-    ...(label !== undefined ? { label } : {}),
-  });
+  return scheduledSum(props, RETENTION_SERVICE_NAME, metricName, label);
 }
 
 const WHAT_TO_DO = ' What to do: docs/serverless.md#retention';

@@ -2,6 +2,26 @@ import type { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type { MonitoringContext } from './context';
 
+/**
+ * One of a scheduled function's own metrics (dimension `service`, in the config's namespace), summed over one run's
+ * period: what the reconcile and retention functions publish per run.
+ */
+export function scheduledSum(
+  props: { readonly metricsNamespace: string; readonly every: Duration },
+  service: string,
+  metricName: string,
+  label?: string,
+): cloudwatch.Metric {
+  return new cloudwatch.Metric({
+    namespace: props.metricsNamespace,
+    metricName,
+    dimensionsMap: { service },
+    statistic: cloudwatch.Stats.SUM,
+    period: props.every,
+    ...(label !== undefined ? { label } : {}),
+  });
+}
+
 /** A scheduled function the Monitoring stack watches by its fixed name (never an import). */
 export interface ScheduledFunctionAlarmsProps {
   /** `Reconcile`, `Retention`: the start of the alarms' construct ids and names. */
