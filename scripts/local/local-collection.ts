@@ -47,7 +47,7 @@ export function collectionClient(url: string, region: string, maxAttempts: numbe
  * does not list it; counts wait on their condition instead, summary.ts).
  */
 export function collectionSearchHttp(url: string, region: string): SearchHttp {
-  return new SearchHttp(collectionClient(url, region, 1), { refresh: false });
+  return new SearchHttp(collectionClient(url, region, 1), { collection: true });
 }
 
 /** The stand-in in front of the node, for the run's region and key. */

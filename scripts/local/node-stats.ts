@@ -67,9 +67,8 @@ export function nodeCountersOf(answer: unknown): NodeCounters {
 
 /** Reads the node's counters; undefined when the node does not answer (the run's figures do not depend on it). */
 export async function sampleNodeCounters(search: SearchHttp): Promise<NodeCounters | undefined> {
-  // A Serverless collection (the client that cannot `_refresh`, local-collection.ts) has no `_nodes` API either: the
-  // stand-in refuses it as Serverless would, so a serverless run reports no node counters.
-  if (!search.canRefresh) return undefined;
+  // A Serverless collection has no `_nodes` API: the stand-in refuses it as Serverless would.
+  if (search.onCollection) return undefined;
   try {
     return nodeCountersOf(await search.json('GET', '/_nodes/_local/stats/indices,ingest,thread_pool,http'));
   } catch {

@@ -18,21 +18,21 @@ export interface BulkItemResult {
  */
 export class SearchHttp {
   /**
-   * False on a Serverless collection (local-collection.ts), which has no `_refresh`: counts wait on their condition
-   * instead of forcing one (summary.ts).
+   * True for a Serverless collection (local-collection.ts), which has no `_refresh` and no `_nodes`: counts wait on
+   * their condition instead of forcing one (summary.ts), and the run reports no node counters (node-stats.ts).
    */
-  readonly canRefresh: boolean;
+  readonly onCollection: boolean;
 
   /**
    * @param client the shipped HTTP client. The delivery loop needs one that does not retry by itself
    *   (`maxAttempts: 1`), because it applies Firehose's retry policy per document; see {@link localSearchHttp}.
-   * @param options.refresh whether the target takes `_refresh`. @default true
+   * @param options.collection whether the target is a Serverless collection. @default false
    */
   constructor(
     readonly client: OpenSearchHttpClient,
-    options: { readonly refresh?: boolean } = {},
+    options: { readonly collection?: boolean } = {},
   ) {
-    this.canRefresh = options.refresh ?? true;
+    this.onCollection = options.collection ?? false;
   }
 
   get url(): string {

@@ -83,7 +83,7 @@ export async function countDocuments(
  * (pipeline.ts `waitUntilSearchable`), so the counts read what is visible.
  */
 async function refreshIndices(search: SearchHttp, indexPattern: string): Promise<void> {
-  if (search.canRefresh) await search.json('POST', indicesPath(indexPattern, '_refresh'));
+  if (!search.onCollection) await search.json('POST', indicesPath(indexPattern, '_refresh'));
 }
 
 /** Composite-aggregation page size: the buckets of one `_search` answer. */
