@@ -12,7 +12,7 @@
  * as exactly one document. The stand-in refuses a request signed for `es` and an `_mget` with `routing`, so a CLI that
  * regressed to either fails these tests (the last one shows the first refusal).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { sleep } from '../../core/clock';
@@ -20,6 +20,7 @@ import { LOCAL_CREDENTIALS } from '../../scripts/local/aws-clients';
 import { loadConfig } from '../../scripts/local/config-spec';
 import { collectionClient } from '../../scripts/local/local-collection';
 import { parseStartOptions, type StartOptions } from '../../scripts/local/options';
+import { localFolders } from '../../scripts/local/pipeline';
 import { Processes } from '../../scripts/local/processes';
 import {
   reconcileArgs,
@@ -29,6 +30,7 @@ import {
 } from '../../scripts/local/reconcile-step';
 import { type LocalRunResult, runLocal } from '../../scripts/local/run';
 import { runKfek } from '../helpers/cli-run';
+import { encodeEnvelope, makeEnvelope, makeKinesisEvent } from '../helpers/cloudwatch';
 import { signedAs } from '../helpers/credentials-env';
 import { OPENSEARCH_START_TIMEOUT_MILLIS } from '../helpers/opensearch';
 
@@ -45,6 +47,11 @@ jest.setTimeout(OPENSEARCH_START_TIMEOUT_MILLIS + 240_000);
 interface Hit {
   readonly _index: string;
   readonly _id: string;
+  readonly _source: {
+    readonly '@timestamp': string;
+    readonly message: string;
+    readonly cloudwatch: { id: string; logGroup: string; logStream: string; owner: string };
+  };
 }
 
 /** Waits until `condition` holds, polling, for at most `timeoutMillis`; returns whether it held. */
@@ -85,6 +92,21 @@ describe('npm start -- --profile sandbox-serverless', () => {
         })
       ).body as { hits: { hits: Hit[] } }
     ).hits.hits;
+
+  /** Deletes one of the run's documents through the stand-in and waits (bounded) until a search no longer sees it. */
+  const deleteOne = async (): Promise<Hit> => {
+    const found = await collection().request({
+      method: 'POST',
+      path: '/logs-*/_search',
+      body: { size: 1, query: { match_all: {} } },
+    });
+    const hit = (found.body as { hits: { hits: Hit[] } }).hits.hits[0];
+    const deleted = await collection().request({ method: 'DELETE', path: `/${hit._index}/_doc/${hit._id}` });
+    expect(deleted.status).toBe(200);
+    // No _refresh on a collection: wait on the condition instead.
+    expect(await until(async () => (await count()) === EVENTS - 1, 60_000)).toBe(true);
+    return hit;
+  };
 
   /** npm start's reconcile step's options over the run's window, against the collection. */
   const stepOptions = (extra: Partial<ReconcileStepOptions> = {}): ReconcileStepOptions => {
@@ -162,16 +184,7 @@ describe('npm start -- --profile sandbox-serverless', () => {
 
   test('kfek reconcile reports an event deleted from the collection missing, looked up by id without routing', async () => {
     // GIVEN one of the run's documents deleted through the stand-in
-    const found = await collection().request({
-      method: 'POST',
-      path: '/logs-*/_search',
-      body: { size: 1, query: { match_all: {} } },
-    });
-    const hit = (found.body as { hits: { hits: Hit[] } }).hits.hits[0];
-    const deleted = await collection().request({ method: 'DELETE', path: `/${hit._index}/_doc/${hit._id}` });
-    expect(deleted.status).toBe(200);
-    // No _refresh on a collection: wait (bounded) until a search no longer sees it.
-    expect(await until(async () => (await count()) === EVENTS - 1, 60_000)).toBe(true);
+    const hit = await deleteOne();
     // WHEN
     const run = await reconcileCli();
     // THEN
@@ -222,5 +235,38 @@ describe('npm start -- --profile sandbox-serverless', () => {
     const refused = processes.collection?.refusals.slice(refusedBefore) ?? [];
     expect(refused.length).toBeGreaterThan(0);
     expect(refused.filter((r) => r.status !== 403 || !r.reason.includes('signed for "es"'))).toEqual([]);
+  });
+
+  test("kfek reconcile reads the run's folder on a collection: an event of a discarded batch is kept, not missing", async () => {
+    // GIVEN a document deleted, and its event in a batch the event source gave up on (Lambda's on-failure record,
+    // with the records, in the run's folder, as event-source-loop.ts writes it)
+    const hit = await deleteOne();
+    const { cloudwatch, message } = hit._source;
+    const data = encodeEnvelope(
+      makeEnvelope({ ...cloudwatch, subscriptionFilters: ['kfek-raw'] }, [
+        { id: cloudwatch.id, timestamp: Date.parse(hit._source['@timestamp']), message },
+      ]),
+    );
+    const { Records } = makeKinesisEvent([data], { streamArn: stepOptions().rawStreamArn });
+    const folder = localFolders(workDir).onFailure;
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(
+      path.join(folder, `${Records[0].eventID.replace(':', '-')}.json`),
+      JSON.stringify({
+        requestContext: { condition: 'RetryAttemptsExhausted', approximateInvokeCount: 3 },
+        timestamp: new Date().toISOString(),
+        payload: { Records },
+      }),
+    );
+    // WHEN
+    const run = await reconcileCli();
+    // THEN
+    expect(run.error).toBeUndefined();
+    expect(run.report).toContain('kept (1):');
+    expect(run.report).toMatch(
+      new RegExp(`event ${cloudwatch.id} +discarded-batch .*${path.basename(folder)}`),
+    );
+    expect(run.report).toContain('result: nothing missing; 1 event(s) kept, not searchable');
+    expect(run.code).toBe(0);
   });
 });
