@@ -1,11 +1,14 @@
 /**
  * `npm start`'s last step: `kfek reconcile` over the run's window, run as an operator runs it (the CLI as a child
- * process, `bin/kfek-cli.js`: the local runner never imports the CLI) against moto, the local node and the run's kept
- * folders. The pipeline has settled when it runs, so nothing is in flight: the lag is 0 and every minute of the run
- * is judged. moto's Logs Insights has no `stats`, so CloudWatch Logs is counted with FilterLogEvents (`scan`).
+ * process, `bin/kfek-cli.js`: the local runner never imports the CLI) against moto, the local node (or, on a
+ * serverless profile, the local collection with `--service aoss`: signed for `aoss`, no routing) and the run's kept
+ * folders and bucket. The pipeline has settled when it runs, so nothing is in flight: the lag is 0 and every minute
+ * of the run is judged. moto's Logs Insights has no `stats`, so CloudWatch Logs is counted with FilterLogEvents
+ * (`scan`).
  */
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
+import type { OpenSearchSigningService } from '../../core/opensearch/target';
 import { LOCAL_CREDENTIALS } from './aws-clients';
 import { REPO_ROOT } from './config-spec';
 
@@ -22,7 +25,19 @@ export interface ReconcileStepOptions {
   readonly workDir: string;
   /** Start of the window: the run's oldest event. */
   readonly since: Date;
-  /** @default 120000 */
+  /**
+   * `--service`: what the requests to OpenSearch are signed for. The profile's kind implies it (core/opensearch/
+   * target.ts); the runner names `aoss` on a collection so the command line it prints says so.
+   * @default - none: the profile's kind decides
+   */
+  readonly service?: OpenSearchSigningService;
+  /**
+   * `--heal` with its `--heal-timeout`: the missing events go back through the raw stream and the command waits for
+   * them. `npm start` only judges (healing is the operator's call); the end-to-end tests heal.
+   * @default - no heal
+   */
+  readonly heal?: { readonly timeoutInMillis: number };
+  /** How long the command may take, the heal's wait not included. @default 120000 */
   readonly timeoutInMillis?: number;
 }
 
@@ -58,6 +73,8 @@ export function reconcileArgs(options: ReconcileStepOptions): string[] {
     options.deadLetterBucket,
     '--local-dir',
     options.workDir,
+    ...(options.service === undefined ? [] : ['--service', options.service]),
+    ...(options.heal === undefined ? [] : ['--heal', '--heal-timeout', `${options.heal.timeoutInMillis}ms`]),
   ];
 }
 
@@ -81,7 +98,10 @@ export function runReconcileStep(options: ReconcileStepOptions): Promise<Reconci
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGTERM'), options.timeoutInMillis ?? 120_000);
+    const timer = setTimeout(
+      () => child.kill('SIGTERM'),
+      (options.timeoutInMillis ?? 120_000) + (options.heal?.timeoutInMillis ?? 0),
+    );
     child.on('error', (error) => {
       clearTimeout(timer);
       reject(error);

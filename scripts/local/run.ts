@@ -17,8 +17,7 @@ import { type NodeCounters, nodeCountersDelta, sampleNodeCounters } from './node
 import { runEvents } from './workload';
 import type { SentLogEvent } from './sender';
 import { reconcileArgs, runReconcileStep, type ReconcileStepOptions } from './reconcile-step';
-import { runCollectionReconcile } from './collection-reconcile';
-import { isServerlessProfile } from './local-collection';
+import { COLLECTION_SIGNING_SERVICE, isServerlessProfile } from './local-collection';
 
 export interface LocalRunResult {
   /** True when every event written is searchable. */
@@ -108,7 +107,10 @@ export async function runLocal(
   };
 }
 
-/** `kfek reconcile` over what the run set up, from its first event written. */
+/**
+ * `kfek reconcile` over what the run set up, from its first event written; on a collection with `--service aoss`
+ * (signed for `aoss`, no routing).
+ */
 function reconcileStepOptions(setUp: RunSetUp, sent: readonly SentLogEvent[]): ReconcileStepOptions {
   const { spec, pipeline } = setUp;
   return {
@@ -121,12 +123,13 @@ function reconcileStepOptions(setUp: RunSetUp, sent: readonly SentLogEvent[]): R
     deadLetterBucket: pipeline.resources.deadLetterBucket,
     workDir: setUp.workDir,
     since: new Date(Math.min(...sent.map((e) => e.timestamp))),
+    ...(isServerlessProfile(setUp.config) ? { service: COLLECTION_SIGNING_SERVICE } : {}),
   };
 }
 
 /**
- * The last step: `kfek reconcile` over the run's window (scripts/local/reconcile-step.ts), or on a serverless profile
- * the reconcile service signed for `aoss` (collection-reconcile.ts); true when nothing is missing.
+ * The last step: `kfek reconcile` over the run's window (scripts/local/reconcile-step.ts), on a domain or a
+ * collection alike; true when nothing is missing.
  */
 async function reconcileRun(
   out: (line: string) => void,
@@ -134,15 +137,11 @@ async function reconcileRun(
   sent: readonly SentLogEvent[],
 ): Promise<boolean> {
   const options = reconcileStepOptions(setUp, sent);
-  let result;
-  if (isServerlessProfile(setUp.config)) {
-    out('\n==> reconcile on the collection: CloudWatch Logs against it, signed for aoss, no routing');
-    result = await runCollectionReconcile(setUp.config, options, setUp.now);
-  } else {
-    out('\n==> kfek reconcile: CloudWatch Logs against OpenSearch, per log group and minute of the run');
-    out(`    npx kfek ${reconcileArgs(options).join(' ')}`);
-    result = await runReconcileStep(options);
-  }
+  const against =
+    options.service === undefined ? 'OpenSearch' : 'the collection (signed for aoss, no routing)';
+  out(`\n==> kfek reconcile: CloudWatch Logs against ${against}, per log group and minute of the run`);
+  out(`    npx kfek ${reconcileArgs(options).join(' ')}`);
+  const result = await runReconcileStep(options);
   for (const line of result.report.split('\n')) out(line === '' ? '' : `    ${line}`);
   if (result.error !== undefined) out(`    ${result.error}`);
   return result.code === 0;
