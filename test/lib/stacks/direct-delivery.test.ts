@@ -205,7 +205,7 @@ describe("the indexer's ingest pipeline follows the profile (KFEK_INGEST_PIPELIN
     expect(gets.flatMap(resourcesOf).map(domainPathOf)).toEqual([`/_ingest/pipeline/${String(name)}`]);
   });
 
-  test('a Serverless collection has no ingest pipeline: the variable is unset and no es: grant exists', () => {
+  test('a Serverless collection has no ingest pipeline: the variable is unset and no es: action is granted', () => {
     // GIVEN
     const { stacks } = buildTestApp({ profile: 'sandbox-serverless' });
     // WHEN
@@ -215,7 +215,7 @@ describe("the indexer's ingest pipeline follows the profile (KFEK_INGEST_PIPELIN
     const statements = Object.values(pipeline.findResources('AWS::IAM::Policy')).flatMap(
       (p) => p.Properties.PolicyDocument.Statement as Statement[],
     );
-    expect(statements.flatMap(actionsOf).filter((a) => a === 'es:ESHttpGet')).toEqual([]);
+    expect(statements.flatMap(actionsOf).filter((a) => a.startsWith('es:'))).toEqual([]);
   });
 
   test('fails when the indexer is given an ingest pipeline to read on a collection', () => {
