@@ -34,8 +34,9 @@ export const IndexerEnvVar = {
   /**
    * The default route's ingest pipeline on the domain (`<name>-<indexPrefix>-document-id`): the indexer reads the
    * route table the provisioner wrote into it (the profile's routes and the retired ones kfek keeps), so a document
-   * marked with a retired route lands where the pipeline would put it (core/delivery/pipeline-routes.ts). Unset: the
-   * profile's routes only (a Serverless collection has no pipeline).
+   * marked with a retired route lands where the pipeline would put it (core/delivery/pipeline-routes.ts). The Pipeline
+   * stack sets it on a domain (with `es:ESHttpGet` on that pipeline's path), and `npm start` does. Unset: the profile's
+   * routes only (a Serverless collection has no pipeline, so it is never set there).
    */
   IngestPipeline: 'KFEK_INGEST_PIPELINE',
   /** Powertools' own variable: the CloudWatch namespace of the EMF metrics. */

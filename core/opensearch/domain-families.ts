@@ -14,7 +14,7 @@
  */
 import { owningStem } from '../contracts/index-naming';
 import { type IndexState, LEDGER, type StoredPolicy, type StoredTemplate } from './domain-state';
-import { familyNames } from './route-spec';
+import { familyNames, ingestPipelineName } from './route-spec';
 import { type RoutePair, type RouteTable, routeTableOf } from './route-table';
 import type { RoleMappingBody } from './security';
 import type { OpenSearchSpec } from './spec';
@@ -63,7 +63,6 @@ export interface Readers {
   readonly users: readonly string[];
 }
 
-const pipelineName = (spec: OpenSearchSpec, prefix: string): string => `${spec.name}-${prefix}-document-id`;
 const defaultReader = (spec: OpenSearchSpec): string => spec.names.readerRole;
 const routeReader = (spec: OpenSearchSpec, route: string): string => `${spec.name}_${route}_reader`;
 
@@ -222,7 +221,7 @@ function retiredFamily(sorting: Sorting, stem: string): Family & { readonly reti
     readers,
     templateName: stored?.name ?? familyNames(spec.name, stem).indexTemplate,
     policyId: familyNames(spec.name, stem).ismPolicy,
-    pipeline: isDefault ? pipelineName(spec, stem) : spec.names.ingestPipeline,
+    pipeline: isDefault ? ingestPipelineName(spec.name, stem) : spec.names.ingestPipeline,
     isDefault,
     retiredAt,
     retiredNames: stillRetiredNames(sorting, stored),

@@ -5,7 +5,7 @@
  */
 import type { OwnedKind } from './drift';
 import { type Registry, registryKey } from './registry';
-import { familyNames } from './route-spec';
+import { familyNames, ingestPipelineName } from './route-spec';
 
 /**
  * The record decides when the domain has one. Before it (a domain deployed by older kfek), an object with kfek's old
@@ -42,7 +42,7 @@ export class Ownership {
     for (const key of [
       registryKey('index-template', templateName),
       registryKey('ism-policy', familyNames(this.name, stem).ismPolicy),
-      registryKey('ingest-pipeline', `${this.name}-${stem}-document-id`),
+      registryKey('ingest-pipeline', ingestPipelineName(this.name, stem)),
       registryKey('saved-object', `index-pattern/${this.name}-${stem}-index-pattern`),
       ...(typeof reader === 'string' ? [registryKey('security-role', reader)] : []),
     ]) {

@@ -64,6 +64,17 @@ export function familyNames(name: string, stem: string): IndexFamilyNames {
 }
 
 /**
+ * The ingest pipeline of the default route's indices with prefix `prefix`: `<name>-<prefix>-document-id`, the one
+ * owner of that name. The provisioner writes it (the index template's `index.default_pipeline`), and the Pipeline
+ * stack names it to the indexer (`KFEK_INGEST_PIPELINE`) and in the indexer's `es:ESHttpGet` grant. The name stays
+ * `...-document-id` now that the pipeline also routes: every existing index names it as its `default_pipeline`, so a
+ * new name would leave those indices without one.
+ */
+export function ingestPipelineName(name: string, prefix: string): string {
+  return `${name}-${prefix}-document-id`;
+}
+
+/**
  * The problems of one route's OpenSearch side, by the rules and in the words the config reads a profile's routes
  * with (core/contracts/config-rules.ts, route-reader.ts).
  */

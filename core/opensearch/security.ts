@@ -17,7 +17,8 @@ import { indexFamilies, type OpenSearchSpec, type RouteSpec, writerBackendRolesO
  *   (the ESHttpGet paths that page lists) to check the destination: `cluster_monitor` and, on the log indices,
  *   `indices:monitor/stats`, `indices:monitor/settings/get` and `indices:admin/mappings/get`.
  * It deliberately lacks `cluster_composite_ops` (that adds alias management and reindex), delete, update and any
- * access to other indices.
+ * access to other indices. The direct path's indexer (issue 41) is mapped to the same role: it sends the same `_bulk`
+ * and reads kfek's ingest pipeline for its route table ({@link WRITER_CLUSTER_PERMISSIONS}).
  */
 
 export interface IndexPermission {
@@ -52,7 +53,19 @@ export interface SecurityRoleSpec {
   readonly mapping?: RoleMappingBody;
 }
 
-export const WRITER_CLUSTER_PERMISSIONS = ['cluster_monitor', 'indices:data/write/bulk'] as const;
+/**
+ * What the writer may do on the cluster. `cluster:admin/ingest/pipeline/get` (OpenSearch's `GetPipelineAction.NAME`,
+ * not in `cluster_monitor`, which is `cluster:monitor/*`) lets the direct path's indexer read the route table from
+ * kfek's ingest pipeline (lambda/indexer/routes.ts), the retired routes included. A cluster permission names no
+ * pipeline, so under it the role could read any pipeline's definition (configuration, no document); IAM narrows the
+ * indexer's requests to kfek's one pipeline (`es:ESHttpGet` on `<domain ARN>/_ingest/pipeline/<name>`,
+ * lib/constructs/direct-to-opensearch.ts). Not `cluster_manage_pipelines`, which also puts and deletes them.
+ */
+export const WRITER_CLUSTER_PERMISSIONS = [
+  'cluster_monitor',
+  'indices:data/write/bulk',
+  'cluster:admin/ingest/pipeline/get',
+] as const;
 /** What the writer may do on every index: read statistics and settings (Firehose's destination checks). */
 export const WRITER_MONITOR_ALL_ACTIONS = ['indices:monitor/stats', 'indices:monitor/settings/get'] as const;
 export const WRITER_INDEX_ACTIONS = [
@@ -96,7 +109,9 @@ export function buildWriterRole(spec: OpenSearchSpec): SecurityRoleBody {
  */
 export function writerRoleFor(patterns: readonly string[]): SecurityRoleBody {
   return {
-    description: `kfek: Firehose delivery into ${patterns.join(', ')} (create indices, bulk index; nothing else)`,
+    description:
+      `kfek: delivery into ${patterns.join(', ')} ` +
+      "(create indices, bulk index, read kfek's ingest pipeline; nothing else)",
     cluster_permissions: [...WRITER_CLUSTER_PERMISSIONS],
     index_permissions: [
       { index_patterns: patterns, allowed_actions: [...WRITER_INDEX_ACTIONS] },

@@ -18,6 +18,7 @@ import {
   type RouteSpec,
   type RouteSpecInput,
   familyNames,
+  ingestPipelineName,
   resolveRouteSpecs,
 } from './route-spec';
 import { canonicalJson } from '../canonical-json';
@@ -329,9 +330,7 @@ export function resolveOpenSearchSpec(input: OpenSearchSpecInput): OpenSearchSpe
     },
     names: {
       ...familyNames(name, input.indexPrefix),
-      // The name stays `...-document-id` now that the pipeline also routes: every existing index names it as its
-      // `index.default_pipeline`, so a new name would leave those indices without one.
-      ingestPipeline: `${name}-${input.indexPrefix}-document-id`,
+      ingestPipeline: ingestPipelineName(name, input.indexPrefix),
       writerRole: `${name}_writer`,
       readerRole: `${name}_reader`,
       reconcileRole: `${name}_reconcile`,

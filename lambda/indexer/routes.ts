@@ -2,7 +2,8 @@
  * The route table the indexer applies (issue 41, item 4): the one the domain's ingest pipeline applies, read from the
  * pipeline at cold start and again every few minutes, so a document marked with a retired route kfek still keeps
  * lands in its team's index on both deliveries (core/delivery/pipeline-routes.ts says why synth cannot know them).
- * Until the pipeline answers (not yet provisioned, a role without `es:ESHttpGet` on it, no pipeline named), the
+ * Until the pipeline answers (not yet provisioned, a role without `es:ESHttpGet` on it or a writer role without
+ * `cluster:admin/ingest/pipeline/get`, no pipeline named), the
  * profile's routes apply, as before, and a warning says so: such a document then lands in the default index with
  * `kfek.unknownRoute`, found and kept, never in another team's index.
  */
@@ -50,7 +51,9 @@ export class RouteSource {
       this.props.log.warn(
         "could not read the ingest pipeline's route table; this batch uses the profile's routes, so a " +
           'document marked with a retired route kfek keeps goes to the default index (kfek.unknownRoute) ' +
-          `until it can: ${problem}. Allow es:ESHttpGet on <domain ARN>/_ingest/pipeline/${pipeline}.`,
+          `until it can: ${problem}. Allow es:ESHttpGet on <domain ARN>/_ingest/pipeline/${pipeline} to this ` +
+          "function's role and, under fine-grained access control, cluster:admin/ingest/pipeline/get to the role " +
+          "it is mapped to (kfek's writer role has both once the Pipeline stack and its provisioner are deployed).",
         { pipeline },
       );
     }

@@ -64,6 +64,14 @@ export interface DirectToOpenSearchProps {
    * @default - none: every document is the default route's
    */
   readonly routes?: string;
+  /**
+   * The domain's ingest pipeline whose route table the indexer applies (`KFEK_INGEST_PIPELINE`; core/opensearch
+   * route-spec.ts `ingestPipelineName`): the profile's routes and the retired ones the provisioner keeps, so a
+   * document marked with a retired route lands in its team's index as on the Firehose path. A domain only: a
+   * collection has no ingest pipeline (docs/serverless.md).
+   * @default - none: the profile's routes only (a retired route's document goes to the default index)
+   */
+  readonly ingestPipeline?: string;
   /** CloudWatch namespace of the indexer's EMF metrics. @default - the indexer's default */
   readonly metricsNamespace?: string;
   /** @default - a name CloudFormation generates */
@@ -83,7 +91,9 @@ export interface DirectToOpenSearchProps {
  *
  * Its role may do exactly what the indexer does: read the events stream (the event source's grant), `POST /_bulk`
  * on the domain (`es:ESHttpPost` on `<domain>/_bulk` only; fine-grained access control maps the role to kfek's
- * writer role, which may only write the log indices), and PutObject under the failed-documents prefix.
+ * writer role, which may only write the log indices), `GET` kfek's ingest pipeline when {@link
+ * DirectToOpenSearchProps.ingestPipeline} is set (`es:ESHttpGet` on that one path), and PutObject under the
+ * failed-documents prefix.
  *
  * The mapping starts at the stream's oldest record (TRIM_HORIZON): on a first deploy nothing the transform wrote
  * precedes it, and on a switch from Firehose it re-reads what the deleted delivery stream may not have delivered,
@@ -101,6 +111,7 @@ export class DirectToOpenSearch extends Construct {
     const s = props.settings;
     const { collection } = props;
     const destination = destinationOf(this, props);
+    const { ingestPipeline } = props;
     const fn = new TransformFunction(this, 'Indexer', {
       entry: INDEXER_ENTRY,
       description: 'kfek: documents from the events stream to OpenSearch with their index, id and routing',
@@ -126,6 +137,7 @@ export class DirectToOpenSearch extends Construct {
         ...(s.bulkMaxBytes === undefined ? {} : { bulkMaxBytes: s.bulkMaxBytes }),
         ...(s.concurrency === undefined ? {} : { concurrency: s.concurrency }),
         ...(props.routes === undefined ? {} : { routes: props.routes }),
+        ...(ingestPipeline === undefined ? {} : { ingestPipeline }),
         ...(props.metricsNamespace === undefined ? {} : { metricsNamespace: props.metricsNamespace }),
       }),
       eventSource: {
@@ -147,7 +159,7 @@ export class DirectToOpenSearch extends Construct {
     if (mapping === undefined) throw new Error(`${this.node.path}: the indexer has no event source mapping`);
     this.eventSourceMapping = mapping;
 
-    this.role.addToPrincipalPolicy(destination.access);
+    for (const statement of destination.access) this.role.addToPrincipalPolicy(statement);
     justifyWildcardResources(this.role, [
       grantPrefixWrite(
         this.role,
@@ -161,12 +173,18 @@ export class DirectToOpenSearch extends Construct {
   }
 }
 
-/** Where the indexer sends `_bulk` and what IAM must allow for it. */
+/** Where the indexer sends `_bulk` (and reads its route table) and what IAM must allow for it. */
 function destinationOf(
   scope: Construct,
-  props: Pick<DirectToOpenSearchProps, 'domain' | 'collection'>,
-): { readonly endpoint: string; readonly access: iam.PolicyStatement } {
-  const { domain, collection } = props;
+  props: Pick<DirectToOpenSearchProps, 'domain' | 'collection' | 'ingestPipeline'>,
+): { readonly endpoint: string; readonly access: readonly iam.PolicyStatement[] } {
+  const { domain, collection, ingestPipeline } = props;
+  if (collection !== undefined && ingestPipeline !== undefined) {
+    throw new Error(
+      `${scope.node.path}: a Serverless collection has no ingest pipeline, so the indexer cannot read ` +
+        `ingestPipeline "${ingestPipeline}" there; leave ingestPipeline unset on a collection (docs/serverless.md).`,
+    );
+  }
   if (collection !== undefined && domain === undefined) {
     // IAM admits the request to the collection's data plane with `aoss:APIAccessAll` ("Grants permission to all
     // supported OpenSearch APIs", resource type collection:
@@ -174,20 +192,37 @@ function destinationOf(
     // collection's data access policy then decides per index (kfek's families only).
     return {
       endpoint: collection.endpoint,
-      access: new iam.PolicyStatement({ actions: ['aoss:APIAccessAll'], resources: [collection.arn] }),
+      access: [new iam.PolicyStatement({ actions: ['aoss:APIAccessAll'], resources: [collection.arn] })],
     };
   }
   if (domain !== undefined && collection === undefined) {
-    // `POST /_bulk` only: the indexer names each document's index in the bulk body, never in the path. IAM matches
-    // the request's path, not its query string (`?pipeline=_none`), against the domain subresource
-    // (https://docs.aws.amazon.com/opensearch-service/latest/developerguide/ac.html, "Resource-based policies").
-    return {
-      endpoint: `https://${domain.domainEndpoint}`,
-      access: new iam.PolicyStatement({
-        actions: ['es:ESHttpPost'],
-        resources: [`${domain.domainArn}/_bulk`],
-      }),
-    };
+    return { endpoint: `https://${domain.domainEndpoint}`, access: domainAccess(domain, ingestPipeline) };
   }
   throw new Error(`${scope.node.path}: give the indexer exactly one destination, a domain or a collection.`);
+}
+
+/**
+ * The indexer's requests on a domain, each on exactly its path. IAM matches the request's path, not its query string
+ * (`?pipeline=_none`), against the domain subresource, and a `*` there would match any path below it
+ * (https://docs.aws.amazon.com/opensearch-service/latest/developerguide/ac.html, "Resource-based policies"), so no
+ * resource here has one:
+ * - `POST /_bulk`: the indexer names each document's index in the bulk body, never in the path;
+ * - with `ingestPipeline`, `GET /_ingest/pipeline/<that name>`: the one pipeline whose route table it reads
+ *   (lambda/indexer/routes.ts), not `_ingest/pipeline/*`, which would read every pipeline of the domain. kfek's names
+ *   hold only a-z, 0-9, `.`, `_` and `-` (core/contracts/config-rules.ts), which a path carries unescaped, so the
+ *   path IAM sees is the name as given.
+ */
+function domainAccess(domain: opensearch.IDomain, ingestPipeline: string | undefined): iam.PolicyStatement[] {
+  const bulk = new iam.PolicyStatement({
+    actions: ['es:ESHttpPost'],
+    resources: [`${domain.domainArn}/_bulk`],
+  });
+  if (ingestPipeline === undefined) return [bulk];
+  return [
+    bulk,
+    new iam.PolicyStatement({
+      actions: ['es:ESHttpGet'],
+      resources: [`${domain.domainArn}/_ingest/pipeline/${ingestPipeline}`],
+    }),
+  ];
 }

@@ -13,6 +13,8 @@ import type { Construct } from 'constructs';
 import type { DeliveryConfig, RouteConfig } from '../../core/config';
 import type { PhysicalNames } from '../../core/contracts/physical-names';
 import { serializeRoutes } from '../../core/contracts/transform-env';
+import { ingestPipelineName } from '../../core/opensearch/route-spec';
+import { OPENSEARCH_SPEC_DEFAULTS } from '../../core/opensearch/spec';
 import { type CollectionTarget, DirectToOpenSearch } from '../constructs/direct-to-opensearch';
 import { FirehoseToOpenSearch } from '../constructs/firehose-to-opensearch';
 
@@ -63,6 +65,12 @@ export function createDelivery(scope: Construct, props: PipelineDeliveryProps): 
       indexShards: props.indexShards,
       settings: d.direct,
       ...(props.routes.length === 0 ? {} : { routes: serializeRoutes(props.routes) }),
+      // On a domain the indexer reads the route table, retired routes included, from the ingest pipeline the
+      // provisioner writes (named as the provisioner names it: kfek's default name, the profile's prefix). A
+      // collection has none: there the profile's routes apply (docs/serverless.md).
+      ...(props.collection === undefined
+        ? { ingestPipeline: ingestPipelineName(OPENSEARCH_SPEC_DEFAULTS.name, d.indexPrefix) }
+        : {}),
       metricsNamespace: props.metricsNamespace,
       functionName: names?.indexerFunction,
       logGroupName: names?.indexerLogGroup,

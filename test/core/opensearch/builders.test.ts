@@ -709,7 +709,12 @@ describe('security roles and mappings', () => {
       // settings only there.
       { index_patterns: ['*'], allowed_actions: ['indices:monitor/stats', 'indices:monitor/settings/get'] },
     ]);
-    expect(writer.cluster_permissions).toEqual(['cluster_monitor', 'indices:data/write/bulk']);
+    // The indexer reads its route table from kfek's pipeline (issue 41): the get action alone, no pipeline change.
+    expect(writer.cluster_permissions).toEqual([
+      'cluster_monitor',
+      'indices:data/write/bulk',
+      'cluster:admin/ingest/pipeline/get',
+    ]);
     const all = permissionsOf(writer);
     for (const broad of [
       '*',

@@ -368,6 +368,16 @@ export function indexer(m: AppModel): { fn: AppResource; role: AppResource } {
   return { fn, role: m.functionRole(fn) };
 }
 
+/** The ingest pipeline whose route table the indexer reads: its `KFEK_INGEST_PIPELINE` (on a domain). */
+export function indexerPipeline(m: AppModel): string {
+  const { fn } = indexer(m);
+  const pipeline = (fn.properties.Environment as { Variables: Record<string, unknown> }).Variables
+    .KFEK_INGEST_PIPELINE;
+  if (typeof pipeline !== 'string')
+    throw new Error(`the indexer names no ingest pipeline: ${String(pipeline)}`);
+  return pipeline;
+}
+
 /** The role that writes failed documents: Firehose's, or the indexer's. */
 export function failedDocumentsWriter(m: AppModel): AppResource {
   return m.findAll('AWS::KinesisFirehose::DeliveryStream').length > 0 ? firehose(m).role : indexer(m).role;

@@ -17,6 +17,7 @@ import {
   domainCall,
   firehose,
   indexer,
+  indexerPipeline,
   type Row,
   viaFirehose,
   viaIndexer,
@@ -69,6 +70,17 @@ export const DELIVERY_ROWS: readonly Row[] = [
       const domain = m.findAll('AWS::OpenSearchService::Domain')[0];
       expect(endpoint).toMatch(/^https:\/\//);
       return [domainCall(m, caller(m, role), domain, 'es:ESHttpPost', '_bulk')];
+    },
+  },
+  {
+    name: 'indexer | es:ESHttpGet _ingest/pipeline/<KFEK_INGEST_PIPELINE> (its route table) | domain | identity, domain access policy',
+    when: viaIndexer,
+    calls: (m) => {
+      const { role } = indexer(m);
+      const pipeline = indexerPipeline(m);
+      const domain = m.findAll('AWS::OpenSearchService::Domain')[0];
+      expect(pipeline).toMatch(/^kfek-[a-z0-9._-]+-document-id$/);
+      return [domainCall(m, caller(m, role), domain, 'es:ESHttpGet', `_ingest/pipeline/${pipeline}`)];
     },
   },
   {

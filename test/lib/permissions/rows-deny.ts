@@ -12,6 +12,7 @@ import {
   failedDocumentsWriter,
   firehose,
   indexer,
+  indexerPipeline,
   INDEX,
   sameAccountFilters,
   type Row,
@@ -75,10 +76,11 @@ export const DENY_ROWS: readonly Row[] = [
     },
   },
   {
-    name: 'the indexer cannot read or delete objects, nor do anything on the domain but POST /_bulk',
+    name: "the indexer cannot read or delete objects, nor do anything on the domain but POST /_bulk and GET kfek's pipeline",
     when: viaIndexer,
     calls: (m) => {
       const { role } = indexer(m);
+      const pipeline = indexerPipeline(m);
       const bucket = m.find('Search/FailedRecordsBucket', 'AWS::S3::Bucket');
       const domain = m.findAll('AWS::OpenSearchService::Domain')[0];
       const c = caller(m, role);
@@ -93,6 +95,11 @@ export const DENY_ROWS: readonly Row[] = [
         domainCall(m, c, domain, 'es:ESHttpGet', `${INDEX}/_search`, 'Denied'),
         domainCall(m, c, domain, 'es:ESHttpDelete', INDEX, 'Denied'),
         domainCall(m, c, domain, 'es:ESHttpPut', '_plugins/_security/api/rolesmapping/kfek_writer', 'Denied'),
+        // Its one pipeline only: not the list of every pipeline, another one, a list naming kfek's, or a change.
+        domainCall(m, c, domain, 'es:ESHttpGet', '_ingest/pipeline', 'Denied'),
+        domainCall(m, c, domain, 'es:ESHttpGet', '_ingest/pipeline/team-pipeline', 'Denied'),
+        domainCall(m, c, domain, 'es:ESHttpGet', `_ingest/pipeline/${pipeline},team-pipeline`, 'Denied'),
+        domainCall(m, c, domain, 'es:ESHttpPut', `_ingest/pipeline/${pipeline}`, 'Denied'),
       ];
     },
   },

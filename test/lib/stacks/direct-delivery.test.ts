@@ -4,7 +4,13 @@
  * privilege, its writer mapping, and the Monitoring stack's delivery alarms. The app is built with bundling skipped
  * (test/helpers/app.ts), so the handler's code is not read.
  */
+import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kinesis from 'aws-cdk-lib/aws-kinesis';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { resolveOpenSearchSpec } from '../../../core/opensearch/spec';
+import { DirectToOpenSearch } from '../../../lib/constructs/direct-to-opensearch';
 import { buildTestApp } from '../../helpers/app';
 
 interface Statement {
@@ -15,6 +21,26 @@ interface Statement {
 
 const actionsOf = (s: Statement): string[] => (Array.isArray(s.Action) ? s.Action : [s.Action]);
 const resourcesOf = (s: Statement): unknown[] => (Array.isArray(s.Resource) ? s.Resource : [s.Resource]);
+
+/** The path below the domain of a `[<domain ARN>, path]` join, the only shape the indexer's es: resources have. */
+function domainPathOf(resource: unknown): string {
+  const parts = (resource as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join']?.[1];
+  if (parts?.length !== 2 || typeof parts[1] !== 'string' || JSON.stringify(parts[0]).includes('*')) {
+    throw new Error(`not a path of the domain ARN: ${JSON.stringify(resource)}`);
+  }
+  expect(JSON.stringify(parts[0])).toMatch(/SearchDomain\w*Arn/);
+  return parts[1];
+}
+
+/** The indexer function's environment variables in `template`. */
+function indexerVariables(template: Template): Record<string, unknown> {
+  const [fn] = Object.values(
+    template.findResources('AWS::Lambda::Function', {
+      Properties: { FunctionName: Match.stringLikeRegexp('-indexer$') },
+    }),
+  );
+  return fn.Properties.Environment.Variables as Record<string, unknown>;
+}
 
 /** The Allow statements of the policies attached to the role whose logical id starts with `rolePrefix`. */
 function roleStatements(template: Template, rolePrefix: string): Statement[] {
@@ -83,13 +109,27 @@ describe('Pipeline stack, delivery mode direct (sandbox-direct)', () => {
     });
   });
 
-  test('the indexer may POST to _bulk and nothing else on the domain', () => {
+  test("the indexer may POST to _bulk and GET kfek's ingest pipeline, and nothing else on the domain", () => {
+    // GIVEN
     const statements = roleStatements(pipeline, 'IndexerRole');
+    // WHEN
     const es = statements.filter((s) => actionsOf(s).some((a) => a.startsWith('es:')));
-    expect(es).toHaveLength(1);
-    expect(actionsOf(es[0])).toEqual(['es:ESHttpPost']);
-    expect(JSON.stringify(resourcesOf(es[0]))).toMatch(/SearchDomain\w*Arn\w*"},"\/_bulk"\]/);
-    expect(resourcesOf(es[0])).toHaveLength(1);
+    // THEN: one action on exactly one path each, no wildcard
+    expect(es.map((s) => [actionsOf(s), resourcesOf(s).map(domainPathOf)])).toEqual([
+      [['es:ESHttpPost'], ['/_bulk']],
+      [['es:ESHttpGet'], ['/_ingest/pipeline/kfek-logs-document-id']],
+    ]);
+  });
+
+  test('the indexer reads its route table from the pipeline the provisioner writes, named in its environment', () => {
+    pipeline.hasResourceProperties('AWS::Lambda::Function', {
+      FunctionName: 'kfek-sandbox-direct-indexer',
+      Environment: {
+        Variables: Match.objectLike({
+          KFEK_INGEST_PIPELINE: resolveOpenSearchSpec({ indexPrefix: 'logs' }).names.ingestPipeline,
+        }),
+      },
+    });
   });
 
   test('the indexer writes failed documents under their prefix only, and reads or deletes nothing', () => {
@@ -147,6 +187,75 @@ describe('Pipeline stack, delivery mode direct (sandbox-direct)', () => {
     const dashboard = JSON.stringify(monitoring.findResources('AWS::CloudWatch::Dashboard'));
     expect(dashboard).toContain('Indexer delivery');
     expect(dashboard).not.toContain('AWS/Firehose');
+  });
+});
+
+describe("the indexer's ingest pipeline follows the profile (KFEK_INGEST_PIPELINE)", () => {
+  test("another index prefix: the provisioner's pipeline of that prefix, in the environment and the grant", () => {
+    // GIVEN a direct profile whose default route writes app-*
+    const { stacks } = buildTestApp({
+      overrides: { delivery: { mode: 'direct', indexPrefix: 'app' } },
+    });
+    const pipeline = Template.fromStack(stacks.pipeline);
+    // WHEN
+    const name = indexerVariables(pipeline).KFEK_INGEST_PIPELINE;
+    const gets = roleStatements(pipeline, 'IndexerRole').filter((s) => actionsOf(s).includes('es:ESHttpGet'));
+    // THEN: the name the provisioner gives that prefix's pipeline, and the grant on that path only
+    expect(name).toBe(resolveOpenSearchSpec({ indexPrefix: 'app' }).names.ingestPipeline);
+    expect(gets.flatMap(resourcesOf).map(domainPathOf)).toEqual([`/_ingest/pipeline/${String(name)}`]);
+  });
+
+  test('a Serverless collection has no ingest pipeline: the variable is unset and no es: action is granted', () => {
+    // GIVEN
+    const { stacks } = buildTestApp({ profile: 'sandbox-serverless' });
+    // WHEN
+    const pipeline = Template.fromStack(stacks.pipeline);
+    // THEN
+    expect(indexerVariables(pipeline)).not.toHaveProperty('KFEK_INGEST_PIPELINE');
+    const statements = Object.values(pipeline.findResources('AWS::IAM::Policy')).flatMap(
+      (p) => p.Properties.PolicyDocument.Statement as Statement[],
+    );
+    expect(statements.flatMap(actionsOf).filter((a) => a.startsWith('es:'))).toEqual([]);
+  });
+
+  test('fails when the indexer is given an ingest pipeline to read on a collection', () => {
+    // GIVEN an indexer writing a collection
+    const { config } = buildTestApp({ profile: 'sandbox-direct' });
+    const stack = new Stack(new App(), 'Pipeline');
+    const role = iam.Role.fromRoleArn(stack, 'Writer', 'arn:aws:iam::123456789012:role/kfek-writer');
+    const collection = {
+      endpoint: 'https://abc.us-east-1.aoss.amazonaws.com',
+      arn: 'arn:aws:aoss:us-east-1:123456789012:collection/abc',
+      writerRole: role,
+    };
+    // WHEN it is also given a pipeline THEN synth refuses it, naming the fix
+    expect(
+      () =>
+        new DirectToOpenSearch(stack, 'Indexer', {
+          eventsStream: kinesis.Stream.fromStreamArn(
+            stack,
+            'Events',
+            'arn:aws:kinesis:us-east-1:123456789012:stream/events',
+          ),
+          collection,
+          bucket: s3.Bucket.fromBucketName(stack, 'Bucket', 'failed'),
+          failedDocumentsPrefix: 'failed-documents/',
+          indexPrefix: 'logs',
+          indexRotation: 'OneDay',
+          indexShards: 1,
+          settings: config.delivery.direct,
+          ingestPipeline: 'kfek-logs-document-id',
+        }),
+    ).toThrow(/collection has no ingest pipeline.*leave ingestPipeline unset/);
+  });
+
+  test('with Firehose delivering no function is given the variable', () => {
+    // GIVEN
+    const { stacks } = buildTestApp();
+    // WHEN
+    const functions = Template.fromStack(stacks.pipeline).findResources('AWS::Lambda::Function');
+    // THEN
+    expect(JSON.stringify(functions)).not.toContain('KFEK_INGEST_PIPELINE');
   });
 });
 
