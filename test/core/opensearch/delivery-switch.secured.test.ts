@@ -13,18 +13,15 @@
  * under the writer role, and the default pipeline does not run on the direct path.
  */
 import { indexNameFor } from '../../../core/contracts/index-naming';
-import { DIRECT_BULK_PATH } from '../../../core/delivery/bulk-body';
-import { type DeliveryTarget } from '../../../core/delivery/document-plan';
-import { nestedStems } from '../../../core/opensearch/families';
 import { provisionOpenSearch } from '../../../core/opensearch/provision';
-import { profileRouteTable } from '../../../core/opensearch/route-table';
 import {
   resolveOpenSearchSpec,
   type OpenSearchSpec,
   type OpenSearchSpecInput,
 } from '../../../core/opensearch/spec';
-import { deliverBatch, type DeliveryResult } from '../../../lambda/indexer/deliver';
+import type { DeliveryResult } from '../../../lambda/indexer/deliver';
 import { FakeOpenSearch } from '../../helpers/fake-opensearch-service';
+import { deliveryTargetOf, indexerOnNode } from '../../helpers/indexer-on-node';
 import { withFakeIsm, type NodeWithIsm } from '../../helpers/ism-on-node';
 import { useSecuredOpenSearchNode } from '../../helpers/secured-opensearch';
 
@@ -40,15 +37,6 @@ const FIREHOSE_MODE: OpenSearchSpecInput = {
 };
 /** With the indexer delivering: its role is the writer. */
 const DIRECT_MODE: OpenSearchSpecInput = { ...BASE, access: { firehoseRoleArn: INDEXER } };
-/** The indexer's target as the Pipeline stack writes it for this profile (no routes). */
-const TARGET: DeliveryTarget = {
-  prefix: 'logs',
-  rotation: 'OneDay',
-  shards: resolveOpenSearchSpec(DIRECT_MODE).indexTemplate.shards,
-  table: profileRouteTable([]),
-  nested: nestedStems('logs', []),
-};
-
 const GROUP = '/kfek/switch';
 const STREAM = 's1';
 /** An event as the transform writes it to the events stream (with its raw record's arrival). */
@@ -75,8 +63,6 @@ describe('switching delivery.mode on the secured node, through the shipped index
   let domain: NodeWithIsm;
   let previous: OpenSearchSpec | undefined;
   const dashboards = new FakeOpenSearch({ dashboards: true });
-  /** The failed-documents objects the indexer kept (its S3 port), by key. */
-  const kept = new Map<string, string>();
 
   async function deploy(input: OpenSearchSpecInput): Promise<void> {
     const spec = resolveOpenSearchSpec(input);
@@ -104,47 +90,12 @@ describe('switching delivery.mode on the secured node, through the shipped index
   }
 
   /** One batch of events-stream records through the indexer's delivery, as the indexer's role. */
-  async function viaIndexer(documents: ReadonlyArray<Record<string, unknown>>): Promise<DeliveryResult> {
-    const client = os.client('indexer');
-    let sequence = 0;
-    return deliverBatch(
-      documents.map((d) => ({
-        sequenceNumber: String(++sequence),
-        data: Buffer.from(JSON.stringify(d)),
-        arrival: ARRIVAL,
-      })),
-      {
-        target: TARGET,
-        bulkMaxBytes: 1024 * 1024,
-        concurrency: 2,
-        failedDocumentsPrefix: 'failed-documents/',
-      },
-      {
-        bulk: {
-          bulk: async (body) => {
-            const response = await client.request({
-              method: 'POST',
-              path: DIRECT_BULK_PATH,
-              body,
-              headers: { 'content-type': 'application/x-ndjson' },
-            });
-            return { status: response.status, text: response.text };
-          },
-        },
-        store: {
-          put: (key, body) => {
-            kept.set(key, body);
-            return Promise.resolve();
-          },
-        },
-        clock: { now: Date.now, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) },
-        random: Math.random,
-        objectName: () => `switch-${kept.size}`,
-        log: { warn: () => undefined },
-      },
-      Date.now() + 60_000,
-    );
-  }
+  const indexer = indexerOnNode(
+    () => os.client('indexer'),
+    deliveryTargetOf(resolveOpenSearchSpec(DIRECT_MODE)),
+  );
+  const viaIndexer = (documents: ReadonlyArray<Record<string, unknown>>): Promise<DeliveryResult> =>
+    indexer.deliver(documents, ARRIVAL);
   const events = (ids: readonly number[]): Array<Record<string, unknown>> => ids.map((id) => documentFor(id));
 
   async function count(): Promise<number> {
@@ -213,7 +164,7 @@ describe('switching delivery.mode on the secured node, through the shipped index
     // THEN the batch is acknowledged: two indexed, one kept in Firehose's layout with OpenSearch's reason
     expect(result.failures).toEqual([]);
     expect(result.counts).toMatchObject({ IndexedDocuments: 2, RefusedDocuments: 1 });
-    const [key, body] = [...kept].at(-1) ?? ['', ''];
+    const [key, body] = [...indexer.kept].at(-1) ?? ['', ''];
     expect(key).toMatch(/^failed-documents\/AmazonOpenSearchService-failed\/\d{4}\/\d{2}\/\d{2}\/\d{2}\//);
     const record = JSON.parse(body.trim()) as { errorCode: string; errorMessage: string; rawData: string };
     expect(record.errorCode).toBe('400');
