@@ -7,69 +7,30 @@
  * every event searchable exactly once. The Firehose side of each is tested in replay.test.ts, backfill.test.ts,
  * reconcile.test.ts and replay-events-window.test.ts.
  */
-import { writeFileSync } from 'node:fs';
-import * as path from 'node:path';
 import { CreateLogGroupCommand, PutSubscriptionFilterCommand } from '@aws-sdk/client-cloudwatch-logs';
-import { resolveConfig } from '../../core/config';
 import { minuteOf } from '../../core/reconcile/engine';
 import type { EventVerdict } from '../../core/reconcile/model';
 import type { ReconcileRun } from '../../cli/reconcile/service';
-import { LOCAL_CREDENTIALS } from '../../scripts/local/aws-clients';
 import type { LocalPipeline } from '../../scripts/local/pipeline';
 import type { OutgoingLogEvent } from '../../scripts/local/sender';
 import { countDistinctEvents, countDocuments } from '../../scripts/local/summary';
-import { type CliOutcome, runKfek } from '../helpers/cli-run';
-import { LocalStackRunner } from '../helpers/local-stack';
-import { OPENSEARCH_START_TIMEOUT_MILLIS } from '../helpers/opensearch';
+import type { CliOutcome } from '../helpers/cli-run';
+import { useDirectStack } from '../helpers/direct-stack';
 import { testTempDir } from '../helpers/temp-dirs';
 
 const APP = '/kfek/direct-ops/app';
 /** Subscribed by the test only after its history was written (the backfill's case). */
 const HISTORY = '/kfek/direct-ops/history';
 const PROFILE = 'directops';
-const CONTEXT = {
-  kfek: {
-    profiles: {
-      [PROFILE]: {
-        sources: { logGroups: [{ name: APP, create: true }] },
-        streams: { raw: { shardCount: 1 }, events: { shardCount: 1 } },
-        transform: { timeoutSeconds: 10, batchSize: 10, retryAttempts: 20, maxBatchingWindowSeconds: 0 },
-        openSearch: { indexTemplate: { replicas: 0 } },
-      },
-    },
-  },
-};
 const STEP_TIMEOUT_MILLIS = 60_000;
-const stack = new LocalStackRunner();
-let cdkJson: string;
-
-beforeAll(async () => {
-  cdkJson = path.join(testTempDir('kfek-direct-ops-'), 'cdk.json');
-  writeFileSync(cdkJson, JSON.stringify({ context: CONTEXT }));
-  await stack.start(resolveConfig(CONTEXT, PROFILE), {
-    workDirPrefix: 'kfek-direct-ops-',
-    delivery: 'direct',
-    serializedMoto: true,
-  });
-}, OPENSEARCH_START_TIMEOUT_MILLIS);
-
-afterAll(() => stack.stop(), 60_000);
+const stack = useDirectStack(PROFILE, {
+  logGroup: APP,
+  transform: { timeoutSeconds: 10, batchSize: 10, retryAttempts: 20, maxBatchingWindowSeconds: 0 },
+});
+const kfek = stack.kfek;
 
 const pipeline = (): LocalPipeline => stack.get().pipeline;
 const settle = (): Promise<void> => pipeline().waitUntilSettled(STEP_TIMEOUT_MILLIS);
-
-/** `npx kfek <command> <args>` against moto, with this file's profile in its cdk.json. */
-function kfek(command: string, ...args: string[]): Promise<CliOutcome> {
-  const { moto, spec } = stack.get();
-  return runKfek(
-    [command, '--endpoint', moto.endpoint, '--region', spec.region, ...args],
-    {
-      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-    },
-    cdkJson,
-  );
-}
 
 /** `n` events of one stream of `group`, one per `stepMillis` from `base`, each message from `message`. */
 function eventsOf(
