@@ -7,10 +7,14 @@ export interface CliOutcome {
   readonly err: string;
 }
 
-/** `kfek <argv>` with `env` as its environment (none by default): its exit code, stdout and stderr. */
+/**
+ * `kfek <argv>` with `env` as its environment (none by default), reading profiles from `cdkJson` (the project's
+ * cdk.json by default): its exit code, stdout and stderr.
+ */
 export async function runKfek(
   argv: readonly string[],
   env: Record<string, string> = {},
+  cdkJson?: string,
 ): Promise<CliOutcome> {
   let out = '';
   let err = '';
@@ -18,6 +22,7 @@ export async function runKfek(
     stdout: { write: (text: string) => ((out += text), true) },
     stderr: { write: (text: string) => ((err += text), true) },
     env,
+    ...(cdkJson === undefined ? {} : { cdkJson }),
   });
   return { code, out, err };
 }

@@ -2,8 +2,9 @@
  * Fault tests of kfek's own indexer (issue 41, direct delivery), end to end on the REAL node and moto: the shipped
  * lambda/indexer handler under the event-source mapping's stand-in reads moto's events stream and writes to the
  * node through a fault proxy (test/helpers/search-fault-proxy.ts); refused documents go to moto's S3 in Firehose's
- * layout. The node killed mid-run, a 429 storm, and a mixed bulk (a mapping conflict, a document over the index's
- * field limit, good documents) lose nothing and store nothing twice. Every wait is on a condition.
+ * layout. The node killed mid-run, the node hung mid-run, a 429 storm, and a mixed bulk (a mapping conflict, a
+ * document over the index's field limit, good documents) lose nothing and store nothing twice. Every wait is on a
+ * condition.
  */
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { PutRecordsCommand } from '@aws-sdk/client-kinesis';
@@ -90,6 +91,36 @@ describe('direct delivery faults on the real node', () => {
       expect(await running().count(streamsOf(events))).toBe(events.length);
     },
     NODE_START_TIMEOUT_MILLIS + 2 * SETTLE_TIMEOUT_MILLIS,
+  );
+
+  test(
+    'the node hung (accepts, never answers) mid-run: the batch given back after its time and read again, every event searchable once',
+    async () => {
+      // GIVEN
+      const runId = `direct-hung-${Date.now()}`;
+      const events = runEvents(runId, 80);
+      const handedBefore = running().pipeline.delivery.snapshot().userRecords;
+      // WHEN the node's processes are stopped while a run is delivered, until the indexer has been handed a document
+      // twice (a bulk that timed out, its records given back and read again), then continued
+      const group = -running().node().pid;
+      process.kill(group, 'SIGSTOP');
+      try {
+        await running().pipeline.send(events);
+        await waitUntil(
+          'the indexer was handed more documents than were sent (was the fault armed?)',
+          () => running().pipeline.delivery.snapshot().userRecords > handedBefore + events.length,
+        );
+      } finally {
+        process.kill(group, 'SIGCONT');
+      }
+      await running().pipeline.waitUntilSettled(SETTLE_TIMEOUT_MILLIS);
+      // THEN a bulk the node took while hung and finished later, and its retry, are one document per event (each
+      // sent with its own id): none lost, none twice, none kept as refused
+      expect((await keptDocuments()).filter((k) => k.data.includes(runId))).toEqual([]);
+      expect(await running().duplicates(streamsOf(events))).toEqual([]);
+      expect(await running().count(streamsOf(events))).toBe(events.length);
+    },
+    2 * SETTLE_TIMEOUT_MILLIS,
   );
 
   test(

@@ -7,7 +7,9 @@
  * window is held open on purpose: the node restarts with `gateway.expected_data_nodes: 2`, so a single node waits
  * `gateway.recover_after_time` before it recovers its state. Proves: such a bulk indexes nothing (OpenSearch 3.6
  * fails it as a whole with a 500, which Firehose retries), for an index that exists and for a new day's index, and
- * its retry after the recovery stores every event once, under the id the pipeline gives it.
+ * its retry after the recovery stores every event once, under the id the pipeline gives it. On the direct path
+ * (kfek's indexer, its shipped delivery code) no pipeline runs: bulks sent in the same window, each document with
+ * its own `_id` and routing, end with every event stored once under that id, in its arrival's index.
  */
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +19,7 @@ import { documentIdFor } from '../../../core/opensearch/ingest-pipeline';
 import { provisionOpenSearch } from '../../../core/opensearch/provision';
 import { resolveOpenSearchSpec } from '../../../core/opensearch/spec';
 import { freePort, type RunningOpenSearch, startOpenSearch } from '../../../scripts/opensearch-node';
+import { deliveryTargetOf, indexerOnNode } from '../../helpers/indexer-on-node';
 import { TEST_NODE } from '../../helpers/opensearch';
 import { NODE_START_TIMEOUT_MILLIS } from './fault-suite';
 
@@ -45,11 +48,7 @@ function client(url: string): OpenSearchHttpClient {
 function firehoseBulk(http: OpenSearchHttpClient, index: string, stream: string, ids: readonly string[]) {
   const lines = ids.flatMap((id, i) => [
     JSON.stringify({ index: { _index: index } }),
-    JSON.stringify({
-      '@timestamp': new Date(Date.UTC(2026, 10, 23, 9, 0, i)).toISOString(),
-      message: `${stream} event ${id}`,
-      cloudwatch: { id, logGroup: LOG_GROUP, logStream: stream, owner: '123456789012' },
-    }),
+    JSON.stringify(eventDocument(stream, id, i)),
   ]);
   return http.request({
     method: 'POST',
@@ -57,6 +56,15 @@ function firehoseBulk(http: OpenSearchHttpClient, index: string, stream: string,
     body: `${lines.join('\n')}\n`,
     headers: { 'content-type': 'application/x-ndjson' },
   });
+}
+
+/** A document as the transform writes it (without the arrival the indexer reads: Firehose's index names it). */
+function eventDocument(stream: string, id: string, i: number): Record<string, unknown> {
+  return {
+    '@timestamp': new Date(Date.UTC(2026, 10, 23, 9, 0, i)).toISOString(),
+    message: `${stream} event ${id}`,
+    cloudwatch: { id, logGroup: LOG_GROUP, logStream: stream, owner: '123456789012' },
+  };
 }
 
 /** `_id` of every document of one log stream in `index`, sorted. */
@@ -117,8 +125,18 @@ test(
     const blocks = await http.request({ method: 'GET', path: '/_cluster/state/blocks' });
     expect(blocks.text).toContain('state not recovered');
 
-    // WHEN Firehose-shaped bulks (no ids) arrive now, for the day's index and for a new day's index
+    // WHEN Firehose-shaped bulks (no ids) arrive now, for the day's index and for a new day's index, and the
+    // indexer delivers a batch for each of the two days (records that arrived then), within a budget longer than
+    // the recovery delay
     const ids = ['1', '2', '3'];
+    const indexer = indexerOnNode(() => http, deliveryTargetOf(spec));
+    const direct = [existing, fresh].map((index) =>
+      indexer.deliver(
+        ids.map((id, i) => eventDocument('direct', id, i)),
+        Date.parse(`${index.slice(-10)}T12:00:00Z`),
+        3 * RECOVERY_DELAY_SECONDS * 1000,
+      ),
+    );
     const [toExisting, toFresh] = await Promise.all([
       firehoseBulk(http, existing, 'during', ids),
       firehoseBulk(http, fresh, 'during', ids),
@@ -144,6 +162,13 @@ test(
       expect(await idsOf(http, index, 'during')).toEqual(pipelineIds('during', ids));
     }
     expect(await idsOf(http, existing, 'before')).toEqual(pipelineIds('before', ['0']));
+    // THEN the indexer's batches were acknowledged whole, each event stored once under its own id, in its day's index
+    for (const result of await Promise.all(direct)) {
+      expect(result).toMatchObject({ failures: [], counts: { IndexedDocuments: 3, RefusedDocuments: 0 } });
+    }
+    for (const index of [existing, fresh]) {
+      expect(await idsOf(http, index, 'direct')).toEqual(pipelineIds('direct', ids));
+    }
   },
   2 * NODE_START_TIMEOUT_MILLIS + 4 * RECOVERY_DELAY_SECONDS * 1000,
 );
