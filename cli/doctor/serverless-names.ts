@@ -82,7 +82,13 @@ export function aossControlPlane(options: AossControlPlaneOptions): AossCall {
       signal: AbortSignal.timeout(10_000),
     });
     const text = await response.text();
-    const parsed = text === '' ? {} : (JSON.parse(text) as unknown);
+    let parsed: unknown;
+    try {
+      parsed = text === '' ? {} : (JSON.parse(text) as unknown);
+    } catch {
+      // Not the service's JSON (a proxy's or an emulator's HTML page): the status says what happened.
+      throw new AossCallError(operation, `HTTP ${response.status}`, 'the answer is not JSON');
+    }
     if (response.ok) return parsed;
     // `__type` is `ResourceNotFoundException` or `<namespace>#ResourceNotFoundException[:<more>]`.
     const field = (key: string): string | undefined =>

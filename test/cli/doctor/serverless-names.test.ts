@@ -21,6 +21,7 @@ import {
   serverlessNamesPort,
 } from '../../../cli/doctor/serverless-names';
 import { appStackPrefix } from '../../../cli/doctor/facts';
+import { run } from '../../../cli/main';
 import { startMoto, type MotoServer } from '../../../scripts/moto-server';
 import SANDBOX_SERVERLESS from '../../fixtures/sandbox-serverless.profile.json';
 import { buildTestApp } from '../../helpers/app';
@@ -220,5 +221,42 @@ describe('kfek doctor: are the collection and policy names held in the account?'
         fix: expect.stringContaining('aoss:GetAccessPolicy') as unknown,
       }),
     ]);
+  });
+
+  test('`kfek doctor --json` on a serverless assembly asks the account through its own ports and reports the names', async () => {
+    // GIVEN the assembly on disk, a foreign collection of kfek's name, and only the endpoint in the command's
+    // environment (the SDK's credential chain reads the process's; moto takes any keys)
+    const dir = buildTestApp({ overrides: SANDBOX_SERVERLESS }).app.synth().directory;
+    await customerKeyEncryption('someone-enc');
+    await aoss('CreateCollection', { name: 'kfek-test', type: 'VECTORSEARCH' });
+    const before = { ...process.env };
+    Object.assign(process.env, {
+      AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
+    });
+    let stdout = '';
+    // WHEN
+    const code = await run(['doctor', '--profile', 'test', '--cdk-out', dir, '--region', REGION, '--json'], {
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: () => true },
+      env: { AWS_ENDPOINT_URL: moto.endpoint },
+    }).finally(() => {
+      process.env = before;
+    });
+    // THEN the held collection fails the run; moto's missing GetAccessPolicy is a warning, not a lost check
+    const names = namesChecks((JSON.parse(stdout) as { findings: Finding[] }).findings);
+    expect(code).toBe(1);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          status: 'fail',
+          finding: expect.stringContaining("its type is VECTORSEARCH, kfek's is SEARCH") as unknown,
+        }),
+      ]),
+    );
+    expect(names.map((f) => f.status).sort()).toEqual(['fail', 'warn']);
+    expect(names.find((f) => f.status === 'warn')?.finding).toMatch(
+      /^could not look up data access policy kfek-test-acc: OpenSearch Serverless GetAccessPolicy answered HTTP \d+/,
+    );
   });
 });
