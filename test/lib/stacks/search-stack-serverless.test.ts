@@ -18,6 +18,7 @@ import { testOutdir } from '../../helpers/temp-dirs';
 const READER = 'arn:aws:iam::123456789012:role/PaymentsReader';
 const DEFAULT_READER = 'arn:aws:iam::123456789012:role/Everyone';
 const ADMIN = 'arn:aws:iam::123456789012:role/Admin';
+const AUDIT_READER = 'arn:aws:iam::123456789012:role/AuditReader';
 
 function serverlessConfig(): PipelineConfig {
   const profile = {
@@ -32,6 +33,12 @@ function serverlessConfig(): PipelineConfig {
         match: { logGroupPrefix: '/app/payments' },
         indexStem: 'payments',
         readerBackendRoles: [READER],
+      },
+      {
+        name: 'audit',
+        match: { logGroupPrefix: '/app/audit' },
+        indexStem: 'audit',
+        readerBackendRoles: [AUDIT_READER],
       },
     ],
   };
@@ -182,7 +189,8 @@ describe('Search stack, openSearch.kind "serverless"', () => {
     const { template } = buildSearch(false, true);
     const policy = deployedPolicy(template);
     const role = (part: string): string => roleId(template, part);
-    const indices = ['logs-2026-11-29', 'payments-2026-11-29', 'other-2026-11-29', '.kfek-registry'];
+    const kfek = ['logs-2026-11-29', 'payments-2026-11-29', 'audit-2026-11-29'];
+    const indices = [...kfek, 'other-2026-11-29', '.kfek-registry'];
     const indexPermissions = ['ReadDocument', 'WriteDocument', 'CreateIndex', 'UpdateIndex'];
     const all = {
       index: [...indexPermissions, 'DescribeIndex', 'DeleteIndex'],
@@ -200,11 +208,11 @@ describe('Search stack, openSearch.kind "serverless"', () => {
     ];
     const on = (resources: readonly string[], permissions: readonly string[]): string[] =>
       resources.flatMap((r) => permissions.map((p) => `${p} ${r}`));
-    const kfek = ['logs-2026-11-29', 'payments-2026-11-29'];
     // WHEN
     const matrix = Object.fromEntries(
       [
         ['payments reader', READER],
+        ['audit reader', AUDIT_READER],
         ['default reader', DEFAULT_READER],
         ['indexer', role('direct-delivery indexer')],
         ['retention', role('scheduled retention function')],
@@ -218,6 +226,7 @@ describe('Search stack, openSearch.kind "serverless"', () => {
     const sorted = (pairs: string[]): string[] => [...pairs].sort();
     expect(matrix).toEqual({
       'payments reader': sorted(on(['payments-2026-11-29'], ['ReadDocument', 'DescribeIndex'])),
+      'audit reader': sorted(on(['audit-2026-11-29'], ['ReadDocument', 'DescribeIndex'])),
       'default reader': sorted(on(['logs-2026-11-29'], ['ReadDocument', 'DescribeIndex'])),
       indexer: sorted(on(kfek, ['WriteDocument', 'CreateIndex', 'UpdateIndex', 'DescribeIndex'])),
       retention: sorted(on(kfek, ['DescribeIndex', 'DeleteIndex'])),
