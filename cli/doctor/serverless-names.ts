@@ -14,15 +14,15 @@
  * The calls: OpenSearch Serverless's control plane (AWS JSON 1.0, signed for `aoss`): BatchGetCollection,
  * GetSecurityPolicy and GetAccessPolicy (https://docs.aws.amazon.com/opensearch-service/latest/ServerlessAPIReference/).
  * @aws-sdk/client-opensearchserverless is not a dependency of this project; as for STS (cli/proxy/signing.ts), these
- * three read calls are signed with core/aws-signing.ts instead of adding the client.
+ * three read calls are signed with core/aws-signing.ts (cli/proxy/signing.ts `postSigned`) instead of adding the client.
  */
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import { signRequest } from '../../core/aws-signing';
 import { IMPACTS } from '../../core/contracts/impact';
 import { isObject } from '../../core/json';
 import type { CollectionPlan } from '../../core/opensearch/serverless-plan';
 import { CliError } from '../errors';
+import { postSigned } from '../proxy';
 import {
   type DoctorFacts,
   type Finding,
@@ -61,27 +61,15 @@ export function aossControlPlane(options: AossControlPlaneOptions): AossCall {
   const url = new URL(options.endpoint ?? `https://aoss.${options.region}.amazonaws.com/`);
   return async (operation, input) => {
     const body = JSON.stringify(input);
-    const signed = await signRequest(
+    const answer = await postSigned(
       { service: 'aoss', region: options.region, credentials: options.credentials },
-      {
-        method: 'POST',
-        origin: url,
-        target: '/',
-        headers: {
-          'content-type': 'application/x-amz-json-1.0',
-          'x-amz-target': `OpenSearchServerless.${operation}`,
-        },
-        body,
-      },
-    );
-    const { host: _host, ...headers } = signed.headers;
-    const response = await fetch(new URL(signed.target, url.origin), {
-      method: 'POST',
-      headers,
+      url,
       body,
-      signal: AbortSignal.timeout(10_000),
-    });
-    const text = await response.text();
+      { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `OpenSearchServerless.${operation}` },
+    );
+    if ('unreachable' in answer)
+      throw new AossCallError(operation, 'nothing', `${url.origin}: ${answer.unreachable}`);
+    const { response, text } = answer;
     let parsed: unknown;
     try {
       parsed = text === '' ? {} : (JSON.parse(text) as unknown);

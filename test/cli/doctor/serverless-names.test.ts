@@ -8,6 +8,7 @@
  * Each held name is judged by CloudFormation's record of who made it, and compared with what the deploy would create
  * on what matters (a collection's type, a policy's rules), never by its name or description.
  */
+import { createServer, type AddressInfo } from 'node:net';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { runChecks } from '../../../cli/doctor/checks';
 import type { DoctorFacts, Finding, HeldName } from '../../../cli/doctor/model';
@@ -221,6 +222,34 @@ describe('kfek doctor: are the collection and policy names held in the account?'
         fix: expect.stringContaining('aoss:GetAccessPolicy') as unknown,
       }),
     ]);
+  });
+
+  test('warns for every name, saying where and why, when the control plane does not answer', async () => {
+    // GIVEN an endpoint nothing listens on (a port just freed)
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = server.address() as AddressInfo;
+        server.close(() => resolve(free));
+      });
+    });
+    const unreachable = aossControlPlane({
+      region: REGION,
+      credentials: CREDENTIALS,
+      endpoint: `http://127.0.0.1:${port}`,
+    });
+    const collection = plan.collection;
+    if (collection === undefined) throw new Error('the profile plans no collection');
+    // WHEN
+    const held = await serverlessNamesPort({ aoss: unreachable, cloudformation })(
+      serverlessNamesOf(collection),
+      appStackPrefix(plan),
+    );
+    // THEN
+    const findings = checkServerlessNames(factsWith(held), plan);
+    expect(findings.map((f) => f.status)).toEqual(['warn', 'warn', 'warn', 'warn']);
+    expect(findings[0].finding).toMatch(
+      /^could not look up OpenSearch Serverless collection kfek-test: OpenSearch Serverless BatchGetCollection answered nothing: http:\/\/127\.0\.0\.1:\d+: .*ECONNREFUSED/,
+    );
   });
 
   test('`kfek doctor --json` on a serverless assembly asks the account through its own ports and reports the names', async () => {
