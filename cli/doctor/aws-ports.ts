@@ -9,9 +9,6 @@ import {
   CloudFormationClient,
   DescribeStacksCommand,
   GetTemplateCommand,
-  paginateListStackResources,
-  paginateListStacks,
-  StackStatus,
   type Stack,
 } from '@aws-sdk/client-cloudformation';
 import {
@@ -49,14 +46,10 @@ import type {
 import { iteratorAgePort } from './cloudwatch-port';
 import type { DoctorPorts } from './facts';
 import type { NamedResource } from './plan';
+import { ownerIn, stackOwners } from './stack-owners';
 
 /** The bootstrap stack `cdk bootstrap` creates (default qualifier). */
 export const TOOLKIT_STACK = 'CDKToolkit';
-
-/** Every stack status but DELETE_COMPLETE: stacks that still own their resources. */
-const LIVE_STACK_STATUSES = Object.values(StackStatus).filter(
-  (status) => status !== StackStatus.DELETE_COMPLETE,
-);
 
 const errorMessage = (error: unknown): string =>
   typeof error === 'object' && error !== null && 'message' in error ? String(error.message) : String(error);
@@ -198,38 +191,14 @@ export function existingPort(clients: ExistingPortClients): DoctorPorts['existin
         return accountPolicyNames;
     }
   };
-  /**
-   * Physical ids of the resources of every live stack whose name starts with `stackPrefix` (this app's stacks,
-   * all profiles). DescribeStackResources by physical id would answer directly, but it also needs the stack to
-   * exist and moto does not implement that form; listing the app's stacks works on both.
-   */
-  const owners = async (stackPrefix: string): Promise<Map<string, string>> => {
-    const map = new Map<string, string>();
-    const client = { client: cloudformation };
-    for await (const page of paginateListStacks(client, { StackStatusFilter: LIVE_STACK_STATUSES })) {
-      for (const summary of page.StackSummaries ?? []) {
-        const stackName = summary.StackName ?? '';
-        if (!stackName.startsWith(stackPrefix)) continue;
-        for await (const resources of paginateListStackResources(client, { StackName: stackName })) {
-          for (const r of resources.StackResourceSummaries ?? []) {
-            if (r.PhysicalResourceId !== undefined) map.set(r.PhysicalResourceId, stackName);
-          }
-        }
-      }
-    }
-    return map;
-  };
   return async (names, stackPrefix) => {
     const found: NamedResource[] = [];
     for (const r of names) {
       for (const name of await existing(r)) found.push({ ...r, name });
     }
     if (found.length === 0) return [];
-    const byPhysicalId = await owners(stackPrefix);
-    // Some physical ids join several parts with '|' (account policies among them): match the name as one part.
-    const ownerOf = (name: string): string | undefined =>
-      byPhysicalId.get(name) ?? [...byPhysicalId].find(([id]) => id.split('|').includes(name))?.[1];
-    return found.map((r): ExistingName => ({ ...r, ownerStack: ownerOf(r.name) }));
+    const byPhysicalId = await stackOwners(cloudformation, stackPrefix);
+    return found.map((r): ExistingName => ({ ...r, ownerStack: ownerIn(byPhysicalId, r.name) }));
   };
 }
 

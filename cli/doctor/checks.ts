@@ -12,6 +12,7 @@ import { checkMapping, checkStacks, checkSubscriptions } from './after-deploy';
 import { checkChange } from './change';
 import { checkDomain } from './domain';
 import { type CollectionPlan, describeCollectionPlan } from '../../core/opensearch/serverless-plan';
+import { checkServerlessNames } from './serverless-names';
 import { checkStreamRetention } from './stream-retention';
 import { type DoctorFacts, type ExistingName, type Finding, skip, unanswered } from './model';
 import type { NamedResource, ProfilePlan } from './plan';
@@ -323,7 +324,9 @@ export function runChecks(facts: DoctorFacts): readonly Finding[] {
     checkClashes(facts),
     ...checkChange(facts, plan),
     checkStreamRetention(facts, plan),
-    ...(plan?.collection === undefined ? checkDomain(facts, plan) : [checkCollection(plan.collection)]),
+    ...(plan?.collection === undefined
+      ? checkDomain(facts, plan)
+      : [checkCollection(plan.collection), ...checkServerlessNames(facts, plan)]),
     checkStacks(facts, plan),
     checkSubscriptions(facts, plan),
     checkMapping(facts),

@@ -19,6 +19,7 @@ import { getCallerIdentity } from '../proxy';
 import { type AccountPorts, accountPorts, type DoctorClients } from './aws-ports';
 import type { DoctorPorts } from './facts';
 import { type ProfilePlan, readPlan } from './plan';
+import { aossControlPlane, serverlessNamesPort } from './serverless-names';
 import { synthesize } from './synth';
 
 export interface AwsPortsOptions {
@@ -61,17 +62,16 @@ export function createAwsPorts(options: AwsPortsOptions): AwsPorts {
   let clients: DoctorClients | undefined;
   let account: AccountPorts | undefined;
   // Built on first use, after the region port has resolved the region the clients need.
-  const get = (): AccountPorts => {
-    clients ??= {
+  const sdkClients = (): DoctorClients =>
+    (clients ??= {
       cloudformation: new CloudFormationClient(config()),
       ssm: new SSMClient(config()),
       lambda: new LambdaClient(config()),
       opensearch: new OpenSearchClient(config()),
       logs: new CloudWatchLogsClient(config()),
       cloudwatch: new CloudWatchClient(config()),
-    };
-    return (account ??= accountPorts(clients, options.credentials));
-  };
+    });
+  const get = (): AccountPorts => (account ??= accountPorts(sdkClients(), options.credentials));
   const env = options.env;
   const ports: DoctorPorts = {
     region: async () => {
@@ -98,6 +98,15 @@ export function createAwsPorts(options: AwsPortsOptions): AwsPorts {
     lambdaLimits: () => get().lambdaLimits(),
     instanceFit: (...args) => get().instanceFit(...args),
     existing: (names, stackPrefix) => get().existing(names, stackPrefix),
+    serverlessNames: (names, stackPrefix) => {
+      const { cloudformation } = sdkClients();
+      const aoss = aossControlPlane({
+        region: resolved ?? '',
+        credentials: options.credentials,
+        ...(endpoint !== undefined ? { endpoint } : {}),
+      });
+      return serverlessNamesPort({ aoss, cloudformation })(names, stackPrefix);
+    },
     stacks: (names) => get().stacks(names),
     deployedTemplates: (names) => get().deployedTemplates(names),
     subscriptionDestinations: (name) => get().subscriptionDestinations(name),

@@ -7,6 +7,7 @@ import type { DomainState } from '../../core/opensearch/domain-state';
 import type { OpenSearchSpec } from '../../core/opensearch/spec';
 import { type AuthInfo, messageOf } from '../proxy';
 import { domainSpecs } from './domain';
+import { serverlessNamesOf } from './serverless-names';
 import { retentionDecreases } from './stream-retention';
 import type {
   BootstrapFacts,
@@ -14,9 +15,11 @@ import type {
   DeployedTemplate,
   DoctorFacts,
   ExistingName,
+  HeldName,
   InstanceFit,
   LambdaFacts,
   Probe,
+  ServerlessName,
 } from './model';
 import type { NamedResource, ProfilePlan } from './plan';
 import { stackScope } from '../../core/change-plan/deploy-order';
@@ -42,6 +45,11 @@ export interface DoctorPorts {
    * whose names start with `stackPrefix` (`kfek-`: every profile of this app).
    */
   existing(names: readonly NamedResource[], stackPrefix: string): Promise<readonly ExistingName[]>;
+  /**
+   * What the account holds under a serverless profile's collection and policy names, and which stack of this app
+   * (by `stackPrefix`) owns each. @default - not asked: the names check is skipped
+   */
+  serverlessNames?(names: readonly ServerlessName[], stackPrefix: string): Promise<readonly HeldName[]>;
   /** Those of `stackNames` that exist. */
   stacks(stackNames: readonly string[]): Promise<readonly DeployedStack[]>;
   /** The templates of those of `stackNames` that exist. */
@@ -142,11 +150,20 @@ async function gatherAccountWide(
     probe('CloudFormation DescribeStacks', () => ports.stacks(Object.values(p.stackNames))),
     probe('CloudFormation GetTemplate', () => ports.deployedTemplates(inScope)),
   ]);
+  const serverless = p.collection;
+  const serverlessNames =
+    serverless === undefined || ports.serverlessNames === undefined
+      ? undefined
+      : await probe(
+          'looking for existing collections and policies',
+          async () => (await ports.serverlessNames?.(serverlessNamesOf(serverless), appStackPrefix(p))) ?? [],
+        );
   return {
     ...facts,
     lambda,
     ...(instances !== undefined ? { instances } : {}),
     existing,
+    ...(serverlessNames !== undefined ? { serverlessNames } : {}),
     stacks,
     deployedTemplates,
   };

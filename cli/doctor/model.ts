@@ -58,6 +58,27 @@ export interface ExistingName extends NamedResource {
   readonly ownerStack: string | undefined;
 }
 
+/** A name a serverless profile's deploy gives: the collection's, or a policy's (by its type). */
+export interface ServerlessName {
+  readonly kind: 'collection' | 'encryption' | 'network' | 'data';
+  readonly name: string;
+}
+
+/** What the account holds under a {@link ServerlessName} (cli/doctor/serverless-names.ts). */
+export interface HeldName extends ServerlessName {
+  /** Undefined when the name is free (or could not be looked up: {@link error}). */
+  readonly held?: {
+    /** CloudFormation's physical id of such a resource: a collection's id, a policy's name. */
+    readonly physicalId: string;
+    /** A collection's `{ type, group }`, a policy's document. */
+    readonly content: unknown;
+    /** The stack of this app that owns it; undefined when none does. */
+    readonly ownerStack?: string;
+  };
+  /** Why it could not be looked up. */
+  readonly error?: string;
+}
+
 export interface DeployedStack {
   readonly stackName: string;
   readonly status: string;
@@ -96,6 +117,8 @@ export interface DoctorFacts {
   readonly lambda?: Probe<LambdaFacts>;
   readonly instances?: Probe<readonly InstanceFit[]>;
   readonly existing?: Probe<readonly ExistingName[]>;
+  /** A serverless profile's collection and policy names as the account holds them (cli/doctor/serverless-names.ts). */
+  readonly serverlessNames?: Probe<readonly HeldName[]>;
   /** This profile's stacks that exist (absent ones are not listed). */
   readonly stacks?: Probe<readonly DeployedStack[]>;
   /** The deployed templates of this account and region's stacks of the profile (absent ones are not listed). */

@@ -47,6 +47,7 @@ export {
   mappableArn,
   messageOf,
   parseAuthInfo,
+  postSigned,
 } from './signing';
 
 /** Starts the proxy on 127.0.0.1 and resolves once it listens. */

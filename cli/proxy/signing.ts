@@ -3,7 +3,7 @@
  * plugin's authinfo answer, and how errors are described to the operator. Signing itself is core/aws-signing.ts.
  */
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
-import { defaultCredentialProvider, signRequest } from '../../core/aws-signing';
+import { defaultCredentialProvider, type SigV4Scope, signRequest } from '../../core/aws-signing';
 import { ProxyCredentialsError, ProxyError } from './errors';
 
 /** How the security plugin sees a caller: the answer of `GET _plugins/_security/authinfo`. */
@@ -67,44 +67,64 @@ export async function getCallerIdentity(options: CallerIdentityOptions): Promise
   const credentials = await resolveCredentials(options.credentials ?? (await defaultCredentialProvider()));
   const url = new URL(options.endpoint ?? `https://sts.${options.region}.amazonaws.com/`);
   const body = 'Action=GetCallerIdentity&Version=2011-06-15';
-  const signed = await signRequest(
-    { service: 'sts', region: options.region, credentials },
-    {
-      method: 'POST',
-      origin: url,
-      target: url.pathname,
-      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
-      body,
-    },
-  );
-  const { host: _host, ...headers } = signed.headers;
-  let response: Response;
-  let text: string;
-  try {
-    response = await fetch(new URL(signed.target, url.origin), {
-      method: 'POST',
-      headers,
-      body,
-      signal: AbortSignal.timeout(10_000),
-    });
-    text = await response.text();
-  } catch (error) {
-    // fetch reports every network failure as "fetch failed"; the reason is in its cause.
-    const cause =
-      typeof error === 'object' && error !== null && 'cause' in error && error.cause !== undefined
-        ? error.cause
-        : error;
+  const answer = await postSigned({ service: 'sts', region: options.region, credentials }, url, body, {
+    'content-type': 'application/x-www-form-urlencoded; charset=utf-8',
+  });
+  if ('unreachable' in answer) {
     throw new ProxyError(
-      `Cannot ask STS who signs (GetCallerIdentity at ${url.origin}: ${describeNetworkError(cause)}).`,
-      { cause: error },
+      `Cannot ask STS who signs (GetCallerIdentity at ${url.origin}: ${answer.unreachable}).`,
+      {
+        cause: answer.error,
+      },
     );
   }
+  const { response, text } = answer;
   const arn = /<Arn>([^<]+)<\/Arn>/.exec(text)?.[1];
   if (!response.ok || arn === undefined) {
     const code = /<Code>([^<]+)<\/Code>/.exec(text)?.[1] ?? `HTTP ${response.status}`;
     throw new ProxyCredentialsError(`STS GetCallerIdentity answered ${code}`);
   }
   return arn;
+}
+
+/**
+ * POSTs `body` to `url`, signed for `scope` (core/aws-signing.ts), and reads the answer; when none comes, says why
+ * (`unreachable`: the network error's code and message; fetch itself only says "fetch failed"). The few AWS API
+ * calls the CLI makes without an SDK client (STS GetCallerIdentity, OpenSearch Serverless's reads in `kfek doctor`)
+ * go through here.
+ */
+export async function postSigned(
+  scope: SigV4Scope,
+  url: URL,
+  body: string,
+  headers: Readonly<Record<string, string>>,
+): Promise<
+  | { readonly response: Response; readonly text: string }
+  | { readonly unreachable: string; readonly error: unknown }
+> {
+  const signed = await signRequest(scope, {
+    method: 'POST',
+    origin: url,
+    target: url.pathname,
+    headers,
+    body,
+  });
+  const { host: _host, ...sent } = signed.headers;
+  try {
+    const response = await fetch(new URL(signed.target, url.origin), {
+      method: 'POST',
+      headers: sent,
+      body,
+      signal: AbortSignal.timeout(10_000),
+    });
+    return { response, text: await response.text() };
+  } catch (error) {
+    const cause =
+      typeof error === 'object' && error !== null && 'cause' in error && error.cause !== undefined
+        ? error.cause
+        : error;
+    return { unreachable: describeNetworkError(cause), error };
+  }
 }
 
 /** The message of anything thrown (duck-typed for the reason given below). */

@@ -35,8 +35,15 @@ export interface CollectionAccessInput {
   readonly collection: string;
   /** The indexer's role (and any other writer): create, update and write kfek's families, nothing else. */
   readonly writers: readonly string[];
-  /** kfek's provisioner role and the people of `openSearch.access.adminBackendRoles`: everything. */
+  /** The people of `openSearch.access.adminBackendRoles`: everything, as a domain's `all_access`. */
   readonly admins: readonly string[];
+  /**
+   * kfek's provisioner role (the custom resource, core/opensearch/serverless-provision.ts): list and write the index
+   * templates, and read, create and write kfek's record, the index named {@link recordIndex}; nothing on the families
+   * ({@link PROVISIONER_COLLECTION_PERMISSIONS}, {@link PROVISIONER_RECORD_PERMISSIONS}).
+   * @default - none
+   */
+  readonly provisioners?: readonly string[];
   /**
    * The scheduled retention function's role (issue 42): list and delete kfek's families, nothing else.
    * @default - none
@@ -73,6 +80,33 @@ export const WRITER_PERMISSIONS = [
 export const RETAINER_PERMISSIONS = ['aoss:DescribeIndex', 'aoss:DeleteIndex'] as const;
 /** What a reader needs for `_search`, `_count`, `_mget` and Dashboards' index listing: nothing that writes. */
 export const READER_PERMISSIONS = ['aoss:ReadDocument', 'aoss:DescribeIndex'] as const;
+/**
+ * What the provisioner needs on the collection: its index templates, which are collection items, not index resources
+ * ("Alias and template permissions are at the collection level, while permissions for creating, modifying, and
+ * searching data are at the index level": the Policy syntax table of serverless-data-access.html). In the API table
+ * of serverless-genref.html, DescribeCollectionItems "describe[s] aliases and index templates" (`GET _index_template`,
+ * which lists them before any write) and UpdateCollectionItems "update[s] aliases and index templates" (the `PUT
+ * _index_template/<name>` of each family). CreateCollectionItems is listed for creating items (`POST _aliases`); the
+ * table does not say under which of Create or Update a PUT of a template that does not exist yet falls, and a new
+ * route's first deploy sends exactly that, so both are granted: a deploy refused there would fail after the access
+ * policy's retries with nothing to fix but this policy. DeleteCollectionItems is not: kfek never deletes a template
+ * (a removed route's is kept, serverless-provision.ts).
+ */
+export const PROVISIONER_COLLECTION_PERMISSIONS = [
+  'aoss:DescribeCollectionItems',
+  'aoss:CreateCollectionItems',
+  'aoss:UpdateCollectionItems',
+] as const;
+/**
+ * What the provisioner needs on kfek's record (registry.ts): read its one document (`GET <record>/_doc/objects`,
+ * ReadDocument), create the index on the first deploy (`PUT <record>`, CreateIndex) and write the document
+ * (`PUT <record>/_doc/objects`, WriteDocument). Nothing on the families: templates, not indices, shape them.
+ */
+export const PROVISIONER_RECORD_PERMISSIONS = [
+  'aoss:ReadDocument',
+  'aoss:CreateIndex',
+  'aoss:WriteDocument',
+] as const;
 
 /** `index/<collection>/<pattern>`, the form a data access policy names indices by. */
 export function indexResource(collection: string, pattern: string): string {
@@ -84,85 +118,75 @@ export function collectionResource(collection: string): string {
   return `collection/${collection}`;
 }
 
+/** One statement for `principals` (none when there are none): an index rule, and a collection rule when it has items. */
+function statement(
+  principals: readonly string[],
+  description: string,
+  index: { readonly resources: readonly string[]; readonly permissions: readonly string[] },
+  collection?: { readonly resource: string; readonly permissions: readonly string[] },
+): AccessStatement[] {
+  if (principals.length === 0) return [];
+  const rules: AccessRule[] = [
+    { ResourceType: 'index', Resource: [...index.resources], Permission: [...index.permissions] },
+  ];
+  if (collection !== undefined) {
+    rules.push({
+      ResourceType: 'collection',
+      Resource: [collection.resource],
+      Permission: [...collection.permissions],
+    });
+  }
+  return [{ Description: description, Rules: rules, Principal: [...principals] }];
+}
+
 /**
- * The data access policy: one statement for the writers on every family, one for the admins on everything, and one
- * per family that has readers, on exactly that family's pattern (the default route's readers on the default's).
- * Families without readers get no statement: nobody but admins reads them.
+ * The data access policy: one statement per role of kfek's own (the indexer writes every family, the retention
+ * function deletes them, the provisioner writes the templates and the record, reconcile reads), one for the admins on
+ * everything, and one per family that has readers, on exactly that family's pattern (the default route's readers on
+ * the default's). Families without readers get no statement: nobody but admins reads them.
  */
 export function collectionAccessPolicy(input: CollectionAccessInput): readonly AccessStatement[] {
   const { collection } = input;
-  const statements: AccessStatement[] = [];
-  // One rule on every family's pattern for each role of kfek's own: the indexer writes, the retention function deletes.
-  const onFamilies = (
-    principals: readonly string[],
-    description: string,
-    permissions: readonly string[],
-  ): void => {
-    if (principals.length === 0) return;
-    statements.push({
-      Description: description,
-      Rules: [
-        {
-          ResourceType: 'index',
-          Resource: input.families.map((f) => indexResource(collection, f.indexPattern)),
-          Permission: [...permissions],
-        },
-      ],
-      Principal: [...principals],
-    });
-  };
-  onFamilies(input.writers, "kfek's indexer writes kfek's indices", WRITER_PERMISSIONS);
-  onFamilies(
-    input.retainers ?? [],
-    "kfek's retention function deletes kfek's indices past retention",
-    RETAINER_PERMISSIONS,
-  );
-  if (input.admins.length > 0) {
-    statements.push({
-      Description: 'kfek admins: every collection item and index',
-      Rules: [
-        { ResourceType: 'collection', Resource: [collectionResource(collection)], Permission: ['aoss:*'] },
-        { ResourceType: 'index', Resource: [indexResource(collection, '*')], Permission: ['aoss:*'] },
-      ],
-      Principal: [...input.admins],
-    });
-  }
-  if ((input.reconcilers ?? []).length > 0) {
-    statements.push({
-      Description: 'kfek reconcile reads every family, the index templates and the record',
-      Rules: [
-        {
-          ResourceType: 'index',
-          Resource: [
-            ...input.families.map((f) => indexResource(collection, f.indexPattern)),
-            indexResource(collection, input.recordIndex ?? '.kfek-registry'),
-          ],
-          Permission: [...READER_PERMISSIONS],
-        },
-        {
-          ResourceType: 'collection',
-          Resource: [collectionResource(collection)],
-          Permission: ['aoss:DescribeCollectionItems'],
-        },
-      ],
-      Principal: [...(input.reconcilers ?? [])],
-    });
-  }
-  for (const family of input.families) {
-    if (family.readers.length === 0) continue;
-    statements.push({
-      Description: `readers of ${family.indexPattern}`,
-      Rules: [
-        {
-          ResourceType: 'index',
-          Resource: [indexResource(collection, family.indexPattern)],
-          Permission: [...READER_PERMISSIONS],
-        },
-      ],
-      Principal: [...family.readers],
-    });
-  }
-  return statements;
+  const families = input.families.map((f) => indexResource(collection, f.indexPattern));
+  const record = indexResource(collection, input.recordIndex ?? '.kfek-registry');
+  const items = (permissions: readonly string[]): { resource: string; permissions: readonly string[] } => ({
+    resource: collectionResource(collection),
+    permissions,
+  });
+  return [
+    ...statement(input.writers, "kfek's indexer writes kfek's indices", {
+      resources: families,
+      permissions: WRITER_PERMISSIONS,
+    }),
+    ...statement(input.retainers ?? [], "kfek's retention function deletes kfek's indices past retention", {
+      resources: families,
+      permissions: RETAINER_PERMISSIONS,
+    }),
+    ...statement(
+      input.admins,
+      'kfek admins: every collection item and index',
+      { resources: [indexResource(collection, '*')], permissions: ['aoss:*'] },
+      items(['aoss:*']),
+    ),
+    ...statement(
+      input.provisioners ?? [],
+      "kfek's provisioner writes the index templates and kfek's record",
+      { resources: [record], permissions: PROVISIONER_RECORD_PERMISSIONS },
+      items(PROVISIONER_COLLECTION_PERMISSIONS),
+    ),
+    ...statement(
+      input.reconcilers ?? [],
+      'kfek reconcile reads every family, the index templates and the record',
+      { resources: [...families, record], permissions: READER_PERMISSIONS },
+      items(['aoss:DescribeCollectionItems']),
+    ),
+    ...input.families.flatMap((family) =>
+      statement(family.readers, `readers of ${family.indexPattern}`, {
+        resources: [indexResource(collection, family.indexPattern)],
+        permissions: READER_PERMISSIONS,
+      }),
+    ),
+  ];
 }
 
 /** A data access policy `Resource` pattern (`*` any run of characters) matched against a concrete resource. */

@@ -24,13 +24,24 @@ export interface AccessPlan {
   readonly permissions: readonly string[];
 }
 
+/** A security or data access policy the deploy creates. */
+export interface PolicyPlan {
+  readonly type: string;
+  readonly name: string;
+  /**
+   * The policy document as the template renders it, a token (a role's ARN) written as `<logical id>`, so `kfek
+   * doctor` can compare it with a policy of the same name in the account; undefined when it is not JSON.
+   */
+  readonly document?: unknown;
+}
+
 export interface CollectionPlan {
   readonly name: string;
   readonly type: string;
   /** @default - no collection group (a Classic collection) */
   readonly group?: CollectionGroupPlan;
   /** `encryption: kfek-x-enc`, `network: kfek-x-net`, `data: kfek-x-acc`. */
-  readonly policies: readonly { readonly type: string; readonly name: string }[];
+  readonly policies: readonly PolicyPlan[];
   /** The data access policy's statements; empty when it could not be read from the template. */
   readonly access: readonly AccessPlan[];
 }
@@ -54,13 +65,17 @@ function rendered(value: unknown): string {
     .join(typeof join[0] === 'string' ? join[0] : '');
 }
 
-function accessOf(policy: unknown): AccessPlan[] {
-  let statements: unknown;
+/** A policy document of the template, parsed; undefined when it is not JSON. */
+function documentOf(policy: unknown): unknown {
   try {
-    statements = JSON.parse(rendered(policy));
+    return JSON.parse(rendered(policy)) as unknown;
   } catch {
-    return [];
+    return undefined;
   }
+}
+
+function accessOf(policy: unknown): AccessPlan[] {
+  const statements = documentOf(policy);
   if (!Array.isArray(statements)) return [];
   return statements.map((s) => {
     const rules = Array.isArray(obj(s).Rules) ? (obj(s).Rules as unknown[]).map(obj) : [];
@@ -104,7 +119,15 @@ export function collectionPlanOf(
             maxSearchOcu: num(limits.MaxSearchCapacityInOcu),
           },
         }),
-    policies: policies.map((r) => ({ type: str(obj(r.Properties).Type), name: str(obj(r.Properties).Name) })),
+    policies: policies.map((r) => {
+      const props = obj(r.Properties);
+      const document = documentOf(props.Policy);
+      return {
+        type: str(props.Type),
+        name: str(props.Name),
+        ...(document === undefined ? {} : { document }),
+      };
+    }),
     access: accessOf(obj(dataPolicy?.Properties).Policy),
   };
 }

@@ -175,7 +175,8 @@ function stepsLine(steps: readonly ProvisionStep[]): string {
 }
 
 /**
- * A collection: its templates and kfek's record, as the role the collection's data access policy names an admin.
+ * A collection: its templates and kfek's record, as the role the collection's data access policy names its
+ * provisioner (those two and nothing else, core/opensearch/serverless-access.ts).
  * A just-written data access policy, like an IAM policy, takes a while to apply: a 401/403 is retried as on a domain.
  */
 async function provisionCollectionEvent(

@@ -113,7 +113,7 @@ export interface OpenSearchProvisionerProps {
    * The OpenSearch Serverless collection to provision instead (issue 42, docs/serverless.md): only kfek's index
    * templates and its record, signed for `aoss` (core/opensearch/serverless-provision.ts). The role must be in the
    * collection's data access policy and have `aoss:APIAccessAll` on it (lib/constructs/serverless-collection.ts
-   * grants both to its admin role).
+   * grants both to the Search stack's admin role, the policy's provisioner: templates and the record only).
    * @default - none
    */
   readonly collection?: { readonly endpoint: string; readonly arn: string };

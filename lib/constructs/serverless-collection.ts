@@ -21,7 +21,10 @@ export interface ServerlessCollectionProps {
   readonly settings: ServerlessConfig;
   /** kfek's index families and who reads each (the default route's and every route's). */
   readonly families: readonly AccessFamily[];
-  /** The role kfek's provisioner runs as: every permission on the collection (templates, index deletion). */
+  /**
+   * The role kfek's provisioner runs as (the Search stack's admin role): the index templates and kfek's record only
+   * (core/opensearch/serverless-access.ts `provisioners`), not the admins' `aoss:*`.
+   */
   readonly adminRole: iam.IRole;
   /**
    * People with every permission (config `openSearch.access.adminBackendRoles`).
@@ -127,23 +130,16 @@ export class ServerlessCollection extends Construct {
           collection: name,
           writers: [this.writerRole.roleArn],
           retainers: [this.retentionRole.roleArn],
-          admins: [props.adminRole.roleArn, ...(props.adminPrincipals ?? [])],
+          admins: [...(props.adminPrincipals ?? [])],
+          provisioners: [props.adminRole.roleArn],
           families: props.families,
-          ...(reconciler === undefined
-            ? {}
-            : {
-                reconcilers: [reconciler.roleArn],
-                recordIndex: registryIndex(OPENSEARCH_SPEC_DEFAULTS.name),
-              }),
+          recordIndex: registryIndex(OPENSEARCH_SPEC_DEFAULTS.name),
+          ...(reconciler === undefined ? {} : { reconcilers: [reconciler.roleArn] }),
         }),
       ),
     });
   }
 
-  /**
-   * The writer (the indexer) and the retention function's roles, which IAM admits to this collection's data plane
-   * only (as it admits the provisioner's `adminRole`); the data access policy then decides per index.
-   */
   /**
    * The roles that reach the data plane, each admitted by IAM to this collection only (`aoss:APIAccessAll`); the data
    * access policy then decides per index: the indexer's writer, the retention function's, and with `reconcileReader`

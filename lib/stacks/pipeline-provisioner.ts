@@ -20,7 +20,7 @@ export interface PipelineProvisionerProps {
    */
   readonly collection?: { readonly endpoint: string; readonly arn: string };
   /**
-   * The domain's master user, or the admin role the collection's data access policy names
+   * The domain's master user, or the admin role the collection's data access policy names its provisioner
    * (PipelineStackProps.openSearchAdminRole): the provisioner runs as it.
    */
   readonly role: iam.IRole;

@@ -149,7 +149,14 @@ function permissionsOf(
       const patterns = named === undefined ? ['*'] : named.split(',');
       return patterns.map((pattern) => ({ permission: 'aoss:DescribeIndex', resource: index(pattern) }));
     }
-    const verb = request.method === 'GET' || request.method === 'HEAD' ? 'Describe' : 'Update';
+    // serverless-genref.html's API table: DescribeCollectionItems "describe[s] aliases and index templates",
+    // UpdateCollectionItems updates them and DeleteCollectionItems deletes them.
+    const verb =
+      request.method === 'GET' || request.method === 'HEAD'
+        ? 'Describe'
+        : request.method === 'DELETE'
+          ? 'Delete'
+          : 'Update';
     return [{ permission: `aoss:${verb}CollectionItems`, resource: collectionResource(collection) }];
   }
   const permission = indexPermission(request.method, second);

@@ -1,7 +1,7 @@
 /**
- * The collection's data access policy (core/opensearch/serverless-access.ts) for the scheduled reconcile function:
- * it reads every family and kfek's record and lists the index templates, and writes or deletes nothing (its heal
- * goes through the raw stream).
+ * The collection's data access policy (core/opensearch/serverless-access.ts) for kfek's own roles: the scheduled
+ * reconcile function reads every family and kfek's record and lists the index templates, and writes or deletes nothing
+ * (its heal goes through the raw stream); the provisioner writes the index templates and kfek's record only.
  */
 import {
   collectionAccessPolicy,
@@ -57,5 +57,57 @@ describe('the reconcile function in the data access policy', () => {
     const policy = collectionAccessPolicy({ collection: 'c', writers: [], admins: [], families: [] });
     // THEN
     expect(policy.some((s) => s.Description.includes('reconcile'))).toBe(false);
+  });
+});
+
+describe("the provisioner in the data access policy: the index templates and kfek's record, nothing else", () => {
+  const PROVISIONER = 'arn:aws:iam::123456789012:role/provisioner';
+  const policy = collectionAccessPolicy({
+    collection: 'c',
+    writers: [],
+    admins: [],
+    provisioners: [PROVISIONER],
+    families: [{ indexPattern: 'logs-*', readers: [] }],
+    recordIndex: '.kfek-registry',
+  });
+  const may = (permission: string, resource: string): boolean =>
+    policyAllows(policy, PROVISIONER, permission, resource);
+
+  test('lists and writes the index templates, and reads, creates and writes the record', () => {
+    // THEN
+    for (const permission of ['Describe', 'Create', 'Update'].map((v) => `aoss:${v}CollectionItems`)) {
+      expect([permission, may(permission, collectionResource('c'))]).toEqual([permission, true]);
+    }
+    for (const permission of ['aoss:ReadDocument', 'aoss:CreateIndex', 'aoss:WriteDocument']) {
+      expect([permission, may(permission, indexResource('c', '.kfek-registry'))]).toEqual([permission, true]);
+    }
+  });
+
+  test('fails when it would delete a template, touch a family, delete the record or reach another collection', () => {
+    // THEN
+    expect(may('aoss:DeleteCollectionItems', collectionResource('c'))).toBe(false);
+    expect(may('aoss:UpdateCollectionItems', collectionResource('other'))).toBe(false);
+    expect(may('aoss:DeleteIndex', indexResource('c', '.kfek-registry'))).toBe(false);
+    for (const permission of [
+      'ReadDocument',
+      'WriteDocument',
+      'CreateIndex',
+      'DeleteIndex',
+      'DescribeIndex',
+    ]) {
+      expect([permission, may(`aoss:${permission}`, indexResource('c', 'logs-2026-11-29'))]).toEqual([
+        permission,
+        false,
+      ]);
+    }
+  });
+
+  test('no provisioner statement without provisioners, and the admins keep aoss:*', () => {
+    // WHEN
+    const admins = collectionAccessPolicy({ collection: 'c', writers: [], admins: ['a'], families: [] });
+    // THEN
+    expect(admins.some((s) => s.Description.includes('provisioner'))).toBe(false);
+    expect(policyAllows(admins, 'a', 'aoss:DeleteCollectionItems', collectionResource('c'))).toBe(true);
+    expect(policyAllows(admins, 'a', 'aoss:DeleteIndex', indexResource('c', 'logs-1'))).toBe(true);
   });
 });

@@ -4,7 +4,9 @@
  * the data access policy kfek deploys. kfek's templates (the teams profile: the default family and each route's)
  * reach the collection through the APIs Serverless lists, the record is written, a second run changes nothing, a
  * hand edit is restored, a foreign template that would make OpenSearch refuse kfek's is refused before anything is
- * written, and the indexer's writer role may not provision.
+ * written, and the indexer's writer role may not provision. The provisioner signs as its own role, which the policy
+ * gives the index templates and kfek's record only (not the admins' `aoss:*`): every run here passes under that
+ * narrowed statement, and what lies outside it (a log index, deleting an index or a template) is refused for it.
  */
 import { resolveConfig } from '../../../core/config';
 import { openSearchSpecInputOf } from '../../../core/config/opensearch-spec';
@@ -16,7 +18,7 @@ import {
   type OpenSearchHttpClient,
 } from '../../../core/opensearch/http';
 import { handleEvent, PHYSICAL_RESOURCE_ID } from '../../../lambda/opensearch-provisioner/handler';
-import { readRegistry, registryKey } from '../../../core/opensearch/registry';
+import { readRegistry, registryIndex, registryKey } from '../../../core/opensearch/registry';
 import { collectionAccessPolicy } from '../../../core/opensearch/serverless-access';
 import {
   CollectionTemplateClashError,
@@ -34,7 +36,8 @@ import { STANDIN_REGION, standinIdentity } from '../../helpers/serverless-standi
 
 jest.setTimeout(120_000);
 
-const ADMIN = standinIdentity('provisioner');
+const ADMIN = standinIdentity('admin');
+const PROVISIONER = standinIdentity('provisioner');
 const WRITER = standinIdentity('indexer');
 const spec = resolveOpenSearchSpec(openSearchSpecInputOf(resolveConfig(CDK_JSON_CONTEXT, 'teams')));
 const families = indexFamilies(spec);
@@ -47,11 +50,13 @@ describe('provisionCollection on the Serverless stand-in', () => {
     standin = await startServerlessStandin({
       upstream: node.node().url,
       region: STANDIN_REGION,
-      identities: [ADMIN, WRITER],
+      identities: [ADMIN, PROVISIONER, WRITER],
       accessPolicy: collectionAccessPolicy({
         collection: 'kfek-standin',
         writers: [WRITER.principal],
         admins: [ADMIN.principal],
+        provisioners: [PROVISIONER.principal],
+        recordIndex: registryIndex(spec.name),
         families: families.map((f) => ({ indexPattern: f.indexPattern, readers: [] })),
       }),
     });
@@ -63,6 +68,14 @@ describe('provisionCollection on the Serverless stand-in', () => {
       baseUrl: standin.url,
       maxAttempts: 1,
       auth: { kind: 'sigv4', region: STANDIN_REGION, service: 'aoss', credentials: who },
+    });
+  /** One document sent through `_bulk` by `who`, with its id, as the indexer sends it. */
+  const bulkOne = (who: StandinIdentity, index: string, id: string, source: object) =>
+    as(who).request({
+      method: 'POST',
+      path: '/_bulk?refresh=true',
+      body: `${JSON.stringify({ index: { _index: index, _id: id } })}\n${JSON.stringify(source)}\n`,
+      headers: { 'content-type': 'application/x-ndjson' },
     });
   const template = async (name: string): Promise<Record<string, unknown> | undefined> => {
     const got = await as(ADMIN).request({ method: 'GET', path: `/_index_template/${name}` });
@@ -76,9 +89,9 @@ describe('provisionCollection on the Serverless stand-in', () => {
     // GIVEN
     const refusedBefore = standin.refusals.length;
     // WHEN
-    const first = await provisionCollection(as(ADMIN), spec);
+    const first = await provisionCollection(as(PROVISIONER), spec);
     const recordAfterFirst = await readRegistry(as(ADMIN), spec.name);
-    const second = await provisionCollection(as(ADMIN), spec);
+    const second = await provisionCollection(as(PROVISIONER), spec);
     const recordAfterSecond = await readRegistry(as(ADMIN), spec.name);
     // THEN
     expect(standin.refusals.slice(refusedBefore)).toEqual([]);
@@ -97,23 +110,14 @@ describe('provisionCollection on the Serverless stand-in', () => {
 
   test("a new route index takes the template's mappings, not dynamic ones", async () => {
     // GIVEN
-    await provisionCollection(as(ADMIN), spec);
+    await provisionCollection(as(PROVISIONER), spec);
     const route = families[1];
     const index = `${route.stem}-2026-11-29`;
     // WHEN: the writer sends a document whose `cloudwatch.owner` dynamic mapping would make text
-    const bulk = await as(WRITER).request({
-      method: 'POST',
-      path: '/_bulk?refresh=true',
-      body:
-        JSON.stringify({ index: { _index: index, _id: 'mapped-1' } }) +
-        '\n' +
-        JSON.stringify({
-          '@timestamp': '2026-11-29T10:00:00.000Z',
-          message: 'm',
-          cloudwatch: { owner: '1' },
-        }) +
-        '\n',
-      headers: { 'content-type': 'application/x-ndjson' },
+    const bulk = await bulkOne(WRITER, index, 'mapped-1', {
+      '@timestamp': '2026-11-29T10:00:00.000Z',
+      message: 'm',
+      cloudwatch: { owner: '1' },
     });
     const mapping = await as(ADMIN).request({ method: 'GET', path: `/${index}/_mapping` });
     // THEN
@@ -126,12 +130,12 @@ describe('provisionCollection on the Serverless stand-in', () => {
 
   test('a template edited by hand is restored and reported as drift', async () => {
     // GIVEN
-    await provisionCollection(as(ADMIN), spec);
+    await provisionCollection(as(PROVISIONER), spec);
     const name = families[0].names.indexTemplate;
     const edited = { ...(await template(name)), priority: 1 };
     await as(ADMIN).request({ method: 'PUT', path: `/_index_template/${name}`, body: edited });
     // WHEN
-    const report = await provisionCollection(as(ADMIN), spec);
+    const report = await provisionCollection(as(PROVISIONER), spec);
     // THEN
     expect(report.steps.find((s) => s.step === `index template ${name}`)).toMatchObject({
       status: 'updated',
@@ -151,7 +155,7 @@ describe('provisionCollection on the Serverless stand-in', () => {
       (await as(ADMIN).request({ method: 'PUT', path: '/_index_template/team-own', body: clash })).status,
     ).toBe(200);
     // WHEN
-    const run = provisionCollection(as(ADMIN), spec);
+    const run = provisionCollection(as(PROVISIONER), spec);
     // THEN
     await expect(run).rejects.toThrow(CollectionTemplateClashError);
     await expect(run).rejects.toThrow(/team-own .*same priority/);
@@ -159,7 +163,7 @@ describe('provisionCollection on the Serverless stand-in', () => {
     await as(ADMIN).request({ method: 'DELETE', path: '/_index_template/team-own' });
   });
 
-  test("the custom resource's handler provisions the collection signed for aoss, as the admin role", async () => {
+  test("the custom resource's handler provisions the collection signed for aoss, as the provisioner's role", async () => {
     // GIVEN the Create event the Pipeline stack's provisioner gets for a serverless profile
     const event = {
       RequestType: 'Create',
@@ -175,7 +179,7 @@ describe('provisionCollection on the Serverless stand-in', () => {
       region: STANDIN_REGION,
       createClient: (o) => {
         asked.push(o);
-        return as(ADMIN);
+        return as(PROVISIONER);
       },
       provision: () => Promise.reject(new Error('a collection event provisioned a domain')),
       provisionCollection,
@@ -197,5 +201,47 @@ describe('provisionCollection on the Serverless stand-in', () => {
     const run = provisionCollection(as(WRITER), spec);
     // THEN
     await expect(run).rejects.toThrow(OpenSearchAccessDeniedError);
+  });
+
+  test("fails when the provisioner's role writes a log index, deletes an index or a template, or reads a family", async () => {
+    // GIVEN kfek's templates and a family index in place, written by the provisioner and the indexer
+    await provisionCollection(as(PROVISIONER), spec);
+    const family = families[0];
+    const index = `${family.stem}-2026-11-28`;
+    const seeded = await bulkOne(WRITER, index, 'seed-1', { message: 'm' });
+    expect(seeded.status).toBe(200);
+    const refusedBefore = standin.refusals.length;
+    // WHEN the provisioner's role tries what lies outside its statement
+    const attempts = {
+      'write a log index': await bulkOne(PROVISIONER, index, 'p-1', { message: 'x' }),
+      'create a log index': await as(PROVISIONER).request({
+        method: 'PUT',
+        path: `/${family.stem}-2026-11-27`,
+      }),
+      'delete a log index': await as(PROVISIONER).request({ method: 'DELETE', path: `/${index}` }),
+      'delete the record': await as(PROVISIONER).request({
+        method: 'DELETE',
+        path: `/${registryIndex(spec.name)}`,
+      }),
+      'delete a template': await as(PROVISIONER).request({
+        method: 'DELETE',
+        path: `/_index_template/${family.names.indexTemplate}`,
+      }),
+      'read a log index': await as(PROVISIONER).request({
+        method: 'POST',
+        path: `/${index}/_search`,
+        body: {},
+      }),
+    };
+    // THEN each is refused by the data access policy, and the index and the template are still there
+    expect(Object.entries(attempts).map(([what, answer]) => [what, answer.status])).toEqual(
+      Object.keys(attempts).map((what) => [what, 403]),
+    );
+    expect(standin.refusals.length - refusedBefore).toBe(Object.keys(attempts).length);
+    expect(standin.refusals.slice(refusedBefore).every((r) => r.reason.includes(PROVISIONER.principal))).toBe(
+      true,
+    );
+    expect((await as(ADMIN).request({ method: 'HEAD', path: `/${index}` })).status).toBe(200);
+    expect(await template(family.names.indexTemplate)).toBeDefined();
   });
 });

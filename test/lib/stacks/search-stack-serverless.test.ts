@@ -18,6 +18,7 @@ import { testOutdir } from '../../helpers/temp-dirs';
 const READER = 'arn:aws:iam::123456789012:role/PaymentsReader';
 const DEFAULT_READER = 'arn:aws:iam::123456789012:role/Everyone';
 const ADMIN = 'arn:aws:iam::123456789012:role/Admin';
+const AUDIT_READER = 'arn:aws:iam::123456789012:role/AuditReader';
 
 function serverlessConfig(): PipelineConfig {
   const profile = {
@@ -33,12 +34,18 @@ function serverlessConfig(): PipelineConfig {
         indexStem: 'payments',
         readerBackendRoles: [READER],
       },
+      {
+        name: 'audit',
+        match: { logGroupPrefix: '/app/audit' },
+        indexStem: 'audit',
+        readerBackendRoles: [AUDIT_READER],
+      },
     ],
   };
   return resolveConfig({ kfek: { profiles: { 'sandbox-serverless': profile } } }, 'sandbox-serverless');
 }
 
-function buildSearch(nag = false): { app: App; stack: SearchStack; template: Template } {
+function buildSearch(nag = false, reconcile = false): { app: App; stack: SearchStack; template: Template } {
   const config = serverlessConfig();
   const app = new App({ context: testContext(), outdir: testOutdir() });
   const stack = new SearchStack(app, 'Search', {
@@ -47,6 +54,7 @@ function buildSearch(nag = false): { app: App; stack: SearchStack; template: Tem
     streams: config.streams,
     failedRecords: config.failedRecords,
     accessFamilies: accessFamiliesOf(config),
+    reconcile,
   });
   if (nag) Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
   return { app, stack, template: Template.fromStack(stack) };
@@ -150,13 +158,14 @@ describe('Search stack, openSearch.kind "serverless"', () => {
     }
   });
 
-  test("the indexer's role writes kfek's families and nothing else; admins and the provisioner do everything", () => {
+  test("the indexer's role writes kfek's families and nothing else; the provisioner the templates and the record only", () => {
     // GIVEN
     const { template } = buildSearch();
     const policy = deployedPolicy(template);
     const writer = roleId(template, 'direct-delivery indexer');
     const provisioner = roleId(template, 'OpenSearch master user');
     const index = (name: string): string => `index/kfek-sandbox-serverless/${name}`;
+    const collection = 'collection/kfek-sandbox-serverless';
     // THEN
     for (const family of ['logs-2026-11-29', 'payments-2026-11-29']) {
       expect(policyAllows(policy, writer, 'aoss:WriteDocument', index(family))).toBe(true);
@@ -165,12 +174,73 @@ describe('Search stack, openSearch.kind "serverless"', () => {
     expect(policyAllows(policy, writer, 'aoss:WriteDocument', index('other-2026-11-29'))).toBe(false);
     expect(policyAllows(policy, writer, 'aoss:DeleteIndex', index('logs-2026-11-29'))).toBe(false);
     expect(policyAllows(policy, writer, 'aoss:ReadDocument', index('logs-2026-11-29'))).toBe(false);
-    for (const admin of [ADMIN, provisioner]) {
-      expect(policyAllows(policy, admin, 'aoss:DeleteIndex', index('logs-2026-11-29'))).toBe(true);
-      expect(
-        policyAllows(policy, admin, 'aoss:UpdateCollectionItems', 'collection/kfek-sandbox-serverless'),
-      ).toBe(true);
-    }
+    expect(policyAllows(policy, provisioner, 'aoss:UpdateCollectionItems', collection)).toBe(true);
+    expect(policyAllows(policy, provisioner, 'aoss:WriteDocument', index('.kfek-registry'))).toBe(true);
+    expect(policyAllows(policy, provisioner, 'aoss:DeleteCollectionItems', collection)).toBe(false);
+    expect(policyAllows(policy, provisioner, 'aoss:DeleteIndex', index('logs-2026-11-29'))).toBe(false);
+    expect(policyAllows(policy, provisioner, 'aoss:WriteDocument', index('logs-2026-11-29'))).toBe(false);
+    expect(policyAllows(policy, ADMIN, 'aoss:DeleteIndex', index('logs-2026-11-29'))).toBe(true);
+    expect(policyAllows(policy, ADMIN, 'aoss:DeleteCollectionItems', collection)).toBe(true);
+  });
+
+  test("each principal's allowed (permission, resource) pairs are exactly the intended ones", () => {
+    // GIVEN every principal the policy names, and every permission on every family, kfek's record, a foreign index
+    // and the collection's items
+    const { template } = buildSearch(false, true);
+    const policy = deployedPolicy(template);
+    const role = (part: string): string => roleId(template, part);
+    const kfek = ['logs-2026-11-29', 'payments-2026-11-29', 'audit-2026-11-29'];
+    const indices = [...kfek, 'other-2026-11-29', '.kfek-registry'];
+    const indexPermissions = ['ReadDocument', 'WriteDocument', 'CreateIndex', 'UpdateIndex'];
+    const all = {
+      index: [...indexPermissions, 'DescribeIndex', 'DeleteIndex'],
+      collection: ['Describe', 'Create', 'Update', 'Delete'].map((v) => `${v}CollectionItems`),
+    };
+    const allowed = (principal: string): string[] => [
+      ...indices.flatMap((i) =>
+        all.index
+          .filter((p) => policyAllows(policy, principal, `aoss:${p}`, `index/kfek-sandbox-serverless/${i}`))
+          .map((p) => `${p} ${i}`),
+      ),
+      ...all.collection
+        .filter((p) => policyAllows(policy, principal, `aoss:${p}`, 'collection/kfek-sandbox-serverless'))
+        .map((p) => `${p} collection`),
+    ];
+    const on = (resources: readonly string[], permissions: readonly string[]): string[] =>
+      resources.flatMap((r) => permissions.map((p) => `${p} ${r}`));
+    // WHEN
+    const matrix = Object.fromEntries(
+      [
+        ['payments reader', READER],
+        ['audit reader', AUDIT_READER],
+        ['default reader', DEFAULT_READER],
+        ['indexer', role('direct-delivery indexer')],
+        ['retention', role('scheduled retention function')],
+        ['reconcile', role('scheduled reconcile function')],
+        ['provisioner', role('OpenSearch master user')],
+        ['admin', ADMIN],
+        ['stranger', 'arn:aws:iam::123456789012:role/Stranger'],
+      ].map(([who, principal]) => [who, allowed(principal).sort()]),
+    );
+    // THEN
+    const sorted = (pairs: string[]): string[] => [...pairs].sort();
+    expect(matrix).toEqual({
+      'payments reader': sorted(on(['payments-2026-11-29'], ['ReadDocument', 'DescribeIndex'])),
+      'audit reader': sorted(on(['audit-2026-11-29'], ['ReadDocument', 'DescribeIndex'])),
+      'default reader': sorted(on(['logs-2026-11-29'], ['ReadDocument', 'DescribeIndex'])),
+      indexer: sorted(on(kfek, ['WriteDocument', 'CreateIndex', 'UpdateIndex', 'DescribeIndex'])),
+      retention: sorted(on(kfek, ['DescribeIndex', 'DeleteIndex'])),
+      reconcile: sorted([
+        ...on([...kfek, '.kfek-registry'], ['ReadDocument', 'DescribeIndex']),
+        'DescribeCollectionItems collection',
+      ]),
+      provisioner: sorted([
+        ...on(['.kfek-registry'], ['ReadDocument', 'WriteDocument', 'CreateIndex']),
+        ...on(['collection'], ['DescribeCollectionItems', 'CreateCollectionItems', 'UpdateCollectionItems']),
+      ]),
+      admin: sorted([...on(indices, all.index), ...on(['collection'], all.collection)]),
+      stranger: [],
+    });
   });
 
   test("IAM admits the writer and the provisioner to this collection's data plane only", () => {
@@ -198,9 +268,9 @@ describe('Search stack, openSearch.kind "serverless"', () => {
     expect(() => app.synth()).not.toThrow();
   });
 
-  test("iam-simulate: the writer's and provisioner's IAM reaches this collection's data plane, nothing else of aoss", async () => {
-    // GIVEN the stack resolved to concrete ARNs
-    const { stack, template } = buildSearch();
+  test("iam-simulate: each data-plane role's IAM reaches this collection's data plane, nothing else of aoss", async () => {
+    // GIVEN the stack (with the reconcile function's role) resolved to concrete ARNs
+    const { stack, template } = buildSearch(false, true);
     const raw = template.toJSON() as CfnTemplate;
     const resolver = new CfnResolver([{ stackName: stack.stackName, template: raw }], MATRIX_TARGET);
     const [collectionId] = Object.keys(template.findResources('AWS::OpenSearchServerless::Collection'));
@@ -237,7 +307,12 @@ describe('Search stack, openSearch.kind "serverless"', () => {
     };
     // WHEN
     const problems = await failures(
-      [...callsFor('direct-delivery indexer'), ...callsFor('OpenSearch master user')],
+      [
+        'direct-delivery indexer',
+        'OpenSearch master user',
+        'scheduled retention function',
+        'scheduled reconcile function',
+      ].flatMap(callsFor),
       MATRIX_TARGET.account,
     );
     // THEN
