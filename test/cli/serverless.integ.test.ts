@@ -11,8 +11,8 @@ import { verifyRun } from '../../cli/verify';
 import { runMarker } from '../../core/log-generator';
 import { createHttpClient } from '../../core/opensearch/http';
 import { collectionAccessPolicy } from '../../core/opensearch/serverless-access';
-import type { StandinIdentity } from '../../scripts/serverless/standin';
 import { runKfek } from '../helpers/cli-run';
+import { signedAs } from '../helpers/credentials-env';
 import {
   STANDIN_REGION,
   standinClient,
@@ -26,20 +26,6 @@ const READER = standinIdentity('reader');
 const ADMIN = standinIdentity('admin');
 const RUN = 'svl42b-serverless';
 const EVENTS = 60;
-
-/** `fn` with the SDK's credential chain reading `who`'s keys from the environment, as an operator's shell would. */
-async function signedAs<T>(who: StandinIdentity, fn: () => Promise<T>): Promise<T> {
-  const saved = { ...process.env };
-  process.env.AWS_ACCESS_KEY_ID = who.accessKeyId;
-  process.env.AWS_SECRET_ACCESS_KEY = who.secretAccessKey;
-  delete process.env.AWS_SESSION_TOKEN;
-  delete process.env.AWS_PROFILE;
-  try {
-    return await fn();
-  } finally {
-    process.env = saved;
-  }
-}
 
 describe('the CLI tools on a Serverless collection (stand-in on the real node)', () => {
   const { standin } = useServerlessStandin({

@@ -8,6 +8,7 @@ import { RetentionMetricName } from '../../core/contracts/retention-env';
 import type { OpenSearchHttpClient } from '../../core/opensearch/http';
 import type { RetentionRun } from '../../core/opensearch/serverless-retention';
 import type { StandinIdentity } from '../../scripts/serverless/standin';
+import { signedAs } from './credentials-env';
 
 const CONTEXT = { functionName: 'kfek-test-retention', awsRequestId: 'req-1' } as unknown as Context;
 
@@ -21,50 +22,49 @@ export interface RetentionHandlerRun {
  * Runs the handler module once as `who`, with `env` (core/contracts/retention-env.ts `retentionEnvironment`) in
  * `region`, for a run due at `due` (ISO-8601, the schedule's event time). The process environment is restored after.
  */
-export async function runRetentionHandlerAs(
+export function runRetentionHandlerAs(
   who: StandinIdentity,
   env: Readonly<Record<string, string>>,
   region: string,
   due: string,
 ): Promise<RetentionHandlerRun> {
-  const saved = { ...process.env };
-  Object.assign(process.env, env, {
-    AWS_REGION: region,
-    AWS_ACCESS_KEY_ID: who.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: who.secretAccessKey,
-  });
-  delete process.env.AWS_SESSION_TOKEN;
-  delete process.env.AWS_PROFILE;
-  const lines: string[] = [];
-  const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    lines.push(String(chunk));
-    return true;
-  });
-  const log = jest.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
-    lines.push(args.map(String).join(' '));
-  });
-  try {
-    let handler: typeof import('../../lambda/serverless-retention/handler').handler | undefined;
-    // A fresh module each run: the handler reads its environment and credentials once per container.
-    await jest.isolateModulesAsync(async () => {
-      ({ handler } = await import('../../lambda/serverless-retention/handler'));
+  return signedAs(who, async () => {
+    Object.assign(process.env, env, { AWS_REGION: region });
+    const lines: string[] = [];
+    const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
     });
-    if (handler === undefined) throw new Error('the handler module did not load');
-    const run = await handler({ time: due } as ScheduledEvent, CONTEXT);
-    const metrics: Record<string, number> = {};
-    for (const line of lines.flatMap((l) => l.split('\n'))) {
-      if (!line.includes('"_aws"')) continue;
-      const emf = JSON.parse(line) as Record<string, unknown>;
-      for (const name of Object.values(RetentionMetricName)) {
-        if (typeof emf[name] === 'number') metrics[name] = emf[name];
-      }
+    const log = jest.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
+      lines.push(args.map(String).join(' '));
+    });
+    try {
+      let handler: typeof import('../../lambda/serverless-retention/handler').handler | undefined;
+      // A fresh module each run: the handler reads its environment and credentials once per container.
+      await jest.isolateModulesAsync(async () => {
+        ({ handler } = await import('../../lambda/serverless-retention/handler'));
+      });
+      if (handler === undefined) throw new Error('the handler module did not load');
+      const run = await handler({ time: due } as ScheduledEvent, CONTEXT);
+      return { run, metrics: emfMetrics(lines) };
+    } finally {
+      write.mockRestore();
+      log.mockRestore();
     }
-    return { run, metrics };
-  } finally {
-    write.mockRestore();
-    log.mockRestore();
-    process.env = saved;
+  });
+}
+
+/** The retention metrics among the EMF lines the handler printed. */
+function emfMetrics(lines: readonly string[]): Record<string, number> {
+  const metrics: Record<string, number> = {};
+  for (const line of lines.flatMap((l) => l.split('\n'))) {
+    if (!line.includes('"_aws"')) continue;
+    const emf = JSON.parse(line) as Record<string, unknown>;
+    for (const name of Object.values(RetentionMetricName)) {
+      if (typeof emf[name] === 'number') metrics[name] = emf[name];
+    }
   }
+  return metrics;
 }
 
 /**
