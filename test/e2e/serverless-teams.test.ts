@@ -6,27 +6,39 @@
  * local runner's own code (runLocal) runs it: moto, the shipped transform, the shipped indexer signing for `aoss`, the
  * conformance stand-in in front of a real node, provisioned with `provisionCollection`, and the stand-in ENFORCING the
  * data access policy kfek deploys (core/opensearch/serverless-access.ts), built for this config with the principals
- * the CDK app makes: the indexer writes as its own writer role, the provisioner (the local key) is admin, the retention
- * function deletes as its own role, and each route's readers and the default route's read as themselves.
+ * the CDK app makes: the indexer writes as its own writer role, the provisioner (the local key) is admin, `kfek
+ * reconcile --service aoss` judges the run as the reconcile role, the retention function deletes as its own role, and
+ * each route's readers and the default route's read as themselves.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { indexNameFor, type PipelineConfig, resolveConfig } from '../../core/config';
-import { accessFamiliesOf, retentionFamiliesOf } from '../../core/config/serverless';
+import { run } from '../../cli/main';
+import type { ReconcileRun } from '../../cli/reconcile/service';
+import { indexNameFor } from '../../core/config';
+import { retentionFamiliesOf } from '../../core/config/serverless';
 import { retentionEnvironment } from '../../core/contracts/retention-env';
 import { createHttpClient, type OpenSearchHttpClient } from '../../core/opensearch/http';
-import { collectionAccessPolicy } from '../../core/opensearch/serverless-access';
-import { collectionClient, LOCAL_COLLECTION_PRINCIPAL } from '../../scripts/local/local-collection';
+import { collectionClient } from '../../scripts/local/local-collection';
 import { parseStartOptions, type StartOptions } from '../../scripts/local/options';
 import { Processes } from '../../scripts/local/processes';
+import { reconcileArgs } from '../../scripts/local/reconcile-step';
 import { type LocalRunResult, runLocal } from '../../scripts/local/run';
+import type { OutgoingLogEvent } from '../../scripts/local/sender';
 import type { Refusal } from '../../scripts/serverless/rules';
 import type { RunningStandin, StandinIdentity } from '../../scripts/serverless/standin';
-import { CDK_JSON_CONTEXT } from '../helpers/app';
+import { signedAs } from '../helpers/credentials-env';
 import { OPENSEARCH_START_TIMEOUT_MILLIS } from '../helpers/opensearch';
 import { runRetentionHandlerAs, seedIndices } from '../helpers/retention-run';
-import { standinIdentity } from '../helpers/serverless-standin';
+import {
+  TEAMS_INDEXER,
+  TEAMS_READERS,
+  TEAMS_RECONCILER,
+  TEAMS_RETENTION,
+  TEAMS_SERVERLESS_CONTEXT,
+  teamsAccessPolicy,
+  teamsServerlessConfig,
+} from '../helpers/teams-serverless';
 import {
   APP_VALUES,
   HEALTH_CHECK,
@@ -44,42 +56,10 @@ const STREAMS = 2;
 const RUNS = BLOCKS * STREAMS;
 /** Events per block: payments 10 (1 health check, a 5-line trace), search 7 (1 DEBUG, a 4-line traceback), app 4. */
 const EVENTS = RUNS * (10 + 7 + 4);
-/** The stand-in's collection name (scripts/serverless/standin.ts), which the policy's resources name. */
-const COLLECTION = 'kfek-standin';
 
-const READERS = {
-  payments: standinIdentity('payments-readers'),
-  search: standinIdentity('search-readers'),
-  logs: standinIdentity('logs-readers'),
-} as const;
-const INDEXER = standinIdentity('kfek-indexer');
-const RETENTION = standinIdentity('kfek-retention');
-
-/** cdk.json's `teams` profile on a collection: direct delivery, and readers a data access policy can name. */
-function teamsServerlessConfig(): PipelineConfig {
-  const profiles = (CDK_JSON_CONTEXT.kfek as { profiles: Record<string, Record<string, unknown>> }).profiles;
-  const teams = profiles.teams as { routes: { name: keyof typeof READERS }[] };
-  const profile = {
-    ...teams,
-    delivery: { mode: 'direct' },
-    openSearch: {
-      kind: 'serverless',
-      auditLogs: false,
-      access: { readerBackendRoles: [READERS.logs.principal] },
-    },
-    routes: teams.routes.map((route) => ({ ...route, readerBackendRoles: [READERS[route.name].principal] })),
-  };
-  return resolveConfig({ kfek: { profiles: { 'teams-serverless': profile } } }, 'teams-serverless');
-}
-
+const READERS = TEAMS_READERS;
 const config = teamsServerlessConfig();
-const policy = collectionAccessPolicy({
-  collection: COLLECTION,
-  writers: [INDEXER.principal],
-  retainers: [RETENTION.principal],
-  admins: [LOCAL_COLLECTION_PRINCIPAL],
-  families: accessFamiliesOf(config),
-});
+const policy = teamsAccessPolicy(config);
 
 type Doc = { _index: string; _source: { message?: string } & Record<string, unknown> };
 
@@ -89,6 +69,7 @@ describe('the teams profile on the Serverless stand-in, readers under the data a
   const lines: string[] = [];
   let result: LocalRunResult;
   let traces: readonly WrittenTrace[] = [];
+  let written: readonly OutgoingLogEvent[] = [];
   let refusedDuringRun: readonly Refusal[] = [];
 
   const collection = (): RunningStandin => {
@@ -115,7 +96,12 @@ describe('the teams profile on the Serverless stand-in, readers under the data a
 
   beforeAll(async () => {
     // GIVEN the teams profile on a collection, a fresh node and moto, the stand-in enforcing kfek's policy
-    const options = parseStartOptions(['--events', String(EVENTS), '--no-warm-up']) as StartOptions;
+    const options = parseStartOptions([
+      '--events',
+      String(EVENTS),
+      '--no-warm-up',
+      '--no-reconcile',
+    ]) as StartOptions;
     // WHEN the runner writes the teams' lines through the whole pipeline
     result = await runLocal(
       {
@@ -123,14 +109,15 @@ describe('the teams profile on the Serverless stand-in, readers under the data a
         workDir,
         config,
         workload: (runId, _count, _groups, _streams, now) => {
-          const written = teamsWorkload(runId, now, BLOCKS, STREAMS);
-          traces = written.traces;
-          return written.events;
+          const workload = teamsWorkload(runId, now, BLOCKS, STREAMS);
+          traces = workload.traces;
+          written = workload.events;
+          return workload.events;
         },
         collectionAccess: {
           accessPolicy: policy,
-          indexer: INDEXER,
-          identities: [...Object.values(READERS), RETENTION],
+          indexer: TEAMS_INDEXER,
+          identities: [...Object.values(READERS), TEAMS_RETENTION, TEAMS_RECONCILER],
         },
       },
       processes,
@@ -165,12 +152,51 @@ describe('the teams profile on the Serverless stand-in, readers under the data a
     expect(lines.join('\n')).toContain('data access policy enforced');
   });
 
-  test('reconcile on the collection finds nothing missing', () => {
+  test('kfek reconcile, signing as the reconcile role, accounts for every event: nothing missing', async () => {
+    // GIVEN the profile in a cdk.json of the test's own (the CLI reads its profile from one), the run's resources
+    const cdkJson = path.join(workDir, 'cdk.json');
+    writeFileSync(cdkJson, JSON.stringify({ context: TEAMS_SERVERLESS_CONTEXT }));
+    const { moto, pipeline } = processes;
+    if (moto === undefined || pipeline === undefined) throw new Error('no run');
+    const argv = reconcileArgs({
+      profile: config.profile,
+      logGroups: Object.values(TEAMS_GROUPS),
+      awsEndpoint: moto.endpoint,
+      region: region(),
+      openSearchUrl: collection().url,
+      rawStreamArn: pipeline.resources.rawStreamArn,
+      deadLetterBucket: pipeline.resources.deadLetterBucket,
+      workDir,
+      since: new Date(Math.min(...written.map((e) => e.timestamp))),
+    });
+    let stdout = '';
+    let stderr = '';
+    // WHEN
+    const code = await signedAs(TEAMS_RECONCILER, () =>
+      run([...argv, '--service', 'aoss', '--json'], {
+        stdout: { write: (text: string) => ((stdout += text), true) },
+        stderr: { write: (text: string) => ((stderr += text), true) },
+        env: {},
+        cdkJson,
+      }),
+    );
     // THEN
-    const report = lines.join('\n');
-    expect(report).toContain('reconcile on the collection');
-    expect(report).toMatch(/missing 0\b/);
-    expect(report).not.toMatch(/missing [1-9]/);
+    // (On a failure the comparison shows what the command printed.)
+    expect({ code, printed: code === 0 ? '' : `${stderr}\n${stdout.slice(0, 3000)}` }).toEqual({
+      code: 0,
+      printed: '',
+    });
+    const report = JSON.parse(stdout) as ReconcileRun;
+    expect(report.totals).toMatchObject({ missing: 0, kept: 0, pending: 0 });
+    const group = (name: string) => report.groups.find((g) => g.logGroup === name);
+    expect(group(TEAMS_GROUPS.payments)?.states).toMatchObject({
+      dropped: RUNS,
+      joined: RUNS * 4,
+      missing: 0,
+    });
+    expect(group(TEAMS_GROUPS.search)?.states).toMatchObject({ dropped: RUNS, joined: RUNS * 4, missing: 0 });
+    expect(group(TEAMS_GROUPS.app)?.states).toMatchObject({ searchable: RUNS * 4, missing: 0 });
+    expect(collection().refusals.filter((r) => r.reason.includes(TEAMS_RECONCILER.principal))).toEqual([]);
     expect(result.ok).toBe(true);
   });
 
@@ -212,14 +238,15 @@ describe('the teams profile on the Serverless stand-in, readers under the data a
     const search = JSON.stringify(await docs('search-*'));
     const app = JSON.stringify(await docs('logs-*'));
     // THEN no raw secret in the routes' indices, their masks in their place, the default route unmasked
-    for (const secret of Object.values(PAYMENTS_SECRETS)) expect(payments).not.toContain(secret);
-    for (const secret of Object.values(SEARCH_SECRETS)) expect(search).not.toContain(secret);
+    const stored = (text: string, values: Record<string, string>): string[] =>
+      Object.values(values).filter((value) => text.includes(value));
+    expect(stored(payments, PAYMENTS_SECRETS)).toEqual([]);
+    expect(stored(search, SEARCH_SECRETS)).toEqual([]);
     for (const detector of ['email', 'creditCard', 'awsAccessKeyId', 'awsSecretKey', 'jwt']) {
       expect(payments).toContain(`[masked:${detector}]`);
     }
     for (const detector of ['email', 'ipv4']) expect(search).toContain(`[masked:${detector}]`);
-    expect(app).toContain(APP_VALUES.email);
-    expect(app).toContain(APP_VALUES.ip);
+    expect(stored(app, APP_VALUES)).toEqual(Object.values(APP_VALUES));
   });
 
   test('dropped lines are not stored, in their route only', async () => {
@@ -283,7 +310,7 @@ describe('the teams profile on the Serverless stand-in, readers under the data a
     // WHEN it runs as a reader first (the policy lets a reader delete nothing), then as its own role
     const asReader = await runRetentionHandlerAs(READERS.payments, env, region(), due);
     const afterReader = await indices();
-    const asItself = await runRetentionHandlerAs(RETENTION, env, region(), due);
+    const asItself = await runRetentionHandlerAs(TEAMS_RETENTION, env, region(), due);
     // THEN the reader's run deleted nothing and counted its failures; its own deleted exactly the expired ones
     expect(asReader.run.deleted).toEqual([]);
     expect(asReader.run.failed.length).toBeGreaterThan(0);
