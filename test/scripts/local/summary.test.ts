@@ -12,26 +12,16 @@ function summaryOf(
 }
 
 describe('eventsMissing', () => {
-  test('a teams run whose drops and joins account for every event not searchable misses nothing', () => {
-    // GIVEN 21 events: 2 dropped by two rules, 8 lines joined, 11 searchable
-    const summary = summaryOf({
-      eventsWritten: 21,
-      eventsSearchable: 11,
-      processing: { droppedByRule: { 'health-checks': 1, debug: 1 }, joinedLines: 8 },
-    });
-    // WHEN / THEN
-    expect(eventsMissing(summary)).toBe(0);
-  });
+  const processing = { droppedByRule: { 'health-checks': 1, debug: 1 }, joinedLines: 8 };
 
-  test('fails when an event is neither searchable nor dropped nor joined: it is missing', () => {
-    // GIVEN
-    const summary = summaryOf({
-      eventsWritten: 21,
-      eventsSearchable: 10,
-      processing: { droppedByRule: { 'health-checks': 1, debug: 1 }, joinedLines: 8 },
-    });
+  test.each([
+    ['a teams run whose drops and joins account for every event not searchable misses nothing', 11, 0],
+    ['fails when an event is neither searchable nor dropped nor joined: it is missing', 10, 1],
+  ])('%s', (_name, eventsSearchable, missing) => {
+    // GIVEN 21 events: 2 dropped by two rules, 8 lines joined, the rest searchable or not
+    const summary = summaryOf({ eventsWritten: 21, eventsSearchable, processing });
     // WHEN / THEN
-    expect(eventsMissing(summary)).toBe(1);
+    expect(eventsMissing(summary)).toBe(missing);
   });
 
   test('without routes that drop or join, every event written must be searchable', () => {
