@@ -12,12 +12,15 @@
  *   sits in a later index; a domain of more than 64 shards routes by a longer prefix) is looked for with one `ids`
  *   query over every kfek index pattern, which needs no routing. On an OpenSearch Serverless collection (issue 42)
  *   the `_mget` carries no routing: the service places documents itself and kfek's indexer sends none
- *   (docs/serverless.md), so each document sits where its id alone puts it.
+ *   (docs/serverless.md), so each document sits where its id alone puts it. And each index is asked on its own path
+ *   (`POST /<index>/_mget`): a collection judges a request by the indices its path names, so a root `_mget` needs
+ *   `aoss:ReadDocument` on every index (`index/<collection>/*`), which the reconcile role, reading only kfek's
+ *   families, is rightly refused (found by test/e2e/serverless-teams.test.ts).
  */
 import { indexNameFor, indexPatternFor, type IndexRotation, owningStem } from '../contracts/index-naming';
 import { OpenSearchRequestError } from '../errors';
 import { OpenSearchConnectionError, type OpenSearchHttpClient } from '../opensearch/http';
-import { indicesPath } from '../opensearch/request-path';
+import { indicesPath, name, requestPath } from '../opensearch/request-path';
 import { routingFor } from '../opensearch/ingest-pipeline';
 import { MINUTE_MILLIS } from './engine';
 import type { ReconcileGroup } from './model';
@@ -40,6 +43,12 @@ export interface SearchSideOptions {
    * @default true
    */
   readonly routing?: boolean;
+  /**
+   * Whether each index's lookups go on its own path (`POST /<index>/_mget`) rather than one root `_mget`: on a
+   * Serverless collection, whose data access policy judges a request by the indices its path names.
+   * @default false
+   */
+  readonly lookupPerIndex?: boolean;
 }
 
 /** Buckets per page of the composite aggregation. */
@@ -79,11 +88,18 @@ export function searchSide(options: SearchSideOptions): SearchSide {
   ];
   const batch = options.batchSize ?? 1000;
   const routing = options.routing ?? true;
-  const call = async (method: 'GET' | 'POST', path: string, body: unknown): Promise<unknown> => {
+  /** `body`'s answer; with `missing`, a 404 (no such index) answers that instead of failing. */
+  const call = async (
+    method: 'GET' | 'POST',
+    path: string,
+    body: unknown,
+    ifNotFound?: { readonly missing: unknown },
+  ): Promise<unknown> => {
     options.meter.openSearch += 1;
     const response = await options.client.request({ method, path, body }).catch((error: unknown) => {
       throw error instanceof OpenSearchConnectionError ? unreachable(options.client.baseUrl, error) : error;
     });
+    if (response.status === 404 && ifNotFound !== undefined) return ifNotFound.missing;
     if (response.status !== 200) {
       throw new OpenSearchRequestError(
         `OpenSearch answered ${method} ${path} with HTTP ${response.status}: ${response.text.slice(0, 300)}`,
@@ -92,23 +108,40 @@ export function searchSide(options: SearchSideOptions): SearchSide {
     return response.body;
   };
 
+  /** One root `_mget` for `refs`, or one per index they name ({@link SearchSideOptions.lookupPerIndex}). */
+  const mget = async (refs: readonly DocumentRef[]): Promise<MgetAnswer[]> => {
+    const doc = (r: DocumentRef): Record<string, string> => ({
+      _id: r.id,
+      ...(routing ? { routing: routingFor(r.id) } : {}),
+    });
+    const indexOf = (r: DocumentRef): string => indexNameFor(r.stem, options.rotation, new Date(r.at));
+    if (options.lookupPerIndex !== true) {
+      const docs = refs.map((r) => ({ _index: indexOf(r), ...doc(r) }));
+      return [(await call('POST', '/_mget?_source_includes=kfek.joined', { docs })) as MgetAnswer];
+    }
+    const byIndex = new Map<string, DocumentRef[]>();
+    for (const r of refs) byIndex.set(indexOf(r), [...(byIndex.get(indexOf(r)) ?? []), r]);
+    const answers: MgetAnswer[] = [];
+    for (const [index, inIndex] of byIndex) {
+      const path = requestPath([name('index', index), '_mget'], { _source_includes: 'kfek.joined' });
+      // An index not created yet (no event of that day delivered) holds none of them: the ids query looks further.
+      const answer = await call('POST', path, { docs: inIndex.map(doc) }, { missing: { docs: [] } });
+      answers.push(answer as MgetAnswer);
+    }
+    return answers;
+  };
+
   return {
     countPerMinute: async (groups, start, end) => countPerMinute(call, searchPath(), groups, start, end),
 
     async find(refs: readonly DocumentRef[]): Promise<ReadonlyMap<string, FoundDocument>> {
       const found = new Map<string, FoundDocument>();
       for (let i = 0; i < refs.length; i += batch) {
-        const slice = refs.slice(i, i + batch);
-        const answer = (await call('POST', '/_mget?_source_includes=kfek.joined', {
-          docs: slice.map((r) => ({
-            _index: indexNameFor(r.stem, options.rotation, new Date(r.at)),
-            _id: r.id,
-            ...(routing ? { routing: routingFor(r.id) } : {}),
-          })),
-        })) as MgetAnswer;
-        for (const doc of answer.docs ?? []) {
-          if (doc.found === true && doc._id !== undefined && doc._index !== undefined) {
-            found.set(doc._id, { ...placeOf(doc._index), joined: joinedOf(doc._source) });
+        for (const answer of await mget(refs.slice(i, i + batch))) {
+          for (const doc of answer.docs ?? []) {
+            if (doc.found === true && doc._id !== undefined && doc._index !== undefined) {
+              found.set(doc._id, { ...placeOf(doc._index), joined: joinedOf(doc._source) });
+            }
           }
         }
       }

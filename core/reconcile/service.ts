@@ -179,6 +179,7 @@ export async function runReconcileWith(
         rotation: settings.index.rotation,
         meter,
         routing: settings.serverless !== true,
+        lookupPerIndex: settings.serverless === true,
       }),
       kept,
       planner,

@@ -91,7 +91,12 @@ export function localSpecFromConfig(
       indexRotation,
       indexShards: openSearchSpecFromConfig(config).indexTemplate.shards,
       failedDocumentsPrefix: config.delivery.failedDocumentsPrefix,
-      ingestPipeline: openSearchSpecFromConfig(config).names.ingestPipeline,
+      // A collection has no ingest pipeline (provisionCollection writes none; the Pipeline stack names none to the
+      // indexer there): the indexer applies the profile's routes. Naming one made it ask the collection for it,
+      // which a data access policy refuses to the indexer's role (test/e2e/serverless-teams.test.ts).
+      ...(config.openSearch.kind === 'serverless'
+        ? {}
+        : { ingestPipeline: openSearchSpecFromConfig(config).names.ingestPipeline }),
     },
   };
 }

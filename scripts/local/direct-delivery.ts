@@ -51,6 +51,12 @@ export interface DirectDeliveryProps {
   readonly bulkMaxBytes?: number;
   /** The SigV4 service the indexer signs for: `aoss` on a Serverless collection. @default - unset: `es` */
   readonly signingService?: OpenSearchSigningService;
+  /**
+   * The key the indexer signs with, as its function role's credentials in AWS: a test of a collection's data access
+   * policy gives the indexer its own principal (test/e2e/serverless-teams.test.ts).
+   * @default - the local key (aws-clients.ts)
+   */
+  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
   /** Powertools log level inside the indexer. @default 'WARN' */
   readonly logLevel?: string;
   readonly log?: (line: string) => void;
@@ -68,6 +74,12 @@ export function localIndexerEnv(props: DirectDeliveryProps): Record<string, stri
   }
   return {
     ...localAwsEnvironment(spec.region, props.awsEndpoint),
+    ...(props.credentials === undefined
+      ? {}
+      : {
+          AWS_ACCESS_KEY_ID: props.credentials.accessKeyId,
+          AWS_SECRET_ACCESS_KEY: props.credentials.secretAccessKey,
+        }),
     POWERTOOLS_METRICS_DISABLED: 'true',
     POWERTOOLS_LOG_LEVEL: props.logLevel ?? 'WARN',
     ...indexerEnvironment({

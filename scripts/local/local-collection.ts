@@ -7,12 +7,14 @@
  * indexer writes signing for `aoss` and sending no routing, and the summary and reconcile read it signed.
  *
  * One local key signs everything (moto's dummy credentials): the stand-in knows it as one principal and enforces no
- * data access policy here; the per-role policy is tested on the stand-in by test/scripts/serverless/.
+ * data access policy, unless the run is given one ({@link LocalCollectionAccess}: the teams test,
+ * test/e2e/serverless-teams.test.ts, gives the policy the CDK app deploys and the indexer its own principal).
  */
 import type { PipelineConfig } from '../../core/config';
 import { createHttpClient, type OpenSearchHttpClient } from '../../core/opensearch/http';
 import { provisionCollection } from '../../core/opensearch/serverless-provision';
-import { type RunningStandin, startServerlessStandin } from '../serverless/standin';
+import type { AccessStatement } from '../../core/opensearch/serverless-access';
+import { type RunningStandin, type StandinIdentity, startServerlessStandin } from '../serverless/standin';
 import { LOCAL_CREDENTIALS } from './aws-clients';
 import { openSearchSpecFromConfig } from './config-spec';
 import { SearchHttp } from './search-http';
@@ -50,12 +52,34 @@ export function collectionSearchHttp(url: string, region: string): SearchHttp {
   return new SearchHttp(collectionClient(url, region, 1), { collection: true });
 }
 
-/** The stand-in in front of the node, for the run's region and key. */
-export function startLocalCollection(nodeUrl: string, region: string): Promise<RunningStandin> {
+/**
+ * A data access policy for the stand-in to enforce on a run, and who signs: the local key stands for
+ * {@link LOCAL_COLLECTION_PRINCIPAL} (the provisioner, the summary's counts and the reconcile step sign with it), the
+ * indexer signs with its own key, and the others (readers, the retention function) are known to the stand-in only.
+ */
+export interface LocalCollectionAccess {
+  /** The policy every request is judged by (core/opensearch/serverless-access.ts, the document the CDK app deploys). */
+  readonly accessPolicy: readonly AccessStatement[];
+  /** The indexer's key and principal (the CDK app's writer role). */
+  readonly indexer: StandinIdentity;
+  /** More signers the stand-in knows. @default - none */
+  readonly identities?: readonly StandinIdentity[];
+}
+
+/** The stand-in in front of the node, for the run's region and key, enforcing `access` when given. */
+export function startLocalCollection(
+  nodeUrl: string,
+  region: string,
+  access?: LocalCollectionAccess,
+): Promise<RunningStandin> {
   return startServerlessStandin({
     upstream: nodeUrl,
     region,
-    identities: [{ ...LOCAL_CREDENTIALS, principal: LOCAL_COLLECTION_PRINCIPAL }],
+    identities: [
+      { ...LOCAL_CREDENTIALS, principal: LOCAL_COLLECTION_PRINCIPAL },
+      ...(access === undefined ? [] : [access.indexer, ...(access.identities ?? [])]),
+    ],
+    ...(access === undefined ? {} : { accessPolicy: access.accessPolicy }),
   });
 }
 

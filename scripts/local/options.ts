@@ -1,5 +1,8 @@
 /** `npm start`'s command line: options, defaults and usage text. */
+import type { PipelineConfig } from '../../core/config';
 import { StartOptionsError } from './errors';
+import type { LocalCollectionAccess } from './local-collection';
+import type { runEvents } from './workload';
 import { MAX_WARM_UP_DOCUMENTS, WARM_UP_DOCUMENTS } from './warm-up';
 
 /** Parsed command line. */
@@ -28,6 +31,23 @@ export interface StartOptions {
    * @default - `.kfek/local` in the repository
    */
   readonly workDir?: string;
+  /**
+   * The resolved config to run in place of cdk.json's profile (not a command-line option: a test builds one from a
+   * profile with overrides, as test/e2e/serverless-teams.test.ts does).
+   * @default - cdk.json's `profile`
+   */
+  readonly config?: PipelineConfig;
+  /**
+   * The events the run writes (not a command-line option: a test writes its own lines).
+   * @default - runEvents (workload.ts), the log generator's events
+   */
+  readonly workload?: typeof runEvents;
+  /**
+   * On a serverless profile, the data access policy the stand-in enforces and the indexer's own key (not a
+   * command-line option).
+   * @default - none enforced: the local key may do everything Serverless's rules allow
+   */
+  readonly collectionAccess?: LocalCollectionAccess;
 }
 
 /** About a minute end to end on a 2-core machine once OpenSearch is unpacked (its start is most of it). */

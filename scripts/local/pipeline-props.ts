@@ -58,12 +58,12 @@ export interface LocalPipelineProps {
   /** The Firehose stand-in, or kfek's own indexer (deliveries.ts; issue 41). @default 'firehose' */
   readonly delivery?: 'firehose' | 'direct';
   /**
-   * Direct delivery's batch size, `_bulk` concurrency, body size and SigV4 service (`aoss` on a collection).
+   * Direct delivery's batch size, `_bulk` concurrency, body size, SigV4 service (`aoss` on a collection) and key.
    * @default - direct-delivery.ts
    */
   readonly direct?: Pick<
     DirectDeliveryProps,
-    'batchSize' | 'concurrency' | 'bulkMaxBytes' | 'signingService'
+    'batchSize' | 'concurrency' | 'bulkMaxBytes' | 'signingService' | 'credentials'
   >;
   /** @default - silent */
   readonly log?: (line: string) => void;

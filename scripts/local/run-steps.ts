@@ -125,7 +125,7 @@ export async function setUpRun(
   output: RunOutput,
 ): Promise<RunSetUp> {
   const { out, step } = output;
-  const config = loadConfig(options.profile);
+  const config = options.config ?? loadConfig(options.profile);
   const spec = localSpecFromConfig(config);
   const workDir = freshWorkDir(options, out);
   step(
@@ -137,7 +137,7 @@ export async function setUpRun(
   const now = Date.now;
   const { moto, openSearch } = await startServers(processes, now, output);
   check();
-  const target = await openSearchTarget(config, spec, openSearch.url, processes, output);
+  const target = await openSearchTarget(config, spec, openSearch.url, processes, output, options);
   check();
   const { search } = target;
   if (options.warmUp && !target.serverless) {
@@ -148,7 +148,15 @@ export async function setUpRun(
   const pipeline = await LocalPipeline.start({
     spec,
     ...(target.serverless
-      ? { delivery: 'direct', direct: { signingService: COLLECTION_SIGNING_SERVICE } }
+      ? {
+          delivery: 'direct',
+          direct: {
+            signingService: COLLECTION_SIGNING_SERVICE,
+            ...(options.collectionAccess === undefined
+              ? {}
+              : { credentials: options.collectionAccess.indexer }),
+          },
+        }
       : { delivery: options.delivery }),
     awsEndpoint: moto.endpoint,
     search,
@@ -177,6 +185,7 @@ async function openSearchTarget(
   nodeUrl: string,
   processes: Processes,
   output: RunOutput,
+  options: Pick<StartOptions, 'collectionAccess'>,
 ): Promise<{ readonly search: SearchHttp; readonly serverless: boolean }> {
   if (!isServerlessProfile(config)) {
     await provisionSearch(config, nodeUrl, output);
@@ -187,9 +196,12 @@ async function openSearchTarget(
     'starting the OpenSearch Serverless stand-in in front of the node (scripts/serverless: signed for aoss, ' +
       "Serverless's refusals) and provisioning it as a collection (core/opensearch/serverless-provision.ts)",
   );
-  const collection = await startLocalCollection(nodeUrl, spec.region);
+  const collection = await startLocalCollection(nodeUrl, spec.region, options.collectionAccess);
   processes.collection = collection;
   out(`    collection ${collection.url} (node ${nodeUrl}); delivery: kfek's indexer signing for aoss`);
+  if (options.collectionAccess !== undefined) {
+    out(`    data access policy enforced: ${options.collectionAccess.accessPolicy.length} statements`);
+  }
   await provisionLocalCollection(config, collection.url, spec.region, (line) => out(`    ${line}`));
   return { search: collectionSearchHttp(collection.url, spec.region), serverless: true };
 }

@@ -11,7 +11,7 @@ import type { StartOptions } from './options';
 import { localFolders } from './pipeline';
 import { Processes } from './processes';
 import { keepNodeUp, type RunSetUp, setUpRun } from './run-steps';
-import { formatSummary, type RunSummary } from './summary';
+import { eventsMissing, formatSummary, type RunSummary } from './summary';
 import { cpuSpan, type CpuSpan, sampleCpu } from './cpu-usage';
 import { type NodeCounters, nodeCountersDelta, sampleNodeCounters } from './node-stats';
 import { runEvents } from './workload';
@@ -20,7 +20,7 @@ import { reconcileArgs, runReconcileStep, type ReconcileStepOptions } from './re
 import { COLLECTION_SIGNING_SERVICE, isServerlessProfile } from './local-collection';
 
 export interface LocalRunResult {
-  /** True when every event written is searchable. */
+  /** True when every event written is searchable, or was dropped or joined by its route, and reconcile agrees. */
   readonly ok: boolean;
   readonly summary: RunSummary;
   /** Where the CPU went from the first write to all searchable; undefined where Linux's /proc is missing. */
@@ -44,7 +44,7 @@ export async function runLocal(
 
   const runId = newRunId(now());
   step(`writing ${options.events} log events (run ${runId})`);
-  const events = runEvents(
+  const events = (options.workload ?? runEvents)(
     runId,
     options.events,
     spec.logGroups.map((g) => g.name),
@@ -88,7 +88,8 @@ export async function runLocal(
   const reconciled = options.reconcile ? await reconcileRun(out, setUp, sent) : true;
 
   if (options.keep) keepNodeUp(openSearch, spec, out);
-  // Extra documents (copies in a second daily index) do not fail the run; a missing event does.
+  // Extra documents (copies in a second daily index) do not fail the run; a missing event does. A dropped or joined
+  // event is not missing: the route's processing took it, and the summary counts it (route-accounting.ts).
   const cpu =
     cpuBefore === undefined || cpuAfter === undefined
       ? undefined
@@ -98,7 +99,7 @@ export async function runLocal(
           'runner (writer, transform, loops)': process.pid,
         });
   return {
-    ok: summary.eventsSearchable === summary.eventsWritten && reconciled,
+    ok: eventsMissing(summary) === 0 && reconciled,
     summary,
     ...(cpu === undefined ? {} : { cpu }),
     ...(nodeBefore === undefined || nodeAfter === undefined

@@ -176,18 +176,34 @@ export async function errorsPer15Minutes(
   }));
 }
 
+/** What the routes kept from being events of their own: the events dropped by a rule and the lines joined. */
+function processed(summary: RunSummary): { readonly dropped: number; readonly joined: number } {
+  return {
+    dropped: Object.values(summary.processing?.droppedByRule ?? {}).reduce((a, b) => a + b, 0),
+    joined: summary.processing?.joinedLines ?? 0,
+  };
+}
+
+/**
+ * Events written that no search finds and no route accounts for (dropped by a rule, joined into another event): 0 when
+ * the run is whole, negative when a search finds events this run did not write.
+ */
+export function eventsMissing(summary: RunSummary): number {
+  const { dropped, joined } = processed(summary);
+  return summary.eventsWritten - summary.eventsSearchable - dropped - joined;
+}
+
 /** The summary as printed by `npm start`. */
 export function formatSummary(summary: RunSummary): string {
   const ms = (v: number | undefined): string => (v === undefined ? 'n/a' : `${(v / 1000).toFixed(2)} s`);
-  const dropped = Object.values(summary.processing?.droppedByRule ?? {}).reduce((a, b) => a + b, 0);
-  const joined = summary.processing?.joinedLines ?? 0;
+  const { dropped, joined } = processed(summary);
   const accounted =
     summary.eventsSearchable +
     summary.delivery.documentsFailed +
     summary.eventSource.recordsSentToOnFailure +
     dropped +
     joined;
-  const missing = summary.eventsWritten - summary.eventsSearchable - dropped - joined;
+  const missing = eventsMissing(summary);
   const verdict =
     missing === 0
       ? 'OK: every event is searchable once'

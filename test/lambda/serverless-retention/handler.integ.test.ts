@@ -4,10 +4,8 @@
  * leaves fresh ones, look-alikes and foreign indices; a refused request or an unreachable collection is a failure it
  * counts in `RetentionFailures` (which the alarm watches) without throwing.
  */
-import type { Context, ScheduledEvent } from 'aws-lambda';
-import { RetentionEnvVar, RetentionMetricName } from '../../../core/contracts/retention-env';
+import { retentionEnvironment, RetentionMetricName } from '../../../core/contracts/retention-env';
 import type { OpenSearchHttpClient } from '../../../core/opensearch/http';
-import type { RetentionRun } from '../../../core/opensearch/serverless-retention';
 import { collectionAccessPolicy } from '../../../core/opensearch/serverless-access';
 import type { StandinIdentity } from '../../../scripts/serverless/standin';
 import {
@@ -16,6 +14,7 @@ import {
   standinIdentity,
   useServerlessStandin,
 } from '../../helpers/serverless-standin';
+import { type RetentionHandlerRun, runRetentionHandlerAs, seedIndices } from '../../helpers/retention-run';
 
 jest.setTimeout(180_000);
 
@@ -34,56 +33,16 @@ const FAMILIES = [
   { stem: 'payments', retentionDays: 30 },
 ];
 const DUE = '2026-11-29T12:00:00Z';
-const CONTEXT = { functionName: 'kfek-test-retention', awsRequestId: 'req-1' } as unknown as Context;
 
 /** Runs the handler module as `who`, with the environment the Search stack writes, and the EMF metrics it printed. */
-async function runAs(
-  who: StandinIdentity,
-  collectionUrl: string,
-): Promise<{ run: RetentionRun; metrics: Record<string, number> }> {
-  const saved = { ...process.env };
-  Object.assign(process.env, {
-    [RetentionEnvVar.CollectionUrl]: collectionUrl,
-    [RetentionEnvVar.Families]: JSON.stringify(FAMILIES),
-    [RetentionEnvVar.IndexRotation]: 'OneDay',
-    [RetentionEnvVar.MetricsNamespace]: 'kfek',
-    [RetentionEnvVar.ServiceName]: 'retention',
-    AWS_REGION: STANDIN_REGION,
-    AWS_ACCESS_KEY_ID: who.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: who.secretAccessKey,
+function runAs(who: StandinIdentity, collectionUrl: string): Promise<RetentionHandlerRun> {
+  const env = retentionEnvironment({
+    collectionUrl,
+    families: FAMILIES,
+    indexRotation: 'OneDay',
+    metricsNamespace: 'kfek',
   });
-  delete process.env.AWS_SESSION_TOKEN;
-  delete process.env.AWS_PROFILE;
-  const lines: string[] = [];
-  const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    lines.push(String(chunk));
-    return true;
-  });
-  const log = jest.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
-    lines.push(args.map(String).join(' '));
-  });
-  try {
-    let handler: typeof import('../../../lambda/serverless-retention/handler').handler | undefined;
-    // A fresh module each run: the handler reads its environment and credentials once per container.
-    await jest.isolateModulesAsync(async () => {
-      ({ handler } = await import('../../../lambda/serverless-retention/handler'));
-    });
-    if (handler === undefined) throw new Error('the handler module did not load');
-    const run = await handler({ time: DUE } as ScheduledEvent, CONTEXT);
-    const metrics: Record<string, number> = {};
-    for (const line of lines.flatMap((l) => l.split('\n'))) {
-      if (!line.includes('"_aws"')) continue;
-      const emf = JSON.parse(line) as Record<string, unknown>;
-      for (const name of Object.values(RetentionMetricName)) {
-        if (typeof emf[name] === 'number') metrics[name] = emf[name];
-      }
-    }
-    return { run, metrics };
-  } finally {
-    write.mockRestore();
-    log.mockRestore();
-    process.env = saved;
-  }
+  return runRetentionHandlerAs(who, env, STANDIN_REGION, DUE);
 }
 
 describe('the retention function on the Serverless stand-in', () => {
@@ -93,21 +52,8 @@ describe('the retention function on the Serverless stand-in', () => {
   });
   const admin = (): OpenSearchHttpClient => standinClient(standin().url, ADMIN);
 
-  const seed = async (names: readonly string[]): Promise<void> => {
-    const body = names
-      .flatMap((index, n) => [
-        JSON.stringify({ index: { _index: index, _id: `seed-${n}` } }),
-        JSON.stringify({ '@timestamp': '2026-10-01T00:00:00.000Z', message: `seed ${n}` }),
-      ])
-      .join('\n');
-    const answer = await admin().request({
-      method: 'POST',
-      path: '/_bulk?refresh=true',
-      body: `${body}\n`,
-      headers: { 'content-type': 'application/x-ndjson' },
-    });
-    expect(answer.status).toBe(200);
-  };
+  const seed = (names: readonly string[]): Promise<void> =>
+    seedIndices(admin(), names, '2026-10-01T00:00:00.000Z');
   const indices = async (): Promise<string[]> => {
     const listed = await node.client().request({ method: 'GET', path: '/_cat/indices?format=json&h=index' });
     return (listed.body as { index: string }[]).map((r) => r.index).sort();

@@ -36,4 +36,13 @@ describe('localSpecFromConfig', () => {
     expect(spec.transport).toBe('lambda');
     expect(spec.pipe).toBeUndefined();
   });
+
+  test('a serverless profile names no ingest pipeline to the indexer; a direct domain profile names its own', () => {
+    // GIVEN / WHEN
+    const collection = localSpecFromConfig(loadConfig('sandbox-serverless'));
+    const domain = localSpecFromConfig(loadConfig('sandbox-direct'));
+    // THEN a collection has no ingest pipeline to read routes from (docs/serverless.md): the profile's routes apply
+    expect(collection.delivery.ingestPipeline).toBeUndefined();
+    expect(domain.delivery.ingestPipeline).toEqual(expect.any(String));
+  });
 });

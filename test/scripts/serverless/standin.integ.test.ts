@@ -246,6 +246,37 @@ describe('the Serverless conformance stand-in on the real node', () => {
     expect(search.refusals.at(-1)?.reason).toMatch(/routing/);
   });
 
+  test("reconcile's lookups as a reader of kfek's families go index by index; fails when one root _mget names every index", async () => {
+    // GIVEN a document in a payments index, and a principal that reads payments-* only (as the reconcile role reads
+    // only kfek's families); one lookup in a day without an index
+    const at = Date.parse('2026-11-29T10:03:00.000Z');
+    const doc =
+      `${JSON.stringify({ index: { _index: 'payments-2026-11-29', _id: 'pi-1' } })}\n` +
+      `${JSON.stringify({ '@timestamp': new Date(at).toISOString(), message: 'pi-1' })}\n`;
+    expect((await post(as(WRITER), '/_bulk?refresh=true', doc)).status).toBe(200);
+    const refs = [
+      { id: 'pi-1', stem: 'payments', at },
+      { id: 'pi-old', stem: 'payments', at: Date.parse('2026-09-01T00:00:00.000Z') },
+    ];
+    const side = (lookupPerIndex: boolean) =>
+      searchSide({
+        client: as(PAYMENTS_READER),
+        stems: ['payments'],
+        rotation: 'OneDay',
+        meter: new RequestMeter(),
+        routing: false,
+        lookupPerIndex,
+      });
+    // WHEN
+    const found = await side(true).find(refs);
+    const root = side(false).find(refs);
+    // THEN
+    expect([...found.keys()]).toEqual(['pi-1']);
+    expect(found.get('pi-1')).toMatchObject({ index: 'payments-2026-11-29', stem: 'payments' });
+    await expect(root).rejects.toThrow(/HTTP 403/);
+    expect(search.refusals.at(-1)?.reason).toContain('index/kfek-standin/*');
+  });
+
   test("retention by name: kfek's expired indices are deleted through the APIs Serverless lists; a writer cannot", async () => {
     // GIVEN indices of two families and one that is not kfek's, each with a document
     const names = [
