@@ -35,10 +35,15 @@ export function isServerlessProfile(config: PipelineConfig): boolean {
  * A client of the local collection, signed for `aoss` with the local key.
  * @param maxAttempts 1 for the delivery and the probe, which retry by themselves (search-http.ts).
  */
-export function collectionClient(url: string, region: string, maxAttempts: number): OpenSearchHttpClient {
+export function collectionClient(
+  url: string,
+  region: string,
+  maxAttempts: number,
+  credentials: { readonly accessKeyId: string; readonly secretAccessKey: string } = LOCAL_CREDENTIALS,
+): OpenSearchHttpClient {
   return createHttpClient({
     baseUrl: url,
-    auth: { kind: 'sigv4', region, service: COLLECTION_SIGNING_SERVICE, credentials: LOCAL_CREDENTIALS },
+    auth: { kind: 'sigv4', region, service: COLLECTION_SIGNING_SERVICE, credentials },
     maxAttempts,
     timeoutMillis: 30_000,
   });
@@ -54,14 +59,20 @@ export function collectionSearchHttp(url: string, region: string): SearchHttp {
 
 /**
  * A data access policy for the stand-in to enforce on a run, and who signs: the local key stands for
- * {@link LOCAL_COLLECTION_PRINCIPAL} (the provisioner, the summary's counts and the reconcile step sign with it), the
- * indexer signs with its own key, and the others (readers, the retention function) are known to the stand-in only.
+ * {@link LOCAL_COLLECTION_PRINCIPAL} (the summary's counts and the reconcile step sign with it, and the provisioner
+ * unless it is given its own key), the indexer signs with its own key, and the others (readers, the retention
+ * function) are known to the stand-in only.
  */
 export interface LocalCollectionAccess {
   /** The policy every request is judged by (core/opensearch/serverless-access.ts, the document the CDK app deploys). */
   readonly accessPolicy: readonly AccessStatement[];
   /** The indexer's key and principal (the CDK app's writer role). */
   readonly indexer: StandinIdentity;
+  /**
+   * The provisioner's key and principal (the CDK app's provisioner statement), which then applies the templates and
+   * the record in its place. @default - the local key provisions
+   */
+  readonly provisioner?: StandinIdentity;
   /** More signers the stand-in knows. @default - none */
   readonly identities?: readonly StandinIdentity[];
 }
@@ -77,7 +88,13 @@ export function startLocalCollection(
     region,
     identities: [
       { ...LOCAL_CREDENTIALS, principal: LOCAL_COLLECTION_PRINCIPAL },
-      ...(access === undefined ? [] : [access.indexer, ...(access.identities ?? [])]),
+      ...(access === undefined
+        ? []
+        : [
+            access.indexer,
+            ...(access.provisioner === undefined ? [] : [access.provisioner]),
+            ...(access.identities ?? []),
+          ]),
     ],
     ...(access === undefined ? {} : { accessPolicy: access.accessPolicy }),
   });
@@ -89,9 +106,10 @@ export async function provisionLocalCollection(
   url: string,
   region: string,
   log: (line: string) => void,
+  provisioner?: StandinIdentity,
 ): Promise<void> {
   const report = await provisionCollection(
-    collectionClient(url, region, 3),
+    collectionClient(url, region, 3, provisioner),
     openSearchSpecFromConfig(config),
     { log },
   );

@@ -202,7 +202,13 @@ async function openSearchTarget(
   if (options.collectionAccess !== undefined) {
     out(`    data access policy enforced: ${options.collectionAccess.accessPolicy.length} statements`);
   }
-  await provisionLocalCollection(config, collection.url, spec.region, (line) => out(`    ${line}`));
+  await provisionLocalCollection(
+    config,
+    collection.url,
+    spec.region,
+    (line) => out(`    ${line}`),
+    options.collectionAccess?.provisioner,
+  );
   return { search: collectionSearchHttp(collection.url, spec.region), serverless: true };
 }
 

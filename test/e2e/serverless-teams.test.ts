@@ -32,6 +32,7 @@ import { OPENSEARCH_START_TIMEOUT_MILLIS } from '../helpers/opensearch';
 import { runRetentionHandlerAs, seedIndices } from '../helpers/retention-run';
 import {
   TEAMS_INDEXER,
+  TEAMS_PROVISIONER,
   TEAMS_READERS,
   TEAMS_RECONCILER,
   TEAMS_RETENTION,
@@ -117,6 +118,7 @@ describe('the teams profile on the Serverless stand-in, readers under the data a
         collectionAccess: {
           accessPolicy: policy,
           indexer: TEAMS_INDEXER,
+          provisioner: TEAMS_PROVISIONER,
           identities: [...Object.values(READERS), TEAMS_RETENTION, TEAMS_RECONCILER],
         },
       },

@@ -28,6 +28,7 @@ export const TEAMS_READERS = {
 export const TEAMS_INDEXER = standinIdentity('kfek-indexer');
 export const TEAMS_RETENTION = standinIdentity('kfek-retention');
 export const TEAMS_RECONCILER = standinIdentity('kfek-reconcile');
+export const TEAMS_PROVISIONER = standinIdentity('kfek-provisioner');
 
 function teamsServerlessProfile(): Record<string, unknown> {
   const profiles = (CDK_JSON_CONTEXT.kfek as { profiles: Record<string, Record<string, unknown>> }).profiles;
@@ -58,8 +59,8 @@ export function teamsServerlessConfig(): PipelineConfig {
 }
 
 /**
- * The data access policy the CDK app deploys for `config`: the local key (the provisioner, and the run's own counts)
- * an admin, as the provisioner's role is, and every other principal its own statement.
+ * The data access policy the CDK app deploys for `config`: the provisioner its own statement (templates and kfek's
+ * record only), the local key (the run's own counts) an admin, and every other principal its own statement.
  */
 export function teamsAccessPolicy(config: PipelineConfig): readonly AccessStatement[] {
   return collectionAccessPolicy({
@@ -67,6 +68,7 @@ export function teamsAccessPolicy(config: PipelineConfig): readonly AccessStatem
     writers: [TEAMS_INDEXER.principal],
     retainers: [TEAMS_RETENTION.principal],
     admins: [LOCAL_COLLECTION_PRINCIPAL],
+    provisioners: [TEAMS_PROVISIONER.principal],
     reconcilers: [TEAMS_RECONCILER.principal],
     recordIndex: registryIndex(OPENSEARCH_SPEC_DEFAULTS.name),
     families: accessFamiliesOf(config),
