@@ -77,7 +77,11 @@ export function localIndexerEnv(props: DirectDeliveryProps): Record<string, stri
       indexPrefix: spec.delivery.indexPrefix,
       indexRotation: spec.delivery.indexRotation ?? 'OneDay',
       indexShards: spec.delivery.indexShards ?? 1,
-      ...(spec.delivery.ingestPipeline === undefined ? {} : { ingestPipeline: spec.delivery.ingestPipeline }),
+      // A collection has no kfek ingest pipeline (the provisioner writes none there, docs/serverless.md), so the
+      // indexer is not pointed at one, as the Pipeline stack points a collection's indexer at none.
+      ...(spec.delivery.ingestPipeline === undefined || props.signingService === 'aoss'
+        ? {}
+        : { ingestPipeline: spec.delivery.ingestPipeline }),
       ...(spec.routes === undefined || spec.routes.length === 0
         ? {}
         : { routes: serializeRoutes(spec.routes) }),
