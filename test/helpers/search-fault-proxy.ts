@@ -13,6 +13,17 @@ export interface SearchFaultProxyStats {
   bulkCalls: number;
   /** `_bulk` calls answered 429 without being forwarded. */
   rejectedBulkCalls: number;
+  /** `METHOD path` of every request, in order (what a client sent, rejected or not). */
+  requests: string[];
+}
+
+export interface SearchFaultProxyOptions {
+  /**
+   * Pass the client's `host` header on: for a target that checks a SigV4 signature over it, such as the Serverless
+   * stand-in (scripts/serverless/standin.ts), where the proxy stands for the collection's own front end.
+   * @default false - the target's host
+   */
+  readonly keepHost?: boolean;
 }
 
 export interface SearchFaultProxy {
@@ -37,15 +48,19 @@ const REJECTED_BULK = JSON.stringify({
 });
 
 /** Starts a proxy on 127.0.0.1 and a free port, forwarding to `targetUrl` (the node). */
-export async function startSearchFaultProxy(targetUrl: string): Promise<SearchFaultProxy> {
+export async function startSearchFaultProxy(
+  targetUrl: string,
+  options: SearchFaultProxyOptions = {},
+): Promise<SearchFaultProxy> {
   const target = new URL(targetUrl);
-  const stats: SearchFaultProxyStats = { bulkCalls: 0, rejectedBulkCalls: 0 };
+  const stats: SearchFaultProxyStats = { bulkCalls: 0, rejectedBulkCalls: 0, requests: [] };
   let rejectLeft = 0;
   const sockets = new Set<Socket>();
 
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     readBody(req)
       .then(async (body) => {
+        stats.requests.push(`${req.method ?? 'GET'} ${req.url ?? '/'}`);
         if ((req.url ?? '').split('?')[0].endsWith('/_bulk')) {
           stats.bulkCalls += 1;
           if (rejectLeft > 0) {
@@ -56,7 +71,7 @@ export async function startSearchFaultProxy(targetUrl: string): Promise<SearchFa
             return;
           }
         }
-        const upstream = await forward(target, req, body);
+        const upstream = await forward(target, req, body, options.keepHost);
         res.writeHead(upstream.status, upstream.headers);
         res.end(upstream.body);
       })
@@ -73,6 +88,7 @@ export async function startSearchFaultProxy(targetUrl: string): Promise<SearchFa
       rejectLeft = 0;
       stats.bulkCalls = 0;
       stats.rejectedBulkCalls = 0;
+      stats.requests = [];
     },
     close: () =>
       new Promise<void>((resolve) => {
