@@ -30,8 +30,11 @@ export interface SearchFaultProxy {
   /** `http://127.0.0.1:<port>` */
   readonly url: string;
   readonly stats: SearchFaultProxyStats;
-  /** Answers the next `calls` `_bulk` requests with a whole-request 429 (OpenSearch's rejected-execution shape). */
-  rejectBulk(calls: number): void;
+  /**
+   * Answers the next `calls` `_bulk` requests with a whole-request 429 (OpenSearch's rejected-execution shape) or,
+   * with `status` 403, a refusal of the signer (a collection whose data access policy does not yet let it write).
+   */
+  rejectBulk(calls: number, status?: 429 | 403): void;
   /** Removes all faults and zeroes the stats. */
   clear(): void;
   close(): Promise<void>;
@@ -47,6 +50,15 @@ const REJECTED_BULK = JSON.stringify({
   status: 429,
 });
 
+/** A collection's answer to a signer its data access policy does not (yet) let write. */
+const FORBIDDEN_BULK = JSON.stringify({
+  status: 403,
+  error: {
+    type: 'security_exception',
+    reason: 'no permissions for [indices:data/write/bulk] (search fault proxy)',
+  },
+});
+
 /** Starts a proxy on 127.0.0.1 and a free port, forwarding to `targetUrl` (the node). */
 export async function startSearchFaultProxy(
   targetUrl: string,
@@ -55,6 +67,7 @@ export async function startSearchFaultProxy(
   const target = new URL(targetUrl);
   const stats: SearchFaultProxyStats = { bulkCalls: 0, rejectedBulkCalls: 0, requests: [] };
   let rejectLeft = 0;
+  let rejectStatus: 429 | 403 = 429;
   const sockets = new Set<Socket>();
 
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -66,8 +79,8 @@ export async function startSearchFaultProxy(
           if (rejectLeft > 0) {
             rejectLeft -= 1;
             stats.rejectedBulkCalls += 1;
-            res.writeHead(429, { 'content-type': 'application/json' });
-            res.end(REJECTED_BULK);
+            res.writeHead(rejectStatus, { 'content-type': 'application/json' });
+            res.end(rejectStatus === 403 ? FORBIDDEN_BULK : REJECTED_BULK);
             return;
           }
         }
@@ -81,8 +94,9 @@ export async function startSearchFaultProxy(
   return {
     url,
     stats,
-    rejectBulk(calls) {
+    rejectBulk(calls, status = 429) {
       rejectLeft += calls;
+      rejectStatus = status;
     },
     clear() {
       rejectLeft = 0;

@@ -21,7 +21,7 @@
  * request the indexer sent through all the faults was a `_bulk`. Every wait is on a condition.
  */
 import type { RunningStandin } from '../../../scripts/serverless/standin';
-import { NODE_START_TIMEOUT_MILLIS, SETTLE_TIMEOUT_MILLIS } from './fault-suite';
+import { NODE_START_TIMEOUT_MILLIS, runEvents, SETTLE_TIMEOUT_MILLIS, streamsOf } from './fault-suite';
 import {
   bulkStorm,
   EVERY_EVENT_ONCE,
@@ -65,6 +65,29 @@ describe('direct delivery faults on a Serverless collection (the conformance sta
     async () => {
       const runId = `aoss-mixed-${Date.now()}`;
       expect(await mixedBulk(running(), runId)).toEqual(mixedBulkKept(runId));
+      expect(standin().refusals).toEqual([]);
+    },
+    2 * SETTLE_TIMEOUT_MILLIS,
+  );
+
+  test(
+    'a writer the data access policy does not yet let in (403 while it propagates): the records are given again until it does, every event once, none kept',
+    async () => {
+      // GIVEN the collection refuses the indexer's next 3 bulks as a whole with 403, as it does until a new data
+      // access policy is in force (the provisioner retries 401/403 for the same reason)
+      const runId = `aoss-403-${Date.now()}`;
+      const events = runEvents(runId, 60);
+      const rejectedBefore = proxy().stats.rejectedBulkCalls;
+      proxy().rejectBulk(3, 403);
+      // WHEN
+      await running().pipeline.send(events);
+      await running().pipeline.waitUntilSettled(SETTLE_TIMEOUT_MILLIS);
+      // THEN a 403 is no document's fault: nothing was kept as refused; the records were given again and indexed once
+      expect(proxy().stats.rejectedBulkCalls - rejectedBefore).toBe(3);
+      expect((await running().keptDocuments()).filter((k) => k.data.includes(runId))).toEqual([]);
+      expect(await running().duplicates(streamsOf(events))).toEqual([]);
+      expect(await running().count(streamsOf(events))).toBe(events.length);
+      expect(running().pipeline.eventSource.snapshot().recordsSentToOnFailure).toBe(0);
       expect(standin().refusals).toEqual([]);
     },
     2 * SETTLE_TIMEOUT_MILLIS,
