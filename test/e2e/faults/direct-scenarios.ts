@@ -97,6 +97,30 @@ export async function nodeKilledMidRun(suite: FaultSuite, runId: string): Promis
   return outcomeOf(suite, runId, events);
 }
 
+/**
+ * The node's processes stopped (SIGSTOP: it accepts connections and never answers) while a run is delivered, until
+ * the indexer has been handed a document twice (a bulk that timed out, its records given back and read again), then
+ * continued; what the run left. A bulk the node took while hung and finished later, and its retry, must be one
+ * document per event, each sent with its own id.
+ */
+export async function nodeHungMidRun(suite: FaultSuite, runId: string): Promise<RunOutcome> {
+  const events = runEvents(runId, 80);
+  const handedBefore = suite.pipeline.delivery.snapshot().userRecords;
+  const group = -suite.node().pid;
+  process.kill(group, 'SIGSTOP');
+  try {
+    await suite.pipeline.send(events);
+    await waitUntil(
+      'the indexer was handed more documents than were sent (was the fault armed?)',
+      () => suite.pipeline.delivery.snapshot().userRecords > handedBefore + events.length,
+    );
+  } finally {
+    process.kill(group, 'SIGCONT');
+  }
+  await suite.pipeline.waitUntilSettled(SETTLE_TIMEOUT_MILLIS);
+  return outcomeOf(suite, runId, events);
+}
+
 /** What {@link bulkStorm} must leave: every event once, the 8 bulks rejected, and sent again. */
 export const STORM_RETRIED = { ...EVERY_EVENT_ONCE, rejectedBulks: 8, retried: true } as const;
 

@@ -6,6 +6,8 @@
  * the streams and the failed-documents bucket. The faults of test/e2e/faults/direct-delivery.test.ts
  * (direct-scenarios.ts), on a collection:
  *
+ * - the node SIGSTOPped mid-run (it accepts and never answers, behind the stand-in too): the indexer's bulks time out,
+ *   its records are given back and read again, and each event is stored once when the node goes on;
  * - the node SIGKILLed mid-run and restarted: the stand-in answers 502 (a collection's front end answers 5xx while its
  *   compute is unreachable) and the indexer retries; nothing lost, nothing stored twice (a SEARCH collection keeps the
  *   `_id` the indexer sends);
@@ -27,6 +29,7 @@ import {
   EVERY_EVENT_ONCE,
   mixedBulk,
   mixedBulkKept,
+  nodeHungMidRun,
   nodeKilledMidRun,
   STORM_RETRIED,
   useDirectFaultSuite,
@@ -49,6 +52,15 @@ describe('direct delivery faults on a Serverless collection (the conformance sta
       expect(standin().refusals).toEqual([]);
     },
     NODE_START_TIMEOUT_MILLIS + 2 * SETTLE_TIMEOUT_MILLIS,
+  );
+
+  test(
+    'the node hung behind the stand-in (accepts, never answers): the batch given back after its time and read again, every event searchable once',
+    async () => {
+      expect(await nodeHungMidRun(running(), `aoss-hung-${Date.now()}`)).toEqual(EVERY_EVENT_ONCE);
+      expect(standin().refusals).toEqual([]);
+    },
+    2 * SETTLE_TIMEOUT_MILLIS,
   );
 
   test(
