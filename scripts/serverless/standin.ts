@@ -203,10 +203,16 @@ function forward(upstream: URL, req: IncomingMessage, body: string, res: ServerR
     { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers },
     (up) => {
       res.writeHead(up.statusCode ?? 502, up.headers);
+      // A node killed mid-answer: the client sees the connection drop, as from a collection's front end.
+      up.on('error', () => res.destroy());
       up.pipe(res);
     },
   );
-  out.on('error', (error) => answer(res, { status: 502, reason: `upstream node: ${error.message}` }));
+  // A node that is down answers 502, as a collection's front end answers 5xx when its compute is unreachable; once
+  // the answer has begun there is no status left to send, so the connection is cut.
+  out.on('error', (error) =>
+    res.headersSent ? res.destroy() : answer(res, { status: 502, reason: `upstream node: ${error.message}` }),
+  );
   out.end(body);
 }
 

@@ -106,14 +106,19 @@ export function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-/** Forwards a request with its (already read) body to `target`; resolves with the whole answer. */
+/**
+ * Forwards a request with its (already read) body to `target`; resolves with the whole answer. `keepHost` passes the
+ * client's `host` header on unchanged, for a target that checks a SigV4 signature over it (the Serverless stand-in).
+ */
 export function forward(
   target: URL,
   req: IncomingMessage,
   body: Buffer,
+  keepHost = false,
 ): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> {
   return new Promise((resolve, reject) => {
-    const headers = { ...req.headers, host: target.host, 'content-length': String(body.length) };
+    const host = keepHost ? req.headers.host : target.host;
+    const headers = { ...req.headers, host, 'content-length': String(body.length) };
     const upstream = httpRequest(
       { hostname: target.hostname, port: target.port, method: req.method, path: req.url, headers },
       (res) => {

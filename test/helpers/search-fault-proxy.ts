@@ -13,14 +13,28 @@ export interface SearchFaultProxyStats {
   bulkCalls: number;
   /** `_bulk` calls answered 429 without being forwarded. */
   rejectedBulkCalls: number;
+  /** `METHOD path` of every request, in order (what a client sent, rejected or not). */
+  requests: string[];
+}
+
+export interface SearchFaultProxyOptions {
+  /**
+   * Pass the client's `host` header on: for a target that checks a SigV4 signature over it, such as the Serverless
+   * stand-in (scripts/serverless/standin.ts), where the proxy stands for the collection's own front end.
+   * @default false - the target's host
+   */
+  readonly keepHost?: boolean;
 }
 
 export interface SearchFaultProxy {
   /** `http://127.0.0.1:<port>` */
   readonly url: string;
   readonly stats: SearchFaultProxyStats;
-  /** Answers the next `calls` `_bulk` requests with a whole-request 429 (OpenSearch's rejected-execution shape). */
-  rejectBulk(calls: number): void;
+  /**
+   * Answers the next `calls` `_bulk` requests with a whole-request 429 (OpenSearch's rejected-execution shape) or,
+   * with `status` 403, a refusal of the signer (a collection whose data access policy does not yet let it write).
+   */
+  rejectBulk(calls: number, status?: 429 | 403): void;
   /** Removes all faults and zeroes the stats. */
   clear(): void;
   close(): Promise<void>;
@@ -36,27 +50,41 @@ const REJECTED_BULK = JSON.stringify({
   status: 429,
 });
 
+/** A collection's answer to a signer its data access policy does not (yet) let write. */
+const FORBIDDEN_BULK = JSON.stringify({
+  status: 403,
+  error: {
+    type: 'security_exception',
+    reason: 'no permissions for [indices:data/write/bulk] (search fault proxy)',
+  },
+});
+
 /** Starts a proxy on 127.0.0.1 and a free port, forwarding to `targetUrl` (the node). */
-export async function startSearchFaultProxy(targetUrl: string): Promise<SearchFaultProxy> {
+export async function startSearchFaultProxy(
+  targetUrl: string,
+  options: SearchFaultProxyOptions = {},
+): Promise<SearchFaultProxy> {
   const target = new URL(targetUrl);
-  const stats: SearchFaultProxyStats = { bulkCalls: 0, rejectedBulkCalls: 0 };
+  const stats: SearchFaultProxyStats = { bulkCalls: 0, rejectedBulkCalls: 0, requests: [] };
   let rejectLeft = 0;
+  let rejectStatus: 429 | 403 = 429;
   const sockets = new Set<Socket>();
 
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     readBody(req)
       .then(async (body) => {
+        stats.requests.push(`${req.method ?? 'GET'} ${req.url ?? '/'}`);
         if ((req.url ?? '').split('?')[0].endsWith('/_bulk')) {
           stats.bulkCalls += 1;
           if (rejectLeft > 0) {
             rejectLeft -= 1;
             stats.rejectedBulkCalls += 1;
-            res.writeHead(429, { 'content-type': 'application/json' });
-            res.end(REJECTED_BULK);
+            res.writeHead(rejectStatus, { 'content-type': 'application/json' });
+            res.end(rejectStatus === 403 ? FORBIDDEN_BULK : REJECTED_BULK);
             return;
           }
         }
-        const upstream = await forward(target, req, body);
+        const upstream = await forward(target, req, body, options.keepHost);
         res.writeHead(upstream.status, upstream.headers);
         res.end(upstream.body);
       })
@@ -66,13 +94,15 @@ export async function startSearchFaultProxy(targetUrl: string): Promise<SearchFa
   return {
     url,
     stats,
-    rejectBulk(calls) {
+    rejectBulk(calls, status = 429) {
       rejectLeft += calls;
+      rejectStatus = status;
     },
     clear() {
       rejectLeft = 0;
       stats.bulkCalls = 0;
       stats.rejectedBulkCalls = 0;
+      stats.requests = [];
     },
     close: () =>
       new Promise<void>((resolve) => {

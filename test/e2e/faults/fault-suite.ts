@@ -3,7 +3,8 @@
  * file, the resources and index template from the config model, and the local pipeline (the real transform handler
  * under the event-source loop, the Firehose stand-in). A suite picks how the Firehose stand-in reaches the node
  * (directly, or through a fault proxy), its retry duration and the transport (the pipe stand-in instead of the
- * event-source loop). Nothing here is mocked.
+ * event-source loop); or, with `collection`, puts the OpenSearch Serverless conformance stand-in in front of the node
+ * as `npm start` does for a serverless profile (scripts/local/local-collection.ts). Nothing here is mocked.
  */
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,12 @@ import { createHttpClient, provisionOpenSearch } from '../../../core/opensearch'
 import type { DeadLetterObject } from '../../../lambda/transform/dead-letter-object';
 import { localSpecFromConfig, openSearchSpecFromConfig } from '../../../scripts/local/config-spec';
 import { readFailedDocuments } from '../../../scripts/local/failed-documents';
+import {
+  COLLECTION_SIGNING_SERVICE,
+  collectionSearchHttp,
+  provisionLocalCollection,
+  startLocalCollection,
+} from '../../../scripts/local/local-collection';
 import type { FailedDocumentRecord } from '../../../core/delivery/failed-documents';
 import { LocalPipeline, localFolders } from '../../../scripts/local/pipeline';
 import { SearchHttp } from '../../../scripts/local/search-http';
@@ -24,7 +31,9 @@ import type { LocalPipelineSpec } from '../../../scripts/local/spec';
 import { countDocuments } from '../../../scripts/local/summary';
 import { startMoto, type MotoServer } from '../../../scripts/moto-server';
 import { freePort, startOpenSearch, type RunningOpenSearch } from '../../../scripts/opensearch-node';
+import type { RunningStandin } from '../../../scripts/serverless/standin';
 import { createIndexAhead, NODE_START_MILLIS, TEST_NODE } from '../../helpers/opensearch';
+import { type KeptDocument, keptDocuments } from './kept-documents';
 
 export const LOG_GROUP = '/kfek/faults/app';
 export const SETTLE_TIMEOUT_MILLIS = 90_000;
@@ -37,8 +46,11 @@ export const NODE_START_TIMEOUT_MILLIS = NODE_START_MILLIS;
 export interface FaultSuiteOptions {
   /** Firehose's RetryOptions.DurationInSeconds for the stand-in. */
   readonly retryDurationSeconds: number;
-  /** The URL the Firehose stand-in uses, from the node's URL (a proxy in front of it). @default - the node */
-  readonly deliveryUrl?: (nodeUrl: string) => Promise<string>;
+  /**
+   * The URL the delivery uses, from the URL of what answers for OpenSearch: the node, or the collection's stand-in
+   * (a proxy in front of it). @default - the node, or the stand-in
+   */
+  readonly deliveryUrl?: (frontUrl: string) => Promise<string>;
   /** Per-request timeout of the stand-in's `_bulk` calls (a hung node costs this much per attempt). */
   readonly bulkTimeoutInMillis: number;
   /** Where the transform handler runs (`'child'`: a forked process a test can SIGKILL). @default 'in-process' */
@@ -54,6 +66,13 @@ export interface FaultSuiteOptions {
    * handler; its refused documents go to moto's S3 under LOCAL_FAILED_DOCUMENTS_PREFIX). @default 'firehose'
    */
   readonly delivery?: 'firehose' | 'direct';
+  /**
+   * An OpenSearch Serverless collection instead of a domain: the profile gets `openSearch.kind: serverless` (so
+   * delivery `direct`), the conformance stand-in (scripts/serverless/standin.ts) goes in front of the node and is
+   * provisioned as a collection (core/opensearch/serverless-provision.ts), and the shipped indexer signs for `aoss`
+   * with the local key, as `npm start -- --profile sandbox-serverless` runs it. @default false
+   */
+  readonly collection?: boolean;
 }
 
 export interface FaultSuite {
@@ -63,6 +82,8 @@ export interface FaultSuite {
   readonly workDir: string;
   /** A client straight to the node (assertions; never through a proxy). */
   readonly search: SearchHttp;
+  /** The collection's stand-in (its `refusals`), when the suite runs on a collection. */
+  readonly collection?: RunningStandin;
   node(): RunningOpenSearch;
   /** SIGKILLs the node's process group (connections refused from now on); keeps its data folder. */
   killNode(): Promise<void>;
@@ -74,6 +95,8 @@ export interface FaultSuite {
   duplicates(logStreams: readonly string[]): Promise<string[]>;
   /** Failed-document records whose data contains `marker`. */
   failedDocuments(marker: string): Promise<FailedDocumentRecord[]>;
+  /** Every document the direct indexer kept in moto's S3 (Firehose's layout), parsed as `kfek replay` parses it. */
+  keptDocuments(): Promise<KeptDocument[]>;
   /** The objects of the dead-letter bucket (poison records the transform kept). */
   deadLetters(): Promise<DeadLetterObject[]>;
   stop(): Promise<void>;
@@ -149,8 +172,14 @@ export async function startFaultSuite(options: FaultSuiteOptions): Promise<Fault
                 ? { timeoutSeconds: 5, batchSize: 10, retryAttempts: 3, maxBatchingWindowSeconds: 0 }
                 : { timeoutSeconds: 5, batchSize: 20, retryAttempts: 1000, maxBatchingWindowSeconds: 0 },
             ...(options.transport === undefined ? {} : { transport: options.transport }),
-            delivery: { retryDurationSeconds: options.retryDurationSeconds },
-            openSearch: { indexTemplate: { replicas: 0 } },
+            delivery: {
+              retryDurationSeconds: options.retryDurationSeconds,
+              ...(options.collection === true ? { mode: 'direct' } : {}),
+            },
+            openSearch: {
+              indexTemplate: { replicas: 0 },
+              ...(options.collection === true ? { kind: 'serverless', auditLogs: false } : {}),
+            },
           },
         },
       },
@@ -160,8 +189,9 @@ export async function startFaultSuite(options: FaultSuiteOptions): Promise<Fault
   const spec = localSpecFromConfig(config);
   let node: RunningOpenSearch | undefined;
   let moto: MotoServer | undefined;
+  let collection: RunningStandin | undefined;
   const stopAll = async (): Promise<void> => {
-    const results = await Promise.allSettled([moto?.stop(), node?.stop()]);
+    const results = await Promise.allSettled([collection?.close(), moto?.stop(), node?.stop()]);
     rmSync(workDir, { recursive: true, force: true });
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed !== undefined) throw failed.reason;
@@ -191,22 +221,34 @@ export async function startFaultSuite(options: FaultSuiteOptions): Promise<Fault
   const search = new SearchHttp(createHttpClient({ baseUrl: nodeUrl, maxAttempts: 1 }));
   let pipeline: LocalPipeline;
   try {
-    await provisionOpenSearch(createHttpClient({ baseUrl: nodeUrl }), openSearchSpecFromConfig(config));
+    if (options.collection === true) {
+      collection = await startLocalCollection(nodeUrl, spec.region);
+      await provisionLocalCollection(config, collection.url, spec.region, () => undefined);
+    } else {
+      await provisionOpenSearch(createHttpClient({ baseUrl: nodeUrl }), openSearchSpecFromConfig(config));
+    }
+    // Test setup, straight to the node (so not a request kfek sends to a collection): the index the template makes.
     await createIndexAhead(nodeUrl, spec.delivery.indexFor(new Date()));
-    const deliveryUrl = options.deliveryUrl === undefined ? nodeUrl : await options.deliveryUrl(nodeUrl);
+    const frontUrl = collection?.url ?? nodeUrl;
+    const deliveryUrl = options.deliveryUrl === undefined ? frontUrl : await options.deliveryUrl(frontUrl);
     pipeline = await LocalPipeline.start({
       spec,
-      delivery: options.delivery,
+      ...(collection === undefined
+        ? { delivery: options.delivery }
+        : { delivery: 'direct', direct: { signingService: COLLECTION_SIGNING_SERVICE } }),
       awsEndpoint: runningMoto.endpoint,
       // The stand-in leaves retrying to its Firehose policy (one attempt per call), with a short timeout so a hung
-      // node costs seconds, not the 30 s default, per attempt.
-      search: new SearchHttp(
-        createHttpClient({
-          baseUrl: deliveryUrl,
-          maxAttempts: 1,
-          timeoutMillis: options.bulkTimeoutInMillis,
-        }),
-      ),
+      // node costs seconds, not the 30 s default, per attempt. (The indexer takes only the URL.)
+      search:
+        collection === undefined
+          ? new SearchHttp(
+              createHttpClient({
+                baseUrl: deliveryUrl,
+                maxAttempts: 1,
+                timeoutMillis: options.bulkTimeoutInMillis,
+              }),
+            )
+          : collectionSearchHttp(deliveryUrl, spec.region),
       workDir,
       deliveryBufferIntervalInMillis: 300,
       transformLogLevel: 'CRITICAL',
@@ -224,6 +266,7 @@ export async function startFaultSuite(options: FaultSuiteOptions): Promise<Fault
     spec,
     workDir,
     search,
+    ...(collection === undefined ? {} : { collection }),
     node: () => node as RunningOpenSearch,
     async killNode() {
       const current = node as RunningOpenSearch;
@@ -261,6 +304,7 @@ export async function startFaultSuite(options: FaultSuiteOptions): Promise<Fault
         Buffer.from(r.rawData, 'base64').toString('utf8').includes(marker),
       );
     },
+    keptDocuments: () => keptDocuments(pipeline),
     async deadLetters() {
       const objects: DeadLetterObject[] = [];
       for (const key of await pipeline.deadLetterKeys()) {
