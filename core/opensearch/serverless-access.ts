@@ -112,6 +112,20 @@ export function collectionAccessPolicy(input: CollectionAccessInput): readonly A
     });
   };
   onFamilies(input.writers, "kfek's indexer writes kfek's indices", WRITER_PERMISSIONS);
+  if (input.writers.length > 0) {
+    // The indexer reads the route pairs the provisioner recorded (route-record.ts), nothing else of the record.
+    statements.push({
+      Description: "kfek's indexer reads the route pairs in kfek's record",
+      Rules: [
+        {
+          ResourceType: 'index',
+          Resource: [indexResource(collection, input.recordIndex ?? '.kfek-registry')],
+          Permission: ['aoss:ReadDocument'],
+        },
+      ],
+      Principal: [...input.writers],
+    });
+  }
   onFamilies(
     input.retainers ?? [],
     "kfek's retention function deletes kfek's indices past retention",

@@ -129,12 +129,9 @@ export class ServerlessCollection extends Construct {
           retainers: [this.retentionRole.roleArn],
           admins: [props.adminRole.roleArn, ...(props.adminPrincipals ?? [])],
           families: props.families,
-          ...(reconciler === undefined
-            ? {}
-            : {
-                reconcilers: [reconciler.roleArn],
-                recordIndex: registryIndex(OPENSEARCH_SPEC_DEFAULTS.name),
-              }),
+          // The indexer reads its route pairs there; the reconcile function, the template hashes.
+          recordIndex: registryIndex(OPENSEARCH_SPEC_DEFAULTS.name),
+          ...(reconciler === undefined ? {} : { reconcilers: [reconciler.roleArn] }),
         }),
       ),
     });

@@ -7,6 +7,7 @@ import {
   indexPatternFor,
   type PipelineConfig,
 } from '../../core/config';
+import { registryIndex } from '../../core/opensearch/registry';
 import { type OpenSearchSpec, resolveOpenSearchSpec } from '../../core/opensearch/spec';
 import { openSearchSpecInputOf } from '../../core/config/opensearch-spec';
 import { LocalRunError } from './errors';
@@ -91,7 +92,11 @@ export function localSpecFromConfig(
       indexRotation,
       indexShards: openSearchSpecFromConfig(config).indexTemplate.shards,
       failedDocumentsPrefix: config.delivery.failedDocumentsPrefix,
-      ingestPipeline: openSearchSpecFromConfig(config).names.ingestPipeline,
+      // Where the indexer reads the kept routes: a domain's ingest pipeline, or a collection's record (which has no
+      // pipeline: asking for one there is a 404 and a warning on every read).
+      ...(config.openSearch.kind === 'serverless'
+        ? { routeRecord: registryIndex(openSearchSpecFromConfig(config).name) }
+        : { ingestPipeline: openSearchSpecFromConfig(config).names.ingestPipeline }),
     },
   };
 }

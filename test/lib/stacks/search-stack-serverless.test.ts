@@ -165,6 +165,10 @@ describe('Search stack, openSearch.kind "serverless"', () => {
     expect(policyAllows(policy, writer, 'aoss:WriteDocument', index('other-2026-11-29'))).toBe(false);
     expect(policyAllows(policy, writer, 'aoss:DeleteIndex', index('logs-2026-11-29'))).toBe(false);
     expect(policyAllows(policy, writer, 'aoss:ReadDocument', index('logs-2026-11-29'))).toBe(false);
+    // AND it reads kfek's record (its route pairs, lambda/indexer/routes.ts), and never writes it
+    expect(policyAllows(policy, writer, 'aoss:ReadDocument', index('.kfek-registry'))).toBe(true);
+    expect(policyAllows(policy, writer, 'aoss:WriteDocument', index('.kfek-registry'))).toBe(false);
+    expect(policyAllows(policy, writer, 'aoss:DescribeIndex', index('.kfek-registry'))).toBe(false);
     for (const admin of [ADMIN, provisioner]) {
       expect(policyAllows(policy, admin, 'aoss:DeleteIndex', index('logs-2026-11-29'))).toBe(true);
       expect(
