@@ -12,6 +12,7 @@ import { indexNameFor } from '../../../core/contracts/index-naming';
 import type { DeliveryTarget } from '../../../core/delivery/document-plan';
 import { nestedStems } from '../../../core/opensearch/families';
 import { registryIndex } from '../../../core/opensearch/registry';
+import { routeRecordPath } from '../../../core/opensearch/route-record';
 import { profileRouteTable } from '../../../core/opensearch/route-table';
 import { collectionAccessPolicy } from '../../../core/opensearch/serverless-access';
 import { provisionCollection } from '../../../core/opensearch/serverless-provision';
@@ -184,5 +185,29 @@ describe('retired routes on a collection: recorded by the provisioner, read by t
     expect(warnings).toEqual([]);
     expect(running().refusals.slice(before)).toEqual([]);
     expect((await whereStored(['none-a'])).get('none-a')).toEqual([day('logs'), 'orders']);
+  });
+
+  test('a deploy past the grace period keeps a retired pair while its stem has indices; an unchanged one writes nothing', async () => {
+    // GIVEN team A's stem has an index (a document delivered to it)
+    await deliver([markedOrder('late-a', 'a-orders', ARRIVAL)], registryIndex(teamC.name));
+    const before = running().refusals.length;
+    const read = async (): Promise<{ _seq_no: number; _source: { pairs: unknown[] } }> =>
+      (await admin().request({ method: 'GET', path: routeRecordPath(registryIndex(teamC.name)) })).body as {
+        _seq_no: number;
+        _source: { pairs: unknown[] };
+      };
+    // WHEN team C's profile is deployed again two days later (keepRetiredHours 24), twice
+    await provisionCollection(admin(), teamC, { clock: fixedClock(DEPLOYED_A + 48 * HOUR) });
+    const first = await read();
+    await provisionCollection(admin(), teamC, { clock: fixedClock(DEPLOYED_A + 49 * HOUR) });
+    const second = await read();
+    // THEN the stand-in took the index listing, the pair is kept with when it left, and nothing was rewritten
+    expect(running().refusals.slice(before)).toEqual([]);
+    expect(first._source.pairs).toContainEqual({
+      name: 'orders',
+      stem: 'a-orders',
+      retiredAt: new Date(DEPLOYED_A + HOUR).toISOString(),
+    });
+    expect(second._seq_no).toBe(first._seq_no);
   });
 });
