@@ -39,6 +39,14 @@ export const IndexerEnvVar = {
    * routes only (a Serverless collection has no pipeline, so it is never set there).
    */
   IngestPipeline: 'KFEK_INGEST_PIPELINE',
+  /**
+   * kfek's record index on a Serverless collection (`.<name>-registry`, core/opensearch/registry.ts): the indexer
+   * reads the (route, stem) pairs the collection's provisioner recorded there, retired ones included
+   * (core/opensearch/serverless-provision-routes.ts), as it reads a domain's pipeline. The Pipeline stack sets it on a
+   * collection (with `aoss:ReadDocument` on that index in the data access policy), and `npm start` does. Never set
+   * with {@link IngestPipeline}. Unset: the profile's routes only.
+   */
+  RouteRecord: 'KFEK_ROUTE_RECORD',
   /** Powertools' own variable: the CloudWatch namespace of the EMF metrics. */
   MetricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
   /** Powertools' own variable: the `service` of log lines and the `service` dimension of metrics. */
@@ -74,6 +82,8 @@ export interface IndexerSettings {
   readonly signingService?: OpenSearchSigningService;
   /** The ingest pipeline to read kept routes from ({@link IndexerEnvVar.IngestPipeline}). @default - the profile's routes only */
   readonly ingestPipeline?: string;
+  /** The collection's record index to read kept routes from ({@link IndexerEnvVar.RouteRecord}). @default - the profile's routes only */
+  readonly routeRecord?: string;
 }
 
 /** The environment variables of an indexer function: the one writer of {@link IndexerEnvVar}. Values may be tokens. */
@@ -94,5 +104,6 @@ export function indexerEnvironment(settings: IndexerSettings): Record<string, st
     env[IndexerEnvVar.MetricsNamespace] = settings.metricsNamespace;
   if (settings.signingService !== undefined) env[IndexerEnvVar.SigningService] = settings.signingService;
   if (settings.ingestPipeline !== undefined) env[IndexerEnvVar.IngestPipeline] = settings.ingestPipeline;
+  if (settings.routeRecord !== undefined) env[IndexerEnvVar.RouteRecord] = settings.routeRecord;
   return env;
 }

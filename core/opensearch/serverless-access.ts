@@ -158,6 +158,11 @@ export function collectionAccessPolicy(input: CollectionAccessInput): readonly A
       resources: families,
       permissions: WRITER_PERMISSIONS,
     }),
+    // The indexer reads the route pairs the provisioner recorded (route-record.ts), nothing else of the record.
+    ...statement(input.writers, "kfek's indexer reads the route pairs in kfek's record", {
+      resources: [record],
+      permissions: ['aoss:ReadDocument'],
+    }),
     ...statement(input.retainers ?? [], "kfek's retention function deletes kfek's indices past retention", {
       resources: families,
       permissions: RETAINER_PERMISSIONS,

@@ -11,7 +11,9 @@
  * - a template kfek does not own whose patterns overlap a family's at the same priority makes OpenSearch refuse kfek's
  *   PUT: refused before anything is written, naming the template and the fix (as the domain's plan refuses it);
  * - retired families' templates (a route removed) are kept, never deleted: their indices may still be read, and the
- *   scheduled retention (serverless-retention.ts) deletes by name, not by template.
+ *   scheduled retention (serverless-retention.ts) deletes by name, not by template;
+ * - the (route, stem) pairs it served, the retired ones with when they left, go to the record's `routes` document,
+ *   where the indexer reads its route table (serverless-provision-routes.ts), as it reads a domain's pipeline.
  *
  * What Serverless does not take is never sent: no `GET /` (not in the API table), no ingest pipeline (the indexer
  * sends ids itself), no ISM policy (there is none), no security roles (the data access policy is the CDK app's), no
@@ -19,6 +21,7 @@
  * (scripts/serverless/rules.ts) refuses each of these, so test/core/opensearch/serverless-provision.integ.test.ts
  * fails if this file starts sending one.
  */
+import { type Clock, SYSTEM_CLOCK } from '../clock';
 import { ownedHash } from './drift';
 import { OpenSearchProvisioningError } from './errors';
 import { patternsOverlap, templatePriority } from './families';
@@ -27,6 +30,7 @@ import { call, record } from './provision-client';
 import type { ProvisionStep } from './provision-types';
 import { readRegistry, registryKey, writeRegistry } from './registry';
 import { name as one, requestPath } from './request-path';
+import { recordRoutePairs } from './serverless-provision-routes';
 import { buildServerlessIndexTemplate } from './serverless-template';
 import { indexFamilies, type OpenSearchSpec } from './spec';
 
@@ -45,6 +49,8 @@ export class CollectionTemplateClashError extends OpenSearchProvisioningError {
 
 export interface CollectionProvisionOptions {
   readonly log?: (line: string) => void;
+  /** When a route left the profile is recorded by this clock. @default SYSTEM_CLOCK */
+  readonly clock?: Clock;
 }
 
 export interface CollectionProvisionReport {
@@ -132,5 +138,9 @@ export async function provisionCollection(
   }
   // The record's index takes no shard or replica setting on a collection (the service manages them).
   await writeRegistry(client, spec.name, registry, objects, { serverless: true });
+  // The (route, stem) pairs served, retired ones included: the indexer's route table (serverless-provision-routes.ts).
+  const routes = await recordRoutePairs(client, spec, (options.clock ?? SYSTEM_CLOCK).now());
+  const retired = routes.pairs.filter((p) => p.retiredAt !== undefined);
+  log(`route record: ${routes.pairs.length} pairs, ${retired.length} retired`);
   return { steps };
 }

@@ -9,7 +9,8 @@ import { defaultCredentialProvider, signRequest } from '../../core/aws-signing';
 import { DEFAULT_SIGNING_SERVICE, type OpenSearchSigningService } from '../../core/contracts/indexer-env';
 import { DIRECT_BULK_PATH } from '../../core/delivery/bulk-body';
 import { name as one, requestPath } from '../../core/opensearch/request-path';
-import type { BulkPort, BulkResponse, FailedDocumentStore, PipelinePort } from './ports';
+import { routeRecordPath } from '../../core/opensearch/route-record';
+import type { BulkPort, BulkResponse, FailedDocumentStore, PipelinePort, RouteRecordPort } from './ports';
 
 export interface SignedBulkOptions {
   /** `https://host` of the domain. */
@@ -67,6 +68,12 @@ export function signedPipelinePort(options: SignedBulkOptions): PipelinePort {
     get: (name, timeoutMillis) =>
       send('GET', requestPath(['_ingest', 'pipeline', one('ingest pipeline', name)]), timeoutMillis),
   };
+}
+
+/** `GET /<record index>/_doc/routes`, signed (a collection's data access policy: `aoss:ReadDocument` on that index). */
+export function signedRouteRecordPort(options: SignedBulkOptions): RouteRecordPort {
+  const send = signedRequester(options);
+  return { get: (index, timeoutMillis) => send('GET', routeRecordPath(index), timeoutMillis) };
 }
 
 /** The S3 client of failed-documents objects (path-style for emulators; the SDK's standard retries). */

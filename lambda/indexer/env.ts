@@ -52,6 +52,8 @@ export interface IndexerEnv {
   readonly routing: boolean;
   /** The ingest pipeline whose route table the indexer applies (routes.ts); undefined: the profile's routes. */
   readonly ingestPipeline: string | undefined;
+  /** The collection's record index whose route pairs the indexer applies (routes.ts); undefined: the profile's. */
+  readonly routeRecord: string | undefined;
   /** Region of the domain, for SigV4 (Lambda's own `AWS_REGION`). */
   readonly region: string;
   /** True when an endpoint override is set (moto serves S3 path-style only). */
@@ -135,6 +137,7 @@ export function readIndexerEnv(env: Env = process.env): IndexerEnv {
     signingService: signingService as OpenSearchSigningService,
     routing: signingService !== 'aoss',
     ingestPipeline: optional(env, IndexerEnvVar.IngestPipeline),
+    routeRecord: optional(env, IndexerEnvVar.RouteRecord),
     region: optional(env, 'AWS_REGION') ?? optional(env, 'AWS_DEFAULT_REGION') ?? 'us-east-1',
     s3ForcePathStyle:
       optional(env, 'AWS_ENDPOINT_URL_S3') !== undefined || optional(env, 'AWS_ENDPOINT_URL') !== undefined,

@@ -8,12 +8,12 @@ import { randomUUID } from 'node:crypto';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { Context, KinesisStreamBatchResponse, KinesisStreamEvent } from 'aws-lambda';
 import { SYSTEM_CLOCK } from '../../core/clock';
-import { createS3Client, s3FailedDocumentStore, signedBulkPort, signedPipelinePort } from './adapters';
+import { createS3Client, s3FailedDocumentStore, signedBulkPort } from './adapters';
 import { deliverBatch, type DeliveryPorts, type DeliveryResult } from './deliver';
 import { readIndexerEnv } from './env';
 import { createMetrics, publishCounts } from './metrics';
 import type { IndexerRecord } from './ports';
-import { RouteSource } from './routes';
+import { signedRouteSource } from './routes';
 
 /**
  * Time kept back from the invocation's remaining time: enough to keep the refused documents in S3, flush the
@@ -33,13 +33,7 @@ const ports: DeliveryPorts = {
   objectName: () => `kfek-indexer-${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID()}`,
   log: { warn: (message, details) => logger.warn(message, details ?? {}) },
 };
-const routes = new RouteSource({
-  base: env.target,
-  pipeline: env.ingestPipeline,
-  port: signedPipelinePort(signing),
-  clock: SYSTEM_CLOCK,
-  log: ports.log,
-});
+const routes = signedRouteSource(env, signing, SYSTEM_CLOCK, ports.log);
 
 /**
  * Listeners of each invocation's result: the local runner's accounting (`npm start -- --delivery direct` runs this

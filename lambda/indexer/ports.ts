@@ -19,6 +19,11 @@ export interface PipelinePort {
   get(name: string, timeoutMillis: number): Promise<BulkResponse>;
 }
 
+/** Reads the route pairs in a collection's record index (`GET <index>/_doc/routes`). Throws when no answer came. */
+export interface RouteRecordPort {
+  get(index: string, timeoutMillis: number): Promise<BulkResponse>;
+}
+
 /** Writes one failed-documents object. Throws when it could not. */
 export interface FailedDocumentStore {
   put(key: string, body: string): Promise<void>;

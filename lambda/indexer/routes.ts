@@ -6,12 +6,20 @@
  * `cluster:admin/ingest/pipeline/get`, no pipeline named), the
  * profile's routes apply, as before, and a warning says so: such a document then lands in the default index with
  * `kfek.unknownRoute`, found and kept, never in another team's index.
+ *
+ * A Serverless collection has no pipeline: there the table is built (route-table.ts `routeTableOf`, the pipeline's
+ * rule) from the (route, stem) pairs the collection's provisioner records in kfek's record index
+ * (core/opensearch/serverless-provision-routes.ts), read the same way, with the same fallback.
  */
 import type { Clock } from '../../core/clock';
 import type { DeliveryTarget } from '../../core/delivery/document-plan';
 import { pipelineRoutesOf } from '../../core/delivery/pipeline-routes';
+import { routeTableOf } from '../../core/opensearch/route-table';
+import { routeRecordFrom } from '../../core/opensearch/route-record';
 import { describeError } from './errors';
-import type { IndexerLogger, PipelinePort } from './ports';
+import { type SignedBulkOptions, signedPipelinePort, signedRouteRecordPort } from './adapters';
+import type { IndexerEnv } from './env';
+import type { BulkResponse, IndexerLogger, PipelinePort, RouteRecordPort } from './ports';
 
 /** How long a table read from the pipeline is used before it is read again (a deploy may change it). */
 export const ROUTES_REFRESH_MILLIS = 5 * 60_000;
@@ -23,48 +31,107 @@ const READ_TIMEOUT_MILLIS = 5_000;
 export interface RouteSourceProps {
   /** The target with the profile's routes (env.ts). */
   readonly base: DeliveryTarget;
-  /** The pipeline to read; undefined: always {@link base}. */
+  /** The pipeline to read (a domain); undefined: see {@link record}. */
   readonly pipeline: string | undefined;
   readonly port: PipelinePort;
+  /**
+   * The collection's record index to read the route pairs from (never with {@link pipeline}).
+   * @default - none: with no pipeline either, always {@link base}
+   */
+  readonly record?: string;
+  /** Required with {@link record}. @default - none */
+  readonly recordPort?: RouteRecordPort;
   readonly clock: Clock;
   readonly log: IndexerLogger;
 }
 
-/** The delivery target of each batch: {@link RouteSourceProps.base} with the pipeline's route table when read. */
+/** Where the table is read: the request, what its answer holds, and what the warning tells the operator. */
+interface TableOrigin {
+  readonly details: Record<string, unknown>;
+  readonly fetch: (timeoutMillis: number) => Promise<BulkResponse>;
+  /** The table in the parsed answer, or what is wrong with it. */
+  readonly tableOf: (body: unknown) => Pick<DeliveryTarget, 'table' | 'nested'> | string;
+  readonly what: string;
+  readonly fix: string;
+}
+
+function pipelineOrigin(pipeline: string, port: PipelinePort): TableOrigin {
+  return {
+    details: { pipeline },
+    fetch: (timeoutMillis) => port.get(pipeline, timeoutMillis),
+    tableOf: (body) => pipelineRoutesOf(body, pipeline) ?? `pipeline ${pipeline} has no kfek route table`,
+    what: "the ingest pipeline's route table",
+    fix:
+      `Allow es:ESHttpGet on <domain ARN>/_ingest/pipeline/${pipeline} to this function's role and, under ` +
+      "fine-grained access control, cluster:admin/ingest/pipeline/get to the role it is mapped to (kfek's writer " +
+      'role has both once the Pipeline stack and its provisioner are deployed).',
+  };
+}
+
+function recordOrigin(index: string, port: RouteRecordPort, props: RouteSourceProps): TableOrigin {
+  // kfek's data access policy lets the indexer write the profile's families only (serverless-access.ts): a pair
+  // whose stem left the profile would have the whole `_bulk` refused (403) and the batch retried until it expires.
+  // So a retired pair counts only while its stem is still a family of the profile (kept under another route name,
+  // docs/serverless.md); otherwise its document goes to the default index, as with no record.
+  const { base } = props;
+  const writable = new Set([base.prefix, ...Object.values(base.table.marks).flat()]);
+  return {
+    details: { record: index },
+    fetch: (timeoutMillis) => port.get(index, timeoutMillis),
+    tableOf: (body) => {
+      const kept = routeRecordFrom(body);
+      if (kept === undefined) return `${index} has no kfek route pairs (document routes)`;
+      const pairs = kept.pairs.filter((p) => writable.has(p.stem));
+      return { table: routeTableOf(pairs, props.clock.now(), kept.keepRetiredHours * 3_600_000) };
+    },
+    what: "the collection's recorded route pairs",
+    fix:
+      `Give this function's role aoss:ReadDocument on index/<collection>/${index} in the collection's data access ` +
+      "policy (kfek's policy has it once the Search stack is deployed), and deploy the Pipeline stack so its " +
+      'provisioner records the pairs.',
+  };
+}
+
+/** The delivery target of each batch: {@link RouteSourceProps.base} with the kept route table when read. */
 export class RouteSource {
   private current: DeliveryTarget;
   private nextReadAt = 0;
+  private readonly origin: TableOrigin | undefined;
 
   constructor(private readonly props: RouteSourceProps) {
     this.current = props.base;
+    const { pipeline, record, recordPort } = props;
+    if (pipeline !== undefined) this.origin = pipelineOrigin(pipeline, props.port);
+    else if (record !== undefined && recordPort !== undefined) {
+      this.origin = recordOrigin(record, recordPort, props);
+    }
   }
 
-  /** The target to plan the next batch with; reads the pipeline when the last read is due for renewal. */
+  /** The target to plan the next batch with; reads the table when the last read is due for renewal. */
   async target(): Promise<DeliveryTarget> {
-    const { pipeline, clock } = this.props;
-    if (pipeline === undefined || clock.now() < this.nextReadAt) return this.current;
-    const problem = await this.read(pipeline);
+    const { origin } = this;
+    const { clock } = this.props;
+    if (origin === undefined || clock.now() < this.nextReadAt) return this.current;
+    const problem = await this.read(origin);
     if (problem === undefined) {
       this.nextReadAt = clock.now() + ROUTES_REFRESH_MILLIS;
     } else {
       this.nextReadAt = clock.now() + ROUTES_RETRY_MILLIS;
       this.props.log.warn(
-        "could not read the ingest pipeline's route table; this batch uses the profile's routes, so a " +
-          'document marked with a retired route kfek keeps goes to the default index (kfek.unknownRoute) ' +
-          `until it can: ${problem}. Allow es:ESHttpGet on <domain ARN>/_ingest/pipeline/${pipeline} to this ` +
-          "function's role and, under fine-grained access control, cluster:admin/ingest/pipeline/get to the role " +
-          "it is mapped to (kfek's writer role has both once the Pipeline stack and its provisioner are deployed).",
-        { pipeline },
+        `could not read ${origin.what}; this batch uses the profile's routes, so a document marked with a ` +
+          `retired route kfek keeps goes to the default index (kfek.unknownRoute) until it can: ${problem}. ` +
+          origin.fix,
+        origin.details,
       );
     }
     return this.current;
   }
 
-  /** Reads the pipeline; undefined when its table is now {@link current}, else what went wrong. */
-  private async read(pipeline: string): Promise<string | undefined> {
+  /** Reads the table; undefined when it is now {@link current}, else what went wrong. */
+  private async read(origin: TableOrigin): Promise<string | undefined> {
     let answer;
     try {
-      answer = await this.props.port.get(pipeline, READ_TIMEOUT_MILLIS);
+      answer = await origin.fetch(READ_TIMEOUT_MILLIS);
     } catch (error) {
       return `no answer: ${describeError(error)}`;
     }
@@ -75,9 +142,28 @@ export class RouteSource {
     } catch {
       return `an answer that is not JSON: ${answer.text.slice(0, 300)}`;
     }
-    const routes = pipelineRoutesOf(body, pipeline);
-    if (routes === undefined) return `pipeline ${pipeline} has no kfek route table`;
-    this.current = { ...this.props.base, table: routes.table, nested: routes.nested };
+    const routes = origin.tableOf(body);
+    if (typeof routes === 'string') return routes;
+    this.current = { ...this.props.base, ...routes };
     return undefined;
   }
+}
+
+/** The handler's source: the environment's pipeline or record, read signed as the function's role. */
+export function signedRouteSource(
+  env: Pick<IndexerEnv, 'target' | 'ingestPipeline' | 'routeRecord'>,
+  signing: SignedBulkOptions,
+  clock: Clock,
+  log: IndexerLogger,
+): RouteSource {
+  return new RouteSource({
+    base: env.target,
+    pipeline: env.ingestPipeline,
+    port: signedPipelinePort(signing),
+    ...(env.routeRecord === undefined
+      ? {}
+      : { record: env.routeRecord, recordPort: signedRouteRecordPort(signing) }),
+    clock,
+    log,
+  });
 }

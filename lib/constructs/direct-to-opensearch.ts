@@ -72,6 +72,13 @@ export interface DirectToOpenSearchProps {
    * @default - none: the profile's routes only (a retired route's document goes to the default index)
    */
   readonly ingestPipeline?: string;
+  /**
+   * A collection's record index whose route pairs the indexer applies (`KFEK_ROUTE_RECORD`; core/opensearch
+   * route-record.ts): the profile's routes and the retired ones the collection's provisioner keeps. A collection
+   * only; the data access policy lets the writer role read that index (core/opensearch/serverless-access.ts).
+   * @default - none: the profile's routes only (a retired route's document goes to the default index)
+   */
+  readonly routeRecord?: string;
   /** CloudWatch namespace of the indexer's EMF metrics. @default - the indexer's default */
   readonly metricsNamespace?: string;
   /** @default - a name CloudFormation generates */
@@ -138,6 +145,7 @@ export class DirectToOpenSearch extends Construct {
         ...(s.concurrency === undefined ? {} : { concurrency: s.concurrency }),
         ...(props.routes === undefined ? {} : { routes: props.routes }),
         ...(ingestPipeline === undefined ? {} : { ingestPipeline }),
+        ...(props.routeRecord === undefined ? {} : { routeRecord: props.routeRecord }),
         ...(props.metricsNamespace === undefined ? {} : { metricsNamespace: props.metricsNamespace }),
       }),
       eventSource: {
@@ -176,9 +184,15 @@ export class DirectToOpenSearch extends Construct {
 /** Where the indexer sends `_bulk` (and reads its route table) and what IAM must allow for it. */
 function destinationOf(
   scope: Construct,
-  props: Pick<DirectToOpenSearchProps, 'domain' | 'collection' | 'ingestPipeline'>,
+  props: Pick<DirectToOpenSearchProps, 'domain' | 'collection' | 'ingestPipeline' | 'routeRecord'>,
 ): { readonly endpoint: string; readonly access: readonly iam.PolicyStatement[] } {
   const { domain, collection, ingestPipeline } = props;
+  if (collection === undefined && props.routeRecord !== undefined) {
+    throw new Error(
+      `${scope.node.path}: routeRecord "${props.routeRecord}" is a Serverless collection's record, and this indexer ` +
+        'writes to a domain, whose route table is in its ingest pipeline: set ingestPipeline instead (docs/delivery.md).',
+    );
+  }
   if (collection !== undefined && ingestPipeline !== undefined) {
     throw new Error(
       `${scope.node.path}: a Serverless collection has no ingest pipeline, so the indexer cannot read ` +

@@ -133,6 +133,7 @@ export class ServerlessCollection extends Construct {
           admins: [...(props.adminPrincipals ?? [])],
           provisioners: [props.adminRole.roleArn],
           families: props.families,
+          // The indexer reads its route pairs there; the reconcile function, the template hashes.
           recordIndex: registryIndex(OPENSEARCH_SPEC_DEFAULTS.name),
           ...(reconciler === undefined ? {} : { reconcilers: [reconciler.roleArn] }),
         }),

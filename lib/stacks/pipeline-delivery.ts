@@ -13,6 +13,7 @@ import type { Construct } from 'constructs';
 import type { DeliveryConfig, RouteConfig } from '../../core/config';
 import type { PhysicalNames } from '../../core/contracts/physical-names';
 import { serializeRoutes } from '../../core/contracts/transform-env';
+import { registryIndex } from '../../core/opensearch/registry';
 import { ingestPipelineName } from '../../core/opensearch/route-spec';
 import { OPENSEARCH_SPEC_DEFAULTS } from '../../core/opensearch/spec';
 import { type CollectionTarget, DirectToOpenSearch } from '../constructs/direct-to-opensearch';
@@ -65,12 +66,12 @@ export function createDelivery(scope: Construct, props: PipelineDeliveryProps): 
       indexShards: props.indexShards,
       settings: d.direct,
       ...(props.routes.length === 0 ? {} : { routes: serializeRoutes(props.routes) }),
-      // On a domain the indexer reads the route table, retired routes included, from the ingest pipeline the
-      // provisioner writes (named as the provisioner names it: kfek's default name, the profile's prefix). A
-      // collection has none: there the profile's routes apply (docs/serverless.md).
+      // The indexer reads the route table, retired routes included, where the provisioner writes it (named as the
+      // provisioner names it: kfek's default name): on a domain the ingest pipeline of the profile's prefix; on a
+      // collection, which has none, the route pairs in kfek's record index (docs/serverless.md).
       ...(props.collection === undefined
         ? { ingestPipeline: ingestPipelineName(OPENSEARCH_SPEC_DEFAULTS.name, d.indexPrefix) }
-        : {}),
+        : { routeRecord: registryIndex(OPENSEARCH_SPEC_DEFAULTS.name) }),
       metricsNamespace: props.metricsNamespace,
       functionName: names?.indexerFunction,
       logGroupName: names?.indexerLogGroup,

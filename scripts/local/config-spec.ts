@@ -7,6 +7,7 @@ import {
   indexPatternFor,
   type PipelineConfig,
 } from '../../core/config';
+import { registryIndex } from '../../core/opensearch/registry';
 import { type OpenSearchSpec, resolveOpenSearchSpec } from '../../core/opensearch/spec';
 import { openSearchSpecInputOf } from '../../core/config/opensearch-spec';
 import { LocalRunError } from './errors';
@@ -91,11 +92,11 @@ export function localSpecFromConfig(
       indexRotation,
       indexShards: openSearchSpecFromConfig(config).indexTemplate.shards,
       failedDocumentsPrefix: config.delivery.failedDocumentsPrefix,
-      // A collection has no ingest pipeline (provisionCollection writes none; the Pipeline stack names none to the
-      // indexer there): the indexer applies the profile's routes. Naming one made it ask the collection for it,
-      // which a data access policy refuses to the indexer's role (test/e2e/serverless-teams.test.ts).
+      // Where the indexer reads the kept routes: a domain's ingest pipeline, or a collection's record. A collection
+      // has no pipeline, and asking it for one is refused to the indexer's role by the data access policy
+      // (test/e2e/serverless-teams.test.ts).
       ...(config.openSearch.kind === 'serverless'
-        ? {}
+        ? { routeRecord: registryIndex(openSearchSpecFromConfig(config).name) }
         : { ingestPipeline: openSearchSpecFromConfig(config).names.ingestPipeline }),
     },
   };

@@ -90,6 +90,7 @@ export function localIndexerEnv(props: DirectDeliveryProps): Record<string, stri
       indexRotation: spec.delivery.indexRotation ?? 'OneDay',
       indexShards: spec.delivery.indexShards ?? 1,
       ...(spec.delivery.ingestPipeline === undefined ? {} : { ingestPipeline: spec.delivery.ingestPipeline }),
+      ...(spec.delivery.routeRecord === undefined ? {} : { routeRecord: spec.delivery.routeRecord }),
       ...(spec.routes === undefined || spec.routes.length === 0
         ? {}
         : { routes: serializeRoutes(spec.routes) }),

@@ -84,6 +84,11 @@ export interface LocalPipelineSpec {
      * as in AWS (lambda/indexer/routes.ts). @default - none: the profile's routes only
      */
     readonly ingestPipeline?: string;
+    /**
+     * The collection's record index whose route pairs the direct indexer reads (a serverless profile, never with
+     * {@link ingestPipeline}; lambda/indexer/routes.ts). @default - none: the profile's routes only
+     */
+    readonly routeRecord?: string;
   };
 }
 

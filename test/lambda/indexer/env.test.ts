@@ -62,6 +62,27 @@ describe('readIndexerEnv', () => {
     expect(readIndexerEnv(written).ingestPipeline).toBeUndefined();
   });
 
+  test("reads a collection's record index to take kept routes from, and none when it is not written", () => {
+    // GIVEN the environment the Pipeline stack writes for a collection
+    const recorded = indexerEnvironment({
+      endpoint: 'https://h',
+      failedDocumentsBucket: 'b',
+      failedDocumentsPrefix: '',
+      indexPrefix: 'logs',
+      indexRotation: 'OneDay',
+      indexShards: 1,
+      signingService: 'aoss',
+      routeRecord: '.kfek-registry',
+    });
+    // WHEN / THEN
+    expect(recorded.KFEK_ROUTE_RECORD).toBe('.kfek-registry');
+    expect(readIndexerEnv(recorded)).toMatchObject({
+      routeRecord: '.kfek-registry',
+      ingestPipeline: undefined,
+    });
+    expect(readIndexerEnv(written).routeRecord).toBeUndefined();
+  });
+
   test.each([
     ['OPENSEARCH_ENDPOINT', undefined, /OPENSEARCH_ENDPOINT is not set/],
     ['OPENSEARCH_ENDPOINT', 'https://host/path', /with no path/],

@@ -13,25 +13,18 @@ import { type DeliveryTarget, planDocument } from '../../../core/delivery/docume
 import { nestedStems } from '../../../core/opensearch/families';
 import { provisionOpenSearch } from '../../../core/opensearch/provision';
 import { profileRouteTable } from '../../../core/opensearch/route-table';
-import { type OpenSearchSpecInput, resolveOpenSearchSpec } from '../../../core/opensearch/spec';
+import type { OpenSearchSpecInput } from '../../../core/opensearch/spec';
 import type { PipelinePort } from '../../../lambda/indexer/ports';
 import { RouteSource } from '../../../lambda/indexer/routes';
 import { useOpenSearchNode } from '../../helpers/opensearch';
+import { markedOrder, ordersMove } from '../../helpers/route-move';
 
 const base: OpenSearchSpecInput = {
   indexPrefix: 'logs',
   indexTemplate: { replicas: 0 },
   keepRetiredHours: 24,
 };
-const PAYMENTS = { name: 'payments', indexStem: 'payments', retentionDays: 7 };
-const teamA = resolveOpenSearchSpec({
-  ...base,
-  routes: [{ name: 'orders', indexStem: 'a-orders', retentionDays: 7 }, PAYMENTS],
-});
-const teamC = resolveOpenSearchSpec({
-  ...base,
-  routes: [{ name: 'orders', indexStem: 'c-orders', retentionDays: 7 }, PAYMENTS],
-});
+const { teamA, teamC } = ordersMove(base);
 /** The indexer's target as the Pipeline stack gives it for team C's profile (env.ts): the profile's routes only. */
 const profileTarget: DeliveryTarget = {
   prefix: 'logs',
@@ -46,13 +39,7 @@ const profileTarget: DeliveryTarget = {
 const ARRIVAL = Date.now();
 
 /** A transform document team A's transform marked for `a-orders` (in flight at the deploy, or replayed). */
-const markedForTeamA = (id: string): string =>
-  JSON.stringify({
-    '@timestamp': new Date(ARRIVAL).toISOString(),
-    message: `order ${id}`,
-    cloudwatch: { id, logGroup: '/team-a/orders', logStream: 's1', owner: '123456789012' },
-    kfek: { route: 'orders', stem: 'a-orders', arrival: ARRIVAL },
-  });
+const markedForTeamA = (id: string): string => markedOrder(id, 'a-orders', ARRIVAL);
 
 interface Stored {
   readonly index: string;

@@ -212,6 +212,8 @@ describe("the indexer's ingest pipeline follows the profile (KFEK_INGEST_PIPELIN
     const pipeline = Template.fromStack(stacks.pipeline);
     // THEN
     expect(indexerVariables(pipeline)).not.toHaveProperty('KFEK_INGEST_PIPELINE');
+    // AND the indexer reads the route pairs in kfek's record there instead
+    expect(indexerVariables(pipeline).KFEK_ROUTE_RECORD).toBe('.kfek-registry');
     const statements = Object.values(pipeline.findResources('AWS::IAM::Policy')).flatMap(
       (p) => p.Properties.PolicyDocument.Statement as Statement[],
     );
@@ -247,6 +249,16 @@ describe("the indexer's ingest pipeline follows the profile (KFEK_INGEST_PIPELIN
           ingestPipeline: 'kfek-logs-document-id',
         }),
     ).toThrow(/collection has no ingest pipeline.*leave ingestPipeline unset/);
+  });
+
+  test("a domain's indexer is given no collection record to read (KFEK_ROUTE_RECORD unset)", () => {
+    // GIVEN
+    const { stacks } = buildTestApp({ profile: 'sandbox-direct' });
+    // WHEN
+    const pipeline = Template.fromStack(stacks.pipeline);
+    // THEN
+    expect(indexerVariables(pipeline)).not.toHaveProperty('KFEK_ROUTE_RECORD');
+    expect(indexerVariables(pipeline)).toHaveProperty('KFEK_INGEST_PIPELINE');
   });
 
   test('with Firehose delivering no function is given the variable', () => {

@@ -174,6 +174,10 @@ describe('Search stack, openSearch.kind "serverless"', () => {
     expect(policyAllows(policy, writer, 'aoss:WriteDocument', index('other-2026-11-29'))).toBe(false);
     expect(policyAllows(policy, writer, 'aoss:DeleteIndex', index('logs-2026-11-29'))).toBe(false);
     expect(policyAllows(policy, writer, 'aoss:ReadDocument', index('logs-2026-11-29'))).toBe(false);
+    // AND it reads kfek's record (its route pairs, lambda/indexer/routes.ts), and never writes it
+    expect(policyAllows(policy, writer, 'aoss:ReadDocument', index('.kfek-registry'))).toBe(true);
+    expect(policyAllows(policy, writer, 'aoss:WriteDocument', index('.kfek-registry'))).toBe(false);
+    expect(policyAllows(policy, writer, 'aoss:DescribeIndex', index('.kfek-registry'))).toBe(false);
     expect(policyAllows(policy, provisioner, 'aoss:UpdateCollectionItems', collection)).toBe(true);
     expect(policyAllows(policy, provisioner, 'aoss:WriteDocument', index('.kfek-registry'))).toBe(true);
     expect(policyAllows(policy, provisioner, 'aoss:DeleteCollectionItems', collection)).toBe(false);
@@ -228,7 +232,10 @@ describe('Search stack, openSearch.kind "serverless"', () => {
       'payments reader': sorted(on(['payments-2026-11-29'], ['ReadDocument', 'DescribeIndex'])),
       'audit reader': sorted(on(['audit-2026-11-29'], ['ReadDocument', 'DescribeIndex'])),
       'default reader': sorted(on(['logs-2026-11-29'], ['ReadDocument', 'DescribeIndex'])),
-      indexer: sorted(on(kfek, ['WriteDocument', 'CreateIndex', 'UpdateIndex', 'DescribeIndex'])),
+      indexer: sorted([
+        ...on(kfek, ['WriteDocument', 'CreateIndex', 'UpdateIndex', 'DescribeIndex']),
+        'ReadDocument .kfek-registry',
+      ]),
       retention: sorted(on(kfek, ['DescribeIndex', 'DeleteIndex'])),
       reconcile: sorted([
         ...on([...kfek, '.kfek-registry'], ['ReadDocument', 'DescribeIndex']),

@@ -2,7 +2,11 @@
  * The local spec from cdk.json's profiles: the transport and the pipe's settings come from the config, so
  * `npm start -- --profile sandbox-pipes` runs the pipe stand-in with the settings the pipe is deployed with.
  */
-import { loadConfig, localSpecFromConfig } from '../../../scripts/local/config-spec';
+import {
+  loadConfig,
+  localSpecFromConfig,
+  openSearchSpecFromConfig,
+} from '../../../scripts/local/config-spec';
 
 describe('localSpecFromConfig', () => {
   test('the sandbox-pipes profile runs the pipe with its batch size, batching window, retries and record age', () => {
@@ -37,12 +41,15 @@ describe('localSpecFromConfig', () => {
     expect(spec.pipe).toBeUndefined();
   });
 
-  test('a serverless profile names no ingest pipeline to the indexer; a direct domain profile names its own', () => {
+  test("a serverless profile's indexer reads the collection's record, never an ingest pipeline", () => {
     // GIVEN / WHEN
-    const collection = localSpecFromConfig(loadConfig('sandbox-serverless'));
-    const domain = localSpecFromConfig(loadConfig('sandbox-direct'));
-    // THEN a collection has no ingest pipeline to read routes from (docs/serverless.md): the profile's routes apply
-    expect(collection.delivery.ingestPipeline).toBeUndefined();
-    expect(domain.delivery.ingestPipeline).toEqual(expect.any(String));
+    const serverless = localSpecFromConfig(loadConfig('sandbox-serverless'));
+    const direct = loadConfig('sandbox-direct');
+    const domain = localSpecFromConfig(direct);
+    // THEN
+    expect(serverless.delivery.ingestPipeline).toBeUndefined();
+    expect(serverless.delivery.routeRecord).toBe('.kfek-registry');
+    expect(domain.delivery.ingestPipeline).toBe(openSearchSpecFromConfig(direct).names.ingestPipeline);
+    expect(domain.delivery.routeRecord).toBeUndefined();
   });
 });
