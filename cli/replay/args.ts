@@ -37,15 +37,16 @@ dead-letter queue) and re-sends a chosen set to where it belongs.`,
               [--endpoint URL] [--region R] [--json]`,
     prose: `Kinds (default: all): dead-letter (poison raw records), discarded-batch (Lambda's on-failure records under
 aws/lambda/), failed-document (Firehose's failed documents), pipes-dlq (the pipe's dead-letter queue).
-Raw records go back to the raw stream, documents to the events stream. Batches kept as metadata only are read back
-from the raw stream by sequence number while its retention lasts. Re-sent events overwrite their documents (ids
+Raw records go back to the raw stream, documents to the events stream, a discarded batch to the stream it names (the
+raw one, or the events one for the direct path's indexer). Batches kept as metadata only are read back from that
+stream by sequence number while its retention lasts. Re-sent events overwrite their documents (ids
 are derived from log group, stream and event id), so running a replay twice is harmless.
 --kind events-window (alone, never in the default) runs \`kfek events-window\` (its own command now: kfek
 events-window --help): it re-puts the events stream's own records that arrived from --since to --until, unchanged,
 for a delivery stream created after them (a recreated Pipeline stack).
 --local reads npm start's folders (.kfek/local/), and dead letters from --bucket (moto's) when given; --profile reads prefixes from cdk.json and finds the bucket,
 streams and queue of the deployed stack kfek-<profile>-search. Nothing is deleted unless --delete-after is given.
-Only the raw stream is read: an object naming another stream, a record Kinesis would refuse (partition key not 1 to
+Only those two streams are read: an object naming another stream, a record Kinesis would refuse (partition key not 1 to
 256 characters, data and key over 1 MiB) and an unreadable object are listed by key and kept; the exit code is then 1.`,
   },
 };

@@ -12,7 +12,7 @@ export class ReplayError extends CliError {
 /** Kept data that cannot be read as what its place says it is (core/kept/errors.ts, replay's name for it). */
 export { KeptParseError as ReplayParseError } from '../../core/kept/errors';
 
-/** The raw stream no longer holds a kept range: its retention passed (or the shard or stream is gone). */
+/** The stream no longer holds a kept range: its retention passed (or the shard or stream is gone). */
 export class RangeExpiredError extends ReplayError {
   constructor(
     readonly location: string,
@@ -20,8 +20,9 @@ export class RangeExpiredError extends ReplayError {
     options?: { cause?: unknown },
   ) {
     super(
-      `${location}: the raw stream no longer holds these records (${detail}); they expired with the stream's ` +
-        'retention and cannot be replayed. Raise streams.raw.retentionHours to have more time next time.',
+      `${location}: the stream no longer holds these records (${detail}); they expired with the stream's ` +
+        'retention and cannot be replayed. Raise streams.raw.retentionHours (streams.events.retentionHours for a ' +
+        'batch of the events stream) to have more time next time.',
       options,
     );
     this.name = 'RangeExpiredError';

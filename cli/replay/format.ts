@@ -9,7 +9,7 @@ function table(summaries: readonly KindSummary[]): string {
   const rows = summaries.map((s) => ({
     kind: s.kind,
     items: String(s.items),
-    records: `${s.records}${s.ranges > 0 ? ` (${s.ranges} range${s.ranges === 1 ? '' : 's'} in the raw stream)` : ''}`,
+    records: `${s.records}${s.ranges > 0 ? ` (${s.ranges} range${s.ranges === 1 ? '' : 's'} in its stream)` : ''}`,
     stored: formatBytes(s.storedBytes),
     first: iso(s.first),
     last: iso(s.last),
@@ -28,6 +28,8 @@ export function formatReplayReport(report: ReplayReport, where: string): string 
   const chosenItems = report.chosen.reduce((sum, s) => sum + s.items, 0);
   const keptItems = report.kept.reduce((sum, s) => sum + s.items, 0);
   lines.push(`chosen: ${chosenItems} of ${keptItems} item(s)`);
+  // Which stream each batch goes to: the raw stream, or the events stream for a batch the indexer gave up on.
+  for (const b of report.batches) lines.push(`batch ${b.location} -> the ${b.target} stream`);
   if (report.dryRun) {
     lines.push(
       `dry run: would re-send ${report.sendable.rawRecords} raw record(s) to the raw stream and ` +

@@ -1,5 +1,5 @@
 /**
- * Reads a discarded batch back from the raw stream by its sequence numbers (GetShardIterator AT_SEQUENCE_NUMBER,
+ * Reads a discarded batch back from its stream (the raw one, or the events one for the indexer's) by its sequence numbers (GetShardIterator AT_SEQUENCE_NUMBER,
  * then GetRecords up to the last one, through core/kinesis' shard reader and its throttling policy), for the kept
  * data that holds metadata only: the pipe's dead-letter messages, and on-failure records without the invocation's
  * records. Says clearly when the stream no longer has them: Kinesis keeps records for the stream's retention period
@@ -108,6 +108,6 @@ export async function readRange(
   }
   throw new ReplayError(
     `${location}: ${range.shardId} ends before the batch's last record ${range.endSequenceNumber}; ` +
-      `${records.length} record(s) read. Check that --raw-stream is the stream the batch came from`,
+      `${records.length} record(s) read. Check that ${stream} is the stream the batch came from`,
   );
 }

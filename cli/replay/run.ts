@@ -12,18 +12,18 @@ import {
   recordCountOf,
   type ReplayRecord,
   type ReplayTarget,
-  TARGET_OF,
 } from '../../core/kept/model';
 import { type KindSummary, type ReplayFilter, selectItems, summarize } from '../../core/kept/select';
 import type { KinesisPort } from '../../core/kinesis/ports';
 import { readRange } from './read-range';
 import {
-  needsRawStreamArn,
-  type RawStreamIdentity,
+  needsStreamArn,
   type ScreenedItem,
   screenItems,
   screenRecords,
   type Skipped,
+  type StreamIdentity,
+  type TargetStreams,
 } from './screen';
 import { RecordSender } from '../../core/kinesis/sender';
 
@@ -80,6 +80,8 @@ export interface ReplayReport {
   readonly sendable: Sendable;
   /** Unreadable objects, lines and messages: reported and kept. */
   readonly problems: Collected['problems'];
+  /** The stream each chosen discarded batch that passed the screen goes (or, in a dry run, would go) back to. */
+  readonly batches: readonly { readonly location: string; readonly target: ReplayTarget }[];
   /** Chosen items, or records of them, left out because they name another stream or do not fit Kinesis. */
   readonly skipped: readonly Skipped[];
   /** Records put per target, with the stream. */
@@ -98,15 +100,25 @@ export interface ReplayReport {
 export async function runReplay(plan: ReplayPlan, ports: ReplayPorts): Promise<ReplayReport> {
   const collected = await collectKept(ports.sources, plan.kinds);
   const chosen = selectItems(collected.items, plan.filter);
-  const raw =
-    plan.targets.raw === undefined ? undefined : await rawStreamIdentity(plan.targets.raw, chosen, ports);
+  const streams: TargetStreams = {
+    raw: await streamIdentity(plan.targets.raw, chosen, ports),
+    // Only a discarded batch can name the events stream (the indexer's): no lookup for the others.
+    events: await streamIdentity(
+      plan.targets.events,
+      chosen.filter((item) => item.kind === 'discarded-batch'),
+      ports,
+    ),
+  };
   // Every chosen item is screened before anything is read or sent, in a dry run as in a real one.
-  const { screened, skipped, incomplete } = screenItems(chosen, raw);
+  const { screened, skipped, incomplete } = screenItems(chosen, streams);
   const base = {
     dryRun: plan.dryRun,
     kept: summarize(collected.items),
     chosen: summarize(chosen),
     sendable: sendableOf(screened),
+    batches: screened
+      .filter(({ item }) => item.kind === 'discarded-batch')
+      .map(({ item, target }) => ({ location: item.container.location, target })),
     problems: collected.problems,
     skipped,
   };
@@ -114,16 +126,14 @@ export async function runReplay(plan: ReplayPlan, ports: ReplayPorts): Promise<R
     return { ...base, sent: [], retries: 0, unreplayed: [], deleted: [] };
   }
   const kinesis = ports.kinesis;
-  const targets = (['raw', 'events'] as const).filter((t) =>
-    screened.some(({ item }) => TARGET_OF[item.kind] === t),
-  );
+  const targets = (['raw', 'events'] as const).filter((t) => screened.some(({ target }) => target === t));
   for (const target of targets) if (plan.targets[target] === undefined) throw new MissingTargetError(target);
   if (kinesis === undefined) throw new ReplayError('no Kinesis client to re-send with');
 
   // Resolve every item first, so the progress bar knows its total and expired ranges are reported together.
   const unreplayed: Unreplayed[] = [];
   const screen = { skipped, incomplete, unreplayed };
-  const resolved = await resolveRecords(screened, { kinesis, raw: plan.targets.raw!, ports, screen });
+  const resolved = await resolveRecords(screened, { kinesis, targets: plan.targets, ports, screen });
   const total = resolved.reduce((sum, r) => sum + r.records.length, 0);
   ports.onStart?.(total);
   const sender = new RecordSender({
@@ -139,7 +149,7 @@ export async function runReplay(plan: ReplayPlan, ports: ReplayPorts): Promise<R
   let retries = 0;
   for (const target of targets) {
     const stream = plan.targets[target]!;
-    const mine = resolved.filter((r) => TARGET_OF[r.item.kind] === target);
+    const mine = resolved.filter((r) => r.target === target);
     const result = await sender.send(
       stream,
       mine.flatMap((r) => r.records),
@@ -161,36 +171,39 @@ interface ScreenOutcome {
 
 interface Resolved {
   readonly item: KeptItem;
+  readonly target: ReplayTarget;
   readonly records: readonly ReplayRecord[];
 }
 
-/** Each screened item with its records; a kept range is read back from the raw stream (never another one). */
+/** Each screened item with its records; a kept range is read back from its target stream (never another one). */
 async function resolveRecords(
   screened: readonly ScreenedItem[],
   context: {
     readonly kinesis: KinesisPort;
-    readonly raw: string;
+    readonly targets: ReplayPlan['targets'];
     readonly ports: ReplayPorts;
     readonly screen: ScreenOutcome;
   },
 ): Promise<Resolved[]> {
-  const { kinesis, raw, ports, screen } = context;
+  const { kinesis, targets, ports, screen } = context;
   const resolved: Resolved[] = [];
-  for (const { item, records } of screened) {
+  for (const { item, target, records } of screened) {
     if (records !== undefined) {
-      resolved.push({ item, records });
+      resolved.push({ item, target, records });
       continue;
     }
     if (item.content.type !== 'range') continue;
     try {
-      // Always the raw stream, never a stream the kept object names (screened above).
-      const read = await readRange(kinesis, raw, item.content.range, item.container.location, {
+      // Always the stream given for the target, never a stream the kept object names (screened above).
+      const stream = targets[target]!;
+      const read = await readRange(kinesis, stream, item.content.range, item.container.location, {
         now: ports.now,
         sleep: ports.sleep,
         ...(ports.random !== undefined ? { random: ports.random } : {}),
       });
       resolved.push({
         item,
+        target,
         records: screenRecords(item, read, screen.skipped, screen.incomplete),
       });
     } catch (error) {
@@ -235,29 +248,30 @@ function accountSent(
 function sendableOf(screened: readonly ScreenedItem[]): Sendable {
   const count = (target: ReplayTarget): number =>
     screened
-      .filter(({ item }) => TARGET_OF[item.kind] === target)
+      .filter((s) => s.target === target)
       .reduce((sum, { item, records }) => sum + (records?.length ?? recordCountOf(item)), 0);
   return { items: screened.length, rawRecords: count('raw'), documents: count('events') };
 }
 
 /**
- * The raw stream, with its ARN when the kept objects name streams by ARN and it was given by name (a profile's
- * stream, or `--raw-stream NAME`): Kinesis DescribeStreamSummary says which stream that name is in this account
- * and region, so a same-named stream of another account is told apart.
+ * A stream replay puts to, with its ARN when the kept objects name streams by ARN and it was given by name (a
+ * profile's stream, or `--raw-stream NAME`): Kinesis DescribeStreamSummary says which stream that name is in this
+ * account and region, so a same-named stream of another account is told apart.
  */
-async function rawStreamIdentity(
-  given: string,
+async function streamIdentity(
+  given: string | undefined,
   chosen: readonly KeptItem[],
   ports: ReplayPorts,
-): Promise<RawStreamIdentity> {
-  if (ports.streamArnOf === undefined || !needsRawStreamArn(chosen, given)) return { given };
+): Promise<StreamIdentity | undefined> {
+  if (given === undefined) return undefined;
+  if (ports.streamArnOf === undefined || !needsStreamArn(chosen, given)) return { given };
   try {
     return { given, arn: await ports.streamArnOf(given) };
   } catch (error) {
     const detail = translateAwsError(error, `DescribeStreamSummary of ${given}`).message;
     throw new ReplayError(
-      `cannot tell whether the streams kept objects name are the raw stream ${given}: ${detail} Check the name ` +
-        'and --region, or pass --raw-stream as its ARN',
+      `cannot tell whether the streams kept objects name are ${given}: ${detail} Check the name and --region, or ` +
+        'pass --raw-stream / --events-stream as its ARN',
       { cause: error },
     );
   }

@@ -4,12 +4,12 @@
  * source mapping (`npm start -- --delivery direct`). The node refuses every bulk whole (a cluster-wide write block:
  * 403 for the request, no document's fault), so the indexer gives the records back, the event source retries and then
  * keeps the batch in its on-failure place: nothing acknowledged, nothing lost. Such a batch holds events-stream records,
- * not raw records, so `kfek replay --kind discarded-batch` (which re-sends discarded batches to the raw stream only)
- * lists it with the events stream it names and keeps it; `kfek reconcile --heal` brings its events back from
- * CloudWatch Logs, each searchable once (docs/guarantees.md, "What differs on the direct path").
+ * not raw records, and names the events stream, so `kfek replay --kind discarded-batch` puts its records back on the
+ * events stream (read back by sequence number while the stream holds them); the indexer delivers them again and
+ * every event is searchable exactly once (ids overwrite). `kfek reconcile --heal` (which calls them missing) is the
+ * other way back (docs/guarantees.md, "What differs on the direct path").
  */
 import { minuteOf } from '../../core/reconcile/engine';
-import type { ReconcileRun } from '../../cli/reconcile/service';
 import type { LocalPipeline } from '../../scripts/local/pipeline';
 import { countDistinctEvents, countDocuments } from '../../scripts/local/summary';
 import type { CliOutcome } from '../helpers/cli-run';
@@ -38,10 +38,10 @@ const kfek = (command: string, ...args: string[]): Promise<CliOutcome> =>
   );
 
 test(
-  'a batch the indexer cannot deliver is kept by its event source, not acknowledged; reconcile --heal makes it searchable once',
+  'a batch the indexer cannot deliver is kept by its event source, not acknowledged; kfek replay re-sends it to the events stream and every event becomes searchable exactly once',
   async () => {
     // GIVEN a node that refuses every write request whole while 12 events go through the pipeline
-    const { search, spec, node } = stack.get();
+    const { search, spec } = stack.get();
     const base = minuteOf(Date.now()) - 20 * 60_000;
     const stream = `discarded-${Date.now()}`;
     const events = Array.from({ length: 12 }, (_, i) => ({
@@ -63,52 +63,33 @@ test(
     expect(await countDocuments(search, spec.delivery.indexPattern, [stream])).toBe(0);
     expect(pipeline().delivery.snapshot().documentsFailed).toBe(onFailureBefore.documentsFailed);
 
-    // WHEN replay is asked for discarded batches
-    const replay = await kfek(
-      'replay',
-      '--local',
-      '--kind',
-      'discarded-batch',
-      '--events-stream',
-      pipeline().resources.eventsStreamArn,
-    );
-    // THEN it names the batch with the events stream, re-sends nothing and keeps it
-    expect(replay.out).toMatch(/^discarded-batch +1 +1 /m);
-    expect(replay.out).toMatch(/RetryAttemptsExhausted/);
-    expect(replay.out).toContain(
-      `names the stream ${pipeline().resources.eventsStreamArn}, not the raw stream`,
-    );
-    expect(replay.code).toBe(1);
-
-    // WHEN reconcile heals the window (the events are kept nowhere it can re-send from: missing)
-    const writtenAt = Date.now();
-    while (Date.now() < writtenAt + 3000) await new Promise((resolve) => setTimeout(resolve, 100));
-    const heal = await kfek(
-      'reconcile',
-      '--profile',
-      PROFILE,
-      '--log-group',
-      APP,
-      '--opensearch',
-      node.url,
-      '--bucket',
-      pipeline().resources.deadLetterBucket,
-      '--since',
-      new Date(base - 60_000).toISOString(),
-      '--lag',
-      '2s',
-      '--heal',
-      '--heal-timeout',
-      '60s',
-      '--json',
-    );
+    // WHEN replay is asked for discarded batches, in a dry run and then for real
+    const replay = (...args: string[]): Promise<CliOutcome> =>
+      kfek(
+        'replay',
+        '--local',
+        '--kind',
+        'discarded-batch',
+        '--events-stream',
+        pipeline().resources.eventsStreamArn,
+        ...args,
+      );
+    const dryRun = await replay('--dry-run');
+    // THEN it names the batch and says it goes back to the events stream
+    expect(dryRun.out).toMatch(/^discarded-batch +1 +\d+ /m);
+    expect(dryRun.out).toMatch(/RetryAttemptsExhausted/);
+    expect(dryRun.out).toMatch(/^batch .* -> the events stream$/m);
+    expect(dryRun.code).toBe(0);
+    const resent = await replay('--delete-after');
     await pipeline().waitUntilSettled(STEP_TIMEOUT_MILLIS);
-    // THEN every event is searchable once
-    expect(heal.err).not.toMatch(/kfek: /);
-    expect((JSON.parse(heal.out) as ReconcileRun).heal).toMatchObject({ sent: 12, healed: 12, notSent: 0 });
+    // THEN the indexer delivered the re-sent records: every event searchable exactly once, the batch deleted
+    expect(resent.err).not.toMatch(/kfek: /);
+    expect(resent.out).toMatch(/re-sent \d+ document\(s\) of 1 item\(s\) to the events stream /);
+    expect(resent.code).toBe(0);
     await search.json('POST', `/${spec.delivery.indexPattern}/_refresh`);
     expect(await countDistinctEvents(search, spec.delivery.indexPattern, [stream])).toBe(12);
     expect(await countDocuments(search, spec.delivery.indexPattern, [stream])).toBe(12);
+    expect((await replay('--dry-run')).out).toMatch(/^discarded-batch +0 +0 /m);
   },
   4 * STEP_TIMEOUT_MILLIS,
 );

@@ -248,7 +248,7 @@ describe('kfek replay against the local pipeline', () => {
     await settle();
 
     // THEN
-    expect(listed.stdout).toMatch(/^pipes-dlq +1 +\d+ \(1 range in the raw stream\)/m);
+    expect(listed.stdout).toMatch(/^pipes-dlq +1 +\d+ \(1 range in its stream\)/m);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/deleted 1 re-sent object\(s\)\/message\(s\)/);
     expect(await searchable(stream)).toEqual({ events: 30, documents: 30 });

@@ -240,3 +240,38 @@ export function failedDocumentLine(doc: object, code: string, at: number): strin
 export function replayPlan(targets: ReplayPlan['targets'], overrides: Partial<ReplayPlan> = {}): ReplayPlan {
   return { kinds: KEPT_KINDS, filter: {}, dryRun: false, deleteAfter: false, targets, ...overrides };
 }
+
+/**
+ * A Lambda on-failure record of a Kinesis batch (shard-0, sequence numbers 1000 to 1010, two records) naming
+ * `streamArn`, with the invocation's records when given (else metadata only: a range to read back).
+ */
+export function onFailureRecord(
+  streamArn: string,
+  records?: readonly { data: string; key: string }[],
+): string {
+  return JSON.stringify({
+    requestContext: { condition: 'RetryAttemptsExhausted' },
+    timestamp: '2026-11-23T10:00:00Z',
+    KinesisBatchInfo: {
+      shardId: 'shardId-000000000000',
+      startSequenceNumber: '1000',
+      endSequenceNumber: '1010',
+      batchSize: 2,
+      streamArn,
+    },
+    ...(records !== undefined
+      ? {
+          payload: {
+            Records: records.map((r, i) => ({
+              kinesis: {
+                data: Buffer.from(r.data).toString('base64'),
+                partitionKey: r.key,
+                sequenceNumber: String(1000 + i * 10),
+              },
+              eventSourceARN: streamArn,
+            })),
+          },
+        }
+      : {}),
+  });
+}

@@ -37,7 +37,7 @@ describe('readRange', () => {
     });
     await expect(read).rejects.toThrow(RangeExpiredError);
     await expect(read).rejects.toThrow(
-      /s3:\/\/b\/aws\/lambda\/x: the raw stream no longer holds these records .*1020/,
+      /s3:\/\/b\/aws\/lambda\/x: the stream no longer holds these records .*1020/,
     );
   });
 

@@ -89,7 +89,7 @@ describe('runReplay', () => {
     ]);
     const text = formatReplayReport(report, 's3://kfek-failed');
     expect(text).toMatch(/^dead-letter +2 +2 +\d+ B +2026-11-23T08:00:00.000Z +2026-11-23T09:00:00.000Z$/m);
-    expect(text).toMatch(/^discarded-batch +1 +2 \(1 range in the raw stream\)/m);
+    expect(text).toMatch(/^discarded-batch +1 +2 \(1 range in its stream\)/m);
     expect(text).toMatch(
       /dry run: would re-send 4 raw record\(s\) to the raw stream and 2 document\(s\) to the events stream; nothing was sent or deleted/,
     );
