@@ -9,6 +9,8 @@
  *   indexer sends);
  * - `direct, time id`: as `direct`, with the time-ordered id of bench/direct-ids.ts (the experiment of issue 41:
  *   whether an id the node looks up more cheaply saves CPU), routed by its hash part;
+ * - `direct, bloom`: as `direct`, into an index with `index.optimize_doc_id_lookup.fuzzy_set.enabled` (OpenSearch's
+ *   Bloom filter over each segment's `_id`s: a lookup skips the segments that cannot hold the id), today's ids;
  * - `auto ids`: no id, no routing, no pipeline: what `npm run bench:settings`' "no ingest pipeline" variant indexes.
  *   OpenSearch generates the ids, so Lucene appends every document without looking its id up first; that is not a
  *   delivery kfek can use (a redelivered event would be stored twice), and it is why bench:settings' 97-107 core-us
@@ -43,15 +45,25 @@ const FILL_DOCS = Number(process.env.KFEK_BENCH_FILL ?? 200_000);
 const DOCS_PER_BULK = 2_000;
 const PARALLEL = 2;
 
-type VariantName = 'firehose' | 'direct' | 'direct, time id' | 'auto ids';
-const VARIANTS: readonly VariantName[] = ['firehose', 'direct', 'direct, time id', 'auto ids'];
+type VariantName = 'firehose' | 'direct' | 'direct, time id' | 'direct, bloom' | 'auto ids';
+const VARIANTS: readonly VariantName[] = [
+  'firehose',
+  'direct',
+  'direct, time id',
+  'direct, bloom',
+  'auto ids',
+];
 
-/** The index of each variant; Firehose's is named as Firehose names it, and the pipeline keeps documents in it. */
+/** The index of each variant but Firehose's, which is named as Firehose names it (the pipeline keeps documents there). */
+const INDICES: Readonly<Record<Exclude<VariantName, 'firehose'>, string>> = {
+  direct: 'bench-direct',
+  'direct, time id': 'bench-direct-time',
+  'direct, bloom': 'bench-direct-bloom',
+  'auto ids': 'bench-auto',
+};
+
 function indexOf(variant: VariantName, arrival: number): string {
-  if (variant === 'firehose') return indexNameFor('bench', 'OneDay', new Date(arrival));
-  return { direct: 'bench-direct', 'direct, time id': 'bench-direct-time', 'auto ids': 'bench-auto' }[
-    variant
-  ];
+  return variant === 'firehose' ? indexNameFor('bench', 'OneDay', new Date(arrival)) : INDICES[variant];
 }
 
 /** Sends bodies to `path`, `PARALLEL` at once; any refused item throws (a bench that drops documents measures nothing). */
@@ -142,6 +154,17 @@ async function main(): Promise<void> {
       settings: { index: { default_pipeline: '_none' } },
       mappings: { _routing: { required: false } },
     });
+    // OpenSearch's Bloom filter over `_id` per segment (2.13 on, off by default): a lookup skips a segment the filter
+    // says cannot hold the id, with today's ids.
+    await request(client, 'PUT', `/${indexOf('direct, bloom', arrival)}`, {
+      settings: { index: { optimize_doc_id_lookup: { fuzzy_set: { enabled: true } } } },
+    });
+    const bloom = JSON.stringify(
+      await request(client, 'GET', `/${indexOf('direct, bloom', arrival)}/_settings`),
+    );
+    if (!bloom.includes('"fuzzy_set":{"enabled":"true"')) {
+      throw new BenchError(`the node did not keep the Bloom filter setting: ${bloom}`);
+    }
     for (let filled = 0; filled < FILL_DOCS; filled += DOCS_PER_ROUND) {
       const docs = next(Math.min(DOCS_PER_ROUND, FILL_DOCS - filled));
       for (const v of VARIANTS) {
