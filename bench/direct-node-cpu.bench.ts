@@ -154,7 +154,7 @@ async function main(): Promise<void> {
       settings: { index: { default_pipeline: '_none' } },
       mappings: { _routing: { required: false } },
     });
-    // OpenSearch's Bloom filter over `_id` per segment (2.13 on, off by default): a lookup skips a segment the filter
+    // OpenSearch's Bloom filter over `_id` per segment (2.19 has it, off by default): a lookup skips a segment the filter
     // says cannot hold the id, with today's ids.
     await request(client, 'PUT', `/${indexOf('direct, bloom', arrival)}`, {
       settings: { index: { optimize_doc_id_lookup: { fuzzy_set: { enabled: true } } } },
