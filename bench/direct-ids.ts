@@ -31,9 +31,13 @@ export function timeOrderedIdFor(
   logStream: string,
   eventId: string,
 ): string {
-  if (!Number.isSafeInteger(timestampMillis) || timestampMillis < 0) {
+  if (
+    !Number.isSafeInteger(timestampMillis) ||
+    timestampMillis < 0 ||
+    timestampMillis >= 2 ** (8 * TIME_BYTES)
+  ) {
     throw new BenchError(
-      `an event's timestamp must be a non-negative integer of milliseconds, got ${timestampMillis}`,
+      `an event's timestamp must be a non-negative integer of milliseconds below 2^48, got ${timestampMillis}`,
     );
   }
   const bytes = Buffer.alloc(TIME_BYTES + ID_BYTES);
