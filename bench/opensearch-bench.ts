@@ -19,22 +19,32 @@ export class BenchError extends Error {
 }
 
 /**
- * `count` transform documents (JSON text): corpus envelopes of 100 events through `transformRecord`, each record
- * arriving at `arrivalSeconds` when given (`kfek.arrival`, as the handlers pass it).
+ * A source of transform documents (JSON text) in corpus order, handed out `count` at a time: corpus envelopes of 100
+ * events through `transformRecord`, each record arriving at `arrivalSeconds` when given (`kfek.arrival`, as the
+ * handlers pass it). Timestamps only advance, so a bench can fill an index first and index newer events after.
  */
-export function transformDocuments(seed: number, count: number, arrivalSeconds?: number): string[] {
+export function transformDocumentSource(seed: number, arrivalSeconds?: number): (count: number) => string[] {
   const generator = new CorpusGenerator(seed);
-  const docs: string[] = [];
-  while (docs.length < count) {
-    const data = gzipSync(Buffer.from(JSON.stringify(generator.envelope(100)), 'utf8')).toString('base64');
-    const outcome = transformRecord(
-      data,
-      arrivalSeconds === undefined ? {} : { approximateArrivalTimestamp: arrivalSeconds },
-    );
-    if (outcome.kind !== 'data') throw new BenchError(`corpus envelope gave ${outcome.kind}`);
-    for (const doc of outcome.documents) docs.push(doc.json);
-  }
-  return docs.slice(0, count);
+  let buffered: string[] = [];
+  return (count) => {
+    while (buffered.length < count) {
+      const data = gzipSync(Buffer.from(JSON.stringify(generator.envelope(100)), 'utf8')).toString('base64');
+      const outcome = transformRecord(
+        data,
+        arrivalSeconds === undefined ? {} : { approximateArrivalTimestamp: arrivalSeconds },
+      );
+      if (outcome.kind !== 'data') throw new BenchError(`corpus envelope gave ${outcome.kind}`);
+      for (const doc of outcome.documents) buffered.push(doc.json);
+    }
+    const docs = buffered.slice(0, count);
+    buffered = buffered.slice(count);
+    return docs;
+  };
+}
+
+/** The first `count` documents of {@link transformDocumentSource}. */
+export function transformDocuments(seed: number, count: number, arrivalSeconds?: number): string[] {
+  return transformDocumentSource(seed, arrivalSeconds)(count);
 }
 
 /** One request; an answer of 300 or more throws with the start of its body. NDJSON strings go as `_bulk` bodies. */

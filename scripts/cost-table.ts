@@ -221,8 +221,8 @@ export function deliveryCosts(scenario: Scenario): DeliveryCosts {
     A.daysPerMonth *
     (n * (A.indexerMemoryMb / 1024) * wallSecondsPerDocument * PRICES.lambdaArmPerGbSecond +
       (invocationsPerDay * PRICES.lambdaPerMillionRequests) / 1e6);
-  // The ingest pipeline runs once, before the primary; every replica indexes the document as the primary does.
-  const replicaMicros = A.replicas * A.indexingCoreMicrosDirect;
+  // The ingest pipeline runs once, before the primary, and only the primary looks the id up: a replica appends.
+  const replicaMicros = A.replicas * A.indexingCoreMicrosReplica;
   const vcpus = (coreMicros: number): number => (n * (coreMicros + replicaMicros)) / 1e6 / 86_400;
   return {
     scenario,

@@ -39,6 +39,19 @@ export const LIMITS = {
   firehoseBillingIncrementBytes: 5 * 1024,
 } as const;
 
+/** See ASSUMPTIONS.indexingCoreMicrosFirehose. */
+const FIREHOSE_INDEXING_CORE_MICROS = 195;
+
+/**
+ * The direct path's node CPU per document over the Firehose path's, measured side by side on the real node with the
+ * same documents (issue 41, 2026-11-29, quiet, main after all merges): `npm run bench:direct-cpu` 0.66x and 0.83x
+ * (172 and 199 core-µs against 262 and 239), the 100,000-event `npm run bench:e2e` 0.84x (266 against 316 per
+ * event). The conservative end. The direct path sends its own `_id`, so the node still looks every id up: the
+ * 97-107 core-µs bench:settings measured "without the pipeline" were of ids OpenSearch generates, a lower bound
+ * this model used before (docs/delivery.md, "What the direct path saves on the node").
+ */
+const DIRECT_OVER_FIREHOSE_INDEXING_CPU = 0.84;
+
 export const ASSUMPTIONS = {
   /** GB as AWS bills it. */
   bytesPerGb: 2 ** 30,
@@ -87,12 +100,22 @@ export const ASSUMPTIONS = {
   reconcileSecondsPerRun: 30,
   reconcileMemoryMb: 512,
   /**
-   * The domain's indexing CPU per document (core-microseconds, `npm run bench:settings` on the real node, issue 41):
-   * 187-202 through the ingest pipeline Firehose's path needs (it sets `_id`, routing and the index), 97-107 for the
-   * same documents sent with their id, routing and index and no pipeline (delivery mode `direct`). The middles.
+   * The domain's indexing CPU per document through the ingest pipeline Firehose's path needs (core-microseconds,
+   * `npm run bench:settings` on the real node, issue 41: 187-202; the middle).
    */
-  indexingCoreMicrosFirehose: 195,
-  indexingCoreMicrosDirect: 102,
+  indexingCoreMicrosFirehose: FIREHOSE_INDEXING_CORE_MICROS,
+  /** The direct path's node CPU per document over Firehose's ({@link DIRECT_OVER_FIREHOSE_INDEXING_CPU}). */
+  directOverFirehoseIndexingCpu: DIRECT_OVER_FIREHOSE_INDEXING_CPU,
+  /** The direct path's: the Firehose figure times the measured ratio (164). */
+  indexingCoreMicrosDirect: Math.round(FIREHOSE_INDEXING_CORE_MICROS * DIRECT_OVER_FIREHOSE_INDEXING_CPU),
+  /**
+   * A replica's, on both paths: indexing without the id lookup (bench:settings' "no ingest pipeline" variant, whose
+   * ids OpenSearch generates: 97-107; the middle). A replica appends without looking the id up as long as no update
+   * or delete on the shard is above its processed checkpoint (OpenSearch's InternalEngine
+   * `planIndexingAsNonPrimary`, max_seq_no_of_updates_or_deletes); log documents are created, and only a
+   * redelivery overwrites one.
+   */
+  indexingCoreMicrosReplica: 102,
   /**
    * The direct path's indexer (delivery mode `direct`): its memory and batch (config `delivery.direct`), its own
    * CPU per document (assumed the transform's measured rate: it parses and serializes each document once, as the
@@ -171,11 +194,10 @@ export const SERVERLESS_ASSUMPTIONS = {
   diskBytesPerDocumentByte: 0.41,
   /**
    * Core-microseconds the node spends indexing a document: through the ingest pipeline (Firehose, a domain) and
-   * without it (the direct indexer, the only way to a collection). `npm run bench:settings` (issue 41): 187-202 and
-   * 97-107; the upper ends.
+   * without it, with kfek's own ids (the direct indexer, the only way to a collection). ASSUMPTIONS owns both.
    */
-  pipelineCoreMicrosPerDocument: 202,
-  directCoreMicrosPerDocument: 107,
+  pipelineCoreMicrosPerDocument: ASSUMPTIONS.indexingCoreMicrosFirehose,
+  directCoreMicrosPerDocument: ASSUMPTIONS.indexingCoreMicrosDirect,
   /** An OCU is one vCPU and 6 GB (AWS Big Data Blog, docs/serverless.md [6]). Indexing runs at this utilization. */
   vcpuPerOcu: 1,
   targetUtilization: 0.5,

@@ -53,6 +53,6 @@ describe('at volume', () => {
     // THEN
     expect(table.split('\n').filter((l) => l.startsWith('| '))).toHaveLength(2 + 7);
     expect(table).toMatch(/\$0\.24\/OCU-hour.*as of March 2026/);
-    expect(table).toMatch(/directCoreMicrosPerDocument: 107/);
+    expect(table).toMatch(/directCoreMicrosPerDocument: 164/);
   });
 });

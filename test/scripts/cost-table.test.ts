@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { markdownTableCells } from '../helpers/doc-snippets';
+import { SERVERLESS_ASSUMPTIONS } from '../../core/contracts/cost-model';
 import {
   ASSUMPTIONS,
   costTable,
@@ -72,15 +73,30 @@ describe('cost table', () => {
     expect(markdownTableCells(block)).toEqual(markdownTableCells(costTable()));
   });
 
+  test("the direct path's node CPU is Firehose's at the measured ratio, between a replica's and Firehose's", () => {
+    // GIVEN the one owner of the figures
+    const a = ASSUMPTIONS;
+    // THEN the direct primary looks its id up (more than a replica's append) but runs no pipeline (less than Firehose)
+    expect(a.indexingCoreMicrosDirect).toBe(
+      Math.round(a.indexingCoreMicrosFirehose * a.directOverFirehoseIndexingCpu),
+    );
+    expect(a.indexingCoreMicrosReplica).toBeLessThan(a.indexingCoreMicrosDirect);
+    expect(a.indexingCoreMicrosDirect).toBeLessThan(a.indexingCoreMicrosFirehose);
+    // and the Serverless comparison prices with the same figures
+    expect(SERVERLESS_ASSUMPTIONS.directCoreMicrosPerDocument).toBe(a.indexingCoreMicrosDirect);
+    expect(SERVERLESS_ASSUMPTIONS.pipelineCoreMicrosPerDocument).toBe(a.indexingCoreMicrosFirehose);
+  });
+
   test('direct delivery: no Firehose, the indexer in Lambda, and the domain indexing without the pipeline', () => {
     // GIVEN 100 GB/day of 300-byte events (357,913,941 a day)
     const d = deliveryCosts({ gbPerDay: 100, eventBytes: 300 });
     const n = (100 * 2 ** 30) / 300;
-    // THEN the domain's indexing CPU: the pipeline once per document, each copy indexed, averaged over a day
+    // THEN the domain's indexing CPU: the primary's (with the pipeline, or without it at the measured ratio), the
+    // replica's (no id lookup), averaged over a day
     expect(d.indexingVcpusFirehose).toBeCloseTo((n * (195 + 102)) / 1e6 / 86_400, 6);
-    expect(d.indexingVcpusDirect).toBeCloseTo((n * (102 + 102)) / 1e6 / 86_400, 6);
+    expect(d.indexingVcpusDirect).toBeCloseTo((n * (164 + 102)) / 1e6 / 86_400, 6);
     // The indexer: 0.5 GB for its own CPU at the transform's rate plus the document's indexing time, and requests
-    const gbSeconds = n * 0.5 * (1769 / 512 / ASSUMPTIONS.transformEventsPerVcpuSecond + 102e-6);
+    const gbSeconds = n * 0.5 * (1769 / 512 / ASSUMPTIONS.transformEventsPerVcpuSecond + 164e-6);
     const requests = n / ASSUMPTIONS.documentsPerStreamPerBatch / ASSUMPTIONS.indexerBatchSize;
     expect(d.indexerPerMonth).toBeCloseTo(
       30 * (gbSeconds * PRICES.lambdaArmPerGbSecond + (requests * PRICES.lambdaPerMillionRequests) / 1e6),
