@@ -24,6 +24,14 @@ export interface RouteTable {
   readonly marks: Readonly<Record<string, readonly string[]>>;
   /** Names that pointed at more than one stem lately: a document marked with one of them and no stem is refused. */
   readonly ambiguous: readonly string[];
+  /**
+   * Name -> stems kfek recorded for that name whose indices the writer may no longer write: on a collection, a
+   * retired stem that left the profile, whose data access statements left with it (lambda/indexer/routes.ts). A
+   * document marked with such a pair is refused, and so kept with the reason, rather than written into the default
+   * index, which other teams read. A domain's pipeline has none: its retired stems stay writable.
+   * @default - none
+   */
+  readonly withheld?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** One (name, stem) pair a document may carry; `retiredAt` (ISO) when it left the profile, undefined while current. */
@@ -57,6 +65,25 @@ export function routeTableOf(pairs: readonly RoutePair[], now: number, graceMill
   return { names, marks, ambiguous: ambiguous.sort() };
 }
 
+/**
+ * `table` for a writer that may write only the `writable` stems' indices (a collection's indexer: its data access
+ * policy covers the profile's families). Which names are ambiguous is decided over every pair first, so dropping a
+ * stem never makes a name look unambiguous; then each pair or name whose stem is not writable is withheld
+ * ({@link RouteTable.withheld}) instead of routed.
+ */
+export function withholdUnwritable(table: RouteTable, writable: ReadonlySet<string>): RouteTable {
+  const marks: Record<string, readonly string[]> = {};
+  const withheld: Record<string, string[]> = {};
+  for (const [name, stems] of Object.entries(table.marks)) {
+    const ok = stems.filter((stem) => writable.has(stem));
+    if (ok.length > 0) marks[name] = ok;
+    const not = stems.filter((stem) => !writable.has(stem));
+    if (not.length > 0) withheld[name] = not;
+  }
+  const names = Object.fromEntries(Object.entries(table.names).filter(([, stem]) => writable.has(stem)));
+  return { names, marks, ambiguous: table.ambiguous, withheld };
+}
+
 /** The table of a profile alone: each route's name to its stem. */
 export function profileRouteTable(routes: readonly { route: string; indexStem: string }[]): RouteTable {
   return routeTableOf(
@@ -83,16 +110,34 @@ export function ambiguousReason(name: string): string {
   );
 }
 
+/** The reason a document marked with a withheld pair ({@link RouteTable.withheld}) is refused. */
+export function withheldReason(name: string, stem: string): string {
+  return (
+    `kfek: the document is marked with route ${name} and stem ${stem}, which left the profile; kfek may no longer ` +
+    `write ${stem}'s indices on this collection (its data access statements left with it), and the default index ` +
+    'is read by other teams, so it is refused and kept with this reason. Put the stem back in a route of the ' +
+    'profile (with its readers) and replay it to deliver it.'
+  );
+}
+
 /** Decides where a document marked `kfek.route = route` (and `kfek.stem = stem`, when set) goes. */
 export function routeDecision(table: RouteTable, route: unknown, stem: unknown): RouteDecision {
   if (typeof route !== 'string') return { kind: 'unknown' };
+  const withheld =
+    table.withheld !== undefined && Object.hasOwn(table.withheld, route) ? table.withheld[route] : [];
   if (stem === undefined || stem === null) {
     const named = Object.hasOwn(table.names, route) ? table.names[route] : undefined;
     if (named !== undefined) return { kind: 'route', stem: named };
-    return table.ambiguous.includes(route)
-      ? { kind: 'refuse', reason: ambiguousReason(route) }
+    if (table.ambiguous.includes(route)) return { kind: 'refuse', reason: ambiguousReason(route) };
+    // A name kfek knows only through stems it may no longer write: whichever team marked it, not the default's.
+    return withheld.length > 0
+      ? { kind: 'refuse', reason: withheldReason(route, withheld[0]) }
       : { kind: 'unknown' };
   }
   const stems = Object.hasOwn(table.marks, route) ? table.marks[route] : [];
-  return typeof stem === 'string' && stems.includes(stem) ? { kind: 'route', stem } : { kind: 'unknown' };
+  if (typeof stem !== 'string') return { kind: 'unknown' };
+  if (stems.includes(stem)) return { kind: 'route', stem };
+  return withheld.includes(stem)
+    ? { kind: 'refuse', reason: withheldReason(route, stem) }
+    : { kind: 'unknown' };
 }

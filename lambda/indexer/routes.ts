@@ -14,7 +14,7 @@
 import type { Clock } from '../../core/clock';
 import type { DeliveryTarget } from '../../core/delivery/document-plan';
 import { pipelineRoutesOf } from '../../core/delivery/pipeline-routes';
-import { routeTableOf } from '../../core/opensearch/route-table';
+import { routeTableOf, withholdUnwritable } from '../../core/opensearch/route-table';
 import { routeRecordFrom } from '../../core/opensearch/route-record';
 import { describeError } from './errors';
 import { type SignedBulkOptions, signedPipelinePort, signedRouteRecordPort } from './adapters';
@@ -71,8 +71,9 @@ function pipelineOrigin(pipeline: string, port: PipelinePort): TableOrigin {
 function recordOrigin(index: string, port: RouteRecordPort, props: RouteSourceProps): TableOrigin {
   // kfek's data access policy lets the indexer write the profile's families only (serverless-access.ts): a pair
   // whose stem left the profile would have the whole `_bulk` refused (403) and the batch retried until it expires.
-  // So a retired pair counts only while its stem is still a family of the profile (kept under another route name,
-  // docs/serverless.md); otherwise its document goes to the default index, as with no record.
+  // So a retired pair routes only while its stem is still a family of the profile (kept under another route name,
+  // docs/serverless.md); a pair whose stem left is withheld: its document is refused and kept with the reason, never
+  // written into the default index, which other teams read.
   const { base } = props;
   const writable = new Set([base.prefix, ...Object.values(base.table.marks).flat()]);
   return {
@@ -81,8 +82,8 @@ function recordOrigin(index: string, port: RouteRecordPort, props: RouteSourcePr
     tableOf: (body) => {
       const kept = routeRecordFrom(body);
       if (kept === undefined) return `${index} has no kfek route pairs (document routes)`;
-      const pairs = kept.pairs.filter((p) => writable.has(p.stem));
-      return { table: routeTableOf(pairs, props.clock.now(), kept.keepRetiredHours * 3_600_000) };
+      const table = routeTableOf(kept.pairs, props.clock.now(), kept.keepRetiredHours * 3_600_000);
+      return { table: withholdUnwritable(table, writable) };
     },
     what: "the collection's recorded route pairs",
     fix:

@@ -3,7 +3,12 @@
  * pairs its table takes, and what it does when the record is missing or not kfek's.
  */
 import type { DeliveryTarget } from '../../../core/delivery/document-plan';
-import { profileRouteTable } from '../../../core/opensearch/route-table';
+import {
+  ambiguousReason,
+  profileRouteTable,
+  routeDecision,
+  withheldReason,
+} from '../../../core/opensearch/route-table';
 import type { BulkResponse, PipelinePort } from '../../../lambda/indexer/ports';
 import { ROUTES_RETRY_MILLIS, RouteSource } from '../../../lambda/indexer/routes';
 
@@ -64,15 +69,51 @@ describe('RouteSource on a collection record', () => {
     expect(table.ambiguous).toEqual(['orders']);
   });
 
-  test('leaves out a retired pair whose stem left the profile: the writer may not write it', async () => {
-    // GIVEN team C's profile alone
+  test('withholds a retired pair whose stem left the profile: refused and kept, never the default index', async () => {
+    // GIVEN team C's profile alone: team A's a-orders is no family of it, so the writer may not write it
     const { routes, warnings } = source(target(teamC), []);
     // WHEN
     const { table } = await routes.target();
-    // THEN: (orders, a-orders) goes to the default index, as with no record, rather than a refused `_bulk`
+    // THEN (orders, c-orders) routes; (orders, a-orders) is refused with the reason, not sent to the default index
+    // (which other teams read), and not a `_bulk` the collection would refuse whole
     expect(table.marks.orders).toEqual(['c-orders']);
-    expect(table.names.orders).toBe('c-orders');
+    expect(routeDecision(table, 'orders', 'c-orders')).toEqual({ kind: 'route', stem: 'c-orders' });
+    expect(routeDecision(table, 'orders', 'a-orders')).toEqual({
+      kind: 'refuse',
+      reason: withheldReason('orders', 'a-orders'),
+    });
+    // AND a name-only document inside the grace period is still ambiguous (the dropped stem does not make the name
+    // look like team C's alone)
+    expect(routeDecision(table, 'orders', undefined)).toEqual({
+      kind: 'refuse',
+      reason: ambiguousReason('orders'),
+    });
+    // AND a pair kfek never recorded is unknown, as before (the default index with kfek.unknownRoute)
+    expect(routeDecision(table, 'orders', 'z-orders')).toEqual({ kind: 'unknown' });
     expect(warnings).toEqual([]);
+  });
+
+  test("a name only whose only recorded stem left the profile is withheld, not sent to the default index", async () => {
+    // GIVEN the record of a route whose stem left the profile long ago, and a profile without it
+    const { routes } = source(target(teamC), [
+      {
+        status: 200,
+        text: JSON.stringify({
+          found: true,
+          _source: {
+            keepRetiredHours: 24,
+            pairs: [{ name: 'history', stem: 'a-history', retiredAt: RETIRED_AT }],
+          },
+        }),
+      },
+    ]);
+    // WHEN
+    const { table } = await routes.target();
+    // THEN
+    expect(routeDecision(table, 'history', undefined)).toEqual({
+      kind: 'refuse',
+      reason: withheldReason('history', 'a-history'),
+    });
   });
 
   test.each([
