@@ -1,6 +1,7 @@
 /**
  * SigV4 request signing: the one implementation the OpenSearch applier's HTTP client (core/opensearch/http.ts), the
- * `kfek proxy` signing proxy and the CLI's STS call share, on `@smithy/signature-v4` with a native SHA-256.
+ * `kfek proxy` signing proxy and the AWS calls made without an SDK client ({@link postSigned}) share, on
+ * `@smithy/signature-v4` with a native SHA-256.
  *
  * What a caller sends and what it signs must be the same bytes, so {@link signRequest} takes the request target as
  * the caller wrote it, puts it in one canonical form ({@link canonicalTarget}), signs that form and returns it to
@@ -17,6 +18,7 @@ import type {
   Checksum,
   SourceData,
 } from '@smithy/types';
+import { describeNetworkError } from './errors';
 
 /**
  * SHA-256 (and HMAC-SHA-256 when given a secret) for the signer, on Node's native crypto. The signer hashes every
@@ -188,4 +190,44 @@ export async function signRequest(scope: SigV4Scope, request: RequestToSign): Pr
     request.signingDate === undefined ? {} : { signingDate: request.signingDate },
   );
   return { target: `${path}${search}`, headers: signed.headers };
+}
+
+/**
+ * POSTs `body` to `url`, signed for `scope` ({@link signRequest}), and reads the answer; when none comes, says why
+ * (`unreachable`: the network error's code and message; fetch itself only says "fetch failed"). The few AWS API
+ * calls made without an SDK client (STS GetCallerIdentity, OpenSearch Serverless's control plane,
+ * core/opensearch/serverless-control.ts) go through here.
+ */
+export async function postSigned(
+  scope: SigV4Scope,
+  url: URL,
+  body: string,
+  headers: Readonly<Record<string, string>>,
+): Promise<
+  | { readonly response: Response; readonly text: string }
+  | { readonly unreachable: string; readonly error: unknown }
+> {
+  const signed = await signRequest(scope, {
+    method: 'POST',
+    origin: url,
+    target: url.pathname,
+    headers,
+    body,
+  });
+  const { host: _host, ...sent } = signed.headers;
+  try {
+    const response = await fetch(new URL(signed.target, url.origin), {
+      method: 'POST',
+      headers: sent,
+      body,
+      signal: AbortSignal.timeout(10_000),
+    });
+    return { response, text: await response.text() };
+  } catch (error) {
+    const cause =
+      typeof error === 'object' && error !== null && 'cause' in error && error.cause !== undefined
+        ? error.cause
+        : error;
+    return { unreachable: describeNetworkError(cause), error };
+  }
 }

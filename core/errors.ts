@@ -21,3 +21,23 @@ export class OpenSearchRequestError extends OperatorError {
     this.name = 'OpenSearchRequestError';
   }
 }
+
+/** The message of anything thrown (duck-typed for the reason given below). */
+export function messageOf(error: unknown): string {
+  return typeof error === 'object' && error !== null && 'message' in error
+    ? String(error.message)
+    : String(error);
+}
+
+/**
+ * `code: message` of a network error. Duck-typed rather than `instanceof Error`: fetch's errors come from
+ * undici's realm, which is not the caller's in some hosts (jest's VM contexts).
+ */
+export function describeNetworkError(error: unknown): string {
+  if (typeof error === 'object' && error !== null && 'message' in error) {
+    const message = String(error.message);
+    const code = 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+    return code !== undefined && !message.includes(code) ? `${code}: ${message}` : message;
+  }
+  return String(error);
+}

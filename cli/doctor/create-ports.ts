@@ -13,13 +13,14 @@ import { OpenSearchClient } from '@aws-sdk/client-opensearch';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
+import { aossControlPlane } from '../../core/opensearch/serverless-control';
 import { resolveAwsTarget } from '../aws-target';
 import { MissingRegionError } from '../errors';
 import { getCallerIdentity } from '../proxy';
 import { type AccountPorts, accountPorts, type DoctorClients } from './aws-ports';
 import type { DoctorPorts } from './facts';
 import { type ProfilePlan, readPlan } from './plan';
-import { aossControlPlane, serverlessNamesPort } from './serverless-names';
+import { serverlessNamesPort } from './serverless-names';
 import { synthesize } from './synth';
 
 export interface AwsPortsOptions {

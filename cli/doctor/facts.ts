@@ -4,10 +4,11 @@
  * call is a finding, never an exception that hides the other checks.
  */
 import type { DomainState } from '../../core/opensearch/domain-state';
+import { type ServerlessName, serverlessNamesOf } from '../../core/opensearch/serverless-held';
 import type { OpenSearchSpec } from '../../core/opensearch/spec';
-import { type AuthInfo, messageOf } from '../proxy';
+import { messageOf } from '../../core/errors';
+import type { AuthInfo } from '../proxy';
 import { domainSpecs } from './domain';
-import { serverlessNamesOf } from './serverless-names';
 import { retentionDecreases } from './stream-retention';
 import type {
   BootstrapFacts,
@@ -19,7 +20,6 @@ import type {
   InstanceFit,
   LambdaFacts,
   Probe,
-  ServerlessName,
 } from './model';
 import type { NamedResource, ProfilePlan } from './plan';
 import { stackScope } from '../../core/change-plan/deploy-order';

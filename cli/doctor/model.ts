@@ -4,6 +4,7 @@
  */
 import type { CfnTemplate } from '../../core/change-plan';
 import type { DomainState } from '../../core/opensearch/domain-state';
+import type { ServerlessName } from '../../core/opensearch/serverless-held';
 import type { AuthInfo } from '../proxy';
 import type { NamedResource, ProfilePlan } from './plan';
 
@@ -56,12 +57,6 @@ export interface InstanceFit {
 export interface ExistingName extends NamedResource {
   /** The stack that owns it, when CloudFormation knows; undefined when it was created outside CloudFormation. */
   readonly ownerStack: string | undefined;
-}
-
-/** A name a serverless profile's deploy gives: the collection's, or a policy's (by its type). */
-export interface ServerlessName {
-  readonly kind: 'collection' | 'encryption' | 'network' | 'data';
-  readonly name: string;
 }
 
 /** What the account holds under a {@link ServerlessName} (cli/doctor/serverless-names.ts). */

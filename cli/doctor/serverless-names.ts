@@ -7,97 +7,22 @@
  *
  * Whose it is: CloudFormation's record of what it created (stack-owners.ts) decides, never the name, a tag or the
  * description, which anyone can copy (STYLE 22). What the account holds is then compared with what the deploy would
- * create, on what matters (a collection's type and group; a policy's rules, not its principals, which the template
- * names by token), so the fix can tell a collection an earlier deploy retained (RETAIN_ON_UPDATE_OR_DELETE) from
- * someone else's.
+ * create (core/opensearch/serverless-held.ts decides how they differ), so the fix can tell a collection an earlier
+ * deploy retained (RETAIN_ON_UPDATE_OR_DELETE) from someone else's.
  *
- * The calls: OpenSearch Serverless's control plane (AWS JSON 1.0, signed for `aoss`): BatchGetCollection,
- * GetSecurityPolicy and GetAccessPolicy (https://docs.aws.amazon.com/opensearch-service/latest/ServerlessAPIReference/).
- * @aws-sdk/client-opensearchserverless is not a dependency of this project; as for STS (cli/proxy/signing.ts), these
- * three read calls are signed with core/aws-signing.ts (cli/proxy/signing.ts `postSigned`) instead of adding the client.
+ * The calls: OpenSearch Serverless's control plane (core/opensearch/serverless-control.ts): BatchGetCollection,
+ * GetSecurityPolicy and GetAccessPolicy.
  */
-import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { IMPACTS } from '../../core/contracts/impact';
+import { messageOf } from '../../core/errors';
 import { isObject } from '../../core/json';
+import { type AossCall, AossCallError } from '../../core/opensearch/serverless-control';
+import { heldDifferences, type ServerlessName } from '../../core/opensearch/serverless-held';
 import type { CollectionPlan } from '../../core/opensearch/serverless-plan';
-import { CliError } from '../errors';
-import { postSigned } from '../proxy';
-import {
-  type DoctorFacts,
-  type Finding,
-  type HeldName,
-  type ServerlessName,
-  skip,
-  unanswered,
-} from './model';
+import { type DoctorFacts, type Finding, type HeldName, skip, unanswered } from './model';
 import type { ProfilePlan } from './plan';
 import { ownerIn, stackOwners } from './stack-owners';
-
-/** One call of OpenSearch Serverless's control-plane API: operation name and input to its output. */
-export type AossCall = (operation: string, input: Readonly<Record<string, unknown>>) => Promise<unknown>;
-
-/** An OpenSearch Serverless control-plane call answered with an error (`code` is the error's type). */
-export class AossCallError extends CliError {
-  constructor(
-    readonly operation: string,
-    readonly code: string,
-    detail: string,
-  ) {
-    super(`OpenSearch Serverless ${operation} answered ${code}: ${detail.slice(0, 200)}`);
-    this.name = 'AossCallError';
-  }
-}
-
-export interface AossControlPlaneOptions {
-  readonly region: string;
-  readonly credentials: AwsCredentialIdentity | AwsCredentialIdentityProvider;
-  /** e.g. a moto server in tests. @default - https://aoss.<region>.amazonaws.com */
-  readonly endpoint?: string;
-}
-
-/** Calls over HTTPS, signed for `aoss`, as the AWS JSON 1.0 protocol has them (`X-Amz-Target`). */
-export function aossControlPlane(options: AossControlPlaneOptions): AossCall {
-  const url = new URL(options.endpoint ?? `https://aoss.${options.region}.amazonaws.com/`);
-  return async (operation, input) => {
-    const body = JSON.stringify(input);
-    const answer = await postSigned(
-      { service: 'aoss', region: options.region, credentials: options.credentials },
-      url,
-      body,
-      { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `OpenSearchServerless.${operation}` },
-    );
-    if ('unreachable' in answer)
-      throw new AossCallError(operation, 'nothing', `${url.origin}: ${answer.unreachable}`);
-    const { response, text } = answer;
-    let parsed: unknown;
-    try {
-      parsed = text === '' ? {} : (JSON.parse(text) as unknown);
-    } catch {
-      // Not the service's JSON (a proxy's or an emulator's HTML page): the status says what happened.
-      throw new AossCallError(operation, `HTTP ${response.status}`, 'the answer is not JSON');
-    }
-    if (response.ok) return parsed;
-    // `__type` is `ResourceNotFoundException` or `<namespace>#ResourceNotFoundException[:<more>]`.
-    const field = (key: string): string | undefined =>
-      isObject(parsed) && typeof parsed[key] === 'string' ? parsed[key] : undefined;
-    const type = field('__type') ?? response.headers.get('x-amzn-errortype') ?? '';
-    const code = type.split('#').pop()?.split(':')[0] || `HTTP ${response.status}`;
-    const message = field('message') ?? field('Message') ?? text;
-    throw new AossCallError(operation, code, message);
-  };
-}
-
-/** The names a deploy of `plan` gives the collection and its policies. */
-export function serverlessNamesOf(plan: CollectionPlan): ServerlessName[] {
-  const policyKinds = new Set<string>(['encryption', 'network', 'data']);
-  return [
-    { kind: 'collection', name: plan.name },
-    ...plan.policies
-      .filter((p) => policyKinds.has(p.type))
-      .map((p): ServerlessName => ({ kind: p.type as ServerlessName['kind'], name: p.name })),
-  ];
-}
 
 /** What the account holds under one name: its physical id (CloudFormation's) and content, undefined when free. */
 async function lookUp(
@@ -139,7 +64,7 @@ export function serverlessNamesPort(clients: {
         try {
           return { ...n, held: await lookUp(clients, n) };
         } catch (error) {
-          return { ...n, error: error instanceof Error ? error.message : String(error) };
+          return { ...n, error: messageOf(error) };
         }
       }),
     );
@@ -159,56 +84,11 @@ const WHAT: Readonly<Record<ServerlessName['kind'], string>> = {
   data: 'data access policy',
 };
 
-/** JSON with sorted keys and arrays of scalars sorted: equal for documents that say the same. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) {
-    const items = value.map(canonical);
-    return `[${(value.every((v) => !isObject(v) && !Array.isArray(v)) ? items.sort() : items).join(',')}]`;
-  }
-  if (isObject(value)) {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-/**
- * A data access policy's rules without who they are for: the template names kfek's roles by token, the account by
- * ARN, and a description is a mark anyone can copy.
- */
-function rulesOnly(document: unknown): unknown {
-  return Array.isArray(document)
-    ? document
-        .map((s): unknown => (isObject(s) ? s.Rules : s))
-        .sort((a, b) => (canonical(a) < canonical(b) ? -1 : 1))
-    : document;
-}
-
-/** How what the account holds differs from what the deploy would create; empty when it is the same. */
-function differences(n: ServerlessName, content: unknown, plan: CollectionPlan): string[] {
-  if (n.kind === 'collection') {
-    const live = isObject(content) ? content : {};
-    const text = (v: unknown): string => (typeof v === 'string' ? v : 'unknown');
-    const out: string[] = [];
-    if (live.type !== plan.type) out.push(`its type is ${text(live.type)}, kfek's is ${plan.type}`);
-    if (live.group !== undefined && live.group !== plan.group?.name) {
-      out.push(`it is in collection group ${text(live.group)}, kfek's is ${plan.group?.name ?? 'none'}`);
-    }
-    return out;
-  }
-  const planned = plan.policies.find((p) => p.name === n.name && p.type === n.kind)?.document;
-  const same =
-    n.kind === 'data'
-      ? canonical(rulesOnly(content)) === canonical(rulesOnly(planned))
-      : canonical(content) === canonical(planned);
-  return same ? [] : ['its rules are not the ones kfek renders for it'];
-}
-
 /** One finding of impact `fails` for a name held by anything but `searchStack`. */
 function heldFinding(n: HeldName, plan: CollectionPlan, searchStack: string): Finding | undefined {
   const held = n.held;
   if (held === undefined || held.ownerStack === searchStack) return undefined;
-  const diff = differences(n, held.content, plan);
+  const diff = heldDifferences(n, held.content, plan);
   const where =
     held.ownerStack === undefined ? 'outside CloudFormation' : `owned by stack ${held.ownerStack}`;
   const what = `${WHAT[n.kind]} ${n.name} (wanted by ${searchStack}) exists, ${where}`;

@@ -1,6 +1,7 @@
 /** The one line the proxy logs on the domain's first 403: who the caller is to OpenSearch, and the fix. */
 import type { AuthInfo } from './signing';
-import { mappableArn, messageOf } from './signing';
+import { messageOf } from '../../core/errors';
+import { mappableArn } from './signing';
 
 export interface ForbiddenHintProps {
   /** How the security plugin sees the caller (undefined when it will not say). */

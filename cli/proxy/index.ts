@@ -45,9 +45,7 @@ export {
   type CallerIdentityOptions,
   getCallerIdentity,
   mappableArn,
-  messageOf,
   parseAuthInfo,
-  postSigned,
 } from './signing';
 
 /** Starts the proxy on 127.0.0.1 and resolves once it listens. */

@@ -9,7 +9,8 @@ import type { BodyBudget } from './body-budget';
 import { ProxyCredentialsError } from './errors';
 import { foreignRequestReason } from './guard';
 import { forwardRequestHeaders, relayResponseHeaders, sendText } from './http-messages';
-import { describeNetworkError, messageOf, resolveCredentials } from './signing';
+import { describeNetworkError, messageOf } from '../../core/errors';
+import { resolveCredentials } from './signing';
 import type { Upstream } from './upstream';
 
 export interface RelayProps {

@@ -3,7 +3,8 @@
  * plugin's authinfo answer, and how errors are described to the operator. Signing itself is core/aws-signing.ts.
  */
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
-import { defaultCredentialProvider, type SigV4Scope, signRequest } from '../../core/aws-signing';
+import { defaultCredentialProvider, postSigned } from '../../core/aws-signing';
+import { messageOf } from '../../core/errors';
 import { ProxyCredentialsError, ProxyError } from './errors';
 
 /** How the security plugin sees a caller: the answer of `GET _plugins/_security/authinfo`. */
@@ -85,64 +86,4 @@ export async function getCallerIdentity(options: CallerIdentityOptions): Promise
     throw new ProxyCredentialsError(`STS GetCallerIdentity answered ${code}`);
   }
   return arn;
-}
-
-/**
- * POSTs `body` to `url`, signed for `scope` (core/aws-signing.ts), and reads the answer; when none comes, says why
- * (`unreachable`: the network error's code and message; fetch itself only says "fetch failed"). The few AWS API
- * calls the CLI makes without an SDK client (STS GetCallerIdentity, OpenSearch Serverless's reads in `kfek doctor`)
- * go through here.
- */
-export async function postSigned(
-  scope: SigV4Scope,
-  url: URL,
-  body: string,
-  headers: Readonly<Record<string, string>>,
-): Promise<
-  | { readonly response: Response; readonly text: string }
-  | { readonly unreachable: string; readonly error: unknown }
-> {
-  const signed = await signRequest(scope, {
-    method: 'POST',
-    origin: url,
-    target: url.pathname,
-    headers,
-    body,
-  });
-  const { host: _host, ...sent } = signed.headers;
-  try {
-    const response = await fetch(new URL(signed.target, url.origin), {
-      method: 'POST',
-      headers: sent,
-      body,
-      signal: AbortSignal.timeout(10_000),
-    });
-    return { response, text: await response.text() };
-  } catch (error) {
-    const cause =
-      typeof error === 'object' && error !== null && 'cause' in error && error.cause !== undefined
-        ? error.cause
-        : error;
-    return { unreachable: describeNetworkError(cause), error };
-  }
-}
-
-/** The message of anything thrown (duck-typed for the reason given below). */
-export function messageOf(error: unknown): string {
-  return typeof error === 'object' && error !== null && 'message' in error
-    ? String(error.message)
-    : String(error);
-}
-
-/**
- * `code: message` of a network error. Duck-typed rather than `instanceof Error`: fetch's errors come from
- * undici's realm, which is not the caller's in some hosts (jest's VM contexts).
- */
-export function describeNetworkError(error: unknown): string {
-  if (typeof error === 'object' && error !== null && 'message' in error) {
-    const message = String(error.message);
-    const code = 'code' in error && typeof error.code === 'string' ? error.code : undefined;
-    return code !== undefined && !message.includes(code) ? `${code}: ${message}` : message;
-  }
-  return String(error);
 }

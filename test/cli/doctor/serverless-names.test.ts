@@ -1,8 +1,8 @@
 /**
  * `kfek doctor` on a serverless profile looks up whether the collection's and its policies' names are held in the
- * account (cli/doctor/serverless-names.ts), against a real moto server (.venv): moto 5.2 answers OpenSearch
- * Serverless's BatchGetCollection, CreateCollection, CreateSecurityPolicy and GetSecurityPolicy, and CloudFormation's
- * ListStacks/ListStackResources. It has no access policies (no GetAccessPolicy), so the data access policy's lookup
+ * account (cli/doctor/serverless-names.ts; its client, core/opensearch/serverless-control.ts), against a real moto
+ * server (.venv): moto 5.2 answers OpenSearch Serverless's BatchGetCollection, CreateCollection, CreateSecurityPolicy
+ * and GetSecurityPolicy, and CloudFormation's ListStacks/ListStackResources. It has no access policies (no GetAccessPolicy), so the data access policy's lookup
  * goes through a hand-written fake of that one call, as aws-ports.test.ts does for the calls moto lacks.
  *
  * Each held name is judged by CloudFormation's record of who made it, and compared with what the deploy would create
@@ -13,14 +13,9 @@ import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { runChecks } from '../../../cli/doctor/checks';
 import type { DoctorFacts, Finding, HeldName } from '../../../cli/doctor/model';
 import { type ProfilePlan, readPlan } from '../../../cli/doctor/plan';
-import {
-  AossCallError,
-  aossControlPlane,
-  type AossCall,
-  checkServerlessNames,
-  serverlessNamesOf,
-  serverlessNamesPort,
-} from '../../../cli/doctor/serverless-names';
+import { checkServerlessNames, serverlessNamesPort } from '../../../cli/doctor/serverless-names';
+import { AossCallError, aossControlPlane, type AossCall } from '../../../core/opensearch/serverless-control';
+import { serverlessNamesOf } from '../../../core/opensearch/serverless-held';
 import { appStackPrefix } from '../../../cli/doctor/facts';
 import { run } from '../../../cli/main';
 import { startMoto, type MotoServer } from '../../../scripts/moto-server';
