@@ -63,7 +63,10 @@ export async function recordRoutePairs(
     // `GET _cat/indices/<pattern>` is one of the two APIs Serverless lists for indices (serverless-retention.ts).
     const listed = await call(
       client,
-      { method: 'GET', path: `/_cat/indices/${encodeURIComponent(`${stem}-*`)}?format=json` },
+      {
+        method: 'GET',
+        path: requestPath(['_cat', 'indices', one('index pattern', `${stem}-*`)], { format: 'json' }),
+      },
       [200, 404],
     );
     return Array.isArray(listed.body) && listed.body.length > 0;

@@ -11,6 +11,7 @@
  */
 import { type IndexRotation, indexNameFor, indexPatternFor, owningStem } from '../contracts/index-naming';
 import type { OpenSearchHttpClient } from './http';
+import { names, requestPath } from './request-path';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -107,8 +108,11 @@ export async function deleteExpiredIndices(
 ): Promise<RetentionRun> {
   // Only kfek's patterns are listed: the function's data access policy describes those and no other index.
   const patterns = [...new Set(plan.families.map((f) => indexPatternFor(f.stem, plan.rotation)))];
-  const listing = `/_cat/indices/${patterns.map(encodeURIComponent).join(',')}`;
-  const listed = await client.request({ method: 'GET', path: `${listing}?format=json&h=index` });
+  const listing = requestPath(['_cat', 'indices', names('index pattern', patterns)], {
+    format: 'json',
+    h: 'index',
+  });
+  const listed = await client.request({ method: 'GET', path: listing });
   if (listed.status !== 200 || !Array.isArray(listed.body)) {
     return {
       deleted: [],
