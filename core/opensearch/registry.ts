@@ -40,9 +40,10 @@ export interface Registry {
 
 /** A concurrent change of kfek's record (another deploy, or a hand edit of the record) during this deploy. */
 export class OpenSearchRegistryConflictError extends OpenSearchProvisioningError {
-  constructor(index: string, text: string) {
+  /** @param doc the record's document that changed: `objects` (what kfek owns) or `routes` (a collection's pairs) */
+  constructor(index: string, text: string, doc: string = DOC) {
     super(
-      `kfek's record of what it owns (${index}/_doc/${DOC}) changed while this deploy ran (409: ${text.slice(0, 200)}). ` +
+      `kfek's record of what it owns (${index}/_doc/${doc}) changed while this deploy ran (409: ${text.slice(0, 200)}). ` +
         'Another deploy of the same name is probably running: let it finish, then deploy again.',
     );
     this.name = 'OpenSearchRegistryConflictError';

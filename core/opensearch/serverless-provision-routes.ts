@@ -95,6 +95,6 @@ export async function recordRoutePairs(
     },
     [200, 201, 409],
   );
-  if (put.status === 409) throw new OpenSearchRegistryConflictError(index, put.text);
+  if (put.status === 409) throw new OpenSearchRegistryConflictError(index, put.text, ROUTES_DOC);
   return next;
 }

@@ -5,7 +5,8 @@
  */
 import { routeRecordFrom } from '../../../core/opensearch/route-record';
 import { routeTableOf, type RoutePair } from '../../../core/opensearch/route-table';
-import { nextRoutePairs } from '../../../core/opensearch/serverless-provision-routes';
+import type { HttpRequest, OpenSearchHttpClient } from '../../../core/opensearch/http';
+import { nextRoutePairs, recordRoutePairs } from '../../../core/opensearch/serverless-provision-routes';
 import type { OpenSearchSpecInput } from '../../../core/opensearch/spec';
 import { ordersMove } from '../../helpers/route-move';
 
@@ -79,6 +80,31 @@ describe('nextRoutePairs', () => {
       stem: 'c-orders',
       retiredAt: new Date(T0 + HOUR).toISOString(),
     });
+  });
+});
+
+describe('recordRoutePairs', () => {
+  test('fails when another deploy changed the routes document meanwhile: the conflict names that document', async () => {
+    // GIVEN a record whose `routes` document another deploy rewrites between this deploy's read and its write
+    const requests: HttpRequest[] = [];
+    const client: OpenSearchHttpClient = {
+      baseUrl: 'https://collection.example',
+      request: (request) => {
+        requests.push(request);
+        if (request.method === 'PUT') {
+          return Promise.resolve({ status: 409, text: 'version_conflict_engine_exception', body: {} });
+        }
+        const body = request.path.startsWith('/_cat/')
+          ? []
+          : { found: true, _seq_no: 3, _primary_term: 1, _source: { keepRetiredHours: 24, pairs: [] } };
+        return Promise.resolve({ status: 200, text: JSON.stringify(body), body });
+      },
+    };
+    // WHEN / THEN
+    await expect(recordRoutePairs(client, teamA, T0)).rejects.toThrow(
+      /record of what it owns \(\.kfek-registry\/_doc\/routes\) changed while this deploy ran \(409/,
+    );
+    expect(requests.find((r) => r.method === 'PUT')?.path).toMatch(/if_seq_no=3&if_primary_term=1$/);
   });
 });
 
