@@ -20,8 +20,12 @@
  *
  * What a collection does differently that matters here: it refuses `refresh`, `routing` and the domain-only APIs
  * (`_nodes`, `_cluster`, ...), so each test also checks that the stand-in refused nothing, and the last one that every
- * request the indexer sent through all the faults was a `_bulk`. Every wait is on a condition.
+ * request the indexer sent through all the faults was a `_bulk` or its read of kfek's recorded route pairs. Every wait
+ * is on a condition.
  */
+import { registryIndex } from '../../../core/opensearch/registry';
+import { routeRecordPath } from '../../../core/opensearch/route-record';
+import { OPENSEARCH_SPEC_DEFAULTS } from '../../../core/opensearch/spec';
 import type { RunningStandin } from '../../../scripts/serverless/standin';
 import { NODE_START_TIMEOUT_MILLIS, runEvents, SETTLE_TIMEOUT_MILLIS, streamsOf } from './fault-suite';
 import {
@@ -105,13 +109,16 @@ describe('direct delivery faults on a Serverless collection (the conformance sta
     2 * SETTLE_TIMEOUT_MILLIS,
   );
 
-  test('through every fault above, the indexer sent the collection only _bulk requests, none refused', () => {
+  test('through every fault above, the indexer sent the collection only _bulk requests and its route-record read, none refused', () => {
     // GIVEN the requests the collection's front end saw during the tests above (they run in order, in this file)
     const { requests } = proxy().stats;
     // THEN there were some, each a `_bulk` (no `_refresh`, `_nodes`, `_cluster`, `_ingest`, no query `routing` or
-    // `refresh`), and the stand-in, which refuses a bulk action carrying `routing`, refused none
-    expect(requests.length).toBeGreaterThan(0);
-    expect(requests.filter((r) => !/^POST \/_bulk(\?pipeline=_none)?$/.test(r))).toEqual([]);
+    // `refresh`) or the read of the route pairs kfek's provisioner recorded (KFEK_ROUTE_RECORD, lambda/indexer/
+    // routes.ts), and the stand-in, which refuses a bulk action carrying `routing`, refused none
+    const bulk = /^POST \/_bulk(\?pipeline=_none)?$/;
+    const routeRecord = `GET ${routeRecordPath(registryIndex(OPENSEARCH_SPEC_DEFAULTS.name))}`;
+    expect(requests.filter((r) => bulk.test(r)).length).toBeGreaterThan(0);
+    expect(requests.filter((r) => !bulk.test(r) && r !== routeRecord)).toEqual([]);
     expect(standin().refusals).toEqual([]);
   });
 });
