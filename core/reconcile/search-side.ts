@@ -87,14 +87,8 @@ export function searchSide(options: SearchSideOptions): SearchSide {
     { term: { 'cloudwatch.owner': group.owner } },
   ];
   const batch = options.batchSize ?? 1000;
-  const routing = options.routing ?? true;
   /** `body`'s answer; with `missing`, a 404 (no such index) answers that instead of failing. */
-  const call = async (
-    method: 'GET' | 'POST',
-    path: string,
-    body: unknown,
-    ifNotFound?: { readonly missing: unknown },
-  ): Promise<unknown> => {
+  const call: LookupCall = async (method, path, body, ifNotFound) => {
     options.meter.openSearch += 1;
     const response = await options.client.request({ method, path, body }).catch((error: unknown) => {
       throw error instanceof OpenSearchConnectionError ? unreachable(options.client.baseUrl, error) : error;
@@ -108,36 +102,13 @@ export function searchSide(options: SearchSideOptions): SearchSide {
     return response.body;
   };
 
-  /** One root `_mget` for `refs`, or one per index they name ({@link SearchSideOptions.lookupPerIndex}). */
-  const mget = async (refs: readonly DocumentRef[]): Promise<MgetAnswer[]> => {
-    const doc = (r: DocumentRef): Record<string, string> => ({
-      _id: r.id,
-      ...(routing ? { routing: routingFor(r.id) } : {}),
-    });
-    const indexOf = (r: DocumentRef): string => indexNameFor(r.stem, options.rotation, new Date(r.at));
-    if (options.lookupPerIndex !== true) {
-      const docs = refs.map((r) => ({ _index: indexOf(r), ...doc(r) }));
-      return [(await call('POST', '/_mget?_source_includes=kfek.joined', { docs })) as MgetAnswer];
-    }
-    const byIndex = new Map<string, DocumentRef[]>();
-    for (const r of refs) byIndex.set(indexOf(r), [...(byIndex.get(indexOf(r)) ?? []), r]);
-    const answers: MgetAnswer[] = [];
-    for (const [index, inIndex] of byIndex) {
-      const path = requestPath([name('index', index), '_mget'], { _source_includes: 'kfek.joined' });
-      // An index not created yet (no event of that day delivered) holds none of them: the ids query looks further.
-      const answer = await call('POST', path, { docs: inIndex.map(doc) }, { missing: { docs: [] } });
-      answers.push(answer as MgetAnswer);
-    }
-    return answers;
-  };
-
   return {
     countPerMinute: async (groups, start, end) => countPerMinute(call, searchPath(), groups, start, end),
 
     async find(refs: readonly DocumentRef[]): Promise<ReadonlyMap<string, FoundDocument>> {
       const found = new Map<string, FoundDocument>();
       for (let i = 0; i < refs.length; i += batch) {
-        for (const answer of await mget(refs.slice(i, i + batch))) {
+        for (const answer of await mget(call, options, refs.slice(i, i + batch))) {
           for (const doc of answer.docs ?? []) {
             if (doc.found === true && doc._id !== undefined && doc._index !== undefined) {
               found.set(doc._id, { ...placeOf(doc._index), joined: joinedOf(doc._source) });
@@ -175,6 +146,42 @@ export function searchSide(options: SearchSideOptions): SearchSide {
 
 /** One metered search call: the body's answer, or a typed error for anything but HTTP 200. */
 type SearchCall = (method: 'GET' | 'POST', path: string, body: unknown) => Promise<unknown>;
+
+/** A {@link SearchCall} that, given `missing`, answers it for a 404 (no such index) instead of failing. */
+type LookupCall = (
+  method: 'GET' | 'POST',
+  path: string,
+  body: unknown,
+  ifNotFound?: { readonly missing: unknown },
+) => Promise<unknown>;
+
+/** One root `_mget` for `refs`, or one per index they name ({@link SearchSideOptions.lookupPerIndex}). */
+async function mget(
+  call: LookupCall,
+  options: Pick<SearchSideOptions, 'rotation' | 'routing' | 'lookupPerIndex'>,
+  refs: readonly DocumentRef[],
+): Promise<MgetAnswer[]> {
+  const routing = options.routing ?? true;
+  const doc = (r: DocumentRef): Record<string, string> => ({
+    _id: r.id,
+    ...(routing ? { routing: routingFor(r.id) } : {}),
+  });
+  const indexOf = (r: DocumentRef): string => indexNameFor(r.stem, options.rotation, new Date(r.at));
+  if (options.lookupPerIndex !== true) {
+    const docs = refs.map((r) => ({ _index: indexOf(r), ...doc(r) }));
+    return [(await call('POST', '/_mget?_source_includes=kfek.joined', { docs })) as MgetAnswer];
+  }
+  const byIndex = new Map<string, DocumentRef[]>();
+  for (const r of refs) byIndex.set(indexOf(r), [...(byIndex.get(indexOf(r)) ?? []), r]);
+  const answers: MgetAnswer[] = [];
+  for (const [index, inIndex] of byIndex) {
+    const path = requestPath([name('index', index), '_mget'], { _source_includes: 'kfek.joined' });
+    // An index not created yet (no event of that day delivered) holds none of them: the ids query looks further.
+    const answer = await call('POST', path, { docs: inIndex.map(doc) }, { missing: { docs: [] } });
+    answers.push(answer as MgetAnswer);
+  }
+  return answers;
+}
 
 /**
  * Documents per group and minute, plus the lines joined into them: one composite aggregation over every kept index
