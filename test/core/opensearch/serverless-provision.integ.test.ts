@@ -77,12 +77,26 @@ describe('provisionCollection on the Serverless stand-in', () => {
       body: `${JSON.stringify({ index: { _index: index, _id: id } })}\n${JSON.stringify(source)}\n`,
       headers: { 'content-type': 'application/x-ndjson' },
     });
+  /**
+   * The admin's read of a template: undefined when there is none. It retries what a busy node answers for a while
+   * (429/502/503/504), so an assertion about the template is never decided by load; any other answer fails with it.
+   */
   const template = async (name: string): Promise<Record<string, unknown> | undefined> => {
-    const got = await as(ADMIN).request({ method: 'GET', path: `/_index_template/${name}` });
+    const admin = createHttpClient({
+      baseUrl: standin.url,
+      maxAttempts: 5,
+      auth: { kind: 'sigv4', region: STANDIN_REGION, service: 'aoss', credentials: ADMIN },
+    });
+    const got = await admin.request({ method: 'GET', path: `/_index_template/${name}` });
     if (got.status === 404) return undefined;
-    const [entry] = (got.body as { index_templates: { index_template: Record<string, unknown> }[] })
+    const entries = (got.body as { index_templates?: { index_template: Record<string, unknown> }[] })
       .index_templates;
-    return entry.index_template;
+    if (got.status !== 200 || entries === undefined || entries.length !== 1) {
+      throw new Error(
+        `GET /_index_template/${name} as the admin answered HTTP ${got.status}: ${got.text.slice(0, 500)}`,
+      );
+    }
+    return entries[0].index_template;
   };
 
   test("writes every family's template and kfek's record; a second run changes nothing", async () => {
