@@ -28,19 +28,16 @@ export const ROUTES_RETRY_MILLIS = 60_000;
 /** Longest wait for the pipeline's answer. */
 const READ_TIMEOUT_MILLIS = 5_000;
 
+/** Where the kept route table is read: a domain's ingest pipeline, or a collection's record index (never both). */
+export type RouteTableSource =
+  | { readonly kind: 'pipeline'; readonly name: string; readonly port: PipelinePort }
+  | { readonly kind: 'record'; readonly index: string; readonly port: RouteRecordPort };
+
 export interface RouteSourceProps {
   /** The target with the profile's routes (env.ts). */
   readonly base: DeliveryTarget;
-  /** The pipeline to read (a domain); undefined: see {@link record}. */
-  readonly pipeline: string | undefined;
-  readonly port: PipelinePort;
-  /**
-   * The collection's record index to read the route pairs from (never with {@link pipeline}).
-   * @default - none: with no pipeline either, always {@link base}
-   */
-  readonly record?: string;
-  /** Required with {@link record}. @default - none */
-  readonly recordPort?: RouteRecordPort;
+  /** Where the kept table is read. @default - nowhere: always {@link base} */
+  readonly source?: RouteTableSource;
   readonly clock: Clock;
   readonly log: IndexerLogger;
 }
@@ -101,11 +98,9 @@ export class RouteSource {
 
   constructor(private readonly props: RouteSourceProps) {
     this.current = props.base;
-    const { pipeline, record, recordPort } = props;
-    if (pipeline !== undefined) this.origin = pipelineOrigin(pipeline, props.port);
-    else if (record !== undefined && recordPort !== undefined) {
-      this.origin = recordOrigin(record, recordPort, props);
-    }
+    const { source } = props;
+    if (source?.kind === 'pipeline') this.origin = pipelineOrigin(source.name, source.port);
+    else if (source?.kind === 'record') this.origin = recordOrigin(source.index, source.port, props);
   }
 
   /** The target to plan the next batch with; reads the table when the last read is due for renewal. */
@@ -157,14 +152,11 @@ export function signedRouteSource(
   clock: Clock,
   log: IndexerLogger,
 ): RouteSource {
-  return new RouteSource({
-    base: env.target,
-    pipeline: env.ingestPipeline,
-    port: signedPipelinePort(signing),
-    ...(env.routeRecord === undefined
-      ? {}
-      : { record: env.routeRecord, recordPort: signedRouteRecordPort(signing) }),
-    clock,
-    log,
-  });
+  const source: RouteTableSource | undefined =
+    env.ingestPipeline !== undefined
+      ? { kind: 'pipeline', name: env.ingestPipeline, port: signedPipelinePort(signing) }
+      : env.routeRecord !== undefined
+        ? { kind: 'record', index: env.routeRecord, port: signedRouteRecordPort(signing) }
+        : undefined;
+  return new RouteSource({ base: env.target, ...(source === undefined ? {} : { source }), clock, log });
 }

@@ -9,7 +9,7 @@ import {
   routeDecision,
   withheldReason,
 } from '../../../core/opensearch/route-table';
-import type { BulkResponse, PipelinePort } from '../../../lambda/indexer/ports';
+import type { BulkResponse } from '../../../lambda/indexer/ports';
 import { ROUTES_RETRY_MILLIS, RouteSource } from '../../../lambda/indexer/routes';
 
 const RETIRED_AT = '2026-11-29T10:00:00.000Z';
@@ -31,7 +31,6 @@ const target = (routes: { route: string; indexStem: string }[]): DeliveryTarget 
   table: profileRouteTable(routes),
 });
 const teamC = [{ route: 'orders', indexStem: 'c-orders' }];
-const noPipeline: PipelinePort = { get: () => Promise.reject(new Error('no pipeline on a collection')) };
 
 function source(base: DeliveryTarget, answers: BulkResponse[]) {
   const reads: string[] = [];
@@ -39,13 +38,14 @@ function source(base: DeliveryTarget, answers: BulkResponse[]) {
   let now = NOW;
   const routes = new RouteSource({
     base,
-    pipeline: undefined,
-    port: noPipeline,
-    record: '.kfek-registry',
-    recordPort: {
-      get: (index) => {
-        reads.push(index);
-        return Promise.resolve(answers.shift() ?? { status: 200, text: JSON.stringify(RECORD) });
+    source: {
+      kind: 'record',
+      index: '.kfek-registry',
+      port: {
+        get: (index) => {
+          reads.push(index);
+          return Promise.resolve(answers.shift() ?? { status: 200, text: JSON.stringify(RECORD) });
+        },
       },
     },
     clock: { now: () => now, sleep: () => Promise.resolve() },
@@ -93,7 +93,7 @@ describe('RouteSource on a collection record', () => {
     expect(warnings).toEqual([]);
   });
 
-  test("a name only whose only recorded stem left the profile is withheld, not sent to the default index", async () => {
+  test('a name only whose only recorded stem left the profile is withheld, not sent to the default index', async () => {
     // GIVEN the record of a route whose stem left the profile long ago, and a profile without it
     const { routes } = source(target(teamC), [
       {

@@ -105,8 +105,7 @@ describe('a document marked with a retired route kfek keeps (real node)', () => 
     const viaFirehose = await storedAs('e1');
     const routes = new RouteSource({
       base: profileTarget,
-      pipeline: teamC.names.ingestPipeline,
-      port,
+      source: { kind: 'pipeline', name: teamC.names.ingestPipeline, port },
       clock: SYSTEM_CLOCK,
       log: { warn: (message) => warnings.push(message) },
     });
@@ -134,8 +133,7 @@ describe('a document marked with a retired route kfek keeps (real node)', () => 
     const refusing: PipelinePort = { get: () => Promise.resolve({ status: 403, text: '{"message":"no"}' }) };
     const routes = new RouteSource({
       base: profileTarget,
-      pipeline: teamC.names.ingestPipeline,
-      port: refusing,
+      source: { kind: 'pipeline', name: teamC.names.ingestPipeline, port: refusing },
       clock: SYSTEM_CLOCK,
       log: { warn: (message) => warnings.push(message) },
     });

@@ -127,8 +127,9 @@ describe("a retired route's document through the direct path, on the secured 2.1
     const env = indexerEnv(spec);
     const routes = new RouteSource({
       base: env.target,
-      pipeline: env.ingestPipeline,
-      port: pipelinePort(client),
+      ...(env.ingestPipeline === undefined
+        ? {}
+        : { source: { kind: 'pipeline', name: env.ingestPipeline, port: pipelinePort(client) } as const }),
       clock: SYSTEM_CLOCK,
       log: { warn: (message) => warnings.push(message) },
     });

@@ -28,8 +28,7 @@ function source(answers: Array<BulkResponse | Error>, named = true) {
   };
   const routes = new RouteSource({
     base,
-    pipeline: named ? NAME : undefined,
-    port,
+    ...(named ? { source: { kind: 'pipeline', name: NAME, port } as const } : {}),
     clock: { now: () => now, sleep: () => Promise.resolve() },
     log: { warn: (message) => warnings.push(message) },
   });
