@@ -88,7 +88,7 @@ export function searchSide(options: SearchSideOptions): SearchSide {
   ];
   const batch = options.batchSize ?? 1000;
   /** `body`'s answer; with `missing`, a 404 (no such index) answers that instead of failing. */
-  const call: LookupCall = async (method, path, body, ifNotFound) => {
+  const call: SearchCall = async (method, path, body, ifNotFound) => {
     options.meter.openSearch += 1;
     const response = await options.client.request({ method, path, body }).catch((error: unknown) => {
       throw error instanceof OpenSearchConnectionError ? unreachable(options.client.baseUrl, error) : error;
@@ -144,11 +144,11 @@ export function searchSide(options: SearchSideOptions): SearchSide {
   }
 }
 
-/** One metered search call: the body's answer, or a typed error for anything but HTTP 200. */
-type SearchCall = (method: 'GET' | 'POST', path: string, body: unknown) => Promise<unknown>;
-
-/** A {@link SearchCall} that, given `missing`, answers it for a 404 (no such index) instead of failing. */
-type LookupCall = (
+/**
+ * One metered search call: the body's answer, or a typed error for anything but HTTP 200; given `missing`, a 404 (no
+ * such index) answers that instead of failing.
+ */
+type SearchCall = (
   method: 'GET' | 'POST',
   path: string,
   body: unknown,
@@ -157,7 +157,7 @@ type LookupCall = (
 
 /** One root `_mget` for `refs`, or one per index they name ({@link SearchSideOptions.lookupPerIndex}). */
 async function mget(
-  call: LookupCall,
+  call: SearchCall,
   options: Pick<SearchSideOptions, 'rotation' | 'routing' | 'lookupPerIndex'>,
   refs: readonly DocumentRef[],
 ): Promise<MgetAnswer[]> {
